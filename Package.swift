@@ -1,0 +1,65 @@
+// swift-tools-version: 6.0
+import PackageDescription
+
+/// One set of settings for every Swift target: Swift 6 mode, strict concurrency, explicit `any`.
+let swiftSettings: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("MemberImportVisibility"),
+]
+
+let package = Package(
+    name: "Sandbox",
+    platforms: [.macOS(.v14)],
+    products: [
+        .library(name: "SandboxCore", targets: ["SandboxCore"]),
+        .library(name: "Sandbox", targets: ["Sandbox"]),
+        .executable(name: "sandbox", targets: ["SandboxCLI"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+    ],
+    targets: [
+        // C wrappers for what the Glibc module does not expose (openat2, statx, renameat2, xattrs, …).
+        .target(name: "CSandboxShims"),
+
+        // Paths, confinement, file and folder operations, metadata, volume values, the error type.
+        .target(
+            name: "SandboxCore",
+            dependencies: [
+                "CSandboxShims",
+                .product(name: "SystemPackage", package: "swift-system"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+
+        // The device home, containers and their policies, search paths, lifecycle.
+        .target(name: "Sandbox", dependencies: ["SandboxCore"], swiftSettings: swiftSettings),
+
+        // The command-line tool: parsing and printing only.
+        .executableTarget(
+            name: "SandboxCLI",
+            dependencies: [
+                "Sandbox",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+
+        // Measures the core against the system tools (du, find, rm, cp). Not run by CI.
+        .executableTarget(
+            name: "sandbox-benchmark",
+            dependencies: ["SandboxCore"],
+            path: "Benchmarks/sandbox-benchmark",
+            swiftSettings: swiftSettings
+        ),
+
+        .testTarget(name: "SandboxCoreTests", dependencies: ["SandboxCore"], swiftSettings: swiftSettings),
+        .testTarget(name: "SandboxTests", dependencies: ["Sandbox"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "SandboxCLITests",
+            dependencies: ["SandboxCLI", "Sandbox"],
+            swiftSettings: swiftSettings
+        ),
+    ]
+)

@@ -1,0 +1,168 @@
+import CSandboxShims
+import Glibc
+import SystemPackage
+
+extension ConfinedRoot {
+    /// Most symlinks expanded while resolving one path (Linux's own limit is 40).
+    static let maximumSymlinkExpansions = 40
+
+    /// Opens `path` beneath the root.
+    ///
+    /// - Parameters:
+    ///   - flags: `open(2)` flags; `O_CLOEXEC` is always added, `O_DIRECTORY` when the path ends in `/`.
+    ///   - followFinalSymlink: whether a symlink in the last component is followed (always within
+    ///     the root) or opened as itself (`O_NOFOLLOW`).
+    /// - Throws: ``SandboxError/Code/escapesContainer`` when resolution would leave the root, and
+    ///   the `open(2)` errors otherwise.
+    func open(
+        _ path: ContainerPath,
+        flags: CInt,
+        mode: mode_t = 0o666,
+        followFinalSymlink: Bool = true
+    ) throws(SandboxError) -> OwnedDescriptor {
+        var flags = flags | CSB_O_CLOEXEC
+        if path.requiresDirectory && !path.isRoot { flags |= CSB_O_DIRECTORY }
+        if !followFinalSymlink { flags |= CSB_O_NOFOLLOW }
+        if resolution == .openat2 {
+            let rendered = path.description
+            for _ in 0..<4 {
+                let fd = csb_openat2_beneath(descriptor, rendered, flags, UInt32(mode))
+                if fd >= 0 { return OwnedDescriptor(taking: fd) }
+                switch errno {
+                case EINTR, EAGAIN:
+                    continue  // a rename or mount raced the lookup: the kernel asks us to retry
+                default:
+                    throw .systemCall("openat2", errno: Errno(rawValue: errno), path: rendered)
+                }
+            }
+            // Still racing after four tries: the walk below is immune to it.
+        }
+        return try walk(path, flags: flags, mode: mode, followFinalSymlink: followFinalSymlink)
+    }
+
+    /// Resolves the directory that holds `path`'s last component, for operations that act on that
+    /// name without following it (`mkdirat`, `unlinkat`, `renameat`, `linkat`, `fstatat`).
+    ///
+    /// - Throws: ``SandboxError/Code/invalidPath`` when the path is the root or ends in `..`.
+    func openParent(of path: ContainerPath) throws(SandboxError) -> ParentDirectory {
+        guard let name = path.lastComponent else {
+            throw .rule(.invalidPath, "This operation needs an item inside the container, not the container itself.", path: ".")
+        }
+        guard name != ".." else {
+            throw .rule(.invalidPath, "'\(path)' ends in '..' and so names no single item; write the item's own path.", path: path.description)
+        }
+        return ParentDirectory(descriptor: try open(path.parent, flags: CSB_O_PATH | CSB_O_DIRECTORY), name: name)
+    }
+
+    /// ``openParent(of:)``, or `nil` when a directory on the way does not exist.
+    func openParentIfPresent(of path: ContainerPath) throws(SandboxError) -> ParentDirectory? {
+        do throws(SandboxError) {
+            return try openParent(of: path)
+        } catch where error.code == .notFound {
+            return nil
+        }
+    }
+
+    /// The portable resolution: one `openat(O_NOFOLLOW)` per component, a stack of open directories
+    /// for `..` (never asking the kernel for `..`, so a concurrently moved directory cannot lead
+    /// out), and symlinks expanded here: an absolute target, or `..` above the root, is an escape.
+    private func walk(
+        _ path: ContainerPath,
+        flags: CInt,
+        mode: mode_t,
+        followFinalSymlink: Bool
+    ) throws(SandboxError) -> OwnedDescriptor {
+        var stack: [CInt] = []
+        defer { for fd in stack { Glibc.close(fd) } }
+        var work = Array(path.components.reversed())
+        var expansions = 0
+        let rendered = path.description
+
+        func expand(_ target: String) throws(SandboxError) {
+            expansions += 1
+            guard expansions <= Self.maximumSymlinkExpansions else {
+                throw .systemCall("openat", errno: .tooManySymbolicLinkLevels, path: rendered)
+            }
+            guard !target.hasPrefix("/") else {
+                throw .rule(.escapesContainer, SandboxError.escapeMessage(rendered), path: rendered)
+            }
+            work.append(contentsOf: target.split(separator: "/").map(String.init).reversed())
+        }
+
+        while let name = work.popLast() {
+            if name == "." { continue }
+            if name == ".." {
+                guard let top = stack.popLast() else {
+                    throw .rule(.escapesContainer, SandboxError.escapeMessage(rendered), path: rendered)
+                }
+                Glibc.close(top)
+                continue
+            }
+            let directory = stack.last ?? descriptor
+            if !work.isEmpty {
+                let fd = openat(directory, name, CSB_O_PATH | CSB_O_DIRECTORY | CSB_O_NOFOLLOW | CSB_O_CLOEXEC)
+                if fd >= 0 {
+                    stack.append(fd)
+                    continue
+                }
+                let error = errno
+                if error == ELOOP || error == ENOTDIR, let target = try readSymlink(in: directory, named: name, path: rendered) {
+                    try expand(target)
+                    continue
+                }
+                throw .systemCall("openat", errno: Errno(rawValue: error), path: rendered)
+            }
+            // The last component.
+            let fd = openat(directory, name, flags | CSB_O_NOFOLLOW, mode)
+            if fd >= 0 {
+                let owned = OwnedDescriptor(taking: fd)
+                if followFinalSymlink, flags & CSB_O_PATH != 0, try isSymlink(owned.rawValue, path: rendered) {
+                    owned.close()
+                    guard let target = try readSymlink(in: directory, named: name, path: rendered) else {
+                        throw .systemCall("openat", errno: .resourceTemporarilyUnavailable, path: rendered)
+                    }
+                    try expand(target)
+                    continue
+                }
+                return owned
+            }
+            let error = errno
+            if followFinalSymlink, error == ELOOP || error == ENOTDIR,
+                let target = try readSymlink(in: directory, named: name, path: rendered)
+            {
+                try expand(target)
+                continue
+            }
+            throw .systemCall("openat", errno: Errno(rawValue: error), path: rendered)
+        }
+        // The path ended at a directory reached through `.`, `..` or a symlink: reopen it.
+        let directory = stack.last ?? descriptor
+        return OwnedDescriptor(taking: try syscall("openat", path: rendered) {
+            openat(directory, ".", flags & ~(O_CREAT | O_EXCL | CSB_O_NOFOLLOW), mode)
+        })
+    }
+
+    /// The target of the symlink `name` in `directory`, or `nil` if `name` is not a symlink.
+    func readSymlink(in directory: CInt, named name: String, path: String) throws(SandboxError) -> String? {
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        let count = readlinkat(directory, name, &buffer, buffer.count - 1)
+        if count < 0 {
+            if errno == EINVAL || errno == ENOENT { return nil }
+            throw .systemCall("readlinkat", errno: Errno(rawValue: errno), path: path)
+        }
+        return String(decoding: buffer[0..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    private func isSymlink(_ fd: CInt, path: String) throws(SandboxError) -> Bool {
+        var info = stat()
+        _ = try syscall("fstat", path: path) { fstat(fd, &info) }
+        return info.st_mode & S_IFMT == S_IFLNK
+    }
+}
+
+/// The directory holding an item, open as `O_PATH`, and the item's name in it.
+struct ParentDirectory: ~Copyable {
+    let descriptor: OwnedDescriptor
+    let name: String
+    var rawValue: CInt { descriptor.rawValue }
+}

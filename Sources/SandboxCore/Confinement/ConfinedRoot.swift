@@ -1,0 +1,88 @@
+import CSandboxShims
+import Glibc
+import SystemPackage
+
+/// A directory that every operation stays beneath, enforced by the kernel.
+///
+/// A `ConfinedRoot` holds an `O_PATH` descriptor to its directory and resolves every
+/// ``ContainerPath`` beneath it with `openat2(RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS)`, or, where
+/// the kernel lacks `openat2`, with a component-by-component `openat(O_NOFOLLOW)` walk that expands
+/// symlinks itself and refuses any that lead out. Mutations (create, remove, rename, link) resolve
+/// the parent directory that way and then act on the last name with `*at` calls that do not follow it.
+///
+/// Because the root is a descriptor, moving the directory on the host does not redirect operations:
+/// they follow the directory. The descriptor is closed when the last reference goes away, so no
+/// operation can run on a closed root.
+///
+/// What confinement does not cover:
+/// - hard links made from outside the container to files outside it (the kernel cannot tell such a
+///   link from a file of the container's own);
+/// - bind mounts and other file systems mounted beneath the root (they are crossed, as `openat2`
+///   without `RESOLVE_NO_XDEV` does);
+/// - files that another process changes while they are read.
+public final class ConfinedRoot: Sendable {
+    /// How paths are resolved.
+    public enum Resolution: String, Sendable, CaseIterable {
+        /// `openat2` where the kernel has it, else the manual walk. The environment variable
+        /// `SANDBOX_RESOLVE=walk` forces the walk (for tests).
+        case automatic
+        /// `openat2(RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS)` only; fails if the kernel lacks it.
+        case openat2
+        /// A component-by-component `openat(O_NOFOLLOW)` walk with symlinks expanded in user space.
+        case manualWalk
+    }
+
+    /// The `O_PATH | O_DIRECTORY` descriptor everything is resolved beneath.
+    let descriptor: CInt
+    /// The resolution in force (never ``Resolution/automatic`` after initialization).
+    public let resolution: Resolution
+    /// The host path the root was opened at, for messages only: nothing is resolved against it.
+    public let hostPath: String
+
+    /// Opens the directory at `hostPath` as a root.
+    ///
+    /// - Throws: ``SandboxError`` with ``SandboxError/Code/notFound``,
+    ///   ``SandboxError/Code/notADirectory`` or ``SandboxError/Code/permissionDenied``; or
+    ///   ``SandboxError/Code/unsupported`` when ``Resolution/openat2`` is asked of a kernel without it.
+    public init(openingDirectoryAt hostPath: String, resolution: Resolution = .automatic) throws(SandboxError) {
+        let fd = try syscall("open", path: hostPath) {
+            Glibc.open(hostPath, CSB_O_PATH | CSB_O_DIRECTORY | CSB_O_CLOEXEC)
+        }
+        self.descriptor = fd
+        self.hostPath = hostPath
+        switch resolution {
+        case .automatic:
+            let forced = getenv("SANDBOX_RESOLVE").map { String(cString: $0) } == "walk"
+            self.resolution = (forced || !Self.kernelHasOpenat2) ? .manualWalk : .openat2
+        case .openat2:
+            guard Self.kernelHasOpenat2 else {
+                Glibc.close(fd)
+                throw .rule(.unsupported, "This kernel has no openat2(2) (Linux 5.6 or later); use the manual walk.", path: hostPath)
+            }
+            self.resolution = .openat2
+        case .manualWalk:
+            self.resolution = .manualWalk
+        }
+    }
+
+    deinit {
+        Glibc.close(descriptor)
+    }
+
+    /// Whether `openat2` works here: probed once per process. `ENOSYS` (old kernels) and `EPERM`
+    /// (seccomp filters that forbid it) both mean "no".
+    static let kernelHasOpenat2: Bool = {
+        let fd = csb_openat2_beneath(CSB_AT_FDCWD, ".", CSB_O_PATH | CSB_O_CLOEXEC, 0)
+        if fd >= 0 {
+            Glibc.close(fd)
+            return true
+        }
+        return errno != ENOSYS && errno != EPERM
+    }()
+
+    /// The host path of an item, for display (e.g. `sandbox path`). Never use it to open the item:
+    /// that would bypass confinement.
+    public func displayPath(of path: ContainerPath) -> String {
+        path.isRoot ? hostPath : hostPath + "/" + path.description
+    }
+}

@@ -1,0 +1,132 @@
+import CSandboxShims
+import Glibc
+import SystemPackage
+
+extension ConfinedRoot {
+    /// The default limit of ``readContents(of:maximumSize:)``: larger files should be streamed.
+    public static let defaultMaximumReadSize = 64 << 20
+
+    /// Reads the whole file at `path` into memory.
+    ///
+    /// - Parameter maximumSize: refuse files larger than this many bytes.
+    /// - Throws: ``SandboxError/Code/fileTooLarge`` past `maximumSize` (stream the file instead,
+    ///   e.g. ``copyContents(of:to:)``), ``SandboxError/Code/notARegularFile``,
+    ///   ``SandboxError/Code/isADirectory``, ``SandboxError/Code/notFound``, resolution errors.
+    public func readContents(of path: ContainerPath, maximumSize: Int = defaultMaximumReadSize) throws(SandboxError) -> [UInt8] {
+        let file = try openRegularFile(path)
+        var info = stat()
+        _ = try syscall("fstat", path: path.description) { fstat(file.rawValue, &info) }
+        guard info.st_size <= maximumSize else {
+            throw .rule(.fileTooLarge, "'\(path)' is \(info.st_size) bytes, more than the \(maximumSize)-byte limit for reading a whole file into memory. Stream it instead.", path: path.description)
+        }
+        var bytes = [UInt8](repeating: 0, count: Int(info.st_size))
+        var count = 0
+        while true {
+            if count == bytes.count {
+                // The file grew since fstat: read on, still within the limit.
+                guard bytes.count < maximumSize else {
+                    throw .rule(.fileTooLarge, "'\(path)' grew past the \(maximumSize)-byte limit while being read. Stream it instead.", path: path.description)
+                }
+                bytes.append(contentsOf: repeatElement(0, count: min(max(bytes.count, 4096), maximumSize - bytes.count)))
+            }
+            let read = try bytes.withUnsafeMutableBytes { buffer in
+                Result { () throws(SandboxError) in
+                    try syscall("pread", path: path.description) {
+                        pread(file.rawValue, buffer.baseAddress.map { $0 + count }, buffer.count - count, off_t(count))
+                    }
+                }
+            }.get()
+            if read == 0 { break }
+            count += read
+        }
+        bytes.removeSubrange(count...)
+        return bytes
+    }
+
+    /// Writes `bytes` as the contents of the file at `path`.
+    ///
+    /// - Parameter options: ``WriteOptions/atomic`` by default: readers see the old contents or the
+    ///   new ones, never a mix. Add ``WriteOptions/durable`` to survive a power cut and
+    ///   ``WriteOptions/withoutOverwriting`` to refuse to replace an existing file.
+    /// - Throws: ``SandboxError/Code/alreadyExists``, ``SandboxError/Code/noSpace`` (the previous
+    ///   contents are intact), ``SandboxError/Code/notFound`` for a missing parent, resolution errors.
+    public func writeContents(_ bytes: some Collection<UInt8>, to path: ContainerPath, options: WriteOptions = .atomic) throws(SandboxError) {
+        let contiguous = Array(bytes)
+        try writeFile(at: path, options: options) { fd throws(SandboxError) in
+            try contiguous.withUnsafeBytes { buffer in
+                Result { () throws(SandboxError) in try ByteCopier.writeAll(buffer, to: fd, path: path.description) }
+            }.get()
+        }
+    }
+
+    /// Copies a file from the host (outside any container) to `path`, streaming it through the
+    /// kernel (`copy_file_range`) without holding it in memory.
+    ///
+    /// - Parameter hostPath: a path on the host, opened as given: it is the caller's, not the app's.
+    /// - Returns: the number of bytes copied.
+    /// - Throws: ``SandboxError/Code/notFound`` for a missing host file, and the errors of
+    ///   ``writeContents(_:to:options:)``.
+    @discardableResult
+    public func importFile(fromHost hostPath: String, to path: ContainerPath, options: WriteOptions = [.atomic, .durable]) throws(SandboxError) -> Int64 {
+        let source = OwnedDescriptor(taking: try syscall("open", path: hostPath) { Glibc.open(hostPath, O_RDONLY | CSB_O_CLOEXEC) })
+        var info = stat()
+        _ = try syscall("fstat", path: hostPath) { fstat(source.rawValue, &info) }
+        guard info.st_mode & S_IFMT != S_IFDIR else {
+            throw .rule(.isADirectory, "'\(hostPath)' is a directory; give a file to copy into the container.", path: hostPath)
+        }
+        var copied: Int64 = 0
+        try writeFile(at: path, options: options) { fd throws(SandboxError) in
+            copied = try ByteCopier.copy(from: source.rawValue, to: fd, wholeFile: info.st_mode & S_IFMT == S_IFREG, path: path.description)
+        }
+        return copied
+    }
+
+    /// Streams the contents of the file at `path` to the open descriptor `output` (a file, pipe or
+    /// socket) without holding it in memory.
+    ///
+    /// - Returns: the number of bytes copied.
+    /// - Throws: as ``readContents(of:maximumSize:)``, less the size limit.
+    @discardableResult
+    public func copyContents(of path: ContainerPath, to output: CInt) throws(SandboxError) -> Int64 {
+        let file = try openRegularFile(path)
+        return try ByteCopier.copy(from: file.rawValue, to: output, wholeFile: false, path: path.description)
+    }
+
+    /// Creates or replaces the file at `path`, with `body` writing its contents to a descriptor.
+    func writeFile(at path: ContainerPath, options: WriteOptions, _ body: (CInt) throws(SandboxError) -> Void) throws(SandboxError) {
+        let parent = try openParent(of: path)
+        let name = parent.name
+        if let existing = try attributes(at: path, followingSymlink: false), existing.type == .directory {
+            throw .rule(.isADirectory, "'\(path)' is a directory; a file cannot replace it.", path: path.description)
+        }
+        if options.contains(.atomic) {
+            try AtomicFile.create(in: parent.rawValue, named: name, path: path, options: options, body)
+            return
+        }
+        let exclusive = options.contains(.withoutOverwriting) ? O_EXCL : O_TRUNC
+        let fd = OwnedDescriptor(taking: try syscall("openat", path: path.description) {
+            openat(parent.rawValue, name, O_WRONLY | O_CREAT | exclusive | CSB_O_NOFOLLOW | CSB_O_CLOEXEC, 0o644)
+        })
+        try body(fd.rawValue)
+        if options.contains(.durable) {
+            _ = try syscall("fsync", path: path.description) { fsync(fd.rawValue) }
+            try AtomicFile.synchronizeDirectory(parent.rawValue, path: path.parent)
+        }
+    }
+
+    /// Opens a regular file for reading: `O_NONBLOCK` so a FIFO cannot hang the open, then checked.
+    func openRegularFile(_ path: ContainerPath) throws(SandboxError) -> OwnedDescriptor {
+        let file = try open(path, flags: O_RDONLY | O_NONBLOCK | O_NOCTTY)
+        var info = stat()
+        _ = try syscall("fstat", path: path.description) { fstat(file.rawValue, &info) }
+        switch info.st_mode & S_IFMT {
+        case S_IFREG:
+            _ = fcntl(file.rawValue, F_SETFL, O_RDONLY)  // back to blocking reads
+            return file
+        case S_IFDIR:
+            throw .rule(.isADirectory, "'\(path)' is a directory; a file was expected.", path: path.description)
+        default:
+            throw .rule(.notARegularFile, "'\(path)' is a FIFO, socket or device; only regular files can be read.", path: path.description)
+        }
+    }
+}

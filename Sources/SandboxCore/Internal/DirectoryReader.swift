@@ -1,0 +1,41 @@
+import CSandboxShims
+import Glibc
+import SystemPackage
+
+/// Reads a directory's entries with `getdents64(2)` into a reusable buffer.
+///
+/// One buffer serves a whole walk: entries are copied out as (name, `d_type`) pairs before the
+/// next directory is read, so recursion needs no buffer per level.
+struct DirectoryReader: ~Copyable {
+    private let buffer: UnsafeMutableRawBufferPointer
+
+    init(bufferSize: Int = 64 * 1024) {
+        buffer = .allocate(byteCount: bufferSize, alignment: 8)
+    }
+
+    deinit {
+        buffer.deallocate()
+    }
+
+    /// All entries of the open directory `fd` except `.` and `..`.
+    func entries(of fd: CInt, path: String) throws(SandboxError) -> [(name: String, type: UInt8)] {
+        var result: [(name: String, type: UInt8)] = []
+        while true {
+            let used = try syscall("getdents64", path: path) {
+                csb_getdents64(fd, buffer.baseAddress, buffer.count)
+            }
+            if used == 0 { return result }
+            var offset = 0
+            var name: UnsafePointer<CChar>?
+            var type: UInt8 = 0
+            var inode: UInt64 = 0
+            while true {
+                offset = csb_dirent_next(buffer.baseAddress, used, offset, &name, &type, &inode)
+                guard offset >= 0, let name else { break }
+                // Skip "." and "..".
+                if name[0] == 0x2E && (name[1] == 0 || (name[1] == 0x2E && name[2] == 0)) { continue }
+                result.append((String(cString: name), type))
+            }
+        }
+    }
+}
