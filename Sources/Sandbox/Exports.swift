@@ -1,1 +1,2 @@
-import SandboxCore
+// Clients of the container layer get the core's types (paths, errors, the confined root) with it.
+@_exported import SandboxCore

@@ -65,6 +65,12 @@ public final class ConfinedRoot: Sendable {
         }
     }
 
+    init(descriptor: CInt, hostPath: String, resolution: Resolution) {
+        self.descriptor = descriptor
+        self.hostPath = hostPath
+        self.resolution = resolution
+    }
+
     deinit {
         Glibc.close(descriptor)
     }
@@ -84,5 +90,16 @@ public final class ConfinedRoot: Sendable {
     /// that would bypass confinement.
     public func displayPath(of path: ContainerPath) -> String {
         path.isRoot ? hostPath : hostPath + "/" + path.description
+    }
+}
+
+extension ConfinedRoot {
+    /// Opens the directory at `path` beneath this root as a root of its own, confined to it.
+    ///
+    /// - Throws: ``SandboxError/Code/notFound``, ``SandboxError/Code/notADirectory`` and the
+    ///   resolution errors of this root.
+    public func openSubroot(at path: ContainerPath) throws(SandboxError) -> ConfinedRoot {
+        let fd = try open(path, flags: CSB_O_PATH | CSB_O_DIRECTORY)
+        return ConfinedRoot(descriptor: fd.release(), hostPath: displayPath(of: path), resolution: resolution)
     }
 }

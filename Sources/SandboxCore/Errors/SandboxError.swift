@@ -29,6 +29,18 @@ public struct SandboxError: Error, Sendable, CustomStringConvertible {
         self.location = location
     }
 
+    /// An error raised by a library layer above the core, located at the caller.
+    public init(
+        _ code: Code,
+        _ message: String,
+        path: String? = nil,
+        cause: SystemCallFailure? = nil,
+        file: String = #fileID,
+        line: Int = #line
+    ) {
+        self.init(code: code, message: message, path: path, cause: cause, location: SourceLocation(file: file, line: line))
+    }
+
     /// The message followed by the code, e.g. `'../x' escapes the container… [escapes-container]`.
     public var description: String {
         var text = message

@@ -20,11 +20,21 @@ extension ConfinedRoot {
     public func copyItem(from source: ContainerPath, to destination: ContainerPath) throws(SandboxError) -> Int {
         let input = try open(source, flags: O_RDONLY | O_NONBLOCK)
         let destinationParent = try openParent(of: destination)
-        let destinationName = destinationParent.name
         var info = stat()
         _ = try syscall("fstat", path: source.description) { fstat(input.rawValue, &info) }
+        return try copyTree(input.rawValue, info, into: destinationParent, source: source, destination: destination)
+    }
+
+    /// Copies the open item `input` to the name `parent` holds.
+    func copyTree(
+        _ input: CInt,
+        _ info: stat,
+        into parent: borrowing ParentDirectory,
+        source: ContainerPath,
+        destination: ContainerPath
+    ) throws(SandboxError) -> Int {
         let reader = DirectoryReader()
-        return try Self.copy(input.rawValue, info, to: destinationParent.rawValue, named: destinationName,
+        return try Self.copy(input, info, to: parent.rawValue, named: parent.name,
                              source: source, destination: destination, reader, skipping: nil)
     }
 

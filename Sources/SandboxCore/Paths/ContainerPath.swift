@@ -60,6 +60,19 @@ public struct ContainerPath: Hashable, Sendable, CustomStringConvertible, Compar
         self.init(checkedComponents: components, requiresDirectory: string.utf8.last == UInt8(ascii: "/"))
     }
 
+    /// A path written in the source code, such as `"Library/Caches"`.
+    ///
+    /// A literal that fails validation is a programmer error and traps, as an out-of-range array
+    /// index does; paths from users go through ``init(_:)``, which throws.
+    public init(constant: StaticString) {
+        let string = constant.description
+        do {
+            self = try ContainerPath(string)
+        } catch {
+            preconditionFailure("invalid constant container path '\(string)': \(error.message)")
+        }
+    }
+
     private init(checkedComponents: [String], requiresDirectory: Bool) {
         self.components = checkedComponents
         self.requiresDirectory = requiresDirectory

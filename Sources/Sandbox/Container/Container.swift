@@ -1,0 +1,35 @@
+import SandboxCore
+
+/// An installed app's containers: the data container (its home) and the bundle container.
+///
+/// Every file operation goes through ``root`` (or ``bundleRoot``), confined beneath the container
+/// by the kernel; paths are ``ContainerPath`` values relative to the container's home.
+public final class Container: Sendable {
+    public let identifier: AppIdentifier
+    /// The data container: `Documents`, `Library`, `tmp`.
+    public let root: ConfinedRoot
+    /// The bundle container, which holds ``bundleName``.
+    public let bundleRoot: ConfinedRoot
+    /// The bundle's directory name, e.g. `notes.app`.
+    public let bundleName: String
+
+    init(identifier: AppIdentifier, root: ConfinedRoot, bundleRoot: ConfinedRoot, bundleName: String) {
+        self.identifier = identifier
+        self.root = root
+        self.bundleRoot = bundleRoot
+        self.bundleName = bundleName
+    }
+
+    /// The host path of a directory, for display and for handing to other programs.
+    /// Open files through ``root`` instead: a host path is not confined.
+    public func hostPath(for directory: ContainerDirectory) -> String {
+        guard let path = directory.path else { return bundleRoot.hostPath + "/" + bundleName }
+        return root.displayPath(of: path)
+    }
+
+    /// `NSHomeDirectory()`: the data container's root.
+    public var homeDirectory: String { root.hostPath }
+
+    /// `NSTemporaryDirectory()`: the container's `tmp/`, with a trailing slash as on iOS.
+    public var temporaryDirectory: String { hostPath(for: .tmp) + "/" }
+}

@@ -1,0 +1,132 @@
+import SandboxCore
+
+extension SandboxHome {
+    /// Creates the containers of a new app: a data container with the iOS layout and a bundle
+    /// container holding `<Name>.app`.
+    ///
+    /// Both are built under hidden staging names and renamed into place, so a crash leaves no
+    /// half-made container behind.
+    ///
+    /// - Parameters:
+    ///   - bundleDirectory: a host directory to install as the bundle; its name is kept if it ends
+    ///     in `.app`. Without it the bundle is an empty `<last part>.app`.
+    /// - Throws: ``SandboxError/Code/alreadyExists`` when the app has containers;
+    ///   ``SandboxError/Code/notFound`` for a missing bundle directory; file-system errors.
+    @discardableResult
+    public func createContainer(for app: AppIdentifier, bundleDirectory: String? = nil) throws(SandboxError) -> Container {
+        let data = Self.dataPath(app)
+        let bundle = Self.bundlePath(app)
+        guard try root.attributes(at: data, followingSymlink: false) == nil,
+            try root.attributes(at: bundle, followingSymlink: false) == nil
+        else {
+            throw SandboxError(.alreadyExists, "A container for '\(app)' already exists. Use it, or `sandbox uninstall \(app)` first.", path: app.rawValue)
+        }
+        let bundleName = Self.bundleName(for: app, from: bundleDirectory)
+        let dataStage = try stage(in: Self.dataContainers, for: app)
+        let bundleStage = try stage(in: Self.bundleContainers, for: app)
+        var bundleInstalled = false
+        do throws(SandboxError) {
+            for directory in ContainerDirectory.layout {
+                guard let path = directory.path else { continue }
+                try root.createDirectory(at: dataStage.appendingComponents(of: path))
+            }
+            if let bundleDirectory {
+                try root.importItem(fromHost: bundleDirectory, to: bundleStage.appendingName(bundleName))
+            } else {
+                try root.createDirectory(at: bundleStage.appendingName(bundleName))
+            }
+            try root.moveItem(from: bundleStage, to: bundle)
+            bundleInstalled = true
+            try root.moveItem(from: dataStage, to: data)
+        } catch {
+            // Roll back what this call made; the original error is what the caller needs.
+            for leftover in bundleInstalled ? [dataStage, bundle] : [dataStage, bundleStage] {
+                _ = try? root.removeItem(at: leftover, recursively: true)  // cleanup only: `error` propagates
+            }
+            throw error
+        }
+        return try container(for: app)
+    }
+
+    /// Opens an installed app's containers.
+    ///
+    /// - Throws: ``SandboxError/Code/notFound`` when the app is not installed (the message says
+    ///   how to create it).
+    public func container(for app: AppIdentifier) throws(SandboxError) -> Container {
+        let dataRoot: ConfinedRoot
+        let bundleRoot: ConfinedRoot
+        do throws(SandboxError) {
+            dataRoot = try root.openSubroot(at: Self.dataPath(app))
+            bundleRoot = try root.openSubroot(at: Self.bundlePath(app))
+        } catch where error.code == .notFound {
+            throw SandboxError(.notFound, "No container for '\(app)'. Create one with `sandbox create \(app)`.", path: app.rawValue)
+        }
+        let names = try bundleRoot.contentsOfDirectory(at: .root).filter { $0.type == .directory && $0.name.hasSuffix(".app") }
+        guard let bundleName = names.first?.name else {
+            throw SandboxError(.corrupt, "The bundle container of '\(app)' holds no '.app' directory. Uninstall and create the app again.", path: bundleRoot.hostPath)
+        }
+        return Container(identifier: app, root: dataRoot, bundleRoot: bundleRoot, bundleName: bundleName)
+    }
+
+    /// The installed apps, sorted.
+    public func installedApps() throws(SandboxError) -> [AppIdentifier] {
+        try root.contentsOfDirectory(at: Self.dataContainers)
+            .filter { $0.type == .directory && !$0.name.hasPrefix(".") }
+            .compactMap { entry -> AppIdentifier? in
+                do {
+                    return try AppIdentifier(entry.name)
+                } catch {
+                    return nil  // a directory whose name is no identifier is not an app's container
+                }
+            }
+            .sorted()
+    }
+
+    /// Every installed app's container.
+    public func containers() throws(SandboxError) -> [Container] {
+        var result: [Container] = []
+        for app in try installedApps() { result.append(try container(for: app)) }
+        return result
+    }
+
+    /// Removes an app: its data container and its bundle container.
+    ///
+    /// Each is first renamed to a hidden name, so the app disappears at once and a crash midway
+    /// leaves only debris that the next uninstall of any app sweeps.
+    ///
+    /// - Returns: how many items were removed.
+    /// - Throws: ``SandboxError/Code/notFound`` when the app is not installed.
+    @discardableResult
+    public func uninstall(_ app: AppIdentifier) throws(SandboxError) -> Int {
+        var removed = 0
+        var found = false
+        for (parent, path) in [(Self.dataContainers, Self.dataPath(app)), (Self.bundleContainers, Self.bundlePath(app))] {
+            guard try root.attributes(at: path, followingSymlink: false) != nil else { continue }
+            found = true
+            let trash = try stage(in: parent, for: app, prefix: ".removing-", create: false)
+            try root.moveItem(from: path, to: trash)
+            removed += try root.removeItem(at: trash, recursively: true)
+        }
+        guard found else {
+            throw SandboxError(.notFound, "No container for '\(app)': nothing to uninstall. `sandbox list` shows the installed apps.", path: app.rawValue)
+        }
+        return removed
+    }
+
+    private func stage(in parent: ContainerPath, for app: AppIdentifier, prefix: String = ".creating-", create: Bool = true) throws(SandboxError) -> ContainerPath {
+        let path = parent.appendingName("\(prefix)\(app.rawValue)-\(String(UInt64.random(in: 0...UInt64.max), radix: 36))")
+        if create { try root.createDirectory(at: path) }
+        return path
+    }
+
+    private static func bundleName(for app: AppIdentifier, from directory: String?) -> String {
+        if let last = directory?.split(separator: "/").last, last.hasSuffix(".app"), last.count > 4 { return String(last) }
+        return app.lastPart + ".app"
+    }
+}
+
+extension ContainerPath {
+    func appendingComponents(of other: ContainerPath) -> ContainerPath {
+        other.components.reduce(self) { $0.appendingName($1) }
+    }
+}
