@@ -41,6 +41,7 @@ let package = Package(
             name: "SandboxCLI",
             dependencies: [
                 "Sandbox",
+                .product(name: "SystemPackage", package: "swift-system"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: swiftSettings

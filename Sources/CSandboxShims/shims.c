@@ -43,7 +43,8 @@ int csb_openat2_beneath(int dirfd, const char *path, int flags, unsigned int mod
     struct open_how how;
     memset(&how, 0, sizeof(how));
     how.flags = (unsigned long long)flags;
-    how.mode = (flags & (O_CREAT | O_TMPFILE)) ? mode : 0;
+    // O_TMPFILE includes O_DIRECTORY's bit: test for all of it, or every directory open would pass a mode.
+    how.mode = ((flags & O_CREAT) || (flags & O_TMPFILE) == O_TMPFILE) ? mode : 0;
     how.resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS;
     return (int)syscall(SYS_openat2, dirfd, path, &how, sizeof(how));
 #else

@@ -44,18 +44,20 @@ extension ConfinedRoot {
         return created
     }
 
-    /// The items directly inside the directory at `path`, in no particular order.
+    /// The items inside the directory at `path`, in no particular order.
     ///
+    /// - Parameter recursive: also list everything beneath, each directory before its contents.
     /// - Parameter prefetchingAttributes: also read every item's resource values (one `statx`
     ///   each), as iOS does when asked for keys up front.
     /// - Throws: ``SandboxError/Code/notFound``, ``SandboxError/Code/notADirectory`` and
     ///   resolution errors.
     public func contentsOfDirectory(
         at path: ContainerPath,
+        recursive: Bool = false,
         prefetchingAttributes: Bool = false
     ) throws(SandboxError) -> [DirectoryEntry] {
         var entries: [DirectoryEntry] = []
-        try enumerate(at: path, recursive: false, prefetchingAttributes: prefetchingAttributes) { entry throws(SandboxError) in
+        try enumerate(at: path, recursive: recursive, prefetchingAttributes: prefetchingAttributes) { entry throws(SandboxError) in
             entries.append(entry)
         }
         return entries

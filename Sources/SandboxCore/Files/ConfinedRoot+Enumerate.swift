@@ -35,7 +35,7 @@ extension ConfinedRoot {
     ) throws(SandboxError) {
         for (name, rawType) in try reader.entries(of: fd, path: path.description) {
             let itemPath = path.appendingTrusted(name)
-            var type = FileType(directoryEntryType: rawType)
+            var type = ItemType(directoryEntryType: rawType)
             var attributes: FileAttributes?
             if prefetch || type == .unknown {
                 do throws(SandboxError) {

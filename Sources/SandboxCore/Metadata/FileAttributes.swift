@@ -8,7 +8,7 @@ import SystemPackage
 /// the block size and reports 8× too much) and ``creationDate`` is the real birth time (`stx_btime`),
 /// `nil` where the file system does not record one (Foundation returns the status-change time).
 public struct FileAttributes: Sendable, Hashable {
-    public var type: FileType
+    public var type: ItemType
     /// Logical size in bytes (`st_size`).
     public var size: Int64
     /// Bytes of storage allocated (`st_blocks × 512`): smaller than ``size`` for sparse files.
@@ -27,7 +27,7 @@ public struct FileAttributes: Sendable, Hashable {
     public var statusChangeDate: Date
 
     init(_ raw: csb_statx_t) {
-        type = FileType(mode: raw.mode)
+        type = ItemType(mode: raw.mode)
         size = Int64(raw.size)
         allocatedSize = Int64(raw.blocks) * 512
         permissions = FilePermissions(rawValue: mode_t(raw.mode & 0o7777))

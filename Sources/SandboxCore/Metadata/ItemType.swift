@@ -1,7 +1,7 @@
 import Glibc
 
 /// The kind of an item, from `st_mode` or a directory entry's `d_type`.
-public enum FileType: String, Sendable, Hashable, Codable, CustomStringConvertible {
+public enum ItemType: String, Sendable, Hashable, Codable, CustomStringConvertible {
     case regular
     case directory
     case symlink

@@ -1,0 +1,127 @@
+import ArgumentParser
+import Sandbox
+
+struct Create: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Create an app's data and bundle containers.")
+
+    @OptionGroup var app: AppArgument
+    @Option(help: "A directory to install as the app's bundle (<Name>.app).")
+    var bundle: String?
+    @OptionGroup var output: OutputOptions
+
+    func run() throws {
+        let container = try SandboxHome().createContainer(for: app.identifier(), bundleDirectory: bundle)
+        let summary = ContainerSummary(container)
+        if output.json { return try Output.json(summary) }
+        print("Created \(container.identifier)")
+        print("  home:   \(summary.home)")
+        print("  bundle: \(summary.bundle)")
+    }
+}
+
+struct List: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "List the installed apps.")
+
+    @OptionGroup var output: OutputOptions
+
+    func run() throws {
+        let containers = try SandboxHome().containers()
+        if output.json { return try Output.json(containers.map(ContainerSummary.init)) }
+        for container in containers { print(container.identifier) }
+    }
+}
+
+struct PathCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "path",
+        abstract: "Print the host path of an app's container directory.",
+        discussion: "DIRECTORY is one of: \(ContainerDirectory.allCases.map(\.rawValue).joined(separator: ", ")) (default: home)."
+    )
+
+    @OptionGroup var app: AppArgument
+    @Argument(help: "Which directory.")
+    var directory: ContainerDirectory = .home
+    @OptionGroup var output: OutputOptions
+
+    func run() throws {
+        let container = try app.container()
+        let path = container.hostPath(for: directory)
+        if output.json { return try Output.json(["app": container.identifier.rawValue, "directory": directory.rawValue, "path": path]) }
+        print(path)
+    }
+}
+
+extension ContainerDirectory: ExpressibleByArgument {}
+
+struct Uninstall: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Remove an app: its data container and bundle.")
+
+    @OptionGroup var app: AppArgument
+
+    func run() throws {
+        try SandboxHome().uninstall(app.identifier())
+    }
+}
+
+struct Restart: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Simulate a device restart: empty every container's tmp/.")
+
+    @OptionGroup var output: OutputOptions
+
+    func run() throws {
+        let report = try SandboxHome().restart()
+        if output.json { return try Output.json(report) }
+        print("Emptied tmp/ of \(report.containers) container(s): \(report.removedItems) item(s) removed.")
+    }
+}
+
+struct Purge: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Free storage: evict tmp/ then Library/Caches/ contents, least recently used first.",
+        discussion: "Without --bytes, everything purgeable is evicted. Nothing outside tmp/ and Library/Caches/ is touched."
+    )
+
+    @Option(help: "Free at least this much (a byte count, or with a K, M or G suffix).")
+    var bytes: ByteCountArgument?
+    @OptionGroup var output: OutputOptions
+
+    func run() throws {
+        let report = try SandboxHome().purge(bytes: bytes?.value)
+        if output.json { return try Output.json(report) }
+        for item in report.items { print("\(item.bytes)\t\(item.app)\t\(item.path)") }
+        print("Freed \(report.freedBytes) bytes (\(Output.bytes(report.freedBytes))) from \(report.items.count) item(s).")
+    }
+}
+
+/// A byte count such as `4096`, `10K`, `5M` or `1G` (binary multiples).
+struct ByteCountArgument: ExpressibleByArgument {
+    let value: Int64
+
+    init?(argument: String) {
+        let multipliers: [Character: Int64] = ["K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40]
+        var digits = argument.uppercased()
+        var multiplier: Int64 = 1
+        if digits.hasSuffix("IB") { digits.removeLast(2) } else if digits.hasSuffix("B") { digits.removeLast() }
+        if let last = digits.last, let factor = multipliers[last] {
+            multiplier = factor
+            digits.removeLast()
+        }
+        guard let number = Int64(digits), number >= 0 else { return nil }
+        let (product, overflow) = number.multipliedReportingOverflow(by: multiplier)
+        guard !overflow else { return nil }
+        value = product
+    }
+}
+
+/// What `create` and `list --json` print about a container.
+struct ContainerSummary: Encodable {
+    var app: String
+    var home: String
+    var bundle: String
+
+    init(_ container: Container) {
+        app = container.identifier.rawValue
+        home = container.homeDirectory
+        bundle = container.hostPath(for: .bundle)
+    }
+}

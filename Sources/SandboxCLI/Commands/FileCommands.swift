@@ -1,0 +1,175 @@
+import ArgumentParser
+import Foundation
+import Sandbox
+
+struct ListDirectory: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "ls", abstract: "List a directory of a container (directories end in '/').")
+
+    @OptionGroup var app: AppArgument
+    @Argument(help: "A directory, relative to the container's home.")
+    var path: String = "."
+    @Flag(name: .shortAndLong, help: "List everything beneath, as paths.")
+    var recursive = false
+    @OptionGroup var output: OutputOptions
+
+    func run() throws {
+        let container = try app.container()
+        let base = try ContainerPath.argument(path)
+        let entries = try container.root.contentsOfDirectory(at: base, recursive: recursive, prefetchingAttributes: true)
+            .sorted { $0.path < $1.path }
+        if output.json { return try Output.json(entries.map { ItemSummary($0, relativeTo: base) }) }
+        for entry in entries {
+            let shown = recursive ? relative(entry.path, to: base) : entry.name
+            print(entry.type == .directory ? shown + "/" : shown)
+        }
+    }
+}
+
+struct Stat: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Show an item's resource values.")
+
+    @OptionGroup var app: AppArgument
+    @Argument(help: "An item, relative to the container's home.")
+    var path: String
+    @OptionGroup var output: OutputOptions
+
+    func run() throws {
+        let container = try app.container()
+        let itemPath = try ContainerPath.argument(path)
+        guard let attributes = try container.root.attributes(at: itemPath, followingSymlink: false) else {
+            throw SandboxError(.notFound, "No item at '\(itemPath)' in \(container.identifier). Check the path with `sandbox ls`.", path: itemPath.description)
+        }
+        let excluded = attributes.type == .symlink ? nil : try excludedFromBackup(itemPath, in: container.root)
+        let summary = StatSummary(path: itemPath.description, attributes: attributes, excludedFromBackup: excluded)
+        if output.json { return try Output.json(summary) }
+        print(summary.text)
+    }
+}
+
+/// The flag, or `nil` where the file system keeps no extended attributes (unknown, not false).
+private func excludedFromBackup(_ path: ContainerPath, in root: ConfinedRoot) throws(SandboxError) -> Bool? {
+    do throws(SandboxError) {
+        return try root.isExcludedFromBackup(at: path)
+    } catch where error.code == .unsupported {
+        return nil
+    }
+}
+
+struct MakeDirectory: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "mkdir", abstract: "Create a directory in a container.")
+
+    @OptionGroup var app: AppArgument
+    @Argument(help: "The directory to create, relative to the container's home.")
+    var path: String
+    @Flag(name: .shortAndLong, help: "Create missing parents too, and accept an existing directory.")
+    var parents = false
+
+    func run() throws {
+        try app.container().root.createDirectory(at: ContainerPath.argument(path), withIntermediateDirectories: parents)
+    }
+}
+
+struct Remove: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "rm", abstract: "Remove an item from a container.")
+
+    @OptionGroup var app: AppArgument
+    @Argument(help: "The item to remove, relative to the container's home.")
+    var path: String
+    @Flag(name: .shortAndLong, help: "Remove a directory and everything in it.")
+    var recursive = false
+
+    func run() throws {
+        let container = try app.container()
+        let itemPath = try ContainerPath.argument(path)
+        guard try container.root.removeItem(at: itemPath, recursively: recursive) > 0 else {
+            throw SandboxError(.notFound, "No item at '\(itemPath)' in \(container.identifier): nothing removed.", path: itemPath.description)
+        }
+    }
+}
+
+struct Put: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Copy a host file into a container, atomically and durably.",
+        discussion: "The file is streamed (never held in memory) and appears at PATH only when complete. If PATH is a directory, the file keeps its name."
+    )
+
+    @OptionGroup var app: AppArgument
+    @Argument(help: "The file on the host.")
+    var hostFile: String
+    @Argument(help: "Where to put it, relative to the container's home.")
+    var path: String
+
+    func run() throws {
+        let root = try app.container().root
+        let destination = try root.destination(try ContainerPath.argument(path), naming: hostFile)
+        try root.importFile(fromHost: hostFile, to: destination, options: [.atomic, .durable])
+    }
+}
+
+struct Cat: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Write a file of a container to standard output.")
+
+    @OptionGroup var app: AppArgument
+    @Argument(help: "The file, relative to the container's home.")
+    var path: String
+
+    func run() throws {
+        try app.container().root.copyContents(of: ContainerPath.argument(path), to: STDOUT_FILENO)
+    }
+}
+
+struct Move: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "mv", abstract: "Move or rename an item within a container.")
+
+    @OptionGroup var app: AppArgument
+    @Argument var from: String
+    @Argument(help: "The new path; an existing directory receives the item under its own name.")
+    var to: String
+
+    func run() throws {
+        let root = try app.container().root
+        let source = try ContainerPath.argument(from)
+        try root.moveItem(from: source, to: root.destination(try ContainerPath.argument(to), naming: source.description))
+    }
+}
+
+struct Copy: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "cp", abstract: "Copy a file or directory within a container.")
+
+    @OptionGroup var app: AppArgument
+    @Argument var from: String
+    @Argument(help: "The copy's path; an existing directory receives the copy under the item's own name.")
+    var to: String
+
+    func run() throws {
+        let root = try app.container().root
+        let source = try ContainerPath.argument(from)
+        try root.copyItem(from: source, to: root.destination(try ContainerPath.argument(to), naming: source.description))
+    }
+}
+
+struct Exclude: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Mark an item as excluded from backups (iOS isExcludedFromBackup).")
+
+    @OptionGroup var app: AppArgument
+    @Argument(help: "The item, relative to the container's home.")
+    var path: String
+    @Flag(help: "Include the item in backups again.")
+    var off = false
+
+    func run() throws {
+        try app.container().root.setExcludedFromBackup(!off, at: ContainerPath.argument(path))
+    }
+}
+
+extension ConfinedRoot {
+    /// `path`, or `path/<last name of source>` when `path` is an existing directory (as `cp` and `mv` do).
+    func destination(_ path: ContainerPath, naming source: String) throws(SandboxError) -> ContainerPath {
+        guard try directoryExists(at: path), let name = source.split(separator: "/").last else { return path }
+        return try path.appending(String(name))
+    }
+}
+
+func relative(_ path: ContainerPath, to base: ContainerPath) -> String {
+    path.components.dropFirst(base.components.count).joined(separator: "/")
+}

@@ -1,0 +1,37 @@
+import ArgumentParser
+import Foundation
+import Sandbox
+
+/// `sandbox`: iOS-style app containers on Linux, from the command line.
+@main
+struct SandboxCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "sandbox",
+        abstract: "iOS-style app containers on Linux: create them, put files in, inspect, size and purge them.",
+        discussion: """
+            The device lives in $SANDBOX_HOME (default: $XDG_DATA_HOME/sandbox or ~/.local/share/sandbox).
+            PATH arguments are relative to the container's home (e.g. Documents/a.txt); anything that would
+            leave the container is refused.
+            """,
+        subcommands: [
+            Create.self, List.self, PathCommand.self, Uninstall.self,
+            ListDirectory.self, Stat.self, MakeDirectory.self, Remove.self,
+            Put.self, Cat.self, Move.self, Copy.self, Exclude.self,
+            DiskUsage.self, DiskFree.self, Restart.self, Purge.self,
+        ]
+    )
+
+    /// Runs the command; library errors print one line, `sandbox: <message> [<code>]`, and exit with
+    /// ``ExitStatus/of(_:)``. Usage errors are the argument parser's (exit 64, EX_USAGE).
+    static func main() {
+        do {
+            var command = try parseAsRoot()
+            try command.run()
+        } catch let error as SandboxError {
+            FileHandle.standardError.write(Data("sandbox: \(error)\n".utf8))
+            Foundation.exit(ExitStatus.of(error))
+        } catch {
+            exit(withError: error)
+        }
+    }
+}

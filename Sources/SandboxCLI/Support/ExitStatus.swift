@@ -1,0 +1,15 @@
+import Sandbox
+
+/// Exit statuses, from `sysexits.h` where one fits.
+enum ExitStatus {
+    static let failure: Int32 = 1
+    /// EX_USAGE: the command line was wrong (a bad identifier or path is the user's to fix).
+    static let usage: Int32 = 64
+
+    static func of(_ error: SandboxError) -> Int32 {
+        switch error.code {
+        case .invalidAppIdentifier, .invalidPath, .invalidArgument, .nameTooLong: usage
+        default: failure
+        }
+    }
+}
