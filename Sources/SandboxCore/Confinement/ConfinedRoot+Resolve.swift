@@ -86,7 +86,9 @@ extension ConfinedRoot {
             guard !target.hasPrefix("/") else {
                 throw .rule(.escapesContainer, SandboxError.escapeMessage(rendered), path: rendered)
             }
-            work.append(contentsOf: target.split(separator: "/").map(String.init).reversed())
+            // A trailing '/' requires a directory, as the kernel has it: `link -> f/` is ENOTDIR.
+            let trailing = target.hasSuffix("/") ? ["."] : []
+            work.append(contentsOf: (target.split(separator: "/").map(String.init) + trailing).reversed())
         }
 
         while let name = work.popLast() {

@@ -104,9 +104,15 @@ extension ConfinedRoot {
             return
         }
         let exclusive = options.contains(.withoutOverwriting) ? O_EXCL : O_TRUNC
-        let fd = OwnedDescriptor(taking: try syscall("openat", path: path.description) {
-            openat(parent.rawValue, name, O_WRONLY | O_CREAT | exclusive | CSB_O_NOFOLLOW | CSB_O_CLOEXEC, 0o644)
-        })
+        // Resolved beneath the root like every other open, so a final symlink is followed inside it
+        // and refused when it leads out; O_NONBLOCK so that a FIFO cannot hang the open.
+        let fd = try open(path, flags: O_WRONLY | O_CREAT | exclusive | O_NONBLOCK | O_NOCTTY, mode: 0o644)
+        var info = stat()
+        _ = try syscall("fstat", path: path.description) { fstat(fd.rawValue, &info) }
+        guard info.st_mode & S_IFMT == S_IFREG else {
+            throw .rule(.notARegularFile, "'\(path)' is a FIFO, socket or device; only regular files can be written.", path: path.description)
+        }
+        _ = fcntl(fd.rawValue, F_SETFL, O_WRONLY)  // back to blocking writes
         try body(fd.rawValue)
         if options.contains(.durable) {
             _ = try syscall("fsync", path: path.description) { fsync(fd.rawValue) }

@@ -87,13 +87,24 @@ extension ConfinedRoot {
         }
         let directory = OwnedDescriptor(taking: fd)
         var removed = 0
-        for (child, type) in try reader.entries(of: directory.rawValue, path: path.description) {
-            let childPath = path.appendingTrusted(child)
-            if type == CSB_DT_DIR {
-                removed += try removeTree(in: directory.rawValue, named: child, path: childPath, reader)
-            } else {
-                removed += try removeEntry(in: directory.rawValue, named: child, path: childPath, reader)
+        // Non-directories are unlinked straight from the shared buffer; directories (and entries
+        // that turn out to be directories) are removed once this one has been read.
+        var subdirectories: [String] = []
+        try reader.forEachEntry(of: directory.rawValue, path: path.description) { child, type throws(SandboxError) in
+            if type != CSB_DT_DIR {
+                if unlinkat(directory.rawValue, child, 0) == 0 {
+                    removed += 1
+                    return
+                }
+                guard errno == EISDIR || errno == ENOENT else {
+                    throw .systemCall("unlinkat", errno: Errno(rawValue: errno), path: path.appendingTrusted(String(cString: child)).description)
+                }
+                if errno == ENOENT { return }
             }
+            subdirectories.append(String(cString: child))
+        }
+        for child in subdirectories {
+            removed += try removeTree(in: directory.rawValue, named: child, path: path.appendingTrusted(child), reader)
         }
         _ = try syscall("unlinkat", path: path.description) { unlinkat(parent, name, CSB_AT_REMOVEDIR) }
         return removed + 1

@@ -37,22 +37,28 @@ extension ConfinedRoot {
         _ seen: inout Set<HardLinkIdentity>,
         _ size: inout DirectorySize
     ) throws(SandboxError) {
-        for (name, _) in try reader.entries(of: fd, path: path.description) {
+        // Files are measured straight from the shared buffer; only subdirectories get a String,
+        // and are descended into once this directory has been read.
+        var subdirectories: [String] = []
+        try reader.forEachEntry(of: fd, path: path.description) { name, _ throws(SandboxError) in
             var info = stat()
             if fstatat(fd, name, &info, CSB_AT_SYMLINK_NOFOLLOW) != 0 {
-                if errno == ENOENT { continue }
-                throw .systemCall("fstatat", errno: Errno(rawValue: errno), path: path.appendingTrusted(name).description)
+                if errno == ENOENT { return }
+                throw .systemCall("fstatat", errno: Errno(rawValue: errno), path: path.appendingTrusted(String(cString: name)).description)
             }
             if info.st_nlink > 1 && info.st_mode & S_IFMT != S_IFDIR {
-                guard seen.insert(HardLinkIdentity(device: UInt64(info.st_dev), inode: UInt64(info.st_ino))).inserted else { continue }
+                guard seen.insert(HardLinkIdentity(device: UInt64(info.st_dev), inode: UInt64(info.st_ino))).inserted else { return }
             }
             size.allocatedBytes += Int64(info.st_blocks) * 512
             guard info.st_mode & S_IFMT == S_IFDIR else {
                 size.logicalBytes += Int64(info.st_size)
                 size.fileCount += 1
-                continue
+                return
             }
             size.directoryCount += 1
+            subdirectories.append(String(cString: name))
+        }
+        for name in subdirectories {
             let child = openat(fd, name, O_RDONLY | CSB_O_DIRECTORY | CSB_O_NOFOLLOW | CSB_O_CLOEXEC)
             if child < 0 {
                 if errno == ENOENT || errno == ELOOP || errno == ENOTDIR { continue }

@@ -20,11 +20,24 @@ struct DirectoryReader: ~Copyable {
     /// All entries of the open directory `fd` except `.` and `..`.
     func entries(of fd: CInt, path: String) throws(SandboxError) -> [(name: String, type: UInt8)] {
         var result: [(name: String, type: UInt8)] = []
+        try forEachEntry(of: fd, path: path) { name, type throws(SandboxError) in
+            result.append((String(cString: name), type))
+        }
+        return result
+    }
+
+    /// Calls `body` with each entry's NUL-terminated name (valid only during the call: it points
+    /// into the shared buffer) and `d_type`, without allocating. `body` must not use this reader.
+    func forEachEntry(
+        of fd: CInt,
+        path: String,
+        _ body: (UnsafePointer<CChar>, UInt8) throws(SandboxError) -> Void
+    ) throws(SandboxError) {
         while true {
             let used = try syscall("getdents64", path: path) {
                 csb_getdents64(fd, buffer.baseAddress, buffer.count)
             }
-            if used == 0 { return result }
+            if used == 0 { return }
             var offset = 0
             var name: UnsafePointer<CChar>?
             var type: UInt8 = 0
@@ -34,7 +47,7 @@ struct DirectoryReader: ~Copyable {
                 guard offset >= 0, let name else { break }
                 // Skip "." and "..".
                 if name[0] == 0x2E && (name[1] == 0 || (name[1] == 0x2E && name[2] == 0)) { continue }
-                result.append((String(cString: name), type))
+                try body(name, type)
             }
         }
     }
