@@ -121,30 +121,37 @@ struct Cat: ParsableCommand {
 struct Move: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "mv", abstract: "Move or rename an item within a container.")
 
-    @OptionGroup var app: AppArgument
-    @Argument var from: String
-    @Argument(help: "The new path; an existing directory receives the item under its own name.")
-    var to: String
+    @OptionGroup var items: SourceAndDestination
 
     func run() throws {
-        let root = try app.container().root
-        let source = try ContainerPath.argument(from)
-        try root.moveItem(from: source, to: root.destination(try ContainerPath.argument(to), naming: source.description))
+        let (root, source, destination) = try items.resolve()
+        try root.moveItem(from: source, to: destination)
     }
 }
 
 struct Copy: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "cp", abstract: "Copy a file or directory within a container.")
 
-    @OptionGroup var app: AppArgument
-    @Argument var from: String
-    @Argument(help: "The copy's path; an existing directory receives the copy under the item's own name.")
-    var to: String
+    @OptionGroup var items: SourceAndDestination
 
     func run() throws {
+        let (root, source, destination) = try items.resolve()
+        try root.copyItem(from: source, to: destination)
+    }
+}
+
+/// `<app-id> FROM TO`, as `mv` and `cp` take them.
+struct SourceAndDestination: ParsableArguments {
+    @OptionGroup var app: AppArgument
+    @Argument(help: "The item, relative to the container's home.")
+    var from: String
+    @Argument(help: "Where it goes; an existing directory receives it under its own name.")
+    var to: String
+
+    func resolve() throws(SandboxError) -> (ConfinedRoot, ContainerPath, ContainerPath) {
         let root = try app.container().root
         let source = try ContainerPath.argument(from)
-        try root.copyItem(from: source, to: root.destination(try ContainerPath.argument(to), naming: source.description))
+        return (root, source, try root.destination(try ContainerPath.argument(to), naming: source.description))
     }
 }
 
