@@ -13,6 +13,7 @@ let package = Package(
     products: [
         .library(name: "SandboxCore", targets: ["SandboxCore"]),
         .library(name: "Sandbox", targets: ["Sandbox"]),
+        .library(name: "SandboxWatch", targets: ["SandboxWatch"]),
         .executable(name: "sandbox", targets: ["SandboxCLI"]),
     ],
     dependencies: [
@@ -36,11 +37,15 @@ let package = Package(
         // The device home, containers and their policies, search paths, lifecycle.
         .target(name: "Sandbox", dependencies: ["SandboxCore"], swiftSettings: swiftSettings),
 
+        // The folder monitor (inotify) and Inbox processing.
+        .target(name: "SandboxWatch", dependencies: ["Sandbox", "CSandboxShims"], swiftSettings: swiftSettings),
+
         // The command-line tool: parsing and printing only.
         .executableTarget(
             name: "SandboxCLI",
             dependencies: [
                 "Sandbox",
+                "SandboxWatch",
                 .product(name: "SystemPackage", package: "swift-system"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
@@ -55,7 +60,20 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
 
-        .testTarget(name: "SandboxCoreTests", dependencies: ["SandboxCore"], swiftSettings: swiftSettings),
+        // A process the crash-safety tests start and kill with SIGKILL mid-write.
+        .executableTarget(
+            name: "sandbox-crash-harness",
+            dependencies: ["SandboxCore"],
+            path: "Tests/Harnesses/CrashHarness",
+            swiftSettings: swiftSettings
+        ),
+
+        .testTarget(
+            name: "SandboxCoreTests",
+            dependencies: ["SandboxCore", "sandbox-crash-harness"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(name: "SandboxWatchTests", dependencies: ["SandboxWatch", "SandboxCLI"], swiftSettings: swiftSettings),
         .testTarget(name: "SandboxTests", dependencies: ["Sandbox"], swiftSettings: swiftSettings),
         .testTarget(
             name: "SandboxCLITests",

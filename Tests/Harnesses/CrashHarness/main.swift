@@ -1,0 +1,1 @@
+// Placeholder until the crash-safety harness lands: exits at once.
