@@ -25,6 +25,9 @@ extension ConfinedRoot {
             if count == bytes.count {
                 // The file grew since fstat: read on, still within the limit.
                 guard bytes.count < maximumSize else {
+                    // Full at exactly the limit: too large only if there is more to read.
+                    var probe: UInt8 = 0
+                    if try syscall("pread", path: path.description, { pread(file.rawValue, &probe, 1, off_t(count)) }) == 0 { break }
                     throw .rule(.fileTooLarge, "'\(path)' grew past the \(maximumSize)-byte limit while being read. Stream it instead.", path: path.description)
                 }
                 bytes.append(contentsOf: repeatElement(0, count: min(max(bytes.count, 4096), maximumSize - bytes.count)))
@@ -96,8 +99,19 @@ extension ConfinedRoot {
     func writeFile(at path: ContainerPath, options: WriteOptions, _ body: (CInt) throws(SandboxError) -> Void) throws(SandboxError) {
         let parent = try openParent(of: path)
         let name = parent.name
-        if let existing = try attributes(at: path, followingSymlink: false), existing.type == .directory {
+        switch try attributes(at: path, followingSymlink: false)?.type {
+        case .directory?:
             throw .rule(.isADirectory, "'\(path)' is a directory; a file cannot replace it.", path: path.description)
+        case .symlink?:
+            // Writing to a link that leads out of the container is refused, as for every other
+            // operation; a link that stays inside is replaced by the new file, as Foundation does.
+            do throws(SandboxError) {
+                _ = try open(path, flags: CSB_O_PATH)
+            } catch where error.code == .notFound {
+                // dangling inside the container: nothing to protect
+            }
+        default:
+            break
         }
         if options.contains(.atomic) {
             try AtomicFile.create(in: parent.rawValue, named: name, path: path, options: options, body)

@@ -125,6 +125,15 @@ public struct ContainerPath: Hashable, Sendable, CustomStringConvertible, Compar
         components.count >= other.components.count && Array(components.prefix(other.components.count)) == other.components
     }
 
+    /// Paths are equal when their components are: `a/` and `a` name the same item.
+    public static func == (lhs: ContainerPath, rhs: ContainerPath) -> Bool {
+        lhs.components == rhs.components
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(components)
+    }
+
     public static func < (lhs: ContainerPath, rhs: ContainerPath) -> Bool {
         lhs.components.lexicographicallyPrecedes(rhs.components)
     }
