@@ -18,6 +18,7 @@ struct SandboxCommand: ParsableCommand {
             ListDirectory.self, Stat.self, MakeDirectory.self, Remove.self,
             Put.self, Cat.self, Move.self, Copy.self, Exclude.self,
             DiskUsage.self, DiskFree.self, Restart.self, Purge.self,
+            Watch.self, OpenIn.self, ProcessInbox.self,
         ]
     )
 

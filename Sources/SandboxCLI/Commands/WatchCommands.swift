@@ -1,0 +1,162 @@
+import ArgumentParser
+import Dispatch
+import Foundation
+import Sandbox
+import SandboxWatch
+
+struct Watch: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Print the changes in a folder of a container as they happen, until interrupted.",
+        discussion: """
+            One line per event: added, removed, renamed, modified, ready (a file finished being written), \
+            overflow (events were lost; the folder was rescanned), failed, folder-removed. With --json, one \
+            object per line with "event" and "path" (and "from" for renamed, "type" for added, removed and \
+            renamed, "error" for failed). \
+            Runs until SIGINT or SIGTERM; exits non-zero if the folder is removed.
+            """
+    )
+
+    @OptionGroup var app: AppArgument
+    @Argument(help: "The folder, relative to the container's home.")
+    var path: String = "Documents"
+    @Flag(inversion: .prefixedNo, help: "Watch subfolders too.")
+    var recursive = true
+    @Option(help: "Milliseconds a file must stay quiet after closing before it is reported ready.")
+    var quietPeriod = 100
+    @OptionGroup var output: OutputOptions
+
+    func validate() throws {
+        guard quietPeriod >= 0 else { throw ValidationError("--quiet-period must be zero or more milliseconds.") }
+    }
+
+    func run() throws {
+        let container = try app.container()
+        let folder = try ContainerPath.argument(path)
+        let stop = StopSignals()
+        let options = FolderMonitor.Options(recursive: recursive, quietPeriod: .milliseconds(quietPeriod))
+        let monitor = try FolderMonitor(watching: folder, in: container.root, options: options)
+        stop.onSignal { monitor.cancel() }
+        FileHandle.standardError.write(Data("Watching \(folder) of \(container.identifier); interrupt to stop.\n".utf8))
+        let outcome = WatchOutcome()
+        let json = output.json
+        Task.detached {
+            for await event in monitor.events {
+                if case .folderRemoved = event { outcome.folderRemoved = true }
+                if json {
+                    try? Output.json(EventLine(event, in: folder))  // stdout closed: nothing left to tell
+                } else {
+                    FileHandle.standardOutput.write(Data("\(event)\n".utf8))
+                }
+            }
+            outcome.finish()
+        }
+        outcome.wait()
+        if outcome.folderRemoved {
+            throw SandboxError(.notFound, "The watched folder '\(folder)' was removed.", path: folder.description)
+        }
+    }
+}
+
+/// One event as `watch --json` prints it; `overflow` and `failed` carry the watched folder's path.
+private struct EventLine: Encodable {
+    var event: String
+    var path: String?
+    var from: String?
+    var type: String?
+    var error: String?
+
+    init(_ event: FolderEvent, in folder: ContainerPath) {
+        self.event = event.name
+        path = (event.path ?? folder).description
+        switch event {
+        case .added(_, let isDirectory), .removed(_, let isDirectory):
+            type = isDirectory ? "directory" : "file"
+        case .renamed(let source, _, let isDirectory):
+            from = source.description
+            type = isDirectory ? "directory" : "file"
+        case .failed(let failure):
+            error = failure.description
+        case .modified, .ready, .overflow, .folderRemoved:
+            break
+        }
+    }
+}
+
+/// The end of a `watch`: the event task signals it, the main thread waits for it.
+///
+/// `@unchecked Sendable`: `folderRemoved` is written by the event task before `finish()` and read by
+/// the main thread after `wait()` returns, which the semaphore orders.
+private final class WatchOutcome: @unchecked Sendable {
+    var folderRemoved = false
+    private let done = DispatchSemaphore(value: 0)
+
+    func finish() { done.signal() }
+    func wait() { done.wait() }
+}
+
+/// SIGINT and SIGTERM, caught on a queue of their own instead of ending the process.
+private final class StopSignals {
+    private let sources: [any DispatchSourceSignal]
+
+    init() {
+        let queue = DispatchQueue(label: "sandbox.watch.signals")
+        sources = [SIGINT, SIGTERM].map { number in
+            signal(number, SIG_IGN)
+            return DispatchSource.makeSignalSource(signal: number, queue: queue)
+        }
+    }
+
+    func onSignal(_ handler: @escaping @Sendable () -> Void) {
+        for source in sources {
+            source.setEventHandler(handler: handler)
+            source.resume()
+        }
+    }
+}
+
+struct OpenIn: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "open-in",
+        abstract: "Deliver a host file into an app's Documents/Inbox, as another app's \"Open In…\" would.",
+        discussion: "The copy appears only when complete; a taken name gets a number (report 2.pdf). Prints the delivered path."
+    )
+
+    @OptionGroup var app: AppArgument
+    @Argument(help: "The file on the host.")
+    var hostFile: String
+    @OptionGroup var output: OutputOptions
+
+    func run() throws {
+        let delivered = try Inbox(container: app.container()).deliver(hostFile: hostFile)
+        if output.json { return try Output.json(["path": delivered.description]) }
+        print(delivered)
+    }
+}
+
+struct ProcessInbox: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "process-inbox",
+        abstract: "Move every item of an app's Inbox into a folder, each exactly once (as the app would at launch).",
+        shouldDisplay: false
+    )
+
+    @OptionGroup var app: AppArgument
+    @Option(help: "The folder to move items into, relative to the container's home.")
+    var into: String
+    @Option(help: "Milliseconds to wait before handling each item (to test crash safety).")
+    var pause = 0
+
+    func run() throws {
+        let container = try app.container()
+        let destination = try ContainerPath.argument(into)
+        try container.root.createDirectory(at: destination, withIntermediateDirectories: true)
+        let pause = max(0, pause)
+        let report = try Inbox(container: container).processPendingItems { item in
+            if pause > 0 { usleep(UInt32(min(pause, 60_000)) * 1000) }
+            let target = try destination.appending(item.name)
+            FileHandle.standardOutput.write(Data("\(item.name) -> \(target)\n".utf8))
+            return .move(to: target)
+        }
+        if let failure = report.failures.first { throw failure.error }
+    }
+}

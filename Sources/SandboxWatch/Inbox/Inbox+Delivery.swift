@@ -1,0 +1,39 @@
+extension Inbox {
+    /// Delivers a document from the host into `Documents/Inbox`, the way another app's "Open In…"
+    /// does: copied atomically and durably (the name appears only when the copy is complete), under
+    /// a new name when the name is taken (`report.pdf`, then `report 2.pdf`, `report 3.pdf`, …).
+    /// A leading `.` is dropped from the name, so the item is not mistaken for a sender's temporary.
+    ///
+    /// - Returns: the delivered item's path, e.g. `Documents/Inbox/report 2.pdf`.
+    /// - Throws: ``SandboxError/Code/notFound`` for a missing host file,
+    ///   ``SandboxError/Code/isADirectory`` for a folder, ``SandboxError/Code/noSpace``, and the
+    ///   other errors of ``ConfinedRoot/importFile(fromHost:to:options:)``.
+    @discardableResult
+    public func deliver(hostFile: String) throws(SandboxError) -> ContainerPath {
+        let lastComponent = hostFile.split(separator: "/").last.map(String.init) ?? ""
+        let trimmed = String(lastComponent.drop { $0 == "." })
+        let name = try ContainerPath.validateName(trimmed.isEmpty ? "Document" : trimmed)
+        try root.createDirectory(at: Self.path, withIntermediateDirectories: true)
+        for number in 1...Self.maximumNameAttempts {
+            let path = try Self.path.appending(Self.numbered(name, number))
+            do throws(SandboxError) {
+                try root.importFile(fromHost: hostFile, to: path, options: [.atomic, .durable, .withoutOverwriting])
+                return path
+            } catch where error.code == .alreadyExists {
+                continue
+            }
+        }
+        throw SandboxError(.alreadyExists, "The Inbox already holds \(Self.maximumNameAttempts) items named like '\(name)'; process the Inbox first.", path: Self.path.description)
+    }
+
+    static let maximumNameAttempts = 10_000
+
+    /// `report.pdf` numbered 2 is `report 2.pdf`; number 1 is the name itself.
+    static func numbered(_ name: String, _ number: Int) -> String {
+        guard number > 1 else { return name }
+        if let dot = name.lastIndex(of: "."), dot != name.startIndex {
+            return "\(name[..<dot]) \(number)\(name[dot...])"
+        }
+        return "\(name) \(number)"
+    }
+}

@@ -1,0 +1,35 @@
+/// A document claimed from the Inbox and handed to the app.
+public struct InboxItem: Sendable, Hashable {
+    /// The item's name in the Inbox (as delivered, e.g. `report 2.pdf`).
+    public let name: String
+    /// Where the item is while it is handled: inside the Inbox's hidden processing folder. Read it
+    /// through the container's root.
+    public let path: ContainerPath
+    /// Stable for the item across renames and crashes (its device and inode), for handlers that must
+    /// recognise an item they saw before a crash.
+    public let identifier: String
+
+    /// What to do with an item once the handler returns.
+    public enum Disposition: Sendable, Hashable {
+        /// Rename it to this path in the container (which must not exist): the atomic end of handling.
+        case move(to: ContainerPath)
+        /// Remove it: the handler has taken what it needed.
+        case delete
+    }
+}
+
+/// What a processing pass did.
+public struct InboxReport: Sendable {
+    /// The items whose disposition was applied, in order.
+    public var handled: [InboxItem] = []
+    /// Items left claimed because their handler threw or their disposition failed; they are offered
+    /// again at the next launch.
+    public var failures: [Failure] = []
+
+    public struct Failure: Sendable {
+        public var item: InboxItem
+        public var error: any Error
+    }
+
+    public init() {}
+}

@@ -1,0 +1,36 @@
+import Glibc
+
+/// Wakes the reader thread from `poll(2)`: a non-blocking socket pair, one byte per signal.
+final class WakeSignal: Sendable {
+    private let readEnd: CInt
+    private let writeEnd: CInt
+
+    /// - Throws: ``SandboxError/Code/tooManyOpenFiles`` when no descriptor is left.
+    init() throws(SandboxError) {
+        var pair: [CInt] = [-1, -1]
+        let type = Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue)
+        guard socketpair(AF_UNIX, type, 0, &pair) == 0 else { throw .watch("socketpair", errno: errno, path: "wake-up channel") }
+        readEnd = pair[0]
+        writeEnd = pair[1]
+    }
+
+    deinit {
+        close(readEnd)
+        close(writeEnd)
+    }
+
+    /// The descriptor to poll.
+    var descriptor: CInt { readEnd }
+
+    /// Wakes the reader. Never blocks: a full socket already holds a pending wake-up.
+    func signal() {
+        var byte: UInt8 = 1
+        _ = retryingInterrupts { send(writeEnd, &byte, 1, Int32(MSG_NOSIGNAL)) }
+    }
+
+    /// Consumes pending wake-ups.
+    func drain() {
+        var bytes = [UInt8](repeating: 0, count: 64)
+        while retryingInterrupts({ recv(readEnd, &bytes, bytes.count, 0) }) > 0 {}
+    }
+}

@@ -1,0 +1,86 @@
+import Foundation
+import Glibc
+
+/// A monitor whose watches are in place and whose starting state is recorded, before its reader
+/// thread runs. Arming happens on the caller's thread so that errors (limits, a missing folder)
+/// are thrown from the initializer, and so that the folder is watched once it returns.
+struct ArmedMonitor: Sendable {
+    var machine: MonitorMachine
+    let inotify: InotifyInstance
+    let opener: DirectoryOpener
+    let root: ConfinedRoot
+
+    /// Watches `configuration.folder` (and, when recursive, every folder beneath it, each watched
+    /// before it is listed).
+    ///
+    /// - Throws: ``SandboxError/Code/invalidPath`` for a path with `..`; ``SandboxError/Code/notFound``
+    ///   or ``SandboxError/Code/notADirectory`` for the folder; ``SandboxError/Code/tooManyOpenFiles``
+    ///   naming `max_user_instances`; ``SandboxError/Code/noSpace`` naming `max_user_watches`.
+    init(configuration: MonitorMachine.Configuration, root: ConfinedRoot) throws(SandboxError) {
+        let folder = configuration.folder
+        guard !folder.components.contains("..") else {
+            throw SandboxError(.invalidPath, "'\(folder)' contains '..'; give the folder's own path to watch it.", path: folder.description)
+        }
+        self.root = root
+        inotify = try InotifyInstance()
+        opener = try DirectoryOpener(root: root)
+        machine = MonitorMachine(configuration: configuration)
+        var queue = [folder.components]
+        var index = 0
+        while index < queue.count {
+            let key = queue[index]
+            index += 1
+            do throws(SandboxError) {
+                let directory = try opener.openDirectory(key)
+                let watch = try inotify.addWatch(on: directory.rawValue, path: DirectoryOpener.display(key))
+                machine.watchAdded(watch, for: key)
+                let entries = try DirectoryListing.entries(of: directory.rawValue, path: DirectoryOpener.display(key))
+                queue += machine.recordBaseline(directory: key, entries: entries)
+            } catch where key != folder.components && (error.code == .notFound || error.code == .notADirectory) {
+                continue  // a subfolder removed while arming; its removal event is queued
+            }
+        }
+    }
+
+    /// Starts the reader thread.
+    ///
+    /// - Throws: ``SandboxError/Code/tooManyOpenFiles`` when the wake-up channel cannot be made.
+    func start(events: AsyncStream<FolderEvent>.Continuation?, snapshots: SnapshotDelivery?) throws(SandboxError) -> ReaderControl {
+        let control = ReaderControl(wake: try WakeSignal())
+        let box = ReaderBox(MonitorReader(armed: self, control: control, events: events.map { EventDelivery(continuation: $0) }, snapshots: snapshots))
+        let name = "sandbox-watch \(machine.configuration.folder)"
+        let thread = Thread {
+            nameCurrentThread(name)
+            box.run()
+            control.markExited()
+        }
+        thread.start()
+        return control
+    }
+}
+
+/// Holds the reader for its thread, which releases it (closing the inotify and container
+/// descriptors) before it reports that it has exited.
+///
+/// `@unchecked Sendable`: after `start`, only the reader thread touches `reader`.
+private final class ReaderBox: @unchecked Sendable {
+    private var reader: MonitorReader?
+
+    init(_ reader: MonitorReader) { self.reader = reader }
+
+    func run() {
+        reader?.run()
+        reader = nil
+    }
+}
+
+/// Names the calling thread for `ps`, `top` and procfs (at most 15 bytes are kept) by writing
+/// `/proc/thread-self/comm`: Foundation's `Thread.name` stays inside Foundation on Linux, and
+/// `pthread_setname_np` is not exported to Swift. A failure only leaves the thread unnamed.
+private func nameCurrentThread(_ name: String) {
+    let fd = open("/proc/thread-self/comm", O_WRONLY | O_CLOEXEC)
+    guard fd >= 0 else { return }
+    defer { close(fd) }
+    let bytes = Array(name.utf8.prefix(15))
+    _ = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+}

@@ -1,0 +1,68 @@
+/// Hands events to the consumer through a bounded `AsyncStream` without losing anything silently.
+///
+/// The stream buffers at most `limit` events (`.bufferingOldest`). When the consumer falls that far
+/// behind, the event that does not fit is dropped and delivery stops; it resumes with a single
+/// ``FolderEvent/overflow`` as soon as the consumer has made room (the stream cannot say when that
+/// is, so the reader retries, backing off from 20 ms to 1 s). Memory stays bounded, and a consumer
+/// always learns that it must re-read the folder, which is the truth.
+struct EventDelivery: Sendable {
+    typealias Instant = ContinuousClock.Instant
+
+    let continuation: AsyncStream<FolderEvent>.Continuation
+    /// How soon to retry delivering the overflow marker once the consumer is behind; doubled after
+    /// each failed retry, up to ``maximumRetryInterval``.
+    let retryInterval: Duration
+    let maximumRetryInterval: Duration = .seconds(1)
+    private var backoff: Duration
+    private(set) var isBehind = false
+    private(set) var isTerminated = false
+    private(set) var retryAt: Instant?
+
+    init(continuation: AsyncStream<FolderEvent>.Continuation, retryInterval: Duration = .milliseconds(20)) {
+        self.continuation = continuation
+        self.retryInterval = retryInterval
+        self.backoff = retryInterval
+    }
+
+    /// Hands `event` over; while the consumer is behind, events are dropped (the overflow marker
+    /// stands for them).
+    mutating func deliver(_ event: FolderEvent, at now: Instant) {
+        guard !isTerminated else { return }
+        retry(at: now)
+        guard !isBehind else { return }
+        switch continuation.yield(event) {
+        case .enqueued:
+            break
+        case .dropped:
+            isBehind = true
+            backoff = retryInterval
+            retryAt = now + backoff
+        case .terminated:
+            isTerminated = true
+        @unknown default:
+            isTerminated = true
+        }
+    }
+
+    /// Tries to deliver the overflow marker, if one is owed and the retry is due.
+    mutating func retry(at now: Instant) {
+        guard isBehind, !isTerminated, let due = retryAt, due <= now else { return }
+        switch continuation.yield(.overflow) {
+        case .enqueued:
+            isBehind = false
+            retryAt = nil
+        case .dropped:
+            backoff = min(backoff * 2, maximumRetryInterval)
+            retryAt = now + backoff
+        case .terminated:
+            isTerminated = true
+        @unknown default:
+            isTerminated = true
+        }
+    }
+
+    mutating func finish() {
+        continuation.finish()
+        isTerminated = true
+    }
+}

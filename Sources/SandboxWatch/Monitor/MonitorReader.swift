@@ -1,0 +1,148 @@
+import Glibc
+
+/// The reader thread's loop: blocks in `poll(2)` on the inotify descriptor and the wake-up channel
+/// (no timeout while nothing is pending, so an idle monitor costs no CPU and no wake-ups), drains
+/// the queue to `EAGAIN`, feeds the records to the ``MonitorMachine`` and performs its actions.
+struct MonitorReader: Sendable {
+    var machine: MonitorMachine
+    let inotify: InotifyInstance
+    let opener: DirectoryOpener
+    let root: ConfinedRoot
+    let control: ReaderControl
+    var events: EventDelivery?
+    var snapshots: SnapshotDelivery?
+    /// A read failure that ends the monitor.
+    private var stopped = false
+
+    init(armed: ArmedMonitor, control: ReaderControl, events: EventDelivery?, snapshots: SnapshotDelivery?) {
+        machine = armed.machine
+        inotify = armed.inotify
+        opener = armed.opener
+        root = armed.root
+        self.control = control
+        self.events = events
+        self.snapshots = snapshots
+    }
+
+    private var consumerIsGone: Bool { events?.isTerminated == true || snapshots?.isTerminated == true }
+
+    mutating func run() {
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, alignment: MemoryLayout<inotify_event>.alignment)
+        defer {
+            buffer.deallocate()
+            events?.finish()
+            snapshots?.finish()
+        }
+        var paused = false
+        while true {
+            let requests = control.requests
+            if requests.stop || stopped || machine.isFinished || consumerIsGone { return }
+            if requests.pause != paused {
+                paused = requests.pause
+                control.acknowledge(paused: paused)
+            }
+            var descriptors = [pollfd(fd: control.wake.descriptor, events: Int16(POLLIN), revents: 0)]
+            if !paused { descriptors.append(pollfd(fd: inotify.descriptor, events: Int16(POLLIN), revents: 0)) }
+            let timeout = paused ? -1 : pollTimeout(at: .now)
+            if poll(&descriptors, nfds_t(descriptors.count), timeout) < 0 && errno != EINTR {
+                fail(.watch("poll", errno: errno, path: "inotify"))
+                return
+            }
+            if descriptors[0].revents != 0 { control.wake.drain() }
+            guard !paused else { continue }
+            if descriptors[1].revents != 0 { drain(buffer) }
+            let now = ContinuousClock.now
+            perform(machine.tick(at: now), at: now)
+            events?.retry(at: now)
+            snapshots?.publishIfSettled(at: now)
+        }
+    }
+
+    /// Milliseconds until the next deadline (rounded up), or -1 to sleep until woken.
+    private func pollTimeout(at now: ContinuousClock.Instant) -> Int32 {
+        let deadlines = [machine.nextDeadline, events?.retryAt, snapshots?.settler.deadline].compactMap { $0 }
+        guard let deadline = deadlines.min() else { return -1 }
+        let (seconds, attoseconds) = (deadline - now).components
+        guard seconds >= 0, seconds > 0 || attoseconds > 0 else { return 0 }
+        let milliseconds = seconds * 1000 + attoseconds / 1_000_000_000_000_000 + 1
+        return Int32(clamping: milliseconds)
+    }
+
+    /// Reads until the kernel queue is empty.
+    private mutating func drain(_ buffer: UnsafeMutableRawBufferPointer) {
+        while true {
+            switch inotify.read(into: buffer) {
+            case .success(let records):
+                guard !records.isEmpty else { return }
+                let now = ContinuousClock.now
+                for record in records {
+                    snapshots?.noteActivity(at: now)
+                    perform(machine.receive(record, at: now), at: now)
+                    if machine.isFinished { return }
+                }
+            case .failure(let error):
+                fail(error)
+                return
+            }
+        }
+    }
+
+    private mutating func fail(_ error: SandboxError) {
+        events?.deliver(.failed(error), at: .now)
+        stopped = true
+    }
+
+    /// Performs actions in order; the results of I/O go back into the machine and their actions
+    /// are queued behind.
+    private mutating func perform(_ actions: [MonitorMachine.Action], at now: ContinuousClock.Instant) {
+        var queue = actions
+        var index = 0
+        while index < queue.count {
+            let action = queue[index]
+            index += 1
+            switch action {
+            case .emit(let event):
+                if event == .overflow { snapshots?.noteOverflow(at: now) }
+                events?.deliver(event, at: now)
+            case .watch(let key):
+                queue += watch(key, at: now)
+            case .unwatch(let watch):
+                inotify.removeWatch(watch)
+            case .rescan:
+                queue += rescan(at: now)
+            case .probe(let key):
+                queue += machine.probed(key, result: WriterProbe.probe(key, opener: opener))
+            case .finish:
+                break
+            }
+        }
+    }
+
+    /// Watch first, then list: what lands in between is seen by one or the other (or both, and the
+    /// machine drops the duplicate).
+    private mutating func watch(_ key: [String], at now: ContinuousClock.Instant) -> [MonitorMachine.Action] {
+        do throws(SandboxError) {
+            let directory = try opener.openDirectory(key)
+            let watch = try inotify.addWatch(on: directory.rawValue, path: DirectoryOpener.display(key))
+            machine.watchAdded(watch, for: key)
+            let entries = try DirectoryListing.entries(of: directory.rawValue, path: DirectoryOpener.display(key))
+            return machine.scanned(directory: key, entries: entries, at: now)
+        } catch {
+            return machine.watchFailed(key, error: error)
+        }
+    }
+
+    private mutating func rescan(at now: ContinuousClock.Instant) -> [MonitorMachine.Action] {
+        var entries: [(key: [String], isDirectory: Bool)] = []
+        do throws(SandboxError) {
+            try root.enumerate(at: machine.configuration.folder, recursive: machine.configuration.recursive) { entry throws(SandboxError) in
+                entries.append((entry.path.components, entry.type == .directory))
+            }
+        } catch where error.code == .notFound || error.code == .notADirectory {
+            return machine.finish()
+        } catch {
+            return [.emit(.failed(error))]
+        }
+        return machine.rescanned(entries: entries, at: now)
+    }
+}

@@ -1,0 +1,74 @@
+/// The rescan-and-refresh pattern (the iOS recipe's `scanDocuments`): a snapshot of a folder now,
+/// then one coalesced update per burst of changes, each with the folder's new snapshot and what
+/// changed.
+///
+/// ```swift
+/// let watcher = try FolderWatcher(watching: ContainerPath(constant: "Documents"), in: container.root)
+/// show(watcher.initialSnapshot)
+/// for await update in watcher.updates { show(update.snapshot) }
+/// ```
+///
+/// Events are only hints here: a burst of them (thousands of files copied in) marks the folder
+/// dirty, and once it has been quiet for `settle` (or `maximumDelay` after the burst began) the
+/// folder is read again and compared. An overflow of the kernel queue loses nothing: the next update
+/// comes from a full rescan and says ``FolderUpdate/didOverflow``.
+public final class FolderWatcher: Sendable {
+    /// The watched folder.
+    public let folder: ContainerPath
+    /// The folder when watching began (read after the watches were in place).
+    public let initialSnapshot: FolderSnapshot
+    /// The coalesced updates. Iterate them once: they have a single consumer. They end when the
+    /// watcher is cancelled or the folder itself is removed.
+    public let updates: FolderUpdates
+    private let control: ReaderControl
+
+    /// Starts watching `folder` beneath `root` and reads its first snapshot.
+    ///
+    /// - Parameters:
+    ///   - recursive: watch and snapshot everything beneath subfolders too.
+    ///   - settle: how long a burst must have been quiet before the folder is read again.
+    ///   - maximumDelay: the longest an update waits while changes keep coming.
+    /// - Throws: the errors of ``FolderMonitor/init(watching:in:options:)`` and of
+    ///   ``FolderSnapshot/take(of:in:recursive:)``.
+    public init(
+        watching folder: ContainerPath,
+        in root: ConfinedRoot,
+        recursive: Bool = true,
+        settle: Duration = .milliseconds(50),
+        maximumDelay: Duration = .milliseconds(500)
+    ) throws(SandboxError) {
+        let configuration = MonitorMachine.Configuration(
+            folder: folder,
+            recursive: recursive,
+            quietPeriod: .zero,
+            pairingWindow: .milliseconds(50),
+            tracksReadiness: false
+        )
+        let armed = try ArmedMonitor(configuration: configuration, root: root)
+        let initial = try FolderSnapshot.take(of: folder, in: root, recursive: recursive)
+        let (stream, continuation) = AsyncStream.makeStream(of: SnapshotMessage.self, bufferingPolicy: .bufferingNewest(1))
+        let delivery = SnapshotDelivery(
+            continuation: continuation, root: root, folder: folder, recursive: recursive,
+            settler: Settler(settle: settle, maximumDelay: maximumDelay)
+        )
+        let control = try armed.start(events: nil, snapshots: delivery)
+        continuation.onTermination = { _ in control.requestStop() }
+        self.folder = folder
+        self.initialSnapshot = initial
+        self.updates = FolderUpdates(stream: stream, initial: initial)
+        self.control = control
+    }
+
+    deinit { cancel() }
+
+    /// Stops watching and waits until the inotify instance is closed; ``updates`` then finishes.
+    public func cancel() {
+        control.requestStop()
+        control.waitUntilExited()
+    }
+
+    /// For tests: stop reading the kernel's queue until resumed.
+    package func pauseReading() { control.setPaused(true) }
+
+    package func resumeReading() { control.setPaused(false) }
+}

@@ -1,0 +1,128 @@
+import Foundation
+import Testing
+
+@testable import SandboxWatch
+
+extension WatcherTests {
+    @Suite("The Inbox")
+    struct InboxTests {
+        func hostFile(_ fixture: TemporaryContainer, _ name: String, _ text: String = "document") throws -> String {
+            let path = fixture.scratch + "/" + name
+            try HostFiles.write(path, Array(text.utf8))
+            return path
+        }
+
+        @Test("delivery is atomic and renames on collision")
+        func deliverNames() async throws {
+            try await TemporaryContainer.with { fixture in
+                let inbox = Inbox(container: fixture.container)
+                let report = try hostFile(fixture, "report.pdf")
+                #expect(try inbox.deliver(hostFile: report) == "Documents/Inbox/report.pdf")
+                #expect(try inbox.deliver(hostFile: report) == "Documents/Inbox/report 2.pdf")
+                #expect(try inbox.deliver(hostFile: report) == "Documents/Inbox/report 3.pdf")
+                let bare = try hostFile(fixture, "README")
+                #expect(try inbox.deliver(hostFile: bare) == "Documents/Inbox/README")
+                #expect(try inbox.deliver(hostFile: bare) == "Documents/Inbox/README 2")
+                let hidden = try hostFile(fixture, ".profile")
+                #expect(try inbox.deliver(hostFile: hidden) == "Documents/Inbox/profile")
+                #expect(try fixture.root.readContents(of: "Documents/Inbox/report 2.pdf") == Array("document".utf8))
+                #expect(try inbox.pendingItems().count == 6)
+                let missing = #expect(throws: SandboxError.self) { try inbox.deliver(hostFile: fixture.scratch + "/none") }
+                #expect(missing?.code == .notFound)
+            }
+        }
+
+        @Test("the app cannot write into its Inbox")
+        func writesRefused() async throws {
+            try await TemporaryContainer.with { fixture in
+                let inbox = Inbox(container: fixture.container)
+                let refused = #expect(throws: SandboxError.self) { try inbox.writeItem(named: "x.txt", contents: [1, 2, 3]) }
+                #expect(refused?.code == .readOnly)
+                #expect(refused?.message.contains("Documents/Inbox") == true)
+                #expect(throws: Never.self) { try Inbox.checkAppMayWrite(to: "Documents/x.txt") }
+                #expect(throws: SandboxError.self) { try Inbox.checkAppMayWrite(to: "Documents/Inbox/sub/x") }
+                try HostFiles.write(fixture.documents + "/Inbox/a")
+                let report = try inbox.processPendingItems { _ in .move(to: "Documents/Inbox/b") }
+                #expect(report.failures.count == 1)
+                #expect((report.failures.first?.error as? SandboxError)?.code == .readOnly)
+            }
+        }
+
+        @Test("items present at launch and items arriving meanwhile are each handled exactly once")
+        func exactlyOnce() async throws {
+            try await TemporaryContainer.with { fixture in
+                let inbox = Inbox(container: fixture.container)
+                let count = 25
+                for index in 0..<count { try inbox.deliver(hostFile: hostFile(fixture, "early-\(index).txt", "early \(index)")) }
+                let handled = Locked<[String]>([])
+                let processing = Task {
+                    try await inbox.processItems { item in
+                        let seen = handled.update { list in
+                            list.append(item.name)
+                            return list.count
+                        }
+                        if seen == 1 {
+                            // More documents arrive while the first is being handled.
+                            for index in 0..<count { try inbox.deliver(hostFile: hostFile(fixture, "late-\(index).txt", "late \(index)")) }
+                        }
+                        let contents = try fixture.root.readContents(of: item.path)
+                        #expect(String(decoding: contents, as: UTF8.self).hasSuffix(item.name.dropLast(4).split(separator: "-").last.map(String.init) ?? "?"))
+                        return seen.isMultiple(of: 2) ? .delete : .move(to: try ContainerPath("Documents/" + item.name))
+                    }
+                }
+                #expect(await eventually { handled.value.count >= 2 * count })
+                processing.cancel()
+                try await processing.value
+                let names = handled.value
+                #expect(names.count == 2 * count)
+                #expect(Set(names).count == 2 * count, "no item handled twice")
+                #expect(try inbox.pendingItems().isEmpty)
+                #expect(try fixture.root.contentsOfDirectory(at: "Documents/Inbox").isEmpty, "the processing folder is gone too")
+                #expect(try fixture.root.fileNames(at: "Documents").count == count)  // the moved half
+            }
+        }
+
+        @Test("items claimed by a pass that died are handed out first, once, and nothing is lost")
+        func resumeAfterCrash() async throws {
+            try await TemporaryContainer.with { fixture in
+                let inbox = Inbox(container: fixture.container)
+                for index in 0..<6 { try inbox.deliver(hostFile: hostFile(fixture, "d\(index)")) }
+                // A pass claims everything and dies before handling any of it.
+                let claimed = try inbox.claimItems()
+                #expect(claimed.count == 6)
+                #expect(try inbox.pendingItems().isEmpty)
+                // A pass that handles two and then dies (its handler throws for the rest).
+                var first: [String] = []
+                let report = try inbox.processPendingItems { item in
+                    guard first.count < 2 else { throw CancellationError() }
+                    first.append(item.name)
+                    return .delete
+                }
+                #expect(report.handled.count == 2 && report.failures.count == 4)
+                try inbox.deliver(hostFile: hostFile(fixture, "d0"))  // a new item with a taken name
+                var second: [String] = []
+                try inbox.processPendingItems { item in
+                    second.append(item.name)
+                    return .delete
+                }
+                #expect(second.count == 5)
+                #expect(Set(first).isDisjoint(with: second.filter { $0 != "d0" }))
+                #expect(Set(first + second) == Set((0..<6).map { "d\($0)" }))
+                #expect(try fixture.root.contentsOfDirectory(at: "Documents/Inbox").isEmpty)
+            }
+        }
+
+        @Test("a file still open for writing is left until it is closed")
+        func busyItemWaits() async throws {
+            try await TemporaryContainer.with { fixture in
+                let inbox = Inbox(container: fixture.container)
+                let path = fixture.documents + "/Inbox/upload.bin"
+                let fd = try HostFiles.open(path, O_WRONLY | O_CREAT | O_TRUNC)
+                try HostFiles.writeAll(fd, [1, 2, 3], path)
+                #expect(try inbox.processPendingItems { _ in .delete }.handled.isEmpty)
+                try HostFiles.close(fd, path)
+                #expect(try inbox.processPendingItems { _ in .delete }.handled.map(\.name) == ["upload.bin"])
+            }
+        }
+    }
+}
