@@ -60,6 +60,14 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
 
+        // Measures SandboxWatch against the goals of issue 6 and against inotifywait. Not run by CI.
+        .executableTarget(
+            name: "sandbox-watch-benchmark",
+            dependencies: ["SandboxWatch"],
+            path: "Benchmarks/sandbox-watch-benchmark",
+            swiftSettings: swiftSettings
+        ),
+
         // A process the crash-safety tests start and kill with SIGKILL mid-write.
         .executableTarget(
             name: "sandbox-crash-harness",

@@ -39,18 +39,37 @@ public final class FolderMonitor: Sendable {
         public var renamePairingWindow: Duration
         /// Most events buffered for a consumer that is behind; past it, ``FolderEvent/overflow``.
         public var bufferLimit: Int
+        /// How the folder is watched: inotify, or polling where inotify is missing or when asked.
+        public var backend: Backend
 
         public init(
             recursive: Bool = true,
             quietPeriod: Duration = .milliseconds(100),
             renamePairingWindow: Duration = .milliseconds(50),
-            bufferLimit: Int = 16_384
+            bufferLimit: Int = 16_384,
+            backend: Backend = .automatic
         ) {
             self.recursive = recursive
             self.quietPeriod = quietPeriod
             self.renamePairingWindow = renamePairingWindow
             self.bufferLimit = max(1, bufferLimit)
+            self.backend = backend
         }
+    }
+
+    /// The mechanism a monitor watches with.
+    public enum Backend: Sendable, Equatable {
+        /// inotify; polling every second when the kernel has no inotify (`inotify_init1` fails with `ENOSYS`).
+        case automatic
+        /// inotify only: its errors are thrown.
+        case inotify
+        /// A ``FolderSnapshot`` every `interval`, compared with the previous one. Renames come out as
+        /// a removal and an addition, changes undone within one interval go unseen, and the thread
+        /// wakes once per interval even while nothing happens.
+        case polling(interval: Duration)
+
+        /// The interval ``automatic`` polls at when it has to.
+        public static let fallbackInterval: Duration = .seconds(1)
     }
 
     /// The watched folder, relative to the container's home.
@@ -58,6 +77,8 @@ public final class FolderMonitor: Sendable {
     public let options: Options
     /// The events, in order. Iterate it once: it has a single consumer.
     public let events: AsyncStream<FolderEvent>
+    /// Whether the folder is watched by polling (asked for, or inotify is missing) rather than inotify.
+    public let isPolling: Bool
     private let control: ReaderControl
 
     /// Starts watching `folder` beneath `root`.
@@ -75,12 +96,36 @@ public final class FolderMonitor: Sendable {
             pairingWindow: options.renamePairingWindow,
             tracksReadiness: true
         )
-        let armed = try ArmedMonitor(configuration: configuration, root: root)
+        var pollingInterval: Duration?
+        var armed: ArmedMonitor?
+        switch options.backend {
+        case .polling(let interval):
+            pollingInterval = interval
+        case .inotify:
+            armed = try ArmedMonitor(configuration: configuration, root: root)
+        case .automatic:
+            do throws(SandboxError) {
+                armed = try ArmedMonitor(configuration: configuration, root: root)
+            } catch where PollingReader.inotifyIsMissing(error) {
+                pollingInterval = Backend.fallbackInterval
+            }
+        }
         let (stream, continuation) = AsyncStream.makeStream(of: FolderEvent.self, bufferingPolicy: .bufferingOldest(options.bufferLimit))
-        let control = try armed.start(events: continuation, snapshots: nil)
+        let control: ReaderControl
+        if let armed {
+            control = try armed.start(events: continuation, snapshots: nil)
+        } else {
+            control = ReaderControl(wake: try WakeSignal())
+            let reader = try PollingReader(
+                folder: folder, root: root, options: options, interval: pollingInterval ?? Backend.fallbackInterval,
+                control: control, events: EventDelivery(continuation: continuation)
+            )
+            reader.start()
+        }
         continuation.onTermination = { _ in control.requestStop() }
         self.folder = folder
         self.options = options
+        self.isPolling = armed == nil
         self.events = stream
         self.control = control
     }
