@@ -217,14 +217,14 @@ extension WatcherTests {
             try await TemporaryContainer.with { fixture in
                 // One cycle first: Foundation and Dispatch open a few descriptors of their own, once.
                 try FolderMonitor(watching: documents, in: fixture.root).cancel()
-                let before = openDescriptors()
+                let before = monitorDescriptors()
                 for _ in 0..<1_000 {
                     let monitor = try FolderMonitor(watching: documents, in: fixture.root)
                     monitor.cancel()
                 }
                 // Nothing is left open. (The runtime may close descriptors of its own meanwhile.) The
                 // last reader thread releases its wake-up channel just after it reports its exit.
-                func opened() -> [String: String] { openDescriptors().filter { before[$0.key] != $0.value } }
+                func opened() -> [String: String] { monitorDescriptors().filter { before[$0.key] != $0.value } }
                 let clean = await eventually { opened().isEmpty }
                 #expect(clean, "left open: \(opened())")
             }

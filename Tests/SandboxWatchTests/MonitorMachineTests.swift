@@ -155,11 +155,12 @@ struct MonitorMachineTests {
     func newFolderWatchedThenScanned() {
         var machine = makeMachine()
         let created = machine.receive(record([.create, .isDirectory], "n1"), at: at(0))
-        #expect(created == [.emit(.added(path("Documents/n1"), isDirectory: true)), .watch(["Documents", "n1"])])
+        // Watched before reported: a consumer reacting to `added` finds the watch in place.
+        #expect(created == [.watch(["Documents", "n1"]), .emit(.added(path("Documents/n1"), isDirectory: true))])
         machine.watchAdded(2, for: ["Documents", "n1"])
         let scanned = machine.scanned(directory: ["Documents", "n1"], entries: [.init(name: "n2", isDirectory: true), .init(name: "f", isDirectory: false)], at: at(1))
         #expect(scanned == [
-            .emit(.added(path("Documents/n1/n2"), isDirectory: true)), .watch(["Documents", "n1", "n2"]),
+            .watch(["Documents", "n1", "n2"]), .emit(.added(path("Documents/n1/n2"), isDirectory: true)),
             .emit(.added(path("Documents/n1/f"), isDirectory: false)),
         ])
         // The file's own record arrives after the listing: no second `added`.
@@ -200,7 +201,7 @@ struct MonitorMachineTests {
         #expect(actions == [
             .emit(.removed(path("Documents/gone"), isDirectory: false)),
             .emit(.added(path("Documents/new"), isDirectory: false)),
-            .emit(.added(path("Documents/dir"), isDirectory: true)), .watch(["Documents", "dir"]),
+            .watch(["Documents", "dir"]), .emit(.added(path("Documents/dir"), isDirectory: true)),
             .emit(.added(path("Documents/dir/f"), isDirectory: false)),
         ])
         #expect(machine.model.count == 4)

@@ -87,9 +87,9 @@ extension WatcherTests {
                 try FolderMonitor(watching: "Documents", in: fixture.root, options: options).cancel()
                 // The runtime opens a timerfd for its first sleep (in `eventually`): have it open before counting.
                 try await Task.sleep(for: .milliseconds(10))
-                let before = openDescriptors()
+                let before = monitorDescriptors()
                 for _ in 0..<100 { try FolderMonitor(watching: "Documents", in: fixture.root, options: options).cancel() }
-                func opened() -> [String: String] { openDescriptors().filter { before[$0.key] != $0.value } }
+                func opened() -> [String: String] { monitorDescriptors().filter { before[$0.key] != $0.value } }
                 #expect(await eventually { opened().isEmpty }, "left open: \(opened())")
             }
         }

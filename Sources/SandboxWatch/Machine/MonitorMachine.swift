@@ -167,13 +167,11 @@ struct MonitorMachine: Sendable {
             return []
         }
         guard model.insert(key, isDirectory: isDirectory) else { return [] }
-        var actions = emit(key) { .added($0, isDirectory: isDirectory) }
-        if isDirectory {
-            if configuration.recursive { actions.append(.watch(key)) }
-        } else {
-            writes[key] = .settling(now + configuration.quietPeriod)
-        }
-        return actions
+        // A directory is watched before it is reported, so that a consumer reacting to its
+        // `added` (say, by moving a file into it) is sure to be seen.
+        let watch: [Action] = isDirectory && configuration.recursive ? [.watch(key)] : []
+        if !isDirectory { writes[key] = .settling(now + configuration.quietPeriod) }
+        return watch + emit(key) { .added($0, isDirectory: isDirectory) }
     }
 
     /// A name went away: deleted, or moved out (then its watches must be removed by hand).

@@ -41,6 +41,15 @@ func eventually(timeout: Duration = .seconds(10), _ condition: () -> Bool) async
     return true
 }
 
+/// The open descriptors of this process that a monitor could leak: inotify instances, sockets
+/// (its wake-up pair) and directories under `/tmp` (its watched folders). Other tests run in
+/// parallel in this process and open files of their own, so everything else is left out.
+func monitorDescriptors() -> [String: String] {
+    openDescriptors().filter { _, target in
+        target.contains("inotify") || target.hasPrefix("socket:") || target.hasPrefix("/tmp/")
+    }
+}
+
 /// The open descriptors of this process and what they refer to.
 func openDescriptors() -> [String: String] {
     let fm = FileManager.default
