@@ -57,7 +57,7 @@ struct SmallAndRandomCases {
             for _ in 0..<configuration.runs {
                 ours.append(try await channelReads(name: name, offsets: offsets, depth: depth))
                 threads.append(try threadReads(host: host, offsets: offsets, depth: depth))
-                if fio, let rate = fioRandomReads(host: host, depth: depth, reads: configuration.randomReads) { fioRates.append(rate) }
+                if fio, let rate = fioRandomReads(host: host, depth: depth) { fioRates.append(rate) }
             }
             let iops = { (seconds: Double) in String(format: "%.0f IOPS", Double(offsets.count) / seconds) }
             report("IOChannel, \(depth) in flight", ours: ours, baseline: threads, baselineName: "\(depth) threads × pread", unit: iops)
@@ -70,25 +70,23 @@ struct SmallAndRandomCases {
         unlink(host)
     }
 
+    /// `depth` tasks, each reading its share of the offsets one after the other: `depth` reads in
+    /// flight on one channel, as fio's psync engine has with `depth` jobs.
     private func channelReads(name: String, offsets: [Int64], depth: Int) async throws -> Double {
         let channel = try root.openChannel(at: ContainerPath(name), chunkSize: 4096)
         defer { channel.close() }
+        let share = offsets.count / depth
         return try await measure {
-            try await withThrowingTaskGroup(of: Int.self) { group in
-                var next = 0
-                for _ in 0..<min(depth, offsets.count) {
-                    let offset = offsets[next]
-                    next += 1
-                    group.addTask { try await channel.readAll(fromOffset: offset, length: 4096).count }
-                }
-                while let read = try await group.next() {
-                    precondition(read == 4096)
-                    if next < offsets.count {
-                        let offset = offsets[next]
-                        next += 1
-                        group.addTask { try await channel.readAll(fromOffset: offset, length: 4096).count }
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for worker in 0..<depth {
+                    group.addTask {
+                        for index in (worker * share)..<((worker + 1) * share) {
+                            let read = try await channel.readAll(fromOffset: offsets[index], length: 4096).count
+                            precondition(read == 4096)
+                        }
                     }
                 }
+                try await group.waitForAll()
             }
         }
     }
@@ -113,12 +111,13 @@ struct SmallAndRandomCases {
         spawnAndWait("fio", ["--version"], output: "/dev/null") == 0
     }
 
-    /// fio's total read IOPS with the psync engine and `depth` jobs, or nil when it fails.
-    private func fioRandomReads(host: String, depth: Int, reads: Int) -> Double? {
+    /// fio's total read IOPS with the psync engine and `depth` jobs (threads), over two seconds, or
+    /// nil when it fails.
+    private func fioRandomReads(host: String, depth: Int) -> Double? {
         let output = directory + "/fio.json"
         let status = spawnAndWait("fio", [
             "--name=randread", "--filename=\(host)", "--rw=randread", "--bs=4k", "--ioengine=psync",
-            "--numjobs=\(depth)", "--number_ios=\(max(1, reads / depth))", "--group_reporting",
+            "--numjobs=\(depth)", "--thread", "--time_based", "--runtime=2", "--group_reporting",
             "--output-format=json", "--invalidate=0", "--size=\(configuration.sizeMiB)m",
         ], output: output)
         defer { unlink(output) }

@@ -6,7 +6,7 @@ struct Configuration {
     var sizeMiB = 1_024
     var streamMiB = 4_096
     var smallFiles = 10_000
-    var randomReads = 20_000
+    var randomReads = 256_000
     var runs = 5
     var directory = "/var/tmp"
     var only: Set<String> = []

@@ -7,7 +7,7 @@
 // theirs (≥ 1.0: at least as fast). Not run by CI.
 //
 //     swift run -c release sandbox-io-benchmark [--size-mib 1024] [--stream-mib 4096] [--small-files 10000]
-//         [--random-reads 20000] [--runs 5] [--dir /var/tmp] [--only read,write,small,random,peak]
+//         [--random-reads 256000] [--runs 5] [--dir /var/tmp] [--only read,write,small,random,peak]
 import Foundation
 import SandboxCore
 

@@ -11,6 +11,7 @@
 #include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/uio.h>
 #include <sys/xattr.h>
 
 #ifdef __linux__
@@ -75,6 +76,17 @@ int csb_statx(int dirfd, const char *path, int flags, unsigned int mask, csb_sta
 
 int csb_renameat2(int olddirfd, const char *oldpath, int newdirfd, const char *newpath, unsigned int flags) {
     return renameat2(olddirfd, oldpath, newdirfd, newpath, flags);
+}
+
+ssize_t csb_pread_nowait(int fd, void *buffer, size_t count, off_t offset) {
+#ifdef RWF_NOWAIT
+    struct iovec vector = { .iov_base = buffer, .iov_len = count };
+    return preadv2(fd, &vector, 1, offset, RWF_NOWAIT);
+#else
+    (void)fd; (void)buffer; (void)count; (void)offset;
+    errno = EOPNOTSUPP;
+    return -1;
+#endif
 }
 
 ssize_t csb_copy_file_range(int fd_in, int fd_out, size_t len) {

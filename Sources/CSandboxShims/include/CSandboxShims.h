@@ -56,6 +56,10 @@ int csb_statx(int dirfd, const char *path, int flags, unsigned int mask, csb_sta
 /// `renameat2(2)`.
 int csb_renameat2(int olddirfd, const char *oldpath, int newdirfd, const char *newpath, unsigned int flags);
 
+/// `preadv2(2)` of one buffer with `RWF_NOWAIT`: reads only what the page cache holds, failing with
+/// `EAGAIN` instead of waiting for the disk (`EOPNOTSUPP` where the file system cannot).
+ssize_t csb_pread_nowait(int fd, void *buffer, size_t count, off_t offset);
+
 /// `copy_file_range(2)` from the current offsets.
 ssize_t csb_copy_file_range(int fd_in, int fd_out, size_t len);
 

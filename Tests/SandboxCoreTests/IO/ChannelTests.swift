@@ -107,6 +107,31 @@ struct ChannelTests {
         #expect(fcntl(fds[0], F_GETFD) == -1)
     }
 
+    @Test("small reads of cached bytes are served without the engine; the rest still go to it")
+    func cachedReads() async throws {
+        let fixture = try IOFixture()
+        let bytes = patternBytes(1 << 20, seed: 17)
+        try fixture.hostWrite("f", bytes)
+        let engine = IOEngine(threadCount: 1, queueCapacity: 4)
+        defer { engine.shutdown() }
+        let channel = try fixture.root.openChannel(at: ioPath("f"), chunkSize: 4096, engine: engine)
+        // Just written, so in the page cache: served at once, in one done part.
+        let before = engine.statistics.completed
+        for offset in stride(from: 0, to: bytes.count, by: 64 << 10) {
+            let data = try await channel.readAll(fromOffset: Int64(offset), length: 4096)
+            #expect(data.bytes == Array(bytes[offset..<(offset + 4096)]))
+        }
+        #expect(engine.statistics.completed == before, "cached 4 KiB reads went through the engine")
+        // A read crossing the end, at the end or past it, and a large one: the engine's path.
+        #expect(try await channel.readAll(fromOffset: Int64(bytes.count) - 100, length: 4096).bytes == Array(bytes.suffix(100)))
+        await expectIOError(.invalidArgument) { try await channel.readAll(fromOffset: Int64(bytes.count) + 1, length: 4096) }
+        #expect(try await channel.readAll(fromOffset: 0, length: 512 << 10).count == 512 << 10)
+        #expect(engine.statistics.completed > before)
+        channel.close()
+        let refused = await expectIOError(.invalidArgument) { try await channel.readAll(fromOffset: 0, length: 10) }
+        #expect(refused?.isClosedHandle == true)
+    }
+
     @Test("closed channels refuse operations; close(immediately:) interrupts running ones; cleanup runs once")
     func closing() async throws {
         let fixture = try IOFixture()

@@ -27,12 +27,28 @@ public struct ChannelReads: AsyncSequence, Sendable {
     public typealias Element = ChannelReadPart
     public typealias Failure = SandboxError
 
-    let token: ConsumerToken<ChannelReadPart>
+    /// Where the parts come from.
+    enum Source: Sendable {
+        /// A running operation.
+        case producer(ConsumerToken<ChannelReadPart>)
+        /// An operation already done, served from the page cache when it was issued.
+        case ready(ChannelReadPart)
+    }
 
-    public func makeAsyncIterator() -> Iterator { Iterator(token: token) }
+    let source: Source
+
+    init(token: ConsumerToken<ChannelReadPart>) {
+        source = .producer(token)
+    }
+
+    init(ready part: ChannelReadPart) {
+        source = .ready(part)
+    }
+
+    public func makeAsyncIterator() -> Iterator { Iterator(source: source) }
 
     public struct Iterator: AsyncIteratorProtocol {
-        let token: ConsumerToken<ChannelReadPart>
+        var source: Source?
 
         /// The next part, `nil` after the last.
         ///
@@ -40,7 +56,15 @@ public struct ChannelReads: AsyncSequence, Sendable {
         ///   closed channel (``SandboxError/isClosedHandle``); ``SandboxError/Code/interrupted`` when
         ///   the channel was closed immediately or the task cancelled; read errors.
         public mutating func next() async throws(SandboxError) -> ChannelReadPart? {
-            try await token.producer.next()
+            switch source {
+            case .producer(let token):
+                return try await token.producer.next()
+            case .ready(let part):
+                source = nil
+                return part
+            case nil:
+                return nil
+            }
         }
     }
 

@@ -3,7 +3,8 @@ import Glibc
 extension IOChannel {
     /// Reads `length` bytes from `offset` (ignored on a ``Kind/stream`` channel), delivered in parts.
     ///
-    /// The read starts now. It ends early, with a done part, where the file ends; a read at exactly
+    /// The read starts now; a small read whose bytes are all in the page cache is done before this
+    /// returns, without a trip to the engine's threads. It ends early, with a done part, where the file ends; a read at exactly
     /// the end delivers one empty done part.
     ///
     /// - Parameter length: the most bytes to read; to the end of the file by default.
@@ -18,6 +19,10 @@ extension IOChannel {
             : length < 0 ? .negative("length", length, path: path)
             : !access.canRead ? .rule(.invalidArgument, "The channel for '\(path)' was opened for writing only; it cannot read.", path: path)
             : nil
+        if validation == nil, kind == .randomAccess, access.canRead, length <= Int64(Self.cachedReadLimit),
+           let part = readCached(atOffset: offset, length: Int(length)) {
+            return ChannelReads(ready: part)
+        }
         let cursor = Cursor(offset: offset, remaining: length)
         let descriptor = self.descriptor
         let buffers = engine.buffers
