@@ -76,6 +76,7 @@ extension SandboxError {
             case io = "io"
             case corrupt = "corrupt"
             case invalidArgument = "invalid-argument"
+            case closed = "closed"
             case unknown = "unknown"
         }
 
@@ -130,6 +131,8 @@ extension SandboxError {
         public static let corrupt = Code(.corrupt)
         /// An argument is out of range or malformed.
         public static let invalidArgument = Code(.invalidArgument)
+        /// A handle, stream or channel was used after it was closed.
+        public static let closed = Code(.closed)
         /// Anything not covered above; the ``SandboxError/cause`` tells more.
         public static let unknown = Code(.unknown)
     }

@@ -128,7 +128,7 @@ struct ChannelTests {
         #expect(try await channel.readAll(fromOffset: 0, length: 512 << 10).count == 512 << 10)
         #expect(engine.statistics.completed > before)
         channel.close()
-        let refused = await expectIOError(.invalidArgument) { try await channel.readAll(fromOffset: 0, length: 10) }
+        let refused = await expectIOError(.closed) { try await channel.readAll(fromOffset: 0, length: 10) }
         #expect(refused?.isClosedHandle == true)
     }
 
@@ -146,7 +146,7 @@ struct ChannelTests {
         #expect(channel.isClosed)
         // Buffered parts are dropped; the consumer sees the interruption.
         await expectIOError(.interrupted) { while try await iterator.next() != nil {} }
-        let refused = await expectIOError(.invalidArgument) { try await channel.readAll(fromOffset: 0, length: 10) }
+        let refused = await expectIOError(.closed) { try await channel.readAll(fromOffset: 0, length: 10) }
         #expect(refused?.isClosedHandle == true)
         await expectIOError(.invalidArgument) { try await channel.writeAll(DataRegions([1])) }
         await channel.waitUntilReleased()

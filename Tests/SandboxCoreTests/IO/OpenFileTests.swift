@@ -102,7 +102,7 @@ struct OpenFileTests {
         #expect(file.isClosed)
         try file.close()  // again: nothing
         #expect(fcntl(fd, F_GETFD) == -1 && errno == EBADF)
-        let error = expectIOError(.invalidArgument) { try file.read(upToCount: 1) }
+        let error = expectIOError(.closed) { try file.read(upToCount: 1) }
         #expect(error?.isClosedHandle == true)
         #expect(error?.message.contains("was closed") == true)
     }

@@ -1,5 +1,6 @@
 import Glibc
 import SandboxCore
+import Synchronization
 import Testing
 
 @Suite("Streams and writers")
@@ -76,8 +77,8 @@ struct StreamTests {
         #expect(size == Int64(expected.count))
         #expect(fixture.hostRead("f") == expected)
         #expect(fixture.hostList() == ["f"], "no temporary names remain")
-        await expectIOError(.invalidArgument) { try await writer.write(DataRegions([1])) }
-        await expectIOError(.invalidArgument) { try await writer.finish() }
+        await expectIOError(.closed) { try await writer.write(DataRegions([1])) }
+        await expectIOError(.closed) { try await writer.finish() }
     }
 
     @Test("a discarded writer, or a withWriter body that throws, publishes nothing")
@@ -87,7 +88,7 @@ struct StreamTests {
         let writer = try fixture.root.openWriter(at: ioPath("keep"))
         try await writer.write(DataRegions(patternBytes(3 << 20, seed: 6)))
         writer.discard()
-        await expectIOError(.invalidArgument) { try await writer.finish() }
+        await expectIOError(.closed) { try await writer.finish() }
         #expect(fixture.hostRead("keep") == [7])
         struct Stop: Error {}
         await #expect(throws: Stop.self) {
@@ -137,14 +138,20 @@ struct StreamTests {
         #expect(pipe(&fds) == 0)
         let bytes = patternBytes(3 << 20, seed: 8)
         let writeEnd = fds[1]
-        let feeder = Task.detached {
+        let fed = Mutex<SandboxError?>(nil)
+        let feeder = PeerThread {
             let writer = OpenFile(takingOwnershipOf: writeEnd, access: .writing, name: "pipe")
-            try writer.write(DataRegions(bytes))
-            try writer.close()
+            do throws(SandboxError) {
+                try writer.write(DataRegions(bytes))
+                try writer.close()
+            } catch {
+                fed.withLock { $0 = error }
+            }
         }
         let copied = try fixture.root.writeContents(readingFrom: fds[0], to: ioPath("piped"))
         close(fds[0])
-        try await feeder.value
+        await feeder.join()
+        #expect(fed.withLock { $0 } == nil)
         #expect(copied == Int64(bytes.count))
         #expect(fixture.hostRead("piped") == bytes)
     }

@@ -53,7 +53,7 @@ public struct ChannelReads: AsyncSequence, Sendable {
         /// The next part, `nil` after the last.
         ///
         /// - Throws: ``SandboxError/Code/invalidArgument`` for a negative or past-the-end offset, or a
-        ///   closed channel (``SandboxError/isClosedHandle``); ``SandboxError/Code/interrupted`` when
+        ///   ``SandboxError/Code/closed`` for a closed channel; ``SandboxError/Code/interrupted`` when
         ///   the channel was closed immediately or the task cancelled; read errors.
         public mutating func next() async throws(SandboxError) -> ChannelReadPart? {
             switch source {
@@ -97,7 +97,7 @@ public struct ChannelWrites: AsyncSequence, Sendable {
         /// The next part, `nil` after the last.
         ///
         /// - Throws: ``SandboxError/Code/noSpace`` and other write errors;
-        ///   ``SandboxError/Code/invalidArgument`` for a negative offset or a closed channel;
+        ///   ``SandboxError/Code/invalidArgument`` for a negative offset; ``SandboxError/Code/closed`` for a closed channel;
         ///   ``SandboxError/Code/interrupted`` when the channel was closed immediately.
         public mutating func next() async throws(SandboxError) -> ChannelWritePart? {
             try await producer.next()

@@ -10,7 +10,7 @@ extension IOChannel {
     /// - Parameter length: the most bytes to read; to the end of the file by default.
     /// - Returns: the parts; iterating them throws ``SandboxError/Code/invalidArgument`` for a
     ///   negative offset or length, an offset past the end, a channel not open for reading, or a
-    ///   closed channel (``SandboxError/isClosedHandle``); ``SandboxError/Code/interrupted`` when
+    ///   ``SandboxError/Code/closed`` for a closed channel; ``SandboxError/Code/interrupted`` when
     ///   the channel is closed immediately; read errors such as ``SandboxError/Code/io``.
     public func read(fromOffset offset: Int64 = 0, length: Int64 = .max) -> ChannelReads {
         let path = self.path
@@ -80,7 +80,7 @@ extension IOChannel {
     /// The write starts now and runs to its end even if the returned sequence is not iterated.
     ///
     /// - Returns: the parts; iterating them throws ``SandboxError/Code/invalidArgument`` for a
-    ///   negative offset, a channel not open for writing, or a closed channel;
+    ///   negative offset or a channel not open for writing; ``SandboxError/Code/closed`` for a closed channel;
     ///   ``SandboxError/Code/interrupted`` when the channel is closed immediately;
     ///   ``SandboxError/Code/noSpace`` and other write errors.
     public func write(_ data: DataRegions, atOffset offset: Int64 = 0) -> ChannelWrites {

@@ -105,9 +105,8 @@ public final class IOChannel: Sendable {
 
     /// Closes the channel.
     ///
-    /// New operations are refused (their sequences throw ``SandboxError/Code/invalidArgument``,
-    /// ``SandboxError/isClosedHandle``). Without `immediately`, running and queued operations finish
-    /// first; with it, they end with ``SandboxError/Code/interrupted`` after their current system
+    /// New operations are refused (their sequences throw ``SandboxError/Code/closed``). Without
+    /// `immediately`, running and queued operations finish first; with it, they end with ``SandboxError/Code/interrupted`` after their current system
     /// call. Then the descriptor is closed and the cleanup handler runs. Closing again does nothing.
     public func close(immediately: Bool = false) {
         let action = machine.withLock { $0.close(immediately: immediately) }

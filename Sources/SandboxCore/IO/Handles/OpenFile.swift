@@ -12,7 +12,7 @@ import SystemPackage
 ///
 /// The descriptor is closed exactly once: by ``close()``, or when the last reference goes away. A
 /// call running on another thread when ``close()`` is called finishes first; calls made after it
-/// throw ``SandboxError/Code/invalidArgument`` (``SandboxError/isClosedHandle``). Opened with
+/// throw ``SandboxError/Code/closed``. Opened with
 /// `O_CLOEXEC`, so it does not leak into child processes.
 public final class OpenFile: Sendable {
     /// The container path the file was opened at, for messages.

@@ -1,18 +1,11 @@
 extension SandboxError {
-    /// An operation on a handle, stream or channel that has been closed.
-    ///
-    /// The code is ``SandboxError/Code/invalidArgument``: the handle, like a closed descriptor
-    /// (`EBADF`), is no longer a valid argument. Match on it with ``isClosedHandle``.
+    /// An operation on a handle, stream or channel that has been closed: ``SandboxError/Code/closed``.
     static func closed(_ path: String, file: String = #fileID, line: Int = #line) -> SandboxError {
-        .rule(.invalidArgument, "'\(path)'\(closedMarker)", path: path, file: file, line: line)
+        .rule(.closed, "'\(path)' was closed; open it again to read or write.", path: path, file: file, line: line)
     }
 
     /// Whether this error reports use of a closed handle, stream or channel.
-    public var isClosedHandle: Bool {
-        code == .invalidArgument && message.hasSuffix(Self.closedMarker)
-    }
-
-    private static let closedMarker = " was closed; open it again to read or write."
+    public var isClosedHandle: Bool { code == .closed }
 
     /// An operation that a close (``IOChannel/close(immediately:)``) or a cancelled task stopped.
     static func cancelled(_ path: String, _ why: String, file: String = #fileID, line: Int = #line) -> SandboxError {
