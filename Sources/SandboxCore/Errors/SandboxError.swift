@@ -76,6 +76,9 @@ extension SandboxError {
             case io = "io"
             case corrupt = "corrupt"
             case invalidArgument = "invalid-argument"
+            case signatureInvalid = "signature-invalid"
+            case untrustedKey = "untrusted-key"
+            case bundleModified = "bundle-modified"
             case unknown = "unknown"
         }
 
@@ -130,6 +133,12 @@ extension SandboxError {
         public static let corrupt = Code(.corrupt)
         /// An argument is out of range or malformed.
         public static let invalidArgument = Code(.invalidArgument)
+        /// A signature does not verify, is missing, or is not in the expected format.
+        public static let signatureInvalid = Code(.signatureInvalid)
+        /// A signature verifies, but with a key this device does not trust.
+        public static let untrustedKey = Code(.untrustedKey)
+        /// A signed app bundle's files differ from its manifest: changed, added or removed.
+        public static let bundleModified = Code(.bundleModified)
         /// Anything not covered above; the ``SandboxError/cause`` tells more.
         public static let unknown = Code(.unknown)
     }
