@@ -77,6 +77,14 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
 
+        // Measures bundle signing and verification against sha256sum. Not run by CI.
+        .executableTarget(
+            name: "sandbox-bundle-benchmark",
+            dependencies: ["Sandbox"],
+            path: "Benchmarks/sandbox-bundle-benchmark",
+            swiftSettings: swiftSettings
+        ),
+
         // A process the crash-safety tests start and kill with SIGKILL mid-write.
         .executableTarget(
             name: "sandbox-crash-harness",

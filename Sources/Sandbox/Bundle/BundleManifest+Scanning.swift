@@ -9,6 +9,7 @@ extension BundleManifest {
     ///   device found (bundles hold only files and directories); file-system errors.
     init(scanning bundle: ContainerPath, in root: ConfinedRoot) throws(SandboxError) {
         var entries: [Entry] = []
+        let digest = FileDigest()
         try root.enumerate(at: bundle, recursive: true, prefetchingAttributes: true) { item throws(SandboxError) in
             let relative = item.path.relative(to: bundle)
             if relative.components.first == Self.signatureDirectory.description { return }
@@ -18,8 +19,8 @@ extension BundleManifest {
             case .directory:
                 entries.append(Entry(path: relative, kind: .directory, mode: mode, size: 0, sha256: nil))
             case .regular:
-                let digest = try FileDigest.sha256(of: item.path, in: root)
-                entries.append(Entry(path: relative, kind: .file, mode: mode, size: digest.size, sha256: digest.hex))
+                let file = try digest.sha256(of: item.path, in: root)
+                entries.append(Entry(path: relative, kind: .file, mode: mode, size: file.size, sha256: file.hex))
             default:
                 throw SandboxError(.unsupported, "'\(relative)' in the bundle is a \(item.type); a bundle may hold only files and directories. Replace it with a copy of what it stands for, then sign again.", path: relative.description)
             }

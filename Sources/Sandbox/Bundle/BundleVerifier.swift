@@ -76,6 +76,7 @@ enum BundleVerifier {
         for entry in manifest.entries { expected[entry.path] = entry }
         var changes: [BundleChange] = []
         var report = BundleVerification(isSigned: true, keyID: signature.key.keyID, files: 0, directories: 0, bytes: 0)
+        let digest = FileDigest()
         try root.enumerate(at: bundle, recursive: true, prefetchingAttributes: true) { item throws(SandboxError) in
             let relative = item.path.relative(to: bundle)
             guard let attributes = item.attributes else { return }  // vanished while listed: reported as removed
@@ -94,7 +95,7 @@ enum BundleVerifier {
                 changes.append(BundleChange(path: relative.description, kind: .added))
                 return
             }
-            let change = try compare(item.path, item.type, mode, attributes.size, with: entry, in: root, report: &report)
+            let change = try compare(item.path, item.type, mode, attributes.size, with: entry, in: root, digest: digest, report: &report)
             if let change { changes.append(BundleChange(path: relative.description, kind: change)) }
         }
         for entry in expected.values { changes.append(BundleChange(path: entry.path.description, kind: .removed)) }
@@ -108,6 +109,7 @@ enum BundleVerifier {
         _ size: Int64,
         with entry: BundleManifest.Entry,
         in root: ConfinedRoot,
+        digest: FileDigest,
         report: inout BundleVerification
     ) throws(SandboxError) -> BundleChange.Kind? {
         switch (entry.kind, type) {
@@ -115,10 +117,10 @@ enum BundleVerifier {
             report.directories += 1
         case (.file, .regular):
             guard size == entry.size else { return .modified }
-            let digest = try FileDigest.sha256(of: path, in: root)
+            let file = try digest.sha256(of: path, in: root)
             report.files += 1
-            report.bytes += digest.size
-            guard digest.size == entry.size, digest.hex == entry.sha256 else { return .modified }
+            report.bytes += file.size
+            guard file.size == entry.size, file.hex == entry.sha256 else { return .modified }
         default:
             return .typeChanged
         }

@@ -22,10 +22,23 @@ extension ConfinedRoot {
         chunkSize: Int = defaultChunkSize,
         _ body: (UnsafeRawBufferPointer) throws(SandboxError) -> Void
     ) throws(SandboxError) -> Int64 {
-        let file = try openRegularFile(path)
-        _ = posix_fadvise(file.rawValue, 0, 0, POSIX_FADV_SEQUENTIAL)  // advice only: no error to report
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: max(chunkSize, 1), alignment: 16)
         defer { buffer.deallocate() }
+        return try readChunks(of: path, using: buffer, body)
+    }
+
+    /// ``readChunks(of:chunkSize:_:)`` through a buffer the caller owns, so that reading many
+    /// files (hashing a whole bundle, say) allocates once rather than once a file.
+    ///
+    /// - Parameter buffer: where each chunk is read; its size is the chunk size. Must not be empty.
+    @discardableResult
+    public func readChunks(
+        of path: ContainerPath,
+        using buffer: UnsafeMutableRawBufferPointer,
+        _ body: (UnsafeRawBufferPointer) throws(SandboxError) -> Void
+    ) throws(SandboxError) -> Int64 {
+        precondition(!buffer.isEmpty, "readChunks needs a non-empty buffer")
+        let file = try openRegularFile(path)
         var total: Int64 = 0
         while true {
             let count = try syscall("read", path: path.description) { read(file.rawValue, buffer.baseAddress, buffer.count) }
