@@ -61,10 +61,13 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
 
+        // Timing helpers the benchmarks share (spawning peers, medians). Not a product.
+        .target(name: "BenchmarkSupport", path: "Benchmarks/BenchmarkSupport", swiftSettings: swiftSettings),
+
         // Measures the core against the system tools (du, find, rm, cp). Not run by CI.
         .executableTarget(
             name: "sandbox-benchmark",
-            dependencies: ["SandboxCore"],
+            dependencies: ["SandboxCore", "BenchmarkSupport"],
             path: "Benchmarks/sandbox-benchmark",
             swiftSettings: swiftSettings
         ),
@@ -80,7 +83,7 @@ let package = Package(
         // Measures bundle signing and verification against sha256sum. Not run by CI.
         .executableTarget(
             name: "sandbox-bundle-benchmark",
-            dependencies: ["Sandbox"],
+            dependencies: ["Sandbox", "BenchmarkSupport"],
             path: "Benchmarks/sandbox-bundle-benchmark",
             swiftSettings: swiftSettings
         ),

@@ -5,6 +5,7 @@
 //
 //     swift run -c release sandbox-benchmark [--files N] [--folders N] [--copy-mib N] [--runs N] [--dir PATH]
 import Foundation
+import BenchmarkSupport
 import SandboxCore
 
 struct Configuration {
@@ -28,41 +29,6 @@ struct Configuration {
             }
         }
     }
-}
-
-/// Runs a system tool with `posix_spawn` and `waitpid` (Foundation's `Process` adds up to 50 ms of
-/// polling on Linux, which would flatter us), its output to /dev/null; returns its wall time in seconds.
-func timeTool(_ executable: String, _ arguments: [String]) throws -> Double {
-    var actions = posix_spawn_file_actions_t()
-    posix_spawn_file_actions_init(&actions)
-    defer { posix_spawn_file_actions_destroy(&actions) }
-    posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
-    let argv = ([executable] + arguments).map { strdup($0) } + [nil]
-    defer { argv.forEach { free($0) } }
-    var pid: pid_t = 0
-    let start = ContinuousClock.now
-    let spawned = posix_spawn(&pid, executable, &actions, nil, argv, environ)
-    guard spawned == 0 else { fatalError("cannot run \(executable): errno \(spawned)") }
-    var status: Int32 = 0
-    while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
-    let elapsed = ContinuousClock.now - start
-    guard status == 0 else { fatalError("\(executable) \(arguments) failed with status \(status)") }
-    return elapsed.seconds
-}
-
-func time(_ body: () throws -> Void) rethrows -> Double {
-    let start = ContinuousClock.now
-    try body()
-    return (ContinuousClock.now - start).seconds
-}
-
-extension Duration {
-    var seconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
-}
-
-func median(_ values: [Double]) -> Double {
-    let sorted = values.sorted()
-    return sorted.count % 2 == 1 ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
 }
 
 /// One result line: medians and the ratio ours/theirs, and the per-run ratios' median.

@@ -7,6 +7,7 @@
 //
 //     swift run -c release sandbox-bundle-benchmark [--big-mib N] [--files N] [--file-kib N] [--runs N] [--dir PATH]
 import Foundation
+import BenchmarkSupport
 import Sandbox
 
 struct Configuration {
@@ -32,41 +33,6 @@ struct Configuration {
     }
 }
 
-/// Runs a system tool with `posix_spawn` and `waitpid` (Foundation's `Process` adds up to 50 ms of
-/// polling on Linux, which would flatter us), its output to /dev/null; returns its wall time in seconds.
-func timeTool(_ executable: String, _ arguments: [String]) -> Double {
-    var actions = posix_spawn_file_actions_t()
-    posix_spawn_file_actions_init(&actions)
-    defer { posix_spawn_file_actions_destroy(&actions) }
-    posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
-    let argv = ([executable] + arguments).map { strdup($0) } + [nil]
-    defer { argv.forEach { free($0) } }
-    var pid: pid_t = 0
-    let start = ContinuousClock.now
-    let spawned = posix_spawn(&pid, executable, &actions, nil, argv, environ)
-    guard spawned == 0 else { fatalError("cannot run \(executable): errno \(spawned)") }
-    var status: Int32 = 0
-    while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
-    let elapsed = ContinuousClock.now - start
-    guard status == 0 else { fatalError("\(executable) failed with status \(status)") }
-    return elapsed.seconds
-}
-
-func time(_ body: () throws -> Void) rethrows -> Double {
-    let start = ContinuousClock.now
-    try body()
-    return (ContinuousClock.now - start).seconds
-}
-
-extension Duration {
-    var seconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
-}
-
-func median(_ values: [Double]) -> Double {
-    let sorted = values.sorted()
-    return sorted.count % 2 == 1 ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
-}
-
 /// One result line: medians, throughput, and the median of the per-run ratios ours/theirs.
 struct Row {
     var name: String
@@ -85,11 +51,11 @@ struct Row {
     }
 
     /// Runs ours and theirs alternately, each going first every other run.
-    mutating func measure(runs: Int, ours: () throws -> Void, theirs: () -> Double) rethrows {
+    mutating func measure(runs: Int, ours: () throws -> Void, theirs: () throws -> Double) rethrows {
         for run in 0..<runs {
-            if run % 2 == 1 { self.theirs.append(theirs()) }
+            if run % 2 == 1 { self.theirs.append(try theirs()) }
             self.ours.append(try time(ours))
-            if run % 2 == 0 { self.theirs.append(theirs()) }
+            if run % 2 == 0 { self.theirs.append(try theirs()) }
         }
     }
 }
@@ -121,7 +87,7 @@ func run() throws {
     var template = Array("\(configuration.directory)/sandbox-bundle-bench-XXXXXX".utf8CString)
     guard let made = mkdtemp(&template) else { fatalError("cannot create a directory in \(configuration.directory)") }
     let base = String(cString: made)
-    defer { _ = timeTool("/bin/rm", ["-rf", base]) }  // teardown only
+    defer { _ = try? timeTool("/bin/rm", ["-rf", base]) }  // teardown only
     print("# sandbox-bundle-benchmark: 1 × \(configuration.bigMiB) MiB and \(configuration.files) × \(configuration.fileKiB) KiB, \(configuration.runs) runs, in \(base)")
 
     let home = try SandboxHome(location: base + "/home")
@@ -133,17 +99,17 @@ func run() throws {
     for (name, files, bytes) in [("Big.app", big, configuration.bigMiB << 20), ("Small.app", small, configuration.files * configuration.fileKiB << 10)] {
         let source = base + "/" + name
         let label = name == "Big.app" ? "1 × \(configuration.bigMiB) MiB" : "\(configuration.files) × \(configuration.fileKiB) KiB"
-        _ = timeTool("/usr/bin/sha256sum", files)  // warm the cache once for both
+        _ = try timeTool("/usr/bin/sha256sum", files)  // warm the cache once for both
 
         var sign = Row(name: "sign (\(label))", peer: "sha256sum", bytes: bytes)
-        try sign.measure(runs: configuration.runs) { try BundleSigner.sign(bundleAt: source, with: key) } theirs: { timeTool("/usr/bin/sha256sum", files) }
+        try sign.measure(runs: configuration.runs) { try BundleSigner.sign(bundleAt: source, with: key) } theirs: { try timeTool("/usr/bin/sha256sum", files) }
         rows.append(sign)
 
         let app = try AppIdentifier("com.example.\(name.dropLast(4).lowercased())")
         let container = try home.createContainer(for: app, bundleDirectory: source)
         let installed = files.map { container.hostPath(for: .bundle) + $0.dropFirst(source.count) }
         let keys = try home.trustedKeys()
-        _ = timeTool("/usr/bin/sha256sum", installed)
+        _ = try timeTool("/usr/bin/sha256sum", installed)
         // coreutils' portable SHA-256, and OpenSSL's, which uses the CPU's SHA extensions as ours does.
         for (peer, tool, arguments) in [("sha256sum", "/usr/bin/sha256sum", installed), ("openssl dgst -sha256", "/usr/bin/openssl", ["dgst", "-sha256"] + installed)] {
             var verify = Row(name: "verify installed bundle (\(label))", peer: peer, bytes: bytes)
@@ -151,7 +117,7 @@ func run() throws {
                 let report = try container.verifyBundle(trustedKeys: keys)
                 precondition(report.bytes == Int64(bytes), "verified \(report.bytes) bytes")
             } theirs: {
-                timeTool(tool, arguments)
+                try timeTool(tool, arguments)
             }
             rows.append(verify)
         }
