@@ -75,7 +75,7 @@ let package = Package(
         // Measures SandboxWatch against the goals of issue 6 and against inotifywait. Not run by CI.
         .executableTarget(
             name: "sandbox-watch-benchmark",
-            dependencies: ["SandboxWatch"],
+            dependencies: ["SandboxWatch", "BenchmarkSupport"],
             path: "Benchmarks/sandbox-watch-benchmark",
             swiftSettings: swiftSettings
         ),

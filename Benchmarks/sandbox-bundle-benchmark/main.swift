@@ -6,8 +6,8 @@
 // ratio ours/theirs in time (≤ 1.0 means at least as fast). Not run by CI.
 //
 //     swift run -c release sandbox-bundle-benchmark [--big-mib N] [--files N] [--file-kib N] [--runs N] [--dir PATH]
-import Foundation
 import BenchmarkSupport
+import Foundation
 import Sandbox
 
 struct Configuration {
@@ -18,44 +18,16 @@ struct Configuration {
     var directory = "/var/tmp"
 
     init(arguments: [String]) {
-        var iterator = arguments.dropFirst().makeIterator()
-        while let flag = iterator.next() {
-            let value = iterator.next() ?? ""
+        parseOptions(arguments) { flag, value in
             switch flag {
             case "--big-mib": bigMiB = Int(value) ?? bigMiB
             case "--files": files = Int(value) ?? files
             case "--file-kib": fileKiB = Int(value) ?? fileKiB
             case "--runs": runs = Int(value) ?? runs
             case "--dir": directory = value
-            default: fatalError("unknown option \(flag); see the comment at the top of main.swift")
+            default: return false
             }
-        }
-    }
-}
-
-/// One result line: medians, throughput, and the median of the per-run ratios ours/theirs.
-struct Row {
-    var name: String
-    var peer: String
-    var bytes: Int
-    var ours: [Double] = []
-    var theirs: [Double] = []
-
-    var line: String {
-        let ratios = zip(ours, theirs).map { $0 / $1 }
-        let mib = Double(bytes) / Double(1 << 20)
-        return String(
-            format: "| %@ | %@ | %.3f s (%.0f MiB/s) | %.3f s (%.0f MiB/s) | **%.2f** |",
-            name, peer, median(ours), mib / median(ours), median(theirs), mib / median(theirs), median(ratios)
-        )
-    }
-
-    /// Runs ours and theirs alternately, each going first every other run.
-    mutating func measure(runs: Int, ours: () throws -> Void, theirs: () throws -> Double) rethrows {
-        for run in 0..<runs {
-            if run % 2 == 1 { self.theirs.append(try theirs()) }
-            self.ours.append(try time(ours))
-            if run % 2 == 0 { self.theirs.append(try theirs()) }
+            return true
         }
     }
 }
@@ -95,13 +67,13 @@ func run() throws {
     try home.trust(key.publicKey)
     let big = try writeFiles(at: base + "/Big.app", count: 1, size: configuration.bigMiB << 20, prefix: "d")
     let small = try writeFiles(at: base + "/Small.app", count: configuration.files, size: configuration.fileKiB << 10, prefix: "d")
-    var rows: [Row] = []
+    var rows: [Comparison] = []
     for (name, files, bytes) in [("Big.app", big, configuration.bigMiB << 20), ("Small.app", small, configuration.files * configuration.fileKiB << 10)] {
         let source = base + "/" + name
         let label = name == "Big.app" ? "1 × \(configuration.bigMiB) MiB" : "\(configuration.files) × \(configuration.fileKiB) KiB"
         _ = try timeTool("/usr/bin/sha256sum", files)  // warm the cache once for both
 
-        var sign = Row(name: "sign (\(label))", peer: "sha256sum", bytes: bytes)
+        var sign = Comparison(name: "sign (\(label))", peer: "sha256sum", bytes: bytes)
         try sign.measure(runs: configuration.runs) { try BundleSigner.sign(bundleAt: source, with: key) } theirs: { try timeTool("/usr/bin/sha256sum", files) }
         rows.append(sign)
 
@@ -112,7 +84,7 @@ func run() throws {
         _ = try timeTool("/usr/bin/sha256sum", installed)
         // coreutils' portable SHA-256, and OpenSSL's, which uses the CPU's SHA extensions as ours does.
         for (peer, tool, arguments) in [("sha256sum", "/usr/bin/sha256sum", installed), ("openssl dgst -sha256", "/usr/bin/openssl", ["dgst", "-sha256"] + installed)] {
-            var verify = Row(name: "verify installed bundle (\(label))", peer: peer, bytes: bytes)
+            var verify = Comparison(name: "verify installed bundle (\(label))", peer: peer, bytes: bytes)
             try verify.measure(runs: configuration.runs) {
                 let report = try container.verifyBundle(trustedKeys: keys)
                 precondition(report.bytes == Int64(bytes), "verified \(report.bytes) bytes")
