@@ -19,6 +19,7 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-crypto", "3.12.3"..<"5.0.0"),
     ],
     targets: [
         // C wrappers for what the Glibc module does not expose (openat2, statx, renameat2, xattrs, …).
@@ -35,7 +36,15 @@ let package = Package(
         ),
 
         // The device home, containers and their policies, search paths, lifecycle.
-        .target(name: "Sandbox", dependencies: ["SandboxCore"], swiftSettings: swiftSettings),
+        .target(
+            name: "Sandbox",
+            dependencies: [
+                "SandboxCore",
+                .product(name: "SystemPackage", package: "swift-system"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            swiftSettings: swiftSettings
+        ),
 
         // The folder monitor (inotify) and Inbox processing.
         .target(name: "SandboxWatch", dependencies: ["Sandbox", "CSandboxShims"], swiftSettings: swiftSettings),
@@ -52,10 +61,13 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
 
+        // Timing helpers the benchmarks share (spawning peers, medians). Not a product.
+        .target(name: "BenchmarkSupport", path: "Benchmarks/BenchmarkSupport", swiftSettings: swiftSettings),
+
         // Measures the core against the system tools (du, find, rm, cp). Not run by CI.
         .executableTarget(
             name: "sandbox-benchmark",
-            dependencies: ["SandboxCore"],
+            dependencies: ["SandboxCore", "BenchmarkSupport"],
             path: "Benchmarks/sandbox-benchmark",
             swiftSettings: swiftSettings
         ),
@@ -71,8 +83,16 @@ let package = Package(
         // Measures SandboxWatch against the goals of issue 6 and against inotifywait. Not run by CI.
         .executableTarget(
             name: "sandbox-watch-benchmark",
-            dependencies: ["SandboxWatch"],
+            dependencies: ["SandboxWatch", "BenchmarkSupport"],
             path: "Benchmarks/sandbox-watch-benchmark",
+            swiftSettings: swiftSettings
+        ),
+
+        // Measures bundle signing and verification against sha256sum. Not run by CI.
+        .executableTarget(
+            name: "sandbox-bundle-benchmark",
+            dependencies: ["Sandbox", "BenchmarkSupport"],
+            path: "Benchmarks/sandbox-bundle-benchmark",
             swiftSettings: swiftSettings
         ),
 

@@ -4,6 +4,7 @@
 // the ratio ours/theirs in time (≤ 1.0 means at least as fast). Not run by CI.
 //
 //     swift run -c release sandbox-benchmark [--files N] [--folders N] [--copy-mib N] [--runs N] [--dir PATH]
+import BenchmarkSupport
 import Foundation
 import SandboxCore
 
@@ -15,66 +16,17 @@ struct Configuration {
     var directory = "/var/tmp"
 
     init(arguments: [String]) {
-        var iterator = arguments.dropFirst().makeIterator()
-        while let flag = iterator.next() {
-            let value = iterator.next() ?? ""
+        parseOptions(arguments) { flag, value in
             switch flag {
             case "--files": files = Int(value) ?? files
             case "--folders": folders = Int(value) ?? folders
             case "--copy-mib": copyMiB = Int(value) ?? copyMiB
             case "--runs": runs = Int(value) ?? runs
             case "--dir": directory = value
-            default: fatalError("unknown option \(flag); see the comment at the top of main.swift")
+            default: return false
             }
+            return true
         }
-    }
-}
-
-/// Runs a system tool with `posix_spawn` and `waitpid` (Foundation's `Process` adds up to 50 ms of
-/// polling on Linux, which would flatter us), its output to /dev/null; returns its wall time in seconds.
-func timeTool(_ executable: String, _ arguments: [String]) throws -> Double {
-    var actions = posix_spawn_file_actions_t()
-    posix_spawn_file_actions_init(&actions)
-    defer { posix_spawn_file_actions_destroy(&actions) }
-    posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
-    let argv = ([executable] + arguments).map { strdup($0) } + [nil]
-    defer { argv.forEach { free($0) } }
-    var pid: pid_t = 0
-    let start = ContinuousClock.now
-    let spawned = posix_spawn(&pid, executable, &actions, nil, argv, environ)
-    guard spawned == 0 else { fatalError("cannot run \(executable): errno \(spawned)") }
-    var status: Int32 = 0
-    while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
-    let elapsed = ContinuousClock.now - start
-    guard status == 0 else { fatalError("\(executable) \(arguments) failed with status \(status)") }
-    return elapsed.seconds
-}
-
-func time(_ body: () throws -> Void) rethrows -> Double {
-    let start = ContinuousClock.now
-    try body()
-    return (ContinuousClock.now - start).seconds
-}
-
-extension Duration {
-    var seconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
-}
-
-func median(_ values: [Double]) -> Double {
-    let sorted = values.sorted()
-    return sorted.count % 2 == 1 ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
-}
-
-/// One result line: medians and the ratio ours/theirs, and the per-run ratios' median.
-struct Row {
-    var name: String
-    var peer: String
-    var ours: [Double] = []
-    var theirs: [Double] = []
-
-    var line: String {
-        let ratios = zip(ours, theirs).map { $0 / $1 }
-        return String(format: "| %@ | %@ | %.3f s | %.3f s | **%.2f** |", name, peer, median(ours), median(theirs), median(ratios))
     }
 }
 
@@ -107,9 +59,9 @@ func run() throws {
     let tree = try ContainerPath("tree")
     _ = try timeTool("/usr/bin/du", ["-sb", base + "/tree"])  // warm the cache once for both
 
-    var size = Row(name: "recursive size", peer: "du -sb")
-    var enumeration = Row(name: "recursive enumeration", peer: "find")
-    var removal = Row(name: "recursive delete", peer: "rm -rf")
+    var size = Comparison(name: "recursive size", peer: "du -sb")
+    var enumeration = Comparison(name: "recursive enumeration", peer: "find")
+    var removal = Comparison(name: "recursive delete", peer: "rm -rf")
     for _ in 0..<configuration.runs {
         var total: Int64 = 0
         size.ours.append(try time { total = try root.recursiveSize(at: tree)?.logicalBytes ?? 0 })
@@ -133,7 +85,7 @@ func run() throws {
     }
 
     // A large file of non-zero bytes, copied by both with a warm cache.
-    var copy = Row(name: "copy \(configuration.copyMiB) MiB file", peer: "cp")
+    var copy = Comparison(name: "copy \(configuration.copyMiB) MiB file", peer: "cp")
     let chunk = [UInt8]((0..<(1 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ 7) })
     let big = try ContainerPath("big")
     try root.writeFile(at: big, mebibytes: configuration.copyMiB, chunk: chunk)

@@ -7,6 +7,7 @@
 //
 // Goal 3 pauses the monitor's reader with its package-level `pauseReading()` hook (the same one the
 // overflow tests use), creating `max_queued_events / 2 + 1000` files meanwhile.
+import BenchmarkSupport
 import Foundation
 import Glibc
 import SandboxWatch
@@ -20,9 +21,7 @@ struct Configuration {
     var directory = "/tmp"
 
     init(arguments: [String]) {
-        var iterator = arguments.dropFirst().makeIterator()
-        while let flag = iterator.next() {
-            let value = iterator.next() ?? ""
+        parseOptions(arguments) { flag, value in
             switch flag {
             case "--files": files = Int(value) ?? files
             case "--burst": burst = Int(value) ?? burst
@@ -30,8 +29,9 @@ struct Configuration {
             case "--pause-runs": pauseRuns = Int(value) ?? pauseRuns
             case "--settle-samples": settleSamples = Int(value) ?? settleSamples
             case "--dir": directory = value
-            default: fatalError("unknown option \(flag); see the comment at the top of main.swift")
+            default: return false
             }
+            return true
         }
     }
 }

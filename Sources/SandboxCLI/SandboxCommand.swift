@@ -19,6 +19,7 @@ struct SandboxCommand: ParsableCommand {
             Put.self, Cat.self, Move.self, Copy.self, Exclude.self,
             DiskUsage.self, DiskFree.self, Restart.self, Purge.self,
             Watch.self, OpenIn.self, ProcessInbox.self,
+            Keygen.self, Trust.self, Sign.self, Update.self, Verify.self, Resource.self,
         ]
     )
 

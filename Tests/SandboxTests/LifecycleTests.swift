@@ -34,14 +34,13 @@ struct LifecycleTests {
     @Test("a bundle directory is installed under its .app name")
     func bundleInstall() throws {
         try withTemporaryHome { home, scratch in
-            let source = scratch + "/Notes.app"
-            try FileManager.default.createDirectory(atPath: source + "/en.lproj", withIntermediateDirectories: true)
-            try Data("binary".utf8).write(to: URL(fileURLWithPath: source + "/Notes"))
-            try Data("\"hi\" = \"Hello\";".utf8).write(to: URL(fileURLWithPath: source + "/en.lproj/Localizable.strings"))
+            let files = ["Notes": "binary", "en.lproj/Localizable.strings": "\"hi\" = \"Hello\";"]
+            let source = try signedBundle(in: scratch, home: home, files: files).path
             let container = try home.createContainer(for: AppIdentifier("com.example.notes"), bundleDirectory: source)
             #expect(container.bundleName == "Notes.app")
-            #expect(try container.bundleRoot.readContents(of: ContainerPath("Notes.app/Notes")) == Array("binary".utf8))
-            #expect(try container.bundleRoot.fileExists(at: ContainerPath("Notes.app/en.lproj/Localizable.strings")))
+            let bundle = try container.bundle(preferredLanguages: [])
+            #expect(try bundle.readContents(of: ContainerPath("Notes")) == Array("binary".utf8))
+            #expect(try bundle.fileExists(at: ContainerPath("en.lproj/Localizable.strings")))
         }
     }
 

@@ -2,14 +2,16 @@ import SandboxCore
 
 /// An installed app's containers: the data container (its home) and the bundle container.
 ///
-/// Every file operation goes through ``root`` (or ``bundleRoot``), confined beneath the container
-/// by the kernel; paths are ``ContainerPath`` values relative to the container's home.
+/// Every file operation goes through ``root``, confined beneath the container by the kernel; paths
+/// are ``ContainerPath`` values relative to the container's home. The bundle is read through
+/// ``bundle(preferredLanguages:environment:)``, which offers no writes: it is read-only and signed.
 public final class Container: Sendable {
     public let identifier: AppIdentifier
     /// The data container: `Documents`, `Library`, `tmp`.
     public let root: ConfinedRoot
-    /// The bundle container, which holds ``bundleName``.
-    public let bundleRoot: ConfinedRoot
+    /// The bundle container, which holds ``bundleName``. Not public: the library offers no way to
+    /// write to the bundle.
+    let bundleRoot: ConfinedRoot
     /// The bundle's directory name, e.g. `notes.app`.
     public let bundleName: String
 

@@ -9,9 +9,14 @@ extension SandboxHome {
     ///
     /// - Parameters:
     ///   - bundleDirectory: a host directory to install as the bundle; its name is kept if it ends
-    ///     in `.app`. Without it the bundle is an empty `<last part>.app`.
+    ///     in `.app`. It must be signed (`sandbox sign`) by a key the device trusts
+    ///     (``trust(_:)``); the installed copy is checked against the manifest and made read-only.
+    ///     Without it the bundle is an empty, unsigned `<last part>.app` placeholder.
     /// - Throws: ``SandboxError/Code/alreadyExists`` when the app has containers;
-    ///   ``SandboxError/Code/notFound`` for a missing bundle directory; file-system errors.
+    ///   ``SandboxError/Code/notFound`` for a missing bundle directory;
+    ///   ``SandboxError/Code/signatureInvalid``, ``SandboxError/Code/untrustedKey`` and
+    ///   ``SandboxError/Code/bundleModified`` for a bundle that fails its checks (nothing is
+    ///   installed); file-system errors.
     @discardableResult
     public func createContainer(for app: AppIdentifier, bundleDirectory: String? = nil) throws(SandboxError) -> Container {
         let data = Self.dataPath(app)
@@ -31,7 +36,7 @@ extension SandboxHome {
                 try root.createDirectory(at: dataStage.appendingComponents(of: path))
             }
             if let bundleDirectory {
-                try root.importItem(fromHost: bundleDirectory, to: bundleStage.appendingName(bundleName))
+                try stageBundle(fromHost: bundleDirectory, at: bundleStage.appendingName(bundleName))
             } else {
                 try root.createDirectory(at: bundleStage.appendingName(bundleName))
             }
@@ -119,7 +124,7 @@ extension SandboxHome {
         return path
     }
 
-    private static func bundleName(for app: AppIdentifier, from directory: String?) -> String {
+    static func bundleName(for app: AppIdentifier, from directory: String?) -> String {
         if let last = directory?.split(separator: "/").last, last.hasSuffix(".app"), last.count > 4 { return String(last) }
         return app.lastPart + ".app"
     }

@@ -77,6 +77,9 @@ extension SandboxError {
             case corrupt = "corrupt"
             case invalidArgument = "invalid-argument"
             case closed = "closed"
+            case signatureInvalid = "signature-invalid"
+            case untrustedKey = "untrusted-key"
+            case bundleModified = "bundle-modified"
             case unknown = "unknown"
         }
 
@@ -133,6 +136,12 @@ extension SandboxError {
         public static let invalidArgument = Code(.invalidArgument)
         /// A handle, stream or channel was used after it was closed.
         public static let closed = Code(.closed)
+        /// A signature does not verify, is missing, or is not in the expected format.
+        public static let signatureInvalid = Code(.signatureInvalid)
+        /// A signature verifies, but with a key this device does not trust.
+        public static let untrustedKey = Code(.untrustedKey)
+        /// A signed app bundle's files differ from its manifest: changed, added or removed.
+        public static let bundleModified = Code(.bundleModified)
         /// Anything not covered above; the ``SandboxError/cause`` tells more.
         public static let unknown = Code(.unknown)
     }

@@ -9,7 +9,8 @@ extension ConfinedRoot {
     /// names relative to them, so a directory swapped for a symlink while it runs is unlinked as a
     /// link, and nothing outside the container is touched.
     ///
-    /// - Parameter recursively: remove a directory with everything in it.
+    /// - Parameter recursively: remove a directory with everything in it. Read-only directories
+    ///   the caller owns (a sealed app bundle's) are made writable on the way, so they can be emptied.
     /// - Returns: how many items were removed; 0 when nothing existed at `path`.
     /// - Throws: ``SandboxError/Code/directoryNotEmpty`` for a non-empty directory without
     ///   `recursively`, ``SandboxError/Code/invalidPath`` for the root itself, and resolution
@@ -86,6 +87,7 @@ extension ConfinedRoot {
             }
         }
         let directory = OwnedDescriptor(taking: fd)
+        try makeWritable(directory.rawValue, path: path)
         var removed = 0
         // Non-directories are unlinked straight from the shared buffer; directories (and entries
         // that turn out to be directories) are removed once this one has been read.
@@ -108,5 +110,16 @@ extension ConfinedRoot {
         }
         _ = try syscall("unlinkat", path: path.description) { unlinkat(parent, name, CSB_AT_REMOVEDIR) }
         return removed + 1
+    }
+
+    /// Gives the owner write and search permission on a read-only directory (a sealed app bundle
+    /// is 0555), so that its entries can be unlinked by a user other than root, as removing a tree
+    /// one owns is meant to succeed. Directories already writable are left untouched.
+    private static func makeWritable(_ directory: CInt, path: ContainerPath) throws(SandboxError) {
+        var info = stat()
+        _ = try syscall("fstat", path: path.description) { fstat(directory, &info) }
+        let ownerAll = mode_t(S_IRWXU)
+        guard info.st_mode & ownerAll != ownerAll, info.st_uid == geteuid() else { return }
+        _ = try syscall("fchmod", path: path.description) { fchmod(directory, (info.st_mode & 0o7777) | ownerAll) }
     }
 }

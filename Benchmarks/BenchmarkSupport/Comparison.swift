@@ -1,0 +1,39 @@
+import Foundation
+
+/// One table row comparing ours with a peer: each side's times per run, and how to print them.
+public struct Comparison {
+    public var name: String
+    public var peer: String
+    /// Bytes processed per run, to show throughput; `nil` to show times only.
+    public var bytes: Int?
+    public var ours: [Double] = []
+    public var theirs: [Double] = []
+
+    public init(name: String, peer: String, bytes: Int? = nil) {
+        self.name = name
+        self.peer = peer
+        self.bytes = bytes
+    }
+
+    /// `| name | peer | ours | theirs | ratio |`: medians (with throughput when ``bytes`` is set)
+    /// and the median of the per-run ratios ours/theirs.
+    public var line: String {
+        let ratios = zip(ours, theirs).map { $0 / $1 }
+        return "| \(name) | \(peer) | \(shown(median(ours))) | \(shown(median(theirs))) | **\(String(format: "%.2f", median(ratios)))** |"
+    }
+
+    private func shown(_ seconds: Double) -> String {
+        guard let bytes else { return String(format: "%.3f s", seconds) }
+        return String(format: "%.3f s (%.0f MiB/s)", seconds, Double(bytes) / Double(1 << 20) / seconds)
+    }
+
+    /// Runs ours and theirs alternately, each going first every other run (the file system's
+    /// state favours one or the other).
+    public mutating func measure(runs: Int, ours: () throws -> Void, theirs: () throws -> Double) rethrows {
+        for run in 0..<runs {
+            if run % 2 == 1 { self.theirs.append(try theirs()) }
+            self.ours.append(try time(ours))
+            if run % 2 == 0 { self.theirs.append(try theirs()) }
+        }
+    }
+}

@@ -1,0 +1,108 @@
+// Measures the signed-bundle checks against `sha256sum` (and, for verification, `openssl dgst
+// -sha256`) hashing the same files in the same run:
+// verifying an installed bundle (`Container.verifyBundle`, what every app open does) and signing a
+// bundle directory (`BundleSigner.sign`), for one large file (throughput) and for many small files
+// (per-file cost). Each case alternates ours and theirs, several runs, and reports medians and the
+// ratio ours/theirs in time (≤ 1.0 means at least as fast). Not run by CI.
+//
+//     swift run -c release sandbox-bundle-benchmark [--big-mib N] [--files N] [--file-kib N] [--runs N] [--dir PATH]
+import BenchmarkSupport
+import Foundation
+import Sandbox
+
+struct Configuration {
+    var bigMiB = 512
+    var files = 5_000
+    var fileKiB = 16
+    var runs = 5
+    var directory = "/var/tmp"
+
+    init(arguments: [String]) {
+        parseOptions(arguments) { flag, value in
+            switch flag {
+            case "--big-mib": bigMiB = Int(value) ?? bigMiB
+            case "--files": files = Int(value) ?? files
+            case "--file-kib": fileKiB = Int(value) ?? fileKiB
+            case "--runs": runs = Int(value) ?? runs
+            case "--dir": directory = value
+            default: return false
+            }
+            return true
+        }
+    }
+}
+
+/// Writes `count` files of `size` bytes of varied content under `path`, 100 to a folder; returns
+/// their host paths.
+func writeFiles(at path: String, count: Int, size: Int, prefix: String) throws -> [String] {
+    var paths: [String] = []
+    for index in 0..<count {
+        let folder = "\(path)/\(prefix)\(index / 100)"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let file = "\(folder)/f\(index)"
+        guard FileManager.default.createFile(atPath: file, contents: nil) else { fatalError("cannot create \(file)") }
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: file))
+        var written = 0
+        while written < size {
+            let count = min(size - written, 1 << 20)
+            try handle.write(contentsOf: (0..<count).map { UInt8(truncatingIfNeeded: ($0 + written) &* 31 &+ index) })
+            written += count
+        }
+        try handle.close()
+        paths.append(file)
+    }
+    return paths
+}
+
+func run() throws {
+    let configuration = Configuration(arguments: CommandLine.arguments)
+    var template = Array("\(configuration.directory)/sandbox-bundle-bench-XXXXXX".utf8CString)
+    guard let made = mkdtemp(&template) else { fatalError("cannot create a directory in \(configuration.directory)") }
+    let base = String(cString: made)
+    defer { _ = try? timeTool("/bin/rm", ["-rf", base]) }  // teardown only
+    print("# sandbox-bundle-benchmark: 1 × \(configuration.bigMiB) MiB and \(configuration.files) × \(configuration.fileKiB) KiB, \(configuration.runs) runs, in \(base)")
+
+    let home = try SandboxHome(location: base + "/home")
+    let key = SigningKey()
+    try home.trust(key.publicKey)
+    let big = try writeFiles(at: base + "/Big.app", count: 1, size: configuration.bigMiB << 20, prefix: "d")
+    let small = try writeFiles(at: base + "/Small.app", count: configuration.files, size: configuration.fileKiB << 10, prefix: "d")
+    var rows: [Comparison] = []
+    for (name, files, bytes) in [("Big.app", big, configuration.bigMiB << 20), ("Small.app", small, configuration.files * configuration.fileKiB << 10)] {
+        let source = base + "/" + name
+        let label = name == "Big.app" ? "1 × \(configuration.bigMiB) MiB" : "\(configuration.files) × \(configuration.fileKiB) KiB"
+        _ = try timeTool("/usr/bin/sha256sum", files)  // warm the cache once for both
+
+        var sign = Comparison(name: "sign (\(label))", peer: "sha256sum", bytes: bytes)
+        try sign.measure(runs: configuration.runs) { try BundleSigner.sign(bundleAt: source, with: key) } theirs: { try timeTool("/usr/bin/sha256sum", files) }
+        rows.append(sign)
+
+        let app = try AppIdentifier("com.example.\(name.dropLast(4).lowercased())")
+        let container = try home.createContainer(for: app, bundleDirectory: source)
+        let installed = files.map { container.hostPath(for: .bundle) + $0.dropFirst(source.count) }
+        let keys = try home.trustedKeys()
+        _ = try timeTool("/usr/bin/sha256sum", installed)
+        // coreutils' portable SHA-256, and OpenSSL's, which uses the CPU's SHA extensions as ours does.
+        for (peer, tool, arguments) in [("sha256sum", "/usr/bin/sha256sum", installed), ("openssl dgst -sha256", "/usr/bin/openssl", ["dgst", "-sha256"] + installed)] {
+            var verify = Comparison(name: "verify installed bundle (\(label))", peer: peer, bytes: bytes)
+            try verify.measure(runs: configuration.runs) {
+                let report = try container.verifyBundle(trustedKeys: keys)
+                precondition(report.bytes == Int64(bytes), "verified \(report.bytes) bytes")
+            } theirs: {
+                try timeTool(tool, arguments)
+            }
+            rows.append(verify)
+        }
+    }
+
+    print("| operation | peer | ours (median) | peer (median) | ratio ours/peer |")
+    print("|---|---|---|---|---|")
+    for row in rows { print(row.line) }
+}
+
+do {
+    try run()
+} catch {
+    FileHandle.standardError.write(Data("sandbox-bundle-benchmark: \(error)\n".utf8))
+    exit(1)
+}

@@ -1,0 +1,44 @@
+import SandboxCore
+
+/// Signs bundle directories on the host (`sandbox sign`).
+public enum BundleSigner {
+    /// What signing did.
+    public struct Report: Sendable, Hashable, Codable {
+        /// Files in the manifest.
+        public var files: Int
+        /// Directories in the manifest.
+        public var directories: Int
+        /// Bytes hashed.
+        public var bytes: Int64
+        /// The signer's ``SigningPublicKey/keyID``.
+        public var keyID: String
+    }
+
+    /// Writes `_CodeSignature/manifest.json` and `_CodeSignature/signature` into the bundle
+    /// directory at `hostPath`, replacing an earlier signature. Each file is written atomically
+    /// and durably, the manifest first.
+    ///
+    /// - Throws: ``SandboxError/Code/unsupported`` naming a symbolic link, FIFO, socket or device in
+    ///   the bundle; ``SandboxError/Code/notFound`` / ``SandboxError/Code/notADirectory`` for a
+    ///   bad `hostPath`; file-system errors. On error no new signature is in place; an old one may
+    ///   remain, and no longer matches if the bundle changed.
+    @discardableResult
+    public static func sign(bundleAt hostPath: String, with key: SigningKey) throws(SandboxError) -> Report {
+        let root = try ConfinedRoot(openingDirectoryAt: hostPath)
+        switch try root.attributes(at: BundleManifest.signatureDirectory, followingSymlink: false)?.type {
+        case nil:
+            try root.createDirectory(at: BundleManifest.signatureDirectory)
+        case .directory?:
+            break
+        case let other?:
+            throw SandboxError(.alreadyExists, "'\(hostPath)/_CodeSignature' is a \(other), not a directory; the signature goes there. Move it away and sign again.", path: "_CodeSignature")
+        }
+        let manifest = try BundleManifest(scanning: .root, in: root)
+        let bytes = manifest.canonicalBytes
+        let signature = try BundleSignature(signing: bytes, with: key)
+        try root.writeContents(bytes, to: BundleManifest.manifestFile, options: [.atomic, .durable])
+        try root.writeContents(signature.storedBytes, to: BundleManifest.signatureFile, options: [.atomic, .durable])
+        let files = manifest.entries.filter { $0.kind == .file }.count
+        return Report(files: files, directories: manifest.entries.count - files, bytes: manifest.totalSize, keyID: key.publicKey.keyID)
+    }
+}

@@ -1,0 +1,69 @@
+import Foundation
+import SandboxCore
+
+/// An app whose bundle was checked on opening: what a launcher (`sandbox run`) starts from.
+public struct OpenedApp: Sendable {
+    /// The app's containers.
+    public let container: Container
+    /// The verified bundle, with the app's preferred languages for look-ups.
+    public let bundle: AppBundle
+    /// What the check found.
+    public let verification: BundleVerification
+}
+
+extension Container {
+    /// The bundle, read-only, for resource look-ups. Does not check the signature: open the app
+    /// with ``SandboxHome/openApp(_:environment:)`` for that.
+    ///
+    /// - Parameter preferredLanguages: the languages look-ups prefer; `nil` reads them with
+    ///   ``preferredLanguages(environment:)``.
+    /// - Throws: ``SandboxError/Code/corrupt`` for an unreadable preferences file, file-system errors.
+    public func bundle(
+        preferredLanguages: [String]? = nil,
+        environment: [String: String] = ProcessInfo.processInfo.environment
+    ) throws(SandboxError) -> AppBundle {
+        let languages: [String]
+        if let preferredLanguages { languages = preferredLanguages } else { languages = try self.preferredLanguages(environment: environment) }
+        let root = try bundleRoot.openSubroot(at: ContainerPath.root.appendingName(bundleName))
+        return AppBundle(name: bundleName, root: root, preferredLanguages: languages)
+    }
+
+    /// Checks the installed bundle against its signature and manifest: the signer must be in
+    /// `trustedKeys`, and every file must have its signed contents (SHA-256, streamed), size, type
+    /// and read-only permissions, with nothing added or removed. An empty unsigned placeholder
+    /// (an app created without a bundle) passes as unsigned.
+    ///
+    /// - Throws: ``SandboxError/Code/bundleModified`` naming the first changed, added or removed
+    ///   file (and how many more); ``SandboxError/Code/signatureInvalid`` and
+    ///   ``SandboxError/Code/untrustedKey``; file-system errors.
+    @discardableResult
+    public func verifyBundle(trustedKeys: Set<SigningPublicKey>) throws(SandboxError) -> BundleVerification {
+        let bundle = ContainerPath.root.appendingName(bundleName)
+        let label = "the bundle of '\(identifier)'"
+        let (report, changes) = try BundleVerifier.check(bundle, in: bundleRoot, trustedKeys: trustedKeys, label: label)
+        guard changes.isEmpty else {
+            throw SandboxError(
+                .bundleModified,
+                "The bundle of '\(identifier)' was changed after it was installed: \(BundleChange.summary(of: changes, inBundleNamed: bundleName)). The app will not be opened; reinstall it with `sandbox update \(identifier) --bundle DIR`.",
+                path: changes.map(\.path).min().map { bundleName + "/" + $0 }
+            )
+        }
+        return report
+    }
+}
+
+extension SandboxHome {
+    /// Opens an installed app: checks its bundle against the device's trusted keys and its signed
+    /// manifest (``Container/verifyBundle(trustedKeys:)``), then returns it with its bundle ready
+    /// for look-ups in the app's preferred languages. Every launch goes through here.
+    ///
+    /// - Throws: ``SandboxError/Code/notFound`` when the app is not installed;
+    ///   ``SandboxError/Code/bundleModified`` naming the changed file;
+    ///   ``SandboxError/Code/signatureInvalid``; ``SandboxError/Code/untrustedKey`` when the signer
+    ///   is no longer trusted; ``SandboxError/Code/corrupt`` for an unreadable preferences file.
+    public func openApp(_ app: AppIdentifier, environment: [String: String] = ProcessInfo.processInfo.environment) throws(SandboxError) -> OpenedApp {
+        let container = try container(for: app)
+        let verification = try container.verifyBundle(trustedKeys: try trustedKeys())
+        return OpenedApp(container: container, bundle: try container.bundle(environment: environment), verification: verification)
+    }
+}

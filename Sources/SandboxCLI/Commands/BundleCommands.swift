@@ -1,0 +1,158 @@
+import ArgumentParser
+import Foundation
+import Sandbox
+
+struct Keygen: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Create an Ed25519 key for signing bundles.",
+        discussion: "Writes the private key to KEYFILE (mode 0600) and the public key to KEYFILE.pub; neither may exist. With --trust, this device also trusts the new key."
+    )
+
+    @Argument(help: "Where to write the private key; the public key goes to KEYFILE.pub.")
+    var keyfile: String
+    @Flag(help: "Trust the new key on this device (as `sandbox trust KEYFILE.pub` does).")
+    var trust = false
+    @OptionGroup var output: OutputOptions
+
+    func run() throws {
+        let key = SigningKey()
+        try key.write(toHostPath: keyfile)
+        if trust { try SandboxHome().trust(key.publicKey) }
+        let summary = KeySummary(keyID: key.publicKey.keyID, privateKey: keyfile, publicKey: keyfile + ".pub", trusted: trust)
+        if output.json { return try Output.json(summary) }
+        print("Wrote the private key to \(keyfile) (keep it secret) and the public key to \(keyfile).pub")
+        print("key ID: \(summary.keyID)\(trust ? " (trusted on this device)" : "")")
+    }
+}
+
+struct Trust: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Trust a public key on this device, so bundles it signed can be installed and opened.",
+        discussion: "Trusted keys live in $SANDBOX_HOME/Device/TrustedKeys/<key ID>.pub. --remove stops trusting a key: apps it signed then refuse to open until updated."
+    )
+
+    @Argument(help: "A public key file (KEYFILE.pub, as written by `sandbox keygen`).")
+    var publicKey: String?
+    @Flag(help: "Stop trusting the key instead.")
+    var remove = false
+    @Flag(help: "List the trusted keys.")
+    var list = false
+    @OptionGroup var output: OutputOptions
+
+    func validate() throws {
+        guard (publicKey == nil) == list else { throw ValidationError("Give a public key file, or --list (not both).") }
+        guard !(list && remove) else { throw ValidationError("--remove needs a public key file, not --list.") }
+    }
+
+    func run() throws {
+        let home = try SandboxHome()
+        guard let publicKey else {
+            let keys = try home.trustedKeys().map(\.keyID).sorted()
+            if output.json { return try Output.json(keys) }
+            for key in keys { print(key) }
+            return
+        }
+        let key = try SigningPublicKey(contentsOfHostPath: publicKey)
+        let changed = remove ? try home.distrust(key) : try home.trust(key)
+        if output.json { return try Output.json(["keyID": key.keyID, "trusted": !remove ? "yes" : "no", "changed": changed ? "yes" : "no"]) }
+        switch (remove, changed) {
+        case (false, true): print("Trusted key \(key.keyID)")
+        case (false, false): print("Key \(key.keyID) was already trusted")
+        case (true, true): print("No longer trusting key \(key.keyID)")
+        case (true, false): print("Key \(key.keyID) was not trusted")
+        }
+    }
+}
+
+struct Sign: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Sign a bundle directory: a manifest of every file's SHA-256, signed with Ed25519.",
+        discussion: "Writes BUNDLE-DIR/_CodeSignature/manifest.json and BUNDLE-DIR/_CodeSignature/signature, replacing an earlier signature. Hidden files are included; symbolic links, FIFOs, sockets and devices are refused."
+    )
+
+    @Argument(help: "The bundle directory (e.g. Notes.app).")
+    var bundleDirectory: String
+    @Option(help: "The private key file from `sandbox keygen`.")
+    var key: String
+    @OptionGroup var output: OutputOptions
+
+    func run() throws {
+        let report = try BundleSigner.sign(bundleAt: bundleDirectory, with: SigningKey(contentsOfHostPath: key))
+        if output.json { return try Output.json(report) }
+        print("Signed \(bundleDirectory): \(report.files) file(s), \(report.directories) folder(s), \(Output.bytes(report.bytes)); key ID \(report.keyID)")
+    }
+}
+
+struct Update: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Replace an app's bundle with a new signed one, keeping its data.",
+        discussion: "The new bundle is checked and staged beside the old one, then swapped in atomically. Documents and Library (Preferences, Application Support, Caches) are kept and tmp is cleared; the keychain is untouched. On any failure the old app is left as it was."
+    )
+
+    @OptionGroup var app: AppArgument
+    @Option(help: "The new bundle directory, signed with `sandbox sign`.")
+    var bundle: String
+    @Flag(help: "Accept a bundle signed by another trusted key than the installed one.")
+    var allowNewSigner = false
+    @OptionGroup var output: OutputOptions
+
+    func run() throws {
+        let report = try SandboxHome().update(app.identifier(), bundleDirectory: bundle, allowingNewSigner: allowNewSigner)
+        for warning in report.warnings { FileHandle.standardError.write(Data("sandbox: warning: \(warning)\n".utf8)) }
+        if output.json { return try Output.json(report) }
+        print("Updated \(report.app)")
+        print("  bundle: \(report.bundle)")
+        print("  signed by: \(report.verification.keyID ?? "nobody")")
+    }
+}
+
+struct Verify: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Open an app as a launch does: check its bundle against its signature and manifest.",
+        discussion: "Fails, naming the file, when anything in the bundle was modified, added or removed since install."
+    )
+
+    @OptionGroup var app: AppArgument
+    @OptionGroup var output: OutputOptions
+
+    func run() throws {
+        let opened = try SandboxHome().openApp(app.identifier())
+        let report = opened.verification
+        if output.json { return try Output.json(report) }
+        guard report.isSigned else { return print("\(app.app): no bundle installed (an empty, unsigned placeholder)") }
+        print("\(app.app): bundle intact: \(report.files) file(s), \(report.directories) folder(s), \(Output.bytes(report.bytes)); key ID \(report.keyID ?? "")")
+    }
+}
+
+struct Resource: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Find a resource in an app's bundle, as Bundle.path(forResource:ofType:) does.",
+        discussion: "Looks in the best <lang>.lproj for the app's languages (its AppleLanguages preference, else LANGUAGE/LANG), then Base.lproj, then the bundle's top."
+    )
+
+    @OptionGroup var app: AppArgument
+    @Argument(help: "The resource's name (with its extension, or give --type).")
+    var name: String
+    @Option(help: "The extension.")
+    var type: String?
+    @Option(name: .customLong("in"), help: "A subdirectory to look in.")
+    var subdirectory: String?
+    @Option(help: "A language to use instead of the app's preferred ones.")
+    var localization: String?
+
+    func run() throws {
+        let bundle = try app.container().bundle()
+        guard let path = try bundle.path(forResource: name, ofType: type, inDirectory: subdirectory, forLocalization: localization) else {
+            throw SandboxError(.notFound, "No resource '\(name)\(type.map { "." + $0 } ?? "")' in the bundle of '\(app.app)' for the languages \(bundle.preferredLanguages).", path: name)
+        }
+        print(path)
+    }
+}
+
+/// What `keygen --json` prints.
+struct KeySummary: Encodable {
+    var keyID: String
+    var privateKey: String
+    var publicKey: String
+    var trusted: Bool
+}

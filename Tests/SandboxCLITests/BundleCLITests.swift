@@ -1,0 +1,103 @@
+import Foundation
+import Testing
+
+@Suite("The sandbox command line: keygen, trust, sign, create --bundle, update, verify")
+struct BundleCLITests {
+    let app = "com.example.notes"
+
+    /// Writes a small bundle in the scratch folder and returns its path.
+    private func bundle(_ cli: CLI, _ folder: String, info: String) throws -> String {
+        let path = cli.scratch + "/" + folder + "/Notes.app"
+        try FileManager.default.createDirectory(atPath: path + "/de.lproj", withIntermediateDirectories: true)
+        try Data(info.utf8).write(to: URL(fileURLWithPath: path + "/Info.plist"))
+        try Data("Hallo".utf8).write(to: URL(fileURLWithPath: path + "/de.lproj/Localizable.strings"))
+        return path
+    }
+
+    @Test("keygen writes a 0600 key and refuses to overwrite; trust lists it")
+    func keygen() throws {
+        try CLI.withTemporary { cli in
+            let key = cli.scratch + "/dev.key"
+            let made = try cli.run("keygen", key, "--json")
+            #expect(made.status == 0, "\(made.stderr)")
+            let summary = try JSONSerialization.jsonObject(with: Data(made.stdout.utf8)) as? [String: Any]
+            let keyID = try #require(summary?["keyID"] as? String)
+            #expect(keyID.count == 64)
+            let mode = try FileManager.default.attributesOfItem(atPath: key)[.posixPermissions] as? Int
+            #expect(mode == 0o600)
+            #expect(try String(contentsOfFile: key + ".pub", encoding: .utf8).hasPrefix("sandbox-ed25519-public-key "))
+            let again = try cli.run("keygen", key)
+            #expect(again.status == 1)
+            #expect(again.stderr.contains("never overwritten"))
+            #expect(again.stderr.hasSuffix("[already-exists]\n"))
+            #expect(try cli.run("trust", "--list").stdout.isEmpty)
+            #expect(try cli.run("trust", key + ".pub").stdout == "Trusted key \(keyID)\n")
+            #expect(try cli.run("trust", "--list").stdout == keyID + "\n")
+            let wrong = try cli.run("trust", key)
+            #expect(wrong.status == 64)
+            #expect(wrong.stderr.contains("is not a sandbox public key"))
+        }
+    }
+
+    @Test("sign, create --bundle, verify, update; a tampered bundle is refused naming the file")
+    func signInstallUpdate() throws {
+        try CLI.withTemporary { cli in
+            let key = cli.scratch + "/dev.key"
+            #expect(try cli.run("keygen", key, "--trust").status == 0)
+            let v1 = try bundle(cli, "v1", info: "v1")
+
+            let unsigned = try cli.run("create", app, "--bundle", v1)
+            #expect(unsigned.status == 1)
+            #expect(unsigned.stderr.contains("[signature-invalid]"))
+            #expect(try cli.run("list").stdout.isEmpty)
+
+            let signed = try cli.run("sign", v1, "--key", key)
+            #expect(signed.status == 0, "\(signed.stderr)")
+            #expect(signed.stdout.contains("2 file(s), 1 folder(s)"))
+            let created = try cli.run("create", app, "--bundle", v1)
+            #expect(created.status == 0, "\(created.stderr)")
+            #expect(try cli.run("verify", app).stdout.contains("bundle intact: 2 file(s), 1 folder(s)"))
+            let missing = try cli.run("resource", app, "Missing.strings")
+            #expect(missing.status == 1)
+            #expect(missing.stderr.contains("No resource 'Missing.strings'"))
+            #expect(try cli.run("resource", app, "Localizable", "--type", "strings", "--localization", "de-AT").stdout.hasSuffix("/Notes.app/de.lproj/Localizable.strings\n"))
+
+            try Data("keep me".utf8).write(to: URL(fileURLWithPath: cli.scratch + "/doc.txt"))
+            #expect(try cli.run("put", app, cli.scratch + "/doc.txt", "Documents/doc.txt").status == 0)
+
+            let v2 = try bundle(cli, "v2", info: "v2")
+            #expect(try cli.run("sign", v2, "--key", key).status == 0)
+            let updated = try cli.run("update", app, "--bundle", v2, "--json")
+            #expect(updated.status == 0, "\(updated.stderr)")
+            let report = try JSONSerialization.jsonObject(with: Data(updated.stdout.utf8)) as? [String: Any]
+            #expect((report?["verification"] as? [String: Any])?["files"] as? Int == 2)
+            #expect(try cli.run("cat", app, "Documents/doc.txt").stdout == "keep me")
+            let bundlePath = try cli.run("path", app, "bundle").stdout.trimmingCharacters(in: .newlines)
+            #expect(try String(contentsOfFile: bundlePath + "/Info.plist", encoding: .utf8) == "v2")
+
+            try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: bundlePath + "/Info.plist")
+            try Data("v3".utf8).write(to: URL(fileURLWithPath: bundlePath + "/Info.plist"))
+            let tampered = try cli.run("verify", app)
+            #expect(tampered.status == 1)
+            #expect(tampered.stderr.contains("'Notes.app/Info.plist' was modified"))
+            #expect(tampered.stderr.hasSuffix("[bundle-modified]\n"))
+
+            let stranger = cli.scratch + "/stranger.key"
+            #expect(try cli.run("keygen", stranger).status == 0)
+            let v4 = try bundle(cli, "v4", info: "v4")
+            #expect(try cli.run("sign", v4, "--key", stranger).status == 0)
+            let refused = try cli.run("update", app, "--bundle", v4)
+            #expect(refused.status == 1)
+            #expect(refused.stderr.contains("[untrusted-key]"))
+            #expect(try cli.run("cat", app, "Documents/doc.txt").stdout == "keep me")
+        }
+    }
+
+    @Test("create without --bundle still works, and its placeholder bundle verifies as unsigned")
+    func withoutBundle() throws {
+        try CLI.withTemporary { cli throws in
+            #expect(try cli.run("create", app).status == 0)
+            #expect(try cli.run("verify", app).stdout.contains("no bundle installed"))
+        }
+    }
+}
