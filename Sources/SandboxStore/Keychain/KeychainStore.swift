@@ -19,7 +19,7 @@ final class KeychainStore: Sendable {
 
     struct Cache {
         var generation: UInt64?
-        var stamp: PreferencesFile.Stamp?
+        var stamp: FileStamp?
         var rows: [KeychainFile.Row] = []
         var index: [ItemIdentity: Int] = [:]
     }
@@ -68,12 +68,8 @@ final class KeychainStore: Sendable {
         return index
     }
 
-    private func stamp() throws(StoreError) -> PreferencesFile.Stamp? {
-        try fileSystem { () throws(SandboxError) in
-            try root.attributes(at: path, followingSymlink: false).map {
-                PreferencesFile.Stamp(inode: $0.inode, size: $0.size, changed: $0.statusChangeDate.timeIntervalSinceReferenceDate)
-            }
-        }
+    private func stamp() throws(StoreError) -> FileStamp? {
+        try FileStamp.of(path, in: root)
     }
 
     /// The rows of the file, checked: its format, its app, this device's key and the HMAC over

@@ -4,14 +4,6 @@ import Sandbox
 /// A preferences file on disk: `Library/Preferences/<app-id>.plist`, binary, beside its lock file
 /// `Library/Preferences/.<app-id>.plist.lock`.
 final class PreferencesFile: Sendable {
-    /// What identifies one version of the file: every write replaces the file (a new inode), and
-    /// the status-change time and size tell apart the rare reuse of an inode number.
-    struct Stamp: Hashable, Sendable {
-        var inode: UInt64
-        var size: Int64
-        var changed: Double
-    }
-
     let root: ConfinedRoot
     let path: ContainerPath
     let lock: LockFile
@@ -29,19 +21,15 @@ final class PreferencesFile: Sendable {
     }
 
     /// The file's stamp, or `nil` when there is no file.
-    func stamp() throws(StoreError) -> Stamp? {
-        try fileSystem { () throws(SandboxError) in
-            try root.attributes(at: path, followingSymlink: false).map {
-                Stamp(inode: $0.inode, size: $0.size, changed: $0.statusChangeDate.timeIntervalSinceReferenceDate)
-            }
-        }
+    func stamp() throws(StoreError) -> FileStamp? {
+        try FileStamp.of(path, in: root)
     }
 
     /// The stored values (empty when there is no file) and the stamp of what was read.
     ///
     /// - Throws: ``StoreError/Code/corrupt`` for a file that is not a dictionary property list;
     ///   the file is left as it was.
-    func read() throws(StoreError) -> (values: [String: PreferenceValue], stamp: Stamp?) {
+    func read() throws(StoreError) -> (values: [String: PreferenceValue], stamp: FileStamp?) {
         let before = try stamp()
         guard before != nil else { return ([:], nil) }
         let bytes: [UInt8]
@@ -73,7 +61,7 @@ final class PreferencesFile: Sendable {
     }
 
     /// Replaces the file with `values`, atomically and durably; returns the new file's stamp.
-    func write(_ values: [String: PreferenceValue]) throws(StoreError) -> Stamp? {
+    func write(_ values: [String: PreferenceValue]) throws(StoreError) -> FileStamp? {
         let bytes = try PropertyList.encode(values, format: .binary)
         try fileSystem { () throws(SandboxError) in try root.writeContents(bytes, to: path, options: [.atomic, .durable]) }
         return try stamp()
