@@ -86,8 +86,8 @@ struct Document: Codable {
     var records: [Record]
 
     init(megabytes: Int) {
-        // About 200 bytes a record in binary form.
-        let count = megabytes * 1_000_000 / 200
+        // About 132 bytes a record in binary form.
+        let count = megabytes * 1_000_000 / 132
         records = (0..<count).map { index in
             Record(
                 id: index, title: "Record number \(index) of the benchmark", score: Double(index) / 7,
