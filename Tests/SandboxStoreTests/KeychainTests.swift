@@ -160,6 +160,29 @@ struct KeychainTests {
         }
     }
 
+    @Test("three processes setting items at once: every item is there and opens")
+    func concurrentWriters() throws {
+        try Fixture.with { fixture in
+            // No keychain opened first: the three also race to make the device key.
+            let writers = try (0..<3).map { writer in
+                try BuiltProduct.start(
+                    "sandbox-store-harness",
+                    ["write-keychain", fixture.home.location, "com.example.notes", "p\(writer)", "30"],
+                    home: fixture.home.location, scratch: fixture.scratch
+                )
+            }
+            for (_, wait) in writers {
+                let result = try wait()
+                #expect(result.status == 0, "\(result.stderr)")
+            }
+            let harness = try Keychain(home: fixture.home, app: Fixture.app, service: "harness")
+            #expect(try harness.allKeys().count == 90)
+            for writer in 0..<3 {
+                for index in 0..<30 { #expect(try harness.get("p\(writer)-\(index)") == "secret-p\(writer)-\(index)") }
+            }
+        }
+    }
+
     @Test("uninstall removes the app's items; other apps keep theirs")
     func uninstall() throws {
         try Fixture.with { fixture in
