@@ -56,6 +56,19 @@ struct PreferencesTests {
         }
     }
 
+    @Test("an XML preferences file (written by hand or another tool) is read, and the next write makes it binary")
+    func xmlFile() throws {
+        try Fixture.with { fixture in
+            let path = ContainerPath(constant: "Library/Preferences/com.example.notes.plist")
+            try fixture.container.root.writeContents(try PropertyList.encode(["name": "xml", "launches": "x"], format: .xml), to: path)
+            let preferences = try fixture.container.preferences()
+            #expect(preferences[.name] == "xml")
+            try preferences.set(2, for: .launches)
+            #expect(try fixture.container.root.readContents(of: path).starts(with: Array("bplist00".utf8)))
+            #expect(try fixture.container.preferences().storedValues == ["name": .string("xml"), "launches": .integer(2)])
+        }
+    }
+
     @Test("a damaged preferences file is a clear error and is never overwritten")
     func damagedFile() throws {
         try Fixture.with { fixture in
