@@ -164,17 +164,7 @@ struct KeychainTests {
     func concurrentWriters() throws {
         try Fixture.with { fixture in
             // No keychain opened first: the three also race to make the device key.
-            let writers = try (0..<3).map { writer in
-                try BuiltProduct.start(
-                    "sandbox-store-harness",
-                    ["write-keychain", fixture.home.location, "com.example.notes", "p\(writer)", "30"],
-                    home: fixture.home.location, scratch: fixture.scratch
-                )
-            }
-            for (_, wait) in writers {
-                let result = try wait()
-                #expect(result.status == 0, "\(result.stderr)")
-            }
+            try fixture.runConcurrentWriters("write-keychain", writers: 3, count: 30, prefix: "p")
             let harness = try Keychain(home: fixture.home, app: Fixture.app, service: "harness")
             #expect(try harness.allKeys().count == 90)
             for writer in 0..<3 {

@@ -149,17 +149,7 @@ struct PreferencesTests {
     @Test("four processes writing 200 keys each to one file: all 800 are there")
     func fourWriters() throws {
         try Fixture.with { fixture in
-            let writers = try (0..<4).map { writer in
-                try BuiltProduct.start(
-                    "sandbox-store-harness",
-                    ["write-preferences", fixture.home.location, "com.example.notes", "w\(writer)", "200"],
-                    home: fixture.home.location, scratch: fixture.scratch
-                )
-            }
-            for (_, wait) in writers {
-                let result = try wait()
-                #expect(result.status == 0, "\(result.stderr)")
-            }
+            try fixture.runConcurrentWriters("write-preferences", writers: 4, count: 200, prefix: "w")
             let values = try fixture.container.preferences().storedValues
             #expect(values.count == 800)
             for writer in 0..<4 {

@@ -43,6 +43,23 @@ struct Fixture {
 
     /// The host path of a file beneath the home, for tests that play the attacker.
     func hostPath(_ relative: String) -> String { home.location + "/" + relative }
+
+    /// Starts `writers` `sandbox-store-harness` processes at once, the n-th writing `count` keys
+    /// `<prefix><n>-<index>` with `command` (`write-preferences` or `write-keychain`), and waits
+    /// for every one to succeed.
+    func runConcurrentWriters(_ command: String, writers: Int, count: Int, prefix: String) throws {
+        let started = try (0..<writers).map { writer in
+            try BuiltProduct.start(
+                "sandbox-store-harness",
+                [command, home.location, Fixture.app.rawValue, "\(prefix)\(writer)", String(count)],
+                home: home.location, scratch: scratch
+            )
+        }
+        for (_, wait) in started {
+            let result = try wait()
+            #expect(result.status == 0, "\(result.stderr)")
+        }
+    }
 }
 
 /// Executables built next to the test bundle (`swift build` puts them in one directory).
