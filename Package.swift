@@ -14,12 +14,14 @@ let package = Package(
         .library(name: "SandboxCore", targets: ["SandboxCore"]),
         .library(name: "Sandbox", targets: ["Sandbox"]),
         .library(name: "SandboxWatch", targets: ["SandboxWatch"]),
+        .library(name: "SandboxStore", targets: ["SandboxStore"]),
         .executable(name: "sandbox", targets: ["SandboxCLI"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-crypto", "3.12.3"..<"5.0.0"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
     ],
     targets: [
         // C wrappers for what the Glibc module does not expose (openat2, statx, renameat2, xattrs, …).
@@ -49,12 +51,25 @@ let package = Package(
         // The folder monitor (inotify) and Inbox processing.
         .target(name: "SandboxWatch", dependencies: ["Sandbox", "CSandboxShims"], swiftSettings: swiftSettings),
 
+        // Property lists, versioned archives, preferences, the keychain and SQLite databases.
+        .target(
+            name: "SandboxStore",
+            dependencies: [
+                "Sandbox",
+                .product(name: "SystemPackage", package: "swift-system"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+
         // The command-line tool: parsing and printing only.
         .executableTarget(
             name: "SandboxCLI",
             dependencies: [
                 "Sandbox",
                 "SandboxWatch",
+                "SandboxStore",
                 .product(name: "SystemPackage", package: "swift-system"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
@@ -111,6 +126,27 @@ let package = Package(
         ),
         .testTarget(name: "SandboxWatchTests", dependencies: ["SandboxWatch", "SandboxCLI"], swiftSettings: swiftSettings),
         .testTarget(name: "SandboxTests", dependencies: ["Sandbox"], swiftSettings: swiftSettings),
+        // Measures SandboxStore against Foundation's UserDefaults and PropertyListSerialization. Not run by CI.
+        .executableTarget(
+            name: "sandbox-store-benchmark",
+            dependencies: ["SandboxStore"],
+            path: "Benchmarks/sandbox-store-benchmark",
+            swiftSettings: swiftSettings
+        ),
+
+        // A process the preferences tests start several of at once, each writing its own keys.
+        .executableTarget(
+            name: "sandbox-store-harness",
+            dependencies: ["SandboxStore"],
+            path: "Tests/Harnesses/StoreHarness",
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "SandboxStoreTests",
+            dependencies: ["SandboxStore", "sandbox-store-harness", "SandboxCLI", .product(name: "GRDB", package: "GRDB.swift")],
+            swiftSettings: swiftSettings
+        ),
+
         .testTarget(
             name: "SandboxCLITests",
             dependencies: ["SandboxCLI", "Sandbox"],

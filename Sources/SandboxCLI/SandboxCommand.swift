@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Sandbox
+import SandboxStore
 
 /// `sandbox`: iOS-style app containers on Linux, from the command line.
 @main
@@ -20,6 +21,7 @@ struct SandboxCommand: ParsableCommand {
             DiskUsage.self, DiskFree.self, Restart.self, Purge.self,
             Watch.self, OpenIn.self, ProcessInbox.self,
             Keygen.self, Trust.self, Sign.self, Update.self, Verify.self, Resource.self,
+            DefaultsCommand.self, KeychainCommand.self,
         ]
     )
 
@@ -30,6 +32,9 @@ struct SandboxCommand: ParsableCommand {
             var command = try parseAsRoot()
             try command.run()
         } catch let error as SandboxError {
+            FileHandle.standardError.write(Data("sandbox: \(error)\n".utf8))
+            Foundation.exit(ExitStatus.of(error))
+        } catch let error as StoreError {
             FileHandle.standardError.write(Data("sandbox: \(error)\n".utf8))
             Foundation.exit(ExitStatus.of(error))
         } catch {

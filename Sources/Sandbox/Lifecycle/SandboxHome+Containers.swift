@@ -94,10 +94,11 @@ extension SandboxHome {
         return result
     }
 
-    /// Removes an app: its data container and its bundle container.
+    /// Removes an app: its data container, its bundle container and its keychain items
+    /// (``keychainFiles(for:)``).
     ///
-    /// Each is first renamed to a hidden name, so the app disappears at once and a crash midway
-    /// leaves only debris that the next uninstall of any app sweeps.
+    /// Each container is first renamed to a hidden name, so the app disappears at once and a crash
+    /// midway leaves only debris that the next uninstall of any app sweeps.
     ///
     /// - Returns: how many items were removed.
     /// - Throws: ``SandboxError/Code/notFound`` when the app is not installed.
@@ -105,6 +106,10 @@ extension SandboxHome {
     public func uninstall(_ app: AppIdentifier) throws(SandboxError) -> Int {
         var removed = 0
         var found = false
+        for keychain in Self.keychainFiles(for: app) {
+            guard try root.attributes(at: keychain, followingSymlink: false) != nil else { continue }
+            removed += try root.removeItem(at: keychain)
+        }
         for (parent, path) in [(Self.dataContainers, Self.dataPath(app)), (Self.bundleContainers, Self.bundlePath(app))] {
             guard try root.attributes(at: path, followingSymlink: false) != nil else { continue }
             found = true

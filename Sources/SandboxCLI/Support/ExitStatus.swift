@@ -1,4 +1,5 @@
 import Sandbox
+import SandboxStore
 
 /// Exit statuses, from `sysexits.h` where one fits.
 enum ExitStatus {
@@ -9,6 +10,13 @@ enum ExitStatus {
     static func of(_ error: SandboxError) -> Int32 {
         switch error.code {
         case .invalidAppIdentifier, .invalidPath, .invalidArgument, .nameTooLong: usage
+        default: failure
+        }
+    }
+
+    static func of(_ error: StoreError) -> Int32 {
+        switch error.code {
+        case .invalidName, .invalidValue, StoreError.Code(.invalidPath), StoreError.Code(.invalidAppIdentifier), StoreError.Code(.invalidArgument): usage
         default: failure
         }
     }

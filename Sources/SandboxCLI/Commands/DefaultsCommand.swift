@@ -1,0 +1,155 @@
+import ArgumentParser
+import Foundation
+import SandboxStore
+
+/// `sandbox defaults <app-id> read [KEY] | write KEY VALUE [--type T] | delete KEY`, like macOS
+/// `defaults`.
+struct DefaultsCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "defaults",
+        abstract: "Read, write and delete an app's preferences (Library/Preferences/<app-id>.plist), like macOS `defaults`.",
+        discussion: """
+            read [KEY]            print one value, or every stored value
+            write KEY VALUE       store a value (--type string|int|double|bool|date|data; dates in ISO 8601,
+                                  data in hex)
+            delete KEY            remove a value
+            Writes are atomic, durable and safe while the app (or another `defaults`) writes too.
+            """
+    )
+
+    enum Verb: String, ExpressibleByArgument, CaseIterable {
+        case read, write, delete
+    }
+
+    enum ValueType: String, ExpressibleByArgument, CaseIterable {
+        case string, int, double, bool, date, data
+    }
+
+    @OptionGroup var app: AppArgument
+    @Argument(help: "read, write or delete.")
+    var verb: Verb
+    @Argument(help: "The preference's key.")
+    var key: String?
+    @Argument(help: "The value to write.")
+    var value: String?
+    @Option(help: "The type of VALUE for write: string, int, double, bool, date or data.")
+    var type: ValueType = .string
+    @OptionGroup var output: OutputOptions
+
+    func validate() throws {
+        switch verb {
+        case .read:
+            guard value == nil else { throw ValidationError("read takes at most a KEY.") }
+        case .write:
+            guard key != nil, value != nil else { throw ValidationError("write needs a KEY and a VALUE.") }
+        case .delete:
+            guard key != nil, value == nil else { throw ValidationError("delete needs exactly a KEY.") }
+        }
+    }
+
+    func run() throws {
+        let container = try app.container()
+        let preferences = try container.preferences()
+        switch verb {
+        case .read:
+            try read(preferences)
+        case .write:
+            guard let key, let value else { return }
+            try preferences.setValue(try Self.parse(value, as: type), forKey: key)
+        case .delete:
+            guard let key else { return }
+            guard preferences.storedValues[key] != nil else { throw missing(key, in: preferences) }
+            try preferences.removeValue(forKey: key)
+        }
+    }
+
+    private func read(_ preferences: Preferences) throws {
+        let stored = preferences.storedValues
+        if let key {
+            guard let value = stored[key] else { throw missing(key, in: preferences) }
+            if output.json { return try Output.json(JSONPreference(value)) }
+            print(value.description)
+            return
+        }
+        if output.json { return try Output.json(stored.mapValues(JSONPreference.init)) }
+        print("{")
+        for (name, value) in stored.sorted(by: { $0.key < $1.key }) { print("    \(name) = \(value);") }
+        print("}")
+    }
+
+    private func missing(_ key: String, in preferences: Preferences) -> StoreError {
+        StoreError(.notFound, "The key '\(key)' does not exist in the preferences of \(preferences.app) ('\(preferences.path)').", path: preferences.path.description)
+    }
+
+    /// `VALUE` as the type asked for.
+    static func parse(_ text: String, as type: ValueType) throws(StoreError) -> PreferenceValue {
+        func invalid(_ expected: String) -> StoreError {
+            StoreError(.invalidValue, "'\(text)' is not \(expected).")
+        }
+        switch type {
+        case .string:
+            return .string(text)
+        case .int:
+            guard let value = Int(text) else { throw invalid("an integer") }
+            return .integer(value)
+        case .double:
+            guard let value = Double(text), value.isFinite else { throw invalid("a finite number") }
+            return .double(value)
+        case .bool:
+            switch text.lowercased() {
+            case "true", "yes", "1": return .bool(true)
+            case "false", "no", "0": return .bool(false)
+            default: throw invalid("a bool (true, false, yes, no, 1 or 0)")
+            }
+        case .date:
+            let fractional = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
+            let whole = Date.ISO8601FormatStyle()
+            for style in [fractional, whole] {
+                if let date = try? style.parse(text) { return .date(date) }  // formats tried in turn; the error below names the form
+            }
+            throw invalid("an ISO 8601 date such as 2026-11-21T09:30:00.250Z")
+        case .data:
+            let digits = Array(text.utf8)
+            guard digits.count % 2 == 0, let bytes = Self.hex(digits) else { throw invalid("hex bytes such as 'cafe01'") }
+            return .data(Data(bytes))
+        }
+    }
+
+    private static func hex(_ digits: [UInt8]) -> [UInt8]? {
+        func nibble(_ digit: UInt8) -> UInt8? {
+            switch digit {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit - UInt8(ascii: "0")
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit - UInt8(ascii: "a") + 10
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): digit - UInt8(ascii: "A") + 10
+            default: nil
+            }
+        }
+        var bytes: [UInt8] = []
+        for index in stride(from: 0, to: digits.count, by: 2) {
+            guard let high = nibble(digits[index]), let low = nibble(digits[index + 1]) else { return nil }
+            bytes.append(high << 4 | low)
+        }
+        return bytes
+    }
+}
+
+/// A preference as JSON: dates as ISO 8601 strings with fractional seconds, data as base64.
+struct JSONPreference: Encodable {
+    let value: PreferenceValue
+
+    init(_ value: PreferenceValue) { self.value = value }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        switch value {
+        case .string(let value): try container.encode(value)
+        case .integer(let value): try container.encode(value)
+        case .double(let value): try container.encode(value)
+        case .bool(let value): try container.encode(value)
+        case .date: try container.encode(value.description)
+        case .data(let value): try container.encode(value.base64EncodedString())
+        case .array(let values): try container.encode(values.map(JSONPreference.init))
+        case .dictionary(let values): try container.encode(values.mapValues(JSONPreference.init))
+        }
+    }
+}

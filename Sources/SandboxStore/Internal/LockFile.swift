@@ -1,0 +1,64 @@
+import Glibc
+import Sandbox
+import SystemPackage
+
+/// A lock file beside a store's data file, locked with `flock(2)`: every process that writes the
+/// data file holds the exclusive lock while it reads, merges and replaces it.
+///
+/// The lock file also carries a generation counter (its first 8 bytes), which each writer raises
+/// under the lock, so a process can tell cheaply whether its cached copy of the data is current.
+/// The counter is not synced to disk: after a crash every process starts from the file anyway.
+final class LockFile: Sendable {
+    let path: ContainerPath
+    private let descriptor: FileDescriptor
+
+    /// Opens (creating, mode 0600) the lock file at `path`.
+    ///
+    /// - Throws: ``StoreError`` with the core's codes.
+    init(root: ConfinedRoot, path: ContainerPath) throws(StoreError) {
+        self.path = path
+        descriptor = try fileSystem { () throws(SandboxError) in try root.openFileDescriptor(at: path, creatingWith: [.ownerReadWrite]) }
+    }
+
+    deinit {
+        _ = Glibc.close(descriptor.rawValue)  // nothing to do about a failed close of a lock file
+    }
+
+    /// Runs `body` holding the lock: exclusive for writers, shared for readers that need the
+    /// generation and the data to match.
+    func withLock<T>(exclusive: Bool, _ body: () throws(StoreError) -> T) throws(StoreError) -> T {
+        try call("flock") { flock(descriptor.rawValue, exclusive ? LOCK_EX : LOCK_SH) }
+        defer { _ = flock(descriptor.rawValue, LOCK_UN) }  // closing would release it too
+        return try body()
+    }
+
+    /// The generation counter; 0 for a new lock file.
+    func generation() throws(StoreError) -> UInt64 {
+        var value: UInt64 = 0
+        let count = try call("pread") { pread(descriptor.rawValue, &value, 8, 0) }
+        return count == 8 ? UInt64(littleEndian: value) : 0
+    }
+
+    /// Sets the generation counter (under the exclusive lock).
+    func setGeneration(_ generation: UInt64) throws(StoreError) {
+        var value = generation.littleEndian
+        _ = try call("pwrite") { pwrite(descriptor.rawValue, &value, 8, 0) }
+    }
+
+    @discardableResult
+    private func call<R: FixedWidthInteger>(_ name: String, _ body: () -> R) throws(StoreError) -> R {
+        while true {
+            let result = body()
+            if result != -1 { return result }
+            let error = Errno(rawValue: errno)
+            if error == .interrupted { continue }
+            let failure = SandboxError(
+                .io,
+                "Could not \(name) the lock file '\(path)' (\(error)). Check that the container's file system supports file locks.",
+                path: path.description,
+                cause: SystemCallFailure(systemCall: name, errno: error)
+            )
+            throw StoreError(failure)
+        }
+    }
+}

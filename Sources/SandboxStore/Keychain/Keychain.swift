@@ -1,0 +1,180 @@
+import Foundation
+import Sandbox
+
+/// An app's keychain of generic passwords, with the API of KeychainAccess.
+///
+///     let keychain = try Keychain(home: home, app: app, service: "com.example.api")
+///     try keychain.label("API token").set("s3cr3t", key: "alice")
+///     let token = try keychain.get("alice")        // "s3cr3t"
+///     try keychain.remove("alice")
+///
+/// Items live outside the app's container, in `Device/Keychains/<app-id>.keychain` under the
+/// sandbox home, encrypted with AES-GCM under a key derived from the device's own key
+/// (`Device/device.key`); see ``KeychainFile`` for the format. No secret is ever written in the
+/// clear. Uninstalling the app deletes its items; updating it keeps them.
+///
+/// A `Keychain` is a value: ``label(_:)``, ``comment(_:)``, ``accessibility(_:)`` and
+/// ``attributes(_:)`` return a copy configured for the next ``set(_:key:)``. Copies share the
+/// file, its lock and its cache.
+public struct Keychain: Sendable {
+    /// `kSecAttrService` of the items this value reads and writes.
+    public let service: String
+    /// The label given to items written through this value.
+    public private(set) var itemLabel: String?
+    /// The comment given to items written through this value.
+    public private(set) var itemComment: String?
+    /// The accessibility class given to items written; ``KeychainAccessibility/afterFirstUnlock``
+    /// unless set.
+    public private(set) var itemAccessibility: KeychainAccessibility = .afterFirstUnlock
+    /// Further attributes given to items written.
+    public private(set) var itemAttributes: [String: String] = [:]
+    let store: KeychainStore
+
+    /// The keychain of `app` on the device `home`, for items of `service` (the app identifier when
+    /// not given, as KeychainAccess uses the bundle identifier).
+    ///
+    /// - Throws: ``StoreError`` with ``StoreError/Code/invalidName`` for an empty service, the
+    ///   device key's errors (``StoreError/Code/corrupt`` for a damaged `Device/device.key`), and
+    ///   the core's codes.
+    public init(home: SandboxHome, app: AppIdentifier, service: String? = nil) throws(StoreError) {
+        let service = service ?? app.rawValue
+        guard !service.isEmpty else {
+            throw StoreError(.invalidName, "A keychain service cannot be empty; use the app identifier or a name such as 'com.example.api'.")
+        }
+        self.service = service
+        store = try KeychainStore(home: home, app: app)
+    }
+
+    /// The app whose keychain this is.
+    public var app: AppIdentifier { store.app }
+
+    // MARK: Configuration
+
+    /// A copy that writes items with `label`.
+    public func label(_ label: String?) -> Keychain { with { $0.itemLabel = label } }
+    /// A copy that writes items with `comment`.
+    public func comment(_ comment: String?) -> Keychain { with { $0.itemComment = comment } }
+    /// A copy that writes items with the accessibility class `accessibility`.
+    public func accessibility(_ accessibility: KeychainAccessibility) -> Keychain { with { $0.itemAccessibility = accessibility } }
+    /// A copy that writes items with `attributes`.
+    public func attributes(_ attributes: [String: String]) -> Keychain { with { $0.itemAttributes = attributes } }
+
+    private func with(_ change: (inout Keychain) -> Void) -> Keychain {
+        var copy = self
+        change(&copy)
+        return copy
+    }
+
+    // MARK: Items
+
+    /// Stores `value` (as UTF-8) for the account `key`, creating or replacing the item.
+    ///
+    /// - Throws: ``StoreError`` with ``StoreError/Code/invalidName`` for an empty key;
+    ///   ``StoreError/Code/corrupt`` or ``StoreError/Code/authenticationFailed`` when the file on
+    ///   disk fails its checks (it is not overwritten); the core's codes.
+    public func set(_ value: String, key: String) throws(StoreError) {
+        try set(Data(value.utf8), key: key)
+    }
+
+    /// Stores `data` for the account `key`, creating or replacing the item. A replaced item keeps
+    /// its creation date.
+    ///
+    /// - Throws: as `set(_:key:)`.
+    public func set(_ data: Data, key: String) throws(StoreError) {
+        try requireName(key)
+        let now = Date()
+        let service = service
+        try store.modify { (rows: inout [KeychainFile.Row], index) throws(StoreError) in
+            let identity = KeychainStore.ItemIdentity(service: service, account: key)
+            let created = try index[identity].map { (position: Int) throws(StoreError) in try store.open(rows[position]).creationDate } ?? now
+            let item = KeychainItem(
+                service: service, account: key, label: itemLabel, comment: itemComment, accessibility: itemAccessibility,
+                attributes: itemAttributes, creationDate: created, modificationDate: now, secret: data
+            )
+            let row = try store.seal(item)
+            if let position = index[identity] { rows[position] = row } else { rows.append(row) }
+        }
+    }
+
+    /// The secret of the account `key` as a string, or `nil` when there is no such item.
+    ///
+    /// - Throws: ``StoreError`` with ``StoreError/Code/invalidValue`` when the secret is not
+    ///   UTF-8 (use ``getData(_:)``), ``StoreError/Code/authenticationFailed`` for a tampered item
+    ///   or file, ``StoreError/Code/corrupt`` for a damaged file.
+    public func get(_ key: String) throws(StoreError) -> String? {
+        guard let data = try getData(key) else { return nil }
+        guard let string = String(data: data, encoding: .utf8) else {
+            throw StoreError(.invalidValue, "The keychain item '\(key)' of service '\(service)' holds \(data.count) bytes that are not UTF-8 text; read it with getData.")
+        }
+        return string
+    }
+
+    /// The secret of the account `key`, or `nil` when there is no such item.
+    ///
+    /// - Throws: as ``get(_:)``, less the UTF-8 check.
+    public func getData(_ key: String) throws(StoreError) -> Data? {
+        try item(key)?.secret
+    }
+
+    /// The whole item of the account `key` (attributes and secret), or `nil`.
+    ///
+    /// - Throws: as ``getData(_:)``.
+    public func item(_ key: String) throws(StoreError) -> KeychainItem? {
+        let (rows, index) = try store.snapshot()
+        guard let position = index[KeychainStore.ItemIdentity(service: service, account: key)] else { return nil }
+        return try store.open(rows[position])
+    }
+
+    /// Whether the account `key` has an item.
+    ///
+    /// - Throws: ``StoreError/Code/corrupt`` and ``StoreError/Code/authenticationFailed`` for a
+    ///   file that fails its checks.
+    public func contains(_ key: String) throws(StoreError) -> Bool {
+        try store.snapshot().1[KeychainStore.ItemIdentity(service: service, account: key)] != nil
+    }
+
+    /// Removes the item of the account `key`.
+    ///
+    /// - Returns: whether there was one.
+    /// - Throws: as `set(_:key:)`.
+    @discardableResult
+    public func remove(_ key: String) throws(StoreError) -> Bool {
+        let service = service
+        guard try contains(key) else { return false }
+        return try store.modify { (rows: inout [KeychainFile.Row], _) throws(StoreError) in
+            let before = rows.count
+            rows.removeAll { $0.service == service && $0.account == key }
+            return rows.count != before
+        }
+    }
+
+    /// Removes every item of this service.
+    ///
+    /// - Throws: as `set(_:key:)`.
+    public func removeAll() throws(StoreError) {
+        let service = service
+        try store.modify { (rows: inout [KeychainFile.Row], _) throws(StoreError) in rows.removeAll { $0.service == service } }
+    }
+
+    /// The accounts of this service, sorted.
+    ///
+    /// - Throws: ``StoreError/Code/corrupt`` and ``StoreError/Code/authenticationFailed``.
+    public func allKeys() throws(StoreError) -> [String] {
+        try store.snapshot().0.filter { $0.service == service }.map(\.account).sorted()
+    }
+
+    /// Every item of this service, opened, sorted by account.
+    ///
+    /// - Throws: ``StoreError/Code/corrupt`` and ``StoreError/Code/authenticationFailed``.
+    public func allItems() throws(StoreError) -> [KeychainItem] {
+        var items: [KeychainItem] = []
+        for row in try store.snapshot().0 where row.service == service { items.append(try store.open(row)) }
+        return items.sorted { $0.account < $1.account }
+    }
+
+    private func requireName(_ key: String) throws(StoreError) {
+        guard !key.isEmpty else {
+            throw StoreError(.invalidName, "A keychain key (account) cannot be empty.")
+        }
+    }
+}

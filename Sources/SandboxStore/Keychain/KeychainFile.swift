@@ -1,0 +1,81 @@
+import Crypto
+import Foundation
+import Sandbox
+
+/// One app's keychain on disk: `Device/Keychains/<app-id>.keychain`, a binary property list.
+///
+/// The service and account of each item are stored in the clear (they are look-up keys, as in
+/// iOS and the Secret Service); everything else, the secret first, is sealed with AES-GCM under
+/// the app's key, with the item's identity (app, service, account) as associated data, so a row
+/// edited, swapped with another or copied to another app's keychain fails to open. A key check
+/// tells a keychain made on another device from a damaged one, and an HMAC over all rows catches
+/// rows that were removed or reordered.
+///
+/// Keys: `appKey = HKDF-SHA256(deviceKey, salt: "SandboxStore.Keychain.v1", info: "app:<app-id>")`,
+/// and from it one key to seal items and one to authenticate the file.
+struct KeychainFile: Codable, Sendable {
+    static let formatName = "SandboxStore.Keychain"
+    static let currentVersion = 1
+
+    struct Row: Codable, Sendable {
+        var service: String
+        var account: String
+        /// Nonce (12 bytes) ‖ ciphertext ‖ tag (16 bytes).
+        var sealed: Data
+    }
+
+    var format: String
+    var version: Int
+    var app: String
+    /// HMAC(authentication key, "key-check"): whether this device's key made the file.
+    var keyCheck: Data
+    var rows: [Row]
+    /// HMAC(authentication key, every row): whether the rows are the ones written.
+    var seal: Data
+}
+
+/// The keys of one app's keychain.
+struct KeychainKeys: Sendable {
+    let app: AppIdentifier
+    let sealing: SymmetricKey
+    let authentication: SymmetricKey
+
+    init(deviceKey: SymmetricKey, app: AppIdentifier) {
+        self.app = app
+        let salt = Data("SandboxStore.Keychain.v1".utf8)
+        let appKey = HKDF<SHA256>.deriveKey(inputKeyMaterial: deviceKey, salt: salt, info: Data("app:\(app.rawValue)".utf8), outputByteCount: 32)
+        sealing = HKDF<SHA256>.deriveKey(inputKeyMaterial: appKey, salt: salt, info: Data("seal-items".utf8), outputByteCount: 32)
+        authentication = HKDF<SHA256>.deriveKey(inputKeyMaterial: appKey, salt: salt, info: Data("authenticate-file".utf8), outputByteCount: 32)
+    }
+
+    var keyCheck: Data {
+        Data(HMAC<SHA256>.authenticationCode(for: Data("key-check".utf8), using: authentication))
+    }
+
+    /// The associated data of an item: its identity, each part length-prefixed so no two
+    /// identities share an encoding.
+    func identity(service: String, account: String) -> Data {
+        Self.canonical(["SandboxStore.Keychain.item.v1", app.rawValue, service, account])
+    }
+
+    func seal(_ rows: [KeychainFile.Row]) -> Data {
+        var hmac = HMAC<SHA256>(key: authentication)
+        hmac.update(data: Self.canonical(["SandboxStore.Keychain.rows.v1", app.rawValue, String(rows.count)]))
+        for row in rows {
+            hmac.update(data: Self.canonical([row.service, row.account]))
+            hmac.update(data: Self.canonical([String(row.sealed.count)]))
+            hmac.update(data: row.sealed)
+        }
+        return Data(hmac.finalize())
+    }
+
+    static func canonical(_ parts: [String]) -> Data {
+        var data = Data()
+        for part in parts {
+            let bytes = Array(part.utf8)
+            withUnsafeBytes(of: UInt32(bytes.count).bigEndian) { data.append(contentsOf: $0) }
+            data.append(contentsOf: bytes)
+        }
+        return data
+    }
+}

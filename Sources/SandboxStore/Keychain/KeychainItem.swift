@@ -1,0 +1,50 @@
+import Foundation
+
+/// When a keychain item may be read, as iOS names the classes (`kSecAttrAccessible…`).
+///
+/// The simulated device has no passcode and no lock screen, so every class is readable while the
+/// app runs; the class is stored with the item and decides what a backup may carry to another
+/// device (`…ThisDeviceOnly` never leaves this one).
+public enum KeychainAccessibility: String, Sendable, Hashable, Codable, CaseIterable {
+    case whenUnlocked
+    /// The default, as in KeychainAccess: readable by background work after the first unlock.
+    case afterFirstUnlock
+    case always
+    case whenPasscodeSetThisDeviceOnly
+    case whenUnlockedThisDeviceOnly
+    case afterFirstUnlockThisDeviceOnly
+    case alwaysThisDeviceOnly
+
+    /// Whether the item may move to another device in an encrypted backup.
+    public var isThisDeviceOnly: Bool { rawValue.hasSuffix("ThisDeviceOnly") }
+}
+
+/// A generic-password item: its identity (service and account), its attributes and its secret.
+public struct KeychainItem: Sendable, Hashable {
+    /// `kSecAttrService`.
+    public var service: String
+    /// `kSecAttrAccount`: the key in ``Keychain/set(_:key:)``.
+    public var account: String
+    /// `kSecAttrLabel`.
+    public var label: String?
+    /// `kSecAttrComment`.
+    public var comment: String?
+    public var accessibility: KeychainAccessibility
+    /// Further attributes, as strings.
+    public var attributes: [String: String]
+    public var creationDate: Date
+    public var modificationDate: Date
+    /// The secret (`kSecValueData`).
+    public var secret: Data
+}
+
+/// What is encrypted of an item: everything but its identity.
+struct SealedPayload: Codable {
+    var secret: Data
+    var label: String?
+    var comment: String?
+    var accessibility: KeychainAccessibility
+    var attributes: [String: String]
+    var created: Date
+    var modified: Date
+}

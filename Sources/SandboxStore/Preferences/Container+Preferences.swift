@@ -1,0 +1,11 @@
+import Sandbox
+
+extension Container {
+    /// The app's preferences (`UserDefaults.standard`), read from
+    /// `Library/Preferences/<app-id>.plist`.
+    ///
+    /// - Throws: the errors of ``Preferences/init(container:)``.
+    public func preferences() throws(StoreError) -> Preferences {
+        try Preferences(container: self)
+    }
+}

@@ -1,0 +1,109 @@
+import Foundation
+
+/// One value of a preferences file: the property-list types, as `NSUserDefaults` stores them.
+public enum PreferenceValue: Sendable, Hashable {
+    case string(String)
+    case integer(Int)
+    case double(Double)
+    case bool(Bool)
+    /// Kept to the precision of a `Double` (sub-second), unlike Foundation's `UserDefaults` on Linux.
+    case date(Date)
+    case data(Data)
+    case array([PreferenceValue])
+    case dictionary([String: PreferenceValue])
+
+    /// The type's name as `defaults write --type` spells it.
+    public var typeName: String {
+        switch self {
+        case .string: "string"
+        case .integer: "int"
+        case .double: "double"
+        case .bool: "bool"
+        case .date: "date"
+        case .data: "data"
+        case .array: "array"
+        case .dictionary: "dictionary"
+        }
+    }
+}
+
+extension PreferenceValue: Encodable {
+    /// Encodes as the native property-list type, so files read like any other preferences file.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        switch self {
+        case .string(let value): try container.encode(value)
+        case .integer(let value): try container.encode(value)
+        case .double(let value): try container.encode(value)
+        case .bool(let value): try container.encode(value)
+        case .date(let value): try container.encode(value)
+        case .data(let value): try container.encode(value)
+        case .array(let value): try container.encode(value)
+        case .dictionary(let value): try container.encode(value)
+        }
+    }
+}
+
+extension PreferenceValue: Decodable {
+    /// Decodes from any decoder. Foundation's property-list decoder cannot tell `<real>2</real>`
+    /// from `<integer>2</integer>`, so a whole real read this way becomes ``integer(_:)``; the
+    /// preferences store reads its binary files with its own reader, which keeps the two apart.
+    public init(from decoder: any Decoder) throws {
+        if let keyed = try? decoder.container(keyedBy: AnyKey.self) {  // probing the shape, not hiding an error
+            var dictionary: [String: PreferenceValue] = [:]
+            for key in keyed.allKeys { dictionary[key.stringValue] = try keyed.decode(PreferenceValue.self, forKey: key) }
+            self = .dictionary(dictionary)
+            return
+        }
+        if var unkeyed = try? decoder.unkeyedContainer() {  // probing the shape
+            var array: [PreferenceValue] = []
+            while !unkeyed.isAtEnd { array.append(try unkeyed.decode(PreferenceValue.self)) }
+            self = .array(array)
+            return
+        }
+        let single = try decoder.singleValueContainer()
+        // Each probe fails with a type mismatch for the wrong type; the order puts the strict ones first.
+        if let value = try? single.decode(Bool.self) {
+            self = .bool(value)
+        } else if let value = try? single.decode(Int.self) {
+            self = .integer(value)
+        } else if let value = try? single.decode(Double.self) {
+            self = .double(value)
+        } else if let value = try? single.decode(Date.self) {
+            self = .date(value)
+        } else if let value = try? single.decode(Data.self) {
+            self = .data(value)
+        } else {
+            self = .string(try single.decode(String.self))
+        }
+    }
+
+    struct AnyKey: CodingKey {
+        var stringValue: String
+        var intValue: Int? { nil }
+        init(stringValue: String) { self.stringValue = stringValue }
+        init?(intValue: Int) { nil }
+    }
+}
+
+extension PreferenceValue: CustomStringConvertible {
+    /// As `defaults read` prints a value: strings bare, dates in ISO 8601 with fractional seconds,
+    /// data in hex between angle brackets.
+    public var description: String {
+        switch self {
+        case .string(let value): value
+        case .integer(let value): String(value)
+        case .double(let value): String(value)
+        case .bool(let value): value ? "1" : "0"
+        case .date(let value): Self.iso8601(value)
+        case .data(let value): "<" + value.map { String(format: "%02x", $0) }.joined() + ">"
+        case .array(let values): "(" + values.map(\.description).joined(separator: ", ") + ")"
+        case .dictionary(let values):
+            "{" + values.sorted { $0.key < $1.key }.map { "\($0.key) = \($0.value);" }.joined(separator: " ") + "}"
+        }
+    }
+
+    static func iso8601(_ date: Date) -> String {
+        date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))
+    }
+}

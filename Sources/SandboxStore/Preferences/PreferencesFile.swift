@@ -1,0 +1,73 @@
+import Foundation
+import Sandbox
+
+/// A preferences file on disk: `Library/Preferences/<app-id>.plist`, binary, beside its lock file
+/// `Library/Preferences/.<app-id>.plist.lock`.
+final class PreferencesFile: Sendable {
+    let root: ConfinedRoot
+    let path: ContainerPath
+    let lock: LockFile
+
+    /// The largest preferences file read (preferences are small; big data belongs in files).
+    static let maximumSize = 16 << 20
+
+    init(root: ConfinedRoot, app: AppIdentifier) throws(StoreError) {
+        let directory = ContainerDirectory.preferences.path ?? ContainerPath(constant: "Library/Preferences")
+        self.root = root
+        try fileSystem { () throws(SandboxError) in try root.createDirectory(at: directory, withIntermediateDirectories: true) }
+        path = try fileSystem { () throws(SandboxError) in try directory.appending("\(app.rawValue).plist") }
+        let lockPath = try fileSystem { () throws(SandboxError) in try directory.appending(".\(app.rawValue).plist.lock") }
+        lock = try LockFile(root: root, path: lockPath)
+    }
+
+    /// The file's stamp, or `nil` when there is no file.
+    func stamp() throws(StoreError) -> FileStamp? {
+        try FileStamp.of(path, in: root)
+    }
+
+    /// The stored values (empty when there is no file) and the stamp of what was read.
+    ///
+    /// - Throws: ``StoreError/Code/corrupt`` for a file that is not a dictionary property list;
+    ///   the file is left as it was.
+    func read() throws(StoreError) -> (values: [String: PreferenceValue], stamp: FileStamp?) {
+        let before = try stamp()
+        guard before != nil else { return ([:], nil) }
+        let bytes: [UInt8]
+        do {
+            bytes = try root.readContents(of: path, maximumSize: Self.maximumSize)
+        } catch where error.code == .notFound {
+            return ([:], nil)  // removed between the two calls
+        } catch {
+            throw StoreError(error)
+        }
+        let value: PreferenceValue
+        switch PropertyListFormat.detect(bytes) {
+        case .binary?:
+            do {
+                value = try BinaryPropertyListReader(bytes).read()
+            } catch {
+                throw StoreError(.corrupt, damaged, path: path.description, cause: .decoding(error.description))
+            }
+        case .xml?:
+            value = try PropertyList.decode(PreferenceValue.self, from: bytes, path: path.description)
+        case nil:
+            throw StoreError(.corrupt, damaged, path: path.description, cause: .decoding("not a property list"))
+        }
+        guard case .dictionary(let values) = value else {
+            throw StoreError(.corrupt, damaged, path: path.description, cause: .decoding("the top level is a \(value.typeName), not a dictionary"))
+        }
+        // The stamp of the bytes read: a writer may have replaced the file since `before`.
+        return (values, try stamp())
+    }
+
+    /// Replaces the file with `values`, atomically and durably; returns the new file's stamp.
+    func write(_ values: [String: PreferenceValue]) throws(StoreError) -> FileStamp? {
+        let bytes = try PropertyList.encode(values, format: .binary)
+        try fileSystem { () throws(SandboxError) in try root.writeContents(bytes, to: path, options: [.atomic, .durable]) }
+        return try stamp()
+    }
+
+    private var damaged: String {
+        "The preferences file '\(path)' is damaged: it is not a property list holding a dictionary. It was left as it was; remove it (`sandbox rm`) to start from the defaults, or restore it from a backup."
+    }
+}

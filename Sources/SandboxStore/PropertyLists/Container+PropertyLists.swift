@@ -1,0 +1,50 @@
+import Sandbox
+
+extension Container {
+    /// Writes `value` as a property list at `path`, atomically: readers see the old file or the
+    /// new one, never a mix, and nothing is written if encoding fails.
+    ///
+    /// - Parameters:
+    ///   - format: ``PropertyListFormat/binary`` by default.
+    ///   - options: ``WriteOptions/atomic`` is always added; ``WriteOptions/durable`` by default.
+    /// - Throws: ``StoreError`` with ``StoreError/Code/encodingFailed``; ``StoreError/Code/readOnly``
+    ///   for `Library/Preferences` (use ``preferences()``) and `Documents/Inbox`; the core's codes
+    ///   (e.g. `not-found` for a missing folder, `escapes-container`, `no-space`).
+    public func writePropertyList<Value: Encodable>(
+        _ value: Value,
+        to path: ContainerPath,
+        format: PropertyListFormat = .binary,
+        options: WriteOptions = [.atomic, .durable]
+    ) throws(StoreError) {
+        try requireGeneralWrite(to: path)
+        let bytes = try PropertyList.encode(value, format: format)
+        try fileSystem { () throws(SandboxError) in try root.writeContents(bytes, to: path, options: options.union(.atomic)) }
+    }
+
+    /// Reads a `Value` from the property list at `path`, binary or XML (told by its first bytes).
+    ///
+    /// - Parameter maximumSize: refuse files larger than this many bytes.
+    /// - Throws: ``StoreError`` with ``StoreError/Code/corrupt`` for a file that is not a property
+    ///   list or is truncated, ``StoreError/Code/typeMismatch`` for one of another shape (the file
+    ///   is left as it was in both cases), and the core's codes (e.g. `not-found`, `file-too-large`).
+    public func readPropertyList<Value: Decodable>(
+        _ type: Value.Type,
+        from path: ContainerPath,
+        maximumSize: Int = ConfinedRoot.defaultMaximumReadSize
+    ) throws(StoreError) -> Value {
+        let bytes = try fileSystem { () throws(SandboxError) in try root.readContents(of: path, maximumSize: maximumSize) }
+        return try PropertyList.decode(Value.self, from: bytes, path: path.description)
+    }
+
+    /// The format of the property list at `path`.
+    ///
+    /// - Throws: ``StoreError`` with ``StoreError/Code/corrupt`` when the file is not a property
+    ///   list, and the core's codes.
+    public func propertyListFormat(at path: ContainerPath) throws(StoreError) -> PropertyListFormat {
+        let bytes = try fileSystem { () throws(SandboxError) in try root.readContents(of: path) }
+        guard let format = PropertyListFormat.detect(bytes) else {
+            throw StoreError(.corrupt, "'\(path)' is not a property list.", path: path.description)
+        }
+        return format
+    }
+}

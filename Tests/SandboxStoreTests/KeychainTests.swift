@@ -1,0 +1,191 @@
+import Foundation
+import SandboxStore
+import Testing
+
+@Suite("Keychain")
+struct KeychainTests {
+    let secret = "correct horse battery staple 7f3a9c"
+
+    func keychain(_ fixture: Fixture, service: String = "com.example.api") throws -> Keychain {
+        try Keychain(home: fixture.home, app: Fixture.app, service: service)
+    }
+
+    @Test("set, get, item attributes, allKeys, remove")
+    func basics() throws {
+        try Fixture.with { fixture in
+            let keychain = try keychain(fixture)
+            #expect(try keychain.get("alice") == nil)
+            try keychain.label("API token").comment("for tests").accessibility(.whenUnlockedThisDeviceOnly)
+                .attributes(["kind": "token"]).set(secret, key: "alice")
+            try keychain.set(Data([0, 1, 0xFF]), key: "bob")
+            #expect(try keychain.get("alice") == secret)
+            #expect(try keychain.getData("bob") == Data([0, 1, 0xFF]))
+            #expect(throws: StoreError.self) { try keychain.get("bob") }
+            let item = try #require(try keychain.item("alice"))
+            #expect(item.label == "API token")
+            #expect(item.comment == "for tests")
+            #expect(item.accessibility == .whenUnlockedThisDeviceOnly)
+            #expect(item.attributes == ["kind": "token"])
+            #expect(try keychain.allKeys() == ["alice", "bob"])
+            let other = try self.keychain(fixture, service: "com.example.other")
+            #expect(try other.allKeys() == [])
+            try keychain.set("new", key: "alice")
+            let replaced = try #require(try keychain.item("alice"))
+            #expect(replaced.creationDate == item.creationDate)
+            #expect(replaced.secret == Data("new".utf8))
+            #expect(try keychain.remove("alice"))
+            #expect(try keychain.remove("alice") == false)
+            #expect(try keychain.allKeys() == ["bob"])
+            // Another instance (or process) sees the same items.
+            #expect(try self.keychain(fixture).getData("bob") == Data([0, 1, 0xFF]))
+        }
+    }
+
+    @Test("stored outside the container, under a 0600 device key; no secret in plaintext anywhere")
+    func plaintextGrep() throws {
+        try Fixture.with { fixture in
+            try keychain(fixture).label("label-\(secret)").set(secret, key: "alice")
+            let file = fixture.hostPath("Device/Keychains/com.example.notes.keychain")
+            #expect(FileManager.default.fileExists(atPath: file))
+            let key = try FileManager.default.attributesOfItem(atPath: fixture.hostPath("Device/device.key"))
+            #expect((key[.posixPermissions] as? Int) == 0o600)
+            #expect((key[.size] as? Int) == 32)
+            let needles = [Data(secret.utf8), Data(secret.utf16.flatMap { [UInt8($0 >> 8), UInt8($0 & 0xFF)] })]
+            let everything = try #require(FileManager.default.enumerator(atPath: fixture.scratch))
+            var scanned = 0
+            for case let relative as String in everything {
+                let path = fixture.scratch + "/" + relative
+                guard let data = FileManager.default.contents(atPath: path) else { continue }
+                scanned += 1
+                for needle in needles { #expect(data.range(of: needle) == nil, "the secret is in \(relative)") }
+            }
+            #expect(scanned >= 2)
+        }
+    }
+
+    @Test("a tampered keychain is a clear error and is not overwritten")
+    func tampering() throws {
+        try Fixture.with { fixture in
+            let keychain = try keychain(fixture)
+            try keychain.set(secret, key: "alice")
+            try keychain.set("second", key: "bob")
+            let path = fixture.hostPath("Device/Keychains/com.example.notes.keychain")
+            let good = try Data(contentsOf: URL(fileURLWithPath: path))
+            // Flip one bit in each of several places: header, rows, seal.
+            for offset in stride(from: 8, to: good.count - 33, by: max(1, good.count / 23)) {
+                var damaged = good
+                damaged[offset] ^= 0x01
+                try damaged.write(to: URL(fileURLWithPath: path))
+                let reader = try self.keychain(fixture)
+                #expect(throws: StoreError.self, "bit flipped at \(offset)") { try reader.get("alice") }
+                let writeError = try #require(throws: StoreError.self) { try reader.set("x", key: "carol") }
+                #expect(writeError.code == .authenticationFailed || writeError.code == .corrupt, "\(writeError)")
+                #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == damaged, "overwritten")
+            }
+        }
+    }
+
+    @Test("rows swapped between accounts fail to open")
+    func swappedRows() throws {
+        try Fixture.with { fixture in
+            let keychain = try keychain(fixture)
+            try keychain.set("for alice", key: "alice")
+            try keychain.set("for bob!", key: "bob")
+            let path = fixture.hostPath("Device/Keychains/com.example.notes.keychain")
+            let bytes = try Data(contentsOf: URL(fileURLWithPath: path))
+            // The two accounts' names have the same length: swap them in place in the file.
+            var swapped = bytes
+            let alice = try #require(bytes.range(of: Data("alice".utf8)))
+            let bob = try #require(bytes.range(of: Data("bob".utf8)))
+            swapped.replaceSubrange(alice, with: Data("bobxx".utf8))
+            swapped.replaceSubrange(bob, with: Data("ali".utf8))
+            try swapped.write(to: URL(fileURLWithPath: path))
+            let error = try #require(throws: StoreError.self) { try self.keychain(fixture).get("alice") }
+            #expect(error.code == .authenticationFailed)
+        }
+    }
+
+    @Test("a truncated keychain is a clear error and is not overwritten")
+    func truncation() throws {
+        try Fixture.with { fixture in
+            let keychain = try keychain(fixture)
+            try keychain.set(secret, key: "alice")
+            let path = fixture.hostPath("Device/Keychains/com.example.notes.keychain")
+            let good = try Data(contentsOf: URL(fileURLWithPath: path))
+            for length in [0, 7, 40, good.count / 2, good.count - 1] {
+                let cut = good.prefix(length)
+                try cut.write(to: URL(fileURLWithPath: path))
+                let reader = try self.keychain(fixture)
+                let error = try #require(throws: StoreError.self) { try reader.get("alice") }
+                #expect(error.code == .corrupt, "\(length): \(error)")
+                #expect(error.message.contains("Device/Keychains/com.example.notes.keychain"))
+                #expect(throws: StoreError.self) { try reader.set("x", key: "bob") }
+                #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == cut)
+            }
+        }
+    }
+
+    @Test("a keychain copied to another device (another home) does not open")
+    func wrongDevice() throws {
+        try Fixture.with { fixture in
+            try keychain(fixture).set(secret, key: "alice")
+            try Fixture.with { other in
+                let source = fixture.hostPath("Device/Keychains/com.example.notes.keychain")
+                _ = try Keychain(home: other.home, app: Fixture.app)  // makes the other device's key
+                let target = other.hostPath("Device/Keychains/com.example.notes.keychain")
+                try FileManager.default.copyItem(atPath: source, toPath: target)
+                let error = try #require(throws: StoreError.self) {
+                    try Keychain(home: other.home, app: Fixture.app, service: "com.example.api").get("alice")
+                }
+                #expect(error.code == .authenticationFailed)
+                #expect(error.message.contains("another device"))
+            }
+        }
+    }
+
+    @Test("a keychain copied to another app does not open")
+    func wrongApp() throws {
+        try Fixture.with { fixture in
+            try keychain(fixture).set(secret, key: "alice")
+            let otherApp = Fixture.appIdentifier("com.example.thief")
+            try fixture.home.createContainer(for: otherApp)
+            try FileManager.default.copyItem(
+                atPath: fixture.hostPath("Device/Keychains/com.example.notes.keychain"),
+                toPath: fixture.hostPath("Device/Keychains/com.example.thief.keychain")
+            )
+            let error = try #require(throws: StoreError.self) {
+                try Keychain(home: fixture.home, app: otherApp, service: "com.example.api").get("alice")
+            }
+            #expect(error.code == .authenticationFailed)
+        }
+    }
+
+    @Test("three processes setting items at once: every item is there and opens")
+    func concurrentWriters() throws {
+        try Fixture.with { fixture in
+            // No keychain opened first: the three also race to make the device key.
+            try fixture.runConcurrentWriters("write-keychain", writers: 3, count: 30, prefix: "p")
+            let harness = try Keychain(home: fixture.home, app: Fixture.app, service: "harness")
+            #expect(try harness.allKeys().count == 90)
+            for writer in 0..<3 {
+                for index in 0..<30 { #expect(try harness.get("p\(writer)-\(index)") == "secret-p\(writer)-\(index)") }
+            }
+        }
+    }
+
+    @Test("uninstall removes the app's items; other apps keep theirs")
+    func uninstall() throws {
+        try Fixture.with { fixture in
+            try keychain(fixture).set(secret, key: "alice")
+            let otherApp = Fixture.appIdentifier("com.example.notes.pro")
+            try fixture.home.createContainer(for: otherApp)
+            try Keychain(home: fixture.home, app: otherApp).set("keep", key: "k")
+            try fixture.home.uninstall(Fixture.app)
+            #expect(!FileManager.default.fileExists(atPath: fixture.hostPath("Device/Keychains/com.example.notes.keychain")))
+            #expect(!FileManager.default.fileExists(atPath: fixture.hostPath("Device/Keychains/com.example.notes.keychain.lock")))
+            try fixture.home.createContainer(for: Fixture.app)
+            #expect(try keychain(fixture).allKeys() == [])
+            #expect(try Keychain(home: fixture.home, app: otherApp).get("k") == "keep")
+        }
+    }
+}
