@@ -90,6 +90,10 @@ extension WatcherTests {
                 for chunk in 0..<5 { try HostFiles.write(docs + "/chunks.log", Array("chunk \(chunk)\n".utf8), append: chunk > 0) }
                 try HostFiles.write(docs + "/.report.pdf.tmp", [UInt8](repeating: 7, count: 100_000))
                 try HostFiles.rename(docs + "/.report.pdf.tmp", docs + "/report.pdf")
+                // Ready events of different files are not ordered by close time: wait for each, then
+                // for a later barrier, so that any extra ready would have arrived too.
+                #expect(await recorder.wait(for: .ready("Documents/chunks.log")))
+                #expect(await recorder.wait(for: .ready("Documents/report.pdf")))
                 #expect(try await barrier(fixture, recorder))
                 #expect(recorder.count { $0 == .ready("Documents/chunks.log") } == 1)
                 #expect(recorder.count { $0 == .ready("Documents/report.pdf") } == 1)
