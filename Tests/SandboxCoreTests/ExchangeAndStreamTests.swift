@@ -22,7 +22,7 @@ struct ExchangeAndStreamTests {
         #expect(FileManager.default.fileExists(atPath: temporary.outside))
     }
 
-    @Test("readChunks streams the whole file in chunks of the size asked")
+    @Test("forEachChunk streams the whole file in chunks of the size asked")
     func chunks() throws {
         let temporary = try TemporaryDirectory()
         let root = try temporary.root(.automatic)
@@ -30,14 +30,14 @@ struct ExchangeAndStreamTests {
         try temporary.makeFile("f", bytes: bytes)
         var read: [UInt8] = []
         var sizes: [Int] = []
-        let total = try root.readChunks(of: ContainerPath("f"), chunkSize: 4096) { chunk in
+        let total = try root.forEachChunk(of: ContainerPath("f"), chunkSize: 4096) { chunk in
             read += chunk
             sizes.append(chunk.count)
         }
         #expect(total == 10_000)
         #expect(read == bytes)
         #expect(sizes == [4096, 4096, 1808])
-        let directory = #expect(throws: SandboxError.self) { try root.readChunks(of: .root) { _ in } }
+        let directory = #expect(throws: SandboxError.self) { try root.forEachChunk(of: .root) { _ in } }
         #expect(directory?.code == .isADirectory)
     }
 

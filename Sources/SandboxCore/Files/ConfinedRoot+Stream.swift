@@ -3,12 +3,8 @@ import Glibc
 import SystemPackage
 
 extension ConfinedRoot {
-    /// The default buffer of ``readChunks(of:chunkSize:_:)``: 1 MiB, large enough that the system
-    /// calls cost little next to the work done on the bytes.
-    public static let defaultChunkSize = 1 << 20
-
     /// Streams the file at `path` through `body`, one buffer at a time, without holding the file in
-    /// memory (for hashing, say).
+    /// memory (for hashing, say): the synchronous, callback form of ``readChunks(of:chunkSize:range:engine:)``.
     ///
     /// The buffer passed to `body` is valid only during the call and is reused for the next chunk.
     ///
@@ -17,27 +13,27 @@ extension ConfinedRoot {
     /// - Throws: ``SandboxError/Code/notFound``, ``SandboxError/Code/isADirectory``,
     ///   ``SandboxError/Code/notARegularFile``, resolution errors, and what `body` throws.
     @discardableResult
-    public func readChunks(
+    public func forEachChunk(
         of path: ContainerPath,
-        chunkSize: Int = defaultChunkSize,
+        chunkSize: Int = IOEngine.defaultChunkSize,
         _ body: (UnsafeRawBufferPointer) throws(SandboxError) -> Void
     ) throws(SandboxError) -> Int64 {
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: max(chunkSize, 1), alignment: 16)
         defer { buffer.deallocate() }
-        return try readChunks(of: path, using: buffer, body)
+        return try forEachChunk(of: path, using: buffer, body)
     }
 
-    /// ``readChunks(of:chunkSize:_:)`` through a buffer the caller owns, so that reading many
+    /// ``forEachChunk(of:chunkSize:_:)`` through a buffer the caller owns, so that reading many
     /// files (hashing a whole bundle, say) allocates once rather than once a file.
     ///
     /// - Parameter buffer: where each chunk is read; its size is the chunk size. Must not be empty.
     @discardableResult
-    public func readChunks(
+    public func forEachChunk(
         of path: ContainerPath,
         using buffer: UnsafeMutableRawBufferPointer,
         _ body: (UnsafeRawBufferPointer) throws(SandboxError) -> Void
     ) throws(SandboxError) -> Int64 {
-        precondition(!buffer.isEmpty, "readChunks needs a non-empty buffer")
+        precondition(!buffer.isEmpty, "forEachChunk needs a non-empty buffer")
         let file = try openRegularFile(path)
         var total: Int64 = 0
         while true {
