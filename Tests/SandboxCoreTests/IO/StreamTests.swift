@@ -168,6 +168,10 @@ struct StreamTests {
         try fixture.hostMakeDirectory("d")
         await expectIOError(.isADirectory) { try await fixture.root.contents(of: ioPath("d")) }
         await expectIOError(.escapesContainer) { try await fixture.root.contents(of: ioPath("d/../..")) }
+        // Large enough for a mapped, pre-faulted buffer (ByteStorage.mappingThreshold).
+        let large = DataRegions(patternBytes(9 << 20 | 123, seed: 12))
+        try await fixture.root.write(large, to: ioPath("large"))
+        #expect(try await fixture.root.contents(of: ioPath("large")) == large)
     }
 
     @Test("interrupted-write names are recognized and removed; other names are kept")
