@@ -60,6 +60,14 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
 
+        // Measures the I/O engine against dd, Foundation and fio (issue 3). Not run by CI.
+        .executableTarget(
+            name: "sandbox-io-benchmark",
+            dependencies: ["SandboxCore"],
+            path: "Benchmarks/sandbox-io-benchmark",
+            swiftSettings: swiftSettings
+        ),
+
         // Measures SandboxWatch against the goals of issue 6 and against inotifywait. Not run by CI.
         .executableTarget(
             name: "sandbox-watch-benchmark",

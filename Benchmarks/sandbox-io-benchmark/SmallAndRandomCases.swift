@@ -1,0 +1,167 @@
+import Foundation
+import SandboxCore
+
+/// Many small atomic durable writes, random reads at several queue depths, and peak memory while
+/// streaming.
+struct SmallAndRandomCases {
+    let configuration: Configuration
+    let root: ConfinedRoot
+    let directory: String
+
+    func smallFiles() throws {
+        let count = configuration.smallFiles
+        let bytes = [UInt8](repeating: 0x5A, count: 4096)
+        let data = Data(bytes)
+        try root.createDirectory(at: ContainerPath("small-ours"))
+        try FileManager.default.createDirectory(atPath: directory + "/small-foundation", withIntermediateDirectories: true)
+        var ours: [Double] = []
+        var foundation: [Double] = []
+        for run in 0..<max(1, configuration.runs / 2) {
+            ours.append(try measure {
+                for index in 0..<count {
+                    try root.writeContents(bytes, to: ContainerPath("small-ours/\(run)-\(index)"), options: [.atomic, .durable])
+                }
+            })
+            foundation.append(try measure {
+                for index in 0..<count {
+                    let url = URL(fileURLWithPath: directory + "/small-foundation/\(run)-\(index)")
+                    try data.write(to: url, options: .atomic)
+                    let fd = open(url.path, O_RDONLY)
+                    fsync(fd)
+                    close(fd)
+                }
+            })
+        }
+        print("\n## \(count) atomic durable 4 KiB files (median of \(ours.count))")
+        report("writeContents [.atomic, .durable]", ours: ours, baseline: foundation, baselineName: "Data.write(.atomic)+fsync") { seconds in
+            String(format: "%.0f files/s", Double(count) / seconds)
+        }
+        _ = try root.removeItem(at: ContainerPath("small-ours"), recursively: true)
+        try FileManager.default.removeItem(atPath: directory + "/small-foundation")
+    }
+
+    func randomReads() async throws {
+        let name = "random.bin"
+        let host = directory + "/" + name
+        makeFile(host, megabytes: configuration.sizeMiB)
+        _ = timeTool("dd", ["if=\(host)", "of=/dev/null", "bs=1M"])
+        let blocks = (configuration.sizeMiB << 20) / 4096
+        var generator = SystemRandomNumberGenerator()
+        let offsets = (0..<configuration.randomReads).map { _ in Int64(Int.random(in: 0..<blocks, using: &generator)) * 4096 }
+        let fio = hasFio()
+        print("\n## Random 4 KiB reads, \(configuration.randomReads) per run (median of \(configuration.runs))")
+        for depth in [1, 4, 16, 64] {
+            var ours: [Double] = []
+            var threads: [Double] = []
+            var fioRates: [Double] = []
+            for _ in 0..<configuration.runs {
+                ours.append(try await channelReads(name: name, offsets: offsets, depth: depth))
+                threads.append(try threadReads(host: host, offsets: offsets, depth: depth))
+                if fio, let rate = fioRandomReads(host: host, depth: depth, reads: configuration.randomReads) { fioRates.append(rate) }
+            }
+            let iops = { (seconds: Double) in String(format: "%.0f IOPS", Double(offsets.count) / seconds) }
+            report("IOChannel, \(depth) in flight", ours: ours, baseline: threads, baselineName: "\(depth) threads × pread", unit: iops)
+            if !fioRates.isEmpty {
+                // fio reports IOPS: turn them into seconds for the same read count.
+                let fioSeconds = fioRates.map { Double(offsets.count) / $0 }
+                report("IOChannel, \(depth) in flight", ours: ours, baseline: fioSeconds, baselineName: "fio psync numjobs=\(depth)", unit: iops)
+            }
+        }
+        unlink(host)
+    }
+
+    private func channelReads(name: String, offsets: [Int64], depth: Int) async throws -> Double {
+        let channel = try root.openChannel(at: ContainerPath(name), chunkSize: 4096)
+        defer { channel.close() }
+        return try await measure {
+            try await withThrowingTaskGroup(of: Int.self) { group in
+                var next = 0
+                for _ in 0..<min(depth, offsets.count) {
+                    let offset = offsets[next]
+                    next += 1
+                    group.addTask { try await channel.readAll(fromOffset: offset, length: 4096).count }
+                }
+                while let read = try await group.next() {
+                    precondition(read == 4096)
+                    if next < offsets.count {
+                        let offset = offsets[next]
+                        next += 1
+                        group.addTask { try await channel.readAll(fromOffset: offset, length: 4096).count }
+                    }
+                }
+            }
+        }
+    }
+
+    /// The baseline fio's psync engine measures: `depth` threads, each a pread loop.
+    private func threadReads(host: String, offsets: [Int64], depth: Int) throws -> Double {
+        let fd = open(host, O_RDONLY)
+        defer { close(fd) }
+        let share = offsets.count / depth
+        return measure {
+            DispatchQueue.concurrentPerform(iterations: depth) { worker in
+                var buffer = [UInt8](repeating: 0, count: 4096)
+                for index in (worker * share)..<((worker + 1) * share) {
+                    let read = buffer.withUnsafeMutableBytes { pread(fd, $0.baseAddress, 4096, off_t(offsets[index])) }
+                    precondition(read == 4096)
+                }
+            }
+        }
+    }
+
+    private func hasFio() -> Bool {
+        spawnAndWait("fio", ["--version"], output: "/dev/null") == 0
+    }
+
+    /// fio's total read IOPS with the psync engine and `depth` jobs, or nil when it fails.
+    private func fioRandomReads(host: String, depth: Int, reads: Int) -> Double? {
+        let output = directory + "/fio.json"
+        let status = spawnAndWait("fio", [
+            "--name=randread", "--filename=\(host)", "--rw=randread", "--bs=4k", "--ioengine=psync",
+            "--numjobs=\(depth)", "--number_ios=\(max(1, reads / depth))", "--group_reporting",
+            "--output-format=json", "--invalidate=0", "--size=\(configuration.sizeMiB)m",
+        ], output: output)
+        defer { unlink(output) }
+        // Any failure to run or parse fio drops its column; the thread baseline is always there.
+        guard status == 0, let data = FileManager.default.contents(atPath: output),
+            let json = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
+            let jobs = json["jobs"] as? [[String: Any]], let read = jobs.first?["read"] as? [String: Any],
+            let iops = read["iops"] as? Double
+        else { return nil }
+        return iops
+    }
+
+    /// Streams a large file in a fresh process and returns that process's peak resident memory.
+    func streamingPeak(executable: String) throws {
+        let name = "stream-peak.bin"
+        let host = directory + "/" + name
+        makeFile(host, megabytes: configuration.streamMiB)
+        let output = directory + "/peak.txt"
+        let status = spawnAndWait(executable, ["--child-stream", directory, name], output: output)
+        let printed = (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""  // reported as empty
+        unlink(output)
+        unlink(host)
+        print("\n## Peak memory while streaming \(configuration.streamMiB) MiB with readChunks (fresh process)")
+        print(status == 0 ? printed.trimmingCharacters(in: .whitespacesAndNewlines) : "the child failed with status \(status)")
+    }
+}
+
+/// The child side of ``SmallAndRandomCases/streamingPeak(executable:)``.
+func childStream(directory: String, name: String) async throws {
+    let root = try ConfinedRoot(openingDirectoryAt: directory)
+    let before = peakResidentBytes()
+    var total = 0
+    var sum: UInt64 = 0
+    let seconds = try await measure {
+        for try await chunk in try root.readChunks(of: ContainerPath(name)) {
+            total += chunk.count
+            chunk.forEachRegion { bytes, _ in
+                sum &+= UInt64(bytes.first ?? 0)
+                return true
+            }
+        }
+    }
+    let peak = peakResidentBytes()
+    print(String(format: "streamed %d MiB in %.2f s (%.2f GiB/s); peak resident memory %.1f MiB (%.1f MiB before streaming) [checksum %llu]",
+                 total >> 20, seconds, Double(total) / seconds / Double(1 << 30), Double(peak) / 1048576, Double(before) / 1048576, sum))
+}

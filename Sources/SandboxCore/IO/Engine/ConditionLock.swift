@@ -1,0 +1,39 @@
+import Glibc
+
+/// A `pthread` mutex with one condition variable, for the engine's worker threads, which must sleep
+/// until work arrives (`Synchronization.Mutex` has no condition variable).
+final class ConditionLock: @unchecked Sendable {
+    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
+    private let condition: UnsafeMutablePointer<pthread_cond_t>
+
+    init() {
+        mutex = .allocate(capacity: 1)
+        mutex.initialize(to: pthread_mutex_t())
+        condition = .allocate(capacity: 1)
+        condition.initialize(to: pthread_cond_t())
+        pthread_mutex_init(mutex, nil)
+        pthread_cond_init(condition, nil)
+    }
+
+    deinit {
+        pthread_cond_destroy(condition)
+        pthread_mutex_destroy(mutex)
+        condition.deallocate()
+        mutex.deallocate()
+    }
+
+    func lock() { pthread_mutex_lock(mutex) }
+    func unlock() { pthread_mutex_unlock(mutex) }
+
+    /// Releases the lock, sleeps until signalled, and takes the lock again. Callers loop on their
+    /// condition: wake-ups may be spurious.
+    func wait() { pthread_cond_wait(condition, mutex) }
+    func signal() { pthread_cond_signal(condition) }
+    func broadcast() { pthread_cond_broadcast(condition) }
+
+    func withLock<T, E: Error>(_ body: () throws(E) -> T) throws(E) -> T {
+        lock()
+        defer { unlock() }
+        return try body()
+    }
+}

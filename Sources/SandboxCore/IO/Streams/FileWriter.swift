@@ -1,0 +1,175 @@
+import Synchronization
+
+/// Writes a file from a sequence of appends, with back-pressure, and publishes it atomically when
+/// finished (the role of `NSOutputStream`).
+///
+/// Appends return as soon as the data is queued, while fewer than 4 MiB are waiting to be written;
+/// past that, an append waits for the engine to catch up, so a fast producer cannot fill memory.
+/// Data is written in order with `pwritev` on the ``IOEngine``, in batches of up to 8 MiB, and
+/// queued ``DataRegions`` are written as they are, without copying.
+///
+/// With ``WriteOptions/atomic`` (the default) nothing appears at the path until ``finish()``, which
+/// links the complete file into place in one step; ``WriteOptions/durable`` adds `fsync` of the file
+/// and its directory. A writer that fails, is discarded, or goes away unfinished publishes nothing.
+public final class FileWriter: Sendable {
+    /// Bytes queued before appends wait: 4 MiB.
+    public static let highWatermark = 4 << 20
+    static let lowWatermark = 2 << 20
+    static let batchLimit = 8 << 20
+
+    typealias Waiter = UnsafeContinuation<Result<Void, SandboxError>, Never>
+
+    /// The container path being written, for messages.
+    public let path: String
+    private let staged: StagedFile
+    private let engine: IOEngine
+    private let machine: Mutex<WriterMachine<Waiter>>
+
+    init(staged: StagedFile, engine: IOEngine) {
+        self.staged = staged
+        self.engine = engine
+        path = staged.path.description
+        machine = Mutex(WriterMachine(highWatermark: Self.highWatermark, lowWatermark: Self.lowWatermark, batchLimit: Self.batchLimit))
+    }
+
+    /// Appends `data` without copying it.
+    ///
+    /// - Throws: the error of an earlier write that failed (``SandboxError/Code/noSpace``,
+    ///   ``SandboxError/Code/io``, …: the writer is then failed and publishes nothing), or
+    ///   ``SandboxError/Code/invalidArgument`` after ``finish()`` or ``discard()``.
+    public func write(_ data: DataRegions) async throws(SandboxError) {
+        let result = await withUnsafeContinuation { (waiter: Waiter) in
+            perform(machine.withLock { $0.append(data, waiter, closedError: .closed(path)) })
+        }
+        try result.get()
+    }
+
+    /// Appends a copy of `bytes`.
+    ///
+    /// - Throws: as ``write(_:)``.
+    public func write(contentsOf bytes: some Sequence<UInt8>) async throws(SandboxError) {
+        try await write(DataRegions(bytes))
+    }
+
+    /// The number of bytes written to the file so far (appended bytes still queued are not counted).
+    public var bytesWritten: Int64 { machine.withLock { $0.written } }
+
+    /// Waits for every queued append to be written, then publishes the file at its path (and makes
+    /// it durable, with ``WriteOptions/durable``).
+    ///
+    /// - Returns: the file's size.
+    /// - Throws: the error of a failed write, ``SandboxError/Code/alreadyExists`` with
+    ///   ``WriteOptions/withoutOverwriting``, ``SandboxError/Code/noSpace`` or
+    ///   ``SandboxError/Code/io`` from `fsync`; ``SandboxError/Code/invalidArgument`` when already
+    ///   finished or discarded. On failure nothing is published.
+    @discardableResult
+    public func finish() async throws(SandboxError) -> Int64 {
+        let drained = await withUnsafeContinuation { (waiter: Waiter) in
+            perform(machine.withLock { $0.drain(waiter, closedError: .closed(path)) })
+        }
+        do throws(SandboxError) {
+            try drained.get()
+        } catch {
+            discard()
+            throw error
+        }
+        perform(machine.withLock { $0.close(.closed(path)) })
+        let staged = self.staged
+        try await engine.perform { () throws(SandboxError) in try staged.commit() }
+        return bytesWritten
+    }
+
+    /// Abandons the file: queued data is dropped, tasks waiting in ``write(_:)`` get
+    /// ``SandboxError/Code/interrupted``, and nothing is published.
+    public func discard() {
+        perform(machine.withLock { $0.close(.cancelled(path, "the writer was discarded")) })
+        staged.discard()
+    }
+
+    private func perform(_ action: WriterMachine<Waiter>.Action) {
+        for (waiter, result) in action.resume { waiter.resume(returning: result) }
+        if action.startJob {
+            engine.schedule({ self.runJob() }, reject: { error in
+                self.perform(self.machine.withLock { $0.wrote(0, .failure(error)) })
+            })
+        }
+    }
+
+    /// Writes batches until the queue is empty.
+    private func runJob() {
+        while true {
+            let (batch, action) = machine.withLock { $0.takeBatch() }
+            perform(action)
+            guard let batch else { return }
+            let descriptor = staged.descriptor
+            let result = Result { () throws(SandboxError) in
+                try descriptor.use { fd throws(SandboxError) in
+                    try VectoredIO.writeAll(batch.data, to: fd, atOffset: batch.offset, path: path)
+                }
+            }
+            let failed = machine.withLock { machine -> (WriterMachine<Waiter>.Action, Bool) in
+                let action = machine.wrote(batch.data.count, result)
+                return (action, machine.failure != nil)
+            }
+            perform(failed.0)
+            if failed.1 { return }
+        }
+    }
+}
+
+extension ConfinedRoot {
+    /// Starts writing the file at `path` (see ``FileWriter``). Call ``FileWriter/finish()`` to
+    /// publish it; prefer ``withWriter(at:options:engine:_:)``, which finishes or discards for you.
+    ///
+    /// - Parameter options: ``WriteOptions/atomic`` by default; add ``WriteOptions/durable`` to
+    ///   survive a power cut once ``FileWriter/finish()`` returns, ``WriteOptions/withoutOverwriting``
+    ///   to refuse to replace a file.
+    /// - Throws: ``SandboxError/Code/isADirectory`` when a directory is at `path`,
+    ///   ``SandboxError/Code/notFound`` for a missing parent directory,
+    ///   ``SandboxError/Code/tooManyOpenFiles``, and resolution errors such as
+    ///   ``SandboxError/Code/escapesContainer``.
+    public func openWriter(at path: ContainerPath, options: WriteOptions = .atomic, engine: IOEngine = .shared) throws(SandboxError) -> FileWriter {
+        FileWriter(staged: try StagedFile(root: self, path: path, options: options), engine: engine)
+    }
+
+    /// Writes the file at `path` with the appends `body` makes, then publishes it; if `body` throws,
+    /// nothing is published and the error propagates.
+    ///
+    /// - Returns: the file's size.
+    /// - Throws: the errors of ``openWriter(at:options:engine:)``, of ``FileWriter/finish()``, and
+    ///   what `body` throws.
+    @discardableResult
+    public func withWriter(
+        at path: ContainerPath,
+        options: WriteOptions = .atomic,
+        engine: IOEngine = .shared,
+        _ body: (FileWriter) async throws -> Void
+    ) async throws -> Int64 {
+        let writer = try openWriter(at: path, options: options, engine: engine)
+        do {
+            try await body(writer)
+        } catch {
+            writer.discard()
+            throw error
+        }
+        return try await writer.finish()
+    }
+
+    /// Writes the chunks of `chunks` as the contents of the file at `path`, streaming: at most a
+    /// few MiB are held in memory, whatever the size.
+    ///
+    /// - Returns: the file's size.
+    /// - Throws: the errors of ``withWriter(at:options:engine:_:)`` and what `chunks` throws
+    ///   (nothing is published then).
+    @discardableResult
+    public func write<Chunks: AsyncSequence>(
+        _ chunks: Chunks,
+        to path: ContainerPath,
+        options: WriteOptions = .atomic,
+        engine: IOEngine = .shared
+    ) async throws -> Int64 where Chunks.Element == DataRegions {
+        try await withWriter(at: path, options: options, engine: engine) { writer in
+            for try await chunk in chunks { try await writer.write(chunk) }
+        }
+    }
+}
