@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Sandbox
+import SandboxTransfer
 
 /// `sandbox`: iOS-style app containers on Linux, from the command line.
 @main
@@ -19,6 +20,7 @@ struct SandboxCommand: ParsableCommand {
             Put.self, Cat.self, Move.self, Copy.self, Exclude.self,
             DiskUsage.self, DiskFree.self, Restart.self, Purge.self,
             Watch.self, OpenIn.self, ProcessInbox.self,
+            Download.self, Downloads.self,
         ]
     )
 
@@ -29,6 +31,9 @@ struct SandboxCommand: ParsableCommand {
             var command = try parseAsRoot()
             try command.run()
         } catch let error as SandboxError {
+            FileHandle.standardError.write(Data("sandbox: \(error)\n".utf8))
+            Foundation.exit(ExitStatus.of(error))
+        } catch let error as TransferError {
             FileHandle.standardError.write(Data("sandbox: \(error)\n".utf8))
             Foundation.exit(ExitStatus.of(error))
         } catch {

@@ -1,4 +1,5 @@
 import Sandbox
+import SandboxTransfer
 
 /// Exit statuses, from `sysexits.h` where one fits.
 enum ExitStatus {
@@ -9,6 +10,13 @@ enum ExitStatus {
     static func of(_ error: SandboxError) -> Int32 {
         switch error.code {
         case .invalidAppIdentifier, .invalidPath, .invalidArgument, .nameTooLong: usage
+        default: failure
+        }
+    }
+
+    static func of(_ error: TransferError) -> Int32 {
+        switch error.code {
+        case .invalidURL, .invalidArgument, .invalidResumeData: usage
         default: failure
         }
     }
