@@ -53,6 +53,12 @@ struct Fixture {
         return try root.fileNames(at: folder).filter { $0 != "tasks.json" && $0 != ".lock" }
     }
 
+    /// The sizes of the partial files in the session's folder.
+    func partialSizes(_ identifier: String = "test") throws -> [Int64] {
+        let folder = try DownloadSession.folder.appending(identifier)
+        return try leftovers(identifier).compactMap { name in try root.fileSize(at: folder.appending(name)) }
+    }
+
     func files(in folder: DownloadDestination.Folder) throws -> [String] {
         try root.fileNames(at: ContainerPath(folder == .caches ? "Library/Caches" : "Documents")).sorted()
     }

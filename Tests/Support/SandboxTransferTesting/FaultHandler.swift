@@ -52,9 +52,12 @@ final class FaultHandler: ChannelInboundHandler, RemovableChannelHandler {
             }
             return
         }
-        if limit < plan.body.count {
-            if plan.dropAfter != nil && limit == plan.dropAfter { context.close(promise: nil) }
-            return  // stalled: send nothing more, keep the connection open
+        if let drop = plan.dropAfter, limit == drop, drop < plan.body.count {
+            context.close(promise: nil)
+            return
+        }
+        if let stall = plan.stallAfter, limit == stall {
+            return  // stalled: send nothing more (not even the end of a chunked body), keep the connection open
         }
         let closing = !keepAlive
         context.writeAndFlush(wrapOutboundOut(.end(nil))).assumeIsolated().whenComplete { _ in
