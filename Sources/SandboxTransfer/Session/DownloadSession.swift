@@ -85,6 +85,10 @@ public final class DownloadSession: Sendable {
     }
 
     deinit {
+        let orphans = liveTasks.withLock { $0.values }
+        for task in orphans {
+            task.complete(with: .failure(TransferError(.cancelled, "The download session '\(identifier)' was released before the task ended.")))
+        }
         eventSink.finish()
         try? lock.close()  // closing releases the flock; nothing to report from a deinit
     }
@@ -147,9 +151,11 @@ public final class DownloadSession: Sendable {
         }
         let previous = store.record(resumeData.taskIdentifier)
         let partialUsable = isPartialUsable(resumeData.partialFile)
+        // Other paused records of the same partial file are superseded by this task.
+        let superseded = Set(store.records.filter { $0.partialName == resumeData.partialFile.name }.map(\.id))
         let request = DownloadRequest(
             url: url, headers: resumeData.headers, expectedDigest: resumeData.expectedDigest, destination: destination ?? previous?.destination)
-        let record = try store.add { id in
+        let record = try store.add(replacing: superseded) { id in
             TaskRecord(
                 id: id, originalURL: resumeData.originalURL, finalURL: resumeData.finalURL, headers: resumeData.headers,
                 expectedDigest: resumeData.expectedDigest, destination: request.destination, phase: .active,
@@ -157,7 +163,6 @@ public final class DownloadSession: Sendable {
                 partialName: partialUsable ? resumeData.partialFile.name : "\(id).partial", bytesOnDisk: 0,
                 lastRestartReason: partialUsable ? nil : .partialFileUnusable, createdAt: Date(), updatedAt: Date())
         }
-        if previous != nil, !(previous?.isUnfinished ?? false) { try store.remove(resumeData.taskIdentifier) }
         return register(DownloadTask(identifier: record.id, request: request, session: self))
     }
 

@@ -47,9 +47,11 @@ final class SessionStore: Sendable {
 
     func record(_ id: Int) -> TaskRecord? { contents.withLock { $0.tasks.first { $0.id == id } } }
 
-    /// Adds a record with a new identifier, made by `make`, and writes the store.
-    func add(_ make: (Int) -> TaskRecord) throws(TransferError) -> TaskRecord {
+    /// Adds a record with a new identifier, made by `make`, removes the records that are not
+    /// unfinished among `replaced` (in the same write: a kill never leaves both), and writes the store.
+    func add(replacing replaced: Set<Int> = [], _ make: (Int) -> TaskRecord) throws(TransferError) -> TaskRecord {
         try mutate { contents in
+            contents.tasks.removeAll { replaced.contains($0.id) && !$0.isUnfinished }
             let record = make(contents.nextTaskIdentifier)
             contents.nextTaskIdentifier += 1
             contents.tasks.append(record)

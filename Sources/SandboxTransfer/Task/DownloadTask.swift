@@ -12,7 +12,8 @@ public final class DownloadTask: Sendable, Hashable, Identifiable, CustomStringC
     public let taskIdentifier: Int
     /// What the task downloads.
     public let request: DownloadRequest
-    let session: DownloadSession
+    /// Weak: the session owns its unfinished tasks, and a running transfer keeps the session alive.
+    weak let session: DownloadSession?
 
     struct Live: Sendable {
         var machine: DownloadTaskMachine
@@ -107,7 +108,7 @@ public final class DownloadTask: Sendable, Hashable, Identifiable, CustomStringC
             actions.removeAll { action in
                 switch action {
                 case .startRun(let generation):
-                    live.run = (generation, session.startRun(of: self, generation: generation))
+                    if let session { live.run = (generation, session.startRun(of: self, generation: generation)) }
                     return true
                 case .stopRun(let generation):
                     if let run = live.run, run.generation == generation { run.handle.cancel() }
@@ -118,7 +119,7 @@ public final class DownloadTask: Sendable, Hashable, Identifiable, CustomStringC
             }
             return actions
         }
-        session.perform(actions, for: self)
+        session?.perform(actions, for: self)
     }
 
     /// Records the end of the task and wakes ``result()`` waiters.

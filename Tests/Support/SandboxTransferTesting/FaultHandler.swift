@@ -37,11 +37,13 @@ final class FaultHandler: ChannelInboundHandler, RemovableChannelHandler {
         var limit = plan.body.count
         if let drop = plan.dropAfter { limit = min(limit, drop) }
         if let stall = plan.stallAfter { limit = min(limit, stall) }
+        guard context.channel.isActive else { return }  // the client went away: stop sending
         let end = min(limit, offset + plan.chunkSize)
         if end > offset {
             let slice = plan.body[(plan.body.startIndex + offset)..<(plan.body.startIndex + end)]
-            context.writeAndFlush(wrapOutboundOut(.body(.byteBuffer(context.channel.allocator.buffer(bytes: slice)))), promise: nil)
-            server.recordSent(end - offset, at: index)
+            let count = end - offset
+            context.writeAndFlush(wrapOutboundOut(.body(.byteBuffer(context.channel.allocator.buffer(bytes: slice)))))
+                .assumeIsolated().whenSuccess { server.recordSent(count, at: index) }
         }
         if end < limit {
             let next = { [self] in self.send(plan, from: end, index: index, server: server, context: context, keepAlive: keepAlive) }

@@ -2,8 +2,11 @@ import Foundation
 import Glibc
 
 /// A real nginx on a free loopback port, started by a test with a generated configuration in a
-/// temporary folder (`daemon off`, `master_process off`, so it runs as the current user), and
-/// stopped by ``stop()``.
+/// temporary folder (`daemon off`; workers run as root when the tests do, as in CI, so they can
+/// read the temporary folder), and stopped by ``stop()``.
+///
+/// The master process is kept: it resets its signal mask, whereas a single nginx process would
+/// inherit the blocked signals of the test's thread and never see `SIGQUIT`.
 ///
 /// Locations: `/files/` (plain, ranges), `/slow/` (`limit_rate` of ``slowRate``), `/gzip/` (gzip
 /// on for every type), `/named/` (a `Content-Disposition` with `filename*`), `/redirect/N` (a chain
@@ -82,9 +85,9 @@ public final class NginxServer: Sendable {
             redirects += "        location = /redirect/\(step) { return 302 \(target); }\n"
         }
         return """
+            \(geteuid() == 0 ? "user root root;" : "")
             worker_processes 1;
             daemon off;
-            master_process off;
             pid \(directory)/nginx.pid;
             error_log \(directory)/error.log warn;
             events { worker_connections 512; }
