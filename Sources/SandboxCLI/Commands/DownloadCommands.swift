@@ -149,6 +149,13 @@ private final class InterruptSignals {
             signal(number, SIG_IGN)
             return DispatchSource.makeSignalSource(signal: number, queue: queue)
         }
+        // A parent may have started us with these signals blocked (threads of a Swift program do):
+        // unblock them, or the sources would never fire.
+        var set = sigset_t()
+        sigemptyset(&set)
+        sigaddset(&set, SIGINT)
+        sigaddset(&set, SIGTERM)
+        pthread_sigmask(SIG_UNBLOCK, &set, nil)
     }
 
     func onSignal(_ handler: @escaping @Sendable () -> Void) {

@@ -35,7 +35,7 @@ public struct ResumeData: Sendable, Hashable, Codable {
     public var expectedDigest: ExpectedDigest?
     /// Request headers to send again (never credentials).
     public var headers: [String: String]
-    /// When the data was made.
+    /// When the download was first created.
     public var createdAt: Date
 
     public init(

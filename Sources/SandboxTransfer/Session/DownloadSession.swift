@@ -242,7 +242,7 @@ public final class DownloadSession: Sendable {
         return ResumeData(
             sessionIdentifier: identifier, taskIdentifier: record.id, originalURL: record.originalURL, finalURL: record.finalURL,
             validator: record.validator, expectedLength: record.expectedLength, partialFile: PartialFileIdentity(name: record.partialName, inode: inode),
-            expectedDigest: record.expectedDigest, headers: record.headers, createdAt: record.updatedAt)
+            expectedDigest: record.expectedDigest, headers: record.headers, createdAt: record.createdAt)
     }
 
     /// Reports an event on the stream and to the delegate.

@@ -12,7 +12,8 @@ import Testing
         defer { Task { try await server.stop() } }
         var resource = FaultResource(body: TestData.bytes(200_000, seed: 3), etag: "\"c\"")
         resource.chunkSize = 4_096
-        resource.chunkDelayMilliseconds = 2  // about 100 ms per download: cancels land at every stage
+        resource.chunkDelayMilliseconds = 1  // cancels land while connecting, streaming and stalled
+        resource.stallAfter = Array(repeating: 150_000, count: 200)  // never completes: a success would be a bug
         server.set("/f", resource)
         try await Fixture.with { fixture in
             let session = try fixture.session()
