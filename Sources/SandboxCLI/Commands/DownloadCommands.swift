@@ -56,7 +56,7 @@ struct Download: ParsableCommand {
         }
         let printer = ProgressPrinter(json: output.json)
         let finished = Completion()
-        let stop = InterruptSignals()
+        let stop = StopSignals(label: "sandbox.download.signals")  // the download pauses with resume data
         stop.onSignal { task.cancel(byProducingResumeData: { _ in }) }
         Task.detached {
             for await event in session.events where event.task === task {
@@ -136,32 +136,5 @@ private final class Completion: @unchecked Sendable {
     func wait() -> Result<DownloadOutcome, TransferError> {
         done.wait()
         return result ?? .failure(TransferError(.cancelled, "The download ended without a result."))
-    }
-}
-
-/// SIGINT and SIGTERM, caught on a queue of their own: the download pauses with resume data.
-private final class InterruptSignals {
-    private let sources: [any DispatchSourceSignal]
-
-    init() {
-        let queue = DispatchQueue(label: "sandbox.download.signals")
-        sources = [SIGINT, SIGTERM].map { number in
-            signal(number, SIG_IGN)
-            return DispatchSource.makeSignalSource(signal: number, queue: queue)
-        }
-        // A parent may have started us with these signals blocked (threads of a Swift program do):
-        // unblock them, or the sources would never fire.
-        var set = sigset_t()
-        sigemptyset(&set)
-        sigaddset(&set, SIGINT)
-        sigaddset(&set, SIGTERM)
-        pthread_sigmask(SIG_UNBLOCK, &set, nil)
-    }
-
-    func onSignal(_ handler: @escaping @Sendable () -> Void) {
-        for source in sources {
-            source.setEventHandler(handler: handler)
-            source.resume()
-        }
     }
 }

@@ -9,15 +9,10 @@ import Testing
     let payload = TestData.bytes(600_000, seed: 8)
 
     func withServer(_ body: (FaultServer, CLIProcess) async throws -> Void) async throws {
-        let server = try await FaultServer.start()
-        server.set("/f.bin", FaultResource(body: payload, etag: "\"f\""))
-        do {
+        try await withFaultServer { server in
+            server.set("/f.bin", FaultResource(body: payload, etag: "\"f\""))
             try await CLIProcess.with { cli in try await body(server, cli) }
-        } catch {
-            try await server.stop()
-            throw error
         }
-        try await server.stop()
     }
 
     @Test func downloadPrintsThePathAndChecksTheDigest() async throws {

@@ -102,6 +102,18 @@ final class EventLog: Sendable {
     }
 }
 
+/// Runs `body` with a fault server, stopped afterwards.
+func withFaultServer(_ body: (FaultServer) async throws -> Void) async throws {
+    let server = try await FaultServer.start()
+    do {
+        try await body(server)
+    } catch {
+        try? await server.stop()  // `error` propagates
+        throw error
+    }
+    try await server.stop()
+}
+
 /// Waits until `condition` holds, checking every 2 ms, for at most `timeout`: tests wait on
 /// conditions, never on fixed sleeps.
 func eventually(timeout: Duration = .seconds(20), _ condition: () throws -> Bool) async rethrows -> Bool {
