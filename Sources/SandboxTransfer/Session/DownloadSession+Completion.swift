@@ -54,7 +54,7 @@ extension DownloadSession {
         var reported = error.with(resumeData: resumeData)
         if reported.url == nil { reported.url = record.originalURL }
         do throws(TransferError) {
-            try store.update(record.id) {
+            try store.update(record.id, durable: true) {
                 $0.phase = .failed(code: reported.code.description, message: reported.message, resumable: resumeData != nil)
             }
         } catch {

@@ -42,7 +42,7 @@ extension DownloadSession {
     /// Deletes files in the session's folder that no kept partial file explains (temporary files
     /// of a previous process).
     private func sweep() {
-        var kept: Set<String> = [Self.checkpointName, Self.lockName]
+        var kept: Set<String> = [Self.lockName]
         for record in store.records {
             if case .failed(_, _, true) = record.phase { kept.insert(record.partialName) }
         }

@@ -17,7 +17,7 @@ import Synchronization
 public final class DownloadSession: Sendable {
     /// Where sessions keep their files, relative to the container's home.
     public static let folder = ContainerPath(constant: "Library/Caches/com.sandbox.downloads")
-    static let checkpointName = "tasks.json"
+    static let checkpointFolder = "tasks"
     static let lockName = ".lock"
 
     /// The session's identifier.
@@ -77,7 +77,7 @@ public final class DownloadSession: Sendable {
                 .sessionInUse, "The download session '\(identifier)' is open in another process; wait for it to end or use another identifier.",
                 path: directory.description)
         }
-        store = try SessionStore(root: root, file: Self.checkpointPath(in: directory))
+        store = try SessionStore(root: root, folder: Self.checkpointPath(in: directory))
         client = SharedClients.client(for: configuration)
         queue = Mutex(TransferQueue(maximumActive: configuration.maximumConcurrentTasks, maximumPerHost: configuration.maximumConcurrentTasksPerHost))
         (events, eventSink) = AsyncStream.makeStream(of: DownloadEvent.self)
@@ -94,7 +94,7 @@ public final class DownloadSession: Sendable {
     }
 
     static func checkpointPath(in directory: ContainerPath) -> ContainerPath {
-        (try? directory.appending(checkpointName)) ?? directory  // a constant, valid name
+        (try? directory.appending(checkpointFolder)) ?? directory  // a constant, valid name
     }
 
     /// The folder of session `identifier`.
@@ -203,8 +203,8 @@ public final class DownloadSession: Sendable {
     /// - Throws: ``TransferError/Code/invalidArgument`` for a bad identifier, ``TransferError/Code/file``
     ///   when the checkpoint cannot be read.
     public static func storedTasks(identifier: String, root: ConfinedRoot) throws(TransferError) -> [DownloadTaskSummary] {
-        let file = checkpointPath(in: try directory(for: identifier))
-        return try SessionStore.load(root: root, file: file).tasks.map(\.summary)
+        let folder = checkpointPath(in: try directory(for: identifier))
+        return try SessionStore.load(root: root, folder: folder).map(\.summary)
     }
 
     /// The identifiers of the sessions that have a folder in the container at `root`.

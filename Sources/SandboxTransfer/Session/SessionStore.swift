@@ -2,96 +2,149 @@ import Foundation
 import Sandbox
 import Synchronization
 
-/// The session's durable checkpoint: every task's record in one JSON file, replaced atomically and
-/// fsync'd (`writeContents(options: [.atomic, .durable])`) on every change of phase, validator or
-/// length — so a session re-created after SIGKILL finds each task as it last was.
+/// The session's checkpoint: one small JSON file per task in `<session>/tasks/`, each replaced
+/// atomically (write, then rename) on every change of phase, validator or length — so a session
+/// re-created after SIGKILL finds each task as it last was, and a change costs the same with 1 task
+/// or 10,000. Pauses, failures and cancellations are also fsync'd (`.durable`), as a power cut
+/// would otherwise lose them.
 final class SessionStore: Sendable {
-    let root: ConfinedRoot
-    let file: ContainerPath
-    private let contents: Mutex<StoreContents>
+    static let nextIdentifierName = "next-id"
 
-    /// Loads the store at `file`; a missing file is an empty store.
-    ///
-    /// - Throws: ``TransferError/Code/file`` when the file cannot be read or is not in this format.
-    init(root: ConfinedRoot, file: ContainerPath) throws(TransferError) {
-        self.root = root
-        self.file = file
-        self.contents = Mutex(try Self.load(root: root, file: file))
+    let root: ConfinedRoot
+    let folder: ContainerPath
+    private struct State: Sendable {
+        var records: [Int: TaskRecord]
+        var nextIdentifier: Int
     }
 
-    static func load(root: ConfinedRoot, file: ContainerPath) throws(TransferError) -> StoreContents {
-        let bytes: [UInt8]
+    private let state: Mutex<State>
+
+    /// Opens (creating if needed) the store in `folder` and loads its records.
+    ///
+    /// - Throws: ``TransferError/Code/file`` when the folder cannot be made or a record read.
+    init(root: ConfinedRoot, folder: ContainerPath) throws(TransferError) {
+        self.root = root
+        self.folder = folder
         do throws(SandboxError) {
-            bytes = try root.readContents(of: file)
-        } catch where error.code == .notFound {
-            return StoreContents()
+            try root.createDirectory(at: folder, withIntermediateDirectories: true)
         } catch {
-            throw .file(error, doing: "read the download session's checkpoint '\(file)'")
+            throw .file(error, doing: "create the checkpoint folder '\(folder)'")
+        }
+        let records = try Self.load(root: root, folder: folder)
+        var next = (records.map(\.id).max() ?? 0) + 1
+        if let bytes = try? root.readContents(of: Self.path(Self.nextIdentifierName, in: folder)),  // missing: derived from the records
+            let stored = Int(String(decoding: bytes, as: UTF8.self))
+        {
+            next = max(next, stored)
+        }
+        state = Mutex(State(records: Dictionary(uniqueKeysWithValues: records.map { ($0.id, $0) }), nextIdentifier: next))
+    }
+
+    /// The records in `folder`, by identifier; a missing folder has none.
+    ///
+    /// - Throws: ``TransferError/Code/file`` when a record cannot be read or is not in this format.
+    static func load(root: ConfinedRoot, folder: ContainerPath) throws(TransferError) -> [TaskRecord] {
+        let names: [String]
+        do throws(SandboxError) {
+            names = try root.fileNames(at: folder)
+        } catch where error.code == .notFound {
+            return []
+        } catch {
+            throw .file(error, doing: "list the checkpoint folder '\(folder)'")
         }
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .iso8601
-        do {
-            let contents = try decoder.decode(StoreContents.self, from: Data(bytes))
-            guard contents.version <= StoreContents.currentVersion else {
-                throw TransferError(.file, "The checkpoint '\(file)' was written by a newer version (\(contents.version)); update sandbox.", path: file.description)
+        var records: [TaskRecord] = []
+        for name in names where name.hasSuffix(".json") && Int(name.dropLast(5)) != nil {
+            let file = path(name, in: folder)
+            do {
+                let bytes = try root.readContents(of: file)
+                records.append(try decoder.decode(TaskRecord.self, from: Data(bytes)))
+            } catch let error as SandboxError {
+                throw .file(error, doing: "read the checkpoint '\(file)'")
+            } catch {
+                throw TransferError(.file, "The checkpoint '\(file)' is damaged; remove it to forget that download.", path: file.description, cause: error)
             }
-            return contents
-        } catch let error as TransferError {
-            throw error
-        } catch {
-            throw TransferError(.file, "The checkpoint '\(file)' is damaged; remove it to start the session afresh.", path: file.description, cause: error)
         }
+        return records.sorted { $0.id < $1.id }
     }
 
-    var records: [TaskRecord] { contents.withLock { $0.tasks } }
+    static func path(_ name: String, in folder: ContainerPath) -> ContainerPath {
+        (try? folder.appending(name)) ?? folder  // names made here are plain
+    }
 
-    func record(_ id: Int) -> TaskRecord? { contents.withLock { $0.tasks.first { $0.id == id } } }
+    var records: [TaskRecord] { state.withLock { $0.records.values.sorted { $0.id < $1.id } } }
 
-    /// Adds a record with a new identifier, made by `make`, removes the records that are not
-    /// unfinished among `replaced` (in the same write: a kill never leaves both), and writes the store.
+    func record(_ id: Int) -> TaskRecord? { state.withLock { $0.records[id] } }
+
+    /// Adds a record with a new identifier, made by `make`, and removes the records among `replaced`
+    /// that are not unfinished (the new record is written first: a kill in between leaves both,
+    /// and the next session supersedes the older by the same rule).
     func add(replacing replaced: Set<Int> = [], _ make: (Int) -> TaskRecord) throws(TransferError) -> TaskRecord {
-        try mutate { contents in
-            contents.tasks.removeAll { replaced.contains($0.id) && !$0.isUnfinished }
-            let record = make(contents.nextTaskIdentifier)
-            contents.nextTaskIdentifier += 1
-            contents.tasks.append(record)
+        let added = try withState { state throws(TransferError) in
+            let added = make(state.nextIdentifier)
+            state.nextIdentifier += 1
+            try write(Array("\(state.nextIdentifier)".utf8), to: Self.path(Self.nextIdentifierName, in: folder), durable: false)
+            try write(added, durable: false)
+            state.records[added.id] = added
+            return added
+        }
+        for id in replaced where record(id)?.isUnfinished == false { try remove(id) }
+        return added
+    }
+
+    /// Changes the record `id` (if present) and writes it; `durable` also fsyncs it.
+    @discardableResult
+    func update(_ id: Int, durable: Bool = false, _ change: (inout TaskRecord) -> Void) throws(TransferError) -> TaskRecord? {
+        try withState { state throws(TransferError) in
+            guard var record = state.records[id] else { return nil }
+            change(&record)
+            record.updatedAt = Date()
+            try write(record, durable: durable)
+            state.records[id] = record
             return record
         }
     }
 
-    /// Changes the record `id` (if present) and writes the store.
-    @discardableResult
-    func update(_ id: Int, _ change: (inout TaskRecord) -> Void) throws(TransferError) -> TaskRecord? {
-        try mutate { contents in
-            guard let index = contents.tasks.firstIndex(where: { $0.id == id }) else { return nil }
-            change(&contents.tasks[index])
-            contents.tasks[index].updatedAt = Date()
-            return contents.tasks[index]
+    /// Removes the record `id`.
+    func remove(_ id: Int) throws(TransferError) {
+        try withState { state throws(TransferError) in
+            let file = Self.path("\(id).json", in: folder)
+            do throws(SandboxError) {
+                _ = try root.removeItem(at: file)
+            } catch where error.code == .notFound {
+            } catch {
+                throw .file(error, doing: "remove the checkpoint '\(file)'")
+            }
+            state.records[id] = nil
         }
     }
 
-    /// Removes the record `id` and writes the store.
-    func remove(_ id: Int) throws(TransferError) {
-        try mutate { contents in contents.tasks.removeAll { $0.id == id } }
+    private func write(_ record: TaskRecord, durable: Bool) throws(TransferError) {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        encoder.dateEncodingStrategy = .iso8601
+        let data: Data
+        do {
+            data = try encoder.encode(record)
+        } catch {
+            throw TransferError(.file, "Could not encode the checkpoint of task \(record.id).", cause: error)
+        }
+        try write(Array(data), to: Self.path("\(record.id).json", in: folder), durable: durable)
     }
 
-    /// Applies `change` and writes the whole store durably, under the lock so that writes are in
-    /// order. A failed write leaves memory changed and the previous file in place.
-    private func mutate<R>(_ change: (inout StoreContents) -> R) throws(TransferError) -> R {
-        let result: Result<R, TransferError> = contents.withLock { contents in
-            let value = change(&contents)
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.sortedKeys]
-            encoder.dateEncodingStrategy = .iso8601
-            do {
-                let data = try encoder.encode(contents)
-                try root.writeContents(Array(data), to: file, options: [.atomic, .durable])
-                return .success(value)
-            } catch let error as SandboxError {
-                return .failure(.file(error, doing: "checkpoint the download session to '\(file)'"))
-            } catch {
-                return .failure(TransferError(.file, "Could not encode the download session's checkpoint.", path: file.description, cause: error))
-            }
+    private func write(_ bytes: [UInt8], to file: ContainerPath, durable: Bool) throws(TransferError) {
+        do throws(SandboxError) {
+            try root.writeContents(bytes, to: file, options: durable ? [.atomic, .durable] : .atomic)
+        } catch {
+            throw .file(error, doing: "checkpoint the download session to '\(file)'")
+        }
+    }
+
+    /// Runs `body` under the lock, so that writes of the store happen in order.
+    private func withState<R>(_ body: (inout State) throws(TransferError) -> R) throws(TransferError) -> R {
+        let result: Result<R, TransferError> = state.withLock { state in
+            do throws(TransferError) { return .success(try body(&state)) } catch { return .failure(error) }
         }
         return try result.get()
     }

@@ -72,11 +72,3 @@ public struct DownloadTaskSummary: Sendable, Hashable, Codable {
     public var error: String?
     public var updatedAt: Date
 }
-
-/// The checkpoint file's content.
-struct StoreContents: Sendable, Codable {
-    static let currentVersion = 1
-    var version = StoreContents.currentVersion
-    var nextTaskIdentifier = 1
-    var tasks: [TaskRecord] = []
-}

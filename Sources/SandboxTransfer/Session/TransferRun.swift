@@ -78,7 +78,7 @@ struct TransferRun: Sendable {
     private func flush(_ partial: PartialFile) {
         try? partial.synchronize()  // best effort: the resume offset is the file's length, whatever reached the disk
         if let length = try? partial.length() {  // informational checkpoint
-            _ = try? session.store.update(task.taskIdentifier) { $0.bytesOnDisk = length }
+            _ = try? session.store.update(task.taskIdentifier, durable: true) { $0.bytesOnDisk = length }
         }
     }
 

@@ -58,7 +58,7 @@ import Testing
             #expect(list.stdout.contains("\"state\":\"completed\""))
             #expect(!list.stdout.contains("interrupted") && !list.stdout.contains("paused"), "\(list.stdout)")
             let folder = try cli.containerHome + "/Library/Caches/com.sandbox.downloads/sandbox-cli"
-            #expect(Set(try FileManager.default.contentsOfDirectory(atPath: folder)) == ["tasks.json", ".lock"])
+            #expect(Set(try FileManager.default.contentsOfDirectory(atPath: folder)) == ["tasks", ".lock"])
             try await server.stop()
             let served = server.bodyBytesSent(for: "/big.bin")
             let requests = server.requests.count

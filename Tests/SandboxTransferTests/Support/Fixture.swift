@@ -46,11 +46,11 @@ struct Fixture {
         try root.readContents(of: try #require(path), maximumSize: 1 << 30)
     }
 
-    /// The files in the session's folder other than its checkpoint and lock: partial and
+    /// The files in the session's folder other than its lock (the checkpoints are in a folder): partial and
     /// temporary files.
     func leftovers(_ identifier: String = "test") throws -> [String] {
         let folder = try DownloadSession.folder.appending(identifier)
-        return try root.fileNames(at: folder).filter { $0 != "tasks.json" && $0 != ".lock" }
+        return try root.fileNames(at: folder).filter { $0 != ".lock" }
     }
 
     /// The sizes of the partial files in the session's folder.
