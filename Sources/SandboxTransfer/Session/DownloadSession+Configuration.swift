@@ -19,6 +19,10 @@ extension DownloadSession {
         public var progressInterval: Duration
         /// How often a running task records its length in the checkpoint (for listings).
         public var checkpointInterval: Duration
+        /// Whether a finished file is fsync'd before it is handed over, so that it survives a power
+        /// cut too (a kill never loses it either way). Off by default, like curl and iOS: it costs
+        /// a write-back of the whole file.
+        public var synchronizesFinishedFiles: Bool
 
         public init(
             maximumConcurrentTasks: Int = 6,
@@ -29,7 +33,8 @@ extension DownloadSession {
             maximumRedirects: Int = 10,
             rateLimit: Int64? = nil,
             progressInterval: Duration = .milliseconds(100),
-            checkpointInterval: Duration = .seconds(1)
+            checkpointInterval: Duration = .seconds(1),
+            synchronizesFinishedFiles: Bool = false
         ) {
             self.maximumConcurrentTasks = maximumConcurrentTasks
             self.maximumConcurrentTasksPerHost = maximumConcurrentTasksPerHost
@@ -40,6 +45,7 @@ extension DownloadSession {
             self.rateLimit = rateLimit
             self.progressInterval = progressInterval
             self.checkpointInterval = checkpointInterval
+            self.synchronizesFinishedFiles = synchronizesFinishedFiles
         }
 
         /// Six tasks (four per host), standard retries, 30 s stall timeout, 10 redirects.

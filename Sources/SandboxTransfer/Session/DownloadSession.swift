@@ -126,7 +126,8 @@ public final class DownloadSession: Sendable {
         let record = try store.add { id in
             TaskRecord(
                 id: id, originalURL: request.url.absoluteString, headers: request.headers, expectedDigest: request.expectedDigest,
-                destination: request.destination, phase: .active, partialName: "\(id).partial", bytesOnDisk: 0, createdAt: Date(), updatedAt: Date())
+                destination: request.destination, phase: .active, partialName: Self.partialName(for: id), bytesOnDisk: 0, createdAt: Date(),
+                updatedAt: Date())
         }
         return register(DownloadTask(identifier: record.id, request: request, session: self))
     }
@@ -160,7 +161,7 @@ public final class DownloadSession: Sendable {
                 id: id, originalURL: resumeData.originalURL, finalURL: resumeData.finalURL, headers: resumeData.headers,
                 expectedDigest: resumeData.expectedDigest, destination: request.destination, phase: .active,
                 validator: partialUsable ? resumeData.validator : nil, expectedLength: partialUsable ? resumeData.expectedLength : nil,
-                partialName: partialUsable ? resumeData.partialFile.name : "\(id).partial", bytesOnDisk: 0,
+                partialName: partialUsable ? resumeData.partialFile.name : Self.partialName(for: id), bytesOnDisk: 0,
                 lastRestartReason: partialUsable ? nil : .partialFileUnusable, createdAt: Date(), updatedAt: Date())
         }
         return register(DownloadTask(identifier: record.id, request: request, session: self))
@@ -217,6 +218,11 @@ public final class DownloadSession: Sendable {
     private func register(_ task: DownloadTask) -> DownloadTask {
         liveTasks.withLock { $0[task.taskIdentifier] = task }
         return task
+    }
+
+    /// A partial file's name: the task's identifier and a random part, so no name is ever reused.
+    static func partialName(for id: Int) -> String {
+        "\(id)-\(String(UInt32.random(in: 0...UInt32.max), radix: 16)).partial"
     }
 
     func partialPath(_ name: String) -> ContainerPath {

@@ -7,9 +7,11 @@ import Synchronization
 /// re-created after SIGKILL finds each task as it last was, and a change costs the same with 1 task
 /// or 10,000. Pauses, failures and cancellations are also fsync'd (`.durable`), as a power cut
 /// would otherwise lose them.
+///
+/// A new task's record is written at its first change (when its response is accepted, before any
+/// byte reaches its partial file): a task killed before that had nothing to resume, and every
+/// file written costs an inode allocation, which ext4 makes slow under churn.
 final class SessionStore: Sendable {
-    static let nextIdentifierName = "next-id"
-
     let root: ConfinedRoot
     let folder: ContainerPath
     private struct State: Sendable {
@@ -31,12 +33,7 @@ final class SessionStore: Sendable {
             throw .file(error, doing: "create the checkpoint folder '\(folder)'")
         }
         let records = try Self.load(root: root, folder: folder)
-        var next = (records.map(\.id).max() ?? 0) + 1
-        if let bytes = try? root.readContents(of: Self.path(Self.nextIdentifierName, in: folder)),  // missing: derived from the records
-            let stored = Int(String(decoding: bytes, as: UTF8.self))
-        {
-            next = max(next, stored)
-        }
+        let next = (records.map(\.id).max() ?? 0) + 1
         state = Mutex(State(records: Dictionary(uniqueKeysWithValues: records.map { ($0.id, $0) }), nextIdentifier: next))
     }
 
@@ -78,14 +75,14 @@ final class SessionStore: Sendable {
     func record(_ id: Int) -> TaskRecord? { state.withLock { $0.records[id] } }
 
     /// Adds a record with a new identifier, made by `make`, and removes the records among `replaced`
-    /// that are not unfinished (the new record is written first: a kill in between leaves both,
-    /// and the next session supersedes the older by the same rule).
+    /// that are not unfinished. With records to replace, the new one is written at once, before
+    /// they are removed (a kill in between leaves both, and the next session supersedes the older
+    /// by the same rule); otherwise at its first ``update(_:durable:_:)``.
     func add(replacing replaced: Set<Int> = [], _ make: (Int) -> TaskRecord) throws(TransferError) -> TaskRecord {
         let added = try withState { state throws(TransferError) in
             let added = make(state.nextIdentifier)
             state.nextIdentifier += 1
-            try write(Array("\(state.nextIdentifier)".utf8), to: Self.path(Self.nextIdentifierName, in: folder), durable: false)
-            try write(added, durable: false)
+            if !replaced.isEmpty { try write(added, durable: false) }
             state.records[added.id] = added
             return added
         }

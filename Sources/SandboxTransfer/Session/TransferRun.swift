@@ -237,10 +237,10 @@ struct TransferRun: Sendable {
         session.emit(.didWriteData(task, progress))
     }
 
-    /// Flushes the complete file and checks its digest (re-reading it when `digest` is `nil` and one
+    /// Flushes the complete file (when configured) and checks its digest (re-reading it when `digest` is `nil` and one
     /// is expected, as after a 416 "already complete").
     private func finish(_ partial: PartialFile, record: TaskRecord, length: Int64, digest: StreamingDigest?) throws(TransferError) {
-        try partial.synchronize()
+        if session.configuration.synchronizesFinishedFiles { try partial.synchronize() }
         var computed: String?
         if let expected = record.expectedDigest {
             var running = digest ?? StreamingDigest(expected.algorithm)
