@@ -49,7 +49,8 @@ struct Download: ParsableCommand {
         let session = try DownloadSession(identifier: cliSession, container: container, configuration: configuration)
         let destination = DownloadDestination(folder: folder)
         let task: DownloadTask
-        if let pending = session.pendingResumeData().last(where: { $0.originalURL == address.absoluteString }) {
+        if var pending = session.pendingResumeData().last(where: { $0.originalURL == address.absoluteString }) {
+            if let digest { pending.expectedDigest = digest }  // the digest given now wins
             task = try session.downloadTask(withResumeData: pending, destination: destination)
         } else {
             task = try session.downloadTask(with: DownloadRequest(url: address, expectedDigest: digest, destination: destination))
@@ -73,7 +74,7 @@ struct Download: ParsableCommand {
         case .success(let outcome):
             let path = outcome.path?.description ?? ""
             if output.json {
-                try Output.json(FinishedLine(path: path, bytes: outcome.byteCount, sha256: outcome.digest))
+                ProgressPrinter.jsonLine(FinishedLine(path: path, bytes: outcome.byteCount, sha256: outcome.digest))
             } else {
                 print(path)
             }

@@ -25,7 +25,7 @@ final class ProgressPrinter: Sendable {
             emit(DownloadEventLine(event: "retry", attempt: attempt, error: error.description), "Retrying (attempt \(attempt)) in \(delay): \(error.message)")
         case .didWriteData(_, let progress):
             if json {
-                try? Output.json(DownloadEventLine(progress))  // stdout closed: nothing left to tell
+                Self.jsonLine(DownloadEventLine(progress))
             } else if terminal {
                 barShown.withLock { $0 = true }
                 FileHandle.standardError.write(Data(("\r" + Self.bar(progress) + "\u{1B}[K").utf8))
@@ -42,11 +42,27 @@ final class ProgressPrinter: Sendable {
 
     private func emit(_ line: DownloadEventLine, _ text: String) {
         if json {
-            try? Output.json(line)  // stdout closed: nothing left to tell
+            Self.jsonLine(line)
         } else {
             end()
             barShown.withLock { $0 = false }
             FileHandle.standardError.write(Data((text + "\n").utf8))
+        }
+    }
+
+    /// Writes one JSON line to standard output with `write(2)`, so that a reader that went away
+    /// (`| head`) ends the output instead of the process (Foundation's `FileHandle` traps on EPIPE).
+    static func jsonLine(_ value: some Encodable) {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        guard let data = try? encoder.encode(value) else { return }  // our own plain structs always encode
+        let bytes = Array(data) + [UInt8(ascii: "\n")]
+        var offset = 0
+        while offset < bytes.count {
+            let written = bytes[offset...].withUnsafeBytes { Glibc.write(STDOUT_FILENO, $0.baseAddress, $0.count) }
+            if written < 0 && errno == EINTR { continue }
+            guard written > 0 else { return }
+            offset += written
         }
     }
 
