@@ -32,6 +32,16 @@ import Testing
         }
     }
 
+    /// Serves `resource` at `/f`, downloads it into Caches and expects the body byte for byte;
+    /// returns the session's events.
+    func downloadExactly(_ resource: FaultResource, from server: FaultServer, into fixture: Fixture) async throws -> EventLog {
+        server.set("/f", resource)
+        let session = try fixture.session()
+        let events = EventLog(session)
+        try expectExact(try await fixture.download(server.url("/f"), session: session), resource.body, fixture)
+        return events
+    }
+
     func expectExact(_ result: Result<DownloadOutcome, TransferError>, _ expected: [UInt8], _ fixture: Fixture) throws {
         let outcome = try result.get()
         #expect(TestData.sha256(try fixture.contents(outcome.path)) == TestData.sha256(expected))
@@ -43,10 +53,7 @@ import Testing
         try await withServer { server, fixture in
             var resource = FaultResource(body: body, etag: "\"a\"")
             resource.sendsContentLength = false
-            server.set("/f", resource)
-            let session = try fixture.session()
-            let events = EventLog(session)
-            try expectExact(try await fixture.download(server.url("/f"), session: session), body, fixture)
+            let events = try await downloadExactly(resource, from: server, into: fixture)
             #expect(events.progress.dropLast().allSatisfy { $0.totalBytesExpectedToWrite == TransferProgress.sizeUnknown })
             #expect(server.requests.allSatisfy { $0.acceptEncoding == "identity" })
         }
@@ -56,10 +63,7 @@ import Testing
         try await withServer { server, fixture in
             var resource = FaultResource(body: body, etag: "\"strong\"")
             resource.dropAfter = [40_000, 1, 70_000, 12_345]
-            server.set("/f", resource)
-            let session = try fixture.session()
-            let events = EventLog(session)
-            try expectExact(try await fixture.download(server.url("/f"), session: session), body, fixture)
+            let events = try await downloadExactly(resource, from: server, into: fixture)
             let requests = server.requests
             #expect(requests.count == 5)
             #expect(requests.dropFirst().allSatisfy { $0.status == 206 && $0.ifRange == "\"strong\"" && $0.range?.hasPrefix("bytes=") == true })
@@ -73,9 +77,7 @@ import Testing
         try await withServer { server, fixture in
             var resource = FaultResource(body: body, lastModified: "Tue, 15 Nov 1994 08:12:31 GMT")
             resource.dropAfter = [100_000]
-            server.set("/f", resource)
-            let session = try fixture.session()
-            try expectExact(try await fixture.download(server.url("/f"), session: session), body, fixture)
+            _ = try await downloadExactly(resource, from: server, into: fixture)
             #expect(server.requests.last?.ifRange == "Tue, 15 Nov 1994 08:12:31 GMT")
             #expect(server.requests.last?.status == 206)
         }
@@ -85,10 +87,7 @@ import Testing
         try await withServer { server, fixture in
             var resource = FaultResource(body: body, etag: "W/\"weak\"")
             resource.dropAfter = [100_000, 50_000]
-            server.set("/f", resource)
-            let session = try fixture.session()
-            let events = EventLog(session)
-            try expectExact(try await fixture.download(server.url("/f"), session: session), body, fixture)
+            let events = try await downloadExactly(resource, from: server, into: fixture)
             #expect(server.requests.allSatisfy { $0.range == nil && $0.ifRange == nil })
             #expect(events.restarts == [.noValidator, .noValidator])
         }
@@ -103,10 +102,7 @@ import Testing
             resource.honoursRange = withOurContentRange
             resource.saysOKForRanges = withOurContentRange
             resource.dropAfter = [100_000]
-            server.set("/f", resource)
-            let session = try fixture.session()
-            let events = EventLog(session)
-            try expectExact(try await fixture.download(server.url("/f"), session: session), body, fixture)
+            let events = try await downloadExactly(resource, from: server, into: fixture)
             #expect(server.requests.last?.range?.hasPrefix("bytes=") == true)
             #expect(server.requests.last?.status == 200)
             #expect(events.restarts == (withOurContentRange ? [] : [.serverIgnoredRange]))
@@ -198,10 +194,7 @@ import Testing
             var resource = FaultResource(body: body, etag: "W/\"gz\"")
             resource.contentEncoding = "gzip"
             resource.dropAfter = [64_000]
-            server.set("/f", resource)
-            let session = try fixture.session()
-            let events = EventLog(session)
-            try expectExact(try await fixture.download(server.url("/f"), session: session), body, fixture)
+            let events = try await downloadExactly(resource, from: server, into: fixture)
             #expect(events.restarts == [.noValidator])
         }
     }
@@ -274,10 +267,7 @@ import Testing
             var resource = FaultResource(body: body, etag: "\"t\"")
             resource.failures = [503, 429, 500]
             resource.retryAfter = "0"
-            server.set("/f", resource)
-            let session = try fixture.session()
-            let events = EventLog(session)
-            try expectExact(try await fixture.download(server.url("/f"), session: session), body, fixture)
+            let events = try await downloadExactly(resource, from: server, into: fixture)
             #expect(events.retries == 3)
         }
     }

@@ -13,15 +13,9 @@ struct CLIProcess {
         var stderr: String
     }
 
-    /// The `sandbox` executable, built next to the test bundle.
-    static let executable: URL = {
-        let selfPath = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
-        var directory = URL(fileURLWithPath: selfPath).deletingLastPathComponent()
-        while !FileManager.default.isExecutableFile(atPath: directory.appendingPathComponent("sandbox").path) && directory.path != "/" {
-            directory.deleteLastPathComponent()
-        }
-        return directory.appendingPathComponent("sandbox")
-    }()
+    /// The `sandbox` executable, built into the same folder as this test binary.
+    static let executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
+        .appendingPathComponent("sandbox")
 
     static func with<T>(_ body: (CLIProcess) async throws -> T) async throws -> T {
         let scratch = try TemporaryDirectory.make(prefix: "cli")
