@@ -164,7 +164,12 @@ public final class DownloadSession: Sendable {
                 partialName: partialUsable ? resumeData.partialFile.name : Self.partialName(for: id), bytesOnDisk: 0,
                 lastRestartReason: partialUsable ? nil : .partialFileUnusable, createdAt: Date(), updatedAt: Date())
         }
-        return register(DownloadTask(identifier: record.id, request: request, session: self))
+        let task = register(DownloadTask(identifier: record.id, request: request, session: self))
+        if !partialUsable {
+            removePartial(named: resumeData.partialFile.name)  // replaced or damaged: no task owns it now
+            emit(.didRestart(task, reason: .partialFileUnusable))
+        }
+        return task
     }
 
     /// The tasks that have not completed.
