@@ -121,17 +121,21 @@ public struct ResumeData: Sendable, Hashable, Codable {
     }
 }
 
-/// Which file holds a download's bytes: a plain name inside the session's folder, and the inode it
-/// had, so that a different file put under the same name is not taken for it.
+/// Which file holds a download's bytes: a plain name inside the session's folder, with the inode
+/// number and birth time it had, so that a different file put under the same name is not taken for
+/// it (file systems reuse a freed inode number at once; the birth time tells them apart).
 public struct PartialFileIdentity: Sendable, Hashable, Codable {
     /// The name inside the session's folder (`Library/Caches/com.sandbox.downloads/<session>/`).
     public var name: String
     /// The inode number when the data was made, if the file existed.
     public var inode: UInt64?
+    /// The file's birth time (`statx`), in seconds since 1970, where the file system keeps one.
+    public var birthTime: Double?
 
-    public init(name: String, inode: UInt64?) {
+    public init(name: String, inode: UInt64?, birthTime: Double? = nil) {
         self.name = name
         self.inode = inode
+        self.birthTime = birthTime
     }
 
     static func isPlainName(_ name: String) -> Bool {

@@ -239,7 +239,8 @@ public final class DownloadSession: Sendable {
             let attributes = try? root.attributes(at: partialPath(identity.name), followingSymlink: false),  // unreadable: unusable
             attributes.type == .regular
         else { return false }
-        return identity.inode == nil || identity.inode == attributes.inode
+        let birth = attributes.creationDate?.timeIntervalSince1970
+        return (identity.inode == nil || identity.inode == attributes.inode) && (identity.birthTime == nil || identity.birthTime == birth)
     }
 
     func removePartial(named name: String) {
@@ -248,11 +249,12 @@ public final class DownloadSession: Sendable {
 
     func resumeData(for record: TaskRecord) -> ResumeData? {
         guard record.validator != nil else { return nil }
-        let inode = (try? root.attributes(at: partialPath(record.partialName), followingSymlink: false))??.inode  // gone: no identity
-        guard inode != nil else { return nil }
+        let attributes = (try? root.attributes(at: partialPath(record.partialName), followingSymlink: false)) ?? nil  // gone: no identity
+        guard let attributes else { return nil }
         return ResumeData(
             sessionIdentifier: identifier, taskIdentifier: record.id, originalURL: record.originalURL, finalURL: record.finalURL,
-            validator: record.validator, expectedLength: record.expectedLength, partialFile: PartialFileIdentity(name: record.partialName, inode: inode),
+            validator: record.validator, expectedLength: record.expectedLength, partialFile: PartialFileIdentity(
+                name: record.partialName, inode: attributes.inode, birthTime: attributes.creationDate?.timeIntervalSince1970),
             expectedDigest: record.expectedDigest, headers: record.headers, createdAt: record.createdAt)
     }
 
