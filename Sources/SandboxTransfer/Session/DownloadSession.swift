@@ -24,8 +24,12 @@ public final class DownloadSession: Sendable {
     public let identifier: String
     /// Its limits, retries and timeouts.
     public let configuration: Configuration
-    /// Everything the session reports, in order per task. Iterate it once.
+    /// Everything the session reports, in order per task. Iterate it once. Until it is read, the
+    /// newest ``eventBufferSize`` events are kept (so a session used only through its delegate does
+    /// not grow without bound).
     public let events: AsyncStream<DownloadEvent>
+    /// How many unread events ``events`` keeps.
+    public static let eventBufferSize = 10_000
 
     let delegate: (any DownloadSessionDelegate)?
     let root: ConfinedRoot
@@ -80,7 +84,7 @@ public final class DownloadSession: Sendable {
         store = try SessionStore(root: root, folder: Self.checkpointPath(in: directory))
         client = SharedClients.client(for: configuration)
         queue = Mutex(TransferQueue(maximumActive: configuration.maximumConcurrentTasks, maximumPerHost: configuration.maximumConcurrentTasksPerHost))
-        (events, eventSink) = AsyncStream.makeStream(of: DownloadEvent.self)
+        (events, eventSink) = AsyncStream.makeStream(of: DownloadEvent.self, bufferingPolicy: .bufferingNewest(Self.eventBufferSize))
         try recover()
     }
 
