@@ -6,8 +6,18 @@ import SandboxTransfer
 
 extension DownloadDestination.Folder: ExpressibleByArgument {}
 
-/// The session the command line downloads in (one per container).
-private let cliSession = "sandbox-cli"
+/// The session the command line downloads `url` in: one per URL, so that downloads of different
+/// URLs can run at once (a session is held by one process), and re-running a command finds its
+/// partial file. `cli-` and the URL's 64-bit FNV-1a hash.
+private func cliSession(for url: URL) -> String {
+    var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+    for byte in url.absoluteString.utf8 {
+        hash ^= UInt64(byte)
+        hash = hash &* 0x0000_0100_0000_01b3
+    }
+    let hex = String(hash, radix: 16)
+    return "cli-" + String(repeating: "0", count: 16 - hex.count) + hex
+}
 
 struct Download: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -46,7 +56,7 @@ struct Download: ParsableCommand {
         let digest = try sha256.map { hex throws(TransferError) in try ExpectedDigest(.sha256, hex: hex) }
         var configuration = DownloadSession.Configuration.standard
         configuration.rateLimit = limitRate
-        let session = try DownloadSession(identifier: cliSession, container: container, configuration: configuration)
+        let session = try DownloadSession(identifier: cliSession(for: address), container: container, configuration: configuration)
         let destination = DownloadDestination(folder: folder)
         let task: DownloadTask
         if var pending = session.pendingResumeData().last(where: { $0.originalURL == address.absoluteString }) {

@@ -31,6 +31,24 @@ import Testing
         }
     }
 
+    @Test func downloadsOfDifferentURLsRunAtOnce() async throws {
+        try await withServer { server, cli in
+            var slow = FaultResource(body: payload, etag: "\"f\"")
+            slow.chunkSize = 16_384
+            slow.chunkDelayMilliseconds = 5
+            server.set("/a.bin", slow)
+            server.set("/b.bin", slow)
+            let first = try cli.start(["download", Fixture.app, server.url("/a.bin")])
+            let second = CLIProcess(home: cli.home, scratch: cli.scratch + "/second")
+            try FileManager.default.createDirectory(atPath: second.scratch, withIntermediateDirectories: true)
+            let other = try second.start(["download", Fixture.app, server.url("/b.bin")])
+            let (a, b) = (try cli.finish(first), try second.finish(other))
+            #expect(a.status == 0 && b.status == 0, "\(a.stderr) \(b.stderr)")
+            #expect(try cli.contents("Library/Caches/a.bin") == payload)
+            #expect(try cli.contents("Library/Caches/b.bin") == payload)
+        }
+    }
+
     @Test func failuresExitNonZeroWithAClearMessage() async throws {
         try await withServer { server, cli in
             let missing = try cli.run("download", Fixture.app, server.url("/missing"))
@@ -51,12 +69,14 @@ import Testing
             slow.stallAfter = [200_000]
             server.set("/slow.bin", slow)
             let process = try cli.start(["download", Fixture.app, server.url("/slow.bin"), "--json"])
-            let partial = try cli.containerHome + "/Library/Caches/com.sandbox.downloads/sandbox-cli"
+            let sessions = try cli.containerHome + "/Library/Caches/com.sandbox.downloads"
             #expect(await eventually {
-                let names = (try? FileManager.default.contentsOfDirectory(atPath: partial)) ?? []
-                return names.contains { name in
-                    name.hasSuffix(".partial") && ((try? FileManager.default.attributesOfItem(atPath: partial + "/" + name)[.size] as? Int) ?? 0) == 200_000
+                let enumerator = FileManager.default.enumerator(atPath: sessions)
+                while let name = enumerator?.nextObject() as? String {
+                    let size = (try? FileManager.default.attributesOfItem(atPath: sessions + "/" + name)[.size] as? Int) ?? 0  // not there yet
+                    if name.hasSuffix(".partial") && size == 200_000 { return true }
                 }
+                return false
             })
             kill(process.processIdentifier, SIGINT)
             let paused = try cli.finish(process)

@@ -57,8 +57,12 @@ import Testing
             let list = try cli.run("downloads", Fixture.app, "--json")
             #expect(list.stdout.contains("\"state\":\"completed\""))
             #expect(!list.stdout.contains("interrupted") && !list.stdout.contains("paused"), "\(list.stdout)")
-            let folder = try cli.containerHome + "/Library/Caches/com.sandbox.downloads/sandbox-cli"
-            #expect(Set(try FileManager.default.contentsOfDirectory(atPath: folder)) == ["tasks", ".lock"])
+            let sessions = try cli.containerHome + "/Library/Caches/com.sandbox.downloads"
+            let folders = try FileManager.default.contentsOfDirectory(atPath: sessions)
+            #expect(folders.count == 1)
+            for folder in folders {
+                #expect(Set(try FileManager.default.contentsOfDirectory(atPath: sessions + "/" + folder)) == ["tasks", ".lock"])
+            }
             try await server.stop()
             let served = server.bodyBytesSent(for: "/big.bin")
             let requests = server.requests.count
