@@ -9,6 +9,7 @@ public struct DownloadDestination: Sendable, Hashable, Codable {
         case documents
     }
 
+    /// The folder the file goes into.
     public var folder: Folder
     /// The file name; `nil` for the server's suggestion (``SuggestedFilename``). Sanitized either way.
     public var filename: String?

@@ -21,6 +21,7 @@ public struct ExpectedDigest: Sendable, Hashable, Codable {
         }
     }
 
+    /// The hash function.
     public var algorithm: Algorithm
     /// The digest in lower-case hexadecimal.
     public var hex: String

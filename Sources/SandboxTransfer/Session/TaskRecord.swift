@@ -57,18 +57,3 @@ struct TaskRecord: Sendable, Codable, Hashable {
             path: path, error: error, updatedAt: updatedAt)
     }
 }
-
-/// A task of a session as listed by ``DownloadSession/storedTasks(identifier:in:)``.
-public struct DownloadTaskSummary: Sendable, Hashable, Codable {
-    public var taskIdentifier: Int
-    public var url: String
-    /// `interrupted` (unfinished when its process ended), `paused` (failed or cancelled with resume
-    /// data), `finishing`, `completed`, `cancelled` or `failed`.
-    public var state: String
-    public var bytesOnDisk: Int64
-    public var expectedLength: Int64?
-    /// Where a completed download went.
-    public var path: String?
-    public var error: String?
-    public var updatedAt: Date
-}
