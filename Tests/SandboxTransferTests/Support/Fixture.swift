@@ -13,12 +13,20 @@ struct Fixture {
 
     static let app = "com.example.downloads"
 
-    /// Retries quickly, stalls detected in a second: tests stay fast on a loaded machine.
+    /// Retries quickly. The stall timeout is long enough that a busy machine does not fake a stall;
+    /// tests of stalls set a short one.
     static let fast = DownloadSession.Configuration(
         retryPolicy: RetryPolicy(maximumAttempts: 8, initialDelay: .milliseconds(5), maximumDelay: .milliseconds(50)),
-        stallTimeout: .seconds(1), progressInterval: .milliseconds(20))
+        stallTimeout: .seconds(10), progressInterval: .milliseconds(20))
 
-    static let noRetries = DownloadSession.Configuration(retryPolicy: .never, stallTimeout: .seconds(2), progressInterval: .milliseconds(20))
+    /// `fast` with a one-second stall timeout, for tests of stalled servers.
+    static var stallingAfterASecond: DownloadSession.Configuration {
+        var configuration = fast
+        configuration.stallTimeout = .seconds(1)
+        return configuration
+    }
+
+    static let noRetries = DownloadSession.Configuration(retryPolicy: .never, stallTimeout: .seconds(10), progressInterval: .milliseconds(20))
 
     static func with<T>(_ body: (Fixture) async throws -> T) async throws -> T {
         let scratch = try TemporaryDirectory.make(prefix: "test")
