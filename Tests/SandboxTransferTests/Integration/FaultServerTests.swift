@@ -106,6 +106,21 @@ import Testing
         }
     }
 
+    /// A session (no retries) whose download of `/f` (`body`, ETag v1) was paused at `offset`.
+    func pausedDownload(_ server: FaultServer, _ fixture: Fixture, at offset: Int) async throws -> (DownloadSession, EventLog, ResumeData) {
+        server.set("/f", FaultResource(body: body, etag: "\"v1\""))
+        let session = try fixture.session("test", Fixture.noRetries)
+        let events = EventLog(session)
+        return (session, events, try await pause(server, fixture, session, at: offset))
+    }
+
+    /// Resumes into Caches and expects `expected` byte for byte.
+    func resumeExactly(_ resumeData: ResumeData, in session: DownloadSession, expecting expected: [UInt8], _ fixture: Fixture) async throws {
+        let task = try session.downloadTask(withResumeData: resumeData, destination: .caches)
+        task.resume()
+        try expectExact(await task.result(), expected, fixture)
+    }
+
     /// Pauses a download at `offset` (the server drops, no retries): returns the resume data.
     func pause(_ server: FaultServer, _ fixture: Fixture, _ session: DownloadSession, at offset: Int) async throws -> ResumeData {
         server.change("/f") { $0.dropAfter = [offset] }
@@ -121,16 +136,11 @@ import Testing
     @Test(arguments: [true, false])
     func sameLengthChangeIsNeverSpliced(serverHonoursIfRange: Bool) async throws {
         try await withServer { server, fixture in
-            server.set("/f", FaultResource(body: body, etag: "\"v1\""))
-            let session = try fixture.session("test", Fixture.noRetries)
-            let events = EventLog(session)
-            let resumeData = try await pause(server, fixture, session, at: 150_000)
+            let (session, events, resumeData) = try await pausedDownload(server, fixture, at: 150_000)
             var changed = FaultResource(body: other, etag: "\"v2\"")
             changed.honoursIfRange = serverHonoursIfRange
             server.set("/f", changed)
-            let task = try session.downloadTask(withResumeData: resumeData, destination: .caches)
-            task.resume()
-            try expectExact(await task.result(), other, fixture)
+            try await resumeExactly(resumeData, in: session, expecting: other, fixture)
             #expect(events.restarts == [.validatorChanged])
             #expect(server.requests.last?.status == 200)
         }
@@ -138,16 +148,11 @@ import Testing
 
     @Test func aReplacedPartialFileIsNotContinued() async throws {
         try await withServer { server, fixture in
-            server.set("/f", FaultResource(body: body, etag: "\"v1\""))
-            let session = try fixture.session("test", Fixture.noRetries)
-            let events = EventLog(session)
-            let resumeData = try await pause(server, fixture, session, at: 150_000)
+            let (session, events, resumeData) = try await pausedDownload(server, fixture, at: 150_000)
             let partial = try DownloadSession.folder.appending("test").appending(resumeData.partialFile.name)
             _ = try fixture.root.removeItem(at: partial)
             try fixture.root.writeContents(other.prefix(150_000), to: partial)  // same name and size, another file
-            let task = try session.downloadTask(withResumeData: resumeData, destination: .caches)
-            task.resume()
-            try expectExact(await task.result(), body, fixture)
+            try await resumeExactly(resumeData, in: session, expecting: body, fixture)
             #expect(events.restarts == [.partialFileUnusable])
             #expect(server.requests.last?.range == nil)
         }
@@ -155,15 +160,10 @@ import Testing
 
     @Test func rangeNotSatisfiableRestartsOrCompletes() async throws {
         try await withServer { server, fixture in
-            server.set("/f", FaultResource(body: body, etag: "\"v1\""))
-            let session = try fixture.session("test", Fixture.noRetries)
-            let events = EventLog(session)
-            let resumeData = try await pause(server, fixture, session, at: 200_000)
+            let (session, events, resumeData) = try await pausedDownload(server, fixture, at: 200_000)
             let shorter = Array(other.prefix(100_000))
             server.set("/f", FaultResource(body: shorter, etag: "\"v1\""))  // same tag, shorter: a 416
-            let task = try session.downloadTask(withResumeData: resumeData, destination: .caches)
-            task.resume()
-            try expectExact(await task.result(), shorter, fixture)
+            try await resumeExactly(resumeData, in: session, expecting: shorter, fixture)
             #expect(events.restarts == [.rangeNotSatisfiable])
             #expect(server.requests.map(\.status).suffix(2) == [416, 200])
         }
