@@ -16,12 +16,17 @@ let package = Package(
         .library(name: "SandboxWatch", targets: ["SandboxWatch"]),
         .library(name: "SandboxStore", targets: ["SandboxStore"]),
         .executable(name: "sandbox", targets: ["SandboxCLI"]),
+        // Issue 5: download sessions.
+        .library(name: "SandboxTransfer", targets: ["SandboxTransfer"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-crypto", "3.12.3"..<"5.0.0"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        // Downloads: the HTTP client, and NIO for the fault-injecting test server.
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
     ],
     targets: [
         // C wrappers for what the Glibc module does not expose (openat2, statx, renameat2, xattrs, …).
@@ -70,6 +75,7 @@ let package = Package(
                 "Sandbox",
                 "SandboxWatch",
                 "SandboxStore",
+                "SandboxTransfer",
                 .product(name: "SystemPackage", package: "swift-system"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
@@ -116,6 +122,43 @@ let package = Package(
             name: "sandbox-crash-harness",
             dependencies: ["SandboxCore"],
             path: "Tests/Harnesses/CrashHarness",
+            swiftSettings: swiftSettings
+        ),
+
+        // Issue 5 — downloads: the session (on async-http-client), its test servers (nginx and a
+        // fault-injecting NIO server), its tests and its benchmark against curl and aria2c.
+        .target(
+            name: "SandboxTransfer",
+            dependencies: [
+                "Sandbox",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "SandboxTransferTesting",
+            dependencies: [
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            path: "Tests/Support/SandboxTransferTesting",
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "SandboxTransferTests",
+            dependencies: ["SandboxTransfer", "SandboxTransferTesting", "SandboxCLI"],
+            swiftSettings: swiftSettings
+        ),
+        // Not run by CI.
+        .executableTarget(
+            name: "sandbox-transfer-benchmark",
+            dependencies: ["SandboxTransfer", "SandboxTransferTesting"],
+            path: "Benchmarks/sandbox-transfer-benchmark",
             swiftSettings: swiftSettings
         ),
 

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Sandbox
 import SandboxStore
+import SandboxTransfer
 
 /// `sandbox`: iOS-style app containers on Linux, from the command line.
 @main
@@ -22,6 +23,7 @@ struct SandboxCommand: ParsableCommand {
             Watch.self, OpenIn.self, ProcessInbox.self,
             Keygen.self, Trust.self, Sign.self, Update.self, Verify.self, Resource.self,
             DefaultsCommand.self, KeychainCommand.self,
+            Download.self, Downloads.self,
         ]
     )
 
@@ -35,6 +37,9 @@ struct SandboxCommand: ParsableCommand {
             FileHandle.standardError.write(Data("sandbox: \(error)\n".utf8))
             Foundation.exit(ExitStatus.of(error))
         } catch let error as StoreError {
+            FileHandle.standardError.write(Data("sandbox: \(error)\n".utf8))
+            Foundation.exit(ExitStatus.of(error))
+        } catch let error as TransferError {
             FileHandle.standardError.write(Data("sandbox: \(error)\n".utf8))
             Foundation.exit(ExitStatus.of(error))
         } catch {

@@ -32,7 +32,7 @@ struct Watch: ParsableCommand {
     func run() throws {
         let container = try app.container()
         let folder = try ContainerPath.argument(path)
-        let stop = StopSignals()
+        let stop = StopSignals(label: "sandbox.watch.signals")
         let options = FolderMonitor.Options(recursive: recursive, quietPeriod: .milliseconds(quietPeriod))
         let monitor = try FolderMonitor(watching: folder, in: container.root, options: options)
         stop.onSignal { monitor.cancel() }
@@ -92,26 +92,6 @@ private final class WatchOutcome: @unchecked Sendable {
 
     func finish() { done.signal() }
     func wait() { done.wait() }
-}
-
-/// SIGINT and SIGTERM, caught on a queue of their own instead of ending the process.
-private final class StopSignals {
-    private let sources: [any DispatchSourceSignal]
-
-    init() {
-        let queue = DispatchQueue(label: "sandbox.watch.signals")
-        sources = [SIGINT, SIGTERM].map { number in
-            signal(number, SIG_IGN)
-            return DispatchSource.makeSignalSource(signal: number, queue: queue)
-        }
-    }
-
-    func onSignal(_ handler: @escaping @Sendable () -> Void) {
-        for source in sources {
-            source.setEventHandler(handler: handler)
-            source.resume()
-        }
-    }
 }
 
 struct OpenIn: ParsableCommand {

@@ -1,5 +1,6 @@
 import Sandbox
 import SandboxStore
+import SandboxTransfer
 
 /// Exit statuses, from `sysexits.h` where one fits.
 enum ExitStatus {
@@ -17,6 +18,13 @@ enum ExitStatus {
     static func of(_ error: StoreError) -> Int32 {
         switch error.code {
         case .invalidName, .invalidValue, StoreError.Code(.invalidPath), StoreError.Code(.invalidAppIdentifier), StoreError.Code(.invalidArgument): usage
+        default: failure
+        }
+    }
+
+    static func of(_ error: TransferError) -> Int32 {
+        switch error.code {
+        case .invalidURL, .invalidArgument, .invalidResumeData: usage
         default: failure
         }
     }

@@ -1,0 +1,151 @@
+import ArgumentParser
+import Dispatch
+import Foundation
+import Sandbox
+import SandboxTransfer
+
+extension DownloadDestination.Folder: ExpressibleByArgument {}
+
+/// The session the command line downloads `url` in: one per URL, so that downloads of different
+/// URLs can run at once (a session is held by one process), and re-running a command finds its
+/// partial file. `cli-` and the URL's 64-bit FNV-1a hash.
+private func cliSession(for url: URL) -> String {
+    var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+    for byte in url.absoluteString.utf8 {
+        hash ^= UInt64(byte)
+        hash = hash &* 0x0000_0100_0000_01b3
+    }
+    let hex = String(hash, radix: 16)
+    return "cli-" + String(repeating: "0", count: 16 - hex.count) + hex
+}
+
+struct Download: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Download a URL into a container's Caches (or Documents), resumably.",
+        discussion: """
+            The file is named from the server's Content-Disposition (filename*, then filename) or the URL, \
+            sanitized, and numbered when the name is taken; the command prints its path. On a terminal a \
+            progress bar shows bytes, percent, speed and time left; with --json, one JSON object per line \
+            (events resumed, restarted, progress, retry, finished). Interrupted (Ctrl-C, or even SIGKILL), \
+            the same command continues from the bytes already downloaded, when the server allows it \
+            (a strong ETag or Last-Modified, and byte ranges).
+            """
+    )
+
+    @OptionGroup var app: AppArgument
+    @Argument(help: "An http or https URL.")
+    var url: String
+    @Option(name: .customLong("to"), help: "Where the file goes: caches (Library/Caches) or documents.")
+    var folder: DownloadDestination.Folder = .caches
+    @Option(help: "The SHA-256 the file must have (64 hex digits); checked before the file is kept.")
+    var sha256: String?
+    @Option(help: ArgumentHelp("Bytes per second at most.", visibility: .hidden))
+    var limitRate: Int64?
+    @OptionGroup var output: OutputOptions
+
+    func validate() throws {
+        guard let parsed = URL(string: url), DownloadRequest.isSupported(parsed) else {
+            throw ValidationError("'\(url)' is not an absolute http or https URL.")
+        }
+        if let limitRate, limitRate <= 0 { throw ValidationError("--limit-rate must be a positive number of bytes per second.") }
+    }
+
+    func run() throws {
+        let container = try app.container()
+        guard let address = URL(string: url) else { throw ValidationError("'\(url)' is not a URL.") }
+        let digest = try sha256.map { hex throws(TransferError) in try ExpectedDigest(.sha256, hex: hex) }
+        var configuration = DownloadSession.Configuration.standard
+        configuration.rateLimit = limitRate
+        let session = try DownloadSession(identifier: cliSession(for: address), container: container, configuration: configuration)
+        let destination = DownloadDestination(folder: folder)
+        let task: DownloadTask
+        if var pending = session.pendingResumeData().last(where: { $0.originalURL == address.absoluteString }) {
+            if let digest { pending.expectedDigest = digest }  // the digest given now wins
+            task = try session.downloadTask(withResumeData: pending, destination: destination)
+        } else {
+            task = try session.downloadTask(with: DownloadRequest(url: address, expectedDigest: digest, destination: destination))
+        }
+        let printer = ProgressPrinter(json: output.json)
+        let finished = Completion()
+        let stop = StopSignals(label: "sandbox.download.signals")  // the download pauses with resume data
+        stop.onSignal { task.cancel(byProducingResumeData: { _ in }) }
+        Task.detached {
+            for await event in session.events where event.task === task {
+                printer.show(event)
+            }
+        }
+        Task.detached {
+            finished.finish(await task.result())
+        }
+        task.resume()
+        let result = finished.wait()
+        printer.end()
+        switch result {
+        case .success(let outcome):
+            let path = outcome.path?.description ?? ""
+            if output.json {
+                ProgressPrinter.jsonLine(FinishedLine(path: path, bytes: outcome.byteCount, sha256: outcome.digest))
+            } else {
+                print(path)
+            }
+        case .failure(let error):
+            if error.code == .cancelled {
+                let note = error.resumeData == nil ? "" : " Run the same command again to continue."
+                FileHandle.standardError.write(Data("sandbox: download paused.\(note)\n".utf8))
+                Foundation.exit(130)
+            }
+            throw error
+        }
+    }
+}
+
+struct Downloads: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "List an app's downloads and their states.",
+        discussion: "States: interrupted, paused (resumable), finishing, completed, cancelled, failed."
+    )
+
+    @OptionGroup var app: AppArgument
+    @OptionGroup var output: OutputOptions
+
+    func run() throws {
+        let container = try app.container()
+        var tasks: [DownloadTaskSummary] = []
+        for identifier in DownloadSession.sessionIdentifiers(root: container.root) {
+            tasks += try DownloadSession.storedTasks(identifier: identifier, root: container.root)
+        }
+        if output.json { return try Output.json(tasks) }
+        print("ID\tSTATE\tBYTES\tTOTAL\tURL\tPATH")
+        for task in tasks {
+            let total = task.expectedLength.map(String.init) ?? "?"
+            print("\(task.taskIdentifier)\t\(task.state)\t\(task.bytesOnDisk)\t\(total)\t\(task.url)\t\(task.path ?? task.error ?? "")")
+        }
+    }
+}
+
+/// `download --json`'s last line.
+private struct FinishedLine: Encodable {
+    var event = "finished"
+    var path: String
+    var bytes: Int64
+    var sha256: String?
+}
+
+/// The end of a download: the transfer task signals it, the main thread waits for it.
+///
+/// `@unchecked Sendable`: `result` is written before `signal()` and read after `wait()` returns,
+/// which the semaphore orders.
+private final class Completion: @unchecked Sendable {
+    private var result: Result<DownloadOutcome, TransferError>?
+    private let done = DispatchSemaphore(value: 0)
+
+    func finish(_ result: Result<DownloadOutcome, TransferError>) {
+        self.result = result
+        done.signal()
+    }
+
+    func wait() -> Result<DownloadOutcome, TransferError> {
+        done.wait()
+        return result ?? .failure(TransferError(.cancelled, "The download ended without a result."))
+    }
+}

@@ -1,0 +1,119 @@
+import Foundation
+import Glibc
+import SandboxTransfer
+import Synchronization
+
+/// Shows a download's events: a progress bar on a terminal (standard error), JSON lines with
+/// `--json` (standard output), nothing but messages otherwise.
+final class ProgressPrinter: Sendable {
+    private let json: Bool
+    private let terminal: Bool
+    private let barShown = Mutex(false)
+
+    init(json: Bool) {
+        self.json = json
+        self.terminal = !json && isatty(STDERR_FILENO) == 1
+    }
+
+    func show(_ event: DownloadEvent) {
+        switch event {
+        case .didResume(_, let offset, let total):
+            emit(DownloadEventLine(event: "resumed", offset: offset, total: total >= 0 ? total : nil), "Resuming at \(Output.bytes(offset)).")
+        case .didRestart(_, let reason):
+            emit(DownloadEventLine(event: "restarted", reason: reason.rawValue), "Starting again from zero: \(reason.rawValue).")
+        case .willRetry(_, let attempt, let delay, let error):
+            emit(DownloadEventLine(event: "retry", attempt: attempt, error: error.description), "Retrying (attempt \(attempt)) in \(delay): \(error.message)")
+        case .didWriteData(_, let progress):
+            if json {
+                Self.jsonLine(DownloadEventLine(progress))
+            } else if terminal {
+                barShown.withLock { $0 = true }
+                FileHandle.standardError.write(Data(("\r" + Self.bar(progress) + "\u{1B}[K").utf8))
+            }
+        case .didFinishDownloading, .didComplete:
+            break
+        }
+    }
+
+    /// Ends the progress bar's line.
+    func end() {
+        if barShown.withLock({ $0 }) { FileHandle.standardError.write(Data("\n".utf8)) }
+    }
+
+    private func emit(_ line: DownloadEventLine, _ text: String) {
+        if json {
+            Self.jsonLine(line)
+        } else {
+            end()
+            barShown.withLock { $0 = false }
+            FileHandle.standardError.write(Data((text + "\n").utf8))
+        }
+    }
+
+    /// Writes one JSON line to standard output with `write(2)`, so that a reader that went away
+    /// (`| head`) ends the output instead of the process (Foundation's `FileHandle` traps on EPIPE).
+    static func jsonLine(_ value: some Encodable) {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        guard let data = try? encoder.encode(value) else { return }  // our own plain structs always encode
+        let bytes = Array(data) + [UInt8(ascii: "\n")]
+        var offset = 0
+        while offset < bytes.count {
+            let written = bytes[offset...].withUnsafeBytes { Glibc.write(STDOUT_FILENO, $0.baseAddress, $0.count) }
+            if written < 0 && errno == EINTR { continue }
+            guard written > 0 else { return }
+            offset += written
+        }
+    }
+
+    /// `[#########...........]  45.0%  12.0 MiB / 26.7 MiB  3.1 MiB/s  ETA 0:05`
+    static func bar(_ progress: TransferProgress) -> String {
+        let width = 24
+        var parts: [String] = []
+        if let fraction = progress.fractionCompleted {
+            let filled = Int((fraction * Double(width)).rounded(.down))
+            parts.append("[" + String(repeating: "#", count: filled) + String(repeating: ".", count: width - filled) + "]")
+            parts.append(String(format: "%5.1f%%", fraction * 100))
+            parts.append("\(Output.bytes(progress.totalBytesWritten)) / \(Output.bytes(progress.totalBytesExpectedToWrite))")
+        } else {
+            parts.append(Output.bytes(progress.totalBytesWritten))
+        }
+        parts.append("\(Output.bytes(Int64(progress.bytesPerSecond)))/s")
+        if let seconds = progress.secondsRemaining {
+            let total = Int(seconds.rounded(.up))
+            parts.append(String(format: "ETA %d:%02d", total / 60, total % 60))
+        }
+        return parts.joined(separator: "  ")
+    }
+}
+
+/// One `--json` line of `download`.
+struct DownloadEventLine: Encodable {
+    var event: String
+    var offset: Int64?
+    var total: Int64?
+    var reason: String?
+    var attempt: Int?
+    var error: String?
+    var written: Int64?
+    var expected: Int64?
+    var bytesPerSecond: Int64?
+    var secondsRemaining: Double?
+
+    init(event: String, offset: Int64? = nil, total: Int64? = nil, reason: String? = nil, attempt: Int? = nil, error: String? = nil) {
+        self.event = event
+        self.offset = offset
+        self.total = total
+        self.reason = reason
+        self.attempt = attempt
+        self.error = error
+    }
+
+    init(_ progress: TransferProgress) {
+        event = "progress"
+        written = progress.totalBytesWritten
+        expected = progress.totalBytesExpectedToWrite >= 0 ? progress.totalBytesExpectedToWrite : nil
+        bytesPerSecond = Int64(progress.bytesPerSecond)
+        secondsRemaining = progress.secondsRemaining
+    }
+}

@@ -1,0 +1,29 @@
+import Dispatch
+import Glibc
+
+/// SIGINT and SIGTERM, caught on a queue of their own instead of ending the process.
+final class StopSignals {
+    private let sources: [any DispatchSourceSignal]
+
+    init(label: String) {
+        let queue = DispatchQueue(label: label)
+        sources = [SIGINT, SIGTERM].map { number in
+            signal(number, SIG_IGN)
+            return DispatchSource.makeSignalSource(signal: number, queue: queue)
+        }
+        // A parent may have started us with these signals blocked (threads of a Swift program do):
+        // unblock them, or the sources would never fire.
+        var set = sigset_t()
+        sigemptyset(&set)
+        sigaddset(&set, SIGINT)
+        sigaddset(&set, SIGTERM)
+        pthread_sigmask(SIG_UNBLOCK, &set, nil)
+    }
+
+    func onSignal(_ handler: @escaping @Sendable () -> Void) {
+        for source in sources {
+            source.setEventHandler(handler: handler)
+            source.resume()
+        }
+    }
+}

@@ -1,0 +1,91 @@
+import Sandbox
+import Synchronization
+
+/// A finished download waiting in the session's folder: the `location` of
+/// `urlSession(_:downloadTask:didFinishDownloadingTo:)`.
+///
+/// Move it with ``move(to:)`` (or ``move(toPath:)``) while handling the event. If it is still there
+/// when the delegate method returns — or, for the event stream, when the last reference to this
+/// object goes away — it is deleted, so finished downloads never pile up as temporary files.
+public final class DownloadedFile: Sendable {
+    /// Where the file is now, relative to the container's home.
+    public let temporaryPath: ContainerPath
+    /// The server's suggested name (sanitized), for ``move(to:)``.
+    public let suggestedFilename: String
+    /// The file's size in bytes.
+    public let byteCount: Int64
+    /// The digest checked during the download (lower-case hex), if one was asked for.
+    public let digest: String?
+    let root: ConfinedRoot
+    private let movedTo: Mutex<ContainerPath?>
+    private let discarded = Mutex(false)
+
+    init(root: ConfinedRoot, temporaryPath: ContainerPath, suggestedFilename: String, byteCount: Int64, digest: String?, movedTo: ContainerPath? = nil) {
+        self.root = root
+        self.temporaryPath = temporaryPath
+        self.suggestedFilename = suggestedFilename
+        self.byteCount = byteCount
+        self.digest = digest
+        self.movedTo = Mutex(movedTo)
+    }
+
+    /// Where the file was moved, if it was.
+    public var movedPath: ContainerPath? { movedTo.withLock { $0 } }
+
+    /// Moves the file into `destination`'s folder under its name (the suggested one by default),
+    /// numbering it (`name (1).ext`) when the name is taken.
+    ///
+    /// - Returns: the file's new path.
+    /// - Throws: ``TransferError/Code/file`` when it was already moved or discarded, or the move fails.
+    @discardableResult
+    public func move(to destination: DownloadDestination) throws(TransferError) -> ContainerPath {
+        let name = destination.filename.flatMap(SuggestedFilename.sanitize) ?? suggestedFilename
+        return try claim { () throws(TransferError) in
+            try root.moveDownload(from: temporaryPath, into: destination.folder.path, name: name)
+        }
+    }
+
+    /// Moves the file to `path` in the container (which must not exist unless `replacingExisting`).
+    ///
+    /// - Throws: ``TransferError/Code/file`` when it was already moved or discarded, or the move fails.
+    public func move(toPath path: ContainerPath, replacingExisting: Bool = false) throws(TransferError) {
+        _ = try claim { () throws(TransferError) in
+            do throws(SandboxError) {
+                try root.moveItem(from: temporaryPath, to: path, replacingExisting: replacingExisting)
+            } catch {
+                throw .file(error, doing: "move the download to '\(path)'")
+            }
+            return path
+        }
+    }
+
+    private func claim(_ move: () throws(TransferError) -> ContainerPath) throws(TransferError) -> ContainerPath {
+        let result: Result<ContainerPath, TransferError> = movedTo.withLock { moved in
+            if let moved {
+                return .failure(TransferError(.file, "The download was already moved to '\(moved)'.", path: moved.description))
+            }
+            if discarded.withLock({ $0 }) {
+                return .failure(TransferError(.file, "The download at '\(temporaryPath)' was deleted: move it while handling the event.", path: temporaryPath.description))
+            }
+            do throws(TransferError) {
+                let path = try move()
+                moved = path
+                return .success(path)
+            } catch {
+                return .failure(error)
+            }
+        }
+        return try result.get()
+    }
+
+    /// Deletes the file unless it was moved.
+    func discardIfNotMoved() {
+        movedTo.withLock { moved in
+            guard moved == nil, !discarded.withLock({ $0 }) else { return }
+            discarded.withLock { $0 = true }
+            _ = try? root.removeItem(at: temporaryPath)  // best effort: the session's start sweeps leftovers
+        }
+    }
+
+    deinit { discardIfNotMoved() }
+}

@@ -1,0 +1,73 @@
+import Foundation
+
+/// The file name a finished download is given: the server's `Content-Disposition` (`filename*`,
+/// then `filename`), else the URL's last path component (percent-decoded), else `download` —
+/// sanitized so that it is one safe name inside the destination folder.
+public enum SuggestedFilename {
+    /// The name used when nothing better is known.
+    public static let fallback = "download"
+    /// The longest name produced, in UTF-8 bytes (most Linux file systems allow 255).
+    public static let maximumLength = 255
+
+    /// The suggested name for a response.
+    ///
+    /// - Parameters:
+    ///   - contentDisposition: the `Content-Disposition` header value, if any.
+    ///   - url: the URL the body came from (after redirects).
+    public static func make(contentDisposition: String?, url: URL?) -> String {
+        if let header = contentDisposition, let name = ContentDisposition(header)?.filename, let safe = sanitize(name) {
+            return safe
+        }
+        if let url, let safe = sanitize(lastPathComponent(of: url)) {
+            return safe
+        }
+        return fallback
+    }
+
+    /// One safe file name from untrusted text, or `nil` when nothing usable is left.
+    ///
+    /// Keeps only what follows the last `/` or `\`; drops control characters (C0, DEL, C1) and NUL;
+    /// trims spaces and dots at the ends (so `..` and `.hidden` tricks vanish); caps the length at
+    /// ``maximumLength`` bytes, keeping the extension.
+    public static func sanitize(_ name: String) -> String? {
+        let base = name.split(omittingEmptySubsequences: false) { $0 == "/" || $0 == "\\" }.last.map(String.init) ?? name
+        var cleaned = String(String.UnicodeScalarView(base.unicodeScalars.filter { scalar in
+            !(scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value))
+        }))
+        cleaned = cleaned.trimmingCharacters(in: CharacterSet(charactersIn: " ."))
+        guard !cleaned.isEmpty else { return nil }
+        return truncate(cleaned)
+    }
+
+    /// `name (n).ext` for the `n`th alternative when `name.ext` is taken.
+    public static func numbered(_ name: String, _ number: Int) -> String {
+        let (stem, ext) = split(name)
+        return truncate(stem, keeping: " (\(number))" + ext)
+    }
+
+    private static func lastPathComponent(of url: URL) -> String {
+        let path = url.path
+        guard let last = path.split(separator: "/").last else { return "" }
+        return String(last).removingPercentEncoding ?? String(last)
+    }
+
+    private static func split(_ name: String) -> (stem: String, ext: String) {
+        guard let dot = name.lastIndex(of: "."), dot != name.startIndex, name.distance(from: dot, to: name.endIndex) <= 16 else {
+            return (name, "")
+        }
+        return (String(name[..<dot]), String(name[dot...]))
+    }
+
+    private static func truncate(_ name: String) -> String {
+        guard name.utf8.count > maximumLength else { return name }
+        let (stem, ext) = split(name)
+        return truncate(stem, keeping: ext)
+    }
+
+    /// `stem + suffix`, with `stem` cut at a character boundary so that the whole fits.
+    private static func truncate(_ stem: String, keeping suffix: String) -> String {
+        var stem = stem
+        while stem.utf8.count + suffix.utf8.count > maximumLength, !stem.isEmpty { stem.removeLast() }
+        return stem + suffix
+    }
+}

@@ -1,0 +1,64 @@
+import Foundation
+
+/// What identifies one version of a resource, so a resumed request continues only the same bytes:
+/// a strong entity tag, or failing that a `Last-Modified` date that counts as strong.
+///
+/// A weak tag (`W/"…"`) is never used: RFC 9110 §13.1.5 forbids it in `If-Range`, and servers make
+/// weak tags for re-encoded (gzip) bodies, whose byte offsets differ.
+public enum Validator: Sendable, Hashable, Codable {
+    /// A strong entity tag, with its quotes: `"5f1c-3a"`.
+    case entityTag(String)
+    /// An HTTP date as the server sent it: `Tue, 15 Nov 1994 08:12:31 GMT`.
+    case lastModified(String)
+
+    /// The value to send in `If-Range`.
+    public var ifRangeValue: String {
+        switch self {
+        case .entityTag(let tag): tag
+        case .lastModified(let date): date
+        }
+    }
+
+    /// The strong validator of a response: its `ETag` when strong, else its `Last-Modified` when
+    /// strong (at least a second older than the response's `Date`, RFC 9110 §8.8.2.2), else `nil`.
+    public static func strongValidator(etag: String?, lastModified: String?, date: String?) -> Validator? {
+        if let etag = etag?.trimmingCharacters(in: .whitespaces), isStrongEntityTag(etag) {
+            return .entityTag(etag)
+        }
+        guard let lastModified = lastModified?.trimmingCharacters(in: .whitespaces),
+            let modified = HTTPDate.parse(lastModified)
+        else { return nil }
+        if let date, let sent = HTTPDate.parse(date), sent.timeIntervalSince(modified) < 1 { return nil }
+        return .lastModified(lastModified)
+    }
+
+    /// Whether `tag` is a well-formed strong entity tag: `"…"` without `W/`.
+    public static func isStrongEntityTag(_ tag: String) -> Bool {
+        tag.count >= 2 && tag.first == "\"" && tag.last == "\"" && !tag.dropFirst().dropLast().contains("\"")
+    }
+
+    /// Whether `value`, an `ETag` or `Last-Modified` of a later response, names the same version.
+    func matches(etag: String?, lastModified: String?) -> Bool {
+        switch self {
+        case .entityTag(let tag): etag?.trimmingCharacters(in: .whitespaces) == tag
+        case .lastModified(let date): lastModified?.trimmingCharacters(in: .whitespaces) == date
+        }
+    }
+}
+
+/// HTTP dates (RFC 9110 §5.6.7): the preferred IMF-fixdate, and the obsolete RFC 850 and asctime
+/// forms.
+enum HTTPDate {
+    private static let formats = ["EEE, dd MMM yyyy HH:mm:ss zzz", "EEEE, dd-MMM-yy HH:mm:ss zzz", "EEE MMM d HH:mm:ss yyyy"]
+
+    static func parse(_ text: String) -> Date? {
+        for format in formats {
+            let formatter = DateFormatter()
+            formatter.locale = Locale(identifier: "en_US_POSIX")
+            formatter.timeZone = TimeZone(identifier: "GMT")
+            formatter.dateFormat = format
+            if let date = formatter.date(from: text) { return date }
+        }
+        return nil
+    }
+}

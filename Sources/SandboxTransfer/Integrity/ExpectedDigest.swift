@@ -1,0 +1,87 @@
+import Crypto
+
+/// A digest the finished file must have; computed while the bytes stream in, checked before the
+/// file is handed over.
+public struct ExpectedDigest: Sendable, Hashable, Codable {
+    /// A hash function.
+    public enum Algorithm: String, Sendable, Hashable, Codable, CaseIterable {
+        case sha256 = "sha256"
+        /// For servers that publish only SHA-1; not collision resistant.
+        case sha1 = "sha1"
+        /// For servers that publish only MD5; not collision resistant.
+        case md5 = "md5"
+
+        /// The digest's length in bytes.
+        public var byteCount: Int {
+            switch self {
+            case .sha256: 32
+            case .sha1: 20
+            case .md5: 16
+            }
+        }
+    }
+
+    /// The hash function.
+    public var algorithm: Algorithm
+    /// The digest in lower-case hexadecimal.
+    public var hex: String
+
+    /// A digest from hexadecimal text (either case).
+    ///
+    /// - Throws: ``TransferError/Code/invalidArgument`` when `hex` is not `2 × byteCount` hex digits.
+    public init(_ algorithm: Algorithm, hex: String) throws(TransferError) {
+        let lower = hex.lowercased()
+        guard lower.count == algorithm.byteCount * 2, lower.allSatisfy({ $0.isHexDigit }) else {
+            throw TransferError(.invalidArgument, "'\(hex)' is not a \(algorithm.rawValue) digest: give \(algorithm.byteCount * 2) hexadecimal digits.")
+        }
+        self.algorithm = algorithm
+        self.hex = lower
+    }
+}
+
+/// A running hash of one of the ``ExpectedDigest/Algorithm``s.
+struct StreamingDigest: Sendable {
+    private enum State: Sendable {
+        case sha256(SHA256)
+        case sha1(Insecure.SHA1)
+        case md5(Insecure.MD5)
+    }
+
+    private var state: State
+
+    init(_ algorithm: ExpectedDigest.Algorithm) {
+        switch algorithm {
+        case .sha256: state = .sha256(SHA256())
+        case .sha1: state = .sha1(Insecure.SHA1())
+        case .md5: state = .md5(Insecure.MD5())
+        }
+    }
+
+    mutating func update(_ bytes: UnsafeRawBufferPointer) {
+        switch state {
+        case .sha256(var hash):
+            hash.update(bufferPointer: bytes)
+            state = .sha256(hash)
+        case .sha1(var hash):
+            hash.update(bufferPointer: bytes)
+            state = .sha1(hash)
+        case .md5(var hash):
+            hash.update(bufferPointer: bytes)
+            state = .md5(hash)
+        }
+    }
+
+    /// The digest in lower-case hexadecimal.
+    func finalizeHex() -> String {
+        let bytes: [UInt8] =
+            switch state {
+            case .sha256(let hash): Array(hash.finalize())
+            case .sha1(let hash): Array(hash.finalize())
+            case .md5(let hash): Array(hash.finalize())
+            }
+        return bytes.map { byte in
+            let text = String(byte, radix: 16)
+            return byte < 16 ? "0" + text : text
+        }.joined()
+    }
+}

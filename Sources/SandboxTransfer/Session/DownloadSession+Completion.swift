@@ -1,0 +1,66 @@
+import Sandbox
+import Synchronization
+
+extension DownloadSession {
+    /// Hands a finished, checked file over: moves it to the request's destination (checkpointing
+    /// `finishing` first, so a kill in between is finished by the next session), or gives it to the
+    /// delegate and the event stream as a temporary file.
+    func deliver(_ task: DownloadTask) {
+        guard let record = store.record(task.taskIdentifier) else { return }
+        let finished = task.live.withLock { $0.finished }
+        let byteCount = finished?.byteCount ?? 0
+        let partial = partialPath(record.partialName)
+        let name = record.destination?.filename.flatMap(SuggestedFilename.sanitize) ?? record.suggestedFilename ?? SuggestedFilename.fallback
+        let file: DownloadedFile
+        do throws(TransferError) {
+            if let destination = record.destination {
+                try store.update(record.id) { $0.phase = .finishing(name: name) }
+                let path = try root.moveDownload(from: partial, into: destination.folder.path, name: name)
+                try store.update(record.id) {
+                    $0.phase = .completed(path: path.description)
+                    $0.bytesOnDisk = byteCount
+                }
+                file = DownloadedFile(root: root, temporaryPath: path, suggestedFilename: name, byteCount: byteCount, digest: finished?.digest, movedTo: path)
+            } else {
+                try store.update(record.id) {
+                    $0.phase = .completed(path: nil)
+                    $0.bytesOnDisk = byteCount
+                }
+                file = DownloadedFile(root: root, temporaryPath: partial, suggestedFilename: name, byteCount: byteCount, digest: finished?.digest)
+            }
+        } catch {
+            // The file is complete on disk: keep it, so resuming finds it whole (a 416) and retries the hand-over.
+            return reportFailure(task, record: record, error: error, keepingPartial: true)
+        }
+        let outcome = DownloadOutcome(path: file.movedPath, byteCount: byteCount, digest: finished?.digest)
+        task.update(progress: TransferProgress(bytesWritten: 0, totalBytesWritten: byteCount, totalBytesExpectedToWrite: byteCount))
+        emit(.didFinishDownloading(task, file))
+        emit(.didComplete(task, error: nil))
+        finishTask(task, .success(outcome))
+    }
+
+    /// Reports a failed or cancelled task; keeps the partial file with resume data when asked and
+    /// possible, deletes it otherwise.
+    func fail(_ task: DownloadTask, with error: TransferError, keepingPartial: Bool) {
+        guard let record = store.record(task.taskIdentifier) else {
+            return finishTask(task, .failure(error))
+        }
+        reportFailure(task, record: record, error: error, keepingPartial: keepingPartial)
+    }
+
+    private func reportFailure(_ task: DownloadTask, record: TaskRecord, error: TransferError, keepingPartial: Bool) {
+        let resumeData = keepingPartial ? resumeData(for: record) : nil
+        if resumeData == nil { removePartial(named: record.partialName) }
+        var reported = error.with(resumeData: resumeData)
+        if reported.url == nil { reported.url = record.originalURL }
+        do throws(TransferError) {
+            try store.update(record.id, durable: true) {
+                $0.phase = .failed(code: reported.code.description, message: reported.message, resumable: resumeData != nil)
+            }
+        } catch {
+            reported.message += " The checkpoint could not be updated either: \(error.message)"
+        }
+        emit(.didComplete(task, error: reported))
+        finishTask(task, .failure(reported))
+    }
+}

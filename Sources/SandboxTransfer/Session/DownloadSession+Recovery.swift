@@ -1,0 +1,60 @@
+import Foundation
+import Sandbox
+
+extension DownloadSession {
+    /// Brings the checkpoint up to date after the previous process ended: unfinished tasks become
+    /// `interrupted` failures with resume data (reported on the event stream and to the delegate),
+    /// hand-overs cut short are finished, and files no task owns are deleted.
+    func recover() throws(TransferError) {
+        for record in store.records {
+            switch record.phase {
+            case .active:
+                let error = TransferError(
+                    .interrupted, "The download of \(record.originalURL) was interrupted when its process ended; resume it to continue.",
+                    url: record.originalURL)
+                let task = DownloadTask(
+                    identifier: record.id, request: request(of: record), session: self, machine: DownloadTaskMachine(completed: .failed))
+                reportRecovered(task, record: record, error: error)
+            case .finishing(let name):
+                try finishHandOver(record, name: name)
+            case .completed, .failed:
+                break
+            }
+        }
+        sweep()
+    }
+
+    private func reportRecovered(_ task: DownloadTask, record: TaskRecord, error: TransferError) {
+        let length = (try? root.fileSize(at: partialPath(record.partialName))) ?? nil  // unreadable: treated as gone
+        if let length { _ = try? store.update(record.id) { $0.bytesOnDisk = length } }  // informational only
+        fail(task, with: error, keepingPartial: true)
+    }
+
+    private func finishHandOver(_ record: TaskRecord, name: String) throws(TransferError) {
+        let partial = partialPath(record.partialName)
+        var path: String?
+        if let destination = record.destination, (try? root.fileExists(at: partial)) == true {  // unreadable: nothing to move
+            path = try root.moveDownload(from: partial, into: destination.folder.path, name: name).description
+        }
+        try store.update(record.id) { $0.phase = .completed(path: path) }
+    }
+
+    /// Deletes files in the session's folder that no kept partial file explains (temporary files
+    /// of a previous process).
+    private func sweep() {
+        var kept: Set<String> = [Self.lockName]
+        for record in store.records {
+            if case .failed(_, _, true) = record.phase { kept.insert(record.partialName) }
+        }
+        let names = (try? root.fileNames(at: directory)) ?? []  // unreadable: nothing to sweep
+        for name in names where !kept.contains(name) {
+            removePartial(named: name)
+        }
+    }
+
+    func request(of record: TaskRecord) -> DownloadRequest {
+        DownloadRequest(
+            url: URL(string: record.originalURL) ?? URL(fileURLWithPath: "/"), headers: record.headers, expectedDigest: record.expectedDigest,
+            destination: record.destination)
+    }
+}

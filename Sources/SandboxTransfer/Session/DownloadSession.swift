@@ -1,0 +1,330 @@
+import AsyncHTTPClient
+import Foundation
+import Glibc
+import Sandbox
+import Synchronization
+
+/// A download session: `URLSession` with download tasks, for one app container.
+///
+/// Identified by a string, like a background `URLSessionConfiguration`: its partial files and its
+/// checkpoint live in `Library/Caches/com.sandbox.downloads/<identifier>/` inside the container.
+/// A session re-created with the same identifier after the process was killed reports each task
+/// that was unfinished as completed with a ``TransferError/Code/interrupted`` error carrying resume
+/// data (the seed's `didCompleteWithError` case); ``downloadTask(withResumeData:)`` continues it
+/// from the bytes on disk. One process at a time may open a session identifier.
+///
+/// Events arrive on ``events`` (one consumer) and on the delegate.
+public final class DownloadSession: Sendable {
+    /// Where sessions keep their files, relative to the container's home.
+    public static let folder = ContainerPath(constant: "Library/Caches/com.sandbox.downloads")
+    static let checkpointFolder = "tasks"
+    static let lockName = ".lock"
+
+    /// The session's identifier.
+    public let identifier: String
+    /// Its limits, retries and timeouts.
+    public let configuration: Configuration
+    /// Everything the session reports, in order per task. Iterate it once. Until it is read, the
+    /// newest ``eventBufferSize`` events are kept (so a session used only through its delegate does
+    /// not grow without bound).
+    public let events: AsyncStream<DownloadEvent>
+    /// How many unread events ``events`` keeps.
+    public static let eventBufferSize = 10_000
+
+    let delegate: (any DownloadSessionDelegate)?
+    let root: ConfinedRoot
+    let directory: ContainerPath
+    let store: SessionStore
+    let client: HTTPClient
+    private let eventSink: AsyncStream<DownloadEvent>.Continuation
+    private let queue: Mutex<TransferQueue>
+    private let liveTasks = Mutex<[Int: DownloadTask]>([:])
+    private let lock: OpenFile
+
+    /// Opens the session `identifier` of `container`.
+    ///
+    /// - Throws: ``TransferError/Code/invalidArgument`` for an identifier that is not one plain
+    ///   name, ``TransferError/Code/sessionInUse`` when another process has it open,
+    ///   ``TransferError/Code/file`` when its folder or checkpoint cannot be read or written.
+    public convenience init(
+        identifier: String, container: Container, configuration: Configuration = .standard, delegate: (any DownloadSessionDelegate)? = nil
+    ) throws(TransferError) {
+        try self.init(identifier: identifier, root: container.root, configuration: configuration, delegate: delegate)
+    }
+
+    /// Opens the session `identifier` in the container whose home is `root`.
+    ///
+    /// - Throws: as ``init(identifier:container:configuration:delegate:)``.
+    public init(
+        identifier: String, root: ConfinedRoot, configuration: Configuration = .standard, delegate: (any DownloadSessionDelegate)? = nil
+    ) throws(TransferError) {
+        self.identifier = identifier
+        self.configuration = configuration
+        self.delegate = delegate
+        self.root = root
+        self.directory = try Self.directory(for: identifier)
+        do throws(SandboxError) {
+            try root.createDirectory(at: directory, withIntermediateDirectories: true)
+            lock = try root.openFile(forWritingAt: directory.appending(Self.lockName))
+        } catch {
+            throw .file(error, doing: "open the download session's folder '\(directory)'")
+        }
+        let locked: Bool
+        do throws(SandboxError) {
+            locked = try lock.withUnsafeDescriptor { fd in flock(fd, LOCK_EX | LOCK_NB) == 0 }
+        } catch {
+            throw .file(error, doing: "lock the download session's folder '\(directory)'")
+        }
+        guard locked else {
+            try? lock.close()  // the session-in-use error below is what matters
+            throw TransferError(
+                .sessionInUse, "The download session '\(identifier)' is open in another process; wait for it to end or use another identifier.",
+                path: directory.description)
+        }
+        store = try SessionStore(root: root, folder: Self.checkpointPath(in: directory))
+        client = SharedClients.client(for: configuration)
+        queue = Mutex(TransferQueue(maximumActive: configuration.maximumConcurrentTasks, maximumPerHost: configuration.maximumConcurrentTasksPerHost))
+        (events, eventSink) = AsyncStream.makeStream(of: DownloadEvent.self, bufferingPolicy: .bufferingNewest(Self.eventBufferSize))
+        try recover()
+    }
+
+    deinit {
+        let orphans = liveTasks.withLock { $0.values }
+        for task in orphans {
+            task.complete(with: .failure(TransferError(.cancelled, "The download session '\(identifier)' was released before the task ended.")))
+        }
+        eventSink.finish()
+        try? lock.close()  // closing releases the flock; nothing to report from a deinit
+    }
+
+    static func checkpointPath(in directory: ContainerPath) -> ContainerPath {
+        (try? directory.appending(checkpointFolder)) ?? directory  // a constant, valid name
+    }
+
+    /// The folder of session `identifier`.
+    static func directory(for identifier: String) throws(TransferError) -> ContainerPath {
+        do throws(SandboxError) {
+            return try folder.appending(ContainerPath.validateName(identifier))
+        } catch {
+            throw TransferError(.invalidArgument, "'\(identifier)' cannot name a download session: \(error.message)", cause: error)
+        }
+    }
+
+    // MARK: Tasks
+
+    /// A suspended task that downloads `url`.
+    ///
+    /// - Throws: ``TransferError/Code/invalidURL`` unless `url` is absolute http(s),
+    ///   ``TransferError/Code/file`` when the checkpoint cannot be written.
+    public func downloadTask(with url: URL) throws(TransferError) -> DownloadTask {
+        try downloadTask(with: DownloadRequest(url: url))
+    }
+
+    /// A suspended task for `request`.
+    ///
+    /// - Throws: as ``downloadTask(with:)-(URL)``.
+    public func downloadTask(with request: DownloadRequest) throws(TransferError) -> DownloadTask {
+        guard DownloadRequest.isSupported(request.url) else {
+            throw TransferError(.invalidURL, "'\(request.url.absoluteString)' is not an absolute http or https URL.", url: request.url.absoluteString)
+        }
+        let record = try store.add { id in
+            TaskRecord(
+                id: id, originalURL: request.url.absoluteString, headers: request.headers, expectedDigest: request.expectedDigest,
+                destination: request.destination, phase: .active, partialName: Self.partialName(for: id), bytesOnDisk: 0, createdAt: Date(),
+                updatedAt: Date())
+        }
+        return register(DownloadTask(identifier: record.id, request: request, session: self))
+    }
+
+    /// A suspended task that continues the download `resumeData` describes, from the bytes on disk.
+    ///
+    /// When the partial file is gone or was replaced, the task starts from zero and reports
+    /// ``RestartReason/partialFileUnusable``. `destination` says where the finished file goes (see
+    /// ``DownloadRequest/destination``).
+    ///
+    /// - Throws: ``TransferError/Code/invalidResumeData`` when it fails ``ResumeData/validate()`` or
+    ///   belongs to another session, ``TransferError/Code/file`` when the checkpoint cannot be written.
+    public func downloadTask(withResumeData resumeData: ResumeData, destination: DownloadDestination? = nil) throws(TransferError) -> DownloadTask {
+        try resumeData.validate()
+        guard resumeData.sessionIdentifier == identifier else {
+            throw TransferError(
+                .invalidResumeData, "The resume data belongs to session '\(resumeData.sessionIdentifier)', not '\(identifier)'; resume it there.",
+                url: resumeData.originalURL)
+        }
+        guard let url = URL(string: resumeData.originalURL) else {
+            throw TransferError(.invalidResumeData, "'\(resumeData.originalURL)' is not a URL.", url: resumeData.originalURL)
+        }
+        let previous = store.record(resumeData.taskIdentifier)
+        let partialUsable = isPartialUsable(resumeData.partialFile)
+        // Other paused records of the same partial file are superseded by this task.
+        let superseded = Set(store.records.filter { $0.partialName == resumeData.partialFile.name }.map(\.id))
+        let request = DownloadRequest(
+            url: url, headers: resumeData.headers, expectedDigest: resumeData.expectedDigest, destination: destination ?? previous?.destination)
+        let record = try store.add(replacing: superseded) { id in
+            TaskRecord(
+                id: id, originalURL: resumeData.originalURL, finalURL: resumeData.finalURL, headers: resumeData.headers,
+                expectedDigest: resumeData.expectedDigest, destination: request.destination, phase: .active,
+                validator: partialUsable ? resumeData.validator : nil, expectedLength: partialUsable ? resumeData.expectedLength : nil,
+                partialName: partialUsable ? resumeData.partialFile.name : Self.partialName(for: id), bytesOnDisk: 0,
+                lastRestartReason: partialUsable ? nil : .partialFileUnusable, createdAt: Date(), updatedAt: Date())
+        }
+        let task = register(DownloadTask(identifier: record.id, request: request, session: self))
+        if !partialUsable {
+            removePartial(named: resumeData.partialFile.name)  // replaced or damaged: no task owns it now
+            emit(.didRestart(task, reason: .partialFileUnusable))
+        }
+        return task
+    }
+
+    /// The tasks that have not completed.
+    public func allTasks() -> [DownloadTask] {
+        liveTasks.withLock { Array($0.values) }.sorted { $0.taskIdentifier < $1.taskIdentifier }
+    }
+
+    /// The resume data of every task of this session that stopped with a partial file kept
+    /// (interrupted by the end of a process, failed, or cancelled producing resume data), oldest first.
+    public func pendingResumeData() -> [ResumeData] {
+        store.records.compactMap { record in
+            guard case .failed(_, _, true) = record.phase else { return nil }
+            return resumeData(for: record)
+        }
+    }
+
+    /// Forgets a paused task and deletes its partial file.
+    ///
+    /// - Throws: ``TransferError/Code/file`` when the checkpoint cannot be written.
+    public func discard(_ resumeData: ResumeData) throws(TransferError) {
+        guard let record = store.record(resumeData.taskIdentifier), !record.isUnfinished else { return }
+        removePartial(named: record.partialName)
+        try store.remove(record.id)
+    }
+
+    /// Cancels every task (without resume data) and waits until they have completed.
+    public func invalidateAndCancel() async {
+        let tasks = allTasks()
+        for task in tasks { task.cancel() }
+        for task in tasks { _ = await task.result() }
+        eventSink.finish()
+    }
+
+    /// The tasks checkpointed by session `identifier` of the container at `root`, without opening
+    /// the session (so while another process runs it).
+    ///
+    /// - Throws: ``TransferError/Code/invalidArgument`` for a bad identifier, ``TransferError/Code/file``
+    ///   when the checkpoint cannot be read.
+    public static func storedTasks(identifier: String, root: ConfinedRoot) throws(TransferError) -> [DownloadTaskSummary] {
+        let folder = checkpointPath(in: try directory(for: identifier))
+        return try SessionStore.load(root: root, folder: folder).map(\.summary)
+    }
+
+    /// The identifiers of the sessions that have a folder in the container at `root`.
+    public static func sessionIdentifiers(root: ConfinedRoot) -> [String] {
+        (try? root.subdirectoryNames(at: folder))?.sorted() ?? []  // no folder: no sessions
+    }
+
+    // MARK: Internals
+
+    private func register(_ task: DownloadTask) -> DownloadTask {
+        liveTasks.withLock { $0[task.taskIdentifier] = task }
+        return task
+    }
+
+    /// A partial file's name: the task's identifier and a random part, so no name is ever reused.
+    static func partialName(for id: Int) -> String {
+        "\(id)-\(String(UInt32.random(in: 0...UInt32.max), radix: 16)).partial"
+    }
+
+    func partialPath(_ name: String) -> ContainerPath {
+        (try? directory.appending(name)) ?? directory  // names are checked plain names
+    }
+
+    func isPartialUsable(_ identity: PartialFileIdentity) -> Bool {
+        guard PartialFileIdentity.isPlainName(identity.name),
+            let attributes = try? root.attributes(at: partialPath(identity.name), followingSymlink: false),  // unreadable: unusable
+            attributes.type == .regular
+        else { return false }
+        let birth = attributes.creationDate?.timeIntervalSince1970
+        return (identity.inode == nil || identity.inode == attributes.inode) && (identity.birthTime == nil || identity.birthTime == birth)
+    }
+
+    func removePartial(named name: String) {
+        _ = try? root.removeItem(at: partialPath(name))  // already gone is fine; the next start sweeps leftovers
+    }
+
+    func resumeData(for record: TaskRecord) -> ResumeData? {
+        guard record.validator != nil else { return nil }
+        let attributes = (try? root.attributes(at: partialPath(record.partialName), followingSymlink: false)) ?? nil  // gone: no identity
+        guard let attributes else { return nil }
+        return ResumeData(
+            sessionIdentifier: identifier, taskIdentifier: record.id, originalURL: record.originalURL, finalURL: record.finalURL,
+            validator: record.validator, expectedLength: record.expectedLength, partialFile: PartialFileIdentity(
+                name: record.partialName, inode: attributes.inode, birthTime: attributes.creationDate?.timeIntervalSince1970),
+            expectedDigest: record.expectedDigest, headers: record.headers, createdAt: record.createdAt)
+    }
+
+    /// Reports an event on the stream and to the delegate.
+    func emit(_ event: DownloadEvent) {
+        eventSink.yield(event)
+        guard let delegate else { return }
+        switch event {
+        case .didResume(let task, let offset, let total):
+            delegate.downloadSession(self, downloadTask: task, didResumeAtOffset: offset, expectedTotalBytes: total)
+        case .didWriteData(let task, let progress):
+            delegate.downloadSession(
+                self, downloadTask: task, didWriteData: progress.bytesWritten, totalBytesWritten: progress.totalBytesWritten,
+                totalBytesExpectedToWrite: progress.totalBytesExpectedToWrite)
+        case .didFinishDownloading(let task, let file):
+            delegate.downloadSession(self, downloadTask: task, didFinishDownloadingTo: file)
+            file.discardIfNotMoved()
+        case .didComplete(let task, let error):
+            delegate.downloadSession(self, task: task, didCompleteWithError: error)
+        case .didRestart, .willRetry:
+            break
+        }
+    }
+
+    /// Performs a task's machine actions (other than starting and stopping runs).
+    func perform(_ actions: [DownloadTaskMachine.Action], for task: DownloadTask) {
+        for action in actions {
+            switch action {
+            case .enqueue:
+                let host = task.request.url.host ?? ""
+                grant(queue.withLock { $0.enqueue(task.taskIdentifier, host: host) })
+            case .dequeue:
+                queue.withLock { $0.remove(task.taskIdentifier) }
+            case .releaseSlot:
+                grant(queue.withLock { $0.release(task.taskIdentifier) })
+            case .deliver:
+                deliver(task)
+            case .reportFailure(let error, let keepPartial):
+                fail(task, with: error, keepingPartial: keepPartial)
+            case .startRun, .stopRun:
+                break
+            }
+        }
+    }
+
+    private func grant(_ identifiers: [Int]) {
+        for id in identifiers {
+            guard let task = liveTasks.withLock({ $0[id] }) else {
+                grant(queue.withLock { $0.release(id) })
+                continue
+            }
+            task.perform { $0.slotGranted() }
+        }
+    }
+
+    /// Starts a transfer run of `task` (called under the task's lock: must not take it).
+    func startRun(of task: DownloadTask, generation: Int) -> Task<Void, Never> {
+        Task {
+            let result = await TransferRun(session: self, task: task).execute()
+            task.perform { $0.runEnded(generation: generation, result: result) }
+        }
+    }
+
+    /// Forgets a completed task and wakes its ``DownloadTask/result()`` waiters.
+    func finishTask(_ task: DownloadTask, _ result: Result<DownloadOutcome, TransferError>) {
+        liveTasks.withLock { _ = $0.removeValue(forKey: task.taskIdentifier) }
+        task.complete(with: result)
+    }
+}

@@ -1,0 +1,59 @@
+import Foundation
+
+/// One task as the session checkpoints it: enough to report it, resume it, or finish handing it
+/// over after the process was killed.
+struct TaskRecord: Sendable, Codable, Hashable {
+    /// Where the task is in its life, as persisted. Transitional states (`waiting`, `running`,
+    /// `suspending`) are all `active`: after a kill they are reported as interrupted.
+    enum Phase: Sendable, Codable, Hashable {
+        /// Not finished: suspended, waiting or running.
+        case active
+        /// Complete and checked; being moved to its destination under `name`.
+        case finishing(name: String)
+        /// Handed over; `path` is where the file went (`nil`: handed to the app as a temporary file).
+        case completed(path: String?)
+        /// Failed or cancelled; `resumable` when the partial file was kept for resume data.
+        case failed(code: String, message: String, resumable: Bool)
+    }
+
+    var id: Int
+    var originalURL: String
+    var finalURL: String?
+    var headers: [String: String]
+    var expectedDigest: ExpectedDigest?
+    var destination: DownloadDestination?
+    var phase: Phase
+    var validator: Validator?
+    var expectedLength: Int64?
+    /// The partial file's name in the session's folder.
+    var partialName: String
+    /// The partial file's length at the last checkpoint (for listings; resuming uses the file's
+    /// actual length).
+    var bytesOnDisk: Int64
+    var suggestedFilename: String?
+    var lastRestartReason: RestartReason?
+    var createdAt: Date
+    var updatedAt: Date
+
+    var isUnfinished: Bool { phase == .active }
+
+    /// A public summary.
+    var summary: DownloadTaskSummary {
+        let state: String
+        var path: String?
+        var error: String?
+        switch phase {
+        case .active: state = "interrupted"
+        case .finishing: state = "finishing"
+        case .completed(let location):
+            state = "completed"
+            path = location
+        case .failed(let code, let message, let resumable):
+            state = resumable ? "paused" : (code == "cancelled" ? "cancelled" : "failed")
+            error = message
+        }
+        return DownloadTaskSummary(
+            taskIdentifier: id, url: originalURL, state: state, bytesOnDisk: bytesOnDisk, expectedLength: expectedLength,
+            path: path, error: error, updatedAt: updatedAt)
+    }
+}

@@ -1,0 +1,93 @@
+import Foundation
+import Sandbox
+import SandboxTransfer
+import SandboxTransferTesting
+import Testing
+
+/// `sandbox download` and `sandbox downloads`, run as the built binary.
+@Suite struct DownloadCLITests {
+    let payload = TestData.bytes(600_000, seed: 8)
+
+    func withServer(_ body: (FaultServer, CLIProcess) async throws -> Void) async throws {
+        try await withFaultServer { server in
+            server.set("/f.bin", FaultResource(body: payload, etag: "\"f\""))
+            try await CLIProcess.with { cli in try await body(server, cli) }
+        }
+    }
+
+    @Test func downloadPrintsThePathAndChecksTheDigest() async throws {
+        try await withServer { server, cli in
+            let sha = TestData.sha256(payload)
+            let text = try cli.run("download", Fixture.app, server.url("/f.bin"), "--to", "documents", "--sha256", sha.uppercased())
+            #expect(text.status == 0, "\(text.stderr)")
+            #expect(text.stdout == "Documents/f.bin\n")
+            #expect(try cli.contents("Documents/f.bin") == payload)
+            let json = try cli.run("download", Fixture.app, server.url("/f.bin"), "--json")
+            let last = try #require(json.stdout.split(separator: "\n").last)
+            #expect(last == "{\"bytes\":600000,\"event\":\"finished\",\"path\":\"Library/Caches/f.bin\"}")
+            let list = try cli.run("downloads", Fixture.app)
+            #expect(list.stdout.split(separator: "\n").count == 3)
+            #expect(list.stdout.contains("completed"))
+        }
+    }
+
+    @Test func downloadsOfDifferentURLsRunAtOnce() async throws {
+        try await withServer { server, cli in
+            var slow = FaultResource(body: payload, etag: "\"f\"")
+            slow.chunkSize = 16_384
+            slow.chunkDelayMilliseconds = 5
+            server.set("/a.bin", slow)
+            server.set("/b.bin", slow)
+            let first = try cli.start(["download", Fixture.app, server.url("/a.bin")])
+            let second = CLIProcess(home: cli.home, scratch: cli.scratch + "/second")
+            try FileManager.default.createDirectory(atPath: second.scratch, withIntermediateDirectories: true)
+            let other = try second.start(["download", Fixture.app, server.url("/b.bin")])
+            let (a, b) = (try cli.finish(first), try second.finish(other))
+            #expect(a.status == 0 && b.status == 0, "\(a.stderr) \(b.stderr)")
+            #expect(try cli.contents("Library/Caches/a.bin") == payload)
+            #expect(try cli.contents("Library/Caches/b.bin") == payload)
+        }
+    }
+
+    @Test func failuresExitNonZeroWithAClearMessage() async throws {
+        try await withServer { server, cli in
+            let missing = try cli.run("download", Fixture.app, server.url("/missing"))
+            #expect(missing.status == 1)
+            #expect(missing.stderr.contains("404") && missing.stderr.contains("[http-status]"))
+            let wrong = try cli.run("download", Fixture.app, server.url("/f.bin"), "--sha256", String(repeating: "0", count: 64))
+            #expect(wrong.status == 1)
+            #expect(wrong.stderr.contains("[checksum-mismatch]"))
+            #expect(try cli.run("download", Fixture.app, "ftp://example.com/x").status == 64)
+            #expect(try cli.run("download", Fixture.app, server.url("/f.bin"), "--sha256", "abc").status == 64)
+            #expect(try cli.run("download", "not an app", server.url("/f.bin")).status == 64)
+        }
+    }
+
+    @Test func interruptPausesAndTheSameCommandResumes() async throws {
+        try await withServer { server, cli in
+            var slow = FaultResource(body: payload, etag: "\"f\"")
+            slow.stallAfter = [200_000]
+            server.set("/slow.bin", slow)
+            let process = try cli.start(["download", Fixture.app, server.url("/slow.bin"), "--json"])
+            let sessions = try cli.containerHome + "/Library/Caches/com.sandbox.downloads"
+            #expect(await eventually {
+                let enumerator = FileManager.default.enumerator(atPath: sessions)
+                while let name = enumerator?.nextObject() as? String {
+                    let size = (try? FileManager.default.attributesOfItem(atPath: sessions + "/" + name)[.size] as? Int) ?? 0  // not there yet
+                    if name.hasSuffix(".partial") && size == 200_000 { return true }
+                }
+                return false
+            })
+            kill(process.processIdentifier, SIGINT)
+            let paused = try cli.finish(process)
+            #expect(paused.status == 130, "\(paused.stderr)")
+            #expect(paused.stderr.contains("Run the same command again to continue"))
+            #expect(try cli.run("downloads", Fixture.app, "--json").stdout.contains("\"state\":\"paused\""))
+            let resumed = try cli.run("download", Fixture.app, server.url("/slow.bin"), "--json")
+            #expect(resumed.status == 0, "\(resumed.stderr)")
+            #expect(resumed.stdout.contains("{\"event\":\"resumed\",\"offset\":200000,\"total\":600000}"))
+            #expect(try cli.contents("Library/Caches/slow.bin") == payload)
+            #expect(server.requests.last?.range == "bytes=200000-")
+        }
+    }
+}

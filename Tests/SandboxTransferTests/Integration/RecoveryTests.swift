@@ -1,0 +1,67 @@
+import Foundation
+import Sandbox
+import SandboxTransferTesting
+import Testing
+
+@testable import SandboxTransfer
+
+/// What a session re-created after a kill finds in its checkpoint.
+@Suite struct RecoveryTests {
+    @Test func aHandOverCutShortIsFinished() async throws {
+        try await Fixture.with { fixture in
+            let body = TestData.bytes(10_000, seed: 31)
+            var partialName = ""
+            do {
+                let session = try fixture.session()
+                let request = DownloadRequest(url: try #require(URL(string: "http://127.0.0.1:9/x.bin")), destination: .documents)
+                let task = try session.downloadTask(with: request)
+                let record = try #require(session.store.record(task.taskIdentifier))
+                partialName = record.partialName
+                try fixture.root.writeContents(body, to: session.partialPath(partialName))
+                // Killed between checkpointing "finishing" and moving the file:
+                try session.store.update(task.taskIdentifier) { $0.phase = .finishing(name: "x.bin") }
+            }
+            let session = try fixture.session()
+            #expect(try fixture.contents(try ContainerPath("Documents/x.bin")) == body)
+            #expect(session.store.records.first?.phase == .completed(path: "Documents/x.bin"))
+            #expect(try fixture.leftovers().isEmpty)
+        }
+    }
+
+    @Test func strayFilesAreSweptAndUnresumableTasksReported() async throws {
+        try await Fixture.with { fixture in
+            var taskIdentifier = 0
+            do {
+                let session = try fixture.session()
+                let task = try session.downloadTask(with: try #require(URL(string: "http://127.0.0.1:9/y.bin")))
+                taskIdentifier = task.taskIdentifier
+                let record = try #require(session.store.record(taskIdentifier))
+                try fixture.root.writeContents([1, 2, 3], to: session.partialPath(record.partialName))
+                try session.store.update(taskIdentifier) { _ in }  // checkpointed without a validator
+                try fixture.root.writeContents([4], to: session.partialPath("stray.partial"))
+            }
+            let session = try fixture.session()
+            var reported: TransferError?
+            for await event in session.events {
+                if case .didComplete(let task, let error) = event, task.taskIdentifier == taskIdentifier {
+                    reported = error
+                    break
+                }
+            }
+            #expect(reported?.code == .interrupted)
+            #expect(reported?.resumeData == nil)  // no validator: it could not continue safely
+            #expect(try fixture.leftovers().isEmpty)
+            #expect(try DownloadSession.storedTasks(identifier: "test", root: fixture.root).map(\.state) == ["failed"])
+        }
+    }
+
+    @Test func oneProcessAtATime() async throws {
+        try await Fixture.with { fixture in
+            let session = try fixture.session()
+            let error = #expect(throws: TransferError.self) { try fixture.session() }
+            #expect(error?.code == .sessionInUse)
+            _ = session
+            #expect(throws: TransferError.self) { try fixture.session("../escape") }
+        }
+    }
+}

@@ -1,0 +1,65 @@
+import Foundation
+import Testing
+
+@testable import SandboxTransfer
+
+@Suite struct PolicyTests {
+    @Test func backOffGrowsIsCappedAndJittered() {
+        let policy = RetryPolicy(maximumAttempts: 5, initialDelay: .seconds(1), maximumDelay: .seconds(3), multiplier: 2, jitter: 0.5)
+        #expect(policy.delay(beforeAttempt: 1, random: 1) == nil)
+        #expect(policy.delay(beforeAttempt: 2, random: 1) == .seconds(1))
+        #expect(policy.delay(beforeAttempt: 3, random: 1) == .seconds(2))
+        #expect(policy.delay(beforeAttempt: 4, random: 1) == .seconds(3))
+        #expect(policy.delay(beforeAttempt: 4, random: 0) == .milliseconds(1500))
+        #expect(policy.delay(beforeAttempt: 6, random: 1) == nil)
+        #expect(policy.delay(beforeAttempt: 2, retryAfter: .seconds(2), random: 0) == .seconds(2))
+        #expect(policy.delay(beforeAttempt: 2, retryAfter: .seconds(60), random: 0) == .seconds(3))
+        #expect(RetryPolicy.never.delay(beforeAttempt: 2, random: 0) == nil)
+    }
+
+    @Test func retryAfterValues() {
+        let now = Date(timeIntervalSince1970: 784_887_151)  // Tue, 15 Nov 1994 08:12:31 GMT
+        #expect(RetryPolicy.retryAfter("120") == .seconds(120))
+        #expect(RetryPolicy.retryAfter("Tue, 15 Nov 1994 08:12:41 GMT", now: now) == .seconds(10))
+        #expect(RetryPolicy.retryAfter("soon") == nil)
+    }
+
+    @Test func queueLimitsPerSessionAndPerHost() {
+        var queue = TransferQueue(maximumActive: 3, maximumPerHost: 2)
+        #expect(queue.enqueue(1, host: "a") == [1])
+        #expect(queue.enqueue(2, host: "a") == [2])
+        #expect(queue.enqueue(3, host: "a") == [])  // per host
+        #expect(queue.enqueue(4, host: "b") == [4])
+        #expect(queue.enqueue(5, host: "b") == [])  // per session
+        #expect(queue.waitingTasks == [3, 5])
+        #expect(queue.release(4) == [5])
+        #expect(queue.release(1) == [3])
+        queue.remove(3)
+        #expect(queue.release(99) == [])
+        #expect(queue.activeCount == 3)
+    }
+
+    @Test func progressIsThrottledAndCountsTheOffset() {
+        let start = ContinuousClock.now
+        var meter = ProgressMeter(startingAt: 400, expectedTotal: 1000, interval: .milliseconds(100))
+        #expect(meter.record(100, now: start) == nil)
+        #expect(meter.record(100, now: start + .milliseconds(50)) == nil)
+        let report = meter.record(100, now: start + .milliseconds(100))
+        #expect(report?.bytesWritten == 300)
+        #expect(report?.totalBytesWritten == 700)
+        #expect(report?.totalBytesExpectedToWrite == 1000)
+        #expect(report?.bytesPerSecond == 3000)
+        #expect(report?.secondsRemaining == 0.1)
+        #expect(meter.flush(now: start + .milliseconds(120)) == nil)
+        _ = meter.record(300, now: start + .milliseconds(150))
+        #expect(meter.flush(now: start + .milliseconds(150))?.totalBytesWritten == 1000)
+        let unknown = TransferProgress(bytesWritten: 1, totalBytesWritten: 1, totalBytesExpectedToWrite: TransferProgress.sizeUnknown)
+        #expect(unknown.fractionCompleted == nil && unknown.secondsRemaining == nil)
+    }
+
+    @Test func digestsAreCheckedText() throws {
+        #expect(try ExpectedDigest(.sha256, hex: String(repeating: "A", count: 64)).hex == String(repeating: "a", count: 64))
+        #expect(throws: TransferError.self) { try ExpectedDigest(.sha256, hex: "abc") }
+        #expect(throws: TransferError.self) { try ExpectedDigest(.md5, hex: String(repeating: "g", count: 32)) }
+    }
+}

@@ -1,0 +1,56 @@
+import Foundation
+import Testing
+
+@testable import SandboxTransfer
+
+@Suite struct ResumeDataTests {
+    let sample = ResumeData(
+        sessionIdentifier: "s", taskIdentifier: 7, originalURL: "http://example.com/a.bin", validator: .entityTag("\"v1\""), expectedLength: 1000,
+        partialFile: PartialFileIdentity(name: "7.partial", inode: 42), expectedDigest: nil, headers: ["X-Token": "t"],
+        createdAt: Date(timeIntervalSince1970: 1_700_000_000))
+
+    @Test func roundTrips() throws {
+        let data = try sample.encoded()
+        #expect(try ResumeData(decoding: data) == sample)
+        let text = String(decoding: data, as: UTF8.self)
+        #expect(text.contains("\"version\":1"))
+        #expect(!text.contains("offset"))  // the offset is the partial file's length, never stored
+    }
+
+    @Test func readsTheFirstVersionWrittenByHand() throws {
+        let json = """
+            {"createdAt":"2026-01-01T00:00:00Z","expectedLength":5,"headers":{},"originalURL":"https://h/x","partialFile":{"name":"1.partial"},\
+            "sessionIdentifier":"s","taskIdentifier":1,"validator":{"lastModified":{"_0":"Tue, 15 Nov 1994 08:12:31 GMT"}},"version":1,"futureKey":true}
+            """
+        let decoded = try ResumeData(decoding: Data(json.utf8))
+        #expect(decoded.validator == .lastModified("Tue, 15 Nov 1994 08:12:31 GMT"))
+        #expect(decoded.partialFile.inode == nil)
+    }
+
+    func rejects(_ change: (inout ResumeData) -> Void, mentioning words: String) throws {
+        var data = sample
+        change(&data)
+        let encoded = try data.encoded()
+        let error = #expect(throws: TransferError.self) { try ResumeData(decoding: encoded) }
+        #expect(error?.code == .invalidResumeData)
+        #expect(error?.message.contains(words) == true, "\(error?.message ?? "")")
+    }
+
+    @Test func rejectsWhatCannotGuardAResume() throws {
+        try rejects({ $0.version = 2 }, mentioning: "newer")
+        try rejects({ $0.version = 0 }, mentioning: "not a version")
+        try rejects({ $0.originalURL = "ftp://h/x" }, mentioning: "http")
+        try rejects({ $0.originalURL = "/relative" }, mentioning: "http")
+        try rejects({ $0.validator = .entityTag("W/\"v1\"") }, mentioning: "strong")
+        try rejects({ $0.expectedLength = -1 }, mentioning: "negative")
+        try rejects({ $0.partialFile.name = "../escape" }, mentioning: "plain name")
+        try rejects({ $0.partialFile.name = ".." }, mentioning: "plain name")
+    }
+
+    @Test func rejectsGarbage() {
+        for bytes in [Data(), Data("{}".utf8), Data("not json".utf8), Data([0xFF, 0x00])] {
+            let error = #expect(throws: TransferError.self) { try ResumeData(decoding: bytes) }
+            #expect(error?.code == .invalidResumeData)
+        }
+    }
+}

@@ -1,0 +1,54 @@
+/// What the fault-injecting server serves at one path, and how it misbehaves.
+public struct FaultResource: Sendable {
+    /// The body (the representation's bytes).
+    public var body: [UInt8]
+    /// The `ETag` header exactly as sent (`"v1"` strong, `W/"v1"` weak), or `nil`.
+    public var etag: String?
+    /// The `Last-Modified` header, or `nil`.
+    public var lastModified: String?
+    /// Whether to send `Content-Length` (otherwise the body is chunked).
+    public var sendsContentLength = true
+    /// Whether a `Range` request gets a 206 (otherwise a 200 with the whole body).
+    public var honoursRange = true
+    /// Whether a 200 answer to a range request carries the range anyway (a 200 with `Content-Range`).
+    public var saysOKForRanges = false
+    /// Statuses answered (in order, one per request) before serving normally, e.g. `[503, 503]`.
+    public var failures: [Int] = []
+    /// The `Retry-After` sent with those failures.
+    public var retryAfter: String?
+    /// For request *i*, close the connection after sending `dropAfter[i]` body bytes.
+    public var dropAfter: [Int] = []
+    /// Body bytes per write, and the pause between writes (a slow server).
+    public var chunkSize = 64 * 1024
+    public var chunkDelayMilliseconds = 0
+    /// For request *i*, stop sending (without closing) after `stallAfter[i]` body bytes: a stalled
+    /// server.
+    public var stallAfter: [Int] = []
+    /// Whether `If-Range` is evaluated (otherwise ranges are served whatever the validator).
+    public var honoursIfRange = true
+    /// `Content-Encoding` to claim (the body is sent as it is, whatever the request accepts).
+    public var contentEncoding: String?
+    /// A `Content-Disposition` header.
+    public var contentDisposition: String?
+    /// Answer every request with this status and an error page as the body.
+    public var status: Int?
+    /// Redirect (302) to this location instead of serving.
+    public var redirectTo: String?
+
+    public init(body: [UInt8], etag: String? = nil, lastModified: String? = nil) {
+        self.body = body
+        self.etag = etag
+        self.lastModified = lastModified
+    }
+}
+
+/// One request the fault server answered.
+public struct RecordedRequest: Sendable {
+    public var path: String
+    public var range: String?
+    public var ifRange: String?
+    public var acceptEncoding: String?
+    public var status: Int
+    /// Body bytes written to the socket.
+    public var bodyBytesSent: Int
+}

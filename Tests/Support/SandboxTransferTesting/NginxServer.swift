@@ -1,0 +1,195 @@
+import Foundation
+import Glibc
+
+/// A real nginx on a free loopback port, started by a test with a generated configuration in a
+/// temporary folder (`daemon off`; workers run as root when the tests do, as in CI, so they can
+/// read the temporary folder), and stopped by ``stop()``.
+///
+/// The master process is kept: it resets its signal mask, whereas a single nginx process would
+/// inherit the blocked signals of the test's thread and never see `SIGQUIT`.
+///
+/// Locations: `/files/` (plain, ranges), `/slow/` (`limit_rate` of ``slowRate``), `/gzip/` (gzip
+/// on for every type), `/named/` (a `Content-Disposition` with `filename*`), `/redirect/N` (a chain
+/// of N redirects to `/files/payload.bin`). The access log records `$bytes_sent`, so a test can
+/// count the bytes served.
+public final class NginxServer: Sendable {
+    /// Where the served files go (`/files/NAME` serves `documentRoot/NAME`).
+    public let documentRoot: String
+    public let port: Int
+    let directory: String
+    let process: Process
+
+    /// One access-log line.
+    public struct LogLine: Sendable {
+        public var uri: String
+        public var status: Int
+        /// Header and body bytes written to the socket.
+        public var bytesSent: Int
+        public var range: String
+    }
+
+    /// Starts nginx; `slowRate` is `limit_rate`'s value for `/slow/` (e.g. `512k`).
+    ///
+    /// - Throws: when nginx is not installed or does not start within 10 s.
+    public static func start(slowRate: String = "1m") throws -> NginxServer {
+        guard let nginx = ["/usr/sbin/nginx", "/usr/bin/nginx", "/usr/local/sbin/nginx"].first(where: FileManager.default.isExecutableFile) else {
+            throw TestServerError("nginx is not installed: apt-get install nginx")
+        }
+        var lastError: (any Error)?
+        for _ in 0..<5 {
+            do {
+                return try launch(nginx: nginx, port: try freePort(), slowRate: slowRate)
+            } catch {
+                lastError = error  // most likely the port was taken between probing and binding: try another
+            }
+        }
+        throw lastError ?? TestServerError("nginx did not start")
+    }
+
+    private init(documentRoot: String, port: Int, directory: String, process: Process) {
+        self.documentRoot = documentRoot
+        self.port = port
+        self.directory = directory
+        self.process = process
+    }
+
+    private static func launch(nginx: String, port: Int, slowRate: String) throws -> NginxServer {
+        let directory = try TemporaryDirectory.make(prefix: "nginx")
+        let root = directory + "/www"
+        for folder in [root, directory + "/tmp"] { try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true) }
+        let config = configuration(directory: directory, root: root, port: port, slowRate: slowRate)
+        try config.write(toFile: directory + "/nginx.conf", atomically: true, encoding: .utf8)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: nginx)
+        process.arguments = ["-c", directory + "/nginx.conf", "-p", directory, "-e", directory + "/error.log"]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let server = NginxServer(documentRoot: root, port: port, directory: directory, process: process)
+        let deadline = Date().addingTimeInterval(10)
+        while !canConnect(port: port) {
+            guard process.isRunning, Date() < deadline else {
+                server.stop()
+                let log = (try? String(contentsOfFile: directory + "/error.log", encoding: .utf8)) ?? ""
+                throw TestServerError("nginx did not start on port \(port): \(log)")
+            }
+            usleep(5_000)  // polling the condition "the port accepts connections"
+        }
+        return server
+    }
+
+    static func configuration(directory: String, root: String, port: Int, slowRate: String) -> String {
+        var redirects = ""
+        for step in 1...5 {
+            let target = step == 1 ? "/files/payload.bin" : "/redirect/\(step - 1)"
+            redirects += "        location = /redirect/\(step) { return 302 \(target); }\n"
+        }
+        return """
+            \(geteuid() == 0 ? "user root root;" : "")
+            worker_processes 1;
+            daemon off;
+            pid \(directory)/nginx.pid;
+            error_log \(directory)/error.log warn;
+            events { worker_connections 512; }
+            http {
+                log_format transfer '$uri $status $bytes_sent "$http_range"';
+                access_log \(directory)/access.log transfer;
+                default_type application/octet-stream;
+                sendfile on;
+                keepalive_requests 100000;
+                client_body_temp_path \(directory)/tmp/body;
+                proxy_temp_path \(directory)/tmp/proxy;
+                fastcgi_temp_path \(directory)/tmp/fastcgi;
+                uwsgi_temp_path \(directory)/tmp/uwsgi;
+                scgi_temp_path \(directory)/tmp/scgi;
+                server {
+                    listen 127.0.0.1:\(port);
+                    location /files/ { alias \(root)/; }
+                    location /slow/ { alias \(root)/; limit_rate \(slowRate); }
+                    location /gzip/ { alias \(root)/; gzip on; gzip_types *; gzip_min_length 0; }
+                    location /named/ { alias \(root)/; add_header Content-Disposition "attachment; filename=\\"fallback.txt\\"; filename*=UTF-8''r%C3%A9sum%C3%A9%20final.pdf"; }
+            \(redirects)    }
+            }
+            """
+    }
+
+    /// `http://127.0.0.1:<port><path>`.
+    public func url(_ path: String) -> String { "http://127.0.0.1:\(port)\(path)" }
+
+    /// Writes a file to serve under `/files/<name>` (and `/slow/`, `/gzip/`, `/named/`).
+    public func serve(_ bytes: [UInt8], as name: String) throws {
+        try Data(bytes).write(to: URL(fileURLWithPath: documentRoot + "/" + name))
+    }
+
+    /// The access log so far (nginx writes each line when a request ends).
+    public func accessLog() -> [LogLine] {
+        let text = (try? String(contentsOfFile: directory + "/access.log", encoding: .utf8)) ?? ""  // no log yet: no lines
+        return text.split(separator: "\n").compactMap { line in
+            let fields = line.split(separator: " ", maxSplits: 3)
+            guard fields.count >= 3, let status = Int(fields[1]), let bytes = Int(fields[2]) else { return nil }
+            return LogLine(uri: String(fields[0]), status: status, bytesSent: bytes, range: fields.count > 3 ? String(fields[3]) : "")
+        }
+    }
+
+    /// Stops nginx (gracefully: requests in progress end first) and waits for it. The access log
+    /// stays readable until the server object goes away.
+    public func stop() {
+        if process.isRunning {
+            kill(process.processIdentifier, SIGQUIT)
+            process.waitUntilExit()
+        }
+    }
+
+    deinit {
+        stop()
+        try? FileManager.default.removeItem(atPath: directory)  // teardown only
+    }
+}
+
+/// An error of the test servers.
+public struct TestServerError: Error, CustomStringConvertible {
+    public var description: String
+    public init(_ description: String) { self.description = description }
+}
+
+/// A free loopback TCP port, found by binding port 0.
+public func freePort() throws -> Int {
+    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    guard fd >= 0 else { throw TestServerError("socket: errno \(errno)") }
+    defer { close(fd) }
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    address.sin_port = 0
+    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+    let bound = withUnsafeMutablePointer(to: &address) { pointer in
+        pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { socketAddress in
+            bind(fd, socketAddress, length) == 0 && getsockname(fd, socketAddress, &length) == 0
+        }
+    }
+    guard bound else { throw TestServerError("bind: errno \(errno)") }
+    return Int(UInt16(bigEndian: address.sin_port))
+}
+
+func canConnect(port: Int) -> Bool {
+    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    guard fd >= 0 else { return false }
+    defer { close(fd) }
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    address.sin_port = UInt16(port).bigEndian
+    return withUnsafePointer(to: &address) { pointer in
+        pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
+    }
+}
+
+/// Temporary folders for tests.
+public enum TemporaryDirectory {
+    /// A new folder `/tmp/sandbox-transfer-<prefix>-XXXXXX`.
+    public static func make(prefix: String) throws -> String {
+        var template = Array("/tmp/sandbox-transfer-\(prefix)-XXXXXX".utf8CString)
+        guard let created = mkdtemp(&template) else { throw TestServerError("mkdtemp: errno \(errno)") }
+        return String(cString: created)
+    }
+}
