@@ -161,10 +161,10 @@ struct KeychainTests {
     }
 
     @Test("three processes setting items at once: every item is there and opens")
-    func concurrentWriters() throws {
-        try Fixture.with { fixture in
+    func concurrentWriters() async throws {
+        try await Fixture.with { fixture in
             // No keychain opened first: the three also race to make the device key.
-            try fixture.runConcurrentWriters("write-keychain", writers: 3, count: 30, prefix: "p")
+            try await fixture.runConcurrentWriters("write-keychain", writers: 3, count: 30, prefix: "p")
             let harness = try Keychain(home: fixture.home, app: Fixture.app, service: "harness")
             #expect(try harness.allKeys().count == 90)
             for writer in 0..<3 {

@@ -147,9 +147,9 @@ struct PreferencesTests {
     }
 
     @Test("four processes writing 200 keys each to one file: all 800 are there")
-    func fourWriters() throws {
-        try Fixture.with { fixture in
-            try fixture.runConcurrentWriters("write-preferences", writers: 4, count: 200, prefix: "w")
+    func fourWriters() async throws {
+        try await Fixture.with { fixture in
+            try await fixture.runConcurrentWriters("write-preferences", writers: 4, count: 200, prefix: "w")
             let values = try fixture.container.preferences().storedValues
             #expect(values.count == 800)
             for writer in 0..<4 {

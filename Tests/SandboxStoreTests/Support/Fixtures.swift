@@ -46,8 +46,9 @@ struct Fixture {
 
     /// Starts `writers` `sandbox-store-harness` processes at once, the n-th writing `count` keys
     /// `<prefix><n>-<index>` with `command` (`write-preferences` or `write-keychain`), and waits
-    /// for every one to succeed.
-    func runConcurrentWriters(_ command: String, writers: Int, count: Int, prefix: String) throws {
+    /// for every one to succeed — polling, so as not to hold a thread of the cooperative pool that
+    /// other tests need while the writers run.
+    func runConcurrentWriters(_ command: String, writers: Int, count: Int, prefix: String) async throws {
         let started = try (0..<writers).map { writer in
             try BuiltProduct.start(
                 "sandbox-store-harness",
@@ -55,7 +56,8 @@ struct Fixture {
                 home: home.location, scratch: scratch
             )
         }
-        for (_, wait) in started {
+        for (process, wait) in started {
+            while process.isRunning { try await Task.sleep(for: .milliseconds(5)) }
             let result = try wait()
             #expect(result.status == 0, "\(result.stderr)")
         }

@@ -18,14 +18,14 @@ import Testing
     @Test func downloadPrintsThePathAndChecksTheDigest() async throws {
         try await withServer { server, cli in
             let sha = TestData.sha256(payload)
-            let text = try cli.run("download", Fixture.app, server.url("/f.bin"), "--to", "documents", "--sha256", sha.uppercased())
+            let text = try await cli.run("download", Fixture.app, server.url("/f.bin"), "--to", "documents", "--sha256", sha.uppercased())
             #expect(text.status == 0, "\(text.stderr)")
             #expect(text.stdout == "Documents/f.bin\n")
             #expect(try cli.contents("Documents/f.bin") == payload)
-            let json = try cli.run("download", Fixture.app, server.url("/f.bin"), "--json")
+            let json = try await cli.run("download", Fixture.app, server.url("/f.bin"), "--json")
             let last = try #require(json.stdout.split(separator: "\n").last)
             #expect(last == "{\"bytes\":600000,\"event\":\"finished\",\"path\":\"Library/Caches/f.bin\"}")
-            let list = try cli.run("downloads", Fixture.app)
+            let list = try await cli.run("downloads", Fixture.app)
             #expect(list.stdout.split(separator: "\n").count == 3)
             #expect(list.stdout.contains("completed"))
         }
@@ -42,7 +42,7 @@ import Testing
             let second = CLIProcess(home: cli.home, scratch: cli.scratch + "/second")
             try FileManager.default.createDirectory(atPath: second.scratch, withIntermediateDirectories: true)
             let other = try second.start(["download", Fixture.app, server.url("/b.bin")])
-            let (a, b) = (try cli.finish(first), try second.finish(other))
+            let (a, b) = (try await cli.finish(first), try await second.finish(other))
             #expect(a.status == 0 && b.status == 0, "\(a.stderr) \(b.stderr)")
             #expect(try cli.contents("Library/Caches/a.bin") == payload)
             #expect(try cli.contents("Library/Caches/b.bin") == payload)
@@ -51,15 +51,15 @@ import Testing
 
     @Test func failuresExitNonZeroWithAClearMessage() async throws {
         try await withServer { server, cli in
-            let missing = try cli.run("download", Fixture.app, server.url("/missing"))
+            let missing = try await cli.run("download", Fixture.app, server.url("/missing"))
             #expect(missing.status == 1)
             #expect(missing.stderr.contains("404") && missing.stderr.contains("[http-status]"))
-            let wrong = try cli.run("download", Fixture.app, server.url("/f.bin"), "--sha256", String(repeating: "0", count: 64))
+            let wrong = try await cli.run("download", Fixture.app, server.url("/f.bin"), "--sha256", String(repeating: "0", count: 64))
             #expect(wrong.status == 1)
             #expect(wrong.stderr.contains("[checksum-mismatch]"))
-            #expect(try cli.run("download", Fixture.app, "ftp://example.com/x").status == 64)
-            #expect(try cli.run("download", Fixture.app, server.url("/f.bin"), "--sha256", "abc").status == 64)
-            #expect(try cli.run("download", "not an app", server.url("/f.bin")).status == 64)
+            #expect(try await cli.run("download", Fixture.app, "ftp://example.com/x").status == 64)
+            #expect(try await cli.run("download", Fixture.app, server.url("/f.bin"), "--sha256", "abc").status == 64)
+            #expect(try await cli.run("download", "not an app", server.url("/f.bin")).status == 64)
         }
     }
 
@@ -79,11 +79,11 @@ import Testing
                 return false
             })
             kill(process.processIdentifier, SIGINT)
-            let paused = try cli.finish(process)
+            let paused = try await cli.finish(process)
             #expect(paused.status == 130, "\(paused.stderr)")
             #expect(paused.stderr.contains("Run the same command again to continue"))
-            #expect(try cli.run("downloads", Fixture.app, "--json").stdout.contains("\"state\":\"paused\""))
-            let resumed = try cli.run("download", Fixture.app, server.url("/slow.bin"), "--json")
+            #expect(try await cli.run("downloads", Fixture.app, "--json").stdout.contains("\"state\":\"paused\""))
+            let resumed = try await cli.run("download", Fixture.app, server.url("/slow.bin"), "--json")
             #expect(resumed.status == 0, "\(resumed.stderr)")
             #expect(resumed.stdout.contains("{\"event\":\"resumed\",\"offset\":200000,\"total\":600000}"))
             #expect(try cli.contents("Library/Caches/slow.bin") == payload)

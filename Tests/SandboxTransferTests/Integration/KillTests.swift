@@ -29,11 +29,11 @@ import Testing
                 try await Task.sleep(for: .milliseconds(delay))  // the random moment of the kill, not a wait for a condition
                 guard process.isRunning else {
                     finishedEarly = true
-                    _ = try cli.finish(process)
+                    _ = try await cli.finish(process)
                     break
                 }
                 kill(process.processIdentifier, SIGKILL)
-                let output = try cli.finish(process)
+                let output = try await cli.finish(process)
                 if output.status == 0 {  // it finished between the check and the kill
                     finishedEarly = true
                     break
@@ -47,14 +47,14 @@ import Testing
             #expect(killed == 50 || finishedEarly)
             if !finishedEarly {
                 server.change("/big.bin") { $0.chunkDelayMilliseconds = 0; $0.chunkSize = 64 * 1024 }  // the last run need not be slow
-                let final = try cli.run("download", Fixture.app, url, "--json")
+                let final = try await cli.run("download", Fixture.app, url, "--json")
                 #expect(final.status == 0, "\(final.stderr)")
                 #expect(final.stdout.contains("\"path\":\"Library/Caches/big.bin\""))
             }
             let file = try cli.contents("Library/Caches/big.bin")
             #expect(TestData.sha256(file) == TestData.sha256(payload))
             #expect(offsets == offsets.sorted(), "a resume went backwards: \(offsets)")
-            let list = try cli.run("downloads", Fixture.app, "--json")
+            let list = try await cli.run("downloads", Fixture.app, "--json")
             #expect(list.stdout.contains("\"state\":\"completed\""))
             #expect(!list.stdout.contains("interrupted") && !list.stdout.contains("paused"), "\(list.stdout)")
             let sessions = try cli.containerHome + "/Library/Caches/com.sandbox.downloads"

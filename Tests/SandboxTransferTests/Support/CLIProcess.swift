@@ -42,7 +42,10 @@ struct CLIProcess {
     }
 
     /// Waits for `process` and collects its output.
-    func finish(_ process: Process) throws -> Output {
+    func finish(_ process: Process) async throws -> Output {
+        // Polling, so as not to hold a thread of the cooperative pool (two on CI) that the other
+        // tests, and the servers they talk to, need while the process runs.
+        while process.isRunning { try await Task.sleep(for: .milliseconds(2)) }
         process.waitUntilExit()
         for handle in [process.standardOutput, process.standardError] { try (handle as? FileHandle)?.close() }
         return Output(
@@ -51,8 +54,8 @@ struct CLIProcess {
     }
 
     @discardableResult
-    func run(_ arguments: String...) throws -> Output {
-        try finish(try start(arguments))
+    func run(_ arguments: String...) async throws -> Output {
+        try await finish(try start(arguments))
     }
 
     /// A file of the container.
