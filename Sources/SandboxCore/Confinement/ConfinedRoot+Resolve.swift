@@ -14,7 +14,7 @@ extension ConfinedRoot {
     ///     the root) or opened as itself (`O_NOFOLLOW`).
     /// - Throws: ``SandboxError/Code/escapesContainer`` when resolution would leave the root, and
     ///   the `open(2)` errors otherwise.
-    func open(
+    package func open(
         _ path: ContainerPath,
         flags: CInt,
         mode: mode_t = 0o666,
@@ -44,7 +44,7 @@ extension ConfinedRoot {
     /// name without following it (`mkdirat`, `unlinkat`, `renameat`, `linkat`, `fstatat`).
     ///
     /// - Throws: ``SandboxError/Code/invalidPath`` when the path is the root or ends in `..`.
-    func openParent(of path: ContainerPath) throws(SandboxError) -> ParentDirectory {
+    package func openParent(of path: ContainerPath) throws(SandboxError) -> ParentDirectory {
         guard let name = path.lastComponent else {
             throw .rule(.invalidPath, "This operation needs an item inside the container, not the container itself.", path: ".")
         }
@@ -55,7 +55,7 @@ extension ConfinedRoot {
     }
 
     /// ``openParent(of:)``, or `nil` when a directory on the way does not exist.
-    func openParentIfPresent(of path: ContainerPath) throws(SandboxError) -> ParentDirectory? {
+    package func openParentIfPresent(of path: ContainerPath) throws(SandboxError) -> ParentDirectory? {
         do throws(SandboxError) {
             return try openParent(of: path)
         } catch where error.code == .notFound {
@@ -163,8 +163,8 @@ extension ConfinedRoot {
 }
 
 /// The directory holding an item, open as `O_PATH`, and the item's name in it.
-struct ParentDirectory: ~Copyable {
-    let descriptor: OwnedDescriptor
-    let name: String
-    var rawValue: CInt { descriptor.rawValue }
+package struct ParentDirectory: ~Copyable {
+    package let descriptor: OwnedDescriptor
+    package let name: String
+    package var rawValue: CInt { descriptor.rawValue }
 }

@@ -6,7 +6,7 @@ extension SandboxError {
     /// The meaning of an `errno` depends on the call: `EXDEV` from `openat2` with `RESOLVE_BENEATH`
     /// means the path tried to leave the root (openat2(2)), while from `renameat` it means the two
     /// names are on different file systems (rename(2)).
-    static func systemCall(
+    package static func systemCall(
         _ name: String,
         errno: Errno,
         path: String,
@@ -65,12 +65,12 @@ extension SandboxError {
         }
     }
 
-    static func escapeMessage(_ path: String) -> String {
+    package static func escapeMessage(_ path: String) -> String {
         "'\(path)' escapes the container: paths are relative to the container's home and may not leave it (no '..' above it, no absolute paths, no symlinks that point out)."
     }
 
     /// An error that is not a system call's: a rule of the library was broken.
-    static func rule(
+    package static func rule(
         _ code: Code,
         _ message: String,
         path: String? = nil,

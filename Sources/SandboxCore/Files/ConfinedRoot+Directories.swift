@@ -82,9 +82,4 @@ extension ConfinedRoot {
     public func filePaths(at path: ContainerPath) throws(SandboxError) -> [ContainerPath] {
         try contentsOfDirectory(at: path).filter { $0.type == .regular }.map(\.path)
     }
-
-    /// Opens a directory for reading its entries, following a final symlink inside the root.
-    func openDirectory(_ path: ContainerPath) throws(SandboxError) -> OwnedDescriptor {
-        try open(path, flags: O_RDONLY | CSB_O_DIRECTORY)
-    }
 }

@@ -6,10 +6,10 @@ import SystemPackage
 ///
 /// One buffer serves a whole walk: entries are copied out as (name, `d_type`) pairs before the
 /// next directory is read, so recursion needs no buffer per level.
-struct DirectoryReader: ~Copyable {
+package struct DirectoryReader: ~Copyable {
     private let buffer: UnsafeMutableRawBufferPointer
 
-    init(bufferSize: Int = 64 * 1024) {
+    package init(bufferSize: Int = 64 * 1024) {
         buffer = .allocate(byteCount: bufferSize, alignment: 8)
     }
 
@@ -18,7 +18,7 @@ struct DirectoryReader: ~Copyable {
     }
 
     /// All entries of the open directory `fd` except `.` and `..`.
-    func entries(of fd: CInt, path: String) throws(SandboxError) -> [(name: String, type: UInt8)] {
+    package func entries(of fd: CInt, path: String) throws(SandboxError) -> [(name: String, type: UInt8)] {
         var result: [(name: String, type: UInt8)] = []
         try forEachEntry(of: fd, path: path) { name, type throws(SandboxError) in
             result.append((String(cString: name), type))
@@ -28,7 +28,7 @@ struct DirectoryReader: ~Copyable {
 
     /// Calls `body` with each entry's NUL-terminated name (valid only during the call: it points
     /// into the shared buffer) and `d_type`, without allocating. `body` must not use this reader.
-    func forEachEntry(
+    package func forEachEntry(
         of fd: CInt,
         path: String,
         _ body: (UnsafePointer<CChar>, UInt8) throws(SandboxError) -> Void

@@ -7,7 +7,7 @@ import SystemPackage
 ///
 /// Every call in the core goes through here, so that `EINTR` handling lives in one place.
 @inline(__always)
-func retryingInterrupts<T: FixedWidthInteger>(_ body: () -> T) -> Result<T, Errno> {
+package func retryingEINTR<T: FixedWidthInteger>(_ body: () -> T) -> Result<T, Errno> {
     while true {
         let result = body()
         if result != -1 { return .success(result) }
@@ -18,14 +18,14 @@ func retryingInterrupts<T: FixedWidthInteger>(_ body: () -> T) -> Result<T, Errn
 
 /// Runs a system call and throws a ``SandboxError`` naming `path` on failure.
 @inline(__always)
-func syscall<T: FixedWidthInteger>(
+package func syscall<T: FixedWidthInteger>(
     _ name: String,
     path: @autoclosure () -> String,
     file: String = #fileID,
     line: Int = #line,
     _ body: () -> T
 ) throws(SandboxError) -> T {
-    switch retryingInterrupts(body) {
+    switch retryingEINTR(body) {
     case .success(let value): return value
     case .failure(let error): throw .systemCall(name, errno: error, path: path(), file: file, line: line)
     }

@@ -102,7 +102,7 @@ public struct ContainerPath: Hashable, Sendable, CustomStringConvertible, Compar
     }
 
     /// Appends a name read from the file system (already a valid single component).
-    func appendingTrusted(_ name: String) -> ContainerPath {
+    package func appendingTrusted(_ name: String) -> ContainerPath {
         ContainerPath(checkedComponents: components + [name], requiresDirectory: false)
     }
 
