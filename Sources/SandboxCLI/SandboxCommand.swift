@@ -1,8 +1,6 @@
 import ArgumentParser
 import Foundation
 import Sandbox
-import SandboxStore
-import SandboxTransfer
 
 /// `sandbox`: iOS-style app containers on Linux, from the command line.
 @main
@@ -33,14 +31,8 @@ struct SandboxCommand: ParsableCommand {
         do {
             var command = try parseAsRoot()
             try command.run()
-        } catch let error as SandboxError {
-            FileHandle.standardError.write(Data("sandbox: \(error)\n".utf8))
-            Foundation.exit(ExitStatus.of(error))
-        } catch let error as StoreError {
-            FileHandle.standardError.write(Data("sandbox: \(error)\n".utf8))
-            Foundation.exit(ExitStatus.of(error))
-        } catch let error as TransferError {
-            FileHandle.standardError.write(Data("sandbox: \(error)\n".utf8))
+        } catch let error as any SandboxFailure {
+            FileHandle.standardError.write(Data((Remedies.line(for: error) + "\n").utf8))
             Foundation.exit(ExitStatus.of(error))
         } catch {
             exit(withError: error)

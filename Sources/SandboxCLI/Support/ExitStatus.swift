@@ -1,6 +1,4 @@
 import Sandbox
-import SandboxStore
-import SandboxTransfer
 
 /// Exit statuses, from `sysexits.h` where one fits.
 enum ExitStatus {
@@ -8,24 +6,13 @@ enum ExitStatus {
     /// EX_USAGE: the command line was wrong (a bad identifier or path is the user's to fix).
     static let usage: Int32 = 64
 
-    static func of(_ error: SandboxError) -> Int32 {
-        switch error.code {
-        case .invalidAppIdentifier, .invalidPath, .invalidArgument, .nameTooLong: usage
-        default: failure
-        }
-    }
+    /// The codes, of any layer, that mean the command line itself was wrong.
+    private static let usageCodes: Set<String> = [
+        "invalid-app-identifier", "invalid-path", "invalid-argument", "name-too-long",
+        "invalid-name", "invalid-value", "invalid-url", "invalid-resume-data",
+    ]
 
-    static func of(_ error: StoreError) -> Int32 {
-        switch error.code {
-        case .invalidName, .invalidValue, StoreError.Code(.invalidPath), StoreError.Code(.invalidAppIdentifier), StoreError.Code(.invalidArgument): usage
-        default: failure
-        }
-    }
-
-    static func of(_ error: TransferError) -> Int32 {
-        switch error.code {
-        case .invalidURL, .invalidArgument, .invalidResumeData: usage
-        default: failure
-        }
+    static func of(_ error: any SandboxFailure) -> Int32 {
+        usageCodes.contains(error.codeName) ? usage : failure
     }
 }

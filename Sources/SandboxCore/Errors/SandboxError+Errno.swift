@@ -27,7 +27,7 @@ extension SandboxError {
         case .improperLink:
             return (.crossDevice, "\(quoted) is on another file system than the destination; copy it, then remove the original.")
         case .noSuchFileOrDirectory:
-            return (.notFound, "No item at \(quoted). Check the path with `sandbox ls`.")
+            return (.notFound, "No item at \(quoted). Check the path and its spelling.")
         case .fileExists:
             return (.alreadyExists, "An item already exists at \(quoted). Remove it first or choose another name.")
         case .notDirectory:
@@ -41,7 +41,7 @@ extension SandboxError {
         case .readOnlyFileSystem:
             return (.readOnly, "\(quoted) is on a read-only file system.")
         case .noSpace, .diskQuotaExceeded:
-            return (.noSpace, "No space left on the device while writing \(quoted). Free space (`sandbox purge`) and try again; the previous contents are intact.")
+            return (.noSpace, "No space left on the device while writing \(quoted). Free space and try again; the previous contents are intact.")
         case .tooManyOpenFiles, .tooManyOpenFilesInSystem:
             return (.tooManyOpenFiles, "Out of file descriptors while opening \(quoted). Close files or raise the limit (`ulimit -n`).")
         case .tooManySymbolicLinkLevels:

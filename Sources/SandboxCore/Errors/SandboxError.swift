@@ -50,100 +50,67 @@ public struct SandboxError: Error, Sendable, CustomStringConvertible {
 }
 
 extension SandboxError {
-    /// A failure's kind. A struct over a private enum so that codes can be added without breaking
-    /// exhaustive switches in client code.
+    /// A failure's kind, spelled in stable kebab-case (`escapes-container`). A struct rather than
+    /// an enum, so that codes can be added — by the core, and by the modules of this package above
+    /// it for their own failures (the `Sandbox` module's bundle codes) — without breaking client
+    /// code: switch with a default.
     public struct Code: Hashable, Sendable, CustomStringConvertible {
-        fileprivate enum Kind: String, Sendable {
-            case escapesContainer = "escapes-container"
-            case invalidPath = "invalid-path"
-            case invalidAppIdentifier = "invalid-app-identifier"
-            case notFound = "not-found"
-            case alreadyExists = "already-exists"
-            case notADirectory = "not-a-directory"
-            case isADirectory = "is-a-directory"
-            case notARegularFile = "not-a-regular-file"
-            case directoryNotEmpty = "directory-not-empty"
-            case permissionDenied = "permission-denied"
-            case readOnly = "read-only"
-            case noSpace = "no-space"
-            case tooManyOpenFiles = "too-many-open-files"
-            case symlinkLoop = "symlink-loop"
-            case nameTooLong = "name-too-long"
-            case crossDevice = "cross-device"
-            case unsupported = "unsupported"
-            case fileTooLarge = "file-too-large"
-            case interrupted = "interrupted"
-            case io = "io"
-            case corrupt = "corrupt"
-            case invalidArgument = "invalid-argument"
-            case closed = "closed"
-            case signatureInvalid = "signature-invalid"
-            case untrustedKey = "untrusted-key"
-            case bundleModified = "bundle-modified"
-            case unknown = "unknown"
-        }
+        /// The stable spelling used in messages and JSON output.
+        public let rawValue: String
 
-        fileprivate let kind: Kind
-        fileprivate init(_ kind: Kind) { self.kind = kind }
+        /// A code of this package's modules. Spellings are kebab-case and unique across layers.
+        package init(_ rawValue: String) { self.rawValue = rawValue }
 
         /// The stable, kebab-case spelling used in messages and JSON output.
-        public var description: String { kind.rawValue }
+        public var description: String { rawValue }
 
         /// The path leads outside the container: `..` above its root, an absolute path, a symlink
         /// that points out, a magic link, or a NUL byte.
-        public static let escapesContainer = Code(.escapesContainer)
+        public static let escapesContainer = Code("escapes-container")
         /// The path is not valid: empty, too long, or names no item where one is needed.
-        public static let invalidPath = Code(.invalidPath)
-        /// An app identifier is not reverse-DNS.
-        public static let invalidAppIdentifier = Code(.invalidAppIdentifier)
+        public static let invalidPath = Code("invalid-path")
         /// The item does not exist.
-        public static let notFound = Code(.notFound)
+        public static let notFound = Code("not-found")
         /// An item already exists where a new one was to be made.
-        public static let alreadyExists = Code(.alreadyExists)
+        public static let alreadyExists = Code("already-exists")
         /// A directory was needed and something else was found.
-        public static let notADirectory = Code(.notADirectory)
+        public static let notADirectory = Code("not-a-directory")
         /// A file was needed and a directory was found.
-        public static let isADirectory = Code(.isADirectory)
+        public static let isADirectory = Code("is-a-directory")
         /// Data I/O was asked of a FIFO, socket, device or symlink.
-        public static let notARegularFile = Code(.notARegularFile)
+        public static let notARegularFile = Code("not-a-regular-file")
         /// A directory was to be removed without `recursively` and is not empty.
-        public static let directoryNotEmpty = Code(.directoryNotEmpty)
+        public static let directoryNotEmpty = Code("directory-not-empty")
         /// The operating system refused access.
-        public static let permissionDenied = Code(.permissionDenied)
+        public static let permissionDenied = Code("permission-denied")
         /// The item or file system is read-only, or the container's policy forbids writing there.
-        public static let readOnly = Code(.readOnly)
+        public static let readOnly = Code("read-only")
         /// The file system is full or a quota was reached.
-        public static let noSpace = Code(.noSpace)
+        public static let noSpace = Code("no-space")
         /// The process or system ran out of file descriptors.
-        public static let tooManyOpenFiles = Code(.tooManyOpenFiles)
+        public static let tooManyOpenFiles = Code("too-many-open-files")
         /// Too many symbolic links were met while resolving a path.
-        public static let symlinkLoop = Code(.symlinkLoop)
+        public static let symlinkLoop = Code("symlink-loop")
         /// A name or path is longer than the file system allows.
-        public static let nameTooLong = Code(.nameTooLong)
+        public static let nameTooLong = Code("name-too-long")
         /// The operation cannot cross file systems.
-        public static let crossDevice = Code(.crossDevice)
+        public static let crossDevice = Code("cross-device")
         /// The file system or kernel does not support the operation.
-        public static let unsupported = Code(.unsupported)
+        public static let unsupported = Code("unsupported")
         /// A file is larger than the limit the caller gave.
-        public static let fileTooLarge = Code(.fileTooLarge)
+        public static let fileTooLarge = Code("file-too-large")
         /// The operation was interrupted or cancelled.
-        public static let interrupted = Code(.interrupted)
+        public static let interrupted = Code("interrupted")
         /// A low-level input/output error.
-        public static let io = Code(.io)
+        public static let io = Code("io")
         /// Stored data is damaged or not in the expected format.
-        public static let corrupt = Code(.corrupt)
+        public static let corrupt = Code("corrupt")
         /// An argument is out of range or malformed.
-        public static let invalidArgument = Code(.invalidArgument)
+        public static let invalidArgument = Code("invalid-argument")
         /// A handle, stream or channel was used after it was closed.
-        public static let closed = Code(.closed)
-        /// A signature does not verify, is missing, or is not in the expected format.
-        public static let signatureInvalid = Code(.signatureInvalid)
-        /// A signature verifies, but with a key this device does not trust.
-        public static let untrustedKey = Code(.untrustedKey)
-        /// A signed app bundle's files differ from its manifest: changed, added or removed.
-        public static let bundleModified = Code(.bundleModified)
+        public static let closed = Code("closed")
         /// Anything not covered above; the ``SandboxError/cause`` tells more.
-        public static let unknown = Code(.unknown)
+        public static let unknown = Code("unknown")
     }
 
     /// A source location, captured with `#fileID` and `#line`.

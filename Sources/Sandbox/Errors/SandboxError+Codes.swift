@@ -1,0 +1,18 @@
+import SandboxCore
+
+/// The codes of this module's own failures: app identifiers and signed bundles. The core knows
+/// nothing of apps or bundles; these codes are added to its ``SandboxError/Code`` from here.
+extension SandboxError.Code {
+    /// An app identifier is not reverse-DNS.
+    public static let invalidAppIdentifier = Self("invalid-app-identifier")
+    /// A signature does not verify, is missing, or is not in the expected format.
+    public static let signatureInvalid = Self("signature-invalid")
+    /// A signature verifies, but with a key this device does not trust.
+    public static let untrustedKey = Self("untrusted-key")
+    /// A signed app bundle's files differ from its manifest: changed, added or removed.
+    public static let bundleModified = Self("bundle-modified")
+    /// A bundle was signed for another app than the one it is installed or updated as.
+    public static let identifierMismatch = Self("identifier-mismatch")
+    /// An update's bundle version is lower than the installed one's.
+    public static let downgrade = Self("downgrade")
+}
