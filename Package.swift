@@ -99,6 +99,10 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
 
+        // Test support shared by every test target: scratch directories, waiting on conditions,
+        // running the built executables.
+        .target(name: "SandboxTesting", path: "Tests/Support/SandboxTesting", swiftSettings: swiftSettings),
+
         // Test support: the servers the download tests and benchmarks run against.
         .target(
             name: "SandboxTransferTesting",

@@ -1,0 +1,58 @@
+import Foundation
+import Glibc
+
+/// A fresh directory for one test, under `$TMPDIR` (or `/tmp`), removed with everything in it
+/// when the test's body returns — read-only folders included (a sealed bundle's are 0555).
+public struct ScratchDirectory: Sendable {
+    /// The directory's absolute path.
+    public let path: String
+
+    /// Makes `<$TMPDIR>/<prefix>-XXXXXX`.
+    public static func make(prefix: String = "sandbox-tests") throws -> ScratchDirectory {
+        let base = ProcessInfo.processInfo.environment["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
+        var template = Array("\(base)/\(prefix)-XXXXXX".utf8CString)
+        let made = template.withUnsafeMutableBufferPointer { buffer in buffer.baseAddress.flatMap { mkdtemp($0) } }
+        guard let made else { throw TestFailure("mkdtemp in '\(base)': \(String(cString: strerror(errno)))") }
+        return ScratchDirectory(path: String(cString: made))
+    }
+
+    /// Runs `body` with a fresh directory, then removes it.
+    public static func with<T>(prefix: String = "sandbox-tests", _ body: (ScratchDirectory) throws -> T) throws -> T {
+        let directory = try make(prefix: prefix)
+        defer { directory.remove() }
+        return try body(directory)
+    }
+
+    /// Runs `body` with a fresh directory, then removes it.
+    public static func with<T>(
+        prefix: String = "sandbox-tests",
+        _ body: (ScratchDirectory) async throws -> T
+    ) async throws -> T {
+        let directory = try make(prefix: prefix)
+        defer { directory.remove() }
+        return try await body(directory)
+    }
+
+    /// `path/relative`.
+    public func appending(_ relative: String) -> String { path + "/" + relative }
+
+    /// Removes the directory and everything in it, making read-only folders writable first.
+    /// Teardown only: what cannot be removed is left for the system's tmp cleaning.
+    public func remove() {
+        if let walker = FileManager.default.enumerator(atPath: path) {
+            while let relative = walker.nextObject() as? String {
+                var info = stat()
+                let full = appending(relative)
+                if lstat(full, &info) == 0, info.st_mode & S_IFMT == S_IFDIR { chmod(full, 0o700) }
+            }
+        }
+        chmod(path, 0o700)
+        do { try FileManager.default.removeItem(atPath: path) } catch {}  // teardown only: nothing to report to
+    }
+}
+
+/// A failure of the test set-up itself, with what went wrong.
+public struct TestFailure: Error, CustomStringConvertible {
+    public var description: String
+    public init(_ description: String) { self.description = description }
+}
