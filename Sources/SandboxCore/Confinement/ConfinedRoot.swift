@@ -38,6 +38,8 @@ public final class ConfinedRoot: Sendable {
     public let resolution: Resolution
     /// The host path the root was opened at, for messages only: nothing is resolved against it.
     public let hostPath: String
+    /// Where atomic writes put their temporary names (``openSubroot(at:stagingWritesIn:)``).
+    let staging: ContainerPath?
 
     /// Opens the directory at `hostPath` as a root.
     ///
@@ -50,6 +52,7 @@ public final class ConfinedRoot: Sendable {
         }
         self.descriptor = fd
         self.hostPath = hostPath
+        self.staging = nil
         switch resolution {
         case .automatic:
             let forced = getenv("SANDBOX_RESOLVE").map { String(cString: $0) } == "walk"
@@ -65,10 +68,11 @@ public final class ConfinedRoot: Sendable {
         }
     }
 
-    init(descriptor: CInt, hostPath: String, resolution: Resolution) {
+    init(descriptor: CInt, hostPath: String, resolution: Resolution, staging: ContainerPath? = nil) {
         self.descriptor = descriptor
         self.hostPath = hostPath
         self.resolution = resolution
+        self.staging = staging
     }
 
     deinit {

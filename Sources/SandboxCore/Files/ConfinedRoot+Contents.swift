@@ -12,12 +12,17 @@ extension ConfinedRoot {
     /// - Throws: ``SandboxError/Code/fileTooLarge`` past `maximumSize` (stream the file instead,
     ///   e.g. ``copyContents(of:to:)``), ``SandboxError/Code/notARegularFile``,
     ///   ``SandboxError/Code/isADirectory``, ``SandboxError/Code/notFound``, resolution errors.
-    public func readContents(of path: ContainerPath, maximumSize: Int = defaultMaximumReadSize) throws(SandboxError) -> [UInt8] {
+    public func readContents(
+        of path: ContainerPath, maximumSize: Int = defaultMaximumReadSize
+    ) throws(SandboxError) -> [UInt8] {
         let file = try openRegularFile(path)
         var info = stat()
         _ = try syscall("fstat", path: path.description) { fstat(file.rawValue, &info) }
         guard info.st_size <= maximumSize else {
-            throw .rule(.fileTooLarge, "'\(path)' is \(info.st_size) bytes, more than the \(maximumSize)-byte limit for reading a whole file into memory. Stream it instead.", path: path.description)
+            throw .rule(
+                .fileTooLarge,
+                "'\(path)' is \(info.st_size) bytes, more than the \(maximumSize)-byte limit for reading a whole file into memory. Stream it instead.",
+                path: path.description)
         }
         var bytes = [UInt8](repeating: 0, count: Int(info.st_size))
         var count = 0
@@ -27,10 +32,18 @@ extension ConfinedRoot {
                 guard bytes.count < maximumSize else {
                     // Full at exactly the limit: too large only if there is more to read.
                     var probe: UInt8 = 0
-                    if try syscall("pread", path: path.description, { pread(file.rawValue, &probe, 1, off_t(count)) }) == 0 { break }
-                    throw .rule(.fileTooLarge, "'\(path)' grew past the \(maximumSize)-byte limit while being read. Stream it instead.", path: path.description)
+                    if try syscall("pread", path: path.description, { pread(file.rawValue, &probe, 1, off_t(count)) })
+                        == 0
+                    {
+                        break
+                    }
+                    throw .rule(
+                        .fileTooLarge,
+                        "'\(path)' grew past the \(maximumSize)-byte limit while being read. Stream it instead.",
+                        path: path.description)
                 }
-                bytes.append(contentsOf: repeatElement(0, count: min(max(bytes.count, 4096), maximumSize - bytes.count)))
+                bytes.append(
+                    contentsOf: repeatElement(0, count: min(max(bytes.count, 4096), maximumSize - bytes.count)))
             }
             let read = try bytes.withUnsafeMutableBytes { buffer in
                 Result { () throws(SandboxError) in
@@ -53,7 +66,9 @@ extension ConfinedRoot {
     ///   ``WriteOptions/withoutOverwriting`` to refuse to replace an existing file.
     /// - Throws: ``SandboxError/Code/alreadyExists``, ``SandboxError/Code/noSpace`` (the previous
     ///   contents are intact), ``SandboxError/Code/notFound`` for a missing parent, resolution errors.
-    public func writeContents(_ bytes: some Collection<UInt8>, to path: ContainerPath, options: WriteOptions = .atomic) throws(SandboxError) {
+    public func writeContents(
+        _ bytes: some Collection<UInt8>, to path: ContainerPath, options: WriteOptions = .atomic
+    ) throws(SandboxError) {
         let contiguous = Array(bytes)
         try writeFile(at: path, options: options) { fd throws(SandboxError) in
             try contiguous.withUnsafeBytes { buffer in
@@ -70,16 +85,21 @@ extension ConfinedRoot {
     /// - Throws: ``SandboxError/Code/notFound`` for a missing host file, and the errors of
     ///   ``writeContents(_:to:options:)``.
     @discardableResult
-    public func importFile(fromHost hostPath: String, to path: ContainerPath, options: WriteOptions = [.atomic, .durable]) throws(SandboxError) -> Int64 {
-        let source = OwnedDescriptor(taking: try syscall("open", path: hostPath) { Glibc.open(hostPath, O_RDONLY | CSB_O_CLOEXEC) })
+    public func importFile(
+        fromHost hostPath: String, to path: ContainerPath, options: WriteOptions = [.atomic, .durable]
+    ) throws(SandboxError) -> Int64 {
+        let source = OwnedDescriptor(
+            taking: try syscall("open", path: hostPath) { Glibc.open(hostPath, O_RDONLY | CSB_O_CLOEXEC) })
         var info = stat()
         _ = try syscall("fstat", path: hostPath) { fstat(source.rawValue, &info) }
         guard info.st_mode & S_IFMT != S_IFDIR else {
-            throw .rule(.isADirectory, "'\(hostPath)' is a directory; give a file to copy into the container.", path: hostPath)
+            throw .rule(
+                .isADirectory, "'\(hostPath)' is a directory; give a file to copy into the container.", path: hostPath)
         }
         var copied: Int64 = 0
         try writeFile(at: path, options: options) { fd throws(SandboxError) in
-            copied = try ByteCopier.copy(from: source.rawValue, to: fd, wholeFile: info.st_mode & S_IFMT == S_IFREG, path: path.description)
+            copied = try ByteCopier.copy(
+                from: source.rawValue, to: fd, wholeFile: info.st_mode & S_IFMT == S_IFREG, path: path.description)
         }
         return copied
     }
@@ -95,43 +115,12 @@ extension ConfinedRoot {
         return try ByteCopier.copy(from: file.rawValue, to: output, wholeFile: false, path: path.description)
     }
 
-    /// Creates or replaces the file at `path`, with `body` writing its contents to a descriptor.
-    func writeFile(at path: ContainerPath, options: WriteOptions, _ body: (CInt) throws(SandboxError) -> Void) throws(SandboxError) {
-        let parent = try openParent(of: path)
-        let name = parent.name
-        switch try attributes(at: path, followingSymlink: false)?.type {
-        case .directory?:
-            throw .rule(.isADirectory, "'\(path)' is a directory; a file cannot replace it.", path: path.description)
-        case .symlink?:
-            // Writing to a link that leads out of the container is refused, as for every other
-            // operation; a link that stays inside is replaced by the new file, as Foundation does.
-            do throws(SandboxError) {
-                _ = try open(path, flags: CSB_O_PATH)
-            } catch where error.code == .notFound {
-                // dangling inside the container: nothing to protect
-            }
-        default:
-            break
-        }
-        if options.contains(.atomic) {
-            try AtomicFile.create(in: parent.rawValue, named: name, path: path, options: options, body)
-            return
-        }
-        let exclusive = options.contains(.withoutOverwriting) ? O_EXCL : O_TRUNC
-        // Resolved beneath the root like every other open, so a final symlink is followed inside it
-        // and refused when it leads out; O_NONBLOCK so that a FIFO cannot hang the open.
-        let fd = try open(path, flags: O_WRONLY | O_CREAT | exclusive | O_NONBLOCK | O_NOCTTY, mode: 0o644)
-        var info = stat()
-        _ = try syscall("fstat", path: path.description) { fstat(fd.rawValue, &info) }
-        guard info.st_mode & S_IFMT == S_IFREG else {
-            throw .rule(.notARegularFile, "'\(path)' is a FIFO, socket or device; only regular files can be written.", path: path.description)
-        }
-        _ = fcntl(fd.rawValue, F_SETFL, O_WRONLY)  // back to blocking writes
-        try body(fd.rawValue)
-        if options.contains(.durable) {
-            _ = try syscall("fsync", path: path.description) { fsync(fd.rawValue) }
-            try AtomicFile.synchronizeDirectory(parent.rawValue, path: path.parent)
-        }
+    /// Creates or replaces the file at `path`, with `body` writing its contents to a descriptor,
+    /// then publishes it (see ``PendingFile``); if `body` throws, nothing is published.
+    func writeFile(
+        at path: ContainerPath, options: WriteOptions, _ body: (CInt) throws(SandboxError) -> Void
+    ) throws(SandboxError) {
+        try beginWrite(at: path, options: options).write(body)
     }
 
     /// Opens a regular file for reading: `O_NONBLOCK` so a FIFO cannot hang the open, then checked.
@@ -146,7 +135,9 @@ extension ConfinedRoot {
         case S_IFDIR:
             throw .rule(.isADirectory, "'\(path)' is a directory; a file was expected.", path: path.description)
         default:
-            throw .rule(.notARegularFile, "'\(path)' is a FIFO, socket or device; only regular files can be read.", path: path.description)
+            throw .rule(
+                .notARegularFile, "'\(path)' is a FIFO, socket or device; only regular files can be read.",
+                path: path.description)
         }
     }
 }

@@ -1,9 +1,11 @@
 // A process the I/O tests start, and often kill, to check what the library guarantees across a
 // crash and under resource limits.
 //
-//   sandbox-crash-harness write <container> <path> <bytes> <seed-a> <seed-b> <writer|contents> [once|loop] [durable]
+//   sandbox-crash-harness write <container> <path> <bytes> <seed-a> <seed-b> <writer|contents> [once|loop] [durable] [staged] [named]
 //       Replaces <path> in the container at <container> with content B (see `content`) — once, or
-//       in a loop alternating B and A until killed. Exit 0 when done (once).
+//       in a loop alternating B and A until killed. Exit 0 when done (once). `staged`: temporary
+//       names go to the container's `tmp/` (as in a Sandbox container); `named`: no O_TMPFILE
+//       (SANDBOX_TMPFILE=off), as on file systems without it.
 //   sandbox-crash-harness emfile <container> <path>
 //       Lowers its descriptor limit to 64 and opens <path> until the library reports an error.
 //       Exit 0 if that error is [too-many-open-files], 4 for another error, 5 for no error at all.
@@ -41,7 +43,9 @@ func fail(_ status: Int32, _ message: String) -> Never {
     exit(status)
 }
 
-func write(root: ConfinedRoot, path: ContainerPath, data: DataRegions, technique: String, options: WriteOptions) async throws {
+func write(
+    root: ConfinedRoot, path: ContainerPath, data: DataRegions, technique: String, options: WriteOptions
+) async throws {
     switch technique {
     case "writer":
         // Streamed in 256 KiB appends, published on finish.
@@ -61,18 +65,31 @@ func write(root: ConfinedRoot, path: ContainerPath, data: DataRegions, technique
 }
 
 func runWrite(_ arguments: [String]) async {
-    guard arguments.count >= 7, let count = Int(arguments[3]), let seedA = UInt64(arguments[4]), let seedB = UInt64(arguments[5]) else {
-        fail(2, "usage: write <container> <path> <bytes> <seed-a> <seed-b> <writer|contents> [once|loop] [durable]")
+    guard arguments.count >= 7, let count = Int(arguments[3]), let seedA = UInt64(arguments[4]),
+        let seedB = UInt64(arguments[5])
+    else {
+        fail(
+            2,
+            "usage: write <container> <path> <bytes> <seed-a> <seed-b> <writer|contents> [once|loop] [durable] [staged] [named]"
+        )
     }
-    let loop = arguments.dropFirst(7).contains("loop")
-    let options: WriteOptions = arguments.dropFirst(7).contains("durable") ? [.atomic, .durable] : .atomic
+    let flags = Set(arguments.dropFirst(7))
+    let loop = flags.contains("loop")
+    let options: WriteOptions = flags.contains("durable") ? [.atomic, .durable] : .atomic
+    if flags.contains("named") { setenv("SANDBOX_TMPFILE", "off", 1) }  // before the first write reads it
     do {
-        let root = try ConfinedRoot(openingDirectoryAt: arguments[1])
+        var root = try ConfinedRoot(openingDirectoryAt: arguments[1])
+        if flags.contains("staged") {
+            root = try root.openSubroot(at: .root, stagingWritesIn: try ContainerPath("tmp"))
+        }
         let path = try ContainerPath(arguments[2])
-        let contents = [DataRegions(content(count: count, seed: seedB)), DataRegions(content(count: count, seed: seedA))]
+        let contents = [
+            DataRegions(content(count: count, seed: seedB)), DataRegions(content(count: count, seed: seedA)),
+        ]
         var round = 0
         repeat {
-            try await write(root: root, path: path, data: contents[round % 2], technique: arguments[6], options: options)
+            try await write(
+                root: root, path: path, data: contents[round % 2], technique: arguments[6], options: options)
             round += 1
         } while loop
     } catch {

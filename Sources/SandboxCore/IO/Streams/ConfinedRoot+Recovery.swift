@@ -3,41 +3,54 @@ import Glibc
 import SystemPackage
 
 extension ConfinedRoot {
-    /// Removes the hidden files that atomic writes interrupted by a crash or `SIGKILL` can leave in
+    /// Removes the temporary files that atomic writes killed by a crash or `SIGKILL` left in
     /// `directory`, and returns how many it removed.
     ///
-    /// Replacing a file atomically links the finished file under a hidden name
-    /// (`.<name>.sandbox-<random>`) and renames it over the target; a process killed between those
-    /// two calls (a few microseconds) leaves the hidden name behind. It holds complete contents,
-    /// never a partial write, and the target still has the old contents. Run this when an app
-    /// starts, as a database replays its journal.
+    /// Replacing a file atomically puts the new file under a temporary name
+    /// (`.<name>.sandbox-<random>`) for a moment, and on file systems without `O_TMPFILE` writes the
+    /// whole file under it; a process killed meanwhile leaves that name behind, while the target
+    /// keeps its old contents. A root opened with ``openSubroot(at:stagingWritesIn:)`` keeps these
+    /// names in its staging directory (a container's `tmp/`, emptied at restart); other roots keep
+    /// them beside the file written. Run this when an app starts, as a database replays its journal.
     ///
-    /// - Parameter age: only names whose status changed at least this long ago are removed, so that
-    ///   writes in progress in other processes are left alone.
+    /// A temporary is removed only when no live writer holds it: writers lock their temporaries
+    /// (`F_OFD_SETLK`) until they publish them, and the kernel drops the lock of a dead process.
+    ///
+    /// - Parameter age: only names whose status changed at least this long ago are removed, which
+    ///   also covers file systems without such locks.
     /// - Throws: ``SandboxError/Code/notFound``, ``SandboxError/Code/notADirectory``, resolution
     ///   errors such as ``SandboxError/Code/escapesContainer``, and `unlinkat` errors.
     @discardableResult
-    public func removeInterruptedWrites(in directory: ContainerPath = .root, olderThan age: Duration = .seconds(60)) throws(SandboxError) -> Int {
+    public func removeInterruptedWrites(
+        in directory: ContainerPath = .root, olderThan age: Duration = .seconds(60)
+    ) throws(SandboxError) -> Int {
         let fd = try open(directory, flags: O_RDONLY | CSB_O_DIRECTORY)
         var now = timespec()
         clock_gettime(CLOCK_REALTIME, &now)
         let cutoff = Int64(now.tv_sec) - age.components.seconds
-        var names: [String] = []
+        var names: [FileName] = []
         try DirectoryReader().forEachEntry(of: fd.rawValue, path: directory.description) { raw, _ in
-            let name = String(cString: raw)
-            if Self.isInterruptedWriteName(name) { names.append(name) }
+            let name = FileName(listed: raw)
+            if TemporaryName.matches(name.bytes) { names.append(name) }
         }
         var removed = 0
         for name in names {
             var info = stat()
-            guard fstatat(fd.rawValue, name, &info, CSB_AT_SYMLINK_NOFOLLOW) == 0,
+            guard fstatat(fd.rawValue, name.cString, &info, CSB_AT_SYMLINK_NOFOLLOW) == 0,
                 info.st_mode & S_IFMT == S_IFREG,
                 Int64(info.st_ctim.tv_sec) <= cutoff
             else { continue }
-            if unlinkat(fd.rawValue, name, 0) == 0 {
+            let opened = openat(
+                fd.rawValue, name.cString, O_RDONLY | O_NONBLOCK | O_NOCTTY | CSB_O_NOFOLLOW | CSB_O_CLOEXEC)
+            // Kept open until the name is gone: the read lock taken by isHeld keeps writers out.
+            // Unreadable (mode 000, not root): the age alone decides, as where there are no locks.
+            defer { if opened >= 0 { _ = Glibc.close(opened) } }
+            if opened >= 0, TemporaryName.isHeld(opened) { continue }
+            if unlinkat(fd.rawValue, name.cString, 0) == 0 {
                 removed += 1
             } else if errno != ENOENT {
-                throw .systemCall("unlinkat", errno: Errno(rawValue: errno), path: directory.appendingTrusted(name).description)
+                throw .systemCall(
+                    "unlinkat", errno: Errno(rawValue: errno), path: directory.appending(name).description)
             }
         }
         return removed
@@ -46,16 +59,6 @@ extension ConfinedRoot {
     /// Whether `name` has the form of a temporary name of an atomic write:
     /// `.<name>.sandbox-<lowercase base-36>`.
     public static func isInterruptedWriteName(_ name: String) -> Bool {
-        let bytes = Array(name.utf8)
-        let marker = Array(".sandbox-".utf8)
-        guard bytes.first == UInt8(ascii: "."), bytes.count > marker.count + 2 else { return false }
-        // The last ".sandbox-" that follows a non-empty name.
-        for start in stride(from: bytes.count - marker.count - 1, through: 2, by: -1)
-        where bytes[start..<(start + marker.count)].elementsEqual(marker) {
-            return bytes[(start + marker.count)...].allSatisfy { byte in
-                (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte)
-            }
-        }
-        return false
+        TemporaryName.matches(name.utf8)
     }
 }

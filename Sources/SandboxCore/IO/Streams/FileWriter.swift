@@ -9,8 +9,10 @@ import Synchronization
 /// queued ``DataRegions`` are written as they are, without copying.
 ///
 /// With ``WriteOptions/atomic`` (the default) nothing appears at the path until ``finish()``, which
-/// links the complete file into place in one step; ``WriteOptions/durable`` adds `fsync` of the file
-/// and its directory. A writer that fails, is discarded, or goes away unfinished publishes nothing.
+/// puts the complete file in place in one step, with the owner, mode and user attributes of the
+/// file it replaces; a writer that fails, is discarded, or goes away unfinished publishes nothing.
+/// Without it the file is written in place. ``WriteOptions/durable`` adds `fsync` of the file and
+/// its directory at ``finish()``, atomic or not.
 public final class FileWriter: Sendable {
     /// Bytes queued before appends wait: 4 MiB.
     public static let highWatermark = 4 << 20
@@ -29,14 +31,16 @@ public final class FileWriter: Sendable {
         self.staged = staged
         self.engine = engine
         path = staged.path.description
-        machine = Mutex(WriterMachine(highWatermark: Self.highWatermark, lowWatermark: Self.lowWatermark, batchLimit: Self.batchLimit))
+        machine = Mutex(
+            WriterMachine(
+                highWatermark: Self.highWatermark, lowWatermark: Self.lowWatermark, batchLimit: Self.batchLimit))
     }
 
     /// Appends `data` without copying it.
     ///
     /// - Throws: the error of an earlier write that failed (``SandboxError/Code/noSpace``,
     ///   ``SandboxError/Code/io``, …: the writer is then failed and publishes nothing), or
-    ///   ``SandboxError/Code/invalidArgument`` after ``finish()`` or ``discard()``.
+    ///   ``SandboxError/Code/closed`` after ``finish()`` or ``discard()``.
     public func write(_ data: DataRegions) async throws(SandboxError) {
         let result = await withUnsafeContinuation { (waiter: Waiter) in
             perform(machine.withLock { $0.append(data, waiter, closedError: .closed(path)) })
@@ -60,7 +64,7 @@ public final class FileWriter: Sendable {
     /// - Returns: the file's size.
     /// - Throws: the error of a failed write, ``SandboxError/Code/alreadyExists`` with
     ///   ``WriteOptions/withoutOverwriting``, ``SandboxError/Code/noSpace`` or
-    ///   ``SandboxError/Code/io`` from `fsync`; ``SandboxError/Code/invalidArgument`` when already
+    ///   ``SandboxError/Code/io`` from `fsync`; ``SandboxError/Code/closed`` when already
     ///   finished or discarded. On failure nothing is published.
     @discardableResult
     public func finish() async throws(SandboxError) -> Int64 {
@@ -89,9 +93,11 @@ public final class FileWriter: Sendable {
     private func perform(_ action: WriterMachine<Waiter>.Action) {
         for (waiter, result) in action.resume { waiter.resume(returning: result) }
         if action.startJob {
-            engine.schedule({ self.runJob() }, reject: { error in
-                self.perform(self.machine.withLock { $0.wrote(0, .failure(error)) })
-            })
+            engine.schedule(
+                { self.runJob() },
+                reject: { error in
+                    self.perform(self.machine.withLock { $0.wrote(0, .failure(error)) })
+                })
         }
     }
 
@@ -128,7 +134,9 @@ extension ConfinedRoot {
     ///   ``SandboxError/Code/notFound`` for a missing parent directory,
     ///   ``SandboxError/Code/tooManyOpenFiles``, and resolution errors such as
     ///   ``SandboxError/Code/escapesContainer``.
-    public func openWriter(at path: ContainerPath, options: WriteOptions = .atomic, engine: IOEngine = .shared) throws(SandboxError) -> FileWriter {
+    public func openWriter(
+        at path: ContainerPath, options: WriteOptions = .atomic, engine: IOEngine = .shared
+    ) throws(SandboxError) -> FileWriter {
         FileWriter(staged: try StagedFile(root: self, path: path, options: options), engine: engine)
     }
 
