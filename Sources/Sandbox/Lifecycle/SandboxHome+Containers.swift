@@ -61,7 +61,7 @@ extension SandboxHome {
         let dataRoot: ConfinedRoot
         let bundleRoot: ConfinedRoot
         do throws(SandboxError) {
-            dataRoot = try root.openSubroot(at: Self.dataPath(app))
+            dataRoot = try root.openSubroot(at: Self.dataPath(app), stagingWritesIn: ContainerDirectory.tmp.path)
             bundleRoot = try root.openSubroot(at: Self.bundlePath(app))
         } catch where error.code == .notFound {
             throw SandboxError(.notFound, "No container for '\(app)'. Create one with `sandbox create \(app)`.", path: app.rawValue)
