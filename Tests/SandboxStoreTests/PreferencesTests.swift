@@ -69,6 +69,25 @@ struct PreferencesTests {
         }
     }
 
+    @Test("an XML preferences file keeps its types: a whole real, -0.0, 2^64-1, a date before 1582")
+    func xmlTypes() throws {
+        try Fixture.with { fixture in
+            let path = ContainerPath(constant: "Library/Preferences/com.example.notes.plist")
+            let document = "<plist><dict><key>r</key><real>2.0</real><key>z</key><real>-0.0</real><key>u</key><integer>18446744073709551615</integer><key>d</key><date>1367-03-24T12:26:40Z</date></dict></plist>"
+            try fixture.container.root.writeContents(Array(document.utf8), to: path)
+            let values = try fixture.container.preferences().storedValues
+            #expect(values["r"] == .double(2))
+            #expect(values["z"].map { if case .double(let zero) = $0 { zero.sign == .minus } else { false } } == true)
+            #expect(values["u"] == .unsignedInteger(.max))
+            #expect(values["d"] == .date(Date(timeIntervalSinceReferenceDate: -20_000_000_000)))
+            // Written back (binary) and read again, nothing changes.
+            try fixture.container.preferences().setValue(.bool(true), forKey: "touched")
+            var again = try fixture.container.preferences().storedValues
+            again["touched"] = nil
+            #expect(again == values)
+        }
+    }
+
     @Test("a damaged preferences file is a clear error and is never overwritten")
     func damagedFile() throws {
         try Fixture.with { fixture in

@@ -50,6 +50,36 @@ struct StoreCLITests {
         }
     }
 
+    @Test("defaults: negative and unsigned values need no '--'; JSON holds reals that are not finite")
+    func defaultsValues() throws {
+        try Fixture.with { fixture in
+            for (key, value, type) in [("n", "-5", "int"), ("x", "-2.5", "double"), ("u", "18446744073709551615", "int")] {
+                let result = try BuiltProduct.sandbox("defaults", app, "write", key, value, "--type", type, fixture: fixture)
+                #expect(result.status == 0, "\(key): \(result.stderr)")
+            }
+            let preferences = try fixture.container.preferences()
+            #expect(preferences.value(forKey: "n") == .integer(-5))
+            #expect(preferences.value(forKey: "x") == .double(-2.5))
+            #expect(preferences.value(forKey: "u") == .unsignedInteger(.max))
+            try preferences.update { values in
+                values["inf"] = .double(.infinity)
+                values["ninf"] = .double(-.infinity)
+                values["nan"] = .double(.nan)
+            }
+            let json = try BuiltProduct.sandbox("defaults", app, "read", "--json", fixture: fixture)
+            #expect(json.status == 0, "\(json.stderr)")
+            let object = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
+            #expect(object["inf"] as? String == "+infinity")
+            #expect(object["ninf"] as? String == "-infinity")
+            #expect(object["nan"] as? String == "nan")
+            #expect(object["n"] as? Int == -5)
+            #expect((object["u"] as? NSNumber)?.uint64Value == .max)
+            #expect(try BuiltProduct.sandbox("defaults", app, "read", "u", fixture: fixture).stdout == "18446744073709551615\n")
+            let extra = try BuiltProduct.sandbox("defaults", app, "write", "k", "v", "w", fixture: fixture)
+            #expect(extra.status == 64, "\(extra.stderr)")
+        }
+    }
+
     @Test("keychain set (stdin), get, delete")
     func keychain() throws {
         try Fixture.with { fixture in

@@ -13,7 +13,9 @@ struct DefaultsCommand: ParsableCommand {
             write KEY VALUE       store a value (--type string|int|double|bool|date|data; dates in ISO 8601,
                                   data in hex)
             delete KEY            remove a value
-            Writes are atomic, durable and safe while the app (or another `defaults`) writes too.
+            A VALUE may start with '-' (write n -5 --type int). Writes are atomic, durable and safe while the
+            app (or another `defaults`) writes too. --json prints reals that are not finite as the strings
+            "+infinity", "-infinity" and "nan", dates as ISO 8601 strings and data as base64.
             """
     )
 
@@ -28,22 +30,24 @@ struct DefaultsCommand: ParsableCommand {
     @OptionGroup var app: AppArgument
     @Argument(help: "read, write or delete.")
     var verb: Verb
-    @Argument(help: "The preference's key.")
-    var key: String?
-    @Argument(help: "The value to write.")
-    var value: String?
+    /// KEY and VALUE, taken as they are even when they start with '-' (a negative number).
+    @Argument(parsing: .allUnrecognized, help: "KEY (for read, write and delete) and VALUE (for write); a VALUE may start with '-'.")
+    var operands: [String] = []
     @Option(help: "The type of VALUE for write: string, int, double, bool, date or data.")
     var type: ValueType = .string
     @OptionGroup var output: OutputOptions
 
+    var key: String? { operands.first }
+    var value: String? { operands.dropFirst().first }
+
     func validate() throws {
         switch verb {
         case .read:
-            guard value == nil else { throw ValidationError("read takes at most a KEY.") }
+            guard operands.count <= 1 else { throw ValidationError("read takes at most a KEY; got \(operands.count) arguments.") }
         case .write:
-            guard key != nil, value != nil else { throw ValidationError("write needs a KEY and a VALUE.") }
+            guard operands.count == 2 else { throw ValidationError("write needs a KEY and a VALUE; got \(operands.count) arguments.") }
         case .delete:
-            guard key != nil, value == nil else { throw ValidationError("delete needs exactly a KEY.") }
+            guard operands.count == 1 else { throw ValidationError("delete needs exactly a KEY; got \(operands.count) arguments.") }
         }
     }
 
@@ -90,8 +94,9 @@ struct DefaultsCommand: ParsableCommand {
         case .string:
             return .string(text)
         case .int:
-            guard let value = Int(text) else { throw invalid("an integer") }
-            return .integer(value)
+            if let value = Int(text) { return .integer(value) }
+            guard let value = UInt64(text) else { throw invalid("an integer from -9223372036854775808 to 18446744073709551615") }
+            return PreferenceValue(value)
         case .double:
             guard let value = Double(text), value.isFinite else { throw invalid("a finite number") }
             return .double(value)
@@ -133,7 +138,8 @@ struct DefaultsCommand: ParsableCommand {
     }
 }
 
-/// A preference as JSON: dates as ISO 8601 strings with fractional seconds, data as base64.
+/// A preference as JSON: dates as ISO 8601 strings with fractional seconds, data as base64, reals
+/// that JSON cannot hold (infinities, NaN) as the strings XML property lists use. Encoding cannot fail.
 struct JSONPreference: Encodable {
     let value: PreferenceValue
 
@@ -144,7 +150,9 @@ struct JSONPreference: Encodable {
         switch value {
         case .string(let value): try container.encode(value)
         case .integer(let value): try container.encode(value)
-        case .double(let value): try container.encode(value)
+        case .unsignedInteger(let value): try container.encode(value)
+        case .double(let value) where value.isFinite: try container.encode(value)
+        case .double(let value): try container.encode(value.isNaN ? "nan" : value < 0 ? "-infinity" : "+infinity")
         case .bool(let value): try container.encode(value)
         case .date: try container.encode(value.description)
         case .data(let value): try container.encode(value.base64EncodedString())

@@ -17,6 +17,10 @@ extension StoreError {
         /// The file is not a property list, an archive or a keychain, or it is truncated or damaged.
         /// The file is left as it was.
         public static let corrupt = Code(.corrupt)
+        /// The file describes more than the reading limits allow (``PropertyListLimits``): values
+        /// that expand past the byte budget, or nesting past the depth limit. The file is left as
+        /// it was.
+        public static let tooLarge = Code(rawValue: "too-large")
         /// The item, key or file does not exist.
         public static let notFound = Code(.notFound)
         /// A name (a database, a key, a keychain account) is not acceptable.

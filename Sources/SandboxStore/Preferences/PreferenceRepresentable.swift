@@ -30,6 +30,17 @@ extension Int: PreferenceRepresentable {
     }
 }
 
+extension UInt64: PreferenceRepresentable {
+    public var preferenceValue: PreferenceValue { PreferenceValue(self) }
+    public init?(preferenceValue: PreferenceValue) {
+        switch preferenceValue {
+        case .integer(let value) where value >= 0: self = UInt64(value)
+        case .unsignedInteger(let value): self = value
+        default: return nil
+        }
+    }
+}
+
 extension Double: PreferenceRepresentable {
     public var preferenceValue: PreferenceValue { .double(self) }
     /// A stored integer reads as a double too, as `UserDefaults.double(forKey:)` does.
@@ -37,6 +48,7 @@ extension Double: PreferenceRepresentable {
         switch preferenceValue {
         case .double(let value): self = value
         case .integer(let value): self = Double(value)
+        case .unsignedInteger(let value): self = Double(value)
         default: return nil
         }
     }

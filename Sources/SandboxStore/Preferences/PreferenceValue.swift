@@ -1,9 +1,15 @@
 import Foundation
 
-/// One value of a preferences file: the property-list types, as `NSUserDefaults` stores them.
+/// One value of a property list — a preferences file, as `NSUserDefaults` stores it, or any other:
+/// the property-list types, each kept as the file has it (a real stays a real, `-0.0` keeps its
+/// sign, an unsigned 64-bit integer is exact).
 public enum PreferenceValue: Sendable, Hashable {
     case string(String)
+    /// An integer from −2⁶³ to 2⁶³−1.
     case integer(Int)
+    /// An integer from 2⁶³ to 2⁶⁴−1 (written by Apple's and Python's writers as a 128-bit integer).
+    /// Readers use it only above `Int.max`; ``init(_:)`` picks the case for a `UInt64`.
+    case unsignedInteger(UInt64)
     case double(Double)
     case bool(Bool)
     /// Kept to the precision of a `Double` (sub-second), unlike Foundation's `UserDefaults` on Linux.
@@ -12,11 +18,16 @@ public enum PreferenceValue: Sendable, Hashable {
     case array([PreferenceValue])
     case dictionary([String: PreferenceValue])
 
+    /// An unsigned integer: ``integer(_:)`` when it fits an `Int`, else ``unsignedInteger(_:)``.
+    public init(_ value: UInt64) {
+        self = value <= UInt64(Int.max) ? .integer(Int(value)) : .unsignedInteger(value)
+    }
+
     /// The type's name as `defaults write --type` spells it.
     public var typeName: String {
         switch self {
         case .string: "string"
-        case .integer: "int"
+        case .integer, .unsignedInteger: "int"
         case .double: "double"
         case .bool: "bool"
         case .date: "date"
@@ -34,6 +45,7 @@ extension PreferenceValue: Encodable {
         switch self {
         case .string(let value): try container.encode(value)
         case .integer(let value): try container.encode(value)
+        case .unsignedInteger(let value): try container.encode(value)
         case .double(let value): try container.encode(value)
         case .bool(let value): try container.encode(value)
         case .date(let value): try container.encode(value)
@@ -45,9 +57,9 @@ extension PreferenceValue: Encodable {
 }
 
 extension PreferenceValue: Decodable {
-    /// Decodes from any decoder. Foundation's property-list decoder cannot tell `<real>2</real>`
-    /// from `<integer>2</integer>`, so a whole real read this way becomes ``integer(_:)``; the
-    /// preferences store reads its binary files with its own reader, which keeps the two apart.
+    /// Decodes from any decoder. A `Decoder` cannot tell `<real>2</real>` from
+    /// `<integer>2</integer>`, so a whole real read this way becomes ``integer(_:)``; read files
+    /// with ``PropertyList/value(from:path:limits:)``, which keeps the two apart.
     public init(from decoder: any Decoder) throws {
         if let keyed = try? decoder.container(keyedBy: AnyKey.self) {  // probing the shape, not hiding an error
             var dictionary: [String: PreferenceValue] = [:]
@@ -67,6 +79,8 @@ extension PreferenceValue: Decodable {
             self = .bool(value)
         } else if let value = try? single.decode(Int.self) {
             self = .integer(value)
+        } else if let value = try? single.decode(UInt64.self) {
+            self = .unsignedInteger(value)
         } else if let value = try? single.decode(Double.self) {
             self = .double(value)
         } else if let value = try? single.decode(Date.self) {
@@ -93,6 +107,7 @@ extension PreferenceValue: CustomStringConvertible {
         switch self {
         case .string(let value): value
         case .integer(let value): String(value)
+        case .unsignedInteger(let value): String(value)
         case .double(let value): String(value)
         case .bool(let value): value ? "1" : "0"
         case .date(let value): Self.iso8601(value)

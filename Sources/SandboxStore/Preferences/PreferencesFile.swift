@@ -41,17 +41,10 @@ final class PreferencesFile: Sendable {
             throw StoreError(error)
         }
         let value: PreferenceValue
-        switch PropertyListFormat.detect(bytes) {
-        case .binary?:
-            do {
-                value = try BinaryPropertyListReader(bytes).read()
-            } catch {
-                throw StoreError(.corrupt, damaged, path: path.description, cause: .decoding(error.description))
-            }
-        case .xml?:
-            value = try PropertyList.decode(PreferenceValue.self, from: bytes, path: path.description)
-        case nil:
-            throw StoreError(.corrupt, damaged, path: path.description, cause: .decoding("not a property list"))
+        do {
+            value = try PropertyList.value(from: bytes, path: path.description)
+        } catch where error.code == .corrupt {
+            throw StoreError(.corrupt, damaged, path: path.description, cause: error.cause)
         }
         guard case .dictionary(let values) = value else {
             throw StoreError(.corrupt, damaged, path: path.description, cause: .decoding("the top level is a \(value.typeName), not a dictionary"))

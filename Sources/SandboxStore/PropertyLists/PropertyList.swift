@@ -1,19 +1,49 @@
 import Foundation
 
-/// Encodes and decodes `Codable` values as property lists, in memory.
+/// Reads and writes property lists, in memory: `Codable` values, or ``PreferenceValue`` trees
+/// that keep every type as the file has it.
 ///
-/// Built on Foundation's `PropertyListEncoder` and `PropertyListDecoder`, which round-trip exactly
-/// and, for the binary format, give the same bytes on every run. (`PropertyListSerialization` does
-/// not: its binary output changes from run to run, so it is never used for writing.)
+/// **Reading** is done by this store's own readers (``BinaryPropertyListReader``,
+/// ``XMLPropertyListReader``): iterative, bounded by ``PropertyListLimits``, checking every
+/// integer of the file before using it. Foundation never parses bytes from a file: a `Decodable`
+/// value is decoded from the checked value, re-encoded as a binary property list this store made.
+///
+/// **Writing** binary uses Foundation's `PropertyListEncoder`, which gives the same bytes on every
+/// run (`PropertyListSerialization` does not) and writes reals as reals and unsigned integers above
+/// 2⁶³ as 128-bit integers, as Apple does. XML is written by ``XMLPropertyListWriter`` (Foundation's
+/// shifts dates before 1582 by days).
 public enum PropertyList {
     /// Encodes `value` as a property list.
     ///
     /// - Parameter format: ``PropertyListFormat/binary`` by default.
     /// - Throws: ``StoreError`` with ``StoreError/Code/encodingFailed`` when the value has no
-    ///   property-list form, e.g. a bare number or string as the top level (wrap it in a struct).
+    ///   property-list form, e.g. a bare number or string as the top level (wrap it in a struct),
+    ///   or, for XML, a string with a control character XML cannot carry.
     public static func encode<Value: Encodable>(_ value: Value, format: PropertyListFormat = .binary) throws(StoreError) -> [UInt8] {
+        let binary = try binary(value)
+        guard format == .xml else { return binary }
+        do {
+            return try XMLPropertyListWriter.write(try BinaryPropertyListReader(binary, limits: .unlimitedSize).read())
+        } catch let error as PropertyListReadFailure {
+            throw StoreError(.encodingFailed, "A \(Value.self) cannot be written as an XML property list: \(error).", cause: .encoding(error.description))
+        } catch let error as StoreError {
+            throw error
+        } catch {
+            throw StoreError(.encodingFailed, "A \(Value.self) cannot be written as an XML property list.", cause: .encoding(String(describing: error)))
+        }
+    }
+
+    /// Writes `value` as a property list (in XML, a bare string or number may be the top level).
+    ///
+    /// - Throws: as ``encode(_:format:)``.
+    public static func encode(_ value: PreferenceValue, format: PropertyListFormat = .binary) throws(StoreError) -> [UInt8] {
+        format == .xml ? try XMLPropertyListWriter.write(value) : try binary(value)
+    }
+
+    /// Foundation's binary encoding of `value`.
+    private static func binary<Value: Encodable>(_ value: Value) throws(StoreError) -> [UInt8] {
         let encoder = PropertyListEncoder()
-        encoder.outputFormat = format == .binary ? .binary : .xml
+        encoder.outputFormat = .binary
         do {
             return Array(try encoder.encode(value))
         } catch {
@@ -25,35 +55,65 @@ public enum PropertyList {
         }
     }
 
-    /// Decodes a `Value` from a binary or XML property list, whichever `bytes` holds.
+    /// The value of a binary or XML property list, whichever `bytes` holds, with every type as the
+    /// file has it: the entry point for untrusted bytes.
     ///
-    /// - Parameter path: names the file in error messages.
+    /// - Parameters:
+    ///   - path: names the file in error messages.
+    ///   - limits: how much the read may build; ``PropertyListLimits/default`` unless given.
     /// - Throws: ``StoreError`` with ``StoreError/Code/corrupt`` when `bytes` is not a property list
-    ///   or is truncated or damaged; ``StoreError/Code/typeMismatch`` when it is a valid property
-    ///   list of another shape than `Value`.
-    public static func decode<Value: Decodable>(_ type: Value.Type, from bytes: [UInt8], path: String? = nil) throws(StoreError) -> Value {
-        let name = path.map { "'\($0)'" } ?? "The data"
-        guard PropertyListFormat.detect(bytes) != nil else {
-            throw StoreError(.corrupt, "\(name) is not a property list: it starts with neither 'bplist00' nor an XML plist header\(bytes.isEmpty ? " (it is empty)" : ""). It was left as it was.", path: path)
-        }
+    ///   or is truncated or damaged; ``StoreError/Code/tooLarge`` when it is past `limits`.
+    public static func value(from bytes: [UInt8], path: String? = nil, limits: PropertyListLimits = .default) throws(StoreError) -> PreferenceValue {
         do {
-            return try PropertyListDecoder().decode(Value.self, from: Data(bytes))
-        } catch let error as DecodingError {
-            switch error {
-            case .dataCorrupted(let context) where context.codingPath.isEmpty:
-                throw StoreError(.corrupt, "\(name) is a damaged or truncated property list. It was left as it was; restore it from a backup or remove it.", path: path, cause: .decoding(context.debugDescription))
-            default:
-                throw StoreError(.typeMismatch, "\(name) is a property list, but not of the shape of \(Value.self): \(describe(error)). It was left as it was.", path: path, cause: .decoding(String(describing: error)))
+            switch PropertyListFormat.detect(bytes) {
+            case .binary?: return try BinaryPropertyListReader(bytes, limits: limits).read()
+            case .xml?: return try XMLPropertyListReader.read(bytes, limits: limits)
+            case nil: break
             }
         } catch {
-            throw StoreError(.corrupt, "\(name) could not be read as a property list. It was left as it was.", path: path, cause: .decoding(String(describing: error)))
+            throw error.storeError(path: path)
+        }
+        let name = path.map { "'\($0)'" } ?? "The data"
+        throw StoreError(.corrupt, "\(name) is not a property list: it starts with neither 'bplist00' nor an XML plist header\(bytes.isEmpty ? " (it is empty)" : ""). It was left as it was.", path: path)
+    }
+
+    /// Decodes a `Value` from a binary or XML property list, whichever `bytes` holds.
+    ///
+    /// - Parameters:
+    ///   - path: names the file in error messages.
+    ///   - limits: how much the read may build.
+    /// - Throws: ``StoreError`` with ``StoreError/Code/corrupt`` when `bytes` is not a property list
+    ///   or is truncated or damaged; ``StoreError/Code/tooLarge`` past `limits`;
+    ///   ``StoreError/Code/typeMismatch`` when it is a valid property list of another shape than `Value`.
+    public static func decode<Value: Decodable>(_ type: Value.Type, from bytes: [UInt8], path: String? = nil, limits: PropertyListLimits = .default) throws(StoreError) -> Value {
+        let tree = try value(from: bytes, path: path, limits: limits)
+        let name = path.map { "'\($0)'" } ?? "The data"
+        // The checked value, as a binary property list this store made, wrapped in an array so
+        // that a bare string or number at the top level decodes too.
+        let checked = try encode(PreferenceValue.array([tree]), format: .binary)
+        do {
+            return try PropertyListDecoder().decode(Wrapped<Value>.self, from: Data(checked)).value
+        } catch let error as DecodingError {
+            throw StoreError(.typeMismatch, "\(name) is a property list, but not of the shape of \(Value.self): \(describe(error)). It was left as it was.", path: path, cause: .decoding(String(describing: error)))
+        } catch {
+            throw StoreError(.typeMismatch, "\(name) could not be decoded as \(Value.self). It was left as it was.", path: path, cause: .decoding(String(describing: error)))
         }
     }
 
-    /// "at 'a.b': expected Int" from a decoding error, for people.
+    /// The one element of the array `decode` wraps the value in.
+    private struct Wrapped<Value: Decodable>: Decodable {
+        var value: Value
+        init(from decoder: any Decoder) throws {
+            var container = try decoder.unkeyedContainer()
+            value = try container.decode(Value.self)
+        }
+    }
+
+    /// "at 'a.b': expected Int" from a decoding error, for people (the wrapping array's index left out).
     private static func describe(_ error: DecodingError) -> String {
         func at(_ path: [any CodingKey]) -> String {
-            path.isEmpty ? "at the top level" : "at '" + path.map { $0.intValue.map(String.init) ?? $0.stringValue }.joined(separator: ".") + "'"
+            let path = path.dropFirst()
+            return path.isEmpty ? "at the top level" : "at '" + path.map { $0.intValue.map(String.init) ?? $0.stringValue }.joined(separator: ".") + "'"
         }
         switch error {
         case .typeMismatch(let type, let context): return "\(at(context.codingPath)) a \(type) was expected"
@@ -63,4 +123,9 @@ public enum PropertyList {
         @unknown default: return String(describing: error)
         }
     }
+}
+
+extension PropertyListLimits {
+    /// For re-reading bytes this store's encoder just made from a value in memory: only depth counts.
+    static let unlimitedSize = PropertyListLimits(maximumOutputSize: .max)
 }

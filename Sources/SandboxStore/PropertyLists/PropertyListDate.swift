@@ -1,0 +1,87 @@
+/// Dates as XML property lists spell them, `2026-11-21T09:30:00Z`: UTC on the proleptic Gregorian
+/// calendar (the Gregorian rules extended before 1582), as `CFAbsoluteTime` and Python's
+/// `datetime` count. Foundation's formatters switch to the Julian calendar before October 1582,
+/// which shifts such dates by days; this conversion is plain arithmetic instead.
+enum PropertyListDate {
+    /// 2001-01-01, the reference date, in days since 1970-01-01.
+    private static let referenceDay: Int64 = 11_323
+
+    /// Seconds since the reference date of `text`: `[-]YYYY-MM-DDTHH:MM:SS[.fraction]Z`, or `nil`
+    /// when it is not one.
+    static func parse(_ text: String) -> Double? {
+        var scanner = Substring(text)[...]
+        let negative = scanner.first == "-"
+        if negative { scanner = scanner.dropFirst() }
+        guard let year = number(&scanner, minimumDigits: 4, maximumDigits: 9), scanner.popFirst() == "-",
+            let month = number(&scanner, minimumDigits: 2, maximumDigits: 2), scanner.popFirst() == "-",
+            let day = number(&scanner, minimumDigits: 2, maximumDigits: 2), scanner.popFirst() == "T",
+            let hour = number(&scanner, minimumDigits: 2, maximumDigits: 2), scanner.popFirst() == ":",
+            let minute = number(&scanner, minimumDigits: 2, maximumDigits: 2), scanner.popFirst() == ":",
+            let second = number(&scanner, minimumDigits: 2, maximumDigits: 2)
+        else { return nil }
+        var fraction = 0.0
+        if scanner.first == "." {
+            let digits = scanner.dropFirst().prefix { $0.isASCII && $0.isNumber }
+            guard !digits.isEmpty, let value = Double("0." + digits) else { return nil }
+            fraction = value
+            scanner = scanner.dropFirst(1 + digits.count)
+        }
+        guard scanner == "Z", (1...12).contains(month), (1...daysIn(month: month, year: negative ? -year : year)).contains(day),
+            hour < 24, minute < 60, second < 60
+        else { return nil }
+        let days = daysFromCivil(year: negative ? -year : year, month: month, day: day) - referenceDay
+        return Double(days * 86_400 + hour * 3_600 + minute * 60 + second) + fraction
+    }
+
+    /// `seconds` since the reference date in whole seconds (rounded down, as Apple's writer does),
+    /// or `nil` for a value that is not finite or lies beyond a billion years.
+    static func format(_ seconds: Double) -> String? {
+        guard seconds.isFinite, abs(seconds) < 3e16 else { return nil }
+        let whole = Int64(seconds.rounded(.down))
+        let (day, time) = whole.quotientAndRemainder(dividingBy: 86_400)
+        let (days, secondOfDay) = time < 0 ? (day - 1, time + 86_400) : (day, time)
+        let (year, month, dayOfMonth) = civil(fromDays: days + referenceDay)
+        func two(_ value: Int64) -> String { value < 10 ? "0\(value)" : "\(value)" }
+        let digits = String(abs(year))
+        let yearText = (year < 0 ? "-" : "") + String(repeating: "0", count: max(0, 4 - digits.count)) + digits
+        return "\(yearText)-\(two(month))-\(two(dayOfMonth))T\(two(secondOfDay / 3_600)):\(two(secondOfDay / 60 % 60)):\(two(secondOfDay % 60))Z"
+    }
+
+    private static func number(_ scanner: inout Substring, minimumDigits: Int, maximumDigits: Int) -> Int64? {
+        let digits = scanner.prefix { $0.isASCII && $0.isNumber }
+        guard (minimumDigits...maximumDigits).contains(digits.count), let value = Int64(digits) else { return nil }
+        scanner = scanner.dropFirst(digits.count)
+        return value
+    }
+
+    private static func daysIn(month: Int64, year: Int64) -> Int64 {
+        switch month {
+        case 2: year % 4 == 0 && (year % 100 != 0 || year % 400 == 0) ? 29 : 28
+        case 4, 6, 9, 11: 30
+        default: 31
+        }
+    }
+
+    /// Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's `days_from_civil`).
+    static func daysFromCivil(year: Int64, month: Int64, day: Int64) -> Int64 {
+        let year = month <= 2 ? year - 1 : year
+        let era = (year >= 0 ? year : year - 399) / 400
+        let yearOfEra = year - era * 400
+        let dayOfYear = (153 * (month > 2 ? month - 3 : month + 9) + 2) / 5 + day - 1
+        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
+        return era * 146_097 + dayOfEra - 719_468
+    }
+
+    /// The proleptic Gregorian date of a day since 1970-01-01 (`civil_from_days`).
+    static func civil(fromDays days: Int64) -> (year: Int64, month: Int64, day: Int64) {
+        let shifted = days + 719_468
+        let era = (shifted >= 0 ? shifted : shifted - 146_096) / 146_097
+        let dayOfEra = shifted - era * 146_097
+        let yearOfEra = (dayOfEra - dayOfEra / 1_460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
+        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+        let shiftedMonth = (5 * dayOfYear + 2) / 153
+        let day = dayOfYear - (153 * shiftedMonth + 2) / 5 + 1
+        let month = shiftedMonth < 10 ? shiftedMonth + 3 : shiftedMonth - 9
+        return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
+    }
+}
