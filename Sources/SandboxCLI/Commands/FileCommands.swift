@@ -19,7 +19,7 @@ struct ListDirectory: ParsableCommand {
             .sorted { $0.path < $1.path }
         if output.json { return try Output.json(entries.map { ItemSummary($0, relativeTo: base) }) }
         for entry in entries {
-            let shown = recursive ? relative(entry.path, to: base) : entry.name
+            let shown = recursive ? relative(entry.path, to: base) : entry.fileName.description  // escaped: every name shows, unambiguously
             print(entry.type == .directory ? shown + "/" : shown)
         }
     }
@@ -178,5 +178,5 @@ extension ConfinedRoot {
 }
 
 func relative(_ path: ContainerPath, to base: ContainerPath) -> String {
-    path.components.dropFirst(base.components.count).joined(separator: "/")
+    path.names.dropFirst(base.names.count).map(\.description).joined(separator: "/")
 }

@@ -24,7 +24,7 @@ extension ConfinedRoot {
         if path.requiresDirectory && !path.isRoot { flags |= CSB_O_DIRECTORY }
         if !followFinalSymlink { flags |= CSB_O_NOFOLLOW }
         if resolution == .openat2 {
-            let rendered = path.description
+            let rendered = path.cString
             for _ in 0..<4 {
                 let fd = csb_openat2_beneath(descriptor, rendered, flags, UInt32(mode))
                 if fd >= 0 { return OwnedDescriptor(taking: fd) }
@@ -32,7 +32,7 @@ extension ConfinedRoot {
                 case EINTR, EAGAIN:
                     continue  // a rename or mount raced the lookup: the kernel asks us to retry
                 default:
-                    throw .systemCall("openat2", errno: Errno(rawValue: errno), path: rendered)
+                    throw .systemCall("openat2", errno: Errno(rawValue: errno), path: path.description)
                 }
             }
             // Still racing after four tries: the walk below is immune to it.
@@ -45,10 +45,10 @@ extension ConfinedRoot {
     ///
     /// - Throws: ``SandboxError/Code/invalidPath`` when the path is the root or ends in `..`.
     package func openParent(of path: ContainerPath) throws(SandboxError) -> ParentDirectory {
-        guard let name = path.lastComponent else {
+        guard let name = path.lastName else {
             throw .rule(.invalidPath, "This operation needs an item inside the container, not the container itself.", path: ".")
         }
-        guard name != ".." else {
+        guard !name.isParentReference else {
             throw .rule(.invalidPath, "'\(path)' ends in '..' and so names no single item; write the item's own path.", path: path.description)
         }
         return ParentDirectory(descriptor: try open(path.parent, flags: CSB_O_PATH | CSB_O_DIRECTORY), name: name)
@@ -74,26 +74,27 @@ extension ConfinedRoot {
     ) throws(SandboxError) -> OwnedDescriptor {
         var stack: [CInt] = []
         defer { for fd in stack { Glibc.close(fd) } }
-        var work = Array(path.components.reversed())
+        var work = Array(path.names.reversed())
         var expansions = 0
         let rendered = path.description
 
-        func expand(_ target: String) throws(SandboxError) {
+        func expand(_ target: [UInt8]) throws(SandboxError) {
             expansions += 1
             guard expansions <= Self.maximumSymlinkExpansions else {
                 throw .systemCall("openat", errno: .tooManySymbolicLinkLevels, path: rendered)
             }
-            guard !target.hasPrefix("/") else {
+            guard target.first != UInt8(ascii: "/") else {
                 throw .rule(.escapesContainer, SandboxError.escapeMessage(rendered), path: rendered)
             }
             // A trailing '/' requires a directory, as the kernel has it: `link -> f/` is ENOTDIR.
-            let trailing = target.hasSuffix("/") ? ["."] : []
-            work.append(contentsOf: (target.split(separator: "/").map(String.init) + trailing).reversed())
+            let trailing = target.last == UInt8(ascii: "/") ? [Self.currentDirectory] : []
+            let parts = target.split(separator: UInt8(ascii: "/")).map { FileName(uncheckedBytes: $0) }
+            work.append(contentsOf: (parts + trailing).reversed())
         }
 
         while let name = work.popLast() {
-            if name == "." { continue }
-            if name == ".." {
+            if name == Self.currentDirectory { continue }
+            if name.isParentReference {
                 guard let top = stack.popLast() else {
                     throw .rule(.escapesContainer, SandboxError.escapeMessage(rendered), path: rendered)
                 }
@@ -102,7 +103,7 @@ extension ConfinedRoot {
             }
             let directory = stack.last ?? descriptor
             if !work.isEmpty {
-                let fd = openat(directory, name, CSB_O_PATH | CSB_O_DIRECTORY | CSB_O_NOFOLLOW | CSB_O_CLOEXEC)
+                let fd = openat(directory, name.cString, CSB_O_PATH | CSB_O_DIRECTORY | CSB_O_NOFOLLOW | CSB_O_CLOEXEC)
                 if fd >= 0 {
                     stack.append(fd)
                     continue
@@ -115,7 +116,7 @@ extension ConfinedRoot {
                 throw .systemCall("openat", errno: Errno(rawValue: error), path: rendered)
             }
             // The last component.
-            let fd = openat(directory, name, flags | CSB_O_NOFOLLOW, mode)
+            let fd = openat(directory, name.cString, flags | CSB_O_NOFOLLOW, mode)
             if fd >= 0 {
                 let owned = OwnedDescriptor(taking: fd)
                 if followFinalSymlink, flags & CSB_O_PATH != 0, try isSymlink(owned.rawValue, path: rendered) {
@@ -144,15 +145,19 @@ extension ConfinedRoot {
         })
     }
 
-    /// The target of the symlink `name` in `directory`, or `nil` if `name` is not a symlink.
-    func readSymlink(in directory: CInt, named name: String, path: String) throws(SandboxError) -> String? {
+    /// `.`, which a symlink's target may contain.
+    private static let currentDirectory = FileName(uncheckedBytes: ".".utf8)
+
+    /// The target of the symlink `name` in `directory`, byte for byte, or `nil` if `name` is not
+    /// a symlink.
+    func readSymlink(in directory: CInt, named name: FileName, path: String) throws(SandboxError) -> [UInt8]? {
         var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
-        let count = readlinkat(directory, name, &buffer, buffer.count - 1)
+        let count = readlinkat(directory, name.cString, &buffer, buffer.count - 1)
         if count < 0 {
             if errno == EINVAL || errno == ENOENT { return nil }
             throw .systemCall("readlinkat", errno: Errno(rawValue: errno), path: path)
         }
-        return String(decoding: buffer[0..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return buffer[0..<count].map { UInt8(bitPattern: $0) }
     }
 
     private func isSymlink(_ fd: CInt, path: String) throws(SandboxError) -> Bool {
@@ -165,6 +170,7 @@ extension ConfinedRoot {
 /// The directory holding an item, open as `O_PATH`, and the item's name in it.
 package struct ParentDirectory: ~Copyable {
     package let descriptor: OwnedDescriptor
-    package let name: String
+    /// The item's name, byte for byte: pass `name.cString` to `*at` calls.
+    package let name: FileName
     package var rawValue: CInt { descriptor.rawValue }
 }

@@ -21,7 +21,7 @@ extension ConfinedRoot {
     ) throws(SandboxError) -> Int {
         guard withIntermediateDirectories else {
             let parent = try openParent(of: path)
-            let name = parent.name
+            let name = parent.name.cString
             _ = try syscall("mkdirat", path: path.description) { mkdirat(parent.rawValue, name, permissions.rawValue) }
             return 1
         }

@@ -13,9 +13,9 @@ extension ConfinedRoot {
     ///   and resolution errors such as ``SandboxError/Code/escapesContainer``.
     public func exchangeItems(at first: ContainerPath, with second: ContainerPath) throws(SandboxError) {
         let firstParent = try openParent(of: first)
-        let firstName = firstParent.name
+        let firstName = firstParent.name.cString
         let secondParent = try openParent(of: second)
-        let secondName = secondParent.name
+        let secondName = secondParent.name.cString
         if csb_renameat2(firstParent.rawValue, firstName, secondParent.rawValue, secondName, CSB_RENAME_EXCHANGE) == 0 {
             return
         }

@@ -15,9 +15,9 @@ extension ConfinedRoot {
     ///   errors such as ``SandboxError/Code/escapesContainer`` for either path.
     public func moveItem(from source: ContainerPath, to destination: ContainerPath, replacingExisting: Bool = false) throws(SandboxError) {
         let sourceParent = try openParent(of: source)
-        let sourceName = sourceParent.name
+        let sourceName = sourceParent.name.cString
         let destinationParent = try openParent(of: destination)
-        let destinationName = destinationParent.name
+        let destinationName = destinationParent.name.cString
         let flags = replacingExisting ? 0 : CSB_RENAME_NOREPLACE
         if csb_renameat2(sourceParent.rawValue, sourceName, destinationParent.rawValue, destinationName, flags) == 0 {
             return

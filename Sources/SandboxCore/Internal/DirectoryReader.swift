@@ -4,8 +4,8 @@ import SystemPackage
 
 /// Reads a directory's entries with `getdents64(2)` into a reusable buffer.
 ///
-/// One buffer serves a whole walk: entries are copied out as (name, `d_type`) pairs before the
-/// next directory is read, so recursion needs no buffer per level.
+/// One buffer serves a whole walk (see ``TreeWalk``): names are used in place or copied out as
+/// ``FileName``s (raw bytes, never repaired into valid UTF-8) before the next directory is read.
 package struct DirectoryReader: ~Copyable {
     private let buffer: UnsafeMutableRawBufferPointer
 
@@ -18,10 +18,10 @@ package struct DirectoryReader: ~Copyable {
     }
 
     /// All entries of the open directory `fd` except `.` and `..`.
-    package func entries(of fd: CInt, path: String) throws(SandboxError) -> [(name: String, type: UInt8)] {
-        var result: [(name: String, type: UInt8)] = []
+    package func entries(of fd: CInt, path: String) throws(SandboxError) -> [(name: FileName, type: UInt8)] {
+        var result: [(name: FileName, type: UInt8)] = []
         try forEachEntry(of: fd, path: path) { name, type throws(SandboxError) in
-            result.append((String(cString: name), type))
+            result.append((FileName(listed: name), type))
         }
         return result
     }
@@ -30,11 +30,11 @@ package struct DirectoryReader: ~Copyable {
     /// into the shared buffer) and `d_type`, without allocating. `body` must not use this reader.
     package func forEachEntry(
         of fd: CInt,
-        path: String,
+        path: @autoclosure () -> String,
         _ body: (UnsafePointer<CChar>, UInt8) throws(SandboxError) -> Void
     ) throws(SandboxError) {
         while true {
-            let used = try syscall("getdents64", path: path) {
+            let used = try syscall("getdents64", path: path()) {
                 csb_getdents64(fd, buffer.baseAddress, buffer.count)
             }
             if used == 0 { return }

@@ -20,7 +20,7 @@ extension ConfinedRoot {
                 return try Self.statx(fd.rawValue, "", flags: CSB_AT_EMPTY_PATH, path: path.description)
             }
             let parent = try openParent(of: path)
-        let name = parent.name
+            let name = parent.name.cString
             return try Self.statx(parent.rawValue, name, flags: CSB_AT_SYMLINK_NOFOLLOW, path: path.description)
         } catch where error.code == .notFound {
             return nil
@@ -73,9 +73,9 @@ extension ConfinedRoot {
         }
     }
 
-    static func statx(_ directory: CInt, _ name: String, flags: CInt, path: String) throws(SandboxError) -> FileAttributes {
+    static func statx(_ directory: CInt, _ name: UnsafePointer<CChar>, flags: CInt, path: @autoclosure () -> String) throws(SandboxError) -> FileAttributes {
         var raw = csb_statx_t()
-        _ = try syscall("statx", path: path) { csb_statx(directory, name, flags, statxMask, &raw) }
+        _ = try syscall("statx", path: path()) { csb_statx(directory, name, flags, statxMask, &raw) }
         return FileAttributes(raw)
     }
 }

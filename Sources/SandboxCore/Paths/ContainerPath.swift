@@ -1,26 +1,30 @@
 /// A path inside a container, relative to its root.
 ///
-/// The only way to make one is validation (``init(_:)``), which refuses what can be refused without
-/// the file system: absolute paths, `..` that climbs above the root, NUL bytes, empty paths and names
-/// or paths longer than Linux allows. Lexical checks are necessary, never sufficient: symlinks can
-/// still point out, so every operation resolves a `ContainerPath` beneath the container's directory
-/// descriptor with the kernel's help (see ``ConfinedRoot``).
+/// The only way to make one from text is validation (``init(_:)``), which refuses what can be
+/// refused without the file system: absolute paths, `..` that climbs above the root, NUL bytes,
+/// empty paths and names or paths longer than Linux allows. Lexical checks are necessary, never
+/// sufficient: symlinks can still point out, so every operation resolves a `ContainerPath` beneath
+/// the container's directory descriptor with the kernel's help (see ``ConfinedRoot``).
 ///
 /// `.` components are dropped; `..` components are kept, so that the kernel resolves them
 /// physically (`a/../f` where `a` is a symlink to `b/c` names `b/f`, as it would for `open(2)`).
+///
+/// A path is a list of ``FileName``s, which are bytes: paths listed from disk keep names that are
+/// not valid UTF-8 exactly, and paths compare, hash and sort by bytes (NFC and NFD spellings of one
+/// word are different paths, as they are different files).
 public struct ContainerPath: Hashable, Sendable, CustomStringConvertible, Comparable {
-    /// The components, none empty, none `.`, none containing `/` or NUL.
-    public let components: [String]
+    /// The names from the root down, `..` included, none empty, none `.`.
+    public let names: [FileName]
     /// Whether the path was written with a trailing `/`, which requires a directory.
     public let requiresDirectory: Bool
 
     /// The container's root itself.
-    public static let root = ContainerPath(checkedComponents: [], requiresDirectory: true)
+    public static let root = ContainerPath(checkedNames: [], requiresDirectory: true)
 
     /// Longest path accepted, in bytes (Linux `PATH_MAX` less the terminating NUL).
     public static let maximumLength = 4095
     /// Longest component accepted, in bytes (Linux `NAME_MAX`).
-    public static let maximumComponentLength = 255
+    public static let maximumComponentLength = FileName.maximumLength
 
     /// Validates a path written relative to the container's root, such as `Documents/a.txt`.
     ///
@@ -40,7 +44,7 @@ public struct ContainerPath: Hashable, Sendable, CustomStringConvertible, Compar
         guard string.utf8.count <= Self.maximumLength else {
             throw .rule(.nameTooLong, "The path is \(string.utf8.count) bytes long; Linux allows \(Self.maximumLength).", path: String(string.prefix(64)) + "…")
         }
-        var components: [String] = []
+        var names: [FileName] = []
         var depth = 0
         for part in string.split(separator: "/", omittingEmptySubsequences: true) {
             guard part.utf8.count <= Self.maximumComponentLength else {
@@ -55,9 +59,9 @@ public struct ContainerPath: Hashable, Sendable, CustomStringConvertible, Compar
             default:
                 depth += 1
             }
-            components.append(String(part))
+            names.append(FileName(uncheckedBytes: part.utf8))
         }
-        self.init(checkedComponents: components, requiresDirectory: string.utf8.last == UInt8(ascii: "/"))
+        self.init(checkedNames: names, requiresDirectory: string.utf8.last == UInt8(ascii: "/"))
     }
 
     /// A path written in the source code, such as `"Library/Caches"`.
@@ -73,69 +77,76 @@ public struct ContainerPath: Hashable, Sendable, CustomStringConvertible, Compar
         }
     }
 
-    private init(checkedComponents: [String], requiresDirectory: Bool) {
-        self.components = checkedComponents
+    private init(checkedNames: [FileName], requiresDirectory: Bool) {
+        self.names = checkedNames
         self.requiresDirectory = requiresDirectory
     }
 
     /// Validates a single name (no `/`, not `.` or `..`) for use as the last component.
     ///
-    /// - Throws: ``SandboxError/Code/invalidPath`` or ``SandboxError/Code/escapesContainer``.
+    /// - Throws: as ``FileName/init(_:)``.
     public static func validateName(_ name: String) throws(SandboxError) -> String {
-        guard !name.isEmpty, name != ".", name != "..", !name.utf8.contains(UInt8(ascii: "/")) else {
-            throw .rule(.invalidPath, "'\(name)' is not a valid name: a name is non-empty, has no '/', and is not '.' or '..'.", path: name)
-        }
-        guard !name.utf8.contains(0) else {
-            throw .rule(.escapesContainer, "The name contains a NUL byte; it is refused as an attempt to escape the container.", path: name.replacingNUL)
-        }
-        guard name.utf8.count <= maximumComponentLength else {
-            throw .rule(.nameTooLong, "The name '\(name.prefix(32))…' is \(name.utf8.count) bytes long; Linux allows \(maximumComponentLength).", path: String(name.prefix(64)))
-        }
+        _ = try FileName(name)
         return name
     }
 
     /// The path with one more name appended.
     ///
-    /// - Throws: as ``validateName(_:)``.
+    /// - Throws: as ``FileName/init(_:)``.
     public func appending(_ name: String) throws(SandboxError) -> ContainerPath {
-        ContainerPath(checkedComponents: components + [try Self.validateName(name)], requiresDirectory: false)
+        appending(try FileName(name))
+    }
+
+    /// The path with one more name appended: a name listed from a directory, or validated.
+    public func appending(_ name: FileName) -> ContainerPath {
+        ContainerPath(checkedNames: names + [name], requiresDirectory: false)
+    }
+
+    /// The path with several names appended, each listed from a directory or validated.
+    package func appending(contentsOf more: some Sequence<FileName>) -> ContainerPath {
+        ContainerPath(checkedNames: names + more, requiresDirectory: false)
     }
 
     /// Appends a name read from the file system (already a valid single component).
     package func appendingTrusted(_ name: String) -> ContainerPath {
-        ContainerPath(checkedComponents: components + [name], requiresDirectory: false)
+        appending(FileName(uncheckedBytes: name.utf8))
     }
 
     /// The path without its last component; the root's parent is the root.
     public var parent: ContainerPath {
-        ContainerPath(checkedComponents: Array(components.dropLast()), requiresDirectory: true)
+        ContainerPath(checkedNames: Array(names.dropLast()), requiresDirectory: true)
     }
 
-    /// The last component, or `nil` for the root.
-    public var lastComponent: String? { components.last }
+    /// The last name, or `nil` for the root.
+    public var lastName: FileName? { names.last }
 
     /// Whether this is the container's root.
-    public var isRoot: Bool { components.isEmpty }
+    public var isRoot: Bool { names.isEmpty }
 
-    /// The path as written, `.` for the root.
-    public var description: String { components.isEmpty ? "." : components.joined(separator: "/") }
+    /// The length in bytes as the kernel sees it (names joined by `/`).
+    public var byteCount: Int { names.reduce(max(names.count - 1, 0)) { $0 + $1.count } }
 
-    /// Whether `self` lies at or beneath `other`, comparing components lexically.
+    /// The path for display, `.` for the root: each name's ``FileName/description``, so a name that
+    /// is not valid UTF-8 shows escapes and names no item. Never parse it back to reach the item.
+    public var description: String { names.isEmpty ? "." : names.map(\.description).joined(separator: "/") }
+
+    /// Whether `self` lies at or beneath `other`, comparing names byte by byte.
     public func isDescendant(of other: ContainerPath) -> Bool {
-        components.count >= other.components.count && Array(components.prefix(other.components.count)) == other.components
+        names.count >= other.names.count && names.prefix(other.names.count).elementsEqual(other.names)
     }
 
-    /// Paths are equal when their components are: `a/` and `a` name the same item.
+    /// Paths are equal when their names are, byte for byte: `a/` and `a` name the same item.
     public static func == (lhs: ContainerPath, rhs: ContainerPath) -> Bool {
-        lhs.components == rhs.components
+        lhs.names == rhs.names
     }
 
     public func hash(into hasher: inout Hasher) {
-        hasher.combine(components)
+        hasher.combine(names)
     }
 
+    /// Orders by names, each by bytes.
     public static func < (lhs: ContainerPath, rhs: ContainerPath) -> Bool {
-        lhs.components.lexicographicallyPrecedes(rhs.components)
+        lhs.names.lexicographicallyPrecedes(rhs.names)
     }
 }
 

@@ -1,0 +1,54 @@
+extension FileName {
+    /// The name as text when its bytes are valid UTF-8, exactly (no repair); `nil` otherwise.
+    public var string: String? {
+        cString.withUnsafeBufferPointer { buffer in buffer.baseAddress.flatMap { String(validatingCString: $0) } }
+    }
+
+    /// Whether the bytes are valid UTF-8 (APFS accepts only such names; ext4 accepts any bytes).
+    public var isValidUTF8: Bool { string != nil }
+
+    /// Whether the name is valid UTF-8 in Unicode Normalization Form C, the composed form macOS
+    /// and iOS write. `false` for a decomposed (NFD) spelling and for invalid UTF-8.
+    public var isNFC: Bool {
+        guard let string else { return false }
+        return string._nfcCodeUnits.elementsEqual(string.utf8)
+    }
+
+    /// The name for display: printable text as is; a backslash doubled; control characters and
+    /// bytes that are not valid UTF-8 as `\xHH`. Two different names never display alike, and a
+    /// name that is not valid UTF-8 always shows an escape. Never use it to reach the item: the
+    /// display of an escaped name names no item (use the name itself).
+    public var description: String {
+        let bytes = self.bytes
+        var text = ""
+        var index = 0
+        while index < bytes.count {
+            // A fresh parser per scalar, so that the bytes of an invalid sequence are known.
+            var parser = Unicode.UTF8.ForwardParser()
+            var iterator = bytes[index...].makeIterator()
+            switch parser.parseScalar(from: &iterator) {
+            case .valid(let encoded):
+                let scalar = Unicode.UTF8.decode(encoded)
+                if scalar == "\\" {
+                    text += "\\\\"
+                } else if scalar.value < 0x20 || scalar.value == 0x7F {
+                    text += Self.escaped(UInt8(scalar.value))
+                } else {
+                    text.unicodeScalars.append(scalar)
+                }
+                index += encoded.count
+            case .error(let length):
+                for byte in bytes[index..<index + length] { text += Self.escaped(byte) }
+                index += length
+            case .emptyInput:
+                index = bytes.count
+            }
+        }
+        return text
+    }
+
+    private static func escaped(_ byte: UInt8) -> String {
+        let digits = String(byte, radix: 16, uppercase: true)
+        return "\\x" + (digits.count == 1 ? "0" + digits : digits)
+    }
+}
