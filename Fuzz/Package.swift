@@ -1,0 +1,38 @@
+// swift-tools-version: 6.0
+import PackageDescription
+
+/// libFuzzer targets for every parser of outside input (issue 17). A package of its own, so the
+/// main package and its users never build fuzz code; run it with `scripts/fuzz` (FUZZING.md).
+///
+/// One executable, `sandbox-fuzz`, holds every target; `SANDBOX_FUZZ_TARGET` picks one per run.
+/// SwiftPM links its own `main` into every executable, so `main.swift` starts libFuzzer's driver
+/// (`LLVMFuzzerRunDriver`, declared by `CLibFuzzer`), and the executable links with
+/// `-sanitize=fuzzer,address`. Coverage of the library itself comes from `scripts/fuzz`, which
+/// passes the same flag to every Swift module with `-Xswiftc`.
+let package = Package(
+    name: "SandboxFuzz",
+    products: [
+        .executable(name: "sandbox-fuzz", targets: ["SandboxFuzz"]),
+    ],
+    dependencies: [
+        .package(name: "Sandbox", path: ".."),
+    ],
+    targets: [
+        .target(name: "CLibFuzzer"),
+        .executableTarget(
+            name: "SandboxFuzz",
+            dependencies: [
+                "CLibFuzzer",
+                .product(name: "Sandbox", package: "Sandbox"),
+                .product(name: "SandboxStore", package: "Sandbox"),
+                .product(name: "SandboxTransfer", package: "Sandbox"),
+            ],
+            swiftSettings: [
+                .enableUpcomingFeature("ExistentialAny"),
+                .enableUpcomingFeature("MemberImportVisibility"),
+                .unsafeFlags(["-sanitize=fuzzer,address"]),
+            ],
+            linkerSettings: [.unsafeFlags(["-sanitize=fuzzer,address"])]
+        ),
+    ]
+)

@@ -1,0 +1,45 @@
+import Foundation
+import Sandbox
+import SandboxTransfer
+
+extension FuzzTarget {
+    /// A download session's checkpoint, `Library/Caches/com.sandbox.downloads/<session>/tasks/<id>.json`,
+    /// read back as the next launch reads it: the input is put in its place and
+    /// `DownloadSession.storedTasks(identifier:root:)` loads it.
+    ///
+    /// A damaged checkpoint is refused with `file` and left as it was; one that loads is one task
+    /// with a sane state and counts.
+    static let checkpoint = FuzzTarget(
+        name: "checkpoint",
+        prepare: { _ = ScratchHome.shared },
+        run: { bytes in
+            let scratch = ScratchHome.shared
+            let root = scratch.container.root
+            let path = checkpointPath
+            scratch.place(bytes, at: path, in: root)
+            let tasks: [DownloadTaskSummary]
+            do throws(TransferError) {
+                tasks = try DownloadSession.storedTasks(identifier: "fuzz", root: root)
+            } catch {
+                expectRefusal(code: error.code.description, among: ["file"], message: error.message, for: "DownloadSession.storedTasks")
+                invariant(error.message.contains(path.description), "the refusal does not name '\(path)': \(error.message)")
+                invariant(scratch.contents(of: path, in: root) == bytes, "a refused checkpoint was changed")
+                return
+            }
+            invariant(tasks.count == 1, "one checkpoint file loaded as \(tasks.count) tasks")
+            for task in tasks {
+                invariant(task.bytesOnDisk >= 0 && (task.expectedLength ?? 0) >= 0, "a checkpoint loaded with negative counts: \(task)")
+                invariant(["interrupted", "finishing", "completed", "paused", "cancelled", "failed"].contains(task.state), "a checkpoint loaded in the state '\(task.state)'")
+            }
+        },
+        seeds: { [:] }  // real checkpoints, from a run of `sandbox download`, are checked in (FUZZING.md)
+    )
+
+    private static var checkpointPath: ContainerPath {
+        do {
+            return try DownloadSession.folder.appending("fuzz").appending("tasks").appending("1.json")
+        } catch {
+            fatalError("sandbox-fuzz: \(error)")
+        }
+    }
+}
