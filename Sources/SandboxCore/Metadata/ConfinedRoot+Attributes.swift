@@ -50,15 +50,6 @@ extension ConfinedRoot {
         try attributes(at: path)?.size
     }
 
-    /// Sets the permission bits of the item at `path` (its target, when it is a symlink inside).
-    ///
-    /// - Throws: resolution errors; ``SandboxError/Code/permissionDenied`` when not the owner.
-    public func setPermissions(_ permissions: FilePermissions, at path: ContainerPath) throws(SandboxError) {
-        let fd = try open(path, flags: CSB_O_PATH)
-        // fchmod(2) refuses O_PATH descriptors; the /proc link names exactly this inode.
-        _ = try syscall("chmod", path: path.description) { chmod("/proc/self/fd/\(fd.rawValue)", permissions.rawValue) }
-    }
-
     /// Sets the modification and/or access date of the item at `path`; `nil` leaves a date as it is.
     public func setDates(modification: Date? = nil, access: Date? = nil, at path: ContainerPath) throws(SandboxError) {
         func timespec(_ date: Date?) -> Glibc.timespec {
