@@ -5,11 +5,12 @@ import Testing
 struct BundleCLITests {
     let app = "com.example.notes"
 
-    /// Writes a small bundle in the scratch folder and returns its path.
-    private func bundle(_ cli: CLI, _ folder: String, info: String) throws -> String {
+    /// Writes a small bundle in the scratch folder, with an Info.plist naming `identifier` and
+    /// `version`, and returns its path.
+    private func bundle(_ cli: CLI, _ folder: String, version: String, identifier: String = "com.example.notes") throws -> String {
         let path = cli.scratch + "/" + folder + "/Notes.app"
         try FileManager.default.createDirectory(atPath: path + "/de.lproj", withIntermediateDirectories: true)
-        try Data(info.utf8).write(to: URL(fileURLWithPath: path + "/Info.plist"))
+        try Data(infoPlist(identifier: identifier, version: version).utf8).write(to: URL(fileURLWithPath: path + "/Info.plist"))
         try Data("Hallo".utf8).write(to: URL(fileURLWithPath: path + "/de.lproj/Localizable.strings"))
         return path
     }
@@ -44,7 +45,7 @@ struct BundleCLITests {
         try CLI.withTemporary { cli in
             let key = cli.scratch + "/dev.key"
             #expect(try cli.run("keygen", key, "--trust").status == 0)
-            let v1 = try bundle(cli, "v1", info: "v1")
+            let v1 = try bundle(cli, "v1", version: "1")
 
             let unsigned = try cli.run("create", app, "--bundle", v1)
             #expect(unsigned.status == 1)
@@ -56,7 +57,7 @@ struct BundleCLITests {
             #expect(signed.stdout.contains("2 file(s), 1 folder(s)"))
             let created = try cli.run("create", app, "--bundle", v1)
             #expect(created.status == 0, "\(created.stderr)")
-            #expect(try cli.run("verify", app).stdout.contains("bundle intact: 2 file(s), 1 folder(s)"))
+            #expect(try cli.run("verify", app).stdout.contains("bundle intact, version 1: 2 file(s), 1 folder(s)"))
             let missing = try cli.run("resource", app, "Missing.strings")
             #expect(missing.status == 1)
             #expect(missing.stderr.contains("No resource 'Missing.strings'"))
@@ -65,7 +66,7 @@ struct BundleCLITests {
             try Data("keep me".utf8).write(to: URL(fileURLWithPath: cli.scratch + "/doc.txt"))
             #expect(try cli.run("put", app, cli.scratch + "/doc.txt", "Documents/doc.txt").status == 0)
 
-            let v2 = try bundle(cli, "v2", info: "v2")
+            let v2 = try bundle(cli, "v2", version: "2")
             #expect(try cli.run("sign", v2, "--key", key).status == 0)
             let updated = try cli.run("update", app, "--bundle", v2, "--json")
             #expect(updated.status == 0, "\(updated.stderr)")
@@ -73,7 +74,7 @@ struct BundleCLITests {
             #expect((report?["verification"] as? [String: Any])?["files"] as? Int == 2)
             #expect(try cli.run("cat", app, "Documents/doc.txt").stdout == "keep me")
             let bundlePath = try cli.run("path", app, "bundle").stdout.trimmingCharacters(in: .newlines)
-            #expect(try String(contentsOfFile: bundlePath + "/Info.plist", encoding: .utf8) == "v2")
+            #expect(try String(contentsOfFile: bundlePath + "/Info.plist", encoding: .utf8) == infoPlist(identifier: app, version: "2"))
 
             try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: bundlePath + "/Info.plist")
             try Data("v3".utf8).write(to: URL(fileURLWithPath: bundlePath + "/Info.plist"))
@@ -84,12 +85,45 @@ struct BundleCLITests {
 
             let stranger = cli.scratch + "/stranger.key"
             #expect(try cli.run("keygen", stranger).status == 0)
-            let v4 = try bundle(cli, "v4", info: "v4")
+            let v4 = try bundle(cli, "v4", version: "4")
             #expect(try cli.run("sign", v4, "--key", stranger).status == 0)
             let refused = try cli.run("update", app, "--bundle", v4)
             #expect(refused.status == 1)
             #expect(refused.stderr.contains("[untrusted-key]"))
             #expect(try cli.run("cat", app, "Documents/doc.txt").stdout == "keep me")
+        }
+    }
+
+    @Test("sign takes the app and version from Info.plist; create and update keep to them")
+    func identity() throws {
+        try CLI.withTemporary { cli in
+            let key = cli.scratch + "/dev.key"
+            #expect(try cli.run("keygen", key, "--trust").status == 0)
+            let bare = cli.scratch + "/Bare.app"
+            try FileManager.default.createDirectory(atPath: bare, withIntermediateDirectories: true)
+            let missing = try cli.run("sign", bare, "--key", key)
+            #expect(missing.status == 1)
+            #expect(missing.stderr.contains("Bare.app/Info.plist' does not exist"), "\(missing.stderr)")
+            #expect(missing.stderr.contains("CFBundleIdentifier"))
+            try Data("<plist/>".utf8).write(to: URL(fileURLWithPath: bare + "/Info.plist"))
+            let bad = try cli.run("sign", bare, "--key", key)
+            #expect(bad.status == 64, "\(bad.stderr)")
+            #expect(bad.stderr.contains("Info.plist"))
+
+            let v3 = try bundle(cli, "v3", version: "1.2.10")
+            let signed = try cli.run("sign", v3, "--key", key)
+            #expect(signed.stdout.contains("as com.example.notes version 1.2.10"), "\(signed.stdout) \(signed.stderr)")
+            let wrongApp = try cli.run("create", "com.example.mail", "--bundle", v3)
+            #expect(wrongApp.status == 1)
+            #expect(wrongApp.stderr.contains("[identifier-mismatch]"))
+            #expect(try cli.run("create", app, "--bundle", v3).status == 0)
+            let v2 = try bundle(cli, "v2", version: "1.2.9")
+            #expect(try cli.run("sign", v2, "--key", key).status == 0)
+            let downgrade = try cli.run("update", app, "--bundle", v2)
+            #expect(downgrade.status == 1)
+            #expect(downgrade.stderr.contains("lower than the installed version 1.2.10"), "\(downgrade.stderr)")
+            #expect(downgrade.stderr.hasSuffix("[downgrade]\n"))
+            #expect(try cli.run("verify", app).stdout.contains("version 1.2.10"))
         }
     }
 
@@ -100,4 +134,14 @@ struct BundleCLITests {
             #expect(try cli.run("verify", app).stdout.contains("no bundle installed"))
         }
     }
+}
+
+/// An XML `Info.plist` with the keys `sandbox sign` reads.
+func infoPlist(identifier: String, version: String) -> String {
+    """
+    <?xml version="1.0" encoding="UTF-8"?>
+    <!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd">
+    <plist version="1.0"><dict><key>CFBundleIdentifier</key><string>\(identifier)</string><key>CFBundleVersion</key><string>\(version)</string></dict></plist>
+
+    """
 }

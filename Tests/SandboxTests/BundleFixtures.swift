@@ -38,11 +38,25 @@ func trustedKey(in home: SandboxHome) throws -> SigningKey {
     return key
 }
 
-/// Makes a bundle, signs it with a key `home` trusts, and returns its path and the key.
-func signedBundle(in scratch: String, home: SandboxHome, named name: String = "Notes.app", files: [String: String] = sampleBundleFiles) throws -> (path: String, key: SigningKey) {
+/// Signs the bundle directory at `path` for `app` at `version`.
+@discardableResult
+func sign(_ path: String, with key: SigningKey, app: String = "com.example.notes", version: String = "1.0") throws -> BundleSigner.Report {
+    try BundleSigner.sign(bundleAt: path, with: key, identity: BundleIdentity(identifier: AppIdentifier(app), version: BundleVersion(version)))
+}
+
+/// Makes a bundle, signs it with a key `home` trusts (for `app` at `version`), and returns its
+/// path and the key.
+func signedBundle(
+    in scratch: String,
+    home: SandboxHome,
+    named name: String = "Notes.app",
+    files: [String: String] = sampleBundleFiles,
+    app: String = "com.example.notes",
+    version: String = "1.0"
+) throws -> (path: String, key: SigningKey) {
     let key = try trustedKey(in: home)
     let path = try makeBundle(in: scratch, named: name, files: files)
-    try BundleSigner.sign(bundleAt: path, with: key)
+    try sign(path, with: key, app: app, version: version)
     return (path, key)
 }
 

@@ -35,16 +35,16 @@ struct BundleInstallTests {
         try withTemporaryHome { _, scratch in
             let key = SigningKey()
             let path = try makeBundle(in: scratch)
-            try BundleSigner.sign(bundleAt: path, with: key)
+            try sign(path, with: key)
             let first = try Data(contentsOf: URL(fileURLWithPath: path + "/_CodeSignature/manifest.json"))
-            let report = try BundleSigner.sign(bundleAt: path, with: key)
+            let report = try sign(path, with: key)
             let second = try Data(contentsOf: URL(fileURLWithPath: path + "/_CodeSignature/manifest.json"))
             #expect(first == second)
             #expect(report.files == sampleBundleFiles.count)
             let text = String(decoding: first, as: UTF8.self)
             #expect(text.contains("\"path\":\".hidden\",\"sha256\":\""))
             #expect(text.contains("{\"mode\":\"0755\",\"path\":\"Notes\",\"sha256\":\""))
-            #expect(text.hasSuffix("],\"format\":\"sandbox-bundle-manifest/1\"}\n"))
+            #expect(text.hasSuffix("],\"format\":\"sandbox-bundle-manifest/2\",\"identifier\":\"com.example.notes\",\"version\":\"1.0\"}\n"))
             #expect(!text.contains("_CodeSignature"))
         }
     }
@@ -54,7 +54,7 @@ struct BundleInstallTests {
         try withTemporaryHome { _, scratch in
             let path = try makeBundle(in: scratch)
             try FileManager.default.createSymbolicLink(atPath: path + "/en.lproj/link", withDestinationPath: "/etc/passwd")
-            let error = #expect(throws: SandboxError.self) { try BundleSigner.sign(bundleAt: path, with: SigningKey()) }
+            let error = #expect(throws: SandboxError.self) { try sign(path, with: SigningKey()) }
             #expect(error?.code == .unsupported)
             #expect(error?.message.contains("'en.lproj/link'") == true)
             #expect(!FileManager.default.fileExists(atPath: path + "/_CodeSignature/signature"))
@@ -84,7 +84,7 @@ struct BundleInstallTests {
 
             let untrusted = try makeBundle(in: scratch, named: "Untrusted.app")
             let stranger = SigningKey()
-            try BundleSigner.sign(bundleAt: untrusted, with: stranger)
+            try sign(untrusted, with: stranger)
             try expectRefused(home, untrusted, .untrustedKey, mentioning: "sandbox trust")
 
             let (changed, _) = try signedBundle(in: scratch, home: home, named: "Changed.app")

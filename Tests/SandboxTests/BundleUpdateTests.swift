@@ -54,7 +54,7 @@ struct BundleUpdateTests {
             files["New.txt"] = "new in v2"
             files["fr.lproj/Main.storyboard"] = nil
             let v2 = try makeBundle(in: scratch + "/v2", named: "Notes.app", files: files)
-            try BundleSigner.sign(bundleAt: v2, with: key)
+            try sign(v2, with: key, version: "2.0")
             let report = try home.update(app, bundleDirectory: v2)
             #expect(report.previousKeyID == key.publicKey.keyID)
             #expect(report.removedTemporaryItems == 1)
@@ -72,7 +72,7 @@ struct BundleUpdateTests {
     func renamed() throws {
         try withInstalledApp { home, scratch, key, _ in
             let v2 = try makeBundle(in: scratch + "/v2", named: "Notes Pro.app")
-            try BundleSigner.sign(bundleAt: v2, with: key)
+            try sign(v2, with: key, version: "2.0")
             try home.update(app, bundleDirectory: v2)
             #expect(try home.container(for: app).bundleName == "Notes Pro.app")
             #expect(throws: Never.self) { try home.openApp(app, environment: [:]) }
@@ -83,19 +83,19 @@ struct BundleUpdateTests {
     func refusedUpdates() throws {
         try withInstalledApp { home, scratch, key, _ in
             let badSignature = try makeBundle(in: scratch + "/bad", named: "Notes.app")
-            try BundleSigner.sign(bundleAt: badSignature, with: key)
+            try sign(badSignature, with: key)
             try overwrite(badSignature + "/Info.plist", with: "<plist>evil</plist>")
             let manifest = badSignature + "/_CodeSignature/manifest.json"
             try overwrite(manifest, with: try String(contentsOfFile: manifest, encoding: .utf8).replacingOccurrences(of: "\"size\":8,", with: "\"size\":19,"))
             try expectRefused(home, badSignature, .signatureInvalid)
 
             let untrusted = try makeBundle(in: scratch + "/untrusted", named: "Notes.app")
-            try BundleSigner.sign(bundleAt: untrusted, with: SigningKey())
+            try sign(untrusted, with: SigningKey())
             try expectRefused(home, untrusted, .untrustedKey)
 
             let otherSigner = try makeBundle(in: scratch + "/other", named: "Notes.app")
             let other = try trustedKey(in: home)
-            try BundleSigner.sign(bundleAt: otherSigner, with: other)
+            try sign(otherSigner, with: other)
             let error = try expectRefused(home, otherSigner, .untrustedKey)
             #expect(error?.message.contains("same signer") == true)
             #expect(throws: Never.self) { try home.update(app, bundleDirectory: otherSigner, allowingNewSigner: true) }
@@ -111,7 +111,7 @@ struct BundleUpdateTests {
             var files = sampleBundleFiles
             files["Info.plist"] = "<plist>v2</plist>"
             let v2 = try makeBundle(in: scratch + "/v2", named: "Notes.app", files: files)
-            try BundleSigner.sign(bundleAt: v2, with: key)
+            try sign(v2, with: key, version: "2.0")
             let error = #expect(throws: SandboxError.self) {
                 try home.update(app, bundleDirectory: v2, allowingNewSigner: false) { step throws(SandboxError) in
                     if step == .staged { throw SandboxError(.noSpace, "injected: disk full") }
@@ -131,7 +131,7 @@ struct BundleUpdateTests {
     func modifiedSource() throws {
         try withInstalledApp { home, scratch, key, _ in
             let v2 = try makeBundle(in: scratch + "/v2", named: "Notes.app")
-            try BundleSigner.sign(bundleAt: v2, with: key)
+            try sign(v2, with: key, version: "2.0")
             try overwrite(v2 + "/Sounds/ding.wav", with: "WAVE")
             let error = try expectRefused(home, v2, .bundleModified)
             #expect(error?.message.contains("'Notes.app/Sounds/ding.wav' was modified") == true)
@@ -146,7 +146,7 @@ struct BundleUpdateTests {
             let unrelated = try ContainerPath("Containers/Bundle/.updating-abc-\(app.rawValue)-x")
             try home.root.createDirectory(at: unrelated)
             let v2 = try makeBundle(in: scratch + "/v2", named: "Notes.app")
-            try BundleSigner.sign(bundleAt: v2, with: key)
+            try sign(v2, with: key, version: "2.0")
             try home.update(app, bundleDirectory: v2)
             #expect(try !home.root.itemExists(at: debris))
             #expect(try home.root.itemExists(at: unrelated))

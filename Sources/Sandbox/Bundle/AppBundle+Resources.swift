@@ -56,10 +56,10 @@ extension AppBundle {
         for folder in folders {
             var directory = folder
             if let subdirectory, !subdirectory.isEmpty {
-                directory = try ContainerPath(folder.description + "/" + subdirectory)
+                directory = try ContainerPath(folder.storedText + "/" + subdirectory)
             }
             if let name {
-                let candidate = try ContainerPath(directory.description + "/" + name + suffix)
+                let candidate = try ContainerPath(directory.storedText + "/" + name + suffix)
                 guard candidate.isDescendant(of: directory), candidate != directory else {
                     throw SandboxError(.invalidPath, "'\(name + suffix)' names no resource inside '\(directory)' of the bundle.", path: candidate.description)
                 }

@@ -5,6 +5,8 @@ extension BundleManifest {
     private struct Stored: Decodable {
         var format: String
         var entries: [StoredEntry]
+        var identifier: String?
+        var version: String?
     }
 
     private struct StoredEntry: Decodable {
@@ -20,7 +22,8 @@ extension BundleManifest {
     /// - Parameter source: the file's path, for messages.
     /// - Throws: ``SandboxError/Code/corrupt`` when the bytes are not a manifest of this format:
     ///   not JSON, an unknown format, a path that is invalid, repeated or inside `_CodeSignature`, a
-    ///   bad mode, size or digest.
+    ///   bad mode, size or digest, an invalid app identifier or version, or bytes that are not the
+    ///   manifest's canonical encoding (so that no two readers can see different manifests in them).
     public init(storedBytes bytes: [UInt8], source: String) throws(SandboxError) {
         let stored: Stored
         do {
@@ -29,6 +32,9 @@ extension BundleManifest {
             throw SandboxError(.corrupt, "'\(source)' is not a bundle manifest (\(error)). Sign the bundle again with `sandbox sign`.", path: source)
         }
         guard stored.format == Self.format else {
+            if stored.format == "sandbox-bundle-manifest/1" {
+                throw SandboxError(.corrupt, "'\(source)' is a manifest of format '\(stored.format)', which names no app or version, so it cannot be told from an older bundle or another app's. Sign the bundle again with `sandbox sign`.", path: source)
+            }
             throw SandboxError(.corrupt, "'\(source)' is a manifest of format '\(stored.format)'; this version reads '\(Self.format)'. Sign the bundle again with this version of `sandbox sign`.", path: source)
         }
         var seen = Set<ContainerPath>()
@@ -43,7 +49,7 @@ extension BundleManifest {
             } catch {
                 throw bad("an invalid path (\(error.message))")
             }
-            guard path.description == item.path, !path.isRoot, !path.components.contains(".."), !path.components.contains("."), path.components.first != Self.signatureDirectory.description else {
+            guard path.string == item.path, !path.isRoot, !path.components.contains(".."), !path.components.contains("."), path.names.first != Self.signatureDirectory.names.first else {
                 throw bad("a path that names no item of the bundle")
             }
             guard seen.insert(path).inserted else { throw bad("a second entry") }
@@ -58,6 +64,15 @@ extension BundleManifest {
             }
             entries.append(Entry(path: path, kind: item.type, mode: mode, size: item.size, sha256: item.sha256))
         }
-        self.init(entries: entries)
+        let identity: BundleIdentity
+        do throws(SandboxError) {
+            identity = BundleIdentity(identifier: try AppIdentifier(stored.identifier ?? ""), version: try BundleVersion(stored.version ?? ""))
+        } catch {
+            throw SandboxError(.corrupt, "'\(source)' names no valid app or version (\(error.message)). Sign the bundle again with `sandbox sign`.", path: source)
+        }
+        self.init(entries: entries, identity: identity)
+        guard canonicalBytes == bytes else {
+            throw SandboxError(.corrupt, "'\(source)' is not in the canonical encoding `sandbox sign` writes (extra keys, spaces, repeated keys or another order). Sign the bundle again with `sandbox sign`.", path: source)
+        }
     }
 }

@@ -3,16 +3,21 @@ import SystemPackage
 
 extension BundleManifest {
     /// The manifest of the bundle directory `bundle` beneath `root`, as it is on disk now: every
-    /// file hashed, `_CodeSignature/` left out.
+    /// file hashed, `_CodeSignature/` left out, `identity` recorded.
     ///
     /// - Throws: ``SandboxError/Code/unsupported`` naming the first symbolic link, FIFO, socket or
-    ///   device found (bundles hold only files and directories); file-system errors.
-    init(scanning bundle: ContainerPath, in root: ConfinedRoot) throws(SandboxError) {
+    ///   device found (bundles hold only files and directories), or the first name that is not
+    ///   valid UTF-8 (shown escaped; APFS, where bundles come from, allows no other); file-system
+    ///   errors.
+    init(scanning bundle: ContainerPath, in root: ConfinedRoot, identity: BundleIdentity) throws(SandboxError) {
         var entries: [Entry] = []
         let digest = FileDigest()
         try root.enumerate(at: bundle, recursive: true, prefetchingAttributes: true) { item throws(SandboxError) in
             let relative = item.path.relative(to: bundle)
-            if relative.components.first == Self.signatureDirectory.description { return }
+            if relative.names.first == Self.signatureDirectory.names.first { return }
+            guard relative.lastName?.isValidUTF8 != false else {
+                throw SandboxError(.unsupported, "The name of '\(relative)' in the bundle is not valid UTF-8 (its bytes that are not are shown as \\xHH); a bundle's names must be, as on APFS. Rename it, then sign again.", path: relative.description)
+            }
             guard let attributes = item.attributes else { return }  // removed while being listed
             let mode = UInt16(attributes.permissions.rawValue & 0o7777)
             switch item.type {
@@ -25,15 +30,14 @@ extension BundleManifest {
                 throw SandboxError(.unsupported, "'\(relative)' in the bundle is a \(item.type); a bundle may hold only files and directories. Replace it with a copy of what it stands for, then sign again.", path: relative.description)
             }
         }
-        self.init(entries: entries)
+        self.init(entries: entries, identity: identity)
     }
 }
 
 extension ContainerPath {
-    /// This path without the leading components of `base`, which it must start with.
+    /// This path without the leading names of `base`, which it must start with; names are kept
+    /// byte for byte.
     func relative(to base: ContainerPath) -> ContainerPath {
-        var result = ContainerPath.root
-        for component in components.dropFirst(base.components.count) { result = result.appendingName(component) }
-        return result
+        names.dropFirst(base.names.count).reduce(ContainerPath.root) { $0.appending($1) }
     }
 }

@@ -2,18 +2,20 @@ import Foundation
 import SandboxCore
 
 /// The list of everything in a signed bundle: each file's relative path, size, permission bits
-/// and SHA-256, and each directory (so an added empty directory is noticed too).
+/// and SHA-256, and each directory (so an added empty directory is noticed too); and the app and
+/// version the bundle is for (``identity``).
 ///
 /// Stored as `_CodeSignature/manifest.json` in a canonical encoding (``canonicalBytes``): entries
 /// sorted by the bytes of their paths, keys in a fixed order, no insignificant spaces, one entry a
-/// line. The same bundle always gives the same bytes, and the signature covers exactly them.
+/// line. The same bundle always gives the same bytes, and the signature covers exactly them; a
+/// manifest whose bytes are not canonical is refused when read.
 ///
 /// What a manifest holds: regular files and directories, hidden ones included, everything but
 /// `_CodeSignature/` itself. Symbolic links, FIFOs, sockets and devices are refused when signing
 /// (a link could point out of the bundle; copy its target in instead).
 public struct BundleManifest: Sendable, Hashable {
-    /// The format's name, first in the file.
-    public static let format = "sandbox-bundle-manifest/1"
+    /// The format's name, stored in the file.
+    public static let format = "sandbox-bundle-manifest/2"
 
     /// One item of the bundle.
     public struct Entry: Sendable, Hashable {
@@ -22,7 +24,8 @@ public struct BundleManifest: Sendable, Hashable {
             case directory
         }
 
-        /// The path relative to the bundle, `/`-separated.
+        /// The path relative to the bundle, `/`-separated. Its names are valid UTF-8 (signing refuses
+        /// others), compared byte for byte: an NFD spelling of an NFC name is another item.
         public var path: ContainerPath
         public var kind: Kind
         /// The permission bits when signed (e.g. `0o755`); only the executable bits survive install.
@@ -49,19 +52,23 @@ public struct BundleManifest: Sendable, Hashable {
 
     /// The items, sorted by ``canonicalOrder(_:_:)``.
     public private(set) var entries: [Entry]
+    /// The app and version the bundle is for.
+    public var identity: BundleIdentity
 
     /// The directory the signature lives in, at the bundle's top.
     public static let signatureDirectory = ContainerPath(constant: "_CodeSignature")
     static let manifestFile = ContainerPath(constant: "_CodeSignature/manifest.json")
     static let signatureFile = ContainerPath(constant: "_CodeSignature/signature")
 
-    public init(entries: [Entry]) {
+    public init(entries: [Entry], identity: BundleIdentity) {
         self.entries = entries.sorted(by: Self.canonicalOrder)
+        self.identity = identity
     }
 
-    /// Paths in the order of their UTF-8 bytes, independent of locale and of Swift's collation.
+    /// Paths in the order of their UTF-8 bytes (names joined by `/`), independent of locale and of
+    /// Swift's collation.
     public static func canonicalOrder(_ lhs: Entry, _ rhs: Entry) -> Bool {
-        lhs.path.description.utf8.lexicographicallyPrecedes(rhs.path.description.utf8)
+        lhs.path.storedText.utf8.lexicographicallyPrecedes(rhs.path.storedText.utf8)
     }
 
     /// The total size of the files.
@@ -72,11 +79,12 @@ public struct BundleManifest: Sendable, Hashable {
         var text = "{\"entries\":["
         for (index, entry) in entries.enumerated() {
             text += index == 0 ? "\n" : ",\n"
-            text += "{\"mode\":\"0\(String(entry.mode, radix: 8))\",\"path\":\(Self.quoted(entry.path.description))"
+            text += "{\"mode\":\"0\(String(entry.mode, radix: 8))\",\"path\":\(Self.quoted(entry.path.storedText))"
             if let sha256 = entry.sha256 { text += ",\"sha256\":\"\(sha256)\"" }
             text += ",\"size\":\(entry.size),\"type\":\"\(entry.kind.rawValue)\"}"
         }
-        text += "\n],\"format\":\"\(Self.format)\"}\n"
+        text += "\n],\"format\":\"\(Self.format)\",\"identifier\":\(Self.quoted(identity.identifier.rawValue))"
+        text += ",\"version\":\(Self.quoted(identity.version.rawValue))}\n"
         return Array(text.utf8)
     }
 
@@ -95,4 +103,10 @@ public struct BundleManifest: Sendable, Hashable {
         }
         return result + "\""
     }
+}
+
+extension ContainerPath {
+    /// The path as a manifest stores it: its exact text (names are valid UTF-8 in a manifest;
+    /// the escaped display of another name could never match the disk, so it is refused there).
+    var storedText: String { string ?? description }
 }

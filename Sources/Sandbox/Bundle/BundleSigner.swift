@@ -12,18 +12,23 @@ public enum BundleSigner {
         public var bytes: Int64
         /// The signer's ``SigningPublicKey/keyID``.
         public var keyID: String
+        /// The app and version the signature binds the bundle to.
+        public var identity: BundleIdentity
     }
 
     /// Writes `_CodeSignature/manifest.json` and `_CodeSignature/signature` into the bundle
     /// directory at `hostPath`, replacing an earlier signature. Each file is written atomically
     /// and durably, the manifest first.
     ///
+    /// - Parameter identity: the app the bundle is for and its version, signed into the manifest:
+    ///   the bundle then installs only as that app, and never replaces a higher version. The
+    ///   caller decides them (`sandbox sign` reads them from the bundle's `Info.plist`).
     /// - Throws: ``SandboxError/Code/unsupported`` naming a symbolic link, FIFO, socket or device in
     ///   the bundle; ``SandboxError/Code/notFound`` / ``SandboxError/Code/notADirectory`` for a
     ///   bad `hostPath`; file-system errors. On error no new signature is in place; an old one may
     ///   remain, and no longer matches if the bundle changed.
     @discardableResult
-    public static func sign(bundleAt hostPath: String, with key: SigningKey) throws(SandboxError) -> Report {
+    public static func sign(bundleAt hostPath: String, with key: SigningKey, identity: BundleIdentity) throws(SandboxError) -> Report {
         let root = try ConfinedRoot(openingDirectoryAt: hostPath)
         switch try root.attributes(at: BundleManifest.signatureDirectory, followingSymlink: false)?.type {
         case nil:
@@ -33,12 +38,12 @@ public enum BundleSigner {
         case let other?:
             throw SandboxError(.alreadyExists, "'\(hostPath)/_CodeSignature' is a \(other), not a directory; the signature goes there. Move it away and sign again.", path: "_CodeSignature")
         }
-        let manifest = try BundleManifest(scanning: .root, in: root)
+        let manifest = try BundleManifest(scanning: .root, in: root, identity: identity)
         let bytes = manifest.canonicalBytes
         let signature = try BundleSignature(signing: bytes, with: key)
         try root.writeContents(bytes, to: BundleManifest.manifestFile, options: [.atomic, .durable])
         try root.writeContents(signature.storedBytes, to: BundleManifest.signatureFile, options: [.atomic, .durable])
         let files = manifest.entries.filter { $0.kind == .file }.count
-        return Report(files: files, directories: manifest.entries.count - files, bytes: manifest.totalSize, keyID: key.publicKey.keyID)
+        return Report(files: files, directories: manifest.entries.count - files, bytes: manifest.totalSize, keyID: key.publicKey.keyID, identity: identity)
     }
 }

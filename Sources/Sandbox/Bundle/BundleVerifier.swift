@@ -14,6 +14,21 @@ public struct BundleVerification: Sendable, Hashable, Codable {
     public var directories: Int
     /// Bytes hashed.
     public var bytes: Int64
+    /// The app and version the signature binds the bundle to, when signed.
+    public var identity: BundleIdentity?
+
+    /// The report of an empty unsigned placeholder.
+    static let unsigned = BundleVerification(isSigned: false, keyID: nil, files: 0, directories: 0, bytes: 0, identity: nil)
+}
+
+/// What ``BundleVerifier/check(_:in:trustedKeys:label:comparingPermissions:)`` found.
+struct BundleCheck {
+    /// The counts and the signer.
+    var report: BundleVerification
+    /// Every difference from the manifest; empty when the bundle is as signed.
+    var changes: [BundleChange]
+    /// The signed manifest; `nil` for an empty unsigned placeholder.
+    var manifest: BundleManifest?
 }
 
 /// Checks a bundle against its signature and manifest.
@@ -61,32 +76,38 @@ enum BundleVerifier {
     /// Checks the signature, then every item of the bundle against the manifest: contents
     /// (streamed SHA-256), sizes, types, and the read-only permission bits set at install.
     ///
-    /// - Returns: the report and the changes found; the caller decides what a change means.
+    /// Nothing is followed or changed: a symbolic link, FIFO, socket or device is a change (of type
+    /// where the manifest has a file or directory, else an addition), never opened.
+    ///
+    /// - Parameter comparingPermissions: whether permission bits must be the sealed ones (`false`
+    ///   for a bundle not installed yet).
+    /// - Returns: what was found; the caller decides what a change means.
     /// - Throws: the errors of ``signature(of:in:trustedKeys:label:)``, and file-system errors.
     static func check(
         _ bundle: ContainerPath,
         in root: ConfinedRoot,
         trustedKeys: Set<SigningPublicKey>,
-        label: String
-    ) throws(SandboxError) -> (report: BundleVerification, changes: [BundleChange]) {
+        label: String,
+        comparingPermissions: Bool = true
+    ) throws(SandboxError) -> BundleCheck {
         guard let (signature, manifest) = try signature(of: bundle, in: root, trustedKeys: trustedKeys, label: label) else {
-            return (BundleVerification(isSigned: false, keyID: nil, files: 0, directories: 0, bytes: 0), [])
+            return BundleCheck(report: .unsigned, changes: [], manifest: nil)
         }
         var expected: [ContainerPath: BundleManifest.Entry] = [:]
         for entry in manifest.entries { expected[entry.path] = entry }
         var changes: [BundleChange] = []
-        var report = BundleVerification(isSigned: true, keyID: signature.key.keyID, files: 0, directories: 0, bytes: 0)
+        var report = BundleVerification(isSigned: true, keyID: signature.key.keyID, files: 0, directories: 0, bytes: 0, identity: manifest.identity)
         let digest = FileDigest()
         try root.enumerate(at: bundle, recursive: true, prefetchingAttributes: true) { item throws(SandboxError) in
             let relative = item.path.relative(to: bundle)
             guard let attributes = item.attributes else { return }  // vanished while listed: reported as removed
             let mode = UInt16(attributes.permissions.rawValue & 0o7777)
-            if relative.components.first == BundleManifest.signatureDirectory.description {
+            if relative.names.first == BundleManifest.signatureDirectory.names.first {
                 let isSignatureFile = relative == BundleManifest.manifestFile || relative == BundleManifest.signatureFile
-                let isSignatureItem = relative.components.count == 1 ? item.type == .directory : isSignatureFile && item.type == .regular
+                let isSignatureItem = relative.names.count == 1 ? item.type == .directory : isSignatureFile && item.type == .regular
                 if !isSignatureItem {
                     changes.append(BundleChange(path: relative.description, kind: .added))
-                } else if mode != (item.type == .directory ? 0o555 : 0o444) {
+                } else if comparingPermissions, mode != (item.type == .directory ? 0o555 : 0o444) {
                     changes.append(BundleChange(path: relative.description, kind: .permissionsChanged))
                 }
                 return
@@ -95,17 +116,17 @@ enum BundleVerifier {
                 changes.append(BundleChange(path: relative.description, kind: .added))
                 return
             }
-            let change = try compare(item.path, item.type, mode, attributes.size, with: entry, in: root, digest: digest, report: &report)
+            let change = try compare(item.path, item.type, comparingPermissions ? mode : nil, attributes.size, with: entry, in: root, digest: digest, report: &report)
             if let change { changes.append(BundleChange(path: relative.description, kind: change)) }
         }
         for entry in expected.values { changes.append(BundleChange(path: entry.path.description, kind: .removed)) }
-        return (report, changes)
+        return BundleCheck(report: report, changes: changes, manifest: manifest)
     }
 
     private static func compare(
         _ path: ContainerPath,
         _ type: ItemType,
-        _ mode: UInt16,
+        _ mode: UInt16?,
         _ size: Int64,
         with entry: BundleManifest.Entry,
         in root: ConfinedRoot,
@@ -124,6 +145,7 @@ enum BundleVerifier {
         default:
             return .typeChanged
         }
+        guard let mode else { return nil }
         return mode == entry.sealedMode ? nil : .permissionsChanged
     }
 }

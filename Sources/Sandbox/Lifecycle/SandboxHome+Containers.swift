@@ -10,13 +10,16 @@ extension SandboxHome {
     /// - Parameters:
     ///   - bundleDirectory: a host directory to install as the bundle; its name is kept if it ends
     ///     in `.app`. It must be signed (`sandbox sign`) by a key the device trusts
-    ///     (``trust(_:)``); the installed copy is checked against the manifest and made read-only.
+    ///     (``trust(_:)``), for `app` (its signed manifest names the app). The directory is checked
+    ///     completely before anything is copied, and the copy again before it is made read-only:
+    ///     a symbolic link, FIFO, socket or device in it is refused, never followed.
     ///     Without it the bundle is an empty, unsigned `<last part>.app` placeholder.
     /// - Throws: ``SandboxError/Code/alreadyExists`` when the app has containers;
     ///   ``SandboxError/Code/notFound`` for a missing bundle directory;
-    ///   ``SandboxError/Code/signatureInvalid``, ``SandboxError/Code/untrustedKey`` and
+    ///   ``SandboxError/Code/signatureInvalid``, ``SandboxError/Code/untrustedKey``,
+    ///   ``SandboxError/Code/identifierMismatch`` (signed for another app) and
     ///   ``SandboxError/Code/bundleModified`` for a bundle that fails its checks (nothing is
-    ///   installed); file-system errors.
+    ///   installed, nothing outside the staged copy is changed); file-system errors.
     @discardableResult
     public func createContainer(for app: AppIdentifier, bundleDirectory: String? = nil) throws(SandboxError) -> Container {
         let data = Self.dataPath(app)
@@ -36,7 +39,8 @@ extension SandboxHome {
                 try root.createDirectory(at: dataStage.appendingComponents(of: path))
             }
             if let bundleDirectory {
-                try stageBundle(fromHost: bundleDirectory, at: bundleStage.appendingName(bundleName))
+                let requirements = BundleRequirements(app: app, requiresSignature: false, signer: nil, minimumVersion: nil)
+                try stageBundle(fromHost: bundleDirectory, at: bundleStage.appendingName(bundleName), requirements: requirements)
             } else {
                 try root.createDirectory(at: bundleStage.appendingName(bundleName))
             }
@@ -88,6 +92,9 @@ extension SandboxHome {
     }
 
     /// Every installed app's container.
+    ///
+    /// - Throws: the first error opening a container. Device-wide operations use
+    ///   ``openContainers()``, which skips (and names) the apps whose containers cannot be opened.
     public func containers() throws(SandboxError) -> [Container] {
         var result: [Container] = []
         for app in try installedApps() { result.append(try container(for: app)) }
@@ -137,6 +144,6 @@ extension SandboxHome {
 
 extension ContainerPath {
     func appendingComponents(of other: ContainerPath) -> ContainerPath {
-        other.components.reduce(self) { $0.appendingName($1) }
+        other.names.reduce(self) { $0.appending($1) }
     }
 }

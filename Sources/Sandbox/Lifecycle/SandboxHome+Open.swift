@@ -40,7 +40,8 @@ extension Container {
     public func verifyBundle(trustedKeys: Set<SigningPublicKey>) throws(SandboxError) -> BundleVerification {
         let bundle = ContainerPath.root.appendingName(bundleName)
         let label = "the bundle of '\(identifier)'"
-        let (report, changes) = try BundleVerifier.check(bundle, in: bundleRoot, trustedKeys: trustedKeys, label: label)
+        let check = try BundleVerifier.check(bundle, in: bundleRoot, trustedKeys: trustedKeys, label: label)
+        let changes = check.changes
         guard changes.isEmpty else {
             throw SandboxError(
                 .bundleModified,
@@ -48,7 +49,7 @@ extension Container {
                 path: changes.map(\.path).min().map { bundleName + "/" + $0 }
             )
         }
-        return report
+        return check.report
     }
 }
 

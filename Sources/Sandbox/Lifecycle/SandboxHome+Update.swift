@@ -7,6 +7,8 @@ public struct UpdateReport: Sendable, Hashable, Codable {
     public var bundle: String
     /// The signer of the bundle that was replaced, if it was signed.
     public var previousKeyID: String?
+    /// The version of the bundle that was replaced, when it was signed and its manifest readable.
+    public var previousVersion: BundleVersion?
     /// The check of the new bundle.
     public var verification: BundleVerification
     /// Items removed from `tmp/`, which an update clears (the SPEC leaves it "not guaranteed").
@@ -37,14 +39,23 @@ extension SandboxHome {
     /// `Preferences/`, `Application Support/` and `Caches/`) are kept untouched; `tmp/` is cleared
     /// after the swap; the keychain, which lives in the device home, is not touched.
     ///
+    /// The new bundle must be signed for `app` (its manifest names the app) and its version may not
+    /// be lower than the installed one's; the same version is accepted, so that re-installing it
+    /// repairs a modified bundle. All of this is checked on the host directory before anything is
+    /// copied (see ``createContainer(for:bundleDirectory:)``).
+    ///
     /// - Parameters:
     ///   - allowingNewSigner: accept a bundle signed by another trusted key than the installed one.
     ///     By default an update must come from the installed bundle's signer (as iOS requires the
-    ///     same team); an app installed without a bundle accepts any trusted signer.
+    ///     same team); an app installed without a bundle accepts any trusted signer. It also
+    ///     replaces an installed bundle whose signature cannot be read. It never allows a lower
+    ///     version.
     /// - Throws: ``SandboxError/Code/notFound`` when the app is not installed or the directory is
     ///   missing; ``SandboxError/Code/signatureInvalid`` for an unsigned or badly signed bundle;
     ///   ``SandboxError/Code/untrustedKey`` for a signer the device does not trust, or another
-    ///   signer than the installed one; ``SandboxError/Code/bundleModified`` when the copy does not
+    ///   signer than the installed one; ``SandboxError/Code/identifierMismatch`` for a bundle
+    ///   signed for another app; ``SandboxError/Code/downgrade`` for a lower version than the
+    ///   installed one; ``SandboxError/Code/bundleModified`` when the bundle or its copy does not
     ///   match the manifest; file-system errors.
     @discardableResult
     public func update(_ app: AppIdentifier, bundleDirectory: String, allowingNewSigner: Bool = false) throws(SandboxError) -> UpdateReport {
@@ -58,21 +69,20 @@ extension SandboxHome {
         faultInjection: (UpdateStep) throws(SandboxError) -> Void
     ) throws(SandboxError) -> UpdateReport {
         let installed = try container(for: app)
-        let previous = try installedSigner(of: installed)
-        let required = allowingNewSigner ? nil : previous
+        let previous = try installedSignature(of: installed, allowingUnknownSigner: allowingNewSigner)
+        let requirements = BundleRequirements(
+            app: app,
+            requiresSignature: true,
+            signer: allowingNewSigner ? nil : previous?.key,
+            minimumVersion: previous?.version
+        )
         try sweepUpdateDebris(for: app)
         let stage = Self.bundleContainers.appendingName(".updating-\(String(UInt64.random(in: 0...UInt64.max), radix: 36))-\(app.rawValue)")
         let name = Self.bundleName(for: app, from: bundleDirectory)
         let verification: BundleVerification
         do throws(SandboxError) {
             try root.createDirectory(at: stage)
-            verification = try stageBundle(fromHost: bundleDirectory, at: stage.appendingName(name))
-            guard verification.isSigned else {
-                throw SandboxError(.signatureInvalid, "The bundle '\(bundleDirectory)' is empty and unsigned; an update needs a signed bundle. \(BundleVerifier.signRemedy)", path: bundleDirectory)
-            }
-            if let required, verification.keyID != required.keyID {
-                throw SandboxError(.untrustedKey, "The bundle '\(bundleDirectory)' is signed by key \(verification.keyID.map { String($0.prefix(16)) } ?? "none"), but '\(app)' was installed from key \(required): an update must come from the same signer. Pass --allow-new-signer (allowingNewSigner) to accept the new one.", path: bundleDirectory)
-            }
+            verification = try stageBundle(fromHost: bundleDirectory, at: stage.appendingName(name), requirements: requirements)
             try faultInjection(.staged)
             try root.exchangeItems(at: Self.bundlePath(app), with: stage)
         } catch {
@@ -97,31 +107,46 @@ extension SandboxHome {
         return UpdateReport(
             app: app.rawValue,
             bundle: try container(for: app).hostPath(for: .bundle),
-            previousKeyID: previous?.keyID,
+            previousKeyID: previous?.key.keyID,
+            previousVersion: previous?.version,
             verification: verification,
             removedTemporaryItems: removed,
             warnings: warnings
         )
     }
 
-    /// The signer of the installed bundle: `nil` for an empty unsigned placeholder.
+    /// The signer and version of the installed bundle: `nil` for an empty unsigned placeholder.
+    /// The version is `nil` when the manifest cannot be read (the update repairs the bundle).
     ///
+    /// - Parameter allowingUnknownSigner: answer `nil` rather than throw when the bundle has files
+    ///   but no readable signature.
     /// - Throws: ``SandboxError/Code/signatureInvalid`` when the bundle has files but no readable
     ///   signature (pass `allowingNewSigner` to replace it anyway).
-    private func installedSigner(of container: Container) throws(SandboxError) -> SigningPublicKey? {
+    private func installedSignature(of container: Container, allowingUnknownSigner: Bool) throws(SandboxError) -> (key: SigningPublicKey, version: BundleVersion?)? {
         let bundle = ContainerPath.root.appendingName(container.bundleName)
         let path = bundle.appendingComponents(of: BundleManifest.signatureFile)
         let label = "'\(container.hostPath(for: .bundle))/_CodeSignature/signature'"
+        let key: SigningPublicKey
         do throws(SandboxError) {
             let bytes = try container.bundleRoot.readContents(of: path, maximumSize: 4096)
-            return try BundleSignature(storedBytes: bytes, source: label).key
+            key = try BundleSignature(storedBytes: bytes, source: label).key
         } catch where error.code == .notFound {
-            guard try container.bundleRoot.contentsOfDirectory(at: bundle).isEmpty else {
+            if !allowingUnknownSigner, try !container.bundleRoot.contentsOfDirectory(at: bundle).isEmpty {
                 throw SandboxError(.signatureInvalid, "The installed bundle of '\(container.identifier)' has no signature, so its signer is unknown. Pass --allow-new-signer (allowingNewSigner) to replace it.", path: path.description)
             }
             return nil
         } catch where error.code == .signatureInvalid {
-            throw SandboxError(.signatureInvalid, "\(error.message) The installed bundle's signer is unknown: pass --allow-new-signer (allowingNewSigner) to replace it.", path: path.description)
+            guard allowingUnknownSigner else {
+                throw SandboxError(.signatureInvalid, "\(error.message) The installed bundle's signer is unknown: pass --allow-new-signer (allowingNewSigner) to replace it.", path: path.description)
+            }
+            return nil
+        }
+        let manifestPath = bundle.appendingComponents(of: BundleManifest.manifestFile)
+        do throws(SandboxError) {
+            let bytes = try container.bundleRoot.readContents(of: manifestPath)
+            return (key, try BundleManifest(storedBytes: bytes, source: container.bundleRoot.displayPath(of: manifestPath)).identity.version)
+        } catch where error.code == .notFound || error.code == .corrupt {
+            return (key, nil)  // no version to keep to: the signer still decides (`error` is why)
         }
     }
 

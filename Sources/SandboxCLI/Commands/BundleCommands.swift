@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Sandbox
+import SandboxStore
 
 struct Keygen: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -67,7 +68,7 @@ struct Trust: ParsableCommand {
 struct Sign: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Sign a bundle directory: a manifest of every file's SHA-256, signed with Ed25519.",
-        discussion: "Writes BUNDLE-DIR/_CodeSignature/manifest.json and BUNDLE-DIR/_CodeSignature/signature, replacing an earlier signature. Hidden files are included; symbolic links, FIFOs, sockets and devices are refused."
+        discussion: "Writes BUNDLE-DIR/_CodeSignature/manifest.json and BUNDLE-DIR/_CodeSignature/signature, replacing an earlier signature. Hidden files are included; symbolic links, FIFOs, sockets and devices are refused. The app identifier and version signed into the manifest are CFBundleIdentifier and CFBundleVersion of BUNDLE-DIR/Info.plist: the bundle then installs only as that app, and an update never goes back to a lower version."
     )
 
     @Argument(help: "The bundle directory (e.g. Notes.app).")
@@ -77,16 +78,17 @@ struct Sign: ParsableCommand {
     @OptionGroup var output: OutputOptions
 
     func run() throws {
-        let report = try BundleSigner.sign(bundleAt: bundleDirectory, with: SigningKey(contentsOfHostPath: key))
+        let identity = try BundleInfo.identity(ofBundleAt: bundleDirectory)
+        let report = try BundleSigner.sign(bundleAt: bundleDirectory, with: SigningKey(contentsOfHostPath: key), identity: identity)
         if output.json { return try Output.json(report) }
-        print("Signed \(bundleDirectory): \(report.files) file(s), \(report.directories) folder(s), \(Output.bytes(report.bytes)); key ID \(report.keyID)")
+        print("Signed \(bundleDirectory) as \(identity.identifier) version \(identity.version): \(report.files) file(s), \(report.directories) folder(s), \(Output.bytes(report.bytes)); key ID \(report.keyID)")
     }
 }
 
 struct Update: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Replace an app's bundle with a new signed one, keeping its data.",
-        discussion: "The new bundle is checked and staged beside the old one, then swapped in atomically. Documents and Library (Preferences, Application Support, Caches) are kept and tmp is cleared; the keychain is untouched. On any failure the old app is left as it was."
+        discussion: "The new bundle must be signed for this app, with a version no lower than the installed one (the same version re-installs it). It is checked, then staged beside the old one, then swapped in atomically. Documents and Library (Preferences, Application Support, Caches) are kept and tmp is cleared; the keychain is untouched. On any failure the old app is left as it was."
     )
 
     @OptionGroup var app: AppArgument
@@ -100,7 +102,7 @@ struct Update: ParsableCommand {
         let report = try SandboxHome().update(app.identifier(), bundleDirectory: bundle, allowingNewSigner: allowNewSigner)
         for warning in report.warnings { FileHandle.standardError.write(Data("sandbox: warning: \(warning)\n".utf8)) }
         if output.json { return try Output.json(report) }
-        print("Updated \(report.app)")
+        print("Updated \(report.app)\(report.verification.identity.map { " to version \($0.version)" } ?? "")\(report.previousVersion.map { " (was \($0))" } ?? "")")
         print("  bundle: \(report.bundle)")
         print("  signed by: \(report.verification.keyID ?? "nobody")")
     }
@@ -120,7 +122,7 @@ struct Verify: ParsableCommand {
         let report = opened.verification
         if output.json { return try Output.json(report) }
         guard report.isSigned else { return print("\(app.app): no bundle installed (an empty, unsigned placeholder)") }
-        print("\(app.app): bundle intact: \(report.files) file(s), \(report.directories) folder(s), \(Output.bytes(report.bytes)); key ID \(report.keyID ?? "")")
+        print("\(app.app): bundle intact\(report.identity.map { ", version \($0.version)" } ?? ""): \(report.files) file(s), \(report.directories) folder(s), \(Output.bytes(report.bytes)); key ID \(report.keyID ?? "")")
     }
 }
 
@@ -146,6 +148,45 @@ struct Resource: ParsableCommand {
             throw SandboxError(.notFound, "No resource '\(name)\(type.map { "." + $0 } ?? "")' in the bundle of '\(app.app)' for the languages \(bundle.preferredLanguages).", path: name)
         }
         print(path)
+    }
+}
+
+/// A bundle's `Info.plist`, for `sign`: where the identity signed into the manifest comes from.
+enum BundleInfo {
+    private struct Keys: Decodable {
+        var CFBundleIdentifier: String?
+        var CFBundleVersion: String?
+    }
+
+    /// `CFBundleIdentifier` and `CFBundleVersion` of `<bundle>/Info.plist` (binary or XML).
+    ///
+    /// - Throws: ``SandboxError/Code/notFound`` without an `Info.plist`;
+    ///   ``SandboxError/Code/invalidArgument`` when it is no property list, lacks either key, or
+    ///   holds an invalid identifier or version.
+    static func identity(ofBundleAt bundle: String) throws(SandboxError) -> BundleIdentity {
+        let info = ContainerPath(constant: "Info.plist")
+        let shown = bundle + "/Info.plist"
+        let remedy = "`sandbox sign` signs the app identifier and version into the manifest: give the bundle an Info.plist with the strings CFBundleIdentifier (e.g. com.example.notes) and CFBundleVersion (e.g. 1.2.10)."
+        let bytes: [UInt8]
+        do throws(SandboxError) {
+            bytes = try ConfinedRoot(openingDirectoryAt: bundle).readContents(of: info, maximumSize: 1 << 20)
+        } catch where error.code == .notFound {
+            throw SandboxError(.notFound, "'\(shown)' does not exist. \(remedy)", path: shown)
+        }
+        let keys: Keys
+        do throws(StoreError) {
+            keys = try PropertyList.decode(Keys.self, from: bytes, path: shown)
+        } catch {
+            throw SandboxError(.invalidArgument, "\(error.message) \(remedy)", path: shown)
+        }
+        guard let identifier = keys.CFBundleIdentifier, let version = keys.CFBundleVersion else {
+            throw SandboxError(.invalidArgument, "'\(shown)' has no \(keys.CFBundleIdentifier == nil ? "CFBundleIdentifier" : "CFBundleVersion") string. \(remedy)", path: shown)
+        }
+        do throws(SandboxError) {
+            return BundleIdentity(identifier: try AppIdentifier(identifier), version: try BundleVersion(version))
+        } catch {
+            throw SandboxError(.invalidArgument, "'\(shown)': \(error.message)", path: shown)
+        }
     }
 }
 
