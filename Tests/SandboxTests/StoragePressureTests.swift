@@ -88,7 +88,7 @@ struct StoragePressureTests {
             // No amount: everything purgeable goes, nothing else.
             let rest = try home.purge()
             #expect(rest.items.count == 2)
-            #expect(try home.purgeableBytes() == 0)
+            #expect(try home.storageValues().purgeableBytes == 0)
             for container in containers {
                 #expect(try container.root.contentsOfDirectory(at: ContainerPath("Library/Caches")).isEmpty)
             }

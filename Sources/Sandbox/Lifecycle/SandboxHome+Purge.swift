@@ -20,67 +20,101 @@ public struct PurgeReport: Sendable, Hashable, Codable {
     public var freedBytes: Int64
     /// The evicted files, in eviction order.
     public var items: [PurgedItem]
+    /// Apps whose `tmp/` or `Library/Caches/` could not be purged (items evicted before the
+    /// failure stay evicted), with the reason.
+    public var skipped: [SkippedApp]
 }
 
 extension SandboxHome {
+    /// The directories purging evicts from, in order.
+    private static let purgeable: [ContainerDirectory] = [.tmp, .caches]
+
     /// Frees storage as iOS does when space runs low: evicts the contents of every container's
     /// `tmp/`, then of `Library/Caches/`, least recently used first, until at least `bytes` have
     /// been freed. Nothing else is ever touched.
     ///
+    /// A container that cannot be processed (a purgeable directory replaced by a link, say: it is
+    /// never followed, see ``Container/locate(_:)``) is skipped and named in
+    /// ``PurgeReport/skipped``; the others are still purged.
+    ///
     /// - Parameter bytes: how much to free; `nil` evicts everything purgeable.
     /// - Returns: what was evicted and how much storage that released; when less could be freed
     ///   than asked, ``PurgeReport/freedBytes`` says how much.
-    /// - Throws: file-system errors; items evicted before the failure stay evicted.
+    /// - Throws: file-system errors listing the installed apps.
     @discardableResult
     public func purge(bytes: Int64? = nil) throws(SandboxError) -> PurgeReport {
-        var report = PurgeReport(requestedBytes: bytes, freedBytes: 0, items: [])
-        let containers = try containers()
-        for directory in [ContainerDirectory.tmp, .caches] {
-            guard let base = directory.path else { continue }
-            var candidates: [(container: Container, entry: DirectoryEntry)] = []
-            for container in containers where try container.root.directoryExists(at: base) {
-                try container.root.enumerate(at: base, recursive: true, prefetchingAttributes: true) { entry throws(SandboxError) in
-                    if entry.type != .directory { candidates.append((container, entry)) }
+        var report = PurgeReport(requestedBytes: bytes, freedBytes: 0, items: [], skipped: [])
+        let opened = try openContainers()
+        var skipped: [AppIdentifier: SkippedApp] = [:]
+        for app in opened.skipped { skipped[app.app] = app }
+        directories: for directory in Self.purgeable {
+            var candidates: [(container: Container, base: ContainerPath, entry: DirectoryEntry)] = []
+            for container in opened.containers where skipped[container.identifier] == nil {
+                do throws(SandboxError) {
+                    guard let base = try container.locate(directory) else { continue }
+                    try container.root.enumerate(at: base, recursive: true, prefetchingAttributes: true) { entry throws(SandboxError) in
+                        if entry.type != .directory { candidates.append((container, base, entry)) }
+                    }
+                } catch {
+                    skipped[container.identifier] = SkippedApp(app: container.identifier, error: error)
                 }
             }
             candidates.sort { ($0.entry.attributes?.lastUsedDate ?? .distantPast) < ($1.entry.attributes?.lastUsedDate ?? .distantPast) }
-            for (container, entry) in candidates {
-                if let bytes, report.freedBytes >= bytes { return report }
-                guard try container.root.removeItem(at: entry.path) > 0 else { continue }
-                let attributes = entry.attributes
-                let freed = attributes.map { $0.linkCount <= 1 ? $0.allocatedSize : 0 } ?? 0
-                report.freedBytes += freed
-                report.items.append(PurgedItem(app: container.identifier, path: entry.path.description, bytes: freed,
-                                               lastUsed: attributes?.lastUsedDate ?? .distantPast))
-                try removeEmptyParents(of: entry.path, below: base, in: container.root)
+            for (container, base, entry) in candidates where skipped[container.identifier] == nil {
+                if let bytes, report.freedBytes >= bytes { break directories }
+                do throws(SandboxError) {
+                    guard try container.root.removeItem(at: entry.path) > 0 else { continue }
+                    let attributes = entry.attributes
+                    let freed = attributes.map { $0.linkCount <= 1 ? $0.allocatedSize : 0 } ?? 0
+                    report.freedBytes += freed
+                    report.items.append(PurgedItem(app: container.identifier, path: entry.path.description, bytes: freed,
+                                                   lastUsed: attributes?.lastUsedDate ?? .distantPast))
+                    try removeEmptyParents(of: entry.path, below: base, in: container.root)
+                } catch {
+                    skipped[container.identifier] = SkippedApp(app: container.identifier, error: error)
+                }
             }
         }
+        report.skipped = skipped.values.sorted { $0.app < $1.app }
         return report
     }
 
-    /// Bytes that ``purge(bytes:)`` could free: all of `tmp/` and `Library/Caches/`.
-    public func purgeableBytes() throws(SandboxError) -> Int64 {
+    /// Bytes that ``purge(bytes:)`` could free: all of `tmp/` and `Library/Caches/`, and the apps
+    /// that could not be measured.
+    private func measurePurgeable() throws(SandboxError) -> (bytes: Int64, skipped: [SkippedApp]) {
         var total: Int64 = 0
-        for container in try containers() {
-            for directory in [ContainerDirectory.tmp, .caches] {
-                guard let path = directory.path, let size = try container.root.recursiveSize(at: path) else { continue }
-                total += size.allocatedBytes - (try container.root.attributes(at: path)?.allocatedSize ?? 0)
+        let skipped = try forEachContainer { container throws(SandboxError) in
+            var bytes: Int64 = 0
+            for directory in Self.purgeable {
+                guard let path = try container.locate(directory), let size = try container.root.recursiveSize(at: path) else { continue }
+                bytes += size.allocatedBytes - (try container.root.attributes(at: path)?.allocatedSize ?? 0)
             }
+            total += bytes  // only whole containers count
         }
-        return total
+        return (total, skipped)
     }
 
     /// The device's storage: the volume's values plus what purging could add.
+    ///
+    /// A container that cannot be measured is left out of ``StorageValues/purgeableBytes`` and
+    /// named in ``StorageValues/skipped``.
+    ///
+    /// - Throws: file-system errors reading the volume or listing the installed apps.
     public func storageValues() throws(SandboxError) -> StorageValues {
         let volume = try root.volumeValues()
-        let purgeable = try purgeableBytes()
-        return StorageValues(volume: volume, purgeableBytes: purgeable, availableForImportantUsage: volume.availableBytes + purgeable)
+        let purgeable = try measurePurgeable()
+        return StorageValues(
+            volume: volume,
+            purgeableBytes: purgeable.bytes,
+            availableForImportantUsage: volume.availableBytes + purgeable.bytes,
+            skipped: purgeable.skipped
+        )
     }
 
     /// Removes directories left empty by an eviction, up to (not including) `base`.
     private func removeEmptyParents(of path: ContainerPath, below base: ContainerPath, in root: ConfinedRoot) throws(SandboxError) {
         var directory = path.parent
-        while directory.components.count > base.components.count {
+        while directory.names.count > base.names.count {
             do throws(SandboxError) {
                 try root.removeItem(at: directory)
             } catch where error.code == .directoryNotEmpty {
@@ -98,4 +132,6 @@ public struct StorageValues: Sendable, Hashable, Codable {
     public var purgeableBytes: Int64
     /// Available bytes plus purgeable ones: what an important write could get.
     public var availableForImportantUsage: Int64
+    /// Apps whose purgeable directories could not be measured (left out of the counts), with the reason.
+    public var skipped: [SkippedApp]
 }

@@ -6,21 +6,28 @@ public struct RestartReport: Sendable, Hashable, Codable {
     public var containers: Int
     /// Items removed from them.
     public var removedItems: Int
+    /// Apps whose `tmp/` could not be emptied (some of its items may be gone), with the reason.
+    public var skipped: [SkippedApp]
 }
 
 extension SandboxHome {
     /// Simulates a device restart: empties every container's `tmp/`, and nothing else.
     ///
-    /// - Throws: file-system errors; containers before the failing one are already cleared.
+    /// A container that cannot be processed (its `tmp` replaced by a link, say: it is never
+    /// followed, see ``Container/locate(_:)``) is skipped and named in ``RestartReport/skipped``;
+    /// every other container is still emptied.
+    ///
+    /// - Throws: file-system errors listing the installed apps.
     @discardableResult
     public func restart() throws(SandboxError) -> RestartReport {
-        var report = RestartReport(containers: 0, removedItems: 0)
-        for container in try containers() {
-            guard let tmp = ContainerDirectory.tmp.path else { continue }
-            if try !container.root.directoryExists(at: tmp) {
-                try container.root.createDirectory(at: tmp)  // an app removed it: iOS recreates it
+        var report = RestartReport(containers: 0, removedItems: 0, skipped: [])
+        guard let tmpPath = ContainerDirectory.tmp.path else { return report }
+        report.skipped = try forEachContainer { container throws(SandboxError) in
+            if let tmp = try container.locate(.tmp) {
+                report.removedItems += try container.root.removeContents(of: tmp)
+            } else {
+                try container.root.createDirectory(at: tmpPath)  // an app removed it: iOS recreates it
             }
-            report.removedItems += try container.root.removeContents(of: tmp)
             report.containers += 1
         }
         return report

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import Sandbox
 
 struct Create: ParsableCommand {
@@ -20,14 +21,21 @@ struct Create: ParsableCommand {
 }
 
 struct List: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "List the installed apps.")
+    static let configuration = CommandConfiguration(
+        abstract: "List the installed apps.",
+        discussion: "An app whose containers cannot be opened is named on standard error and the status is 1; the others are listed."
+    )
 
     @OptionGroup var output: OutputOptions
 
     func run() throws {
-        let containers = try SandboxHome().containers()
-        if output.json { return try Output.json(containers.map(ContainerSummary.init)) }
-        for container in containers { print(container.identifier) }
+        let opened = try SandboxHome().openContainers()
+        if output.json {
+            try Output.json(opened.containers.map(ContainerSummary.init))
+        } else {
+            for container in opened.containers { print(container.identifier) }
+        }
+        try SkippedApps.report(opened.skipped)
     }
 }
 
@@ -35,7 +43,7 @@ struct PathCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "path",
         abstract: "Print the host path of an app's container directory.",
-        discussion: "DIRECTORY is one of: \(ContainerDirectory.allCases.map(\.rawValue).joined(separator: ", ")) (default: home)."
+        discussion: "DIRECTORY is one of: \(ContainerDirectory.allCases.map(\.rawValue).joined(separator: ", ")) (default: home). The path is checked first: a directory the app replaced with a symbolic link (or removed) is refused, never printed."
     )
 
     @OptionGroup var app: AppArgument
@@ -45,7 +53,7 @@ struct PathCommand: ParsableCommand {
 
     func run() throws {
         let container = try app.container()
-        let path = container.hostPath(for: directory)
+        let path = try container.resolvedHostPath(for: directory)
         if output.json { return try Output.json(["app": container.identifier.rawValue, "directory": directory.rawValue, "path": path]) }
         print(path)
     }
@@ -64,21 +72,28 @@ struct Uninstall: ParsableCommand {
 }
 
 struct Restart: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Simulate a device restart: empty every container's tmp/.")
+    static let configuration = CommandConfiguration(
+        abstract: "Simulate a device restart: empty every container's tmp/.",
+        discussion: "An app whose tmp/ cannot be emptied (replaced by a symbolic link, say) is skipped and named on standard error, and the status is 1; every other app's tmp/ is still emptied."
+    )
 
     @OptionGroup var output: OutputOptions
 
     func run() throws {
         let report = try SandboxHome().restart()
-        if output.json { return try Output.json(report) }
-        print("Emptied tmp/ of \(report.containers) container(s): \(report.removedItems) item(s) removed.")
+        if output.json {
+            try Output.json(report)
+        } else {
+            print("Emptied tmp/ of \(report.containers) container(s): \(report.removedItems) item(s) removed.")
+        }
+        try SkippedApps.report(report.skipped)
     }
 }
 
 struct Purge: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Free storage: evict tmp/ then Library/Caches/ contents, least recently used first.",
-        discussion: "Without --bytes, everything purgeable is evicted. Nothing outside tmp/ and Library/Caches/ is touched."
+        discussion: "Without --bytes, everything purgeable is evicted. Nothing outside tmp/ and Library/Caches/ is touched. An app whose directories cannot be purged is skipped and named on standard error, and the status is 1; the others are still purged."
     )
 
     @Option(help: "Free at least this much (a byte count, or with a K, M or G suffix).")
@@ -87,9 +102,23 @@ struct Purge: ParsableCommand {
 
     func run() throws {
         let report = try SandboxHome().purge(bytes: bytes?.value)
-        if output.json { return try Output.json(report) }
-        for item in report.items { print("\(item.bytes)\t\(item.app)\t\(item.path)") }
-        print("Freed \(report.freedBytes) bytes (\(Output.bytes(report.freedBytes))) from \(report.items.count) item(s).")
+        if output.json {
+            try Output.json(report)
+        } else {
+            for item in report.items { print("\(item.bytes)\t\(item.app)\t\(item.path)") }
+            print("Freed \(report.freedBytes) bytes (\(Output.bytes(report.freedBytes))) from \(report.items.count) item(s).")
+        }
+        try SkippedApps.report(report.skipped)
+    }
+}
+
+/// The apps a device-wide command skipped: one line each on standard error, then exit status 1
+/// (the rest of the work is done and reported on standard output first).
+enum SkippedApps {
+    static func report(_ skipped: [SkippedApp]) throws {
+        guard !skipped.isEmpty else { return }
+        for app in skipped { FileHandle.standardError.write(Data("sandbox: \(app)\n".utf8)) }
+        throw ExitCode.failure
     }
 }
 

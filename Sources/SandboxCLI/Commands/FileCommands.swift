@@ -65,7 +65,10 @@ struct MakeDirectory: ParsableCommand {
     var parents = false
 
     func run() throws {
-        try app.container().root.createDirectory(at: ContainerPath.argument(path), withIntermediateDirectories: parents)
+        let container = try app.container()
+        let directory = try ContainerPath.argument(path)
+        try container.checkPolicy(allowing: .create, at: directory)
+        try container.root.createDirectory(at: directory, withIntermediateDirectories: parents)
     }
 }
 
@@ -81,6 +84,7 @@ struct Remove: ParsableCommand {
     func run() throws {
         let container = try app.container()
         let itemPath = try ContainerPath.argument(path)
+        try container.checkPolicy(allowing: .delete, at: itemPath)
         guard try container.root.removeItem(at: itemPath, recursively: recursive) > 0 else {
             throw SandboxError(.notFound, "No item at '\(itemPath)' in \(container.identifier): nothing removed.", path: itemPath.description)
         }
@@ -100,9 +104,10 @@ struct Put: ParsableCommand {
     var path: String
 
     func run() throws {
-        let root = try app.container().root
-        let destination = try root.destination(try ContainerPath.argument(path), naming: hostFile)
-        try root.importFile(fromHost: hostFile, to: destination, options: [.atomic, .durable])
+        let container = try app.container()
+        let destination = try container.root.destination(try ContainerPath.argument(path), naming: hostFile)
+        try container.checkPolicy(allowing: .create, at: destination)
+        try container.root.importFile(fromHost: hostFile, to: destination, options: [.atomic, .durable])
     }
 }
 
@@ -124,8 +129,10 @@ struct Move: ParsableCommand {
     @OptionGroup var items: SourceAndDestination
 
     func run() throws {
-        let (root, source, destination) = try items.resolve()
-        try root.moveItem(from: source, to: destination)
+        let (container, source, destination) = try items.resolve()
+        try container.checkPolicy(allowing: .delete, at: source)
+        try container.checkPolicy(allowing: .create, at: destination)
+        try container.root.moveItem(from: source, to: destination)
     }
 }
 
@@ -135,8 +142,9 @@ struct Copy: ParsableCommand {
     @OptionGroup var items: SourceAndDestination
 
     func run() throws {
-        let (root, source, destination) = try items.resolve()
-        try root.copyItem(from: source, to: destination)
+        let (container, source, destination) = try items.resolve()
+        try container.checkPolicy(allowing: .create, at: destination)
+        try container.root.copyItem(from: source, to: destination)
     }
 }
 
@@ -148,10 +156,10 @@ struct SourceAndDestination: ParsableArguments {
     @Argument(help: "Where it goes; an existing directory receives it under its own name.")
     var to: String
 
-    func resolve() throws(SandboxError) -> (ConfinedRoot, ContainerPath, ContainerPath) {
-        let root = try app.container().root
+    func resolve() throws(SandboxError) -> (Container, ContainerPath, ContainerPath) {
+        let container = try app.container()
         let source = try ContainerPath.argument(from)
-        return (root, source, try root.destination(try ContainerPath.argument(to), naming: source.description))
+        return (container, source, try container.root.destination(try ContainerPath.argument(to), naming: source))
     }
 }
 
@@ -165,7 +173,10 @@ struct Exclude: ParsableCommand {
     var off = false
 
     func run() throws {
-        try app.container().root.setExcludedFromBackup(!off, at: ContainerPath.argument(path))
+        let container = try app.container()
+        let item = try ContainerPath.argument(path)
+        try container.checkPolicy(allowing: .modify, at: item)
+        try container.root.setExcludedFromBackup(!off, at: item)
     }
 }
 
@@ -174,6 +185,15 @@ extension ConfinedRoot {
     func destination(_ path: ContainerPath, naming source: String) throws(SandboxError) -> ContainerPath {
         guard try directoryExists(at: path), let name = source.split(separator: "/").last else { return path }
         return try path.appending(String(name))
+    }
+
+    /// `path`, or `path/<last name of source>` when `path` is an existing directory, the name kept byte for byte.
+    func destination(_ path: ContainerPath, naming source: ContainerPath) throws(SandboxError) -> ContainerPath {
+        guard try directoryExists(at: path), let name = source.lastName else { return path }
+        guard !name.isParentReference else {
+            throw SandboxError(.invalidPath, "'\(source)' ends in '..' and so names no single item to put into '\(path)'; write the item's own path.", path: source.description)
+        }
+        return path.appending(name)
     }
 }
 

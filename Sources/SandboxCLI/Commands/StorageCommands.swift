@@ -25,13 +25,20 @@ struct DiskUsage: ParsableCommand {
 }
 
 struct DiskFree: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "df", abstract: "Show the device's storage: capacity, free, available, purgeable.")
+    static let configuration = CommandConfiguration(
+        commandName: "df",
+        abstract: "Show the device's storage: capacity, free, available, purgeable.",
+        discussion: "An app whose purgeable directories cannot be measured is left out of the counts and named on standard error, and the status is 1."
+    )
 
     @OptionGroup var output: OutputOptions
 
     func run() throws {
         let storage = try SandboxHome().storageValues()
-        if output.json { return try Output.json(storage) }
+        if output.json {
+            try Output.json(storage)
+            return try SkippedApps.report(storage.skipped)
+        }
         let volume = storage.volume
         for (label, value) in [
             ("capacity", volume.capacity), ("free", volume.freeBytes), ("available", volume.availableBytes),
@@ -40,6 +47,7 @@ struct DiskFree: ParsableCommand {
             print("\(label):\t\(value)\t(\(Output.bytes(value)))")
         }
         print("nodes:\t\(volume.totalNodes) total, \(volume.freeNodes) free")
+        try SkippedApps.report(storage.skipped)
     }
 }
 
