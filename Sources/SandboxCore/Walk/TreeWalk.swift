@@ -162,19 +162,24 @@ package struct TreeWalk: ~Copyable {
     /// Reopens frame `index` as `..` of frame `index + 1`, and checks it is the directory entered.
     private mutating func reopen(_ index: Int) throws(SandboxError) {
         let child = frames[index + 1]
-        var parentLocation = location
-        parentLocation.pop()
-        frames[index].descriptor = try Self.reopenParent(of: child.descriptor, expecting: frames[index].identity, path: parentLocation.display())
+        let location = self.location
+        // Only on failure: copying the location to drop its last name costs the depth.
+        func path() -> String {
+            var parent = location
+            parent.pop()
+            return parent.display()
+        }
+        frames[index].descriptor = try Self.reopenParent(of: child.descriptor, expecting: frames[index].identity, path: path())
         if child.hasMirror, let expected = frames[index].mirrorIdentity {
-            frames[index].mirror = try Self.reopenParent(of: child.mirror, expecting: expected, path: parentLocation.display())
+            frames[index].mirror = try Self.reopenParent(of: child.mirror, expecting: expected, path: path())
         }
     }
 
-    private static func reopenParent(of child: CInt, expecting identity: FileIdentity, path: String) throws(SandboxError) -> CInt {
-        let fd = try syscall("openat", path: path) { openat(child, "..", O_RDONLY | CSB_O_DIRECTORY | CSB_O_NOFOLLOW | CSB_O_CLOEXEC) }
+    private static func reopenParent(of child: CInt, expecting identity: FileIdentity, path: @autoclosure () -> String) throws(SandboxError) -> CInt {
+        let fd = try syscall("openat", path: path()) { openat(child, "..", O_RDONLY | CSB_O_DIRECTORY | CSB_O_NOFOLLOW | CSB_O_CLOEXEC) }
         let owned = OwnedDescriptor(taking: fd)
-        guard try FileIdentity(of: owned.rawValue, path: path) == identity else {
-            throw .movedDuringWalk(path)
+        guard try FileIdentity(of: owned.rawValue, path: path()) == identity else {
+            throw .movedDuringWalk(path())
         }
         return owned.release()
     }
