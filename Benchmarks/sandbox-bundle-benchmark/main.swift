@@ -73,11 +73,12 @@ func run() throws {
         let label = name == "Big.app" ? "1 × \(configuration.bigMiB) MiB" : "\(configuration.files) × \(configuration.fileKiB) KiB"
         _ = try timeTool("/usr/bin/sha256sum", files)  // warm the cache once for both
 
+        let app = try AppIdentifier("com.example.\(name.dropLast(4).lowercased())")
+        let identity = BundleIdentity(identifier: app, version: try BundleVersion("1"))
         var sign = Comparison(name: "sign (\(label))", peer: "sha256sum", bytes: bytes)
-        try sign.measure(runs: configuration.runs) { try BundleSigner.sign(bundleAt: source, with: key) } theirs: { try timeTool("/usr/bin/sha256sum", files) }
+        try sign.measure(runs: configuration.runs) { try BundleSigner.sign(bundleAt: source, with: key, identity: identity) } theirs: { try timeTool("/usr/bin/sha256sum", files) }
         rows.append(sign)
 
-        let app = try AppIdentifier("com.example.\(name.dropLast(4).lowercased())")
         let container = try home.createContainer(for: app, bundleDirectory: source)
         let installed = files.map { container.hostPath(for: .bundle) + $0.dropFirst(source.count) }
         let keys = try home.trustedKeys()

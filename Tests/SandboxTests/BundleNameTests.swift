@@ -45,6 +45,22 @@ struct BundleNameTests {
         }
     }
 
+    @Test("names with a backslash or a control character are signed exactly and verify")
+    func exactNames() throws {
+        try withTemporaryHome { home, scratch in
+            var files = sampleBundleFiles
+            files["back\\slash.txt"] = "b"
+            files["Sounds/new\nline.txt"] = "n"
+            let (source, _) = try signedBundle(in: scratch, home: home, files: files)
+            let manifest = try String(contentsOfFile: source + "/_CodeSignature/manifest.json", encoding: .utf8)
+            #expect(manifest.contains("\"path\":\"back\\\\slash.txt\""), "\(manifest)")
+            #expect(manifest.contains("\"path\":\"Sounds/new\\u000aline.txt\""))
+            try home.createContainer(for: app, bundleDirectory: source)
+            let opened = try home.openApp(app, environment: [:])
+            #expect(opened.verification.files == files.count)
+        }
+    }
+
     @Test("an NFD spelling of a signed NFC name is another file: verify refuses it")
     func normalizationForms() throws {
         try withTemporaryHome { home, scratch in
