@@ -15,7 +15,7 @@ struct FuzzTarget: Sendable {
     /// Every target, in the order `scripts/fuzz` runs them.
     static let all: [FuzzTarget] = [
         .containerPath, .appIdentifier, .binaryPropertyList, .xmlPropertyList, .archive, .preferencesFile,
-        .fileName, .keychainFile, .bundleManifest, .resumeData, .checkpoint, .contentRange, .contentDisposition, .validator,
+        .fileName, .keychainFile, .bundleManifest, .bundleSignature, .resumeData, .checkpoint, .contentRange, .contentDisposition, .validator,
     ]
 
     /// The target named by `SANDBOX_FUZZ_TARGET`; exits with the list of names when there is none.

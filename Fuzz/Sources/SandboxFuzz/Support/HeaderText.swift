@@ -12,4 +12,7 @@ enum HeaderText {
     static func isFieldValue(_ text: String) -> Bool {
         text.utf8.allSatisfy { byte in byte == 0x09 || byte == 0x20 || (0x21...0x7E).contains(byte) || byte >= 0x80 }
     }
+
+    /// Headers that carry credentials, in lower case.
+    static let credentials: Set<String> = ["authorization", "proxy-authorization", "cookie"]
 }

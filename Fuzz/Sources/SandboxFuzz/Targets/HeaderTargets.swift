@@ -63,7 +63,7 @@ extension FuzzTarget {
     /// The input is three lines: `ETag`, `Last-Modified`, `Date` (an empty line is no header).
     ///
     /// An entity tag is chosen only when strong (and is the header, trimmed); a date only when
-    /// there is no strong tag.
+    /// there is no entity tag at all, and a `Date` to show it strong.
     static let validator = FuzzTarget(name: "validator") { bytes in
         let lines = String(decoding: bytes, as: UTF8.self).split(separator: "\n", maxSplits: 2, omittingEmptySubsequences: false).map(String.init)
         func header(_ index: Int) -> String? { index < lines.count && !lines[index].isEmpty ? lines[index] : nil }
@@ -74,7 +74,8 @@ extension FuzzTarget {
             invariant(tag == trimmedTag && Validator.isStrongEntityTag(tag), "\(lines) chose the entity tag \(tag.debugDescription)")
             invariant(!tag.hasPrefix("W/"), "\(lines) chose a weak entity tag")
         case .lastModified(let value)?:
-            invariant(!(trimmedTag.map(Validator.isStrongEntityTag) ?? false), "\(lines) chose a date over a strong entity tag")
+            invariant(trimmedTag?.isEmpty ?? true, "\(lines) chose a date although the response has an entity tag")
+            invariant(date != nil, "\(lines) chose a date without a Date header to show it strong")
             invariant(value == lastModified?.trimmingCharacters(in: .whitespaces), "\(lines) chose the date \(value.debugDescription)")
         case nil:
             invariant(!(trimmedTag.map(Validator.isStrongEntityTag) ?? false), "\(lines) has a strong entity tag but no validator was chosen")

@@ -33,7 +33,7 @@ extension FuzzTarget {
                 let reread = try Preferences(container: scratch.container).storedValues
                 var expected = stored
                 expected["sandbox-fuzz"] = .string("written")
-                invariant(PreferenceValue.dictionary(reread).isSame(as: .dictionary(expected)), "written preferences read back as \(reread), not \(expected)")
+                invariant(PreferenceValue.dictionary(reread).isSame(as: .dictionary(expected)), "written preferences read back as \(PreferenceValue.dictionary(reread).typed), not \(PreferenceValue.dictionary(expected).typed)")
             } catch {
                 invariant(false, "preferences the store wrote cannot be read again: \(error)")
             }

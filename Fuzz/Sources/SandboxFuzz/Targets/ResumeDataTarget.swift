@@ -6,7 +6,9 @@ extension FuzzTarget {
     /// `ResumeData(decoding:)`: resume data an app kept (and may have been handed by anyone).
     ///
     /// Resume data that decodes passes its own validation, names one plain partial file, a
-    /// http(s) URL and a strong validator, and round-trips through ``ResumeData/encoded()``.
+    /// http(s) URL, a strong validator and a hexadecimal digest, would send only well-formed
+    /// headers (no CR or LF to start another) and no credentials, and round-trips through
+    /// ``ResumeData/encoded()``.
     static let resumeData = FuzzTarget(name: "resume-data", run: { bytes in
         let data: ResumeData
         do throws(TransferError) {
@@ -36,6 +38,8 @@ extension FuzzTarget {
         }
         for (name, value) in data.headers {
             invariant(HeaderText.isToken(name) && HeaderText.isFieldValue(value), "resume data would send the header \(name.debugDescription): \(value.debugDescription)")
+            // "Request headers to send again (never credentials)".
+            invariant(!HeaderText.credentials.contains(name.lowercased()), "resume data carries the credentials header \(name)")
         }
         if let digest = data.expectedDigest {
             invariant(digest.hex.count == 2 * digest.algorithm.byteCount && digest.hex.allSatisfy(\.isHexDigit), "resume data holds the \(digest.algorithm) digest '\(digest.hex)'")
