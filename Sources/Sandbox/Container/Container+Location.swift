@@ -27,7 +27,7 @@ extension Container {
             case .symlink:
                 throw try linkRefusal(at: prefix, standingFor: directory)
             default:
-                throw SandboxError(.notADirectory, "'\(prefix)' in the container of '\(identifier)' is a \(attributes.type), not a directory. Remove it; the directory is created again when needed.", path: prefix.description)
+                throw SandboxError(.notADirectory, "'\(prefix)' in the container of '\(identifier)' is a \(attributes.type), not a directory. Remove it and create the directory again.", path: prefix.description)
             }
         }
         return path
@@ -50,8 +50,8 @@ extension Container {
         do throws(SandboxError) {
             _ = try root.attributes(at: path)
         } catch where error.code == .escapesContainer {
-            return SandboxError(.escapesContainer, "'\(path)' in the container of '\(identifier)' is a symbolic link that leads out of the container, not the \(directory.rawValue) directory; it is not followed. Remove the link; the directory is created again when needed.", path: path.description)
+            return SandboxError(.escapesContainer, "'\(path)' in the container of '\(identifier)' is a symbolic link that leads out of the container, not the \(directory.rawValue) directory; it is not followed. Remove the link and create the directory again.", path: path.description)
         }
-        return SandboxError(.notADirectory, "'\(path)' in the container of '\(identifier)' is a symbolic link, not the \(directory.rawValue) directory; it is not followed. Remove the link; the directory is created again when needed.", path: path.description)
+        return SandboxError(.notADirectory, "'\(path)' in the container of '\(identifier)' is a symbolic link, not the \(directory.rawValue) directory; it is not followed. Remove the link and create the directory again.", path: path.description)
     }
 }
