@@ -8,21 +8,26 @@ extension WatcherTests {
         /// The `sandbox` executable, built next to the test bundle.
         static let executable: String = {
             var directory = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
-            while !FileManager.default.isExecutableFile(atPath: directory.appendingPathComponent("sandbox").path) && directory.path != "/" {
+            while !FileManager.default.isExecutableFile(atPath: directory.appendingPathComponent("sandbox").path)
+                && directory.path != "/"
+            {
                 directory.deleteLastPathComponent()
             }
             return directory.appendingPathComponent("sandbox").path
         }()
 
         /// Starts `sandbox ARGUMENTS…` with output going to files (no pipe can fill and block it).
-        func start(_ fixture: TemporaryContainer, _ arguments: [String], output name: String) throws -> (Process, stdout: String, stderr: String) {
+        func start(
+            _ fixture: TemporaryContainer, _ arguments: [String], output name: String
+        ) throws -> (Process, stdout: String, stderr: String) {
             let process = Process()
             process.executableURL = URL(fileURLWithPath: Self.executable)
             process.arguments = arguments
             var environment = ProcessInfo.processInfo.environment
             environment["SANDBOX_HOME"] = fixture.home.location
             process.environment = environment
-            let out = fixture.scratch + "/\(name).out", err = fixture.scratch + "/\(name).err"
+            let out = fixture.scratch + "/\(name).out"
+            let err = fixture.scratch + "/\(name).err"
             for path in [out, err] { _ = FileManager.default.createFile(atPath: path, contents: nil) }
             process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: out))
             process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: err))
@@ -31,7 +36,9 @@ extension WatcherTests {
             return (process, out, err)
         }
 
-        func run(_ fixture: TemporaryContainer, _ arguments: String...) async throws -> (status: Int32, stdout: String, stderr: String) {
+        func run(
+            _ fixture: TemporaryContainer, _ arguments: String...
+        ) async throws -> (status: Int32, stdout: String, stderr: String) {
             let (process, out, err) = try start(fixture, arguments, output: "run")
             #expect(await eventually(timeout: .seconds(30)) { !process.isRunning })
             process.waitUntilExit()
@@ -59,13 +66,17 @@ extension WatcherTests {
         @Test("watch --json prints one object per event until SIGTERM")
         func watchJSON() async throws {
             try await TemporaryContainer.with { fixture in
-                let (process, out, err) = try start(fixture, ["watch", TemporaryContainer.app, "--json"], output: "watch")
+                let (process, out, err) = try start(
+                    fixture, ["watch", TemporaryContainer.app, "--json"], output: "watch")
                 defer { if process.isRunning { process.terminate() } }
                 #expect(await eventually { ((try? read(err)) ?? "").contains("Watching Documents") })
                 try HostFiles.write(fixture.documents + "/hello.txt")
                 let line = "{\"event\":\"added\",\"path\":\"Documents/hello.txt\",\"type\":\"file\"}"
                 #expect(await eventually { ((try? read(out)) ?? "").contains(line) })
-                #expect(await eventually { ((try? read(out)) ?? "").contains("{\"event\":\"ready\",\"path\":\"Documents/hello.txt\"}") })
+                #expect(
+                    await eventually {
+                        ((try? read(out)) ?? "").contains("{\"event\":\"ready\",\"path\":\"Documents/hello.txt\"}")
+                    })
                 kill(process.processIdentifier, SIGTERM)
                 #expect(await eventually { !process.isRunning })
                 process.waitUntilExit()
@@ -87,14 +98,18 @@ extension WatcherTests {
                     try HostFiles.write(file, Array("item \(index)".utf8))
                     try inbox.deliver(hostFile: file)
                 }
-                let (process, out, _) = try start(fixture, ["process-inbox", TemporaryContainer.app, "--into", "Documents/Imported", "--pause", "20"], output: "first")
+                let (process, out, _) = try start(
+                    fixture,
+                    ["process-inbox", TemporaryContainer.app, "--into", "Documents/Imported", "--pause", "20"],
+                    output: "first")
                 #expect(await eventually { ((try? read(out)) ?? "").split(separator: "\n").count >= 5 })
                 kill(process.processIdentifier, SIGKILL)
                 process.waitUntilExit()
                 #expect(process.terminationReason == .uncaughtSignal)
                 let imported = try fixture.root.fileNames(at: "Documents/Imported").count
                 #expect(imported < count, "killed mid-way")
-                let second = try await run(fixture, "process-inbox", TemporaryContainer.app, "--into", "Documents/Imported")
+                let second = try await run(
+                    fixture, "process-inbox", TemporaryContainer.app, "--into", "Documents/Imported")
                 #expect(second.status == 0, "\(second.stderr)")
                 let names = try fixture.root.fileNames(at: "Documents/Imported").sorted()
                 #expect(names == (0..<count).map { "item-\($0).txt" }.sorted())

@@ -8,14 +8,19 @@ extension WatcherTests {
     struct FolderMonitorTests {
         let documents: ContainerPath = "Documents"
 
-        func monitor(_ fixture: TemporaryContainer, quiet: Duration = .milliseconds(100), recursive: Bool = true) throws -> (FolderMonitor, EventRecorder) {
-            let monitor = try FolderMonitor(watching: documents, in: fixture.root, options: .init(recursive: recursive, quietPeriod: quiet))
+        func monitor(
+            _ fixture: TemporaryContainer, quiet: Duration = .milliseconds(100), recursive: Bool = true
+        ) throws -> (FolderMonitor, EventRecorder) {
+            let monitor = try FolderMonitor(
+                watching: documents, in: fixture.root, configuration: .init(recursive: recursive, quietPeriod: quiet))
             return (monitor, EventRecorder(monitor))
         }
 
         /// A barrier: creates a file after everything else and waits for its `ready`. Every event
         /// caused earlier (including `ready`s due earlier) has been delivered when it returns.
-        func barrier(_ fixture: TemporaryContainer, _ recorder: EventRecorder, _ name: String = "barrier") async throws -> Bool {
+        func barrier(
+            _ fixture: TemporaryContainer, _ recorder: EventRecorder, _ name: String = "barrier"
+        ) async throws -> Bool {
             try HostFiles.write(fixture.documents + "/" + name)
             return await recorder.wait(for: .ready(ContainerPath(stringLiteral: "Documents/" + name)))
         }
@@ -29,11 +34,15 @@ extension WatcherTests {
                 try HostFiles.write(docs + "/a.txt")
                 #expect(await recorder.wait(for: .ready("Documents/a.txt")))
                 try HostFiles.rename(docs + "/a.txt", docs + "/b.txt")
-                #expect(await recorder.wait(for: .renamed(from: "Documents/a.txt", to: "Documents/b.txt", isDirectory: false)))
+                #expect(
+                    await recorder.wait(
+                        for: .renamed(from: "Documents/a.txt", to: "Documents/b.txt", isDirectory: false)))
                 try HostFiles.mkdir(docs + "/d")
                 #expect(await recorder.wait(for: .added("Documents/d", isDirectory: true)))
                 try HostFiles.rename(docs + "/b.txt", docs + "/d/c.txt")
-                #expect(await recorder.wait(for: .renamed(from: "Documents/b.txt", to: "Documents/d/c.txt", isDirectory: false)))
+                #expect(
+                    await recorder.wait(
+                        for: .renamed(from: "Documents/b.txt", to: "Documents/d/c.txt", isDirectory: false)))
                 try HostFiles.rename(docs + "/d", docs + "/e")
                 #expect(await recorder.wait(for: .renamed(from: "Documents/d", to: "Documents/e", isDirectory: true)))
                 try HostFiles.unlink(docs + "/e/c.txt")
@@ -61,20 +70,29 @@ extension WatcherTests {
                 for index in 0..<100 {
                     let name = "f\(index)"
                     closes[name] = try HostFiles.write(fixture.documents + "/" + name)
-                    #expect(await recorder.wait(for: .added(ContainerPath(stringLiteral: "Documents/" + name), isDirectory: false)))
+                    #expect(
+                        await recorder.wait(
+                            for: .added(ContainerPath(stringLiteral: "Documents/" + name), isDirectory: false)))
                 }
-                #expect(await recorder.wait { events in events.count { if case .ready = $0 { true } else { false } } == 100 })
+                #expect(
+                    await recorder.wait { events in events.count { if case .ready = $0 { true } else { false } } == 100
+                    })
                 #expect(try await barrier(fixture, recorder))
                 var added: [Duration] = []
                 var ready: [Duration] = []
                 for received in recorder.received {
                     switch received.event {
-                    case .added(let path, _): if let close = closes[path.lastComponent ?? ""] { added.append(received.at - close) }
-                    case .ready(let path): if let close = closes[path.lastComponent ?? ""] { ready.append(received.at - close - quiet) }
+                    case .added(let path, _):
+                        if let close = closes[path.lastComponent ?? ""] { added.append(received.at - close) }
+                    case .ready(let path):
+                        if let close = closes[path.lastComponent ?? ""] { ready.append(received.at - close - quiet) }
                     default: break
                     }
                 }
-                #expect(recorder.count { if case .ready(let path) = $0 { path.lastComponent?.hasPrefix("f") == true } else { false } } == 100)
+                #expect(
+                    recorder.count {
+                        if case .ready(let path) = $0 { path.lastComponent?.hasPrefix("f") == true } else { false }
+                    } == 100)
                 print("close → added event (as the consumer receives it): \(Percentiles(added))")
                 print("close → ready, minus the \(quiet) quiet period: \(Percentiles(ready))")
             }
@@ -87,7 +105,9 @@ extension WatcherTests {
                 let (monitor, recorder) = try monitor(fixture, quiet: .milliseconds(300))
                 defer { monitor.cancel() }
                 let docs = fixture.documents
-                for chunk in 0..<5 { try HostFiles.write(docs + "/chunks.log", Array("chunk \(chunk)\n".utf8), append: chunk > 0) }
+                for chunk in 0..<5 {
+                    try HostFiles.write(docs + "/chunks.log", Array("chunk \(chunk)\n".utf8), append: chunk > 0)
+                }
                 try HostFiles.write(docs + "/.report.pdf.tmp", [UInt8](repeating: 7, count: 100_000))
                 try HostFiles.rename(docs + "/.report.pdf.tmp", docs + "/report.pdf")
                 // Ready events of different files are not ordered by close time: wait for each, then
@@ -148,10 +168,13 @@ extension WatcherTests {
                     }
                 }
                 let complete = await recorder.wait { events in
-                    Set(events.compactMap { if case .added(let path, _) = $0 { path.description } else { nil } }).isSuperset(of: expected)
+                    Set(events.compactMap { if case .added(let path, _) = $0 { path.description } else { nil } })
+                        .isSuperset(of: expected)
                 }
                 #expect(complete)
-                let added = recorder.events.compactMap { if case .added(let path, _) = $0 { path.description } else { nil } }
+                let added = recorder.events.compactMap {
+                    if case .added(let path, _) = $0 { path.description } else { nil }
+                }
                 #expect(added.count == expected.count, "each item added exactly once")
             }
         }
@@ -162,7 +185,10 @@ extension WatcherTests {
                 let (monitor, recorder) = try monitor(fixture)
                 defer { monitor.cancel() }
                 for index in 0..<2_000 { try HostFiles.write(fixture.documents + "/burst-\(index)", []) }
-                #expect(await recorder.wait { events in events.count { if case .added = $0 { true } else { false } } >= 2_000 })
+                #expect(
+                    await recorder.wait { events in
+                        events.count { if case .added = $0 { true } else { false } } >= 2_000
+                    })
                 #expect(recorder.count { if case .overflow = $0 { true } else { false } } == 0)
             }
         }
@@ -184,15 +210,23 @@ extension WatcherTests {
         @Test("a missing folder, a file, a symlink and '..' are refused with clear errors")
         func refusals() async throws {
             try await TemporaryContainer.with { fixture in
-                let missing = #expect(throws: SandboxError.self) { try FolderMonitor(watching: "Documents/none", in: fixture.root) }
+                let missing = #expect(throws: SandboxError.self) {
+                    try FolderMonitor(watching: "Documents/none", in: fixture.root)
+                }
                 #expect(missing?.code == .notFound)
                 try HostFiles.write(fixture.documents + "/file")
-                let file = #expect(throws: SandboxError.self) { try FolderMonitor(watching: "Documents/file", in: fixture.root) }
+                let file = #expect(throws: SandboxError.self) {
+                    try FolderMonitor(watching: "Documents/file", in: fixture.root)
+                }
                 #expect(file?.code == .notADirectory)
                 #expect(symlink("/tmp", fixture.documents + "/link") == 0)
-                let link = #expect(throws: SandboxError.self) { try FolderMonitor(watching: "Documents/link", in: fixture.root) }
+                let link = #expect(throws: SandboxError.self) {
+                    try FolderMonitor(watching: "Documents/link", in: fixture.root)
+                }
                 #expect(link?.code == .notADirectory)
-                let dots = #expect(throws: SandboxError.self) { try FolderMonitor(watching: "Documents/../Documents", in: fixture.root) }
+                let dots = #expect(throws: SandboxError.self) {
+                    try FolderMonitor(watching: "Documents/../Documents", in: fixture.root)
+                }
                 #expect(dots?.code == .invalidPath)
             }
         }
@@ -241,7 +275,8 @@ struct Percentiles: CustomStringConvertible {
     let sorted: [Double]
 
     init(_ durations: [Duration]) {
-        sorted = durations.map { Double($0.components.seconds) * 1000 + Double($0.components.attoseconds) / 1e15 }.sorted()
+        sorted = durations.map { Double($0.components.seconds) * 1000 + Double($0.components.attoseconds) / 1e15 }
+            .sorted()
     }
 
     func percentile(_ p: Double) -> Double {
@@ -251,7 +286,8 @@ struct Percentiles: CustomStringConvertible {
 
     var description: String {
         let format = { (value: Double) in String(format: "%.3f ms", value) }
-        return "n=\(sorted.count) p50 \(format(percentile(50))) p90 \(format(percentile(90))) p99 \(format(percentile(99))) max \(format(sorted.last ?? .nan))"
+        return
+            "n=\(sorted.count) p50 \(format(percentile(50))) p90 \(format(percentile(90))) p99 \(format(percentile(99))) max \(format(sorted.last ?? .nan))"
     }
 }
 
@@ -271,8 +307,10 @@ struct ReaderThreads {
         var result: [String: [Int]] = [:]
         for task in tasks {
             let status = try String(contentsOfFile: "/proc/self/task/\(task)/status", encoding: .utf8)
-            let switches = status.split(separator: "\n").filter { $0.hasSuffix("ctxt_switches") || $0.contains("ctxt_switches:") }
-                .compactMap { Int($0.split(separator: "\t").last ?? "") }
+            let switches = status.split(separator: "\n").filter {
+                $0.hasSuffix("ctxt_switches") || $0.contains("ctxt_switches:")
+            }
+            .compactMap { Int($0.split(separator: "\t").last ?? "") }
             let stat = try String(contentsOfFile: "/proc/self/task/\(task)/stat", encoding: .utf8)
             // Fields after the command name (which is in parentheses): utime and stime are 14th and 15th.
             let fields = stat.split(separator: ")").last?.split(separator: " ") ?? []

@@ -18,7 +18,10 @@ extension WatcherTests {
                 try HostFiles.unlink(fixture.documents + "/b")
                 try HostFiles.mkdir(fixture.documents + "/c")
                 let after = try FolderSnapshot.take(of: "Documents", in: fixture.root)
-                #expect(after.difference(from: before) == FolderDifference(added: ["Documents/c"], removed: ["Documents/b"], modified: ["Documents/a"]))
+                #expect(
+                    after.difference(from: before)
+                        == FolderDifference(added: ["Documents/c"], removed: ["Documents/b"], modified: ["Documents/a"])
+                )
                 #expect(after.difference(from: after).isEmpty)
             }
         }
@@ -26,7 +29,8 @@ extension WatcherTests {
         @Test("a burst of 2,000 files ends with all of them in the final snapshot, in few updates")
         func burst() async throws {
             try await TemporaryContainer.with { fixture in
-                let watcher = try FolderWatcher(watching: "Documents", in: fixture.root, settle: .milliseconds(50))
+                let watcher = try FolderWatcher(
+                    watching: "Documents", in: fixture.root, configuration: .init(quietPeriod: .milliseconds(50)))
                 defer { watcher.cancel() }
                 #expect(watcher.initialSnapshot.items.count == 1)
                 var lastClose = ContinuousClock.now
@@ -44,7 +48,9 @@ extension WatcherTests {
                 }
                 lastClose = try await writer.value
                 #expect(added == 2_000)
-                print("burst: 2,000 files in \(updates) updates; final update \(ContinuousClock.now - lastClose) after the last close")
+                print(
+                    "burst: 2,000 files in \(updates) updates; final update \(ContinuousClock.now - lastClose) after the last close"
+                )
             }
         }
 

@@ -27,7 +27,9 @@ extension WatcherTests {
                 #expect(try inbox.deliver(hostFile: hidden) == "Documents/Inbox/profile")
                 #expect(try fixture.root.readContents(of: "Documents/Inbox/report 2.pdf") == Array("document".utf8))
                 #expect(try inbox.pendingItems().count == 6)
-                let missing = #expect(throws: SandboxError.self) { try inbox.deliver(hostFile: fixture.scratch + "/none") }
+                let missing = #expect(throws: SandboxError.self) {
+                    try inbox.deliver(hostFile: fixture.scratch + "/none")
+                }
                 #expect(missing?.code == .notFound)
             }
         }
@@ -36,7 +38,9 @@ extension WatcherTests {
         func writesRefused() async throws {
             try await TemporaryContainer.with { fixture in
                 let inbox = Inbox(container: fixture.container)
-                let refused = #expect(throws: SandboxError.self) { try inbox.writeItem(named: "x.txt", contents: [1, 2, 3]) }
+                let refused = #expect(throws: SandboxError.self) {
+                    try inbox.writeItem(named: "x.txt", contents: [1, 2, 3])
+                }
                 #expect(refused?.code == .readOnly)
                 #expect(refused?.message.contains("Documents/Inbox") == true)
                 #expect(throws: Never.self) { try Inbox.checkAppMayWrite(to: "Documents/x.txt") }
@@ -53,7 +57,9 @@ extension WatcherTests {
             try await TemporaryContainer.with { fixture in
                 let inbox = Inbox(container: fixture.container)
                 let count = 25
-                for index in 0..<count { try inbox.deliver(hostFile: hostFile(fixture, "early-\(index).txt", "early \(index)")) }
+                for index in 0..<count {
+                    try inbox.deliver(hostFile: hostFile(fixture, "early-\(index).txt", "early \(index)"))
+                }
                 let handled = Locked<[String]>([])
                 let processing = Task {
                     try await inbox.processItems { item in
@@ -63,10 +69,14 @@ extension WatcherTests {
                         }
                         if seen == 1 {
                             // More documents arrive while the first is being handled.
-                            for index in 0..<count { try inbox.deliver(hostFile: hostFile(fixture, "late-\(index).txt", "late \(index)")) }
+                            for index in 0..<count {
+                                try inbox.deliver(hostFile: hostFile(fixture, "late-\(index).txt", "late \(index)"))
+                            }
                         }
                         let contents = try fixture.root.readContents(of: item.path)
-                        #expect(String(decoding: contents, as: UTF8.self).hasSuffix(item.name.dropLast(4).split(separator: "-").last.map(String.init) ?? "?"))
+                        #expect(
+                            String(decoding: contents, as: UTF8.self).hasSuffix(
+                                item.name.dropLast(4).split(separator: "-").last.map(String.init) ?? "?"))
                         return seen.isMultiple(of: 2) ? .delete : .move(to: try ContainerPath("Documents/" + item.name))
                     }
                 }
@@ -77,7 +87,9 @@ extension WatcherTests {
                 #expect(names.count == 2 * count)
                 #expect(Set(names).count == 2 * count, "no item handled twice")
                 #expect(try inbox.pendingItems().isEmpty)
-                #expect(try fixture.root.contentsOfDirectory(at: "Documents/Inbox").isEmpty, "the processing folder is gone too")
+                #expect(
+                    try fixture.root.contentsOfDirectory(at: "Documents/Inbox").isEmpty,
+                    "the processing folder is gone too")
                 #expect(try fixture.root.fileNames(at: "Documents").count == count)  // the moved half
             }
         }

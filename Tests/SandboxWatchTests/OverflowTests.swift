@@ -36,7 +36,8 @@ extension WatcherTests {
         @Test("a consumer that falls behind the buffer gets overflow, and the folder is complete")
         func consumerOverflow() async throws {
             try await TemporaryContainer.with { fixture in
-                let monitor = try FolderMonitor(watching: "Documents", in: fixture.root, options: .init(bufferLimit: 50))
+                let monitor = try FolderMonitor(
+                    watching: "Documents", in: fixture.root, configuration: .init(bufferLimit: 50))
                 defer { monitor.cancel() }
                 monitor.pauseReading()
                 for index in 0..<500 { try HostFiles.write(fixture.documents + "/c-\(index)", []) }
@@ -69,7 +70,8 @@ extension WatcherTests {
                     if update.snapshot.items.count == count + 1 { break }
                 }
                 #expect(sawOverflow)
-                print("watcher overflow: \(count) files in the snapshot \(ContinuousClock.now - resumed) after resuming")
+                print(
+                    "watcher overflow: \(count) files in the snapshot \(ContinuousClock.now - resumed) after resuming")
             }
         }
     }

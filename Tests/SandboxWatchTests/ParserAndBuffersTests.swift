@@ -18,17 +18,19 @@ struct ParserAndBuffersTests {
 
     @Test("records are decoded in order, names unpadded, overflow kept")
     func parse() {
-        let bytes = record(watch: 1, mask: 0x100, name: "a.txt", padded: 16)
+        let bytes =
+            record(watch: 1, mask: 0x100, name: "a.txt", padded: 16)
             + record(watch: 2, mask: 0x40, cookie: 77, name: "b", padded: 16)
             + record(watch: -1, mask: 0x4000)
             + record(watch: 1, mask: 0x400)
         let events = bytes.withUnsafeBytes { InotifyParser.parse($0) }
-        #expect(events == [
-            InotifyEvent(watch: 1, mask: .create, name: "a.txt"),
-            InotifyEvent(watch: 2, mask: .movedFrom, cookie: 77, name: "b"),
-            InotifyEvent(watch: -1, mask: .queueOverflow),
-            InotifyEvent(watch: 1, mask: .deleteSelf),
-        ])
+        #expect(
+            events == [
+                InotifyEvent(watch: 1, mask: .create, name: FileName(uncheckedBytes: "a.txt".utf8)),
+                InotifyEvent(watch: 2, mask: .movedFrom, cookie: 77, name: FileName(uncheckedBytes: "b".utf8)),
+                InotifyEvent(watch: -1, mask: .queueOverflow),
+                InotifyEvent(watch: 1, mask: .deleteSelf),
+            ])
         let truncated = Array(bytes.dropLast(3))
         #expect(truncated.withUnsafeBytes { InotifyParser.parse($0) }.count == 3)
     }
@@ -73,19 +75,19 @@ struct ParserAndBuffersTests {
 
     @Test("the model moves and removes whole subtrees")
     func model() {
-        var model = FolderModel(root: ["D"], tracksSubdirectories: true)
+        var model = FolderModel(root: "D", tracksSubdirectories: true)
         let inserted = [
-            model.insert(["D", "a"], isDirectory: true),
-            model.insert(["D", "a", "b"], isDirectory: true),
-            model.insert(["D", "a", "b", "f"], isDirectory: false),
-            model.insert(["D", "x", "y"], isDirectory: false),  // unknown parent
+            model.insert("D/a", isDirectory: true),
+            model.insert("D/a/b", isDirectory: true),
+            model.insert("D/a/b/f", isDirectory: false),
+            model.insert("D/x/y", isDirectory: false),  // unknown parent
         ]
         #expect(inserted == [true, true, true, false])
-        let moved = model.move(["D", "a"], to: ["D", "z"])
-        #expect(moved.map(\.new) == [["D", "z"], ["D", "z", "b"]])
-        #expect(model.contains(["D", "z", "b", "f"]) && !model.contains(["D", "a"]))
-        let removed = model.remove(["D", "z"])
-        #expect(removed == [["D", "z"], ["D", "z", "b"]])
+        let moved = model.move("D/a", to: "D/z")
+        #expect(moved.map(\.new) == ["D/z", "D/z/b"] as [ContainerPath])
+        #expect(model.contains("D/z/b/f") && !model.contains("D/a"))
+        let removed = model.remove("D/z")
+        #expect(removed == ["D/z", "D/z/b"] as [ContainerPath])
         #expect(model.count == 0)
     }
 

@@ -7,13 +7,14 @@ import Testing
 extension WatcherTests {
     @Suite("FolderMonitor on the polling fallback")
     struct PollingMonitorTests {
-        let options = FolderMonitor.Options(quietPeriod: .milliseconds(60), backend: .polling(interval: .milliseconds(20)))
+        let options = FolderMonitor.Configuration(
+            backend: .polling(interval: .milliseconds(20)), quietPeriod: .milliseconds(60))
 
         @Test("added, modified, ready once, removed; what was there before is not reported")
         func changes() async throws {
             try await TemporaryContainer.with { fixture in
                 try HostFiles.write(fixture.documents + "/old.txt")
-                let monitor = try FolderMonitor(watching: "Documents", in: fixture.root, options: options)
+                let monitor = try FolderMonitor(watching: "Documents", in: fixture.root, configuration: options)
                 defer { monitor.cancel() }
                 #expect(monitor.isPolling)
                 let recorder = EventRecorder(monitor)
@@ -38,7 +39,7 @@ extension WatcherTests {
         @Test("no ready while a writer holds the file open, one after it closes")
         func openWriter() async throws {
             try await TemporaryContainer.with { fixture in
-                let monitor = try FolderMonitor(watching: "Documents", in: fixture.root, options: options)
+                let monitor = try FolderMonitor(watching: "Documents", in: fixture.root, configuration: options)
                 defer { monitor.cancel() }
                 let recorder = EventRecorder(monitor)
                 let path = fixture.documents + "/slow.bin"
@@ -58,7 +59,7 @@ extension WatcherTests {
         func folderDeleted() async throws {
             try await TemporaryContainer.with { fixture in
                 try fixture.root.createDirectory(at: "Documents/sub")
-                let monitor = try FolderMonitor(watching: "Documents/sub", in: fixture.root, options: options)
+                let monitor = try FolderMonitor(watching: "Documents/sub", in: fixture.root, configuration: options)
                 let recorder = EventRecorder(monitor)
                 _ = try fixture.root.removeItem(at: "Documents/sub", recursively: true)
                 #expect(await recorder.wait(for: .folderRemoved("Documents/sub")))
@@ -73,7 +74,9 @@ extension WatcherTests {
                 let monitor = try FolderMonitor(watching: "Documents", in: fixture.root)
                 #expect(!monitor.isPolling)
                 monitor.cancel()
-                let missing = #expect(throws: SandboxError.self) { try FolderMonitor(watching: "Documents/none", in: fixture.root, options: options) }
+                let missing = #expect(throws: SandboxError.self) {
+                    try FolderMonitor(watching: "Documents/none", in: fixture.root, configuration: options)
+                }
                 #expect(missing?.code == .notFound)
                 let noSys = SandboxError.inotifyInstance(errno: ENOSYS)
                 #expect(PollingReader.inotifyIsMissing(noSys))
@@ -84,11 +87,13 @@ extension WatcherTests {
         @Test("100 polling monitors created and cancelled leave no descriptor open")
         func noDescriptorLeaks() async throws {
             try await TemporaryContainer.with { fixture in
-                try FolderMonitor(watching: "Documents", in: fixture.root, options: options).cancel()
+                try FolderMonitor(watching: "Documents", in: fixture.root, configuration: options).cancel()
                 // The runtime opens a timerfd for its first sleep (in `eventually`): have it open before counting.
                 try await Task.sleep(for: .milliseconds(10))
                 let before = monitorDescriptors()
-                for _ in 0..<100 { try FolderMonitor(watching: "Documents", in: fixture.root, options: options).cancel() }
+                for _ in 0..<100 {
+                    try FolderMonitor(watching: "Documents", in: fixture.root, configuration: options).cancel()
+                }
                 func opened() -> [String: String] { monitorDescriptors().filter { before[$0.key] != $0.value } }
                 #expect(await eventually { opened().isEmpty }, "left open: \(opened())")
             }

@@ -33,8 +33,8 @@ struct Watch: ParsableCommand {
         let container = try app.container()
         let folder = try ContainerPath.argument(path)
         let stop = StopSignals(label: "sandbox.watch.signals")
-        let options = FolderMonitor.Options(recursive: recursive, quietPeriod: .milliseconds(quietPeriod))
-        let monitor = try FolderMonitor(watching: folder, in: container.root, options: options)
+        let configuration = FolderMonitor.Configuration(recursive: recursive, quietPeriod: .milliseconds(quietPeriod))
+        let monitor = try FolderMonitor(watching: folder, in: container.root, configuration: configuration)
         stop.onSignal { monitor.cancel() }
         FileHandle.standardError.write(Data("Watching \(folder) of \(container.identifier); interrupt to stop.\n".utf8))
         let outcome = WatchOutcome()
@@ -98,7 +98,8 @@ struct OpenIn: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "open-in",
         abstract: "Deliver a host file into an app's Documents/Inbox, as another app's \"Open In…\" would.",
-        discussion: "The copy appears only when complete; a taken name gets a number (report 2.pdf). Prints the delivered path."
+        discussion:
+            "The copy appears only when complete; a taken name gets a number (report 2.pdf). Prints the delivered path."
     )
 
     @OptionGroup var app: AppArgument

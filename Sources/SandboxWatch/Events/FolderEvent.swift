@@ -52,7 +52,8 @@ public enum FolderEvent: Sendable, Equatable, CustomStringConvertible {
     /// for ``overflow`` and ``failed(_:)``.
     public var path: ContainerPath? {
         switch self {
-        case .added(let path, _), .removed(let path, _), .modified(let path), .ready(let path), .folderRemoved(let path):
+        case .added(let path, _), .removed(let path, _), .modified(let path), .ready(let path),
+            .folderRemoved(let path):
             path
         case .renamed(_, let to, _):
             to
@@ -72,11 +73,14 @@ public enum FolderEvent: Sendable, Equatable, CustomStringConvertible {
 
     public static func == (lhs: FolderEvent, rhs: FolderEvent) -> Bool {
         switch (lhs, rhs) {
-        case let (.added(a, x), .added(b, y)), let (.removed(a, x), .removed(b, y)): a == b && x == y
-        case let (.renamed(a, b, x), .renamed(c, d, y)): a == c && b == d && x == y
-        case let (.modified(a), .modified(b)), let (.ready(a), .ready(b)), let (.folderRemoved(a), .folderRemoved(b)): a == b
+        case (.added(let a, let x), .added(let b, let y)), (.removed(let a, let x), .removed(let b, let y)):
+            a == b && x == y
+        case (.renamed(let a, let b, let x), .renamed(let c, let d, let y)): a == c && b == d && x == y
+        case (.modified(let a), .modified(let b)), (.ready(let a), .ready(let b)),
+            (.folderRemoved(let a), .folderRemoved(let b)):
+            a == b
         case (.overflow, .overflow): true
-        case let (.failed(a), .failed(b)): a.code == b.code && a.message == b.message
+        case (.failed(let a), .failed(let b)): a.code == b.code && a.message == b.message
         default: false
         }
     }

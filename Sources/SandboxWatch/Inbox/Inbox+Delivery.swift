@@ -19,11 +19,14 @@ extension Inbox {
             do throws(SandboxError) {
                 try root.importFile(fromHost: hostFile, to: path, options: [.atomic, .durable, .withoutOverwriting])
                 return path
-            } catch where error.code == .alreadyExists {
+            } catch  where error.code == .alreadyExists {
                 continue
             }
         }
-        throw SandboxError(.alreadyExists, "The Inbox already holds \(Self.maximumNameAttempts) items named like '\(name)'; process the Inbox first.", path: Self.path.description)
+        throw SandboxError(
+            .alreadyExists,
+            "The Inbox already holds \(Self.maximumNameAttempts) items named like '\(name)'; process the Inbox first.",
+            path: Self.path.description)
     }
 
     static let maximumNameAttempts = 10_000

@@ -7,7 +7,9 @@ extension Inbox {
     /// - Throws: ``SandboxError`` when the Inbox cannot be read or an item cannot be claimed, e.g.
     ///   ``SandboxError/Code/permissionDenied``; handler errors are reported, not thrown.
     @discardableResult
-    public func processPendingItems(_ handler: (InboxItem) throws -> InboxItem.Disposition) throws(SandboxError) -> InboxReport {
+    public func processPendingItems(
+        _ handler: (InboxItem) throws -> InboxItem.Disposition
+    ) throws(SandboxError) -> InboxReport {
         var report = InboxReport()
         for item in try claimItems() {
             do {
@@ -28,14 +30,14 @@ extension Inbox {
     /// launch (see ``Inbox``) and processing goes on.
     ///
     /// - Throws: ``SandboxError/Code/notFound`` when the Inbox folder is removed while watched, the
-    ///   errors of ``FolderMonitor/init(watching:in:options:)``, and those of
+    ///   errors of ``FolderMonitor/init(watching:in:configuration:)``, and those of
     ///   ``processPendingItems(_:)``.
     public func processItems(
         isolation: isolated (any Actor)? = #isolation,
         _ handler: (InboxItem) async throws -> InboxItem.Disposition
     ) async throws(SandboxError) {
         try root.createDirectory(at: Self.path, withIntermediateDirectories: true)
-        let monitor = try FolderMonitor(watching: Self.path, in: root, options: .init(recursive: false))
+        let monitor = try FolderMonitor(watching: Self.path, in: root, configuration: .init(recursive: false))
         defer { monitor.cancel() }
         try await pass(handler)
         for await event in monitor.events {
@@ -46,7 +48,9 @@ extension Inbox {
             case .overflow:
                 try await pass(handler)
             case .folderRemoved:
-                throw SandboxError(.notFound, "Documents/Inbox was removed while its items were being processed.", path: Self.path.description)
+                throw SandboxError(
+                    .notFound, "Documents/Inbox was removed while its items were being processed.",
+                    path: Self.path.description)
             case .removed, .modified, .failed:
                 continue
             }
@@ -77,8 +81,7 @@ extension Inbox {
         }
         let entries = try entries(of: Self.path)
         guard !entries.isEmpty else { return items }
-        let opener = try DirectoryOpener(root: root)
-        for entry in entries where WriterProbe.probe(entry.path.components, opener: opener) == .noWriters {
+        for entry in entries where WriterProbe.probe(entry.path, in: root) == .noWriters {
             if let claimed = try claim(entry.name) { items.append(claimed) }
         }
         return items
@@ -93,10 +96,11 @@ extension Inbox {
                 try root.createDirectory(at: processingPath, withIntermediateDirectories: true)
                 try root.moveItem(from: source, to: destination)
                 return try item(named: name, at: destination)
-            } catch where error.code == .alreadyExists {
+            } catch  where error.code == .alreadyExists {
                 continue  // a leftover of the same name is waiting: claim under another
-            } catch where error.code == .notFound {
-                guard try root.attributes(at: source, followingSymlink: false) != nil else { return nil }  // claimed elsewhere
+            } catch  where error.code == .notFound {
+                // Gone: claimed elsewhere.
+                guard try root.attributes(at: source, followingSymlink: false) != nil else { return nil }
                 continue  // the processing folder was removed under us: make it again
             }
         }
@@ -124,7 +128,7 @@ extension Inbox {
     private func removeProcessingFolderIfEmpty() throws(SandboxError) {
         do throws(SandboxError) {
             try root.removeItem(at: processingPath)
-        } catch where error.code == .directoryNotEmpty || error.code == .notFound {
+        } catch  where error.code == .directoryNotEmpty || error.code == .notFound {
             return
         }
     }

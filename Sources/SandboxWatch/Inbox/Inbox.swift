@@ -71,8 +71,10 @@ public struct Inbox: Sendable {
     /// The visible entries of a folder, sorted; none when it does not exist.
     func entries(of folder: ContainerPath) throws(SandboxError) -> [DirectoryEntry] {
         do throws(SandboxError) {
-            return try root.contentsOfDirectory(at: folder).filter { !$0.name.hasPrefix(".") }.sorted { $0.name < $1.name }
-        } catch where error.code == .notFound {
+            return try root.contentsOfDirectory(at: folder).filter { !$0.name.hasPrefix(".") }.sorted {
+                $0.name < $1.name
+            }
+        } catch  where error.code == .notFound {
             return []
         }
     }

@@ -1,4 +1,6 @@
+import Foundation
 import Glibc
+import SystemPackage
 
 /// One inotify instance (`inotify_init1(IN_NONBLOCK | IN_CLOEXEC)`), closed when released.
 ///
@@ -16,13 +18,21 @@ final class InotifyInstance: Sendable {
 
     deinit { close(descriptor) }
 
-    /// Watches the directory open at `directory` through `/proc/self/fd/N` (see ``DirectoryOpener``).
+    /// Watches the directory open at `directory` (a descriptor from
+    /// ``ConfinedRoot/openDirectory(_:flags:followFinalSymlink:)``).
     ///
-    /// - Throws: ``SandboxError/Code/noSpace`` naming `/proc/sys/fs/inotify/max_user_watches`, or
-    ///   ``SandboxError/Code/notADirectory``/``SandboxError/Code/notFound``.
-    func addWatch(on directory: CInt, path: String) throws(SandboxError) -> Int32 {
-        let watch = inotify_add_watch(descriptor, "/proc/self/fd/\(directory)", InotifyEvent.Mask.watched.rawValue)
-        guard watch >= 0 else { throw .inotifyWatch(errno: errno, path: path) }
+    /// inotify takes a path, not a descriptor: the watch is added through `/proc/self/fd/N`, a magic
+    /// link the kernel follows to the very directory the descriptor holds, so no path in the
+    /// container is resolved a second time, and a symlink or a directory swapped in meanwhile
+    /// cannot redirect the watch outside the container. Watching a directory watched already
+    /// returns its watch descriptor (one per inode).
+    ///
+    /// - Throws: ``SandboxError/Code/noSpace`` naming `/proc/sys/fs/inotify/max_user_watches`, and
+    ///   the other `inotify_add_watch` errors.
+    func addWatch(on directory: borrowing OwnedDescriptor, path: ContainerPath) throws(SandboxError) -> Int32 {
+        let watch = inotify_add_watch(
+            descriptor, "/proc/self/fd/\(directory.rawValue)", InotifyEvent.Mask.watched.rawValue)
+        guard watch >= 0 else { throw .inotifyWatch(errno: errno, path: path.description) }
         return watch
     }
 
@@ -31,14 +41,27 @@ final class InotifyInstance: Sendable {
         _ = inotify_rm_watch(descriptor, watch)
     }
 
-    /// Reads what is queued into `buffer`: the records, an empty array once the queue is drained
-    /// (`EAGAIN`), or the `errno` of a real failure.
-    func read(into buffer: UnsafeMutableRawBufferPointer) -> Result<[InotifyEvent], SandboxError> {
-        let count = retryingInterrupts { Glibc.read(descriptor, buffer.baseAddress, buffer.count) }
-        if count < 0 {
-            if errno == EAGAIN { return .success([]) }
-            return .failure(.watch("read", errno: errno, path: "inotify"))
+    /// The number of watches of the instance open at `descriptor` (the `inotify wd:` lines of
+    /// `/proc/self/fdinfo/N`), or `nil` when procfs cannot tell. For tests and diagnostics.
+    static func watchCount(of descriptor: CInt) -> Int? {
+        do {
+            let fdinfo = try String(contentsOfFile: "/proc/self/fdinfo/\(descriptor)", encoding: .utf8)
+            return fdinfo.split(separator: "\n").count { $0.hasPrefix("inotify wd:") }
+        } catch {
+            return nil
         }
-        return .success(InotifyParser.parse(UnsafeRawBufferPointer(rebasing: buffer[0..<count])))
+    }
+
+    /// Reads what is queued into `buffer`: the records, an empty array once the queue is drained
+    /// (`EAGAIN`), or the error of a real failure.
+    func read(into buffer: UnsafeMutableRawBufferPointer) -> Result<[InotifyEvent], SandboxError> {
+        switch retryingEINTR({ Glibc.read(descriptor, buffer.baseAddress, buffer.count) }) {
+        case .success(let count):
+            return .success(InotifyParser.parse(UnsafeRawBufferPointer(rebasing: buffer[0..<count])))
+        case .failure(let error) where error == .resourceTemporarilyUnavailable:
+            return .success([])
+        case .failure(let error):
+            return .failure(.systemCall("read", errno: error, path: "inotify"))
+        }
     }
 }

@@ -1,4 +1,5 @@
 import Glibc
+import SystemPackage
 
 /// Wakes the reader thread from `poll(2)`: a non-blocking socket pair, one byte per signal.
 final class WakeSignal: Sendable {
@@ -9,7 +10,7 @@ final class WakeSignal: Sendable {
     init() throws(SandboxError) {
         var pair: [CInt] = [-1, -1]
         let type = Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue)
-        guard socketpair(AF_UNIX, type, 0, &pair) == 0 else { throw .watch("socketpair", errno: errno, path: "wake-up channel") }
+        _ = try syscall("socketpair", path: "wake-up channel") { socketpair(AF_UNIX, type, 0, &pair) }
         readEnd = pair[0]
         writeEnd = pair[1]
     }
@@ -25,12 +26,12 @@ final class WakeSignal: Sendable {
     /// Wakes the reader. Never blocks: a full socket already holds a pending wake-up.
     func signal() {
         var byte: UInt8 = 1
-        _ = retryingInterrupts { send(writeEnd, &byte, 1, Int32(MSG_NOSIGNAL)) }
+        _ = retryingEINTR { send(writeEnd, &byte, 1, Int32(MSG_NOSIGNAL)) }
     }
 
     /// Consumes pending wake-ups.
     func drain() {
         var bytes = [UInt8](repeating: 0, count: 64)
-        while retryingInterrupts({ recv(readEnd, &bytes, bytes.count, 0) }) > 0 {}
+        while case .success(let count) = retryingEINTR({ recv(readEnd, &bytes, bytes.count, 0) }), count > 0 {}
     }
 }

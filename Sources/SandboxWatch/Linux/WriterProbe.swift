@@ -1,5 +1,6 @@
 import CSandboxShims
 import Glibc
+import SystemPackage
 
 /// Tells whether any process has a file open for writing, with a read lease (`fcntl(F_SETLEASE,
 /// F_RDLCK)`), which the kernel refuses with `EAGAIN` while the file has writers (fcntl(2)).
@@ -16,25 +17,32 @@ enum WriterProbe {
     private static let setSignal: CInt = 10  // F_SETSIG
     private static let setLease: CInt = 1024  // F_SETLEASE
 
-    static func probe(_ key: [String], opener: DirectoryOpener) -> MonitorMachine.ProbeResult {
-        guard let name = key.last else { return .noWriters }
+    /// Probes the file at `path` beneath `root` (its parent is resolved by the core, the file itself
+    /// is opened with `O_NOFOLLOW`).
+    static func probe(_ path: ContainerPath, in root: ConfinedRoot) -> MonitorMachine.ProbeResult {
         do throws(SandboxError) {
-            let parent = try opener.openDirectory(Array(key.dropLast()), flags: CSB_O_PATH)
-            return probe(name, in: parent.rawValue)
+            let parent = try root.openParent(of: path)
+            return parent.name.cString.withUnsafeBufferPointer { name in
+                name.baseAddress.map { probe($0, in: parent.rawValue) } ?? .gone
+            }
         } catch {
-            return error.code == .notFound || error.code == .notADirectory ? .gone : .noWriters
+            return MonitorMachine.isGone(error) ? .gone : .noWriters
         }
     }
 
-    private static func probe(_ name: String, in parent: CInt) -> MonitorMachine.ProbeResult {
+    private static func probe(_ name: UnsafePointer<CChar>, in parent: CInt) -> MonitorMachine.ProbeResult {
         var info = stat()
         guard fstatat(parent, name, &info, CSB_AT_SYMLINK_NOFOLLOW) == 0 else {
             return errno == ENOENT ? .gone : .noWriters
         }
         guard info.st_mode & S_IFMT == S_IFREG else { return .noWriters }
-        let fd = retryingInterrupts { openat(parent, name, O_RDONLY | O_NONBLOCK | O_NOCTTY | CSB_O_NOFOLLOW | CSB_O_CLOEXEC) }
-        guard fd >= 0 else { return errno == ENOENT ? .gone : .noWriters }
-        let file = Descriptor(taking: fd)
+        let opened = retryingEINTR {
+            openat(parent, name, O_RDONLY | O_NONBLOCK | O_NOCTTY | CSB_O_NOFOLLOW | CSB_O_CLOEXEC)
+        }
+        guard case .success(let fd) = opened else {
+            return opened == .failure(.noSuchFileOrDirectory) ? .gone : .noWriters
+        }
+        let file = OwnedDescriptor(taking: fd)
         _ = fcntl(file.rawValue, setSignal, SIGURG)
         guard fcntl(file.rawValue, setLease, CInt(F_RDLCK)) == 0 else {
             return errno == EAGAIN ? .openForWriting : .noWriters

@@ -1,17 +1,17 @@
-/// What a monitor believes is in its folder: the names in every known directory and whether each is
-/// a directory. Keys are a path's components relative to the container's home.
+/// What a monitor believes is in its folder: the items of every known directory and whether each is
+/// a directory, keyed by their paths in the container (byte-exact, as read from the disk).
 ///
 /// The model lets the monitor suppress duplicates (an item reported by a scan and then by its own
 /// event), re-key watches when a directory is renamed, and diff a rescan after an overflow.
 struct FolderModel: Sendable, Equatable {
-    typealias Key = [String]
+    typealias Key = ContainerPath
 
     /// The watched folder.
     let root: Key
     /// Whether subdirectories get tables of their own (recursive monitors).
     let tracksSubdirectories: Bool
-    /// Directory → name → is-a-directory.
-    private(set) var children: [Key: [String: Bool]]
+    /// Directory → its items → whether each is a directory.
+    private(set) var children: [Key: [Key: Bool]]
 
     init(root: Key, tracksSubdirectories: Bool) {
         self.root = root
@@ -21,8 +21,8 @@ struct FolderModel: Sendable, Equatable {
 
     /// Whether `key` is a directory, or `nil` when it is unknown.
     func isDirectory(_ key: Key) -> Bool? {
-        guard key.count > root.count, let name = key.last else { return nil }
-        return children[Array(key.dropLast())]?[name]
+        guard key.names.count > root.names.count else { return nil }
+        return children[key.parent]?[key]
     }
 
     func contains(_ key: Key) -> Bool { isDirectory(key) != nil }
@@ -33,62 +33,93 @@ struct FolderModel: Sendable, Equatable {
     /// Adds an item whose parent is known. Returns `false` when it was known already or its parent is not.
     @discardableResult
     mutating func insert(_ key: Key, isDirectory: Bool) -> Bool {
-        guard key.count > root.count, let name = key.last else { return false }
-        let parent = Array(key.dropLast())
-        guard children[parent] != nil, children[parent]?[name] == nil else { return false }
-        children[parent]?[name] = isDirectory
+        guard key.names.count > root.names.count else { return false }
+        let parent = key.parent
+        guard children[parent] != nil, children[parent]?[key] == nil else { return false }
+        children[parent]?[key] = isDirectory
         if isDirectory && tracksSubdirectories { children[key] = [:] }
         return true
     }
 
     /// Removes an item and everything beneath it; returns the directories removed (itself first).
     mutating func remove(_ key: Key) -> [Key] {
-        guard let isDirectory = isDirectory(key), let name = key.last else { return [] }
-        children[Array(key.dropLast())]?[name] = nil
+        guard let isDirectory = isDirectory(key) else { return [] }
+        children[key.parent]?[key] = nil
         return isDirectory ? removeTable(key) : []
     }
 
+    /// Removes the table of `key` and those beneath it, with an explicit stack (deep trees cannot
+    /// exhaust the reader thread's stack).
     private mutating func removeTable(_ key: Key) -> [Key] {
-        var removed = [key]
-        if let table = children.removeValue(forKey: key) {
-            for (name, isDirectory) in table where isDirectory { removed += removeTable(key + [name]) }
+        var removed: [Key] = []
+        var stack = [key]
+        while let directory = stack.popLast() {
+            removed.append(directory)
+            guard let table = children.removeValue(forKey: directory) else { continue }
+            stack += table.filter(\.value).keys.sorted().reversed()
         }
         return removed
     }
 
     /// Moves an item (and, for a directory, everything beneath it) to `destination`, whose parent
-    /// must be known and which must be free. Returns the directories moved, as old and new keys.
+    /// must be known and which must be free. Returns the directories moved, as old and new keys,
+    /// the moved item first.
     mutating func move(_ key: Key, to destination: Key) -> [(old: Key, new: Key)] {
-        guard let isDirectory = isDirectory(key), let name = key.last, let newName = destination.last,
-            destination.count > root.count, children[Array(destination.dropLast())] != nil
+        guard let isDirectory = isDirectory(key), destination.names.count > root.names.count,
+            children[destination.parent] != nil, !contains(destination)
         else { return [] }
-        children[Array(key.dropLast())]?[name] = nil
-        children[Array(destination.dropLast())]?[newName] = isDirectory
+        children[key.parent]?[key] = nil
+        children[destination.parent]?[destination] = isDirectory
         return isDirectory ? moveTable(key, to: destination) : []
     }
 
     private mutating func moveTable(_ key: Key, to destination: Key) -> [(old: Key, new: Key)] {
-        var moved = [(old: key, new: destination)]
-        if let table = children.removeValue(forKey: key) {
-            children[destination] = table
-            for (name, isDirectory) in table where isDirectory { moved += moveTable(key + [name], to: destination + [name]) }
+        var moved: [(old: Key, new: Key)] = []
+        var stack = [(old: key, new: destination)]
+        while let (old, new) = stack.popLast() {
+            moved.append((old, new))
+            guard let table = children.removeValue(forKey: old) else { continue }
+            var renamed: [Key: Bool] = [:]
+            for (item, isDirectory) in table {
+                let newItem = item.rebased(from: old, to: new)
+                renamed[newItem] = isDirectory
+                if isDirectory { stack.append((item, newItem)) }
+            }
+            children[new] = renamed
         }
         return moved
     }
 
-    /// Every item, each directory before its contents, names sorted.
+    /// Every item, each directory before its contents, sorted within a directory.
     func allEntries() -> [(key: Key, isDirectory: Bool)] {
         var result: [(key: Key, isDirectory: Bool)] = []
-        func visit(_ directory: Key) {
-            guard let table = children[directory] else { return }
-            for name in table.keys.sorted() {
-                let key = directory + [name]
-                let isDirectory = table[name] ?? false
-                result.append((key, isDirectory))
-                if isDirectory { visit(key) }
+        var stack: [Key] = [root]
+        while let directory = stack.popLast() {
+            guard let table = children[directory] else { continue }
+            // Visited depth-first with an explicit stack: a deep tree cannot exhaust the thread's stack.
+            var subdirectories: [Key] = []
+            for item in table.keys.sorted() {
+                let isDirectory = table[item] ?? false
+                result.append((item, isDirectory))
+                if isDirectory { subdirectories.append(item) }
             }
+            stack += subdirectories.reversed()
         }
-        visit(root)
+        return result
+    }
+
+    /// The items beneath `directory` (not itself), from ``allEntries()``.
+    func entries(beneath directory: Key) -> [(key: Key, isDirectory: Bool)] {
+        allEntries().filter { $0.key.isDescendant(of: directory) && $0.key != directory }
+    }
+}
+
+extension ContainerPath {
+    /// This path, which lies at or beneath `source`, moved beneath `destination`
+    /// (`Documents/a/b` rebased from `Documents/a` to `Documents/z` is `Documents/z/b`).
+    func rebased(from source: ContainerPath, to destination: ContainerPath) -> ContainerPath {
+        var result = destination
+        for name in names.dropFirst(source.names.count) { result = result.appending(name) }
         return result
     }
 }

@@ -6,9 +6,9 @@ struct InotifyEvent: Sendable, Equatable {
     /// Pairs `IN_MOVED_FROM` with `IN_MOVED_TO`; 0 otherwise.
     var cookie: UInt32
     /// The entry's name inside the watched directory, `nil` for events about the directory itself.
-    var name: String?
+    var name: FileName?
 
-    init(watch: Int32, mask: Mask, cookie: UInt32 = 0, name: String? = nil) {
+    init(watch: Int32, mask: Mask, cookie: UInt32 = 0, name: FileName? = nil) {
         self.watch = watch
         self.mask = mask
         self.cookie = cookie
@@ -61,14 +61,16 @@ enum InotifyParser {
             let length = Int(bytes.loadUnaligned(fromByteOffset: offset + 12, as: UInt32.self))
             let nameStart = offset + headerSize
             guard nameStart + length <= bytes.count else { break }
-            var name: String?
+            var name: FileName?
             if length > 0 {
-                // NUL-padded to an alignment boundary.
+                // NUL-padded to an alignment boundary. The bytes are kept as they are (a name need
+                // not be UTF-8), so that the item can be reached by its name.
                 let raw = UnsafeRawBufferPointer(rebasing: bytes[nameStart..<(nameStart + length)])
                 let end = raw.firstIndex(of: 0) ?? raw.count
-                if end > 0 { name = String(decoding: raw[..<end], as: UTF8.self) }
+                if end > 0 { name = FileName(uncheckedBytes: raw[..<end]) }
             }
-            events.append(InotifyEvent(watch: watch, mask: InotifyEvent.Mask(rawValue: mask), cookie: cookie, name: name))
+            events.append(
+                InotifyEvent(watch: watch, mask: InotifyEvent.Mask(rawValue: mask), cookie: cookie, name: name))
             offset = nameStart + length
         }
         return events

@@ -19,7 +19,7 @@ extension MonitorMachine {
         switch writes[key] {
         case nil:
             writes[key] = .writing
-            return emit(key) { .modified($0) }
+            return [.emit(.modified(key))]
         case .settling, .probing:
             writes[key] = .writing
             return []
@@ -39,14 +39,14 @@ extension MonitorMachine {
     /// `IN_ATTRIB` on a file: reported as modified unless the file is being written anyway.
     mutating func attributesChanged(_ key: Key) -> [Action] {
         guard model.isDirectory(key) == false, writes[key] == nil else { return [] }
-        return emit(key) { .modified($0) }
+        return [.emit(.modified(key))]
     }
 
     /// Candidates whose quiet period is over are probed (or, without readiness tracking, dropped).
     mutating func settle(at now: Instant) -> [Action] {
         var due: [(Instant, Key)] = []
-        for case let (key, .settling(deadline)) in writes where deadline <= now { due.append((deadline, key)) }
-        due.sort { $0.0 != $1.0 ? $0.0 < $1.0 : $0.1.lexicographicallyPrecedes($1.1) }
+        for case (let key, .settling(let deadline)) in writes where deadline <= now { due.append((deadline, key)) }
+        due.sort { $0.0 != $1.0 ? $0.0 < $1.0 : $0.1 < $1.1 }
         var actions: [Action] = []
         for (_, key) in due {
             if configuration.tracksReadiness {
@@ -65,7 +65,7 @@ extension MonitorMachine {
         switch result {
         case .noWriters:
             writes[key] = nil
-            return model.contains(key) ? emit(key) { .ready($0) } : []
+            return model.contains(key) ? [.emit(.ready(key))] : []
         case .openForWriting:
             writes[key] = .writing  // its IN_CLOSE_WRITE will come
             return []

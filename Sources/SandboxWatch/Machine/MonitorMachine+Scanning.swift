@@ -2,8 +2,29 @@
 extension MonitorMachine {
     /// One item of a directory listing.
     struct ListedEntry: Sendable, Equatable {
-        var name: String
+        var name: FileName
         var isDirectory: Bool
+    }
+
+    /// A directory watched, then listed (see ``TreeArming``).
+    struct ArmedDirectory: Sendable, Equatable {
+        var key: Key
+        var watch: Int32
+        var entries: [ListedEntry]
+    }
+
+    /// The folder watched and listed from the top: every directory reached, and those beneath the
+    /// folder that could not be (other than by having vanished, which their parent's events tell).
+    struct Arming: Sendable {
+        var directories: [ArmedDirectory] = []
+        var failures: [Failure] = []
+
+        struct Failure: Error, Sendable {
+            var key: Key
+            /// The watch added before listing failed, if it was.
+            var watch: Int32?
+            var error: SandboxError
+        }
     }
 
     /// A watch now covers `key`. The same watch descriptor for another key (the kernel gives one
@@ -15,23 +36,27 @@ extension MonitorMachine {
         watchOfDirectory[key] = watch
     }
 
-    /// Adding the watch failed. A directory that went away is not a problem (its removal is on its
-    /// way); anything else (limits, permissions) is reported.
+    /// Adding the watch failed. A directory that went away or was replaced (by a file, a symlink)
+    /// is not a problem: its removal or rename is on its way. Anything else (limits, permissions)
+    /// is reported.
     mutating func watchFailed(_ key: Key, error: SandboxError) -> [Action] {
-        if error.code == .notFound || error.code == .notADirectory { return [] }
+        if Self.isGone(error) { return [] }
         return [.emit(.failed(error))]
     }
 
-    /// The starting state, recorded without events. Returns the subdirectories to watch next (when
-    /// recursive).
-    mutating func recordBaseline(directory: Key, entries: [ListedEntry]) -> [Key] {
-        var subdirectories: [Key] = []
-        for entry in entries {
-            let key = directory + [entry.name]
-            model.insert(key, isDirectory: entry.isDirectory)
-            if entry.isDirectory && configuration.recursive { subdirectories.append(key) }
+    /// Whether `error`, from opening a directory by its name, means that it is no longer there as a
+    /// directory.
+    static func isGone(_ error: SandboxError) -> Bool {
+        error.code == .notFound || error.code == .notADirectory || error.code == .symlinkLoop
+    }
+
+    /// The starting state, recorded without events.
+    mutating func recordBaseline(_ arming: Arming) {
+        model = Self.model(of: arming, root: rootKey, recursive: configuration.recursive)
+        for directory in arming.directories { watchAdded(directory.watch, for: directory.key) }
+        for failure in arming.failures {
+            if let watch = failure.watch { watchAdded(watch, for: failure.key) }
         }
-        return subdirectories
     }
 
     /// The listing of a directory just watched: what it holds that no event told of is reported as
@@ -40,28 +65,22 @@ extension MonitorMachine {
         guard !isFinished, model.isDirectory(directory) == true || directory == rootKey else { return [] }
         var actions: [Action] = []
         for entry in entries {
-            let key = directory + [entry.name]
+            let key = directory.appending(entry.name)
             guard !model.contains(key) else { continue }
             actions += appeared(key, isDirectory: entry.isDirectory, at: now)
         }
         return actions
     }
 
-    /// The whole folder listed after an overflow: names gone are reported removed, names new are
-    /// reported added (and watched), so nothing that happened while events were lost goes unreported.
-    /// `entries` lists each directory before its contents.
-    mutating func rescanned(entries: [(key: Key, isDirectory: Bool)], at now: Instant) -> [Action] {
-        guard !isFinished else { return [] }
-        pendingMoves = [:]  // the listing is the truth now
-        var present: [Key: Bool] = [:]
-        for entry in entries { present[entry.key] = entry.isDirectory }
-        var actions: [Action] = []
-        for known in model.allEntries() where model.contains(known.key) && present[known.key] != known.isDirectory {
-            actions += disappeared(known.key, unwatching: true)
+    /// The model of the folder as `arming` found it.
+    static func model(of arming: Arming, root: Key, recursive: Bool) -> FolderModel {
+        var model = FolderModel(root: root, tracksSubdirectories: recursive)
+        // Parents are listed before their contents.
+        for directory in arming.directories {
+            for entry in directory.entries {
+                model.insert(directory.key.appending(entry.name), isDirectory: entry.isDirectory)
+            }
         }
-        for entry in entries where !model.contains(entry.key) {
-            actions += appeared(entry.key, isDirectory: entry.isDirectory, at: now)
-        }
-        return actions
+        return model
     }
 }

@@ -1,10 +1,11 @@
-/// The monitor's logic as a pure state machine: decoded inotify records, scan results and clock
-/// ticks go in; events to report and I/O to perform come out as ``Action`` values. It does no I/O
-/// and reads no clock, so it is unit-tested with hand-made records and instants.
+/// The monitor's logic as a pure state machine: decoded inotify records, listings and clock ticks
+/// go in; events to report and I/O to perform come out as ``Action`` values. It does no I/O and
+/// reads no clock, so it is unit-tested with hand-made records and instants.
 ///
 /// Its owner (``MonitorReader``, on the reader thread) performs each action and feeds the results
-/// back: ``watchAdded(_:for:)`` then ``scanned(directory:entries:at:)`` for ``Action/watch(_:)``,
-/// ``rescanned(entries:at:)`` for ``Action/rescan``, ``probed(_:result:)`` for ``Action/probe(_:)``.
+/// back: ``watchAdded(_:for:)`` then ``scanned(directory:entries:at:)`` for ``Action/watch(_:)``
+/// (or ``watchFailed(_:error:)``), ``rescanned(_:at:)`` for ``Action/rescan``,
+/// ``probed(_:result:)`` for ``Action/probe(_:)``.
 struct MonitorMachine: Sendable {
     typealias Key = FolderModel.Key
     typealias Instant = ContinuousClock.Instant
@@ -28,9 +29,10 @@ struct MonitorMachine: Sendable {
         /// Add a watch on this directory, report it with ``watchAdded(_:for:)``, then list it and
         /// report the listing with ``scanned(directory:entries:at:)`` (watch first, then scan).
         case watch(Key)
-        /// Remove a watch (its directory left the folder).
+        /// Remove a watch (its directory left the folder, or was replaced).
         case unwatch(Int32)
-        /// List the whole folder and report it with ``rescanned(entries:at:)``.
+        /// Watch and list the whole folder again (``TreeArming``) and report it with
+        /// ``rescanned(_:at:)``.
         case rescan
         /// Find out whether any process has this file open for writing; report with ``probed(_:result:)``.
         case probe(Key)
@@ -65,7 +67,7 @@ struct MonitorMachine: Sendable {
     }
 
     let configuration: Configuration
-    let rootKey: Key
+    var rootKey: Key { configuration.folder }
     var model: FolderModel
     /// Watch descriptor → directory.
     var watches: [Int32: Key] = [:]
@@ -73,13 +75,12 @@ struct MonitorMachine: Sendable {
     var writes: [Key: WriteState] = [:]
     /// `IN_MOVED_FROM` records waiting for their partner, by cookie.
     var pendingMoves: [UInt32: PendingMove] = [:]
-    private var moveOrder: UInt64 = 0
+    var moveOrder: UInt64 = 0
     private(set) var isFinished = false
 
     init(configuration: Configuration) {
         self.configuration = configuration
-        self.rootKey = configuration.folder.components
-        self.model = FolderModel(root: configuration.folder.components, tracksSubdirectories: configuration.recursive)
+        self.model = FolderModel(root: configuration.folder, tracksSubdirectories: configuration.recursive)
     }
 
     /// The earliest instant at which ``tick(at:)`` has work, or `nil` when idle (no wake-ups).
@@ -105,7 +106,7 @@ struct MonitorMachine: Sendable {
             let gone = !event.mask.isDisjoint(with: [.deleteSelf, .moveSelf, .unmount])
             return gone && directory == rootKey ? finish() : []
         }
-        let key = directory + [name]
+        let key = directory.appending(name)
         let isDirectory = event.mask.contains(.isDirectory)
         var actions = resolveMoves(touching: key)
         if event.mask.contains(.create) {
@@ -113,12 +114,7 @@ struct MonitorMachine: Sendable {
         } else if event.mask.contains(.delete) {
             actions += disappeared(key, unwatching: false)
         } else if event.mask.contains(.movedFrom) {
-            if event.cookie == 0 || !model.contains(key) {
-                actions += disappeared(key, unwatching: true)
-            } else {
-                moveOrder += 1
-                pendingMoves[event.cookie] = PendingMove(key: key, isDirectory: isDirectory, deadline: now + configuration.pairingWindow, order: moveOrder)
-            }
+            actions += movedFrom(key, isDirectory: isDirectory, cookie: event.cookie, at: now)
         } else if event.mask.contains(.movedTo) {
             if event.cookie != 0, let source = pendingMoves.removeValue(forKey: event.cookie) {
                 actions += renamed(source.key, to: key, isDirectory: isDirectory, at: now)
@@ -157,81 +153,6 @@ struct MonitorMachine: Sendable {
         return [.emit(.folderRemoved(configuration.folder)), .finish]
     }
 
-    // MARK: - Items appearing, disappearing and moving
-
-    /// A new name: created, linked, moved in, or found by a scan.
-    mutating func appeared(_ key: Key, isDirectory: Bool, at now: Instant) -> [Action] {
-        guard !model.contains(key) else {
-            // Already reported (a scan got there first): no second `added`, but a new write session.
-            if !isDirectory && writes[key] == nil { writes[key] = .settling(now + configuration.quietPeriod) }
-            return []
-        }
-        guard model.insert(key, isDirectory: isDirectory) else { return [] }
-        // A directory is watched before it is reported, so that a consumer reacting to its
-        // `added` (say, by moving a file into it) is sure to be seen.
-        let watch: [Action] = isDirectory && configuration.recursive ? [.watch(key)] : []
-        if !isDirectory { writes[key] = .settling(now + configuration.quietPeriod) }
-        return watch + emit(key) { .added($0, isDirectory: isDirectory) }
-    }
-
-    /// A name went away: deleted, or moved out (then its watches must be removed by hand).
-    mutating func disappeared(_ key: Key, unwatching: Bool) -> [Action] {
-        forgetWrites(under: key)
-        guard let isDirectory = model.isDirectory(key) else { return [] }
-        var actions: [Action] = []
-        for directory in model.remove(key) {
-            guard let watch = watchOfDirectory[directory] else { continue }
-            forgetWatch(watch)
-            if unwatching { actions.append(.unwatch(watch)) }
-        }
-        return actions + emit(key) { .removed($0, isDirectory: isDirectory) }
-    }
-
-    /// A paired `IN_MOVED_FROM`/`IN_MOVED_TO`.
-    mutating func renamed(_ source: Key, to destination: Key, isDirectory: Bool, at now: Instant) -> [Action] {
-        guard model.contains(source) else { return appeared(destination, isDirectory: isDirectory, at: now) }
-        guard source != destination else { return [] }
-        var actions: [Action] = []
-        if model.contains(destination) {
-            // Renamed over an existing item, which is gone now (the kernel dropped its watches).
-            forgetWrites(under: destination)
-            for directory in model.remove(destination) {
-                if let watch = watchOfDirectory[directory] { forgetWatch(watch) }
-            }
-        }
-        for (old, new) in model.move(source, to: destination) {
-            guard let watch = watchOfDirectory.removeValue(forKey: old) else { continue }
-            watchOfDirectory[new] = watch
-            watches[watch] = new
-        }
-        let state = writes.removeValue(forKey: source)
-        if isDirectory {
-            for (key, state) in writes where key.starts(with: source) {
-                writes[key] = nil
-                writes[destination + key.dropFirst(source.count)] = state
-            }
-        } else {
-            // Renamed into place is a candidate for `ready`, like a close after writing.
-            writes[destination] = state == .writing ? .writing : .settling(now + configuration.quietPeriod)
-        }
-        guard let from = Self.path(source) else { return actions + emit(destination) { .added($0, isDirectory: isDirectory) } }
-        actions += emit(destination) { .renamed(from: from, to: $0, isDirectory: isDirectory) }
-        return actions
-    }
-
-    /// An unpaired move of `key` (or of an item beneath it) must be reported before anything newer
-    /// about `key`, so that a consumer sees the events of one name in order. Events from inside a
-    /// directory whose move is pending keep its old name, which is consistent until the move is known.
-    private mutating func resolveMoves(touching key: Key) -> [Action] {
-        let touching = pendingMoves.filter { $0.value.key.starts(with: key) }.sorted { $0.value.order < $1.value.order }
-        var actions: [Action] = []
-        for (cookie, move) in touching {
-            pendingMoves[cookie] = nil
-            actions += disappeared(move.key, unwatching: true)
-        }
-        return actions
-    }
-
     // MARK: - Bookkeeping
 
     mutating func forgetWatch(_ watch: Int32) {
@@ -242,20 +163,6 @@ struct MonitorMachine: Sendable {
     mutating func forgetWrites(under key: Key) {
         writes[key] = nil
         guard model.isDirectory(key) == true else { return }
-        for written in writes.keys where written.starts(with: key) { writes[written] = nil }
-    }
-
-    func emit(_ key: Key, _ make: (ContainerPath) -> FolderEvent) -> [Action] {
-        guard let path = Self.path(key) else { return [] }
-        return [.emit(make(path))]
-    }
-
-    /// The path for a key, or `nil` for one longer than Linux's `PATH_MAX` (such items cannot be named).
-    static func path(_ key: Key) -> ContainerPath? {
-        do {
-            return try ContainerPath(key.isEmpty ? "." : key.joined(separator: "/"))
-        } catch {
-            return nil
-        }
+        for written in writes.keys where written.isDescendant(of: key) { writes[written] = nil }
     }
 }

@@ -7,47 +7,38 @@ import Glibc
 struct ArmedMonitor: Sendable {
     var machine: MonitorMachine
     let inotify: InotifyInstance
-    let opener: DirectoryOpener
     let root: ConfinedRoot
 
     /// Watches `configuration.folder` (and, when recursive, every folder beneath it, each watched
     /// before it is listed).
     ///
     /// - Throws: ``SandboxError/Code/invalidPath`` for a path with `..`; ``SandboxError/Code/notFound``
-    ///   or ``SandboxError/Code/notADirectory`` for the folder; ``SandboxError/Code/tooManyOpenFiles``
-    ///   naming `max_user_instances`; ``SandboxError/Code/noSpace`` naming `max_user_watches`.
+    ///   or ``SandboxError/Code/notADirectory`` for the folder (also for a symlink);
+    ///   ``SandboxError/Code/tooManyOpenFiles`` naming `max_user_instances`;
+    ///   ``SandboxError/Code/noSpace`` naming `max_user_watches`; the error of a folder beneath it
+    ///   that cannot be watched (say, ``SandboxError/Code/permissionDenied``).
     init(configuration: MonitorMachine.Configuration, root: ConfinedRoot) throws(SandboxError) {
-        let folder = configuration.folder
-        guard !folder.components.contains("..") else {
-            throw SandboxError(.invalidPath, "'\(folder)' contains '..'; give the folder's own path to watch it.", path: folder.description)
-        }
+        try WatchedFolder.check(configuration.folder)
         self.root = root
         inotify = try InotifyInstance()
-        opener = try DirectoryOpener(root: root)
         machine = MonitorMachine(configuration: configuration)
-        var queue = [folder.components]
-        var index = 0
-        while index < queue.count {
-            let key = queue[index]
-            index += 1
-            do throws(SandboxError) {
-                let directory = try opener.openDirectory(key)
-                let watch = try inotify.addWatch(on: directory.rawValue, path: DirectoryOpener.display(key))
-                machine.watchAdded(watch, for: key)
-                let entries = try DirectoryListing.entries(of: directory.rawValue, path: DirectoryOpener.display(key))
-                queue += machine.recordBaseline(directory: key, entries: entries)
-            } catch where key != folder.components && (error.code == .notFound || error.code == .notADirectory) {
-                continue  // a subfolder removed while arming; its removal event is queued
-            }
-        }
+        let arming = try TreeArming.arm(
+            configuration.folder, recursive: configuration.recursive, root: root, inotify: inotify)
+        if let failure = arming.failures.first { throw failure.error }
+        machine.recordBaseline(arming)
     }
 
     /// Starts the reader thread.
     ///
     /// - Throws: ``SandboxError/Code/tooManyOpenFiles`` when the wake-up channel cannot be made.
-    func start(events: AsyncStream<FolderEvent>.Continuation?, snapshots: SnapshotDelivery?) throws(SandboxError) -> ReaderControl {
+    func start(
+        events: AsyncStream<FolderEvent>.Continuation?, snapshots: SnapshotDelivery?
+    ) throws(SandboxError) -> ReaderControl {
         let control = ReaderControl(wake: try WakeSignal())
-        let box = ReaderBox(MonitorReader(armed: self, control: control, events: events.map { EventDelivery(continuation: $0) }, snapshots: snapshots))
+        let box = ReaderBox(
+            MonitorReader(
+                armed: self, control: control, events: events.map { EventDelivery(continuation: $0) },
+                snapshots: snapshots))
         let name = "sandbox-watch \(machine.configuration.folder)"
         let thread = Thread {
             nameCurrentThread(name)

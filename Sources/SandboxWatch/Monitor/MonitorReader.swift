@@ -1,4 +1,5 @@
 import Glibc
+import SystemPackage
 
 /// The reader thread's loop: blocks in `poll(2)` on the inotify descriptor and the wake-up channel
 /// (no timeout while nothing is pending, so an idle monitor costs no CPU and no wake-ups), drains
@@ -6,7 +7,6 @@ import Glibc
 struct MonitorReader: Sendable {
     var machine: MonitorMachine
     let inotify: InotifyInstance
-    let opener: DirectoryOpener
     let root: ConfinedRoot
     let control: ReaderControl
     var events: EventDelivery?
@@ -17,7 +17,6 @@ struct MonitorReader: Sendable {
     init(armed: ArmedMonitor, control: ReaderControl, events: EventDelivery?, snapshots: SnapshotDelivery?) {
         machine = armed.machine
         inotify = armed.inotify
-        opener = armed.opener
         root = armed.root
         self.control = control
         self.events = events
@@ -27,7 +26,8 @@ struct MonitorReader: Sendable {
     private var consumerIsGone: Bool { events?.isTerminated == true || snapshots?.isTerminated == true }
 
     mutating func run() {
-        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, alignment: MemoryLayout<inotify_event>.alignment)
+        let buffer = UnsafeMutableRawBufferPointer.allocate(
+            byteCount: 64 * 1024, alignment: MemoryLayout<inotify_event>.alignment)
         defer {
             buffer.deallocate()
             events?.finish()
@@ -45,7 +45,7 @@ struct MonitorReader: Sendable {
             if !paused { descriptors.append(pollfd(fd: inotify.descriptor, events: Int16(POLLIN), revents: 0)) }
             let timeout = paused ? -1 : pollTimeout(at: .now)
             if poll(&descriptors, nfds_t(descriptors.count), timeout) < 0 && errno != EINTR {
-                fail(.watch("poll", errno: errno, path: "inotify"))
+                fail(.systemCall("poll", errno: Errno(rawValue: errno), path: "inotify"))
                 return
             }
             if descriptors[0].revents != 0 { control.wake.drain() }
@@ -111,7 +111,7 @@ struct MonitorReader: Sendable {
             case .rescan:
                 queue += rescan(at: now)
             case .probe(let key):
-                queue += machine.probed(key, result: WriterProbe.probe(key, opener: opener))
+                queue += machine.probed(key, result: WriterProbe.probe(key, in: root))
             case .finish:
                 break
             }
@@ -120,29 +120,28 @@ struct MonitorReader: Sendable {
 
     /// Watch first, then list: what lands in between is seen by one or the other (or both, and the
     /// machine drops the duplicate).
-    private mutating func watch(_ key: [String], at now: ContinuousClock.Instant) -> [MonitorMachine.Action] {
-        do throws(SandboxError) {
-            let directory = try opener.openDirectory(key)
-            let watch = try inotify.addWatch(on: directory.rawValue, path: DirectoryOpener.display(key))
-            machine.watchAdded(watch, for: key)
-            let entries = try DirectoryListing.entries(of: directory.rawValue, path: DirectoryOpener.display(key))
-            return machine.scanned(directory: key, entries: entries, at: now)
-        } catch {
-            return machine.watchFailed(key, error: error)
+    private mutating func watch(_ key: ContainerPath, at now: ContinuousClock.Instant) -> [MonitorMachine.Action] {
+        switch TreeArming.arm(key, root: root, inotify: inotify, reader: DirectoryReader()) {
+        case .success(let directory):
+            machine.watchAdded(directory.watch, for: key)
+            return machine.scanned(directory: key, entries: directory.entries, at: now)
+        case .failure(let failure):
+            if let watch = failure.watch { machine.watchAdded(watch, for: key) }
+            return machine.watchFailed(key, error: failure.error)
         }
     }
 
+    /// Every directory watched and listed again; the folder itself gone ends the monitor.
     private mutating func rescan(at now: ContinuousClock.Instant) -> [MonitorMachine.Action] {
-        var entries: [(key: [String], isDirectory: Bool)] = []
+        let configuration = machine.configuration
         do throws(SandboxError) {
-            try root.enumerate(at: machine.configuration.folder, recursive: machine.configuration.recursive) { entry throws(SandboxError) in
-                entries.append((entry.path.components, entry.type == .directory))
-            }
-        } catch where error.code == .notFound || error.code == .notADirectory {
+            let arming = try TreeArming.arm(
+                configuration.folder, recursive: configuration.recursive, root: root, inotify: inotify)
+            return machine.rescanned(arming, at: now)
+        } catch  where MonitorMachine.isGone(error) {
             return machine.finish()
         } catch {
             return [.emit(.failed(error))]
         }
-        return machine.rescanned(entries: entries, at: now)
     }
 }

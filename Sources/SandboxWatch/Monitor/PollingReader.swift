@@ -2,12 +2,14 @@ import Foundation
 import Glibc
 import SystemPackage
 
-/// The fallback backend of ``FolderMonitor``: reads a ``FolderSnapshot`` every `interval` and reports
-/// the differences, for kernels without inotify (`inotify_init1` fails with `ENOSYS`) or when
-/// ``FolderMonitor/Options/backend`` asks for it.
+/// The fallback backend of ``FolderMonitor`` and ``FolderWatcher``: reads a ``FolderSnapshot`` every
+/// `interval` and reports the differences (as events, or as the watcher's snapshot), for kernels
+/// without inotify (`inotify_init1` fails with `ENOSYS`) or when ``WatchConfiguration/backend``
+/// asks for it.
 ///
 /// What it cannot know: renames come out as a removal and an addition (nothing pairs them), changes
-/// undone within one interval are not seen, and there is no overflow. A file is ``FolderEvent/ready(_:)``
+/// undone within one interval are not seen, and there is no overflow. It reports in the inotify
+/// backend's terms (see ``PolledChanges``), and, like it, never follows a symlink at the folder. A file is ``FolderEvent/ready(_:)``
 /// once its size and modification date stayed the same for the quiet period (at least one interval)
 /// and no process has it open for writing (the same lease probe as the inotify backend).
 /// Its thread sleeps in `poll(2)` on the wake-up channel with the interval as timeout, so it wakes
@@ -20,35 +22,55 @@ struct PollingReader: Sendable {
     let recursive: Bool
     let interval: Duration
     let quietPeriod: Duration
-    let opener: DirectoryOpener
     let control: ReaderControl
-    var events: EventDelivery
+    /// A monitor's events, a watcher's snapshots.
+    var events: EventDelivery?
+    var snapshots: SnapshotDelivery?
     private var last: FolderSnapshot
     /// Files written since they were last ready, with when they last changed.
     private var pending: [ContainerPath: Instant] = [:]
 
-    init(folder: ContainerPath, root: ConfinedRoot, options: FolderMonitor.Options, interval: Duration, control: ReaderControl, events: EventDelivery) throws(SandboxError) {
-        guard !folder.components.contains("..") else {
-            throw SandboxError(.invalidPath, "'\(folder)' contains '..'; give the folder's own path to watch it.", path: folder.description)
-        }
+    /// - Parameter baseline: what changes are reported against; read now when `nil` (what is there
+    ///   now is not reported, as with the inotify backend's arming).
+    /// - Throws: ``SandboxError/Code/invalidPath`` for a folder path with `..`, and the errors of
+    ///   ``FolderSnapshot/take(of:in:recursive:)`` for the baseline.
+    init(
+        folder: ContainerPath,
+        root: ConfinedRoot,
+        configuration: WatchConfiguration,
+        interval: Duration,
+        control: ReaderControl,
+        events: EventDelivery?,
+        snapshots: SnapshotDelivery?,
+        baseline: FolderSnapshot?
+    ) throws(SandboxError) {
+        try WatchedFolder.check(folder)
         self.folder = folder
         self.root = root
-        self.recursive = options.recursive
+        self.recursive = configuration.recursive
         self.interval = max(interval, .milliseconds(1))
-        self.quietPeriod = options.quietPeriod
-        self.opener = try DirectoryOpener(root: root)
+        self.quietPeriod = configuration.quietPeriod
         self.control = control
         self.events = events
-        // The baseline: what is there now is not reported (as with the inotify backend's arming).
-        last = try FolderSnapshot.take(of: folder, in: root, recursive: options.recursive)
+        self.snapshots = snapshots
+        if let baseline {
+            last = baseline
+        } else {
+            last = try FolderSnapshot.take(of: folder, in: root, recursive: configuration.recursive)
+        }
     }
 
+    private var consumerIsGone: Bool { events?.isTerminated == true || snapshots?.isTerminated == true }
+
     mutating func run() {
-        defer { events.finish() }
+        defer {
+            events?.finish()
+            snapshots?.finish()
+        }
         var paused = false
         while true {
             let requests = control.requests
-            if requests.stop || events.isTerminated { return }
+            if requests.stop || consumerIsGone { return }
             if requests.pause != paused {
                 paused = requests.pause
                 control.acknowledge(paused: paused)
@@ -56,7 +78,8 @@ struct PollingReader: Sendable {
             var descriptors = [pollfd(fd: control.wake.descriptor, events: Int16(POLLIN), revents: 0)]
             let timeout = paused ? -1 : Self.milliseconds(interval)
             if poll(&descriptors, 1, timeout) < 0 && errno != EINTR {
-                events.deliver(.failed(.watch("poll", errno: errno, path: "wake-up channel")), at: .now)
+                events?.deliver(
+                    .failed(.systemCall("poll", errno: Errno(rawValue: errno), path: "wake-up channel")), at: .now)
                 return
             }
             if descriptors[0].revents != 0 { control.wake.drain() }
@@ -67,38 +90,47 @@ struct PollingReader: Sendable {
 
     /// Reads the folder and reports what changed; `false` once the folder is gone (the last event).
     private mutating func scan(at now: Instant) -> Bool {
-        events.retry(at: now)
+        events?.retry(at: now)
         let snapshot: FolderSnapshot
         do {
             snapshot = try FolderSnapshot.take(of: folder, in: root, recursive: recursive)
-        } catch where error.code == .notFound || error.code == .notADirectory {
-            events.deliver(.folderRemoved(folder), at: now)
+        } catch  where error.code == .notFound || error.code == .notADirectory {
+            // Gone, or replaced by a file or a symlink (never followed).
+            let removed = FolderEvent.folderRemoved(folder)
+            events?.deliver(removed, at: now)
             return false
         } catch {
-            events.deliver(.failed(error), at: now)
+            events?.deliver(.failed(error), at: now)
             return true
         }
-        let difference = snapshot.difference(from: last)
-        for path in difference.removed {
-            events.deliver(.removed(path, isDirectory: last.items[path]?.type == .directory), at: now)
-            pending[path] = nil
+        let changes = PolledChanges(from: last, to: snapshot)
+        if !changes.isEmpty { snapshots?.publish(snapshot) }
+        if events != nil { report(changes, in: snapshot, at: now) }
+        last = snapshot
+        return true
+    }
+
+    /// Delivers the changes as events, and `ready` for files unchanged for the quiet period (and
+    /// at least one scan after their last change) that nobody writes.
+    private mutating func report(_ changes: PolledChanges, in snapshot: FolderSnapshot, at now: Instant) {
+        for path in changes.removed {
+            pending = pending.filter { !$0.key.isDescendant(of: path) }
+            events?.deliver(.removed(path, isDirectory: last.items[path]?.type == .directory), at: now)
         }
-        for path in difference.added {
+        for path in changes.added {
             let isDirectory = snapshot.items[path]?.type == .directory
-            events.deliver(.added(path, isDirectory: isDirectory), at: now)
+            events?.deliver(.added(path, isDirectory: isDirectory), at: now)
             if !isDirectory { pending[path] = now }
         }
-        for path in difference.modified {
-            if pending[path] == nil { events.deliver(.modified(path), at: now) }
+        for path in changes.modified {
+            if pending[path] == nil { events?.deliver(.modified(path), at: now) }
             pending[path] = now
         }
-        last = snapshot
-        // Ready: unchanged for the quiet period (and at least one scan after the last change) and
-        // nobody writing.
-        for (path, changed) in pending where now - changed >= max(quietPeriod, interval) {
-            switch WriterProbe.probe(path.components, opener: opener) {
+        for (path, changed) in pending.sorted(by: { $0.key < $1.key }) where now - changed >= max(quietPeriod, interval)
+        {
+            switch WriterProbe.probe(path, in: root) {
             case .noWriters:
-                events.deliver(.ready(path), at: now)
+                events?.deliver(.ready(path), at: now)
                 pending[path] = nil
             case .gone:
                 pending[path] = nil
@@ -106,7 +138,6 @@ struct PollingReader: Sendable {
                 break
             }
         }
-        return true
     }
 
     private static func milliseconds(_ duration: Duration) -> Int32 {
@@ -120,7 +151,7 @@ struct PollingReader: Sendable {
     }
 
     /// Starts the polling thread.
-    func start() -> Void {
+    func start() {
         let box = PollingBox(self)
         let control = control
         let name = "sandbox-watch \(folder)"

@@ -13,7 +13,10 @@ struct SnapshotDelivery: Sendable {
     private(set) var overflows = 0
     private(set) var isTerminated = false
 
-    init(continuation: AsyncStream<SnapshotMessage>.Continuation, root: ConfinedRoot, folder: ContainerPath, recursive: Bool, settler: Settler) {
+    init(
+        continuation: AsyncStream<SnapshotMessage>.Continuation, root: ConfinedRoot, folder: ContainerPath,
+        recursive: Bool, settler: Settler
+    ) {
         self.continuation = continuation
         self.root = root
         self.folder = folder
@@ -38,8 +41,16 @@ struct SnapshotDelivery: Sendable {
         } catch {
             return
         }
+        publish(snapshot)
+    }
+
+    /// Publishes a snapshot (read after a burst settled, or by the polling backend).
+    mutating func publish(_ snapshot: FolderSnapshot) {
+        guard !isTerminated else { return }
         generation += 1
-        if case .terminated = continuation.yield(SnapshotMessage(snapshot: snapshot, generation: generation, overflows: overflows)) {
+        if case .terminated = continuation.yield(
+            SnapshotMessage(snapshot: snapshot, generation: generation, overflows: overflows))
+        {
             isTerminated = true
         }
     }

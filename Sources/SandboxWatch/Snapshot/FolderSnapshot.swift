@@ -34,17 +34,48 @@ public struct FolderSnapshot: Sendable, Equatable {
 
     /// Reads the folder now.
     ///
+    /// The snapshot is of the folder at `folder` itself: a symlink there is refused, never followed
+    /// (as when watching), and a folder replaced while it is read is read again.
+    ///
     /// - Parameter recursive: include everything beneath subfolders too.
-    /// - Throws: ``SandboxError/Code/notFound`` and ``SandboxError/Code/notADirectory`` for the
-    ///   folder, ``SandboxError/Code/escapesContainer`` and the other errors of
-    ///   ``ConfinedRoot/enumerate(at:recursive:prefetchingAttributes:_:)``.
-    public static func take(of folder: ContainerPath, in root: ConfinedRoot, recursive: Bool = true) throws(SandboxError) -> FolderSnapshot {
-        var items: [ContainerPath: Item] = [:]
-        try root.enumerate(at: folder, recursive: recursive, prefetchingAttributes: true) { entry throws(SandboxError) in
-            guard let attributes = entry.attributes else { return }
-            items[entry.path] = Item(type: attributes.type, size: attributes.size, modificationDate: attributes.modificationDate)
+    /// - Throws: ``SandboxError/Code/notFound`` for a missing folder; ``SandboxError/Code/notADirectory``
+    ///   for a file or a symlink; ``SandboxError/Code/concurrentModification`` when the folder was
+    ///   replaced during each of three reads; ``SandboxError/Code/escapesContainer`` and the other
+    ///   errors of ``ConfinedRoot/enumerate(at:recursive:prefetchingAttributes:_:)``.
+    public static func take(
+        of folder: ContainerPath, in root: ConfinedRoot, recursive: Bool = true
+    ) throws(SandboxError) -> FolderSnapshot {
+        for _ in 0..<3 {
+            let before = try identity(of: folder, in: root)
+            var items: [ContainerPath: Item] = [:]
+            try root.enumerate(at: folder, recursive: recursive, prefetchingAttributes: true) {
+                entry throws(SandboxError) in
+                guard let attributes = entry.attributes else { return }
+                items[entry.path] = Item(
+                    type: attributes.type, size: attributes.size, modificationDate: attributes.modificationDate)
+            }
+            // Replaced meanwhile (say, by a symlink, which the enumeration followed): read again.
+            guard try identity(of: folder, in: root) == before else { continue }
+            return FolderSnapshot(folder: folder, items: items)
         }
-        return FolderSnapshot(folder: folder, items: items)
+        throw SandboxError(
+            .concurrentModification,
+            "'\(folder)' was replaced while it was read, three times in a row; read it again once it stops changing.",
+            path: folder.description
+        )
+    }
+
+    /// The device and inode of the folder itself, which must be a directory (not a symlink to one).
+    private static func identity(of folder: ContainerPath, in root: ConfinedRoot) throws(SandboxError) -> [UInt64] {
+        guard let attributes = try root.attributes(at: folder, followingSymlink: false) else {
+            throw SandboxError(.notFound, "No folder at '\(folder)'.", path: folder.description)
+        }
+        guard attributes.type == .directory else {
+            let what = attributes.type == .symlink ? "a symbolic link (not followed)" : "not a folder"
+            throw SandboxError(
+                .notADirectory, "'\(folder)' is \(what); give the path of a folder.", path: folder.description)
+        }
+        return [attributes.device, attributes.inode]
     }
 
     /// The paths, sorted.

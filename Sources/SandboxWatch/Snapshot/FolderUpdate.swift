@@ -40,7 +40,9 @@ public struct FolderUpdates: AsyncSequence, Sendable {
                 guard !changes.isEmpty || overflowed else { continue }
                 last = message.snapshot
                 overflows = message.overflows
-                return FolderUpdate(snapshot: message.snapshot, changes: changes, generation: message.generation, didOverflow: overflowed)
+                return FolderUpdate(
+                    snapshot: message.snapshot, changes: changes, generation: message.generation,
+                    didOverflow: overflowed)
             }
             return nil
         }

@@ -9,12 +9,16 @@
 /// ```
 ///
 /// Events are only hints here: a burst of them (thousands of files copied in) marks the folder
-/// dirty, and once it has been quiet for `settle` (or `maximumDelay` after the burst began) the
-/// folder is read again and compared. An overflow of the kernel queue loses nothing: the next update
+/// dirty, and once it has been quiet for the configuration's ``WatchConfiguration/quietPeriod`` (or
+/// ``WatchConfiguration/maximumDelay`` after the burst began) the folder is read again and compared.
+/// With the polling backend, the folder is read every interval and an update published when it
+/// changed. An overflow of the kernel queue loses nothing: the next update
 /// comes from a full rescan and says ``FolderUpdate/didOverflow``.
 public final class FolderWatcher: Sendable {
     /// The watched folder.
     public let folder: ContainerPath
+    /// How it watches.
+    public let configuration: Configuration
     /// The folder when watching began (read after the watches were in place).
     public let initialSnapshot: FolderSnapshot
     /// The coalesced updates. Iterate them once: they have a single consumer. They end when the
@@ -24,36 +28,30 @@ public final class FolderWatcher: Sendable {
 
     /// Starts watching `folder` beneath `root` and reads its first snapshot.
     ///
-    /// - Parameters:
-    ///   - recursive: watch and snapshot everything beneath subfolders too.
-    ///   - settle: how long a burst must have been quiet before the folder is read again.
-    ///   - maximumDelay: the longest an update waits while changes keep coming.
-    /// - Throws: the errors of ``FolderMonitor/init(watching:in:options:)`` and of
+    /// - Parameter configuration: ``WatchConfiguration/recursive``, ``WatchConfiguration/backend``,
+    ///   ``WatchConfiguration/quietPeriod`` (how long a burst must have been quiet before the folder
+    ///   is read again) and ``WatchConfiguration/maximumDelay`` (the longest an update waits while
+    ///   changes keep coming) apply.
+    /// - Throws: the errors of ``FolderMonitor/init(watching:in:configuration:)`` and of
     ///   ``FolderSnapshot/take(of:in:recursive:)``.
     public init(
-        watching folder: ContainerPath,
-        in root: ConfinedRoot,
-        recursive: Bool = true,
-        settle: Duration = .milliseconds(50),
-        maximumDelay: Duration = .milliseconds(500)
+        watching folder: ContainerPath, in root: ConfinedRoot, configuration: Configuration = Configuration()
     ) throws(SandboxError) {
-        let configuration = MonitorMachine.Configuration(
-            folder: folder,
-            recursive: recursive,
-            quietPeriod: .zero,
-            pairingWindow: .milliseconds(50),
-            tracksReadiness: false
-        )
-        let armed = try ArmedMonitor(configuration: configuration, root: root)
-        let initial = try FolderSnapshot.take(of: folder, in: root, recursive: recursive)
-        let (stream, continuation) = AsyncStream.makeStream(of: SnapshotMessage.self, bufferingPolicy: .bufferingNewest(1))
+        let backend = try ArmedBackend(folder: folder, root: root, configuration: configuration, tracksReadiness: false)
+        let initial = try FolderSnapshot.take(of: folder, in: root, recursive: configuration.recursive)
+        let (stream, continuation) = AsyncStream.makeStream(
+            of: SnapshotMessage.self, bufferingPolicy: .bufferingNewest(1))
         let delivery = SnapshotDelivery(
-            continuation: continuation, root: root, folder: folder, recursive: recursive,
-            settler: Settler(settle: settle, maximumDelay: maximumDelay)
+            continuation: continuation, root: root, folder: folder, recursive: configuration.recursive,
+            settler: Settler(settle: configuration.quietPeriod, maximumDelay: configuration.maximumDelay)
         )
-        let control = try armed.start(events: nil, snapshots: delivery)
+        let control = try backend.start(
+            folder: folder, root: root, configuration: configuration, events: nil, snapshots: delivery,
+            baseline: initial
+        )
         continuation.onTermination = { _ in control.requestStop() }
         self.folder = folder
+        self.configuration = configuration
         self.initialSnapshot = initial
         self.updates = FolderUpdates(stream: stream, initial: initial)
         self.control = control

@@ -13,7 +13,9 @@ enum HostFiles {
 
     /// Creates (or truncates) `path`, writes `bytes`, closes it.
     @discardableResult
-    static func write(_ path: String, _ bytes: [UInt8] = Array("hello\n".utf8), append: Bool = false) throws -> ContinuousClock.Instant {
+    static func write(
+        _ path: String, _ bytes: [UInt8] = Array("hello\n".utf8), append: Bool = false
+    ) throws -> ContinuousClock.Instant {
         let fd = try open(path, O_WRONLY | O_CREAT | (append ? O_APPEND : O_TRUNC))
         try writeAll(fd, bytes, path)
         return try close(fd, path)
@@ -54,5 +56,32 @@ enum HostFiles {
 
     static func rmdir(_ path: String) throws {
         guard Glibc.rmdir(path) == 0 else { throw Failure(call: "rmdir", path: path, code: errno) }
+    }
+}
+
+extension HostFiles {
+    /// `path` (a directory's host path) joined with a name given as raw bytes, which need not be UTF-8.
+    static func rawPath(_ directory: String, _ name: [UInt8]) -> [CChar] {
+        (Array(directory.utf8) + [UInt8(ascii: "/")] + name + [0]).map { CChar(bitPattern: $0) }
+    }
+
+    /// Creates a file whose name is raw bytes, writes `bytes`, closes it.
+    static func write(in directory: String, rawName name: [UInt8], _ bytes: [UInt8] = Array("hello\n".utf8)) throws {
+        let path = rawPath(directory, name)
+        let fd = Glibc.open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw Failure(call: "open", path: directory, code: errno) }
+        try writeAll(fd, bytes, directory)
+        try close(fd, directory)
+    }
+
+    /// Creates a directory whose name is raw bytes.
+    static func mkdir(in directory: String, rawName name: [UInt8]) throws {
+        guard Glibc.mkdir(rawPath(directory, name), 0o755) == 0 else {
+            throw Failure(call: "mkdir", path: directory, code: errno)
+        }
+    }
+
+    static func symlink(_ target: String, at path: String) throws {
+        guard Glibc.symlink(target, path) == 0 else { throw Failure(call: "symlink", path: path, code: errno) }
     }
 }
