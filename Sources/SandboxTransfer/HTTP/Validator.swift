@@ -19,16 +19,17 @@ public enum Validator: Sendable, Hashable, Codable {
         }
     }
 
-    /// The strong validator of a response: its `ETag` when strong, else its `Last-Modified` when
-    /// strong (at least a second older than the response's `Date`, RFC 9110 §8.8.2.2), else `nil`.
+    /// The strong validator of a response, the only kind `If-Range` may carry (RFC 9110 §13.1.5):
+    /// its `ETag` when strong; when it sent no `ETag` at all, its `Last-Modified` when strong —
+    /// at least a second older than the response's `Date` (§8.8.2.2; without a `Date` it cannot
+    /// be shown strong); else `nil`. A weak `ETag` is never replaced by the date.
     public static func strongValidator(etag: String?, lastModified: String?, date: String?) -> Validator? {
-        if let etag = etag?.trimmingCharacters(in: .whitespaces), isStrongEntityTag(etag) {
-            return .entityTag(etag)
+        if let etag = etag?.trimmingCharacters(in: .whitespaces), !etag.isEmpty {
+            return isStrongEntityTag(etag) ? .entityTag(etag) : nil
         }
-        guard let lastModified = lastModified?.trimmingCharacters(in: .whitespaces),
-            let modified = HTTPDate.parse(lastModified)
+        guard let lastModified = lastModified?.trimmingCharacters(in: .whitespaces), let modified = HTTPDate.parse(lastModified),
+            let date, let sent = HTTPDate.parse(date.trimmingCharacters(in: .whitespaces)), sent.timeIntervalSince(modified) >= 1
         else { return nil }
-        if let date, let sent = HTTPDate.parse(date), sent.timeIntervalSince(modified) < 1 { return nil }
         return .lastModified(lastModified)
     }
 

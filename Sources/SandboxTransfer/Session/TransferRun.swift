@@ -21,6 +21,8 @@ struct TransferRun: Sendable {
     private enum AttemptResult {
         case finished
         case restarted
+        /// A short 206 was written whole: ask for the rest from the new offset.
+        case continued
     }
 
     func execute() async -> DownloadTaskMachine.RunResult {
@@ -34,14 +36,24 @@ struct TransferRun: Sendable {
             return .failed(error, resumable: false)
         }
         defer { partial.close() }
+        // The retry budget counts attempts without progress: an attempt that takes the file past
+        // its longest length so far (`mark`) starts the count again, so a server that drops or
+        // answers short ranges after sending new bytes each time is followed to the end.
         var attempt = 1
         var restarts = 0
+        var mark = (try? partial.length()) ?? 0  // unreadable: the first attempt reports it
+        var continuing = false
         while true {
             if Task.isCancelled { return stopped(partial) }
             do throws(AttemptFailure) {
-                switch try await attemptOnce(partial) {
+                let result = try await attemptOnce(partial, announcingResume: !continuing)
+                continuing = false
+                switch result {
                 case .finished:
                     return .finished
+                case .continued:
+                    continuing = true
+                    if advanced(partial, past: &mark) { attempt = 1 }
                 case .restarted:
                     restarts += 1
                     if restarts > Self.maximumRestarts {
@@ -52,20 +64,29 @@ struct TransferRun: Sendable {
                     }
                 }
             } catch {
+                continuing = false
                 if Task.isCancelled { return stopped(partial) }
+                if advanced(partial, past: &mark) { attempt = 1 }
                 attempt += 1
                 let retryAfter = error.retryAfter
                 guard error.retryable,
                     let delay = session.configuration.retryPolicy.delay(beforeAttempt: attempt, retryAfter: retryAfter, random: Double.random(in: 0...1))
                 else {
                     flush(partial)
-                    let resumable = error.error.code != .checksumMismatch && session.store.record(task.taskIdentifier)?.validator != nil
-                    return .failed(error.error, resumable: resumable)
+                    // Kept unless the bytes are wrong; the session keeps them only when a validator can guard a resume, and says so.
+                    return .failed(error.error, resumable: error.error.code != .checksumMismatch)
                 }
                 session.emit(.willRetry(task, attempt: attempt, delay: delay, error: error.error))
                 do { try await Task.sleep(for: delay) } catch { return stopped(partial) }
             }
         }
+    }
+
+    /// Whether the partial file is now longer than `mark` (which then moves to its length).
+    private func advanced(_ partial: PartialFile, past mark: inout Int64) -> Bool {
+        guard let length = try? partial.length(), length > mark else { return false }  // unreadable: the next attempt reports it
+        mark = length
+        return true
     }
 
     /// The run was stopped: flush what is on disk so resume data is good after a power cut too.
@@ -82,7 +103,9 @@ struct TransferRun: Sendable {
         }
     }
 
-    private func attemptOnce(_ partial: PartialFile) async throws(AttemptFailure) -> AttemptResult {
+    /// One request and its body. `announcingResume`: report `didResume` when it continues a file
+    /// (not when it only asks for the rest after a short 206).
+    private func attemptOnce(_ partial: PartialFile, announcingResume: Bool) async throws(AttemptFailure) -> AttemptResult {
         guard let record = session.store.record(task.taskIdentifier) else {
             throw .fatal(TransferError(.file, "The checkpoint lost task \(task.taskIdentifier)."))
         }
@@ -115,9 +138,9 @@ struct TransferRun: Sendable {
                 try finish(partial, record: record, length: total, digest: nil)
             }
             return .finished
-        case .write(let offset, let total, let restartReason):
-            try await write(response, into: partial, record: record, offset: offset, total: total, restart: restartReason, hadBytes: length > 0)
-            return .finished
+        case .write(let offset, let end, let total, let restartReason):
+            let body = BodyPlan(offset: offset, end: end, total: total, restart: restartReason, announcingResume: announcingResume)
+            return try await write(response, into: partial, record: record, body, hadBytes: length > 0)
         }
     }
 
@@ -163,17 +186,26 @@ struct TransferRun: Sendable {
         session.emit(.didRestart(task, reason: reason))
     }
 
+    /// Where a body goes: from `offset` to `end` (exclusive, when known) of a file of `total` bytes.
+    private struct BodyPlan {
+        var offset: Int64
+        var end: Int64?
+        var total: Int64?
+        var restart: RestartReason?
+        var announcingResume: Bool
+    }
+
+    /// Writes the body at its offset. Bytes past `end` are never written; a body that stops before
+    /// `end` was cut (retryable); one that ends at `end` before `total` was a short 206.
     private func write(
-        _ response: HTTPClientResponse, into partial: PartialFile, record: TaskRecord, offset: Int64, total: Int64?, restart: RestartReason?, hadBytes: Bool
-    ) async throws(AttemptFailure) {
+        _ response: HTTPClientResponse, into partial: PartialFile, record: TaskRecord, _ plan: BodyPlan, hadBytes: Bool
+    ) async throws(AttemptFailure) -> AttemptResult {
         let url = record.originalURL
+        let (offset, total, restart) = (plan.offset, plan.total, plan.restart)
         if offset == 0 && hadBytes { try fatal { () throws(TransferError) in try partial.truncate(to: 0) } }
         if let restart { session.emit(.didRestart(task, reason: restart)) }
         let headers = response.headers
-        let validator =
-            offset > 0
-            ? record.validator
-            : Validator.strongValidator(etag: headers.first(name: "etag"), lastModified: headers.first(name: "last-modified"), date: headers.first(name: "date"))
+        let validator = offset > 0 ? record.validator : ResponseDecision.resumeValidator(headers)
         let suggested = SuggestedFilename.make(contentDisposition: headers.first(name: "content-disposition"), url: response.url ?? URL(string: url))
         try fatal { () throws(TransferError) in
             try session.store.update(record.id) {
@@ -185,7 +217,7 @@ struct TransferRun: Sendable {
                 if let restart { $0.lastRestartReason = restart }
             }
         }
-        if offset > 0 { session.emit(.didResume(task, atOffset: offset, expectedTotalBytes: total ?? TransferProgress.sizeUnknown)) }
+        if offset > 0 && plan.announcingResume { session.emit(.didResume(task, atOffset: offset, expectedTotalBytes: total ?? TransferProgress.sizeUnknown)) }
         var digest = record.expectedDigest.map { StreamingDigest($0.algorithm) }
         if offset > 0, var prefix = digest {
             try fatal { () throws(TransferError) in try partial.hashPrefix(offset, into: &prefix) }
@@ -198,11 +230,17 @@ struct TransferRun: Sendable {
         let started = clock.now
         var lastCheckpoint = started
         do {
-            for try await buffer in response.body {
+            for try await received in response.body {
+                var buffer = received
                 let count = Int64(buffer.readableBytes)
-                if let total, position + count > total {
+                if let end = plan.end, position + count > end {
+                    // Keep what the answer announced, never what runs past it; the next attempt continues.
+                    buffer = buffer.getSlice(at: buffer.readerIndex, length: Int(end - position)) ?? ByteBuffer()
+                    try partial.write(buffer, atOffset: position, digest: &digest)
+                    position = end
+                    try session.store.update(record.id) { [position] in $0.bytesOnDisk = position }
                     throw AttemptFailure(
-                        error: TransferError(.invalidResponse, "\(url) sent more bytes than its announced \(total).", url: url), retryable: true)
+                        error: TransferError(.invalidResponse, "\(url) sent more bytes than the \(end - offset) it announced.", url: url), retryable: true)
                 }
                 try partial.write(buffer, atOffset: position, digest: &digest)
                 position += count
@@ -222,14 +260,19 @@ struct TransferRun: Sendable {
             throw AttemptFailure.classify(error, url: url)
         }
         if let progress = meter.flush(now: clock.now) { report(progress) }
-        if let total, position < total {
+        if let end = plan.end ?? total, position < end {
             throw AttemptFailure(
-                error: TransferError(.network, "The connection for \(url) ended after \(position) of \(total) bytes.", url: url), retryable: true)
+                error: TransferError(.network, "The connection for \(url) ended after \(position) of \(end) bytes.", url: url), retryable: true)
+        }
+        if let total, position < total {
+            try fatal { () throws(TransferError) in try session.store.update(record.id) { [position] in $0.bytesOnDisk = position } }
+            return .continued
         }
         try fatal { () throws(TransferError) in
             if total == nil { try session.store.update(record.id) { [position] in $0.expectedLength = position } }
             try finish(partial, record: record, length: position, digest: digest)
         }
+        return .finished
     }
 
     private func report(_ progress: TransferProgress) {

@@ -34,11 +34,32 @@ public struct FaultResource: Sendable {
     public var status: Int?
     /// Redirect (302) to this location instead of serving.
     public var redirectTo: String?
+    /// Whether to send a `Date` header (real servers must, RFC 9110 §6.6.1), and its value (`nil`:
+    /// the current time).
+    public var sendsDate = true
+    public var date: String?
+    /// Answers range requests itself, given the range's start and the `If-Range` value, when it
+    /// returns an answer (`nil` leaves the request to the flags above): for servers broken in ways
+    /// the flags do not cover. Drops and stalls apply to its body as to any other.
+    public var rangeAnswer: (@Sendable (_ start: Int, _ ifRange: String?) -> FaultAnswer?)?
 
     public init(body: [UInt8], etag: String? = nil, lastModified: String? = nil) {
         self.body = body
         self.etag = etag
         self.lastModified = lastModified
+    }
+}
+
+/// A hand-made answer (see ``FaultResource/rangeAnswer``): sent exactly as given, plus `Date`.
+public struct FaultAnswer: Sendable {
+    public var status: Int
+    public var headers: [(String, String)]
+    public var body: [UInt8]
+
+    public init(status: Int, headers: [(String, String)], body: [UInt8]) {
+        self.status = status
+        self.headers = headers
+        self.body = body
     }
 }
 

@@ -23,7 +23,15 @@ struct ResponsePlan: Sendable {
             plan.head.headers.add(name: "Location", value: location)
             return plan
         }
+        if let start = rangeStart(headers), let answer = resource.rangeAnswer?(start, headers.first(name: "if-range")) {
+            var answerHeaders = HTTPHeaders(answer.headers)
+            if resource.sendsDate { answerHeaders.add(name: "Date", value: resource.date ?? HTTPDateFormat.now()) }
+            return plan(
+                head: HTTPResponseHead(version: .http1_1, status: HTTPResponseStatus(statusCode: answer.status), headers: answerHeaders),
+                body: answer.body[...], resource: resource, requestIndex: requestIndex)
+        }
         var responseHeaders = HTTPHeaders()
+        if resource.sendsDate { responseHeaders.add(name: "Date", value: resource.date ?? HTTPDateFormat.now()) }
         if let etag = resource.etag { responseHeaders.add(name: "ETag", value: etag) }
         if let modified = resource.lastModified { responseHeaders.add(name: "Last-Modified", value: modified) }
         if let encoding = resource.contentEncoding { responseHeaders.add(name: "Content-Encoding", value: encoding) }
@@ -43,9 +51,14 @@ struct ResponsePlan: Sendable {
             responseHeaders.add(name: "Content-Range", value: "bytes \(start)-\(total - 1)/\(total)")
         }
         if resource.sendsContentLength { responseHeaders.add(name: "Content-Length", value: "\(body.count)") }
+        return plan(head: HTTPResponseHead(version: .http1_1, status: status, headers: responseHeaders), body: body, resource: resource, requestIndex: requestIndex)
+    }
+
+    /// The plan for a served body: the resource's drop, stall and pacing for this request.
+    private static func plan(head: HTTPResponseHead, body: ArraySlice<UInt8>, resource: FaultResource, requestIndex: Int) -> ResponsePlan {
         let drop = requestIndex - resource.failures.count
         return ResponsePlan(
-            head: HTTPResponseHead(version: .http1_1, status: status, headers: responseHeaders), body: body,
+            head: head, body: body,
             dropAfter: drop < resource.dropAfter.count ? resource.dropAfter[drop] : nil,
             stallAfter: drop < resource.stallAfter.count ? resource.stallAfter[drop] : nil,
             chunkSize: max(1, resource.chunkSize), chunkDelayMilliseconds: resource.chunkDelayMilliseconds)
