@@ -90,8 +90,9 @@ struct Download: ParsableCommand {
             }
         case .failure(let error):
             if error.code == .cancelled {
-                let note = error.resumeData == nil ? "" : " Run the same command again to continue."
-                FileHandle.standardError.write(Data("sandbox: download paused.\(note)\n".utf8))
+                // The library says why a download it could not keep cannot be resumed.
+                let text = error.resumeData == nil ? "download stopped: \(error.message)" : "download paused. Run the same command again to continue."
+                FileHandle.standardError.write(Data("sandbox: \(text)\n".utf8))
                 Foundation.exit(130)
             }
             throw error

@@ -45,9 +45,10 @@ public enum SuggestedFilename {
         return truncate(stem, keeping: " (\(number))" + ext)
     }
 
-    private static func lastPathComponent(of url: URL) -> String {
-        let path = url.path
-        guard let last = path.split(separator: "/").last else { return "" }
+    /// The URL's last path component, percent-decoded once (`foo%2541.html` is `foo%41.html`);
+    /// as written when its escapes are not valid UTF-8.
+    static func lastPathComponent(of url: URL) -> String {
+        guard let last = url.path(percentEncoded: true).split(separator: "/").last else { return "" }
         return String(last).removingPercentEncoding ?? String(last)
     }
 

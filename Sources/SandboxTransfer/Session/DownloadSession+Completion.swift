@@ -53,14 +53,27 @@ extension DownloadSession {
         if resumeData == nil { removePartial(named: record.partialName) }
         var reported = error.with(resumeData: resumeData)
         if reported.url == nil { reported.url = record.originalURL }
+        if keepingPartial {
+            reported.message += resumeData == nil ? " " + unresumableExplanation(record) : " Resume it to continue from the bytes on disk."
+        }
         do throws(TransferError) {
             try store.update(record.id, durable: true) {
                 $0.phase = .failed(code: reported.code.description, message: reported.message, resumable: resumeData != nil)
+                if resumeData == nil { $0.bytesOnDisk = 0 }  // its partial file was deleted
             }
         } catch {
             reported.message += " The checkpoint could not be updated either: \(error.message)"
         }
         emit(.didComplete(task, error: reported))
         finishTask(task, .failure(reported))
+    }
+
+    /// Why a download that was to be kept for resuming cannot continue, and what that means.
+    private func unresumableExplanation(_ record: TaskRecord) -> String {
+        let why =
+            record.validator == nil
+            ? "\(record.originalURL) sent no strong validator (a strong ETag, or a Last-Modified a second older than its Date) for an uncoded body"
+            : "its partial file is gone"
+        return "It cannot be resumed: \(why), so its bytes were deleted; downloading it again starts from zero."
     }
 }

@@ -10,8 +10,7 @@ extension DownloadSession {
             switch record.phase {
             case .active:
                 let error = TransferError(
-                    .interrupted, "The download of \(record.originalURL) was interrupted when its process ended; resume it to continue.",
-                    url: record.originalURL)
+                    .interrupted, "The download of \(record.originalURL) was interrupted when its process ended.", url: record.originalURL)
                 let task = DownloadTask(
                     identifier: record.id, request: request(of: record), session: self, machine: DownloadTaskMachine(completed: .failed))
                 reportRecovered(task, record: record, error: error)

@@ -213,8 +213,21 @@ public final class DownloadSession: Sendable {
     /// - Throws: ``TransferError/Code/invalidArgument`` for a bad identifier, ``TransferError/Code/file``
     ///   when the checkpoint cannot be read.
     public static func storedTasks(identifier: String, root: ConfinedRoot) throws(TransferError) -> [DownloadTaskSummary] {
-        let folder = checkpointPath(in: try directory(for: identifier))
-        return try SessionStore.load(root: root, folder: folder).map(\.summary)
+        let directory = try directory(for: identifier)
+        var summaries: [DownloadTaskSummary] = []
+        for record in try SessionStore.load(root: root, folder: checkpointPath(in: directory)) {
+            // Measured now, so a listing never shows bytes that are no longer on disk.
+            var length: Int64?
+            if record.keepsPartialFile {
+                do throws(SandboxError) {
+                    length = try root.fileSize(at: directory.appending(record.partialName))
+                } catch {
+                    throw .file(error, doing: "measure the partial download '\(record.partialName)' in '\(directory)'")
+                }
+            }
+            summaries.append(record.summary(partialLength: length))
+        }
+        return summaries
     }
 
     /// The identifiers of the sessions that have a folder in the container at `root`.

@@ -9,7 +9,9 @@ public struct DownloadTaskSummary: Sendable, Hashable, Codable {
     /// `interrupted` (unfinished when its process ended), `paused` (failed or cancelled with resume
     /// data), `finishing`, `completed`, `cancelled` or `failed`.
     public var state: String
-    /// The partial file's length at the last checkpoint (the file's size once completed).
+    /// The bytes on disk when listed: the partial file's length for an interrupted, paused or
+    /// finishing task (0 when it is gone), the file's size once completed, 0 for a failed or
+    /// cancelled one (its partial file is deleted).
     public var bytesOnDisk: Int64
     /// The file's whole size, when known.
     public var expectedLength: Int64?

@@ -37,8 +37,18 @@ struct TaskRecord: Sendable, Codable, Hashable {
 
     var isUnfinished: Bool { phase == .active }
 
-    /// A public summary.
-    var summary: DownloadTaskSummary {
+    /// Whether the task's partial file is meant to be on disk: unfinished, being handed over, or
+    /// kept for resume data.
+    var keepsPartialFile: Bool {
+        switch phase {
+        case .active, .finishing: true
+        case .failed(_, _, let resumable): resumable
+        case .completed: false
+        }
+    }
+
+    /// A public summary, with `partialLength` the partial file's length now (`nil`: it is gone).
+    func summary(partialLength: Int64?) -> DownloadTaskSummary {
         let state: String
         var path: String?
         var error: String?
@@ -52,8 +62,16 @@ struct TaskRecord: Sendable, Codable, Hashable {
             state = resumable ? "paused" : (code == "cancelled" ? "cancelled" : "failed")
             error = message
         }
+        let bytes: Int64
+        if keepsPartialFile {
+            bytes = partialLength ?? 0
+        } else if case .completed = phase {
+            bytes = bytesOnDisk  // the finished file's size
+        } else {
+            bytes = 0  // failed or cancelled: the partial file was deleted
+        }
         return DownloadTaskSummary(
-            taskIdentifier: id, url: originalURL, state: state, bytesOnDisk: bytesOnDisk, expectedLength: expectedLength,
+            taskIdentifier: id, url: originalURL, state: state, bytesOnDisk: bytes, expectedLength: expectedLength,
             path: path, error: error, updatedAt: updatedAt)
     }
 }

@@ -10,7 +10,8 @@ struct DownloadTaskMachine: Sendable {
     enum RunResult: Sendable {
         /// The file is complete (and its digest checked).
         case finished
-        /// The run failed; `resumable` when the partial file can be continued.
+        /// The run failed; `resumable` when its bytes may be kept for a resume (the session keeps
+        /// them only when a validator can guard one).
         case failed(TransferError, resumable: Bool)
     }
 

@@ -69,15 +69,7 @@ import Testing
             slow.stallAfter = [200_000]
             server.set("/slow.bin", slow)
             let process = try cli.start(["download", Fixture.app, server.url("/slow.bin"), "--json"])
-            let sessions = try cli.containerHome + "/Library/Caches/com.sandbox.downloads"
-            #expect(await eventually {
-                let enumerator = FileManager.default.enumerator(atPath: sessions)
-                while let name = enumerator?.nextObject() as? String {
-                    let size = (try? FileManager.default.attributesOfItem(atPath: sessions + "/" + name)[.size] as? Int) ?? 0  // not there yet
-                    if name.hasSuffix(".partial") && size == 200_000 { return true }
-                }
-                return false
-            })
+            #expect(try await cli.waitForPartial(ofSize: 200_000))
             kill(process.processIdentifier, SIGINT)
             let paused = try await cli.finish(process)
             #expect(paused.status == 130, "\(paused.stderr)")
@@ -88,6 +80,26 @@ import Testing
             #expect(resumed.stdout.contains("{\"event\":\"resumed\",\"offset\":200000,\"total\":600000}"))
             #expect(try cli.contents("Library/Caches/slow.bin") == payload)
             #expect(server.requests.last?.range == "bytes=200000-")
+        }
+    }
+
+    /// Interrupted, a download the server gave no strong validator for says it cannot be resumed,
+    /// and the listing shows no bytes for it (they were deleted).
+    @Test func anUnresumableDownloadSaysSo() async throws {
+        try await withServer { server, cli in
+            var weak = FaultResource(body: payload, etag: "W/\"f\"")
+            weak.stallAfter = [200_000]
+            server.set("/weak.bin", weak)
+            let process = try cli.start(["download", Fixture.app, server.url("/weak.bin")])
+            #expect(try await cli.waitForPartial(ofSize: 200_000))
+            kill(process.processIdentifier, SIGINT)
+            let stopped = try await cli.finish(process)
+            #expect(stopped.status == 130, "\(stopped.stderr)")
+            #expect(!stopped.stderr.contains("Run the same command again"), "\(stopped.stderr)")
+            #expect(stopped.stderr.contains("cannot be resumed"), "\(stopped.stderr)")
+            let list = try await cli.run("downloads", Fixture.app, "--json")
+            #expect(list.stdout.contains("\"bytesOnDisk\":0,"), "\(list.stdout)")
+            #expect(list.stdout.contains("\"state\":\"cancelled\""), "\(list.stdout)")
         }
     }
 }

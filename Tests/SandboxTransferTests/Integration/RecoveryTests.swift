@@ -55,6 +55,29 @@ import Testing
         }
     }
 
+    /// A download that fails without resume data says why, and listings never show bytes that
+    /// are no longer on disk (deleted with a failure, or by someone else).
+    @Test func listingsShowOnlyBytesOnDisk() async throws {
+        try await Fixture.withFaultServer { server, fixture in
+            var resource = FaultResource(body: TestData.bytes(300_000, seed: 33), etag: "W/\"weak\"")
+            resource.dropAfter = [100_000]
+            server.set("/f", resource)
+            let session = try fixture.session("test", Fixture.noRetries)
+            let error = try #require(try await fixture.download(server.url("/f"), session: session).failure)
+            #expect(error.resumeData == nil)
+            #expect(error.message.contains("cannot be resumed"), "\(error.message)")
+            let unfinished = try session.downloadTask(with: try #require(URL(string: server.url("/g"))))
+            let record = try #require(session.store.record(unfinished.taskIdentifier))
+            try fixture.root.writeContents([1, 2, 3], to: session.partialPath(record.partialName))
+            try session.store.update(record.id) { $0.bytesOnDisk = 3 }
+            #expect(try DownloadSession.storedTasks(identifier: "test", root: fixture.root).map(\.bytesOnDisk) == [0, 3])
+            _ = try fixture.root.removeItem(at: session.partialPath(record.partialName))
+            let summaries = try DownloadSession.storedTasks(identifier: "test", root: fixture.root)
+            #expect(summaries.map(\.state) == ["failed", "interrupted"])
+            #expect(summaries.map(\.bytesOnDisk) == [0, 0])
+        }
+    }
+
     @Test func oneProcessAtATime() async throws {
         try await Fixture.with { fixture in
             let session = try fixture.session()

@@ -66,4 +66,17 @@ struct CLIProcess {
     var containerHome: String {
         get throws { try SandboxHome(location: home).container(for: AppIdentifier(Fixture.app)).homeDirectory }
     }
+
+    /// Waits until a partial file of the container's download sessions has `size` bytes.
+    func waitForPartial(ofSize size: Int) async throws -> Bool {
+        let sessions = try containerHome + "/Library/Caches/com.sandbox.downloads"
+        return await eventually {
+            let enumerator = FileManager.default.enumerator(atPath: sessions)
+            while let name = enumerator?.nextObject() as? String {
+                let length = (try? FileManager.default.attributesOfItem(atPath: sessions + "/" + name)[.size] as? Int) ?? 0  // not there yet
+                if name.hasSuffix(".partial") && length == size { return true }
+            }
+            return false
+        }
+    }
 }

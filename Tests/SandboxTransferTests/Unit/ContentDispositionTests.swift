@@ -56,6 +56,13 @@ import Testing
         #expect(SuggestedFilename.make(contentDisposition: "inline", url: URL(string: "http://h/%2e%2e")) == "download")
     }
 
+    /// The URL's name is percent-decoded once: `%25` is a literal `%`.
+    @Test func urlNamesAreDecodedOnce() {
+        #expect(SuggestedFilename.make(contentDisposition: nil, url: URL(string: "http://h/foo%2541.html")) == "foo%41.html")
+        #expect(SuggestedFilename.make(contentDisposition: nil, url: URL(string: "http://h/100%25.txt")) == "100%.txt")
+        #expect(SuggestedFilename.make(contentDisposition: nil, url: URL(string: "http://h/a%252Fb")) == "a%2Fb")
+    }
+
     @Test func longNamesKeepTheirExtension() {
         let long = String(repeating: "é", count: 300) + ".tar"
         let name = SuggestedFilename.sanitize(long)
