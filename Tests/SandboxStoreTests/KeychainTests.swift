@@ -45,7 +45,7 @@ struct KeychainTests {
     func plaintextGrep() throws {
         try Fixture.with { fixture in
             try keychain(fixture).label("label-\(secret)").set(secret, key: "alice")
-            let file = fixture.hostPath("Device/Keychains/com.example.notes.keychain")
+            let file = fixture.hostPath("Device/Apps/com.example.notes/keychain.plist")
             #expect(FileManager.default.fileExists(atPath: file))
             let key = try FileManager.default.attributesOfItem(atPath: fixture.hostPath("Device/device.key"))
             #expect((key[.posixPermissions] as? Int) == 0o600)
@@ -69,7 +69,7 @@ struct KeychainTests {
             let keychain = try keychain(fixture)
             try keychain.set(secret, key: "alice")
             try keychain.set("second", key: "bob")
-            let path = fixture.hostPath("Device/Keychains/com.example.notes.keychain")
+            let path = fixture.hostPath("Device/Apps/com.example.notes/keychain.plist")
             let good = try Data(contentsOf: URL(fileURLWithPath: path))
             // Flip one bit in each of several places: header, rows, seal.
             for offset in stride(from: 8, to: good.count - 33, by: max(1, good.count / 23)) {
@@ -91,7 +91,7 @@ struct KeychainTests {
             let keychain = try keychain(fixture)
             try keychain.set("for alice", key: "alice")
             try keychain.set("for bob!", key: "bob")
-            let path = fixture.hostPath("Device/Keychains/com.example.notes.keychain")
+            let path = fixture.hostPath("Device/Apps/com.example.notes/keychain.plist")
             let bytes = try Data(contentsOf: URL(fileURLWithPath: path))
             // The two accounts' names have the same length: swap them in place in the file.
             var swapped = bytes
@@ -110,7 +110,7 @@ struct KeychainTests {
         try Fixture.with { fixture in
             let keychain = try keychain(fixture)
             try keychain.set(secret, key: "alice")
-            let path = fixture.hostPath("Device/Keychains/com.example.notes.keychain")
+            let path = fixture.hostPath("Device/Apps/com.example.notes/keychain.plist")
             let good = try Data(contentsOf: URL(fileURLWithPath: path))
             for length in [0, 7, 40, good.count / 2, good.count - 1] {
                 let cut = good.prefix(length)
@@ -118,7 +118,7 @@ struct KeychainTests {
                 let reader = try self.keychain(fixture)
                 let error = try #require(throws: StoreError.self) { try reader.get("alice") }
                 #expect(error.code == .corrupt, "\(length): \(error)")
-                #expect(error.message.contains("Device/Keychains/com.example.notes.keychain"))
+                #expect(error.message.contains("Device/Apps/com.example.notes/keychain.plist"))
                 #expect(throws: StoreError.self) { try reader.set("x", key: "bob") }
                 #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == cut)
             }
@@ -130,9 +130,12 @@ struct KeychainTests {
         try Fixture.with { fixture in
             try keychain(fixture).set(secret, key: "alice")
             try Fixture.with { other in
-                let source = fixture.hostPath("Device/Keychains/com.example.notes.keychain")
-                _ = try Keychain(home: other.home, app: Fixture.app)  // makes the other device's key
-                let target = other.hostPath("Device/Keychains/com.example.notes.keychain")
+                let source = fixture.hostPath("Device/Apps/com.example.notes/keychain.plist")
+                let otherApp = Fixture.appIdentifier("com.example.other")
+                try other.home.createContainer(for: otherApp)
+                try Keychain(home: other.home, app: otherApp).set("x", key: "y")  // makes the other device's key
+                _ = try Keychain(home: other.home, app: Fixture.app)  // makes the app's folder
+                let target = other.hostPath("Device/Apps/com.example.notes/keychain.plist")
                 try FileManager.default.copyItem(atPath: source, toPath: target)
                 let error = try #require(throws: StoreError.self) {
                     try Keychain(home: other.home, app: Fixture.app, service: "com.example.api").get("alice")
@@ -149,9 +152,10 @@ struct KeychainTests {
             try keychain(fixture).set(secret, key: "alice")
             let otherApp = Fixture.appIdentifier("com.example.thief")
             try fixture.home.createContainer(for: otherApp)
+            try FileManager.default.createDirectory(atPath: fixture.hostPath("Device/Apps/com.example.thief"), withIntermediateDirectories: true)
             try FileManager.default.copyItem(
-                atPath: fixture.hostPath("Device/Keychains/com.example.notes.keychain"),
-                toPath: fixture.hostPath("Device/Keychains/com.example.thief.keychain")
+                atPath: fixture.hostPath("Device/Apps/com.example.notes/keychain.plist"),
+                toPath: fixture.hostPath("Device/Apps/com.example.thief/keychain.plist")
             )
             let error = try #require(throws: StoreError.self) {
                 try Keychain(home: fixture.home, app: otherApp, service: "com.example.api").get("alice")
@@ -181,11 +185,119 @@ struct KeychainTests {
             try fixture.home.createContainer(for: otherApp)
             try Keychain(home: fixture.home, app: otherApp).set("keep", key: "k")
             try fixture.home.uninstall(Fixture.app)
-            #expect(!FileManager.default.fileExists(atPath: fixture.hostPath("Device/Keychains/com.example.notes.keychain")))
-            #expect(!FileManager.default.fileExists(atPath: fixture.hostPath("Device/Keychains/com.example.notes.keychain.lock")))
+            #expect(!FileManager.default.fileExists(atPath: fixture.hostPath("Device/Apps/com.example.notes/keychain.plist")))
+            #expect(!FileManager.default.fileExists(atPath: fixture.hostPath("Device/Apps/com.example.notes/keychain.lock")))
             try fixture.home.createContainer(for: Fixture.app)
             #expect(try keychain(fixture).allKeys() == [])
             #expect(try Keychain(home: fixture.home, app: otherApp).get("k") == "keep")
+        }
+    }
+
+    // MARK: The device key and rollback
+
+    @Test("a read never makes the device key; the first write sets the device up")
+    func readMakesNoKey() throws {
+        try Fixture.with { fixture in
+            let keychain = try keychain(fixture)
+            #expect(try keychain.get("alice") == nil)
+            #expect(try keychain.allKeys() == [])
+            #expect(!FileManager.default.fileExists(atPath: fixture.hostPath("Device/device.key")))
+            try keychain.set(secret, key: "alice")
+            #expect(FileManager.default.fileExists(atPath: fixture.hostPath("Device/device.key")))
+        }
+    }
+
+    @Test("a missing device key is refused clearly, by reads and writes, and never made again while keychains exist")
+    func missingDeviceKey() throws {
+        try Fixture.with { fixture in
+            try keychain(fixture).set(secret, key: "alice")
+            let path = fixture.hostPath("Device/Apps/com.example.notes/keychain.plist")
+            let before = try Data(contentsOf: URL(fileURLWithPath: path))
+            try FileManager.default.removeItem(atPath: fixture.hostPath("Device/device.key"))
+            let reader = try keychain(fixture)
+            let read = try #require(throws: StoreError.self) { try reader.get("alice") }
+            #expect(read.code == .deviceKeyMissing, "\(read)")
+            #expect(read.message.contains("Device/device.key"))
+            #expect(read.message.contains("Device/Apps/com.example.notes/keychain.plist"))
+            let write = try #require(throws: StoreError.self) { try reader.set("x", key: "bob") }
+            #expect(write.code == .deviceKeyMissing)
+            // Another app's first item would need a new key, orphaning this one's: refused too.
+            let otherApp = Fixture.appIdentifier("com.example.other")
+            try fixture.home.createContainer(for: otherApp)
+            let other = try #require(throws: StoreError.self) { try Keychain(home: fixture.home, app: otherApp).set("x", key: "y") }
+            #expect(other.code == .deviceKeyMissing)
+            #expect(!FileManager.default.fileExists(atPath: fixture.hostPath("Device/device.key")))
+            #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
+        }
+    }
+
+    @Test("an older copy of the keychain file, or none, is refused as a rollback and left as it was")
+    func rollback() throws {
+        try Fixture.with { fixture in
+            let keychain = try keychain(fixture)
+            try keychain.set("old password", key: "alice")
+            let path = fixture.hostPath("Device/Apps/com.example.notes/keychain.plist")
+            let old = try Data(contentsOf: URL(fileURLWithPath: path))
+            try keychain.set("new password", key: "alice")
+            try old.write(to: URL(fileURLWithPath: path))
+            for reader in [keychain, try self.keychain(fixture)] {
+                let read = try #require(throws: StoreError.self) { try reader.get("alice") }
+                #expect(read.code == .rolledBack, "\(read)")
+                #expect(read.message.contains("Device/Apps/com.example.notes/keychain.plist"))
+                let write = try #require(throws: StoreError.self) { try reader.set("x", key: "bob") }
+                #expect(write.code == .rolledBack)
+            }
+            #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == old)
+            try FileManager.default.removeItem(atPath: path)
+            let missing = try #require(throws: StoreError.self) { try self.keychain(fixture).get("alice") }
+            #expect(missing.code == .rolledBack)
+        }
+    }
+
+    /// A keychain written by format version 1 (at `Device/Keychains/com.example.notes.keychain`),
+    /// with the device key it was sealed under.
+    static let legacyDeviceKey = [UInt8](hex: "5c8f83eab8dfedd9bc65fde88f56cd89cb89dd6aa930d0fdb3ef76c269f11a07")
+    static let legacyKeychain = Data(base64Encoded: "YnBsaXN0MDDWAQIDBAUGBwgJCgsTVmZvcm1hdFd2ZXJzaW9uU2FwcFhrZXlDaGVja1Ryb3dzVHNlYWxfEBVTYW5kYm94U3RvcmUuS2V5Y2hhaW4QAV8QEWNvbS5leGFtcGxlLm5vdGVzTxAgm6JzT/FgP6ZaIRuNu3YX/pBgbxHjZquxeZuVivDAbhChDNMNDg8QERJXc2VydmljZVdhY2NvdW50VnNlYWxlZF8QD2NvbS5leGFtcGxlLmFwaVVhbGljZU8QxwBMRr2pCGfp+Yy+AEUV0AzJUdkRUB5PvHfDzkbXY/QqneW/GSHm8zKIL1pdeXNCwto8x73QE4JVI3GJo6ztouDd1SwSKevHM/V7OBFwN3PkpbRRYOYIS3MxKFX44PyTZVgieZLB5JrxwCNgL5/qD5DbQEFNPORT9gxOwqOnjty3CIxXNwqTU2wDrboz+mgyoIp8Lf2PUU5/AjVxzJz9lvadvs8ggfXz0htLQoe+XC7aLSbRwJrCKkA2ZP8exVBTsgYfGIVOvCxPECBuagK9ZxvZYDSXH4bjlZ36VBv47g2TrmlowkZbjzg8DgAIABUAHAAkACgAMQA2ADsAUwBVAGkAjACOAJUAnQClAKwAvgDEAY4AAAAAAAACAQAAAAAAAAAUAAAAAAAAAAAAAAAAAAABsQ==")
+
+    func installLegacy(_ fixture: Fixture) throws {
+        try Data(Self.legacyDeviceKey).write(to: URL(fileURLWithPath: fixture.hostPath("Device/device.key")))
+        try FileManager.default.createDirectory(atPath: fixture.hostPath("Device/Keychains"), withIntermediateDirectories: true)
+        try #require(Self.legacyKeychain).write(to: URL(fileURLWithPath: fixture.hostPath("Device/Keychains/com.example.notes.keychain")))
+    }
+
+    @Test("a version 1 keychain is moved to Device/Apps, read, and protected from rollback from its next write")
+    func legacyKeychain() throws {
+        try Fixture.with { fixture in
+            try installLegacy(fixture)
+            let keychain = try keychain(fixture)
+            #expect(!FileManager.default.fileExists(atPath: fixture.hostPath("Device/Keychains/com.example.notes.keychain")))
+            #expect(try keychain.get("alice") == "from version 1")
+            #expect(try keychain.item("alice")?.label == "legacy")
+            try keychain.set("now version 2", key: "alice")
+            // The version 1 file put back is an older copy now.
+            try #require(Self.legacyKeychain).write(to: URL(fileURLWithPath: fixture.hostPath("Device/Apps/com.example.notes/keychain.plist")))
+            let error = try #require(throws: StoreError.self) { try self.keychain(fixture).get("alice") }
+            #expect(error.code == .rolledBack)
+        }
+    }
+
+    @Test("a version 1 keychain older than the app's installation is an earlier installation's, and is removed")
+    func staleLegacyKeychain() throws {
+        try Fixture.with { fixture in
+            try installLegacy(fixture)
+            let legacy = fixture.hostPath("Device/Keychains/com.example.notes.keychain")
+            try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSinceNow: -86_400)], ofItemAtPath: legacy)
+            #expect(try keychain(fixture).get("alice") == nil)
+            #expect(!FileManager.default.fileExists(atPath: legacy))
+        }
+    }
+
+    @Test("the keychain of an app that is not installed is not found")
+    func notInstalled() throws {
+        try Fixture.with { fixture in
+            let error = try #require(throws: StoreError.self) { try Keychain(home: fixture.home, app: Fixture.appIdentifier("com.example.absent")) }
+            #expect(error.code == .notFound)
+            #expect(!FileManager.default.fileExists(atPath: fixture.hostPath("Device/Apps/com.example.absent")))
         }
     }
 }

@@ -116,6 +116,13 @@ struct PropertyListReaderTests {
         #expect(try PropertyList.decode(When.self, from: document) == when)
     }
 
+    @Test("a string that starts with U+FEFF keeps it through XML (found by the fuzzer)")
+    func leadingByteOrderMark() throws {
+        let value = PreferenceValue.dictionary(["k": .string("\u{FEFF}x"), "\u{FEFF}key": .string("\u{FEFF}")])
+        #expect(try PropertyList.value(from: try PropertyList.encode(value, format: .xml)) == value)
+        #expect(try PropertyList.value(from: Array("<plist><string>\u{FEFF}\u{FEFF}y</string></plist>".utf8)) == .string("\u{FEFF}\u{FEFF}y"))
+    }
+
     @Test("a string XML cannot carry is refused, not written damaged")
     func xmlControlCharacters() throws {
         let error = try #require(throws: StoreError.self) { try PropertyList.encode(PreferenceValue.dictionary(["a": .string("bell\u{07}")]), format: .xml) }

@@ -95,6 +95,10 @@ struct StoreCLITests {
             let gone = try BuiltProduct.sandbox("keychain", app, "get", "com.example.api", "alice", fixture: fixture)
             #expect(gone.status == 1)
             #expect(gone.stderr.contains("[not-found]"))
+            // The library, not the CLI, refuses the keychain of an app that is not installed.
+            let absent = try BuiltProduct.sandbox("keychain", "com.example.absent", "get", "com.example.api", "alice", fixture: fixture)
+            #expect(absent.status == 1)
+            #expect(absent.stderr.contains("com.example.absent") && absent.stderr.contains("[not-found]"), "\(absent.stderr)")
         }
     }
 }

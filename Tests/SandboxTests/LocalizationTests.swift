@@ -57,35 +57,8 @@ struct LocalizationTests {
         }
     }
 
-    @Test("the app's AppleLanguages preference wins over the environment; an explicit localization over both")
-    func appleLanguages() throws {
-        try withInstalledBundle { home, container in
-            let preferences: [String: Any] = ["AppleLanguages": ["pt-BR", "en"], "other": 1]
-            let bytes = try PropertyListSerialization.data(fromPropertyList: preferences, format: .binary, options: 0)
-            try container.root.writeContents(Array(bytes), to: ContainerPath("Library/Preferences/com.example.notes.plist"))
-            let bundle = try home.openApp(app, environment: ["LANG": "de_DE.UTF-8"]).bundle
-            #expect(bundle.preferredLanguages == ["pt-BR", "en"])
-            #expect(try bundle.preferredLocalizations() == ["pt-BR", "en"])
-            #expect(try bundle.path(forResource: "Localizable", ofType: "strings")?.hasSuffix("/pt-BR.lproj/Localizable.strings") == true)
-            let french = try bundle.url(forResource: "Main", withExtension: "storyboard", localization: "fr")
-            #expect(french?.path.hasSuffix("/fr.lproj/Main.storyboard") == true)
-            #expect(try bundle.localizations() == ["Base", "de", "en", "fr", "pt-BR"])
-        }
-    }
-
-    @Test("a malformed preferences file is a precise error; an empty AppleLanguages falls back to the environment")
-    func malformedPreferences() throws {
-        try withInstalledBundle { home, container in
-            let file = try ContainerPath("Library/Preferences/com.example.notes.plist")
-            try container.root.writeContents(Array("bplist00 truncated".utf8), to: file)
-            let error = #expect(throws: SandboxError.self) { try home.openApp(app, environment: [:]) }
-            #expect(error?.code == .corrupt)
-            #expect(error?.message.contains("com.example.notes.plist") == true)
-            let empty = try PropertyListSerialization.data(fromPropertyList: ["AppleLanguages": [String]()], format: .binary, options: 0)
-            try container.root.writeContents(Array(empty), to: file)
-            #expect(try home.openApp(app, environment: ["LANG": "de_DE"]).bundle.preferredLanguages == ["de-DE"])
-        }
-    }
+    // The AppleLanguages preference (read by SandboxStore, which owns the preferences file) is
+    // tested in SandboxStoreTests/PreferredLanguagesTests.swift.
 
     @Test("a resource name cannot leave the bundle")
     func confined() throws {

@@ -101,8 +101,8 @@ extension SandboxHome {
         return result
     }
 
-    /// Removes an app: its data container, its bundle container and its keychain items
-    /// (``keychainFiles(for:)``).
+    /// Removes an app: its data container, its bundle container and what the device keeps for it
+    /// (``deviceDataDirectory(for:)``: its keychain items).
     ///
     /// Each container is first renamed to a hidden name, so the app disappears at once and a crash
     /// midway leaves only debris that the next uninstall of any app sweeps.
@@ -113,9 +113,9 @@ extension SandboxHome {
     public func uninstall(_ app: AppIdentifier) throws(SandboxError) -> Int {
         var removed = 0
         var found = false
-        for keychain in Self.keychainFiles(for: app) {
-            guard try root.attributes(at: keychain, followingSymlink: false) != nil else { continue }
-            removed += try root.removeItem(at: keychain)
+        let deviceData = Self.deviceDataDirectory(for: app)
+        if try root.attributes(at: deviceData, followingSymlink: false) != nil {
+            removed += try root.removeItem(at: deviceData, recursively: true)
         }
         for (parent, path) in [(Self.dataContainers, Self.dataPath(app)), (Self.bundleContainers, Self.bundlePath(app))] {
             guard try root.attributes(at: path, followingSymlink: false) != nil else { continue }

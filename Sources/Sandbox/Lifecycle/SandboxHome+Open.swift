@@ -13,17 +13,18 @@ public struct OpenedApp: Sendable {
 
 extension Container {
     /// The bundle, read-only, for resource look-ups. Does not check the signature: open the app
-    /// with ``SandboxHome/openApp(_:environment:)`` for that.
+    /// with ``SandboxHome/openApp(_:preferredLanguages:environment:)`` for that.
     ///
-    /// - Parameter preferredLanguages: the languages look-ups prefer; `nil` reads them with
-    ///   ``preferredLanguages(environment:)``.
-    /// - Throws: ``SandboxError/Code/corrupt`` for an unreadable preferences file, file-system errors.
+    /// - Parameter preferredLanguages: the languages look-ups prefer; `nil` takes the
+    ///   environment's (``PreferredLanguages/fromEnvironment(_:)``). The app's own `AppleLanguages`
+    ///   preference is read by SandboxStore (`localizedBundle(environment:)`), which owns the
+    ///   preferences file.
+    /// - Throws: file-system errors.
     public func bundle(
         preferredLanguages: [String]? = nil,
         environment: [String: String] = ProcessInfo.processInfo.environment
     ) throws(SandboxError) -> AppBundle {
-        let languages: [String]
-        if let preferredLanguages { languages = preferredLanguages } else { languages = try self.preferredLanguages(environment: environment) }
+        let languages = preferredLanguages ?? PreferredLanguages.fromEnvironment(environment)
         let root = try bundleRoot.openSubroot(at: ContainerPath.root.appendingName(bundleName))
         return AppBundle(name: bundleName, root: root, preferredLanguages: languages)
     }
@@ -56,15 +57,20 @@ extension Container {
 extension SandboxHome {
     /// Opens an installed app: checks its bundle against the device's trusted keys and its signed
     /// manifest (``Container/verifyBundle(trustedKeys:)``), then returns it with its bundle ready
-    /// for look-ups in the app's preferred languages. Every launch goes through here.
+    /// for look-ups in `preferredLanguages` (`nil`: the environment's; SandboxStore's
+    /// `openAppInPreferredLanguages` passes the app's own). Every launch goes through here.
     ///
     /// - Throws: ``SandboxError/Code/notFound`` when the app is not installed;
     ///   ``SandboxError/Code/bundleModified`` naming the changed file;
     ///   ``SandboxError/Code/signatureInvalid``; ``SandboxError/Code/untrustedKey`` when the signer
-    ///   is no longer trusted; ``SandboxError/Code/corrupt`` for an unreadable preferences file.
-    public func openApp(_ app: AppIdentifier, environment: [String: String] = ProcessInfo.processInfo.environment) throws(SandboxError) -> OpenedApp {
+    ///   is no longer trusted.
+    public func openApp(
+        _ app: AppIdentifier,
+        preferredLanguages: [String]? = nil,
+        environment: [String: String] = ProcessInfo.processInfo.environment
+    ) throws(SandboxError) -> OpenedApp {
         let container = try container(for: app)
         let verification = try container.verifyBundle(trustedKeys: try trustedKeys())
-        return OpenedApp(container: container, bundle: try container.bundle(environment: environment), verification: verification)
+        return OpenedApp(container: container, bundle: try container.bundle(preferredLanguages: preferredLanguages, environment: environment), verification: verification)
     }
 }

@@ -143,7 +143,7 @@ struct Resource: ParsableCommand {
     var localization: String?
 
     func run() throws {
-        let bundle = try app.container().bundle()
+        let bundle = try app.container().localizedBundle()
         guard let path = try bundle.path(forResource: name, ofType: type, inDirectory: subdirectory, forLocalization: localization) else {
             throw SandboxError(.notFound, "No resource '\(name)\(type.map { "." + $0 } ?? "")' in the bundle of '\(app.app)' for the languages \(bundle.preferredLanguages).", path: name)
         }

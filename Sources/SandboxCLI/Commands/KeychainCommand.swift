@@ -28,9 +28,7 @@ struct KeychainCommand: ParsableCommand {
 
     func run() throws {
         let identifier = try app.identifier()
-        let home = try SandboxHome()
-        _ = try home.container(for: identifier)  // the app must be installed
-        let keychain = try Keychain(home: home, app: identifier, service: service)
+        let keychain = try Keychain(home: SandboxHome(), app: identifier, service: service)
         switch verb {
         case .set:
             var secret = FileHandle.standardInput.readDataToEndOfFile()

@@ -38,6 +38,12 @@ extension StoreError {
         /// Encrypted data failed to open: it was tampered with, swapped, or made with another
         /// device's key.
         public static let authenticationFailed = Code(rawValue: "authentication-failed")
+        /// The device key (`Device/device.key`) is missing while keychains made with it exist: a new
+        /// key would orphan their items, so none is made. Restore the key from a backup.
+        public static let deviceKeyMissing = Code(rawValue: "device-key-missing")
+        /// A keychain is older than the one this device last wrote (restored from an old backup,
+        /// or copied back): it is refused, and left as it was.
+        public static let rolledBack = Code(rawValue: "rolled-back")
         /// The container's policy forbids this writer there (Library/Preferences is written only
         /// through the preferences API; the Inbox is read-and-delete).
         public static let readOnly = Code(.readOnly)

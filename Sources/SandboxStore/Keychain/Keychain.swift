@@ -8,10 +8,12 @@ import Sandbox
 ///     let token = try keychain.get("alice")        // "s3cr3t"
 ///     try keychain.remove("alice")
 ///
-/// Items live outside the app's container, in `Device/Keychains/<app-id>.keychain` under the
+/// Items live outside the app's container, in `Device/Apps/<app-id>/keychain.plist` under the
 /// sandbox home, encrypted with AES-GCM under a key derived from the device's own key
-/// (`Device/device.key`); see ``KeychainFile`` for the format. No secret is ever written in the
-/// clear. Uninstalling the app deletes its items; updating it keeps them.
+/// (`Device/device.key`, made by the device's first keychain write, never by a read); see
+/// ``KeychainFile`` for the format. No secret is ever written in the clear. An older copy of the
+/// file is refused (``StoreError/Code/rolledBack``). Uninstalling the app deletes its items;
+/// updating it keeps them.
 ///
 /// A `Keychain` is a value: ``label(_:)``, ``comment(_:)``, ``accessibility(_:)`` and
 /// ``attributes(_:)`` return a copy configured for the next ``set(_:key:)``. Copies share the
@@ -30,12 +32,12 @@ public struct Keychain: Sendable {
     public private(set) var itemAttributes: [String: String] = [:]
     let store: KeychainStore
 
-    /// The keychain of `app` on the device `home`, for items of `service` (the app identifier when
-    /// not given, as KeychainAccess uses the bundle identifier).
+    /// The keychain of the installed app `app` on the device `home`, for items of `service` (the
+    /// app identifier when not given, as KeychainAccess uses the bundle identifier). Nothing is
+    /// read, and no key made, until an item is read or written.
     ///
-    /// - Throws: ``StoreError`` with ``StoreError/Code/invalidName`` for an empty service, the
-    ///   device key's errors (``StoreError/Code/corrupt`` for a damaged `Device/device.key`), and
-    ///   the core's codes.
+    /// - Throws: ``StoreError`` with ``StoreError/Code/invalidName`` for an empty service,
+    ///   ``StoreError/Code/notFound`` when `app` is not installed, and the core's codes.
     public init(home: SandboxHome, app: AppIdentifier, service: String? = nil) throws(StoreError) {
         let service = service ?? app.rawValue
         guard !service.isEmpty else {
@@ -71,7 +73,9 @@ public struct Keychain: Sendable {
     ///
     /// - Throws: ``StoreError`` with ``StoreError/Code/invalidName`` for an empty key;
     ///   ``StoreError/Code/corrupt`` or ``StoreError/Code/authenticationFailed`` when the file on
-    ///   disk fails its checks (it is not overwritten); the core's codes.
+    ///   disk fails its checks, ``StoreError/Code/rolledBack`` when it is an older copy than the
+    ///   device last wrote (it is not overwritten in either case); ``StoreError/Code/deviceKeyMissing``
+    ///   when `Device/device.key` is gone while keychains exist; the core's codes.
     public func set(_ value: String, key: String) throws(StoreError) {
         try set(Data(value.utf8), key: key)
     }
@@ -84,15 +88,16 @@ public struct Keychain: Sendable {
         try requireName(key)
         let now = Date()
         let service = service
-        try store.modify { (rows: inout [KeychainFile.Row], index) throws(StoreError) in
+        try store.modify { (change: inout KeychainStore.Change) throws(StoreError) in
             let identity = KeychainStore.ItemIdentity(service: service, account: key)
-            let created = try index[identity].map { (position: Int) throws(StoreError) in try store.open(rows[position]).creationDate } ?? now
+            let existing = change.index[identity]
+            let created = try existing.map { (position: Int) throws(StoreError) in try change.open(change.rows[position]).creationDate } ?? now
             let item = KeychainItem(
                 service: service, account: key, label: itemLabel, comment: itemComment, accessibility: itemAccessibility,
                 attributes: itemAttributes, creationDate: created, modificationDate: now, secret: data
             )
-            let row = try store.seal(item)
-            if let position = index[identity] { rows[position] = row } else { rows.append(row) }
+            let row = try change.seal(item)
+            if let existing { change.rows[existing] = row } else { change.rows.append(row) }
         }
     }
 
@@ -100,7 +105,9 @@ public struct Keychain: Sendable {
     ///
     /// - Throws: ``StoreError`` with ``StoreError/Code/invalidValue`` when the secret is not
     ///   UTF-8 (use ``getData(_:)``), ``StoreError/Code/authenticationFailed`` for a tampered item
-    ///   or file, ``StoreError/Code/corrupt`` for a damaged file.
+    ///   or file, ``StoreError/Code/corrupt`` for a damaged file, ``StoreError/Code/rolledBack``
+    ///   for an older copy, ``StoreError/Code/deviceKeyMissing`` when the file exists but the
+    ///   device key does not (no key is made by a read).
     public func get(_ key: String) throws(StoreError) -> String? {
         guard let data = try getData(key) else { return nil }
         guard let string = String(data: data, encoding: .utf8) else {
@@ -141,10 +148,10 @@ public struct Keychain: Sendable {
     public func remove(_ key: String) throws(StoreError) -> Bool {
         let service = service
         guard try contains(key) else { return false }
-        return try store.modify { (rows: inout [KeychainFile.Row], _) throws(StoreError) in
-            let before = rows.count
-            rows.removeAll { $0.service == service && $0.account == key }
-            return rows.count != before
+        return try store.modify { (change: inout KeychainStore.Change) throws(StoreError) in
+            let before = change.rows.count
+            change.rows.removeAll { $0.service == service && $0.account == key }
+            return change.rows.count != before
         }
     }
 
@@ -153,7 +160,7 @@ public struct Keychain: Sendable {
     /// - Throws: as `set(_:key:)`.
     public func removeAll() throws(StoreError) {
         let service = service
-        try store.modify { (rows: inout [KeychainFile.Row], _) throws(StoreError) in rows.removeAll { $0.service == service } }
+        try store.modify { (change: inout KeychainStore.Change) throws(StoreError) in change.rows.removeAll { $0.service == service } }
     }
 
     /// The accounts of this service, sorted.

@@ -2,20 +2,23 @@ import Crypto
 import Foundation
 import Sandbox
 
-/// One app's keychain on disk: `Device/Keychains/<app-id>.keychain`, a binary property list.
+/// One app's keychain on disk (``KeychainLocation``), a binary property list.
 ///
 /// The service and account of each item are stored in the clear (they are look-up keys, as in
 /// iOS and the Secret Service); everything else, the secret first, is sealed with AES-GCM under
 /// the app's key, with the item's identity (app, service, account) as associated data, so a row
 /// edited, swapped with another or copied to another app's keychain fails to open. A key check
 /// tells a keychain made on another device from a damaged one, and an HMAC over all rows catches
-/// rows that were removed or reordered.
+/// rows that were removed or reordered. The HMAC also covers the file's generation (version 2),
+/// which the device records after each write (``KeychainGenerationRecord``), so an older copy of
+/// the file is refused.
 ///
 /// Keys: `appKey = HKDF-SHA256(deviceKey, salt: "SandboxStore.Keychain.v1", info: "app:<app-id>")`,
 /// and from it one key to seal items and one to authenticate the file.
 struct KeychainFile: Codable, Sendable {
     static let formatName = "SandboxStore.Keychain"
-    static let currentVersion = 1
+    /// 2: the generation, under the seal. Version 1 files (no generation) are read as generation 0.
+    static let currentVersion = 2
 
     struct Row: Codable, Sendable {
         var service: String
@@ -30,8 +33,14 @@ struct KeychainFile: Codable, Sendable {
     /// HMAC(authentication key, "key-check"): whether this device's key made the file.
     var keyCheck: Data
     var rows: [Row]
-    /// HMAC(authentication key, every row): whether the rows are the ones written.
+    /// How many writes made this file (version 2); sealed with the rows.
+    var generation: UInt64?
+    /// HMAC(authentication key, the generation and every row): whether the rows are the ones
+    /// written, at that generation.
     var seal: Data
+
+    /// The generation, 0 for a version 1 file.
+    var sealedGeneration: UInt64 { generation ?? 0 }
 }
 
 /// The keys of one app's keychain.
@@ -58,9 +67,14 @@ struct KeychainKeys: Sendable {
         Self.canonical(["SandboxStore.Keychain.item.v1", app.rawValue, service, account])
     }
 
-    func seal(_ rows: [KeychainFile.Row]) -> Data {
+    /// The HMAC over `rows` at `generation`; `nil` gives version 1's, which had no generation.
+    func seal(_ rows: [KeychainFile.Row], generation: UInt64?) -> Data {
         var hmac = HMAC<SHA256>(key: authentication)
-        hmac.update(data: Self.canonical(["SandboxStore.Keychain.rows.v1", app.rawValue, String(rows.count)]))
+        if let generation {
+            hmac.update(data: Self.canonical(["SandboxStore.Keychain.rows.v2", app.rawValue, String(generation), String(rows.count)]))
+        } else {
+            hmac.update(data: Self.canonical(["SandboxStore.Keychain.rows.v1", app.rawValue, String(rows.count)]))
+        }
         for row in rows {
             hmac.update(data: Self.canonical([row.service, row.account]))
             hmac.update(data: Self.canonical([String(row.sealed.count)]))

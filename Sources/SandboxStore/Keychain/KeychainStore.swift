@@ -7,21 +7,28 @@ import Synchronization
 /// One app's keychain file with its lock and keys, shared by the ``Keychain`` values made for it.
 ///
 /// Writers hold the lock file's exclusive lock while they read, change and replace the file
-/// (atomically, durably). Readers use the rows they last read while the lock file's generation
-/// and the file's stamp say nobody wrote since.
+/// (atomically, durably) and record its new generation (``KeychainGenerationRecord``). Readers use
+/// the rows they last read while the lock file's change counter and the file's stamp say nobody
+/// wrote since.
 final class KeychainStore: Sendable {
     let app: AppIdentifier
-    let root: ConfinedRoot
-    let path: ContainerPath
-    let keys: KeychainKeys
+    let home: SandboxHome
+    let location: KeychainLocation
     private let lock: LockFile
     private let cache: Mutex<Cache>
+
+    var root: ConfinedRoot { home.root }
+    var path: ContainerPath { location.file }
 
     struct Cache {
         var generation: UInt64?
         var stamp: FileStamp?
         var rows: [KeychainFile.Row] = []
         var index: [ItemIdentity: Int] = [:]
+        /// The generation sealed in the file the rows came from.
+        var sealedGeneration: UInt64 = 0
+        /// Made from the device key when a file had to be opened or written.
+        var keys: KeychainKeys?
     }
 
     struct ItemIdentity: Hashable {
@@ -29,18 +36,23 @@ final class KeychainStore: Sendable {
         var account: String
     }
 
+    /// The keychain of the installed app `app`. Opening it reads nothing and makes no key.
+    ///
+    /// - Throws: ``StoreError`` with ``StoreError/Code/notFound`` when the app is not installed,
+    ///   and the core's codes.
     init(home: SandboxHome, app: AppIdentifier) throws(StoreError) {
+        let container = try fileSystem { () throws(SandboxError) in try home.container(for: app) }
         self.app = app
-        root = home.root
-        let files = SandboxHome.keychainFiles(for: app)
-        path = files[0]
+        self.home = home
+        let location = try KeychainLocation(app: app)
+        self.location = location
         try fileSystem { () throws(SandboxError) in
-            try home.root.createDirectory(at: SandboxHome.keychainsDirectory, withIntermediateDirectories: true)
-            try home.root.setPermissions([.ownerReadWriteExecute], at: SandboxHome.keychainsDirectory)
+            try home.root.createDirectory(at: location.directory, withIntermediateDirectories: true)
+            try home.root.setPermissions([.ownerReadWriteExecute], at: location.directory)
         }
-        keys = KeychainKeys(deviceKey: try DeviceKey.load(from: home), app: app)
-        lock = try LockFile(root: home.root, path: files[1])
+        lock = try LockFile(root: home.root, path: location.lock)
         cache = Mutex(Cache())
+        try lock.withLock(exclusive: true) { () throws(StoreError) in try adoptLegacyFile(installedIn: container) }
     }
 
     // MARK: Reading
@@ -48,18 +60,20 @@ final class KeychainStore: Sendable {
     /// The current rows and their index, read again only when another writer changed the file.
     func snapshot() throws(StoreError) -> ([KeychainFile.Row], [ItemIdentity: Int]) {
         try cache.withLock { (cache: inout Cache) throws(StoreError) in
-            try refresh(&cache)
+            let counter = try lock.generation()
+            let current = try stamp()
+            if cache.generation != counter || cache.stamp != current {
+                try lock.withLock(exclusive: false) { () throws(StoreError) in try reload(&cache) }
+            }
             return (cache.rows, cache.index)
         }
     }
 
-    private func refresh(_ cache: inout Cache) throws(StoreError) {
-        if try cache.generation == lock.generation(), try cache.stamp == stamp() { return }
-        try lock.withLock(exclusive: false) { () throws(StoreError) in
-            let generation = try lock.generation()
-            let rows = try load()
-            cache = Cache(generation: generation, stamp: try stamp(), rows: rows, index: Self.index(rows))
-        }
+    /// Reads the file into `cache`, under the lock.
+    private func reload(_ cache: inout Cache) throws(StoreError) {
+        let generation = try lock.generation()
+        let (rows, sealed) = try load(keys: &cache.keys)
+        cache = Cache(generation: generation, stamp: try stamp(), rows: rows, index: Self.index(rows), sealedGeneration: sealed, keys: cache.keys)
     }
 
     private static func index(_ rows: [KeychainFile.Row]) -> [ItemIdentity: Int] {
@@ -72,25 +86,26 @@ final class KeychainStore: Sendable {
         try FileStamp.of(path, in: root)
     }
 
-    /// The rows of the file, checked: its format, its app, this device's key and the HMAC over
-    /// the rows. Empty when there is no file.
-    private func load() throws(StoreError) -> [KeychainFile.Row] {
+    /// The rows of the file and its sealed generation, checked: its format, its app, this
+    /// device's key, the HMAC over the rows, and the generation against the device's record.
+    /// Empty (generation 0) when there is no file — unless the device recorded one, which makes
+    /// a missing file a rollback too.
+    private func load(keys: inout KeychainKeys?) throws(StoreError) -> ([KeychainFile.Row], UInt64) {
+        let recorded = try KeychainGenerationRecord.read(at: location.generation, in: root)
         let bytes: [UInt8]
         do {
             bytes = try root.readContents(of: path, maximumSize: 256 << 20)
         } catch where error.code == .notFound {
-            return []
+            try requireCurrent(0, recorded: recorded)
+            return ([], 0)
         } catch {
             throw StoreError(error)
         }
         let file: KeychainFile
         do throws(StoreError) {
-            file = try PropertyList.decode(KeychainFile.self, from: bytes, path: path.description)
-        } catch {
+            file = try KeychainFile.decode(bytes, path: path.description)
+        } catch where error.code == .corrupt || error.code == .typeMismatch || error.code == .tooLarge {
             throw StoreError(.corrupt, "The keychain '\(path)' of \(app) is damaged or truncated. It was left as it was; its items cannot be read until it is restored from a backup.", path: path.description, cause: error.cause)
-        }
-        guard file.format == KeychainFile.formatName else {
-            throw StoreError(.corrupt, "'\(path)' is not a keychain of this store. It was left as it was.", path: path.description)
         }
         guard file.version <= KeychainFile.currentVersion else {
             throw StoreError(.newerVersion, "The keychain '\(path)' is format version \(file.version), newer than this code knows (\(KeychainFile.currentVersion)). Update the sandbox tools; the file was left as it was.", path: path.description)
@@ -98,17 +113,52 @@ final class KeychainStore: Sendable {
         guard file.app == app.rawValue else {
             throw StoreError(.authenticationFailed, "The keychain '\(path)' belongs to '\(file.app)', not \(app): it was copied or renamed. It was left as it was.", path: path.description)
         }
-        guard file.keyCheck == keys.keyCheck else {
+        let opened = try self.keys(&keys, creating: false)
+        guard file.keyCheck == opened.keyCheck else {
             throw StoreError(.authenticationFailed, "The keychain '\(path)' was made on another device (under another Device/device.key): keychains never move between devices. It was left as it was.", path: path.description)
         }
-        guard file.seal == keys.seal(file.rows) else {
+        guard file.seal == opened.seal(file.rows, generation: file.version >= 2 ? file.sealedGeneration : nil) else {
             throw StoreError(.authenticationFailed, "The keychain '\(path)' has been tampered with: its rows do not match their seal. It was left as it was; restore it from a backup.", path: path.description)
         }
-        return file.rows
+        try requireCurrent(file.sealedGeneration, recorded: recorded)
+        return (file.rows, file.sealedGeneration)
     }
 
-    /// Opens one row.
+    /// Refuses a file older than the generation the device recorded.
+    private func requireCurrent(_ sealed: UInt64, recorded: UInt64) throws(StoreError) {
+        guard sealed < recorded else { return }
+        let what = sealed == 0 ? "is missing (or predates generations)" : "is generation \(sealed)"
+        throw StoreError(
+            .rolledBack,
+            "The keychain '\(path)' of \(app) \(what), but this device last wrote generation \(recorded): it is an older copy (rolled back, e.g. restored from an old backup). It was left as it was; restore the latest copy, or uninstall the app to start without its items.",
+            path: path.description
+        )
+    }
+
+    /// The app's keys, made from the device key once. Reading makes no device key: a missing one is
+    /// ``StoreError/Code/deviceKeyMissing``; `creating` (a write) sets the device up if it has no
+    /// keychain yet.
+    private func keys(_ keys: inout KeychainKeys?, creating: Bool) throws(StoreError) -> KeychainKeys {
+        if let keys { return keys }
+        let deviceKey: SymmetricKey
+        if creating {
+            deviceKey = try DeviceKey.settingUp(home)
+        } else {
+            guard let existing = try DeviceKey.existing(in: home) else { throw DeviceKey.missing(for: path) }
+            deviceKey = existing
+        }
+        let made = KeychainKeys(deviceKey: deviceKey, app: app)
+        keys = made
+        return made
+    }
+
+    /// Opens one row (of rows that ``snapshot()`` returned: their keys are made).
     func open(_ row: KeychainFile.Row) throws(StoreError) -> KeychainItem {
+        let keys = try cache.withLock { (cache: inout Cache) throws(StoreError) in try self.keys(&cache.keys, creating: false) }
+        return try Self.open(row, with: keys, path: path)
+    }
+
+    private static func open(_ row: KeychainFile.Row, with keys: KeychainKeys, path: ContainerPath) throws(StoreError) -> KeychainItem {
         let payload: SealedPayload
         do {
             let box = try AES.GCM.SealedBox(combined: row.sealed)
@@ -128,8 +178,8 @@ final class KeychainStore: Sendable {
         )
     }
 
-    /// Seals an item into a row.
-    func seal(_ item: KeychainItem) throws(StoreError) -> KeychainFile.Row {
+    /// Seals an item into a row with `keys`.
+    private static func seal(_ item: KeychainItem, with keys: KeychainKeys) throws(StoreError) -> KeychainFile.Row {
         let payload = SealedPayload(
             secret: item.secret, label: item.label, comment: item.comment, accessibility: item.accessibility,
             attributes: item.attributes, created: item.creationDate, modified: item.modificationDate
@@ -150,22 +200,39 @@ final class KeychainStore: Sendable {
 
     // MARK: Writing
 
-    /// Changes the rows under the exclusive lock and writes them, atomically and durably. A file
-    /// that fails its checks is never overwritten: the error propagates first.
-    func modify<T: Sendable>(_ change: (inout [KeychainFile.Row], [ItemIdentity: Int]) throws(StoreError) -> T) throws(StoreError) -> T {
+    /// What a change may do to the rows: read them (opening items), replace them, seal new items.
+    struct Change {
+        var rows: [KeychainFile.Row]
+        let index: [ItemIdentity: Int]
+        fileprivate let store: KeychainStore
+        fileprivate let keys: KeychainKeys
+
+        /// Opens one of the rows.
+        func open(_ row: KeychainFile.Row) throws(StoreError) -> KeychainItem { try KeychainStore.open(row, with: keys, path: store.path) }
+
+        /// Seals an item into a row.
+        func seal(_ item: KeychainItem) throws(StoreError) -> KeychainFile.Row { try KeychainStore.seal(item, with: keys) }
+    }
+
+    /// Changes the rows under the exclusive lock and writes them at the next generation,
+    /// atomically and durably, then records that generation. A file that fails its checks is
+    /// never overwritten: the error propagates first. The device key is made here if the device
+    /// has no keychain yet.
+    func modify<T: Sendable>(_ body: (inout Change) throws(StoreError) -> T) throws(StoreError) -> T {
         try cache.withLock { (cache: inout Cache) throws(StoreError) in
             try lock.withLock(exclusive: true) { () throws(StoreError) in
-                let generation = try lock.generation()
+                let counter = try lock.generation()
                 let current = try stamp()
-                if cache.generation != generation || cache.stamp != current {
-                    let rows = try load()
-                    cache = Cache(generation: generation, stamp: try stamp(), rows: rows, index: Self.index(rows))
-                }
-                var rows = cache.rows
-                let result = try change(&rows, cache.index)
+                if cache.generation != counter || cache.stamp != current { try reload(&cache) }
+                let keys = try self.keys(&cache.keys, creating: true)
+                var change = Change(rows: cache.rows, index: cache.index, store: self, keys: keys)
+                let result = try body(&change)
+                let recorded = try KeychainGenerationRecord.read(at: location.generation, in: root)
+                let generation = max(cache.sealedGeneration, recorded) &+ 1
+                let rows = change.rows
                 let file = KeychainFile(
                     format: KeychainFile.formatName, version: KeychainFile.currentVersion, app: app.rawValue,
-                    keyCheck: keys.keyCheck, rows: rows, seal: keys.seal(rows)
+                    keyCheck: keys.keyCheck, rows: rows, generation: generation, seal: keys.seal(rows, generation: generation)
                 )
                 let bytes = try PropertyList.encode(file)
                 let isNew = cache.stamp == nil
@@ -173,10 +240,57 @@ final class KeychainStore: Sendable {
                     try root.writeContents(bytes, to: path, options: [.atomic, .durable])
                     if isNew { try root.setPermissions([.ownerReadWrite], at: path) }
                 }
-                try lock.setGeneration(generation &+ 1)
-                cache = Cache(generation: generation &+ 1, stamp: try stamp(), rows: rows, index: Self.index(rows))
+                try KeychainGenerationRecord.write(generation, at: location.generation, in: root)
+                try lock.setGeneration(counter &+ 1)
+                cache = Cache(generation: counter &+ 1, stamp: try stamp(), rows: rows, index: Self.index(rows), sealedGeneration: generation, keys: keys)
                 return result
             }
         }
+    }
+
+    // MARK: Format version 1
+
+    /// Moves a keychain of format version 1 (`Device/Keychains/<app-id>.keychain`) to its place in
+    /// the app's device-data folder, under the exclusive lock. One last modified before the app's
+    /// data container was made belongs to an earlier installation (uninstalled since by code that
+    /// no longer knew that path) and is removed instead.
+    private func adoptLegacyFile(installedIn container: Container) throws(StoreError) {
+        try fileSystem { () throws(SandboxError) in
+            guard let legacy = try root.attributes(at: location.legacyFile, followingSymlink: false) else { return }
+            let installed = try container.root.attributes(at: .root)?.creationDate
+            if try root.attributes(at: location.file, followingSymlink: false) == nil, installed.map({ legacy.modificationDate >= $0 }) ?? true {
+                try root.moveItem(from: location.legacyFile, to: location.file)
+            } else {
+                try root.removeItem(at: location.legacyFile)
+            }
+            if try root.attributes(at: location.legacyLock, followingSymlink: false) != nil { try root.removeItem(at: location.legacyLock) }
+        }
+    }
+}
+
+extension Keychain {
+    /// Reads the structure of a keychain file's bytes, opening nothing (no key is involved): the
+    /// entry point for fuzzing the parser of untrusted keychain files.
+    ///
+    /// - Throws: as ``KeychainFile/decode(_:path:)``.
+    package static func checkFileStructure(_ bytes: [UInt8]) throws(StoreError) {
+        _ = try KeychainFile.decode(bytes, path: nil)
+    }
+}
+
+extension KeychainFile {
+    /// Reads a keychain file's structure (nothing is opened or checked against a key).
+    ///
+    /// - Throws: ``StoreError/Code/corrupt`` (not a keychain file, or damaged),
+    ///   ``StoreError/Code/tooLarge``, ``StoreError/Code/typeMismatch``.
+    static func decode(_ bytes: [UInt8], path: String?) throws(StoreError) -> KeychainFile {
+        let file = try PropertyList.decode(KeychainFile.self, from: bytes, path: path)
+        guard file.format == formatName else {
+            throw StoreError(.corrupt, "'\(path ?? "The data")' is not a keychain of this store. It was left as it was.", path: path)
+        }
+        guard file.version < 2 || file.generation != nil else {
+            throw StoreError(.corrupt, "The keychain '\(path ?? "")' is format version \(file.version) but has no generation. It was left as it was.", path: path)
+        }
+        return file
     }
 }

@@ -241,7 +241,8 @@ struct XMLPropertyListReader {
                     let tagStart = position
                     let tag = try readTag()
                     guard tag.isEnd, tag.name == name else { throw failure("<\(name)> holds an element <\(tag.isEnd ? "/" : "")\(tag.name)>", at: tagStart) }
-                    guard let string = String(bytes: text, encoding: .utf8) else { throw failure("<\(name)> holds bytes that are not UTF-8") }
+                    // Not String(bytes:encoding:), which drops a leading U+FEFF: every scalar is kept.
+                    guard let string = String(validating: text, as: UTF8.self) else { throw failure("<\(name)> holds bytes that are not UTF-8") }
                     return string
                 }
             case UInt8(ascii: "&"):
