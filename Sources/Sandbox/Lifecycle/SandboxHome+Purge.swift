@@ -52,8 +52,9 @@ extension SandboxHome {
             for container in opened.containers where skipped[container.identifier] == nil {
                 do throws(SandboxError) {
                     guard let base = try container.locate(directory) else { continue }
-                    try container.root.enumerate(at: base, recursive: true, prefetchingAttributes: true) { entry throws(SandboxError) in
-                        if entry.type != .directory { candidates.append((container, base, entry)) }
+                    // A folder nested too deeply for paths is evicted whole, by descriptors.
+                    try container.root.enumerate(at: base, recursive: true, prefetchingAttributes: true, stoppingAtPathLimit: true) { entry throws(SandboxError) in
+                        if entry.type != .directory || entry.contentsBeyondPathLimit { candidates.append((container, base, entry)) }
                     }
                 } catch {
                     skipped[container.identifier] = SkippedApp(app: container.identifier, error: error)
@@ -63,9 +64,10 @@ extension SandboxHome {
             for (container, base, entry) in candidates where skipped[container.identifier] == nil {
                 if let bytes, report.freedBytes >= bytes { break directories }
                 do throws(SandboxError) {
-                    guard try container.root.removeItem(at: entry.path) > 0 else { continue }
+                    let whole = entry.contentsBeyondPathLimit ? try container.root.recursiveSize(at: entry.path)?.allocatedBytes : nil
+                    guard try container.root.removeItem(at: entry.path, recursively: entry.contentsBeyondPathLimit) > 0 else { continue }
                     let attributes = entry.attributes
-                    let freed = attributes.map { $0.linkCount <= 1 ? $0.allocatedSize : 0 } ?? 0
+                    let freed = whole ?? attributes.map { $0.linkCount <= 1 ? $0.allocatedSize : 0 } ?? 0
                     report.freedBytes += freed
                     report.items.append(PurgedItem(app: container.identifier, path: entry.path.description, bytes: freed,
                                                    lastUsed: attributes?.lastUsedDate ?? .distantPast))

@@ -15,13 +15,28 @@ struct ListDirectory: ParsableCommand {
     func run() throws {
         let container = try app.container()
         let base = try ContainerPath.argument(path)
-        let entries = try container.root.contentsOfDirectory(at: base, recursive: recursive, prefetchingAttributes: true)
+        let entries = try container.root.contentsOfDirectory(at: base, recursive: recursive, prefetchingAttributes: true, stoppingAtPathLimit: true)
             .sorted { $0.path < $1.path }
-        if output.json { return try Output.json(entries.map { ItemSummary($0, relativeTo: base) }) }
-        for entry in entries {
-            let shown = recursive ? relative(entry.path, to: base) : entry.fileName.description  // escaped: every name shows, unambiguously
-            print(entry.type == .directory ? shown + "/" : shown)
+        if output.json {
+            try Output.json(entries.map { ItemSummary($0, relativeTo: base) })
+        } else {
+            for entry in entries {
+                let shown = recursive ? relative(entry.path, to: base) : entry.fileName.description  // escaped: every name shows, unambiguously
+                print(entry.type == .directory ? shown + "/" : shown)
+            }
         }
+        try reportUnlisted(entries.filter(\.contentsBeyondPathLimit))
+    }
+
+    /// Folders whose contents lie too deep for paths: listed as far as paths go, named on
+    /// standard error, status 1 (`du` measures them, `rm --recursive` removes them).
+    private func reportUnlisted(_ folders: [DirectoryEntry]) throws {
+        guard !folders.isEmpty else { return }
+        for folder in folders {
+            let message = "sandbox: the items inside '\(folder.path)' are nested too deeply to be named by a path (over \(ContainerPath.maximumLength) bytes) and are not listed; `sandbox du` measures them and `sandbox rm --recursive` removes them. [name-too-long]\n"
+            FileHandle.standardError.write(Data(message.utf8))
+        }
+        throw ExitCode.failure
     }
 }
 

@@ -90,7 +90,7 @@ public final class ConfinedRoot: Sendable {
         return errno != ENOSYS && errno != EPERM
     }()
 
-    /// The host path of an item, for display (e.g. `sandbox path`). Never use it to open the item:
+    /// The host path of an item, for display (a path shown to a person). Never use it to open the item:
     /// that would bypass confinement.
     public func displayPath(of path: ContainerPath) -> String {
         path.isRoot ? hostPath : hostPath + "/" + path.description

@@ -7,7 +7,7 @@ extension ConfinedRoot {
     ///
     /// Files are copied by reflink or `copy_file_range` where the file system allows, with their
     /// permissions and `user.` extended attributes (which hold "excluded from backup"), and appear
-    /// at `destination` only when complete. Directories are copied with ``TreeWalk`` (any depth,
+    /// at `destination` only when complete. Directories are copied with an explicit stack (any depth,
     /// names byte for byte) through descriptors opened with `O_NOFOLLOW`; symlinks inside them are
     /// copied as symlinks, never followed. A symlink at `source` itself is followed (within the
     /// container).

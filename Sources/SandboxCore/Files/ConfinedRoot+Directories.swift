@@ -49,15 +49,21 @@ extension ConfinedRoot {
     /// - Parameter recursive: also list everything beneath, each directory before its contents.
     /// - Parameter prefetchingAttributes: also read every item's resource values (one `statx`
     ///   each), as iOS does when asked for keys up front.
-    /// - Throws: ``SandboxError/Code/notFound``, ``SandboxError/Code/notADirectory`` and
-    ///   resolution errors.
+    /// - Parameter stoppingAtPathLimit: as for ``enumerate(at:recursive:prefetchingAttributes:stoppingAtPathLimit:_:)``:
+    ///   report a directory too deep to list with ``DirectoryEntry/contentsBeyondPathLimit`` rather
+    ///   than fail.
+    /// - Throws: ``SandboxError/Code/notFound``, ``SandboxError/Code/notADirectory``,
+    ///   ``SandboxError/Code/nameTooLong`` for items too deep to be named (unless
+    ///   `stoppingAtPathLimit`), and resolution errors.
     public func contentsOfDirectory(
         at path: ContainerPath,
         recursive: Bool = false,
-        prefetchingAttributes: Bool = false
+        prefetchingAttributes: Bool = false,
+        stoppingAtPathLimit: Bool = false
     ) throws(SandboxError) -> [DirectoryEntry] {
         var entries: [DirectoryEntry] = []
-        try enumerate(at: path, recursive: recursive, prefetchingAttributes: prefetchingAttributes) { entry throws(SandboxError) in
+        try enumerate(at: path, recursive: recursive, prefetchingAttributes: prefetchingAttributes,
+                      stoppingAtPathLimit: stoppingAtPathLimit) { entry throws(SandboxError) in
             entries.append(entry)
         }
         return entries

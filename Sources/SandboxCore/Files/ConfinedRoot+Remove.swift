@@ -5,7 +5,7 @@ import SystemPackage
 extension ConfinedRoot {
     /// Removes the item at `path`. A symlink is removed itself, never its target.
     ///
-    /// A recursive removal walks the tree with ``TreeWalk`` — an explicit stack and a bounded
+    /// A recursive removal walks the tree with an explicit stack and a bounded
     /// number of open directories, so any depth is removed — opening directories with `O_NOFOLLOW`
     /// and unlinking names (byte for byte, whatever their encoding) relative to them, so a
     /// directory swapped for a symlink while it runs is unlinked as a link, and nothing outside

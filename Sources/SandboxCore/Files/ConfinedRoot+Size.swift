@@ -4,7 +4,7 @@ import SystemPackage
 
 extension ConfinedRoot {
     /// The size of the item at `path`: a file's own size, or a directory tree's total, however
-    /// deep it is and whatever its names (see ``TreeWalk``).
+    /// deep it is (an explicit stack, a bounded number of open directories) and whatever its names.
     ///
     /// Hard-linked files are counted once, as `du` does. Symlinks are counted as themselves.
     ///

@@ -8,7 +8,7 @@ enum ExtendedAttributes {
     /// In the `user.` namespace, the only one an unprivileged process may write on Linux.
     static let excludedFromBackup = "user.sandbox.excluded-from-backup"
 
-    static func value(of name: String, fd: CInt, path: String) throws(SandboxError) -> [UInt8]? {
+    static func value(of name: UnsafePointer<CChar>, fd: CInt, path: String) throws(SandboxError) -> [UInt8]? {
         while true {
             let size = csb_fgetxattr(fd, name, nil, 0)
             if size < 0 { return try absentOrThrow("fgetxattr", path) }
@@ -22,7 +22,7 @@ enum ExtendedAttributes {
         }
     }
 
-    static func setValue(_ value: [UInt8], of name: String, fd: CInt, path: String) throws(SandboxError) {
+    static func setValue(_ value: [UInt8], of name: UnsafePointer<CChar>, fd: CInt, path: String) throws(SandboxError) {
         let result = value.withUnsafeBytes { csb_fsetxattr(fd, name, $0.baseAddress, $0.count, 0) }
         if result != 0 { throw failure("fsetxattr", path) }
     }
@@ -34,6 +34,12 @@ enum ExtendedAttributes {
     }
 
     static func names(fd: CInt, path: String) throws(SandboxError) -> [String] {
+        try rawNames(fd: fd, path: path).map { String(decoding: $0.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self) }
+    }
+
+    /// The attribute names byte for byte, each NUL-terminated: a name that is not valid UTF-8
+    /// must reach `fgetxattr` as listed, not repaired.
+    static func rawNames(fd: CInt, path: String) throws(SandboxError) -> [[CChar]] {
         while true {
             let size = csb_flistxattr(fd, nil, 0)
             if size < 0 { throw failure("flistxattr", path) }
@@ -44,19 +50,20 @@ enum ExtendedAttributes {
                 if errno == ERANGE { continue }
                 throw failure("flistxattr", path)
             }
-            return list[0..<read].split(separator: 0).map { String(decoding: $0.map { UInt8(bitPattern: $0) }, as: UTF8.self) }
+            return list[0..<read].split(separator: 0).map { Array($0) + [0] }
         }
     }
 
     /// Copies every `user.` attribute; a destination without xattr support is not an error.
     static func copyUserAttributes(from source: CInt, to destination: CInt, path: String) throws(SandboxError) {
-        let names: [String]
+        let names: [[CChar]]
         do throws(SandboxError) {
-            names = try self.names(fd: source, path: path)
+            names = try rawNames(fd: source, path: path)
         } catch where error.code == .unsupported {
             return
         }
-        for name in names where name.hasPrefix("user.") {
+        let user = Array("user.".utf8).map { CChar(bitPattern: $0) }
+        for name in names where name.starts(with: user) {
             guard let value = try value(of: name, fd: source, path: path) else { continue }
             do throws(SandboxError) {
                 try setValue(value, of: name, fd: destination, path: path)

@@ -1,3 +1,4 @@
+import CSandboxShims
 import Foundation
 import Glibc
 import SandboxCore
@@ -92,6 +93,26 @@ struct RawNameTests {
         #expect(Self.hostNames(tmp.host("tmp")).isEmpty)
         #expect(try root.removeItem(at: cpath("copy"), recursively: true) == 3)
         #expect(!TemporaryDirectory.hostExists(tmp.host("copy")))
+    }
+
+    @Test("a user attribute whose name is not UTF-8 is copied with the file")
+    func invalidAttributeNameIsCopied() throws {
+        let tmp = try TemporaryDirectory()
+        try tmp.makeFile("f", "data")
+        let fd = open(tmp.host("f"), O_RDWR | O_CLOEXEC)
+        defer { close(fd) }
+        let name: [CChar] = Array("user.bad".utf8).map { CChar(bitPattern: $0) } + [CChar(bitPattern: 0xFF), 0]
+        guard csb_fsetxattr(fd, name, "v", 1, 0) == 0 else {
+            guard errno == ENOTSUP else { throw HostError("fsetxattr", errno) }
+            return  // no user xattrs on this file system: nothing to copy
+        }
+        let root = try tmp.root(.openat2)
+        try root.copyItem(from: cpath("f"), to: cpath("g"))
+        let copy = open(tmp.host("g"), O_RDONLY | O_CLOEXEC)
+        defer { close(copy) }
+        var value: [CChar] = [0, 0]
+        #expect(csb_fgetxattr(copy, name, &value, 2) == 1)
+        #expect(value[0] == CChar(UInt8(ascii: "v")))
     }
 
     @Test("NFC and NFD spellings of one name are two items and two paths")
