@@ -62,7 +62,7 @@ public struct Inbox: Sendable {
 
     /// The items waiting in the Inbox (names beginning with `.` excepted), sorted.
     ///
-    /// - Throws: the errors of ``ConfinedRoot/contentsOfDirectory(at:recursive:prefetchingAttributes:)``
+    /// - Throws: the errors of ``ConfinedRoot/contentsOfDirectory(at:recursive:prefetchingAttributes:stoppingAtPathLimit:)``
     ///   other than ``SandboxError/Code/notFound`` (a missing Inbox is an empty one).
     public func pendingItems() throws(SandboxError) -> [ContainerPath] {
         try entries(of: Self.path).map(\.path)
