@@ -75,6 +75,10 @@ struct StoreCLITests {
             #expect(object["n"] as? Int == -5)
             #expect((object["u"] as? NSNumber)?.uint64Value == .max)
             #expect(try BuiltProduct.sandbox("defaults", app, "read", "u", fixture: fixture).stdout == "18446744073709551615\n")
+            // Dates before 1582 are proleptic Gregorian both ways, as property lists count them.
+            #expect(try BuiltProduct.sandbox("defaults", app, "write", "old", "1367-03-24T12:26:40Z", "--type", "date", fixture: fixture).status == 0)
+            #expect(try fixture.container.preferences().value(forKey: "old") == .date(Date(timeIntervalSinceReferenceDate: -20_000_000_000)))
+            #expect(try BuiltProduct.sandbox("defaults", app, "read", "old", fixture: fixture).stdout == "1367-03-24T12:26:40.000Z\n")
             let extra = try BuiltProduct.sandbox("defaults", app, "write", "k", "v", "w", fixture: fixture)
             #expect(extra.status == 64, "\(extra.stderr)")
         }

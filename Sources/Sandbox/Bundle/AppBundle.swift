@@ -9,7 +9,7 @@ import SandboxCore
 public final class AppBundle: Sendable {
     /// The directory's name, e.g. `Notes.app`.
     public let name: String
-    /// The languages look-ups prefer, most wanted first (see ``Container/preferredLanguages(environment:)``).
+    /// The languages look-ups prefer, most wanted first (see ``Container/bundle(preferredLanguages:environment:)``).
     public let preferredLanguages: [String]
     /// The `.app` directory, confined.
     let root: ConfinedRoot

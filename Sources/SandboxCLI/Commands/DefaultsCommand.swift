@@ -107,12 +107,8 @@ struct DefaultsCommand: ParsableCommand {
             default: throw invalid("a bool (true, false, yes, no, 1 or 0)")
             }
         case .date:
-            let fractional = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
-            let whole = Date.ISO8601FormatStyle()
-            for style in [fractional, whole] {
-                if let date = try? style.parse(text) { return .date(date) }  // formats tried in turn; the error below names the form
-            }
-            throw invalid("an ISO 8601 date such as 2026-11-21T09:30:00.250Z")
+            guard let date = PreferenceValue.date(iso8601: text) else { throw invalid("an ISO 8601 date in UTC such as 2026-11-21T09:30:00.250Z") }
+            return .date(date)
         case .data:
             let digits = Array(text.utf8)
             guard digits.count % 2 == 0, let bytes = Self.hex(digits) else { throw invalid("hex bytes such as 'cafe01'") }

@@ -4,7 +4,7 @@ import Sandbox
 extension Container {
     /// The app's preferred languages, most wanted first: its `AppleLanguages` preference (read
     /// through ``Preferences``, under the preferences file's lock), else the environment's
-    /// (``PreferredLanguages/fromEnvironment(_:)``). An empty list also falls back to the
+    /// (``/Sandbox/PreferredLanguages/fromEnvironment(_:)``). An empty list also falls back to the
     /// environment.
     ///
     /// - Throws: ``StoreError`` with ``StoreError/Code/corrupt`` for a damaged preferences file,
@@ -27,7 +27,7 @@ extension Container {
 
     /// The bundle, read-only, for resource look-ups in the app's preferred languages
     /// (``preferredLanguages(environment:)``). Does not check the signature: open the app with
-    /// ``SandboxHome/openApp(_:preferredLanguages:environment:)`` for that.
+    /// ``/Sandbox/SandboxHome/openApp(_:preferredLanguages:environment:)`` for that.
     ///
     /// - Throws: the errors of ``preferredLanguages(environment:)``, and the core's codes.
     public func localizedBundle(environment: [String: String] = ProcessInfo.processInfo.environment) throws(StoreError) -> AppBundle {

@@ -101,8 +101,8 @@ extension PreferenceValue: Decodable {
 }
 
 extension PreferenceValue: CustomStringConvertible {
-    /// As `defaults read` prints a value: strings bare, dates in ISO 8601 with fractional seconds,
-    /// data in hex between angle brackets.
+    /// As `defaults read` prints a value: strings bare, dates in ISO 8601 with milliseconds (on
+    /// the proleptic Gregorian calendar), data in hex between angle brackets.
     public var description: String {
         switch self {
         case .string(let value): value
@@ -118,7 +118,16 @@ extension PreferenceValue: CustomStringConvertible {
         }
     }
 
+    /// ISO 8601 with milliseconds, `2026-11-21T09:30:00.250Z`, on the proleptic Gregorian calendar
+    /// (Foundation's ISO 8601 formatter shifts dates before 1582 by days).
     static func iso8601(_ date: Date) -> String {
-        date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))
+        PropertyListDate.format(date.timeIntervalSinceReferenceDate, fractionalDigits: 3) ?? String(date.timeIntervalSinceReferenceDate)
+    }
+
+    /// The date of an ISO 8601 text in UTC, `2026-11-21T09:30:00Z` with an optional fraction of a
+    /// second, on the proleptic Gregorian calendar, as property lists and ``description`` spell it;
+    /// `nil` for any other text.
+    public static func date(iso8601 text: String) -> Date? {
+        PropertyListDate.parse(text).map(Date.init(timeIntervalSinceReferenceDate:))
     }
 }

@@ -3,14 +3,13 @@ import Foundation
 /// Reads and writes property lists, in memory: `Codable` values, or ``PreferenceValue`` trees
 /// that keep every type as the file has it.
 ///
-/// **Reading** is done by this store's own readers (``BinaryPropertyListReader``,
-/// ``XMLPropertyListReader``): iterative, bounded by ``PropertyListLimits``, checking every
+/// **Reading** is done by this store's own readers (binary and XML): iterative, bounded by ``PropertyListLimits``, checking every
 /// integer of the file before using it. Foundation never parses bytes from a file: a `Decodable`
 /// value is decoded from the checked value, re-encoded as a binary property list this store made.
 ///
 /// **Writing** binary uses Foundation's `PropertyListEncoder`, which gives the same bytes on every
 /// run (`PropertyListSerialization` does not) and writes reals as reals and unsigned integers above
-/// 2⁶³ as 128-bit integers, as Apple does. XML is written by ``XMLPropertyListWriter`` (Foundation's
+/// 2⁶³ as 128-bit integers, as Apple does. XML is written by this store's own writer (Foundation's
 /// shifts dates before 1582 by days).
 public enum PropertyList {
     /// Encodes `value` as a property list.

@@ -34,17 +34,25 @@ enum PropertyListDate {
     }
 
     /// `seconds` since the reference date in whole seconds (rounded down, as Apple's writer does),
-    /// or `nil` for a value that is not finite or lies beyond a billion years.
-    static func format(_ seconds: Double) -> String? {
+    /// or with `fractionalDigits` digits of fraction (also rounded down); `nil` for a value that is
+    /// not finite or lies beyond a billion years.
+    static func format(_ seconds: Double, fractionalDigits: Int = 0) -> String? {
         guard seconds.isFinite, abs(seconds) < 3e16 else { return nil }
-        let whole = Int64(seconds.rounded(.down))
+        let floored = seconds.rounded(.down)
+        let whole = Int64(floored)
         let (day, time) = whole.quotientAndRemainder(dividingBy: 86_400)
         let (days, secondOfDay) = time < 0 ? (day - 1, time + 86_400) : (day, time)
         let (year, month, dayOfMonth) = civil(fromDays: days + referenceDay)
-        func two(_ value: Int64) -> String { value < 10 ? "0\(value)" : "\(value)" }
-        let digits = String(abs(year))
-        let yearText = (year < 0 ? "-" : "") + String(repeating: "0", count: max(0, 4 - digits.count)) + digits
-        return "\(yearText)-\(two(month))-\(two(dayOfMonth))T\(two(secondOfDay / 3_600)):\(two(secondOfDay / 60 % 60)):\(two(secondOfDay % 60))Z"
+        func padded(_ value: Int64, _ width: Int) -> String {
+            let digits = String(abs(value))
+            return (value < 0 ? "-" : "") + String(repeating: "0", count: max(0, width - digits.count)) + digits
+        }
+        var fraction = ""
+        if fractionalDigits > 0 {
+            let scale = (0..<fractionalDigits).reduce(1.0) { value, _ in value * 10 }
+            fraction = "." + padded(min(Int64(((seconds - floored) * scale).rounded(.down)), Int64(scale) - 1), fractionalDigits)
+        }
+        return "\(padded(year, 4))-\(padded(month, 2))-\(padded(dayOfMonth, 2))T\(padded(secondOfDay / 3_600, 2)):\(padded(secondOfDay / 60 % 60, 2)):\(padded(secondOfDay % 60, 2))\(fraction)Z"
     }
 
     private static func number(_ scanner: inout Substring, minimumDigits: Int, maximumDigits: Int) -> Int64? {
