@@ -120,6 +120,7 @@ struct PropertyListReaderTests {
     func leadingByteOrderMark() throws {
         let value = PreferenceValue.dictionary(["k": .string("\u{FEFF}x"), "\u{FEFF}key": .string("\u{FEFF}")])
         #expect(try PropertyList.value(from: try PropertyList.encode(value, format: .xml)) == value)
+        #expect(try PropertyList.value(from: try PropertyList.encode(value, format: .binary)) == value)
         #expect(try PropertyList.value(from: Array("<plist><string>\u{FEFF}\u{FEFF}y</string></plist>".utf8)) == .string("\u{FEFF}\u{FEFF}y"))
     }
 

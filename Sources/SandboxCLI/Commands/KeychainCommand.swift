@@ -9,7 +9,7 @@ struct KeychainCommand: ParsableCommand {
         abstract: "Set, get and delete an app's keychain items (generic passwords), kept encrypted outside its container.",
         discussion: """
             set reads the secret from standard input (one trailing newline is dropped); get prints it.
-            Items live in $SANDBOX_HOME/Device/Keychains/<app-id>.keychain, sealed with this device's key.
+            Items live in $SANDBOX_HOME/Device/Apps/<app-id>/keychain.plist, sealed with this device's key.
             """
     )
 
