@@ -6,7 +6,7 @@ extension ConfinedRoot {
     /// never outside the container.
     ///
     /// - Returns: where the file now is.
-    /// - Throws: ``TransferError/Code/file`` when the move fails for another reason, or when 1,000
+    /// - Throws: the core's code of a file failure (its ``SandboxError`` is the cause) when the move fails for another reason, or when 1,000
     ///   names are taken.
     func moveDownload(from source: ContainerPath, into folder: ContainerPath, name: String) throws(TransferError) -> ContainerPath {
         do throws(SandboxError) {
@@ -22,9 +22,9 @@ extension ConfinedRoot {
                 }
             }
         } catch {
-            throw .file(error, doing: "move the download into '\(folder)'")
+            throw .fileSystem(error, doing: "move the download into '\(folder)'")
         }
-        throw TransferError(.file, "Could not move the download into '\(folder)': '\(name)' and 999 numbered names are taken; remove some.", path: folder.description)
+        throw TransferError(TransferError.Code(.alreadyExists), "Could not move the download into '\(folder)': '\(name)' and 999 numbered names are taken; remove some.", path: folder.description)
     }
 }
 

@@ -36,7 +36,7 @@ public final class DownloadedFile: Sendable {
     /// numbering it (`name (1).ext`) when the name is taken.
     ///
     /// - Returns: the file's new path.
-    /// - Throws: ``TransferError/Code/file`` when it was already moved or discarded, or the move fails.
+    /// - Throws: the core's code of a file failure (its ``SandboxError`` is the cause) when it was already moved or discarded, or the move fails.
     @discardableResult
     public func move(to destination: DownloadDestination) throws(TransferError) -> ContainerPath {
         let name = destination.filename.flatMap(SuggestedFilename.sanitize) ?? suggestedFilename
@@ -47,13 +47,13 @@ public final class DownloadedFile: Sendable {
 
     /// Moves the file to `path` in the container (which must not exist unless `replacingExisting`).
     ///
-    /// - Throws: ``TransferError/Code/file`` when it was already moved or discarded, or the move fails.
+    /// - Throws: the core's code of a file failure (its ``SandboxError`` is the cause) when it was already moved or discarded, or the move fails.
     public func move(toPath path: ContainerPath, replacingExisting: Bool = false) throws(TransferError) {
         _ = try claim { () throws(TransferError) in
             do throws(SandboxError) {
                 try root.moveItem(from: temporaryPath, to: path, replacingExisting: replacingExisting)
             } catch {
-                throw .file(error, doing: "move the download to '\(path)'")
+                throw .fileSystem(error, doing: "move the download to '\(path)'")
             }
             return path
         }
@@ -62,10 +62,10 @@ public final class DownloadedFile: Sendable {
     private func claim(_ move: () throws(TransferError) -> ContainerPath) throws(TransferError) -> ContainerPath {
         let result: Result<ContainerPath, TransferError> = movedTo.withLock { moved in
             if let moved {
-                return .failure(TransferError(.file, "The download was already moved to '\(moved)'.", path: moved.description))
+                return .failure(TransferError(.notFound, "The download was already moved to '\(moved)'.", path: moved.description))
             }
             if discarded.withLock({ $0 }) {
-                return .failure(TransferError(.file, "The download at '\(temporaryPath)' was deleted: move it while handling the event.", path: temporaryPath.description))
+                return .failure(TransferError(.notFound, "The download at '\(temporaryPath)' was deleted: move it while handling the event.", path: temporaryPath.description))
             }
             do throws(TransferError) {
                 let path = try move()

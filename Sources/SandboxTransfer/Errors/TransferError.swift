@@ -15,8 +15,8 @@ public struct TransferError: Error, Sendable, CustomStringConvertible {
     public var url: String?
     /// The container-relative path involved, if any.
     public var path: String?
-    /// The error underneath: a ``SandboxError`` for file failures, the HTTP client's error for
-    /// network failures.
+    /// The error underneath: the ``SandboxError`` of a file failure (whose code ``code`` keeps),
+    /// the HTTP client's error for network failures.
     public var cause: (any Error & Sendable)?
     /// How to continue the download from the bytes already on disk; `nil` when it cannot continue.
     public var resumeData: ResumeData?
@@ -58,66 +58,60 @@ public struct TransferError: Error, Sendable, CustomStringConvertible {
 }
 
 extension TransferError {
-    /// A failure's kind. A struct over a private enum so that codes can be added.
+    /// A failure's kind, spelled in stable kebab-case. A struct, so that codes can be added: switch
+    /// with a default. A failure of the file system beneath keeps the core's code (``init(_:)``),
+    /// so `no-space` is `no-space` at every layer; the download's own codes are listed below.
     public struct Code: Hashable, Sendable, CustomStringConvertible {
-        fileprivate enum Kind: String, Sendable {
-            case cancelled
-            case interrupted
-            case invalidURL = "invalid-url"
-            case httpStatus = "http-status"
-            case invalidResponse = "invalid-response"
-            case network
-            case stalled
-            case tooManyRedirects = "too-many-redirects"
-            case checksumMismatch = "checksum-mismatch"
-            case invalidResumeData = "invalid-resume-data"
-            case file
-            case sessionInUse = "session-in-use"
-            case invalidArgument = "invalid-argument"
-        }
+        /// The stable spelling used in messages and JSON output.
+        public let rawValue: String
 
-        fileprivate let kind: Kind
-        fileprivate init(_ kind: Kind) { self.kind = kind }
+        private init(rawValue: String) { self.rawValue = rawValue }
 
-        /// The stable, kebab-case spelling used in messages and JSON output.
-        public var description: String { kind.rawValue }
+        /// The core's code, carried up unchanged.
+        public init(_ code: SandboxError.Code) { self.rawValue = code.rawValue }
+
+        public var description: String { rawValue }
 
         /// The task was cancelled (`cancel()`, `cancel(byProducingResumeData:)`, or a signal).
-        public static let cancelled = Code(.cancelled)
+        public static let cancelled = Code(rawValue: "cancelled")
         /// The process that ran the task ended before it finished (reported by the next session
-        /// with the same identifier, with resume data).
+        /// with the same identifier, with resume data). Spelled as the core's `interrupted`.
         public static let interrupted = Code(.interrupted)
         /// The URL is not an absolute `http` or `https` URL.
-        public static let invalidURL = Code(.invalidURL)
+        public static let invalidURL = Code(rawValue: "invalid-url")
         /// The server answered with an error status (4xx, 5xx) or one a download cannot use; the
         /// body was not written to the file.
-        public static let httpStatus = Code(.httpStatus)
+        public static let httpStatus = Code(rawValue: "http-status")
         /// The response breaks HTTP (a `Content-Range` that does not parse, a body longer than
         /// announced, a body shorter than `Content-Length`).
-        public static let invalidResponse = Code(.invalidResponse)
+        public static let invalidResponse = Code(rawValue: "invalid-response")
         /// The connection failed or was reset, after the retries ran out.
-        public static let network = Code(.network)
+        public static let network = Code(rawValue: "network")
         /// No byte arrived for longer than the stall timeout, after the retries ran out.
-        public static let stalled = Code(.stalled)
+        public static let stalled = Code(rawValue: "stalled")
         /// The redirect limit was reached or a redirect cycle found.
-        public static let tooManyRedirects = Code(.tooManyRedirects)
+        public static let tooManyRedirects = Code(rawValue: "too-many-redirects")
         /// The file's digest differs from the expected one; the file was deleted.
-        public static let checksumMismatch = Code(.checksumMismatch)
+        public static let checksumMismatch = Code(rawValue: "checksum-mismatch")
         /// Resume data that does not decode, has an unknown version, or names no usable partial file.
-        public static let invalidResumeData = Code(.invalidResumeData)
-        /// Writing, moving or checkpointing a file in the container failed; ``cause`` is the
-        /// ``SandboxError``.
-        public static let file = Code(.file)
+        public static let invalidResumeData = Code(rawValue: "invalid-resume-data")
         /// Another process has a session with the same identifier open.
-        public static let sessionInUse = Code(.sessionInUse)
-        /// An argument is out of range or malformed.
+        public static let sessionInUse = Code(rawValue: "session-in-use")
+        /// An argument is out of range or malformed. Spelled as the core's `invalid-argument`.
         public static let invalidArgument = Code(.invalidArgument)
+
+        /// The core's `not-found`: a file or checkpoint the download needs is gone.
+        public static let notFound = Code(.notFound)
+        /// The core's `no-space`: the file system is full.
+        public static let noSpace = Code(.noSpace)
+        /// The core's `corrupt`: a checkpoint is damaged or names a file outside the session's folder.
+        public static let corrupt = Code(.corrupt)
     }
 }
 
 extension TransferError {
-    /// Wraps a file failure in the container.
-    static func file(_ error: SandboxError, doing action: String, file: String = #fileID, line: Int = #line) -> TransferError {
-        TransferError(.file, "Could not \(action): \(error.message)", path: error.path, cause: error, file: file, line: line)
+    /// A failure of the file system beneath, with the core's code, path and error kept.
+    static func fileSystem(_ error: SandboxError, doing action: String, file: String = #fileID, line: Int = #line) -> TransferError {
+        TransferError(Code(error.code), "Could not \(action): \(error.message)", path: error.path, cause: error, file: file, line: line)
     }
 }

@@ -45,7 +45,7 @@ public final class DownloadSession: Sendable {
     ///
     /// - Throws: ``TransferError/Code/invalidArgument`` for an identifier that is not one plain
     ///   name, ``TransferError/Code/sessionInUse`` when another process has it open,
-    ///   ``TransferError/Code/file`` when its folder or checkpoint cannot be read or written.
+    ///   the core's code of a file failure (its ``SandboxError`` is the cause) when its folder or checkpoint cannot be read or written.
     public convenience init(
         identifier: String, container: Container, configuration: Configuration = .standard, delegate: (any DownloadSessionDelegate)? = nil
     ) throws(TransferError) {
@@ -67,13 +67,13 @@ public final class DownloadSession: Sendable {
             try root.createDirectory(at: directory, withIntermediateDirectories: true)
             lock = try root.openFile(forWritingAt: directory.appending(Self.lockName))
         } catch {
-            throw .file(error, doing: "open the download session's folder '\(directory)'")
+            throw .fileSystem(error, doing: "open the download session's folder '\(directory)'")
         }
         let locked: Bool
         do throws(SandboxError) {
             locked = try lock.withUnsafeDescriptor { fd in flock(fd, LOCK_EX | LOCK_NB) == 0 }
         } catch {
-            throw .file(error, doing: "lock the download session's folder '\(directory)'")
+            throw .fileSystem(error, doing: "lock the download session's folder '\(directory)'")
         }
         guard locked else {
             try? lock.close()  // the session-in-use error below is what matters
@@ -115,7 +115,7 @@ public final class DownloadSession: Sendable {
     /// A suspended task that downloads `url`.
     ///
     /// - Throws: ``TransferError/Code/invalidURL`` unless `url` is absolute http(s),
-    ///   ``TransferError/Code/file`` when the checkpoint cannot be written.
+    ///   the core's code of a file failure (its ``SandboxError`` is the cause) when the checkpoint cannot be written.
     public func downloadTask(with url: URL) throws(TransferError) -> DownloadTask {
         try downloadTask(with: DownloadRequest(url: url))
     }
@@ -143,7 +143,7 @@ public final class DownloadSession: Sendable {
     /// ``DownloadRequest/destination``).
     ///
     /// - Throws: ``TransferError/Code/invalidResumeData`` when it fails ``ResumeData/validate()`` or
-    ///   belongs to another session, ``TransferError/Code/file`` when the checkpoint cannot be written.
+    ///   belongs to another session, the core's code of a file failure (its ``SandboxError`` is the cause) when the checkpoint cannot be written.
     public func downloadTask(withResumeData resumeData: ResumeData, destination: DownloadDestination? = nil) throws(TransferError) -> DownloadTask {
         try resumeData.validate()
         guard resumeData.sessionIdentifier == identifier else {
@@ -192,7 +192,7 @@ public final class DownloadSession: Sendable {
 
     /// Forgets a paused task and deletes its partial file.
     ///
-    /// - Throws: ``TransferError/Code/file`` when the checkpoint cannot be written.
+    /// - Throws: the core's code of a file failure (its ``SandboxError`` is the cause) when the checkpoint cannot be written.
     public func discard(_ resumeData: ResumeData) throws(TransferError) {
         guard let record = store.record(resumeData.taskIdentifier), !record.isUnfinished else { return }
         removePartial(named: record.partialName)
@@ -210,7 +210,7 @@ public final class DownloadSession: Sendable {
     /// The tasks checkpointed by session `identifier` of the container at `root`, without opening
     /// the session (so while another process runs it).
     ///
-    /// - Throws: ``TransferError/Code/invalidArgument`` for a bad identifier, ``TransferError/Code/file``
+    /// - Throws: ``TransferError/Code/invalidArgument`` for a bad identifier, the core's code of a file failure (its ``SandboxError`` is the cause)
     ///   when the checkpoint cannot be read.
     public static func storedTasks(identifier: String, root: ConfinedRoot) throws(TransferError) -> [DownloadTaskSummary] {
         let directory = try directory(for: identifier)
@@ -222,7 +222,7 @@ public final class DownloadSession: Sendable {
                 do throws(SandboxError) {
                     length = try root.fileSize(at: directory.appending(record.partialName))
                 } catch {
-                    throw .file(error, doing: "measure the partial download '\(record.partialName)' in '\(directory)'")
+                    throw .fileSystem(error, doing: "measure the partial download '\(record.partialName)' in '\(directory)'")
                 }
             }
             summaries.append(record.summary(partialLength: length))

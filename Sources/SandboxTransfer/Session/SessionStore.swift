@@ -23,14 +23,14 @@ final class SessionStore: Sendable {
 
     /// Opens (creating if needed) the store in `folder` and loads its records.
     ///
-    /// - Throws: ``TransferError/Code/file`` when the folder cannot be made or a record read.
+    /// - Throws: the core's code of a file failure (its ``SandboxError`` is the cause) when the folder cannot be made or a record read.
     init(root: ConfinedRoot, folder: ContainerPath) throws(TransferError) {
         self.root = root
         self.folder = folder
         do throws(SandboxError) {
             try root.createDirectory(at: folder, withIntermediateDirectories: true)
         } catch {
-            throw .file(error, doing: "create the checkpoint folder '\(folder)'")
+            throw .fileSystem(error, doing: "create the checkpoint folder '\(folder)'")
         }
         let records = try Self.load(root: root, folder: folder)
         let next = (records.map(\.id).max() ?? 0) + 1
@@ -39,7 +39,7 @@ final class SessionStore: Sendable {
 
     /// The records in `folder`, by identifier; a missing folder has none.
     ///
-    /// - Throws: ``TransferError/Code/file`` when a record cannot be read or is not in this format.
+    /// - Throws: the core's code of a file failure (its ``SandboxError`` is the cause) when a record cannot be read or is not in this format.
     static func load(root: ConfinedRoot, folder: ContainerPath) throws(TransferError) -> [TaskRecord] {
         let names: [String]
         do throws(SandboxError) {
@@ -47,7 +47,7 @@ final class SessionStore: Sendable {
         } catch where error.code == .notFound {
             return []
         } catch {
-            throw .file(error, doing: "list the checkpoint folder '\(folder)'")
+            throw .fileSystem(error, doing: "list the checkpoint folder '\(folder)'")
         }
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .iso8601
@@ -58,9 +58,9 @@ final class SessionStore: Sendable {
                 let bytes = try root.readContents(of: file)
                 records.append(try decoder.decode(TaskRecord.self, from: Data(bytes)))
             } catch let error as SandboxError {
-                throw .file(error, doing: "read the checkpoint '\(file)'")
+                throw .fileSystem(error, doing: "read the checkpoint '\(file)'")
             } catch {
-                throw TransferError(.file, "The checkpoint '\(file)' is damaged; remove it to forget that download.", path: file.description, cause: error)
+                throw TransferError(.corrupt, "The checkpoint '\(file)' is damaged; remove it to forget that download.", path: file.description, cause: error)
             }
         }
         return records.sorted { $0.id < $1.id }
@@ -111,7 +111,7 @@ final class SessionStore: Sendable {
                 _ = try root.removeItem(at: file)
             } catch where error.code == .notFound {
             } catch {
-                throw .file(error, doing: "remove the checkpoint '\(file)'")
+                throw .fileSystem(error, doing: "remove the checkpoint '\(file)'")
             }
             state.records[id] = nil
         }
@@ -125,7 +125,7 @@ final class SessionStore: Sendable {
         do {
             data = try encoder.encode(record)
         } catch {
-            throw TransferError(.file, "Could not encode the checkpoint of task \(record.id).", cause: error)
+            throw TransferError(.invalidArgument, "Could not encode the checkpoint of task \(record.id).", cause: error)
         }
         try write(Array(data), to: Self.path("\(record.id).json", in: folder), durable: durable)
     }
@@ -134,7 +134,7 @@ final class SessionStore: Sendable {
         do throws(SandboxError) {
             try root.writeContents(bytes, to: file, options: durable ? [.atomic, .durable] : .atomic)
         } catch {
-            throw .file(error, doing: "checkpoint the download session to '\(file)'")
+            throw .fileSystem(error, doing: "checkpoint the download session to '\(file)'")
         }
     }
 

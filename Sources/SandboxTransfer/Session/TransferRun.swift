@@ -27,7 +27,7 @@ struct TransferRun: Sendable {
 
     func execute() async -> DownloadTaskMachine.RunResult {
         guard let record = session.store.record(task.taskIdentifier) else {
-            return .failed(TransferError(.file, "The checkpoint lost task \(task.taskIdentifier)."), resumable: false)
+            return .failed(TransferError(.notFound, "The checkpoint lost task \(task.taskIdentifier)."), resumable: false)
         }
         let partial: PartialFile
         do throws(TransferError) {
@@ -107,7 +107,7 @@ struct TransferRun: Sendable {
     /// (not when it only asks for the rest after a short 206).
     private func attemptOnce(_ partial: PartialFile, announcingResume: Bool) async throws(AttemptFailure) -> AttemptResult {
         guard let record = session.store.record(task.taskIdentifier) else {
-            throw .fatal(TransferError(.file, "The checkpoint lost task \(task.taskIdentifier)."))
+            throw .fatal(TransferError(.notFound, "The checkpoint lost task \(task.taskIdentifier)."))
         }
         let url = record.originalURL
         let length = try fatal { () throws(TransferError) in try partial.length() }

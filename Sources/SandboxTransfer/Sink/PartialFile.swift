@@ -12,24 +12,24 @@ final class PartialFile: Sendable {
 
     /// Opens (creating if needed) the partial file at `path`.
     ///
-    /// - Throws: ``TransferError/Code/file``.
+    /// - Throws: the core's code of a file failure (its ``SandboxError`` is the cause).
     init(root: ConfinedRoot, path: ContainerPath) throws(TransferError) {
         do throws(SandboxError) {
             file = try root.openFile(forReadingAndWritingAt: path, options: .modifyFile(createIfNecessary: true))
         } catch {
-            throw .file(error, doing: "open the partial download '\(path)'")
+            throw .fileSystem(error, doing: "open the partial download '\(path)'")
         }
         self.path = path
     }
 
     /// The bytes on disk: where a resumed download continues.
     func length() throws(TransferError) -> Int64 {
-        do throws(SandboxError) { return try file.size() } catch { throw .file(error, doing: "measure '\(path)'") }
+        do throws(SandboxError) { return try file.size() } catch { throw .fileSystem(error, doing: "measure '\(path)'") }
     }
 
     /// Cuts the file to `length` bytes (0 to restart).
     func truncate(to length: Int64) throws(TransferError) {
-        do throws(SandboxError) { try file.truncate(to: length) } catch { throw .file(error, doing: "truncate '\(path)'") }
+        do throws(SandboxError) { try file.truncate(to: length) } catch { throw .fileSystem(error, doing: "truncate '\(path)'") }
     }
 
     /// Writes `buffer` at `offset`, hashing it into `digest` when given.
@@ -43,7 +43,7 @@ final class PartialFile: Sendable {
                 return .failure(error)
             }
         }
-        do throws(SandboxError) { try result.get() } catch { throw .file(error, doing: "write to '\(path)'") }
+        do throws(SandboxError) { try result.get() } catch { throw .fileSystem(error, doing: "write to '\(path)'") }
     }
 
     /// Feeds the first `count` bytes of the file into `digest` (after resuming, so the digest covers
@@ -59,9 +59,9 @@ final class PartialFile: Sendable {
             do throws(SandboxError) {
                 read = try file.read(into: UnsafeMutableRawBufferPointer(rebasing: buffer[..<wanted]), atOffset: offset)
             } catch {
-                throw .file(error, doing: "read '\(path)' to check its digest")
+                throw .fileSystem(error, doing: "read '\(path)' to check its digest")
             }
-            guard read > 0 else { throw TransferError(.file, "'\(path)' is shorter than \(count) bytes; it changed during the download.", path: path.description) }
+            guard read > 0 else { throw TransferError(.corrupt, "'\(path)' is shorter than \(count) bytes; it changed during the download.", path: path.description) }
             digest.update(UnsafeRawBufferPointer(rebasing: buffer[..<read]))
             offset += Int64(read)
         }
@@ -69,7 +69,7 @@ final class PartialFile: Sendable {
 
     /// Flushes the file to the device.
     func synchronize() throws(TransferError) {
-        do throws(SandboxError) { try file.synchronize(.data) } catch { throw .file(error, doing: "flush '\(path)'") }
+        do throws(SandboxError) { try file.synchronize(.data) } catch { throw .fileSystem(error, doing: "flush '\(path)'") }
     }
 
     /// Closes the file; a failure here adds nothing to what the caller reports.

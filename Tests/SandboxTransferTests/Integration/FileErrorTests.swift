@@ -1,0 +1,41 @@
+import Foundation
+import Sandbox
+import SandboxTransfer
+import SandboxTransferTesting
+import Testing
+
+/// A file failure under a download keeps the core's code (`already-exists`, `not-a-directory`, …)
+/// instead of one catch-all, so callers branch on it as on a ``SandboxError``.
+@Suite struct FileErrorTests {
+    @Test func aTakenPathKeepsTheCoreCode() async throws {
+        try await Fixture.withFaultServer { server, fixture in
+            server.set("/f", FaultResource(body: TestData.bytes(1_000, seed: 41), etag: "\"e\""))
+            let session = try fixture.session()
+            let task = try session.downloadTask(with: try #require(URL(string: server.url("/f"))))
+            task.resume()
+            var failure: TransferError?
+            for await event in session.events {
+                guard case .didFinishDownloading(_, let file) = event else { continue }
+                let taken = try ContainerPath("Documents/taken")
+                try fixture.root.writeContents([1], to: taken)
+                failure = #expect(throws: TransferError.self) { try file.move(toPath: taken) }
+                break
+            }
+            _ = await task.result()
+            #expect(failure?.code.description == "already-exists")
+            #expect(failure?.path == "Documents/taken")
+            #expect((failure?.cause as? SandboxError)?.code == .alreadyExists)
+        }
+    }
+
+    @Test func aSessionFolderThatIsAFileKeepsTheCoreCode() async throws {
+        try await Fixture.with { fixture in
+            try fixture.root.createDirectory(at: ContainerPath("Library/Caches"), withIntermediateDirectories: true)
+            try fixture.root.writeContents([1], to: DownloadSession.folder)
+            let error = #expect(throws: TransferError.self) { try fixture.session() }
+            let core = try #require(error?.cause as? SandboxError)
+            #expect(error?.code.description == core.code.description)
+            #expect(error?.code.description != "file")
+        }
+    }
+}
