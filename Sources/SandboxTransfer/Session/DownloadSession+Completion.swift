@@ -9,10 +9,10 @@ extension DownloadSession {
         guard let record = store.record(task.taskIdentifier) else { return }
         let finished = task.live.withLock { $0.finished }
         let byteCount = finished?.byteCount ?? 0
-        let partial = partialPath(record.partialName)
         let name = record.destination?.filename.flatMap(SuggestedFilename.sanitize) ?? record.suggestedFilename ?? SuggestedFilename.fallback
         let file: DownloadedFile
         do throws(TransferError) {
+            let partial = try partialPath(record.partialName)
             if let destination = record.destination {
                 try store.update(record.id) { $0.phase = .finishing(name: name) }
                 let path = try root.moveDownload(from: partial, into: destination.folder.path, name: name)

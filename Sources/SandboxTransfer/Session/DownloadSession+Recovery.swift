@@ -12,8 +12,8 @@ extension DownloadSession {
                 let error = TransferError(
                     .interrupted, "The download of \(record.originalURL) was interrupted when its process ended.", url: record.originalURL)
                 let task = DownloadTask(
-                    identifier: record.id, request: request(of: record), session: self, machine: DownloadTaskMachine(completed: .failed))
-                reportRecovered(task, record: record, error: error)
+                    identifier: record.id, request: try record.request(), session: self, machine: DownloadTaskMachine(completed: .failed))
+                try reportRecovered(task, record: record, error: error)
             case .finishing(let name):
                 try finishHandOver(record, name: name)
             case .completed, .failed:
@@ -23,14 +23,15 @@ extension DownloadSession {
         sweep()
     }
 
-    private func reportRecovered(_ task: DownloadTask, record: TaskRecord, error: TransferError) {
-        let length = (try? root.fileSize(at: partialPath(record.partialName))) ?? nil  // unreadable: treated as gone
+    private func reportRecovered(_ task: DownloadTask, record: TaskRecord, error: TransferError) throws(TransferError) {
+        let partial = try partialPath(record.partialName)
+        let length = (try? root.fileSize(at: partial)) ?? nil  // unreadable: treated as gone
         if let length { _ = try? store.update(record.id) { $0.bytesOnDisk = length } }  // informational only
         fail(task, with: error, keepingPartial: true)
     }
 
     private func finishHandOver(_ record: TaskRecord, name: String) throws(TransferError) {
-        let partial = partialPath(record.partialName)
+        let partial = try partialPath(record.partialName)
         var path: String?
         if let destination = record.destination, (try? root.fileExists(at: partial)) == true {  // unreadable: nothing to move
             path = try root.moveDownload(from: partial, into: destination.folder.path, name: name).description
@@ -49,11 +50,5 @@ extension DownloadSession {
         for name in names where !kept.contains(name) {
             removePartial(named: name)
         }
-    }
-
-    func request(of record: TaskRecord) -> DownloadRequest {
-        DownloadRequest(
-            url: URL(string: record.originalURL) ?? URL(fileURLWithPath: "/"), headers: record.headers, expectedDigest: record.expectedDigest,
-            destination: record.destination)
     }
 }

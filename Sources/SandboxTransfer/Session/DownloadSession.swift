@@ -81,7 +81,7 @@ public final class DownloadSession: Sendable {
                 .sessionInUse, "The download session '\(identifier)' is open in another process; wait for it to end or use another identifier.",
                 path: directory.description)
         }
-        store = try SessionStore(root: root, folder: Self.checkpointPath(in: directory))
+        store = try SessionStore(root: root, folder: try Self.checkpointPath(in: directory))
         client = SharedClients.client(for: configuration)
         queue = Mutex(TransferQueue(maximumActive: configuration.maximumConcurrentTasks, maximumPerHost: configuration.maximumConcurrentTasksPerHost))
         (events, eventSink) = AsyncStream.makeStream(of: DownloadEvent.self, bufferingPolicy: .bufferingNewest(Self.eventBufferSize))
@@ -97,8 +97,9 @@ public final class DownloadSession: Sendable {
         try? lock.close()  // closing releases the flock; nothing to report from a deinit
     }
 
-    static func checkpointPath(in directory: ContainerPath) -> ContainerPath {
-        (try? directory.appending(checkpointFolder)) ?? directory  // a constant, valid name
+    /// The checkpoint folder of the session folder `directory`.
+    static func checkpointPath(in directory: ContainerPath) throws(TransferError) -> ContainerPath {
+        try SessionStore.path(checkpointFolder, in: directory)
     }
 
     /// The folder of session `identifier`.
@@ -215,14 +216,15 @@ public final class DownloadSession: Sendable {
     public static func storedTasks(identifier: String, root: ConfinedRoot) throws(TransferError) -> [DownloadTaskSummary] {
         let directory = try directory(for: identifier)
         var summaries: [DownloadTaskSummary] = []
-        for record in try SessionStore.load(root: root, folder: checkpointPath(in: directory)) {
+        for record in try SessionStore.load(root: root, folder: try checkpointPath(in: directory)) {
             // Measured now, so a listing never shows bytes that are no longer on disk.
             var length: Int64?
             if record.keepsPartialFile {
+                let path = try SessionStore.path(record.partialName, in: directory)
                 do throws(SandboxError) {
-                    length = try root.fileSize(at: directory.appending(record.partialName))
+                    length = try root.fileSize(at: path)
                 } catch {
-                    throw .fileSystem(error, doing: "measure the partial download '\(record.partialName)' in '\(directory)'")
+                    throw .fileSystem(error, doing: "measure the partial download '\(path)'")
                 }
             }
             summaries.append(record.summary(partialLength: length))
@@ -247,26 +249,36 @@ public final class DownloadSession: Sendable {
         "\(id)-\(String(UInt32.random(in: 0...UInt32.max), radix: 16)).partial"
     }
 
-    func partialPath(_ name: String) -> ContainerPath {
-        (try? directory.appending(name)) ?? directory  // names are checked plain names
+    /// The file `name` in the session's folder.
+    ///
+    /// - Throws: the core's code when `name` is not one plain name (checkpoints and resume data
+    ///   are checked when read, so only a programming error could).
+    func partialPath(_ name: String) throws(TransferError) -> ContainerPath {
+        try SessionStore.path(name, in: directory)
     }
 
+    /// Whether the file `identity` names is still the partial file it was: a regular file with the
+    /// same inode and birth time. One that cannot be examined is not used (the download restarts).
     func isPartialUsable(_ identity: PartialFileIdentity) -> Bool {
-        guard PartialFileIdentity.isPlainName(identity.name),
-            let attributes = try? root.attributes(at: partialPath(identity.name), followingSymlink: false),  // unreadable: unusable
+        guard let path = try? partialPath(identity.name),  // not a plain name: never used
+            let attributes = try? root.attributes(at: path, followingSymlink: false),  // unreadable: unusable
             attributes.type == .regular
         else { return false }
         let birth = attributes.creationDate?.timeIntervalSince1970
         return (identity.inode == nil || identity.inode == attributes.inode) && (identity.birthTime == nil || identity.birthTime == birth)
     }
 
+    /// Deletes the file `name` of the session's folder, if it is there (best effort: the next
+    /// session's start sweeps what is left).
     func removePartial(named name: String) {
-        _ = try? root.removeItem(at: partialPath(name))  // already gone is fine; the next start sweeps leftovers
+        guard let path = try? partialPath(name) else { return }  // not a plain name: names nothing of ours
+        _ = try? root.removeItem(at: path)  // already gone is fine; the next start sweeps leftovers
     }
 
+    /// The data to resume `record` with: `nil` without a validator or without its partial file.
     func resumeData(for record: TaskRecord) -> ResumeData? {
-        guard record.validator != nil else { return nil }
-        let attributes = (try? root.attributes(at: partialPath(record.partialName), followingSymlink: false)) ?? nil  // gone: no identity
+        guard record.validator != nil, let path = try? partialPath(record.partialName) else { return nil }  // checked names: never nil
+        let attributes = (try? root.attributes(at: path, followingSymlink: false)) ?? nil  // gone or unreadable: no identity
         guard let attributes else { return nil }
         return ResumeData(
             sessionIdentifier: identifier, taskIdentifier: record.id, originalURL: record.originalURL, finalURL: record.finalURL,

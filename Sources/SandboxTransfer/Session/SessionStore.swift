@@ -39,7 +39,8 @@ final class SessionStore: Sendable {
 
     /// The records in `folder`, by identifier; a missing folder has none.
     ///
-    /// - Throws: the core's code of a file failure (its ``SandboxError`` is the cause) when a record cannot be read or is not in this format.
+    /// - Throws: the core's code when a record cannot be read, ``TransferError/Code/corrupt`` when
+    ///   one is damaged.
     static func load(root: ConfinedRoot, folder: ContainerPath) throws(TransferError) -> [TaskRecord] {
         let names: [String]
         do throws(SandboxError) {
@@ -49,25 +50,29 @@ final class SessionStore: Sendable {
         } catch {
             throw .fileSystem(error, doing: "list the checkpoint folder '\(folder)'")
         }
-        let decoder = JSONDecoder()
-        decoder.dateDecodingStrategy = .iso8601
         var records: [TaskRecord] = []
         for name in names where name.hasSuffix(".json") && Int(name.dropLast(5)) != nil {
-            let file = path(name, in: folder)
-            do {
-                let bytes = try root.readContents(of: file)
-                records.append(try decoder.decode(TaskRecord.self, from: Data(bytes)))
-            } catch let error as SandboxError {
-                throw .fileSystem(error, doing: "read the checkpoint '\(file)'")
+            let file = try path(name, in: folder)
+            let bytes: [UInt8]
+            do throws(SandboxError) {
+                bytes = try root.readContents(of: file)
             } catch {
-                throw TransferError(.corrupt, "The checkpoint '\(file)' is damaged; remove it to forget that download.", path: file.description, cause: error)
+                throw .fileSystem(error, doing: "read the checkpoint '\(file)'")
             }
+            records.append(try TaskRecord.decoding(bytes, path: file.description))
         }
         return records.sorted { $0.id < $1.id }
     }
 
-    static func path(_ name: String, in folder: ContainerPath) -> ContainerPath {
-        (try? folder.appending(name)) ?? folder  // names made here are plain
+    /// The file `name` in `folder`.
+    ///
+    /// - Throws: the core's code when `name` is not one plain name (names made here always are).
+    static func path(_ name: String, in folder: ContainerPath) throws(TransferError) -> ContainerPath {
+        do throws(SandboxError) {
+            return try folder.appending(name)
+        } catch {
+            throw .fileSystem(error, doing: "name the file '\(name)' in '\(folder)'")
+        }
     }
 
     var records: [TaskRecord] { state.withLock { $0.records.values.sorted { $0.id < $1.id } } }
@@ -106,7 +111,7 @@ final class SessionStore: Sendable {
     /// Removes the record `id`.
     func remove(_ id: Int) throws(TransferError) {
         try withState { state throws(TransferError) in
-            let file = Self.path("\(id).json", in: folder)
+            let file = try Self.path("\(id).json", in: folder)
             do throws(SandboxError) {
                 _ = try root.removeItem(at: file)
             } catch where error.code == .notFound {
@@ -118,16 +123,7 @@ final class SessionStore: Sendable {
     }
 
     private func write(_ record: TaskRecord, durable: Bool) throws(TransferError) {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        encoder.dateEncodingStrategy = .iso8601
-        let data: Data
-        do {
-            data = try encoder.encode(record)
-        } catch {
-            throw TransferError(.invalidArgument, "Could not encode the checkpoint of task \(record.id).", cause: error)
-        }
-        try write(Array(data), to: Self.path("\(record.id).json", in: folder), durable: durable)
+        try write(try record.encoded(), to: try Self.path("\(record.id).json", in: folder), durable: durable)
     }
 
     private func write(_ bytes: [UInt8], to file: ContainerPath, durable: Bool) throws(TransferError) {

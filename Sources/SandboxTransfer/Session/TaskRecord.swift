@@ -2,10 +2,12 @@ import Foundation
 
 /// One task as the session checkpoints it: enough to report it, resume it, or finish handing it
 /// over after the process was killed.
-struct TaskRecord: Sendable, Codable, Hashable {
+///
+/// `package` so that fuzz targets can feed checkpoints to ``decoding(_:path:)``.
+package struct TaskRecord: Sendable, Codable, Hashable {
     /// Where the task is in its life, as persisted. Transitional states (`waiting`, `running`,
     /// `suspending`) are all `active`: after a kill they are reported as interrupted.
-    enum Phase: Sendable, Codable, Hashable {
+    package enum Phase: Sendable, Codable, Hashable {
         /// Not finished: suspended, waiting or running.
         case active
         /// Complete and checked; being moved to its destination under `name`.

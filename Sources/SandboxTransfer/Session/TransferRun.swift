@@ -31,7 +31,7 @@ struct TransferRun: Sendable {
         }
         let partial: PartialFile
         do throws(TransferError) {
-            partial = try PartialFile(root: session.root, path: session.partialPath(record.partialName))
+            partial = try PartialFile(root: session.root, path: try session.partialPath(record.partialName))
         } catch {
             return .failed(error, resumable: false)
         }

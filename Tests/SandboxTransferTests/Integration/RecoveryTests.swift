@@ -17,7 +17,7 @@ import Testing
                 let task = try session.downloadTask(with: request)
                 let record = try #require(session.store.record(task.taskIdentifier))
                 partialName = record.partialName
-                try fixture.root.writeContents(body, to: session.partialPath(partialName))
+                try fixture.root.writeContents(body, to: try session.partialPath(partialName))
                 // Killed between checkpointing "finishing" and moving the file:
                 try session.store.update(task.taskIdentifier) { $0.phase = .finishing(name: "x.bin") }
             }
@@ -36,9 +36,9 @@ import Testing
                 let task = try session.downloadTask(with: try #require(URL(string: "http://127.0.0.1:9/y.bin")))
                 taskIdentifier = task.taskIdentifier
                 let record = try #require(session.store.record(taskIdentifier))
-                try fixture.root.writeContents([1, 2, 3], to: session.partialPath(record.partialName))
+                try fixture.root.writeContents([1, 2, 3], to: try session.partialPath(record.partialName))
                 try session.store.update(taskIdentifier) { _ in }  // checkpointed without a validator
-                try fixture.root.writeContents([4], to: session.partialPath("stray.partial"))
+                try fixture.root.writeContents([4], to: try session.partialPath("stray.partial"))
             }
             let session = try fixture.session()
             var reported: TransferError?
@@ -68,13 +68,37 @@ import Testing
             #expect(error.message.contains("cannot be resumed"), "\(error.message)")
             let unfinished = try session.downloadTask(with: try #require(URL(string: server.url("/g"))))
             let record = try #require(session.store.record(unfinished.taskIdentifier))
-            try fixture.root.writeContents([1, 2, 3], to: session.partialPath(record.partialName))
+            try fixture.root.writeContents([1, 2, 3], to: try session.partialPath(record.partialName))
             try session.store.update(record.id) { $0.bytesOnDisk = 3 }
             #expect(try DownloadSession.storedTasks(identifier: "test", root: fixture.root).map(\.bytesOnDisk) == [0, 3])
-            _ = try fixture.root.removeItem(at: session.partialPath(record.partialName))
+            _ = try fixture.root.removeItem(at: try session.partialPath(record.partialName))
             let summaries = try DownloadSession.storedTasks(identifier: "test", root: fixture.root)
             #expect(summaries.map(\.state) == ["failed", "interrupted"])
             #expect(summaries.map(\.bytesOnDisk) == [0, 0])
+        }
+    }
+
+    /// A checkpoint whose partial file name is not one plain name (a hostile or damaged file) is
+    /// refused with a precise error; nothing is deleted, the session's folder least of all.
+    @Test(arguments: ["x/y", "..", ""])
+    func aCheckpointNamingAnotherFileIsRefused(partialName: String) async throws {
+        try await Fixture.with { fixture in
+            var checkpoint = try ContainerPath("x")
+            do {
+                let session = try fixture.session()
+                let task = try session.downloadTask(with: try #require(URL(string: "http://127.0.0.1:9/z.bin")))
+                try session.store.update(task.taskIdentifier) { _ in }
+                checkpoint = try DownloadSession.folder.appending("test").appending("tasks").appending("\(task.taskIdentifier).json")
+            }
+            let original = try fixture.root.readContents(of: checkpoint)
+            let json = try #require(String(validating: original, as: UTF8.self))
+            let hostile = json.replacing(/"partialName":"[^"]*"/, with: "\"partialName\":\"\(partialName)\"")
+            try fixture.root.writeContents(Array(hostile.utf8), to: checkpoint)
+            let error = #expect(throws: TransferError.self) { try fixture.session() }
+            #expect(error?.code.description == "corrupt")
+            #expect(error?.path == checkpoint.description)
+            #expect(try fixture.root.readContents(of: checkpoint) == Array(hostile.utf8))
+            #expect(try fixture.root.fileExists(at: DownloadSession.folder.appending("test").appending(".lock")))
         }
     }
 
