@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import SandboxWatch
+@_spi(Testing) @testable import SandboxWatch
 
 extension WatcherTests {
     @Suite("Overflow: nothing is lost")

@@ -2,7 +2,7 @@ import Foundation
 import Glibc
 import Testing
 
-@testable import SandboxWatch
+@_spi(Testing) @testable import SandboxWatch
 
 extension WatcherTests {
     /// The polling backend against the cases of ``RacingFolderTests``: it reads whole snapshots,

@@ -2,7 +2,7 @@ import Foundation
 import Glibc
 import Testing
 
-@testable import SandboxWatch
+@_spi(Testing) @testable import SandboxWatch
 
 extension WatcherTests {
     /// Folders that change faster than the monitor can watch them, lost events, moves across the
@@ -172,6 +172,24 @@ extension WatcherTests {
                 #expect(
                     await recorder.wait(
                         for: .ready(documents.appending(folder).appending(FileName(uncheckedBytes: "later".utf8)))))
+            }
+        }
+
+        @Test("a folder tree deeper than a path can name: watched as far as paths go, the rest reported as failed")
+        func treeDeeperThanAPath() async throws {
+            try await TemporaryContainer.with { fixture in
+                // 2,100 levels of "d/": 4,200 bytes below Documents.
+                try HostFiles.mkdirChain(in: fixture.documents, depth: 2_100)
+                let (monitor, recorder) = try monitor(fixture)
+                defer { monitor.cancel() }
+                let tooDeep = await recorder.wait { events in
+                    events.contains { if case .failed(let error) = $0 { error.code == .nameTooLong } else { false } }
+                }
+                #expect(tooDeep)
+                try HostFiles.write(fixture.documents + "/d/d/top")
+                #expect(await recorder.wait(for: .ready("Documents/d/d/top")))
+                let snapshot = try FolderSnapshot.take(of: "Documents", in: fixture.root)
+                #expect(snapshot.items["Documents/d/d"]?.type == .directory)
             }
         }
     }

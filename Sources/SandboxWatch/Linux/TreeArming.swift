@@ -47,6 +47,9 @@ enum TreeArming {
         _ key: ContainerPath, root: ConfinedRoot, inotify: InotifyInstance, reader: borrowing DirectoryReader
     ) -> Result<MonitorMachine.ArmedDirectory, MonitorMachine.Arming.Failure> {
         var watch: Int32?
+        guard key.byteCount <= ContainerPath.maximumLength else {
+            return .failure(.init(key: key, watch: nil, error: beyondPathLimit(key)))
+        }
         do throws(SandboxError) {
             let directory = try root.openDirectory(key, flags: O_RDONLY, followFinalSymlink: false)
             let added = try inotify.addWatch(on: directory, path: key)
@@ -76,6 +79,16 @@ enum TreeArming {
             entries.append(.init(name: FileName(listed: name), isDirectory: isDirectory))
         }
         return entries
+    }
+
+    /// A directory deeper than a path can name: it and what is beneath it are not watched.
+    static func beyondPathLimit(_ key: ContainerPath) -> SandboxError {
+        let shown = String(key.description.prefix(80))
+        return SandboxError(
+            .nameTooLong,
+            "'\(shown)…' is \(key.byteCount) bytes long, deeper than a path can name (\(ContainerPath.maximumLength) bytes): it and what is beneath it are not watched. Move it higher up to watch it.",
+            path: shown
+        )
     }
 
     /// The watched folder is a symlink (`O_NOFOLLOW` says `ELOOP`): refused as not a folder.

@@ -50,13 +50,15 @@ extension MonitorMachine {
         error.code == .notFound || error.code == .notADirectory || error.code == .symlinkLoop
     }
 
-    /// The starting state, recorded without events.
-    mutating func recordBaseline(_ arming: Arming) {
+    /// The starting state, recorded without events. Returns the failures to report (folders beneath
+    /// that could not be watched).
+    mutating func recordBaseline(_ arming: Arming) -> [Action] {
         model = Self.model(of: arming, root: rootKey, recursive: configuration.recursive)
         for directory in arming.directories { watchAdded(directory.watch, for: directory.key) }
         for failure in arming.failures {
             if let watch = failure.watch { watchAdded(watch, for: failure.key) }
         }
+        return arming.failures.map { .emit(.failed($0.error)) }
     }
 
     /// The listing of a directory just watched: what it holds that no event told of is reported as

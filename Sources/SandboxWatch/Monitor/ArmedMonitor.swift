@@ -16,7 +16,9 @@ struct ArmedMonitor: Sendable {
     ///   or ``SandboxError/Code/notADirectory`` for the folder (also for a symlink);
     ///   ``SandboxError/Code/tooManyOpenFiles`` naming `max_user_instances`;
     ///   ``SandboxError/Code/noSpace`` naming `max_user_watches`; the error of a folder beneath it
-    ///   that cannot be watched (say, ``SandboxError/Code/permissionDenied``).
+    ///   that cannot be watched (say, ``SandboxError/Code/permissionDenied``). A folder too deep for
+    ///   a path to name is not thrown: it is reported as ``FolderEvent/failed(_:)`` once the monitor
+    ///   runs.
     init(configuration: MonitorMachine.Configuration, root: ConfinedRoot) throws(SandboxError) {
         try WatchedFolder.check(configuration.folder)
         self.root = root
@@ -24,9 +26,13 @@ struct ArmedMonitor: Sendable {
         machine = MonitorMachine(configuration: configuration)
         let arming = try TreeArming.arm(
             configuration.folder, recursive: configuration.recursive, root: root, inotify: inotify)
-        if let failure = arming.failures.first { throw failure.error }
-        machine.recordBaseline(arming)
+        // Folders too deep to be named are reported once the monitor runs; anything else is thrown.
+        if let failure = arming.failures.first(where: { $0.error.code != .nameTooLong }) { throw failure.error }
+        initialActions = machine.recordBaseline(arming)
     }
+
+    /// What the reader performs first: the arming's failures, reported.
+    private(set) var initialActions: [MonitorMachine.Action] = []
 
     /// Starts the reader thread.
     ///

@@ -91,10 +91,11 @@ public final class FolderMonitor: Sendable {
         control.waitUntilExited()
     }
 
-    /// For tests: stop reading the kernel's queue (it fills and overflows) until resumed.
-    package func pauseReading() { control.setPaused(true) }
+    /// For tests and benchmarks: stop reading the kernel's queue (it fills and overflows) until
+    /// resumed.
+    @_spi(Testing) public func pauseReading() { control.setPaused(true) }
 
-    package func resumeReading() { control.setPaused(false) }
+    @_spi(Testing) public func resumeReading() { control.setPaused(false) }
 
     /// For tests: the number of inotify watches in place while the monitor runs, `nil` when polling
     /// (or when procfs cannot tell).

@@ -11,11 +11,14 @@ struct MonitorReader: Sendable {
     let control: ReaderControl
     var events: EventDelivery?
     var snapshots: SnapshotDelivery?
+    /// What arming left to report, performed first.
+    private let initialActions: [MonitorMachine.Action]
     /// A read failure that ends the monitor.
     private var stopped = false
 
     init(armed: ArmedMonitor, control: ReaderControl, events: EventDelivery?, snapshots: SnapshotDelivery?) {
         machine = armed.machine
+        initialActions = armed.initialActions
         inotify = armed.inotify
         root = armed.root
         self.control = control
@@ -33,6 +36,7 @@ struct MonitorReader: Sendable {
             events?.finish()
             snapshots?.finish()
         }
+        perform(initialActions, at: .now)
         var paused = false
         while true {
             let requests = control.requests

@@ -1,7 +1,7 @@
 import Foundation
 
 /// The contents of a folder at one moment: every item beneath it with its type, size and
-/// modification date. Read with `getdents64` and `statx` (``ConfinedRoot/enumerate(at:recursive:prefetchingAttributes:_:)``),
+/// modification date. Read with `getdents64` and `statx` (``ConfinedRoot/enumerate(at:recursive:prefetchingAttributes:stoppingAtPathLimit:_:)``),
 /// not `FileManager`, which is an order of magnitude slower on Linux.
 ///
 /// This is the "rescan" of the rescan-and-refresh pattern: events say *that* something changed,
@@ -35,21 +35,23 @@ public struct FolderSnapshot: Sendable, Equatable {
     /// Reads the folder now.
     ///
     /// The snapshot is of the folder at `folder` itself: a symlink there is refused, never followed
-    /// (as when watching), and a folder replaced while it is read is read again.
+    /// (as when watching), and a folder replaced while it is read is read again. Items too deep for
+    /// a path to name (4095 bytes) are left out; the folder holding them is listed.
     ///
     /// - Parameter recursive: include everything beneath subfolders too.
     /// - Throws: ``SandboxError/Code/notFound`` for a missing folder; ``SandboxError/Code/notADirectory``
     ///   for a file or a symlink; ``SandboxError/Code/concurrentModification`` when the folder was
     ///   replaced during each of three reads; ``SandboxError/Code/escapesContainer`` and the other
-    ///   errors of ``ConfinedRoot/enumerate(at:recursive:prefetchingAttributes:_:)``.
+    ///   errors of ``ConfinedRoot/enumerate(at:recursive:prefetchingAttributes:stoppingAtPathLimit:_:)``.
     public static func take(
         of folder: ContainerPath, in root: ConfinedRoot, recursive: Bool = true
     ) throws(SandboxError) -> FolderSnapshot {
         for _ in 0..<3 {
             let before = try identity(of: folder, in: root)
             var items: [ContainerPath: Item] = [:]
-            try root.enumerate(at: folder, recursive: recursive, prefetchingAttributes: true) {
-                entry throws(SandboxError) in
+            try root.enumerate(
+                at: folder, recursive: recursive, prefetchingAttributes: true, stoppingAtPathLimit: true
+            ) { entry throws(SandboxError) in
                 guard let attributes = entry.attributes else { return }
                 items[entry.path] = Item(
                     type: attributes.type, size: attributes.size, modificationDate: attributes.modificationDate)

@@ -65,8 +65,8 @@ public final class FolderWatcher: Sendable {
         control.waitUntilExited()
     }
 
-    /// For tests: stop reading the kernel's queue until resumed.
-    package func pauseReading() { control.setPaused(true) }
+    /// For tests and benchmarks: stop reading the kernel's queue until resumed.
+    @_spi(Testing) public func pauseReading() { control.setPaused(true) }
 
-    package func resumeReading() { control.setPaused(false) }
+    @_spi(Testing) public func resumeReading() { control.setPaused(false) }
 }

@@ -85,3 +85,20 @@ extension HostFiles {
         guard Glibc.symlink(target, path) == 0 else { throw Failure(call: "symlink", path: path, code: errno) }
     }
 }
+
+extension HostFiles {
+    /// Builds a chain of `depth` folders named `name` inside `directory`, with `mkdirat` and
+    /// `openat` one level at a time (the chain may be far deeper than a path can name).
+    static func mkdirChain(in directory: String, depth: Int, name: String = "d") throws {
+        var fd = Glibc.open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard fd >= 0 else { throw Failure(call: "open", path: directory, code: errno) }
+        defer { Glibc.close(fd) }
+        for _ in 0..<depth {
+            guard mkdirat(fd, name, 0o755) == 0 else { throw Failure(call: "mkdirat", path: directory, code: errno) }
+            let next = openat(fd, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+            guard next >= 0 else { throw Failure(call: "openat", path: directory, code: errno) }
+            Glibc.close(fd)
+            fd = next
+        }
+    }
+}
