@@ -53,4 +53,38 @@ struct RawNameAndDeepTreeCLITests {
             #expect(try cli.run("ls", app, "Documents").stdout == "Inbox/\nbad\\xFF.txt\n")
         }
     }
+
+    /// `sandbox ARGUMENTS…` under `ulimit -n 32`: a walk must not need more descriptors than that.
+    private func runWithFewDescriptors(_ cli: CLI, _ arguments: String...) throws -> Int32 {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/sh")
+        process.arguments = ["-c", "ulimit -n 32 && exec \"$0\" \"$@\" >/dev/null 2>&1", CLI.executable.path] + arguments
+        var environment = ProcessInfo.processInfo.environment
+        environment["SANDBOX_HOME"] = cli.home
+        process.environment = environment
+        try process.run()
+        process.waitUntilExit()
+        return process.terminationStatus
+    }
+
+    @Test("du, cp, rm --recursive, restart, purge and uninstall walk a 3,000-level folder under ulimit -n 32")
+    func fewDescriptors() throws {
+        try CLI.withTemporary { cli in
+            #expect(try cli.run("create", app).status == 0)
+            let documents = try cli.run("path", app, "documents").stdout.trimmingCharacters(in: .newlines)
+            let tmp = try cli.run("path", app, "tmp").stdout.trimmingCharacters(in: .newlines)
+            try plant(in: documents, levels: 3_000)
+            try plant(in: tmp, levels: 3_000)
+            #expect(try runWithFewDescriptors(cli, "du", app) == 0)
+            #expect(try runWithFewDescriptors(cli, "df") == 0)
+            #expect(try runWithFewDescriptors(cli, "cp", app, "Documents/d", "Documents/e") == 0)
+            #expect(try runWithFewDescriptors(cli, "rm", app, "Documents/e", "--recursive") == 0)
+            #expect(try runWithFewDescriptors(cli, "restart") == 0)
+            try plant(in: tmp, levels: 3_000)
+            #expect(try runWithFewDescriptors(cli, "purge") == 0)
+            #expect(try cli.run("ls", app, "tmp").stdout.isEmpty)
+            #expect(try runWithFewDescriptors(cli, "uninstall", app) == 0)
+            #expect(!FileManager.default.fileExists(atPath: documents))
+        }
+    }
 }

@@ -18,8 +18,10 @@ import SystemPackage
 ///   moved while the walk is inside it fails the check: the walk stops with
 ///   ``SandboxError/Code/concurrentModification`` instead of going anywhere else.
 package struct TreeWalk: ~Copyable {
-    /// Directories (or directory pairs, when mirrored) open at once by default.
-    package static let defaultMaximumOpenDescriptors = 64
+    /// Descriptors a walk keeps open at once by default: few enough that a process under a small
+    /// `ulimit -n` (64) still has room for its own, many enough that ordinary trees (shallower
+    /// than this) never need a directory reopened.
+    package static let defaultMaximumOpenDescriptors = 16
 
     private struct Frame {
         /// Open for reading, or -1 while closed to respect the bound.
