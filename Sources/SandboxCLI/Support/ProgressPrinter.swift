@@ -18,7 +18,7 @@ final class ProgressPrinter: Sendable {
     func show(_ event: DownloadEvent) {
         switch event {
         case .didResume(_, let offset, let total):
-            emit(DownloadEventLine(event: "resumed", offset: offset, total: total >= 0 ? total : nil), "Resuming at \(Output.bytes(offset)).")
+            emit(DownloadEventLine(event: "resumed", offset: offset, total: total), "Resuming at \(Output.bytes(offset)).")
         case .didRestart(_, let reason):
             emit(DownloadEventLine(event: "restarted", reason: reason.rawValue), "Starting again from zero: \(reason.rawValue).")
         case .willRetry(_, let attempt, let delay, let error):
@@ -70,15 +70,15 @@ final class ProgressPrinter: Sendable {
     static func bar(_ progress: TransferProgress) -> String {
         let width = 24
         var parts: [String] = []
-        if let fraction = progress.fractionCompleted {
+        if let fraction = progress.fractionCompleted, let total = progress.totalBytesExpectedToWrite {
             let filled = Int((fraction * Double(width)).rounded(.down))
             parts.append("[" + String(repeating: "#", count: filled) + String(repeating: ".", count: width - filled) + "]")
             parts.append(String(format: "%5.1f%%", fraction * 100))
-            parts.append("\(Output.bytes(progress.totalBytesWritten)) / \(Output.bytes(progress.totalBytesExpectedToWrite))")
+            parts.append("\(Output.bytes(progress.totalBytesWritten)) / \(Output.bytes(total))")
         } else {
             parts.append(Output.bytes(progress.totalBytesWritten))
         }
-        parts.append("\(Output.bytes(Int64(progress.bytesPerSecond)))/s")
+        if let rate = progress.bytesPerSecond { parts.append("\(Output.bytes(Int64(rate)))/s") }
         if let seconds = progress.secondsRemaining {
             let total = Int(seconds.rounded(.up))
             parts.append(String(format: "ETA %d:%02d", total / 60, total % 60))
@@ -112,8 +112,8 @@ struct DownloadEventLine: Encodable {
     init(_ progress: TransferProgress) {
         event = "progress"
         written = progress.totalBytesWritten
-        expected = progress.totalBytesExpectedToWrite >= 0 ? progress.totalBytesExpectedToWrite : nil
-        bytesPerSecond = Int64(progress.bytesPerSecond)
+        expected = progress.totalBytesExpectedToWrite
+        bytesPerSecond = progress.bytesPerSecond.map { Int64($0) }
         secondsRemaining = progress.secondsRemaining
     }
 }

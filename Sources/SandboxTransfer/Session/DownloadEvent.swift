@@ -1,9 +1,9 @@
 /// What a download session reports, in the order it happens for each task: the callbacks of
 /// `URLSessionDownloadDelegate` as values, plus restarts and retries.
 public enum DownloadEvent: Sendable {
-    /// The task continues a partial file at `offset`; `expectedTotalBytes` is the whole file's size
-    /// (or ``TransferProgress/sizeUnknown``).
-    case didResume(DownloadTask, atOffset: Int64, expectedTotalBytes: Int64)
+    /// The task continues a partial file at `offset`; `expectedTotalBytes` is the whole file's size,
+    /// `nil` when unknown.
+    case didResume(DownloadTask, atOffset: Int64, expectedTotalBytes: Int64?)
     /// The task could not continue and starts again from zero, for `reason`.
     case didRestart(DownloadTask, reason: RestartReason)
     /// Bytes were written (at most about ten reports a second per task, and always the last).
@@ -41,9 +41,9 @@ public protocol DownloadSessionDelegate: AnyObject, Sendable {
     /// Progress, counting the resume offset; throttled to about ten calls a second.
     func downloadSession(
         _ session: DownloadSession, downloadTask: DownloadTask, didWriteData bytesWritten: Int64, totalBytesWritten: Int64,
-        totalBytesExpectedToWrite: Int64)
+        totalBytesExpectedToWrite: Int64?)
     /// The download continues a partial file.
-    func downloadSession(_ session: DownloadSession, downloadTask: DownloadTask, didResumeAtOffset fileOffset: Int64, expectedTotalBytes: Int64)
+    func downloadSession(_ session: DownloadSession, downloadTask: DownloadTask, didResumeAtOffset fileOffset: Int64, expectedTotalBytes: Int64?)
     /// The task is over; `error` carries resume data when it can continue.
     func downloadSession(_ session: DownloadSession, task: DownloadTask, didCompleteWithError error: TransferError?)
 }
@@ -51,8 +51,8 @@ public protocol DownloadSessionDelegate: AnyObject, Sendable {
 extension DownloadSessionDelegate {
     public func downloadSession(
         _ session: DownloadSession, downloadTask: DownloadTask, didWriteData bytesWritten: Int64, totalBytesWritten: Int64,
-        totalBytesExpectedToWrite: Int64
+        totalBytesExpectedToWrite: Int64?
     ) {}
-    public func downloadSession(_ session: DownloadSession, downloadTask: DownloadTask, didResumeAtOffset fileOffset: Int64, expectedTotalBytes: Int64) {}
+    public func downloadSession(_ session: DownloadSession, downloadTask: DownloadTask, didResumeAtOffset fileOffset: Int64, expectedTotalBytes: Int64?) {}
     public func downloadSession(_ session: DownloadSession, task: DownloadTask, didCompleteWithError error: TransferError?) {}
 }

@@ -217,7 +217,7 @@ struct TransferRun: Sendable {
                 if let restart { $0.lastRestartReason = restart }
             }
         }
-        if offset > 0 && plan.announcingResume { session.emit(.didResume(task, atOffset: offset, expectedTotalBytes: total ?? TransferProgress.sizeUnknown)) }
+        if offset > 0 && plan.announcingResume { session.emit(.didResume(task, atOffset: offset, expectedTotalBytes: total)) }
         var digest = record.expectedDigest.map { StreamingDigest($0.algorithm) }
         if offset > 0, var prefix = digest {
             try fatal { () throws(TransferError) in try partial.hashPrefix(offset, into: &prefix) }

@@ -18,7 +18,7 @@ public final class DownloadTask: Sendable, Hashable, Identifiable, CustomStringC
     struct Live: Sendable {
         var machine: DownloadTaskMachine
         var run: (generation: Int, handle: Task<Void, Never>)?
-        var progress = TransferProgress(bytesWritten: 0, totalBytesWritten: 0, totalBytesExpectedToWrite: TransferProgress.sizeUnknown)
+        var progress = TransferProgress(bytesWritten: 0, totalBytesWritten: 0, totalBytesExpectedToWrite: nil)
         var error: TransferError?
         var outcome: DownloadOutcome?
         /// Set by the run that completed the file: its size and checked digest.

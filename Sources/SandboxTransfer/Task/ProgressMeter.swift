@@ -9,15 +9,15 @@ struct ProgressMeter: Sendable {
 
     let interval: Duration
     private(set) var totalWritten: Int64
-    var expectedTotal: Int64
+    var expectedTotal: Int64?
     private var unreported: Int64 = 0
     private var lastReport: ContinuousClock.Instant?
-    private var rate: Double = 0
+    private var rate: Double?
 
     init(startingAt offset: Int64, expectedTotal: Int64?, interval: Duration = defaultInterval) {
         self.interval = interval
         self.totalWritten = offset
-        self.expectedTotal = expectedTotal ?? TransferProgress.sizeUnknown
+        self.expectedTotal = expectedTotal
     }
 
     /// Records `count` bytes written at `now`; returns a report when one is due.
@@ -42,7 +42,7 @@ struct ProgressMeter: Sendable {
         let elapsed = Double((now - last).components.attoseconds) / 1e18 + Double((now - last).components.seconds)
         if elapsed > 0 {
             let sample = Double(unreported) / elapsed
-            rate = rate == 0 ? sample : 0.3 * sample + 0.7 * rate
+            rate = rate.map { 0.3 * sample + 0.7 * $0 } ?? sample
         }
         let progress = TransferProgress(bytesWritten: unreported, totalBytesWritten: totalWritten, totalBytesExpectedToWrite: expectedTotal, bytesPerSecond: rate)
         unreported = 0

@@ -25,13 +25,13 @@ import Testing
 
         func downloadSession(
             _ session: DownloadSession, downloadTask: DownloadTask, didWriteData bytesWritten: Int64, totalBytesWritten: Int64,
-            totalBytesExpectedToWrite: Int64
+            totalBytesExpectedToWrite: Int64?
         ) {
-            calls.withLock { $0.append("write \(totalBytesWritten)/\(totalBytesExpectedToWrite)") }
+            calls.withLock { $0.append("write \(totalBytesWritten)/\(totalBytesExpectedToWrite.map(String.init) ?? "?")") }
         }
 
-        func downloadSession(_ session: DownloadSession, downloadTask: DownloadTask, didResumeAtOffset fileOffset: Int64, expectedTotalBytes: Int64) {
-            calls.withLock { $0.append("resume \(fileOffset)/\(expectedTotalBytes)") }
+        func downloadSession(_ session: DownloadSession, downloadTask: DownloadTask, didResumeAtOffset fileOffset: Int64, expectedTotalBytes: Int64?) {
+            calls.withLock { $0.append("resume \(fileOffset)/\(expectedTotalBytes.map(String.init) ?? "?")") }
         }
 
         func downloadSession(_ session: DownloadSession, task: DownloadTask, didCompleteWithError error: TransferError?) {

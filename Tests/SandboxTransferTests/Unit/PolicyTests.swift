@@ -53,7 +53,7 @@ import Testing
         #expect(meter.flush(now: start + .milliseconds(120)) == nil)
         _ = meter.record(300, now: start + .milliseconds(150))
         #expect(meter.flush(now: start + .milliseconds(150))?.totalBytesWritten == 1000)
-        let unknown = TransferProgress(bytesWritten: 1, totalBytesWritten: 1, totalBytesExpectedToWrite: TransferProgress.sizeUnknown)
+        let unknown = TransferProgress(bytesWritten: 1, totalBytesWritten: 1, totalBytesExpectedToWrite: nil, bytesPerSecond: 100)
         #expect(unknown.fractionCompleted == nil && unknown.secondsRemaining == nil)
     }
 
