@@ -111,10 +111,7 @@ struct Downloads: ParsableCommand {
 
     func run() throws {
         let container = try app.container()
-        var tasks: [DownloadTaskSummary] = []
-        for identifier in DownloadSession.sessionIdentifiers(root: container.root) {
-            tasks += try DownloadSession.storedTasks(identifier: identifier, root: container.root)
-        }
+        let tasks = try DownloadSession.storedTasks(container: container)
         if output.json { return try Output.json(tasks) }
         print("ID\tSTATE\tBYTES\tTOTAL\tURL\tPATH")
         for task in tasks {

@@ -46,18 +46,10 @@ public final class DownloadSession: Sendable {
     /// - Throws: ``TransferError/Code/invalidArgument`` for an identifier that is not one plain
     ///   name, ``TransferError/Code/sessionInUse`` when another process has it open,
     ///   the core's code of a file failure (its ``SandboxError`` is the cause) when its folder or checkpoint cannot be read or written.
-    public convenience init(
+    public init(
         identifier: String, container: Container, configuration: Configuration = .standard, delegate: (any DownloadSessionDelegate)? = nil
     ) throws(TransferError) {
-        try self.init(identifier: identifier, root: container.root, configuration: configuration, delegate: delegate)
-    }
-
-    /// Opens the session `identifier` in the container whose home is `root`.
-    ///
-    /// - Throws: as ``init(identifier:container:configuration:delegate:)``.
-    public init(
-        identifier: String, root: ConfinedRoot, configuration: Configuration = .standard, delegate: (any DownloadSessionDelegate)? = nil
-    ) throws(TransferError) {
+        let root = container.root
         self.identifier = identifier
         self.configuration = configuration
         self.delegate = delegate
@@ -206,35 +198,6 @@ public final class DownloadSession: Sendable {
         for task in tasks { task.cancel() }
         for task in tasks { _ = await task.result() }
         eventSink.finish()
-    }
-
-    /// The tasks checkpointed by session `identifier` of the container at `root`, without opening
-    /// the session (so while another process runs it).
-    ///
-    /// - Throws: ``TransferError/Code/invalidArgument`` for a bad identifier, the core's code of a file failure (its ``SandboxError`` is the cause)
-    ///   when the checkpoint cannot be read.
-    public static func storedTasks(identifier: String, root: ConfinedRoot) throws(TransferError) -> [DownloadTaskSummary] {
-        let directory = try directory(for: identifier)
-        var summaries: [DownloadTaskSummary] = []
-        for record in try SessionStore.load(root: root, folder: try checkpointPath(in: directory)) {
-            // Measured now, so a listing never shows bytes that are no longer on disk.
-            var length: Int64?
-            if record.keepsPartialFile {
-                let path = try SessionStore.path(record.partialName, in: directory)
-                do throws(SandboxError) {
-                    length = try root.fileSize(at: path)
-                } catch {
-                    throw .fileSystem(error, doing: "measure the partial download '\(path)'")
-                }
-            }
-            summaries.append(record.summary(partialLength: length))
-        }
-        return summaries
-    }
-
-    /// The identifiers of the sessions that have a folder in the container at `root`.
-    public static func sessionIdentifiers(root: ConfinedRoot) -> [String] {
-        (try? root.subdirectoryNames(at: folder))?.sorted() ?? []  // no folder: no sessions
     }
 
     // MARK: Internals

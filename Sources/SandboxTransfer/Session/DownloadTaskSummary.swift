@@ -1,7 +1,9 @@
 import Foundation
 
-/// A task of a session as listed by ``DownloadSession/storedTasks(identifier:in:)``.
+/// A task of a session as listed by ``DownloadSession/storedTasks(identifier:container:)``.
 public struct DownloadTaskSummary: Sendable, Hashable, Codable {
+    /// The session the task belongs to.
+    public var sessionIdentifier: String
     /// The task's identifier in its session.
     public var taskIdentifier: Int
     /// The URL it was started with.

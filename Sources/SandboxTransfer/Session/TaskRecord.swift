@@ -49,8 +49,9 @@ package struct TaskRecord: Sendable, Codable, Hashable {
         }
     }
 
-    /// A public summary, with `partialLength` the partial file's length now (`nil`: it is gone).
-    func summary(partialLength: Int64?) -> DownloadTaskSummary {
+    /// A public summary, for session `session`, with `partialLength` the partial file's length now
+    /// (`nil`: it is gone).
+    func summary(session: String, partialLength: Int64?) -> DownloadTaskSummary {
         let state: String
         var path: String?
         var error: String?
@@ -73,7 +74,7 @@ package struct TaskRecord: Sendable, Codable, Hashable {
             bytes = 0  // failed or cancelled: the partial file was deleted
         }
         return DownloadTaskSummary(
-            taskIdentifier: id, url: originalURL, state: state, bytesOnDisk: bytes, expectedLength: expectedLength,
+            sessionIdentifier: session, taskIdentifier: id, url: originalURL, state: state, bytesOnDisk: bytes, expectedLength: expectedLength,
             path: path, error: error, updatedAt: updatedAt)
     }
 }

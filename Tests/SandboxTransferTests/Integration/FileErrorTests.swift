@@ -38,4 +38,15 @@ import Testing
             #expect(error?.code.description != "file")
         }
     }
+
+    /// Listing sessions reports a folder it cannot read instead of "no sessions".
+    @Test func anUnreadableSessionListingSaysSo() async throws {
+        try await Fixture.with { fixture in
+            #expect(try DownloadSession.sessionIdentifiers(container: fixture.container).isEmpty)  // none yet: no folder
+            try fixture.root.createDirectory(at: ContainerPath("Library/Caches"), withIntermediateDirectories: true)
+            try fixture.root.writeContents([1], to: DownloadSession.folder)
+            let error = #expect(throws: TransferError.self) { try DownloadSession.sessionIdentifiers(container: fixture.container) }
+            #expect(error?.code == TransferError.Code(.notADirectory))
+        }
+    }
 }

@@ -51,7 +51,7 @@ import Testing
             #expect(reported?.code == .interrupted)
             #expect(reported?.resumeData == nil)  // no validator: it could not continue safely
             #expect(try fixture.leftovers().isEmpty)
-            #expect(try DownloadSession.storedTasks(identifier: "test", root: fixture.root).map(\.state) == ["failed"])
+            #expect(try DownloadSession.storedTasks(identifier: "test", container: fixture.container).map(\.state) == ["failed"])
         }
     }
 
@@ -70,9 +70,9 @@ import Testing
             let record = try #require(session.store.record(unfinished.taskIdentifier))
             try fixture.root.writeContents([1, 2, 3], to: try session.partialPath(record.partialName))
             try session.store.update(record.id) { $0.bytesOnDisk = 3 }
-            #expect(try DownloadSession.storedTasks(identifier: "test", root: fixture.root).map(\.bytesOnDisk) == [0, 3])
+            #expect(try DownloadSession.storedTasks(identifier: "test", container: fixture.container).map(\.bytesOnDisk) == [0, 3])
             _ = try fixture.root.removeItem(at: try session.partialPath(record.partialName))
-            let summaries = try DownloadSession.storedTasks(identifier: "test", root: fixture.root)
+            let summaries = try DownloadSession.storedTasks(identifier: "test", container: fixture.container)
             #expect(summaries.map(\.state) == ["failed", "interrupted"])
             #expect(summaries.map(\.bytesOnDisk) == [0, 0])
         }
@@ -99,6 +99,20 @@ import Testing
             #expect(error?.path == checkpoint.description)
             #expect(try fixture.root.readContents(of: checkpoint) == Array(hostile.utf8))
             #expect(try fixture.root.fileExists(at: DownloadSession.folder.appending("test").appending(".lock")))
+        }
+    }
+
+    /// Every session's tasks are listed with their session, without opening any.
+    @Test func listingsCoverEverySession() async throws {
+        try await Fixture.with { fixture in
+            for identifier in ["b", "a"] {
+                let session = try fixture.session(identifier)
+                let task = try session.downloadTask(with: try #require(URL(string: "http://127.0.0.1:9/\(identifier).bin")))
+                try session.store.update(task.taskIdentifier) { _ in }
+            }
+            let tasks = try DownloadSession.storedTasks(container: fixture.container)
+            #expect(tasks.map(\.sessionIdentifier) == ["a", "b"])
+            #expect(tasks.map(\.url) == ["http://127.0.0.1:9/a.bin", "http://127.0.0.1:9/b.bin"])
         }
     }
 
