@@ -14,8 +14,9 @@ extension AppBundle {
     ///   - subdirectory: a folder path inside each searched folder.
     ///   - localization: a language tag to use instead of the preferred languages.
     /// - Returns: the resource's file URL, or `nil` when no searched folder has it.
-    /// - Throws: ``SandboxError/Code/escapesContainer`` and ``SandboxError/Code/invalidPath`` for a
-    ///   name or subdirectory that is no path inside the bundle; file-system errors.
+    /// - Throws: ``/SandboxCore/SandboxError/Code/escapesContainer`` and
+    ///   ``/SandboxCore/SandboxError/Code/invalidPath`` for a name or subdirectory that is no path
+    ///   inside the bundle; file-system errors.
     public func url(
         forResource name: String?,
         withExtension ext: String?,

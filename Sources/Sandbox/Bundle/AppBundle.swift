@@ -25,7 +25,7 @@ public final class AppBundle: Sendable {
 
     /// Reads a resource's bytes.
     ///
-    /// - Throws: as ``ConfinedRoot/readContents(of:maximumSize:)``.
+    /// - Throws: as ``/SandboxCore/ConfinedRoot/readContents(of:maximumSize:)``.
     public func readContents(of path: ContainerPath, maximumSize: Int = ConfinedRoot.defaultMaximumReadSize) throws(SandboxError) -> [UInt8] {
         try root.readContents(of: path, maximumSize: maximumSize)
     }

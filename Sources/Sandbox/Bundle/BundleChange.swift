@@ -2,6 +2,7 @@ import SandboxCore
 
 /// One difference between a bundle on disk and its signed manifest.
 public struct BundleChange: Sendable, Hashable, Codable, CustomStringConvertible {
+    /// How an item differs from its manifest entry; the raw value is the spelling in reports.
     public enum Kind: String, Sendable, Hashable, Codable {
         /// The contents (or size) differ.
         case modified
@@ -17,8 +18,10 @@ public struct BundleChange: Sendable, Hashable, Codable, CustomStringConvertible
 
     /// The item, relative to the bundle directory.
     public var path: String
+    /// How the item differs.
     public var kind: Kind
 
+    /// The change in words, naming the path: `'Info.plist' was modified`.
     public var description: String {
         switch kind {
         case .modified: "'\(path)' was modified"

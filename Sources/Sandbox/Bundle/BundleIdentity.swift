@@ -15,10 +15,12 @@ public struct BundleIdentity: Sendable, Hashable, Codable, CustomStringConvertib
     /// The bundle's version (`CFBundleVersion`).
     public var version: BundleVersion
 
+    /// An identity from an app identifier and a version, both already validated by their types.
     public init(identifier: AppIdentifier, version: BundleVersion) {
         self.identifier = identifier
         self.version = version
     }
 
+    /// The identifier and the version separated by a space: `com.example.notes 1.2`.
     public var description: String { "\(identifier) \(version)" }
 }

@@ -19,11 +19,14 @@ extension BundleManifest {
 
     /// Reads a manifest from its stored bytes, checking every entry.
     ///
-    /// - Parameter source: the file's path, for messages.
-    /// - Throws: ``SandboxError/Code/corrupt`` when the bytes are not a manifest of this format:
-    ///   not JSON, an unknown format, a path that is invalid, repeated or inside `_CodeSignature`, a
-    ///   bad mode, size or digest, an invalid app identifier or version, or bytes that are not the
-    ///   manifest's canonical encoding (so that no two readers can see different manifests in them).
+    /// - Parameters:
+    ///   - bytes: the contents of `_CodeSignature/manifest.json`, exactly as stored.
+    ///   - source: the file's path, for messages.
+    /// - Throws: ``/SandboxCore/SandboxError/Code/corrupt`` when the bytes are not a manifest of
+    ///   this format: not JSON, an unknown format, a path that is invalid, repeated or inside
+    ///   `_CodeSignature`, a bad mode, size or digest, an invalid app identifier or version, or
+    ///   bytes that are not the manifest's canonical encoding (so that no two readers can see
+    ///   different manifests in them).
     public init(storedBytes bytes: [UInt8], source: String) throws(SandboxError) {
         let stored: Stored
         do {

@@ -5,10 +5,10 @@ extension BundleManifest {
     /// The manifest of the bundle directory `bundle` beneath `root`, as it is on disk now: every
     /// file hashed, `_CodeSignature/` left out, `identity` recorded.
     ///
-    /// - Throws: ``SandboxError/Code/unsupported`` naming the first symbolic link, FIFO, socket or
-    ///   device found (bundles hold only files and directories), or the first name that is not
-    ///   valid UTF-8 (shown escaped; APFS, where bundles come from, allows no other); file-system
-    ///   errors.
+    /// - Throws: ``/SandboxCore/SandboxError/Code/unsupported`` naming the first symbolic link,
+    ///   FIFO, socket or device found (bundles hold only files and directories), or the first name
+    ///   that is not valid UTF-8 (shown escaped; APFS, where bundles come from, allows no other);
+    ///   file-system errors.
     init(scanning bundle: ContainerPath, in root: ConfinedRoot, identity: BundleIdentity) throws(SandboxError) {
         var entries: [Entry] = []
         let digest = FileDigest()

@@ -19,14 +19,18 @@ public struct BundleManifest: Sendable, Hashable {
 
     /// One item of the bundle.
     public struct Entry: Sendable, Hashable {
+        /// What the item is; the raw value is the `type` stored in the manifest.
         public enum Kind: String, Sendable, Hashable, Codable {
+            /// A regular file.
             case file
+            /// A directory.
             case directory
         }
 
         /// The path relative to the bundle, `/`-separated. Its names are valid UTF-8 (signing refuses
         /// others), compared byte for byte: an NFD spelling of an NFC name is another item.
         public var path: ContainerPath
+        /// Whether the item is a file or a directory.
         public var kind: Kind
         /// The permission bits when signed (e.g. `0o755`); only the executable bits survive install.
         public var mode: UInt16
@@ -41,6 +45,9 @@ public struct BundleManifest: Sendable, Hashable {
         /// The permission bits the item has once installed: read-only, executable kept.
         public var sealedMode: UInt16 { kind == .directory || isExecutable ? 0o555 : 0o444 }
 
+        /// An entry with the given values, taken as they are
+        /// (``BundleManifest/init(storedBytes:source:)`` is what checks a stored manifest's
+        /// entries).
         public init(path: ContainerPath, kind: Kind, mode: UInt16, size: Int64, sha256: String?) {
             self.path = path
             self.kind = kind
@@ -60,6 +67,8 @@ public struct BundleManifest: Sendable, Hashable {
     static let manifestFile = ContainerPath(constant: "_CodeSignature/manifest.json")
     static let signatureFile = ContainerPath(constant: "_CodeSignature/signature")
 
+    /// A manifest of `entries`, which it sorts by ``canonicalOrder(_:_:)``, for the app and
+    /// version `identity`.
     public init(entries: [Entry], identity: BundleIdentity) {
         self.entries = entries.sorted(by: Self.canonicalOrder)
         self.identity = identity

@@ -42,7 +42,8 @@ public struct BundleSignature: Sendable, Hashable {
 
     /// Reads a signature from its stored bytes.
     ///
-    /// - Throws: ``SandboxError/Code/signatureInvalid`` when they are not a signature file.
+    /// - Throws: ``SandboxCore/SandboxError/Code/signatureInvalid`` when they are not a signature
+    ///   file.
     init(storedBytes bytes: [UInt8], source: String) throws(SandboxError) {
         let remedy = "Sign the bundle again with `sandbox sign BUNDLE-DIR --key KEYFILE`."
         let stored: Stored

@@ -20,13 +20,17 @@ public enum BundleSigner {
     /// directory at `hostPath`, replacing an earlier signature. Each file is written atomically
     /// and durably, the manifest first.
     ///
-    /// - Parameter identity: the app the bundle is for and its version, signed into the manifest:
-    ///   the bundle then installs only as that app, and never replaces a higher version. The
-    ///   caller decides them (`sandbox sign` reads them from the bundle's `Info.plist`).
-    /// - Throws: ``SandboxError/Code/unsupported`` naming a symbolic link, FIFO, socket or device in
-    ///   the bundle; ``SandboxError/Code/notFound`` / ``SandboxError/Code/notADirectory`` for a
-    ///   bad `hostPath`; file-system errors. On error no new signature is in place; an old one may
-    ///   remain, and no longer matches if the bundle changed.
+    /// - Parameters:
+    ///   - hostPath: the host path of the bundle directory to sign.
+    ///   - key: the private key that signs the manifest.
+    ///   - identity: the app the bundle is for and its version, signed into the manifest: the
+    ///     bundle then installs only as that app, and never replaces a higher version. The caller
+    ///     decides them (`sandbox sign` reads them from the bundle's `Info.plist`).
+    /// - Throws: ``/SandboxCore/SandboxError/Code/unsupported`` naming a symbolic link, FIFO,
+    ///   socket or device in the bundle; ``/SandboxCore/SandboxError/Code/notFound`` /
+    ///   ``/SandboxCore/SandboxError/Code/notADirectory`` for a bad `hostPath`; file-system errors.
+    ///   On error no new signature is in place; an old one may remain, and no longer matches if the
+    ///   bundle changed.
     @discardableResult
     public static func sign(bundleAt hostPath: String, with key: SigningKey, identity: BundleIdentity) throws(SandboxError) -> Report {
         let root = try ConfinedRoot(openingDirectoryAt: hostPath)

@@ -40,9 +40,10 @@ enum BundleVerifier {
     /// be valid for the manifest's bytes and made with a key in `trustedKeys`.
     ///
     /// - Returns: the signature and manifest, or `nil` for an empty unsigned bundle.
-    /// - Throws: ``SandboxError/Code/signatureInvalid`` for a missing, unreadable or wrong
-    ///   signature (a manifest changed after signing); ``SandboxError/Code/untrustedKey`` when the
-    ///   signer is not trusted; ``SandboxError/Code/corrupt`` for a signed but malformed manifest.
+    /// - Throws: ``SandboxCore/SandboxError/Code/signatureInvalid`` for a missing, unreadable or
+    ///   wrong signature (a manifest changed after signing);
+    ///   ``SandboxCore/SandboxError/Code/untrustedKey`` when the signer is not trusted;
+    ///   ``/SandboxCore/SandboxError/Code/corrupt`` for a signed but malformed manifest.
     static func signature(
         of bundle: ContainerPath,
         in root: ConfinedRoot,

@@ -17,7 +17,7 @@ public struct BundleVersion: Sendable, Hashable, Comparable, CustomStringConvert
 
     /// Validates `rawValue`.
     ///
-    /// - Throws: ``SandboxError/Code/invalidArgument`` naming the rule broken.
+    /// - Throws: ``/SandboxCore/SandboxError/Code/invalidArgument`` naming the rule broken.
     public init(_ rawValue: String) throws(SandboxError) {
         let parts = rawValue.split(separator: ".", omittingEmptySubsequences: false)
         var numbers: [UInt64] = []
@@ -38,12 +38,18 @@ public struct BundleVersion: Sendable, Hashable, Comparable, CustomStringConvert
         self.numbers = numbers
     }
 
+    /// The version as written (``rawValue``).
     public var description: String { rawValue }
 
+    /// Whether the versions are numerically equal, a missing component counting as 0: `1.2` ==
+    /// `1.2.0`, though their ``rawValue``s differ.
     public static func == (lhs: BundleVersion, rhs: BundleVersion) -> Bool { lhs.numbers == rhs.numbers }
 
+    /// Hashes the numeric value, so that versions that are equal (``==(_:_:)``) hash alike.
     public func hash(into hasher: inout Hasher) { hasher.combine(numbers) }
 
+    /// Whether `lhs` is a lower version than `rhs`, comparing component by component as numbers:
+    /// `1.2.9` < `1.2.10`.
     public static func < (lhs: BundleVersion, rhs: BundleVersion) -> Bool {
         for index in 0..<max(lhs.numbers.count, rhs.numbers.count) {
             let left = index < lhs.numbers.count ? lhs.numbers[index] : 0
@@ -55,10 +61,17 @@ public struct BundleVersion: Sendable, Hashable, Comparable, CustomStringConvert
 }
 
 extension BundleVersion: Codable {
+    /// Decodes a version from its string, e.g. `"1.2.10"`.
+    ///
+    /// - Throws: a `DecodingError` when the value is not a string;
+    ///   ``/SandboxCore/SandboxError/Code/invalidArgument`` when it is not a valid version.
     public init(from decoder: any Decoder) throws {
         try self.init(try decoder.singleValueContainer().decode(String.self))
     }
 
+    /// Encodes the version as its string, ``rawValue``.
+    ///
+    /// - Throws: the encoder's `EncodingError`.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()
         try container.encode(rawValue)

@@ -75,8 +75,9 @@ extension SigningKey {
     /// Writes the key to `path` (0600) and its public key to `path.pub` (0644). Neither file may
     /// exist: a key is never overwritten.
     ///
-    /// - Throws: ``SandboxError/Code/alreadyExists`` when either file exists (nothing is written),
-    ///   ``SandboxError/Code/notFound`` for a missing directory, ``SandboxError/Code/permissionDenied``.
+    /// - Throws: ``/SandboxCore/SandboxError/Code/alreadyExists`` when either file exists (nothing
+    ///   is written), ``/SandboxCore/SandboxError/Code/notFound`` for a missing directory,
+    ///   ``/SandboxCore/SandboxError/Code/permissionDenied``.
     public func write(toHostPath path: String) throws(SandboxError) {
         for existing in [path, path + ".pub"] where HostKeyFile.exists(existing) {
             throw SandboxError(.alreadyExists, "'\(existing)' already exists; a key file is never overwritten. Choose another name or remove the old key first.", path: existing)
@@ -92,8 +93,9 @@ extension SigningKey {
 
     /// Reads the key file at `path`.
     ///
-    /// - Throws: ``SandboxError/Code/notFound``, ``SandboxError/Code/permissionDenied``, and
-    ///   ``SandboxError/Code/invalidArgument`` when the file holds no private key.
+    /// - Throws: ``/SandboxCore/SandboxError/Code/notFound``,
+    ///   ``/SandboxCore/SandboxError/Code/permissionDenied``, and
+    ///   ``/SandboxCore/SandboxError/Code/invalidArgument`` when the file holds no private key.
     public init(contentsOfHostPath path: String) throws(SandboxError) {
         try self.init(fileContents: try HostKeyFile.read(path), source: path)
     }
@@ -102,8 +104,9 @@ extension SigningKey {
 extension SigningPublicKey {
     /// Reads the public key file at `path` (`KEYFILE.pub`).
     ///
-    /// - Throws: ``SandboxError/Code/notFound``, ``SandboxError/Code/permissionDenied``, and
-    ///   ``SandboxError/Code/invalidArgument`` when the file holds no public key.
+    /// - Throws: ``/SandboxCore/SandboxError/Code/notFound``,
+    ///   ``/SandboxCore/SandboxError/Code/permissionDenied``, and
+    ///   ``/SandboxCore/SandboxError/Code/invalidArgument`` when the file holds no public key.
     public init(contentsOfHostPath path: String) throws(SandboxError) {
         try self.init(fileContents: try HostKeyFile.read(path), source: path)
     }

@@ -18,9 +18,12 @@ public struct SigningKey: Sendable {
 
     /// Reads a key from the text of its file.
     ///
-    /// - Parameter source: where the text came from, for messages.
-    /// - Throws: ``SandboxError/Code/invalidArgument`` when the text is not a private key file
-    ///   (a public key given by mistake says so).
+    /// - Parameters:
+    ///   - text: the file's contents: one line, `sandbox-ed25519-private-key` and the base64 of the
+    ///     32-byte seed, separated by white space.
+    ///   - source: where the text came from, for messages.
+    /// - Throws: ``/SandboxCore/SandboxError/Code/invalidArgument`` when the text is not a private
+    ///   key file (a public key given by mistake says so).
     public init(fileContents text: String, source: String) throws(SandboxError) {
         let fields = text.split(whereSeparator: \.isWhitespace)
         guard fields.count == 2, fields[0] == Self.fileTag, let seed = Data(base64Encoded: String(fields[1])), seed.count == 32 else {
@@ -46,8 +49,8 @@ public struct SigningKey: Sendable {
 
     /// Signs `message`.
     ///
-    /// - Throws: ``SandboxError/Code/unknown`` if the cryptography library fails (it does not for
-    ///   valid keys).
+    /// - Throws: ``/SandboxCore/SandboxError/Code/unknown`` if the cryptography library fails (it
+    ///   does not for valid keys).
     func signature(for message: [UInt8]) throws(SandboxError) -> [UInt8] {
         do {
             return Array(try key.signature(for: message))
@@ -72,7 +75,8 @@ public struct SigningPublicKey: Sendable, Hashable, CustomStringConvertible {
 
     /// A key from its 32 raw bytes.
     ///
-    /// - Throws: ``SandboxError/Code/invalidArgument`` when the bytes are no Ed25519 public key.
+    /// - Throws: ``/SandboxCore/SandboxError/Code/invalidArgument`` when the bytes are no Ed25519
+    ///   public key.
     public init(rawRepresentation bytes: [UInt8], source: String) throws(SandboxError) {
         do {
             key = try Curve25519.Signing.PublicKey(rawRepresentation: bytes)
@@ -83,7 +87,8 @@ public struct SigningPublicKey: Sendable, Hashable, CustomStringConvertible {
 
     /// Reads a key from the text of its file.
     ///
-    /// - Throws: ``SandboxError/Code/invalidArgument`` when the text is not a public key file.
+    /// - Throws: ``/SandboxCore/SandboxError/Code/invalidArgument`` when the text is not a public
+    ///   key file.
     public init(fileContents text: String, source: String) throws(SandboxError) {
         let fields = text.split(whereSeparator: \.isWhitespace)
         guard fields.count == 2, fields[0] == Self.fileTag, let bytes = Data(base64Encoded: String(fields[1])), bytes.count == 32 else {
@@ -111,10 +116,12 @@ public struct SigningPublicKey: Sendable, Hashable, CustomStringConvertible {
         key.isValidSignature(signature, for: message)
     }
 
+    /// Whether the two are the same key: their raw bytes are equal.
     public static func == (lhs: SigningPublicKey, rhs: SigningPublicKey) -> Bool {
         lhs.key.rawRepresentation == rhs.key.rawRepresentation
     }
 
+    /// Hashes the key's raw bytes, as ``==(_:_:)`` compares them.
     public func hash(into hasher: inout Hasher) {
         hasher.combine(key.rawRepresentation)
     }

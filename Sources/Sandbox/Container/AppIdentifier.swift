@@ -14,8 +14,8 @@ public struct AppIdentifier: Hashable, Sendable, Comparable, CustomStringConvert
 
     /// Validates `rawValue`.
     ///
-    /// - Throws: ``SandboxError`` with ``SandboxError/Code/invalidAppIdentifier``, saying which rule
-    ///   was broken.
+    /// - Throws: ``/SandboxCore/SandboxError`` with
+    ///   ``SandboxCore/SandboxError/Code/invalidAppIdentifier``, saying which rule was broken.
     public init(_ rawValue: String) throws(SandboxError) {
         func invalid(_ reason: String) -> SandboxError {
             SandboxError(.invalidAppIdentifier, "'\(rawValue)' is not a valid app identifier: \(reason). Use reverse-DNS such as 'com.example.notes'.", path: rawValue)
@@ -38,15 +38,25 @@ public struct AppIdentifier: Hashable, Sendable, Comparable, CustomStringConvert
     /// The last part, which names the bundle by default (`notes` for `com.example.notes`).
     public var lastPart: String { rawValue.split(separator: ".").last.map(String.init) ?? rawValue }
 
+    /// The identifier as written (``rawValue``).
     public var description: String { rawValue }
 
+    /// Whether `lhs` sorts before `rhs`: by their raw values, which are ASCII, so the order is
+    /// that of their bytes.
     public static func < (lhs: AppIdentifier, rhs: AppIdentifier) -> Bool { lhs.rawValue < rhs.rawValue }
 
+    /// Decodes an identifier from its string, e.g. `"com.example.notes"`.
+    ///
+    /// - Throws: a `DecodingError` when the value is not a string;
+    ///   ``SandboxCore/SandboxError/Code/invalidAppIdentifier`` when it is not a valid identifier.
     public init(from decoder: any Decoder) throws {
         let raw = try decoder.singleValueContainer().decode(String.self)
         try self.init(raw)
     }
 
+    /// Encodes the identifier as its string, ``rawValue``.
+    ///
+    /// - Throws: the encoder's `EncodingError`.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()
         try container.encode(rawValue)

@@ -12,9 +12,9 @@ extension Container {
     ///
     /// - Returns: the directory's path, or `nil` when it (or a directory on the way) is missing.
     ///   The bundle is not in the data container: its path is `nil`.
-    /// - Throws: ``SandboxError/Code/escapesContainer`` when a component is a link that leads out
-    ///   of the container; ``SandboxError/Code/notADirectory`` when it is a link inside it or
-    ///   another kind of item; resolution and file-system errors.
+    /// - Throws: ``/SandboxCore/SandboxError/Code/escapesContainer`` when a component is a link
+    ///   that leads out of the container; ``/SandboxCore/SandboxError/Code/notADirectory`` when it
+    ///   is a link inside it or another kind of item; resolution and file-system errors.
     public func locate(_ directory: ContainerDirectory) throws(SandboxError) -> ContainerPath? {
         guard let path = directory.path else { return nil }
         var prefix = ContainerPath.root
@@ -36,8 +36,8 @@ extension Container {
     /// The host path of `directory`, checked with ``locate(_:)``: never a path through a link an
     /// app planted. Give it to other programs; open files through ``root``.
     ///
-    /// - Throws: ``SandboxError/Code/notFound`` when the directory is missing, and the errors of
-    ///   ``locate(_:)``.
+    /// - Throws: ``/SandboxCore/SandboxError/Code/notFound`` when the directory is missing, and the
+    ///   errors of ``locate(_:)``.
     public func resolvedHostPath(for directory: ContainerDirectory) throws(SandboxError) -> String {
         guard directory != .bundle else { return hostPath(for: .bundle) }
         guard let path = try locate(directory) else {

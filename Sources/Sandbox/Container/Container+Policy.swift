@@ -15,8 +15,9 @@ extension Container {
     /// round the rule. The check sees the container as it is at the call: an app that swaps links
     /// meanwhile can still redirect the operation within its own container, never out of it.
     ///
-    /// - Throws: ``SandboxError/Code/readOnly`` naming the rule; resolution errors such as
-    ///   ``SandboxError/Code/escapesContainer`` and ``SandboxError/Code/symlinkLoop``.
+    /// - Throws: ``/SandboxCore/SandboxError/Code/readOnly`` naming the rule; resolution errors
+    ///   such as ``/SandboxCore/SandboxError/Code/escapesContainer`` and
+    ///   ``/SandboxCore/SandboxError/Code/symlinkLoop``.
     public func checkPolicy(allowing action: DirectoryPolicy.Action, at path: ContainerPath) throws(SandboxError) {
         let resolved = try resolvedPath(of: path, followingFinalLink: action == .read || action == .modify)
         for location in [Self.folded(path), resolved] {
@@ -61,8 +62,9 @@ extension Container {
     /// last name too when `followingFinalLink`) and every `..` taken physically, as the kernel
     /// resolves them; names past a missing one are taken as written.
     ///
-    /// - Throws: ``SandboxError/Code/escapesContainer`` for a link that leads out or `..` above
-    ///   the root; ``SandboxError/Code/symlinkLoop`` past 40 links; file-system errors.
+    /// - Throws: ``/SandboxCore/SandboxError/Code/escapesContainer`` for a link that leads out or
+    ///   `..` above the root; ``/SandboxCore/SandboxError/Code/symlinkLoop`` past 40 links;
+    ///   file-system errors.
     func resolvedPath(of path: ContainerPath, followingFinalLink: Bool) throws(SandboxError) -> ContainerPath {
         var resolved = ContainerPath.root
         var work = Array(path.names.reversed())

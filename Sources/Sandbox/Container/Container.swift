@@ -3,9 +3,11 @@ import SandboxCore
 /// An installed app's containers: the data container (its home) and the bundle container.
 ///
 /// Every file operation goes through ``root``, confined beneath the container by the kernel; paths
-/// are ``ContainerPath`` values relative to the container's home. The bundle is read through
-/// ``bundle(preferredLanguages:environment:)``, which offers no writes: it is read-only and signed.
+/// are ``/SandboxCore/ContainerPath`` values relative to the container's home. The bundle is read
+/// through ``bundle(preferredLanguages:environment:)``, which offers no writes: it is read-only and
+/// signed.
 public final class Container: Sendable {
+    /// The app the containers belong to.
     public let identifier: AppIdentifier
     /// The data container: `Documents`, `Library`, `tmp`.
     public let root: ConfinedRoot

@@ -12,6 +12,7 @@ public struct DirectoryPolicy: Sendable, Hashable, Codable {
 
     /// What the app may do there through the library.
     public enum AppAccess: String, Sendable, Hashable, Codable {
+        /// Read and write freely.
         case readWrite = "read-write"
         /// The Inbox: other apps deliver, the app reads and deletes.
         case readAndDelete = "read-and-delete"
@@ -32,6 +33,7 @@ public struct DirectoryPolicy: Sendable, Hashable, Codable {
     /// What the app may do there.
     public var appAccess: AppAccess
 
+    /// A policy with the given rules.
     public init(isBackedUp: Bool, update: UpdateBehavior, isPurgeable: Bool, isClearedAtRestart: Bool, appAccess: AppAccess) {
         self.isBackedUp = isBackedUp
         self.update = update

@@ -12,12 +12,19 @@ public enum SearchPathDirectory: String, Sendable, CaseIterable {
 
 /// The domains of a search-path look-up.
 public struct SearchPathDomainMask: OptionSet, Sendable, Hashable {
+    /// The bits of the domains, with Foundation's values.
     public let rawValue: UInt
+    /// The domains whose bits `rawValue` sets.
     public init(rawValue: UInt) { self.rawValue = rawValue }
+    /// The app's own directories, inside its container.
     public static let userDomainMask = SearchPathDomainMask(rawValue: 1)
+    /// The device-wide `/Library` locations, answered read-only.
     public static let localDomainMask = SearchPathDomainMask(rawValue: 2)
+    /// The network domain, which iOS does not have: it never adds an answer.
     public static let networkDomainMask = SearchPathDomainMask(rawValue: 4)
+    /// The `/System/Library` locations, answered read-only.
     public static let systemDomainMask = SearchPathDomainMask(rawValue: 8)
+    /// Every domain.
     public static let allDomainsMask = SearchPathDomainMask(rawValue: 0x0ffff)
 }
 

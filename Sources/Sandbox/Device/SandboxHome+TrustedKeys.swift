@@ -29,8 +29,8 @@ extension SandboxHome {
 
     /// The keys this device trusts.
     ///
-    /// - Throws: ``SandboxError/Code/corrupt`` naming a file in `Device/TrustedKeys` that holds no
-    ///   public key (remove it, or trust the key again).
+    /// - Throws: ``/SandboxCore/SandboxError/Code/corrupt`` naming a file in `Device/TrustedKeys`
+    ///   that holds no public key (remove it, or trust the key again).
     public func trustedKeys() throws(SandboxError) -> Set<SigningPublicKey> {
         guard try root.directoryExists(at: Self.trustedKeys) else { return [] }
         var keys = Set<SigningPublicKey>()

@@ -20,9 +20,12 @@ public final class SandboxHome: Sendable {
     ///
     /// - Parameters:
     ///   - location: a host path; `nil` uses ``defaultLocation(environment:)``.
+    ///   - environment: the variables ``defaultLocation(environment:)`` reads when `location` is
+    ///     `nil`; the process's own by default.
     ///   - resolution: how paths are resolved beneath the home and its containers.
-    /// - Throws: ``SandboxError`` when the directory cannot be created or opened, e.g.
-    ///   ``SandboxError/Code/permissionDenied`` or ``SandboxError/Code/notADirectory``.
+    /// - Throws: ``/SandboxCore/SandboxError`` when the directory cannot be created or opened, e.g.
+    ///   ``/SandboxCore/SandboxError/Code/permissionDenied`` or
+    ///   ``/SandboxCore/SandboxError/Code/notADirectory``.
     public init(
         location: String? = nil,
         environment: [String: String] = ProcessInfo.processInfo.environment,
@@ -48,7 +51,8 @@ public final class SandboxHome: Sendable {
     ///
     /// Foundation's `FileManager.urls(for:in:)` is not consulted: on Linux it ignores `$HOME`.
     ///
-    /// - Throws: ``SandboxError/Code/notFound`` when neither the variables nor `$HOME` are set.
+    /// - Throws: ``/SandboxCore/SandboxError/Code/notFound`` when neither the variables nor `$HOME`
+    ///   are set.
     public static func defaultLocation(environment: [String: String]) throws(SandboxError) -> String {
         if let explicit = environment["SANDBOX_HOME"], !explicit.isEmpty { return explicit }
         #if os(macOS)

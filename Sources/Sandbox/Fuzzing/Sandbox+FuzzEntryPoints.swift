@@ -5,7 +5,8 @@ import SandboxCore
 @_spi(Fuzzing) public enum SandboxFuzzEntryPoints {
     /// Reads `_CodeSignature/signature` as installing or opening a bundle does.
     ///
-    /// - Throws: ``SandboxError`` with ``SandboxError/Code/signatureInvalid``.
+    /// - Throws: ``/SandboxCore/SandboxError`` with
+    ///   ``SandboxCore/SandboxError/Code/signatureInvalid``.
     public static func bundleSignature(storedBytes bytes: [UInt8], source: String) throws(SandboxError) -> BundleSignature {
         try BundleSignature(storedBytes: bytes, source: source)
     }

@@ -16,10 +16,10 @@ struct BundleRequirements {
 
     /// Refuses `check` when the bundle at `hostPath` breaks a requirement.
     ///
-    /// - Throws: ``SandboxError/Code/signatureInvalid`` for a placeholder where a signature is
-    ///   required; ``SandboxError/Code/untrustedKey`` for another signer;
-    ///   ``SandboxError/Code/identifierMismatch`` for a bundle signed for another app;
-    ///   ``SandboxError/Code/downgrade`` for a lower version.
+    /// - Throws: ``SandboxCore/SandboxError/Code/signatureInvalid`` for a placeholder where a
+    ///   signature is required; ``SandboxCore/SandboxError/Code/untrustedKey`` for another signer;
+    ///   ``SandboxCore/SandboxError/Code/identifierMismatch`` for a bundle signed for another app;
+    ///   ``SandboxCore/SandboxError/Code/downgrade`` for a lower version.
     func enforce(on check: BundleCheck, bundle hostPath: String) throws(SandboxError) {
         guard let manifest = check.manifest else {
             guard !requiresSignature else {

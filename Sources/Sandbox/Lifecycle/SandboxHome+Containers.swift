@@ -8,18 +8,20 @@ extension SandboxHome {
     /// half-made container behind.
     ///
     /// - Parameters:
+    ///   - app: the app to create the containers for.
     ///   - bundleDirectory: a host directory to install as the bundle; its name is kept if it ends
     ///     in `.app`. It must be signed (`sandbox sign`) by a key the device trusts
     ///     (``trust(_:)``), for `app` (its signed manifest names the app). The directory is checked
     ///     completely before anything is copied, and the copy again before it is made read-only:
     ///     a symbolic link, FIFO, socket or device in it is refused, never followed.
     ///     Without it the bundle is an empty, unsigned `<last part>.app` placeholder.
-    /// - Throws: ``SandboxError/Code/alreadyExists`` when the app has containers;
-    ///   ``SandboxError/Code/notFound`` for a missing bundle directory;
-    ///   ``SandboxError/Code/signatureInvalid``, ``SandboxError/Code/untrustedKey``,
-    ///   ``SandboxError/Code/identifierMismatch`` (signed for another app) and
-    ///   ``SandboxError/Code/bundleModified`` for a bundle that fails its checks (nothing is
-    ///   installed, nothing outside the staged copy is changed); file-system errors.
+    /// - Throws: ``/SandboxCore/SandboxError/Code/alreadyExists`` when the app has containers;
+    ///   ``/SandboxCore/SandboxError/Code/notFound`` for a missing bundle directory;
+    ///   ``SandboxCore/SandboxError/Code/signatureInvalid``,
+    ///   ``SandboxCore/SandboxError/Code/untrustedKey``,
+    ///   ``SandboxCore/SandboxError/Code/identifierMismatch`` (signed for another app) and
+    ///   ``SandboxCore/SandboxError/Code/bundleModified`` for a bundle that fails its checks
+    ///   (nothing is installed, nothing outside the staged copy is changed); file-system errors.
     @discardableResult
     public func createContainer(for app: AppIdentifier, bundleDirectory: String? = nil) throws(SandboxError) -> Container {
         let data = Self.dataPath(app)
@@ -59,8 +61,8 @@ extension SandboxHome {
 
     /// Opens an installed app's containers.
     ///
-    /// - Throws: ``SandboxError/Code/notFound`` when the app is not installed (the message says
-    ///   how to create it).
+    /// - Throws: ``/SandboxCore/SandboxError/Code/notFound`` when the app is not installed (the
+    ///   message says how to create it).
     public func container(for app: AppIdentifier) throws(SandboxError) -> Container {
         let dataRoot: ConfinedRoot
         let bundleRoot: ConfinedRoot
@@ -108,7 +110,7 @@ extension SandboxHome {
     /// midway leaves only debris that the next uninstall of any app sweeps.
     ///
     /// - Returns: how many items were removed.
-    /// - Throws: ``SandboxError/Code/notFound`` when the app is not installed.
+    /// - Throws: ``/SandboxCore/SandboxError/Code/notFound`` when the app is not installed.
     @discardableResult
     public func uninstall(_ app: AppIdentifier) throws(SandboxError) -> Int {
         var removed = 0

@@ -6,18 +6,19 @@ extension SandboxHome {
     ///
     /// Nothing is copied or changed until the host directory has passed every check: a trusted
     /// signature, every file as signed (a symbolic link, FIFO, socket or device is refused, never
-    /// followed), and `requirements` (the app, version and signer). Then the copy itself is
-    /// checked the same way, beneath its own directory, so what is installed is exactly what was
-    /// signed even if the host directory changed meanwhile. Only then is the copy sealed, within
-    /// the bundle and without following any link (``ConfinedRoot/setPermissions(_:at:)``). An
-    /// empty unsigned directory is accepted as a placeholder bundle unless `requirements` say
+    /// followed), and `requirements` (the app, version and signer). Then the copy itself is checked
+    /// the same way, beneath its own directory, so what is installed is exactly what was signed
+    /// even if the host directory changed meanwhile. Only then is the copy sealed, within the
+    /// bundle and without following any link (``/SandboxCore/ConfinedRoot/setPermissions(_:at:)``).
+    /// An empty unsigned directory is accepted as a placeholder bundle unless `requirements` say
     /// otherwise.
     ///
-    /// - Throws: ``SandboxError/Code/signatureInvalid``, ``SandboxError/Code/untrustedKey``,
-    ///   ``SandboxError/Code/bundleModified`` naming the first item that differs from the signed
-    ///   manifest, ``SandboxError/Code/identifierMismatch``, ``SandboxError/Code/downgrade``,
-    ///   ``SandboxError/Code/notFound`` for a missing directory, file-system errors.
-    ///   The caller removes `staged` on error.
+    /// - Throws: ``SandboxCore/SandboxError/Code/signatureInvalid``,
+    ///   ``SandboxCore/SandboxError/Code/untrustedKey``,
+    ///   ``SandboxCore/SandboxError/Code/bundleModified`` naming the first item that differs from
+    ///   the signed manifest, ``SandboxCore/SandboxError/Code/identifierMismatch``,
+    ///   ``SandboxCore/SandboxError/Code/downgrade``, ``/SandboxCore/SandboxError/Code/notFound``
+    ///   for a missing directory, file-system errors. The caller removes `staged` on error.
     @discardableResult
     func stageBundle(fromHost hostPath: String, at staged: ContainerPath, requirements: BundleRequirements) throws(SandboxError) -> BundleVerification {
         let keys = try trustedKeys()

@@ -19,6 +19,8 @@ extension Container {
     ///   environment's (``PreferredLanguages/fromEnvironment(_:)``). The app's own `AppleLanguages`
     ///   preference is read by SandboxStore (`localizedBundle(environment:)`), which owns the
     ///   preferences file.
+    /// - Parameter environment: the variables ``PreferredLanguages/fromEnvironment(_:)`` reads
+    ///   when `preferredLanguages` is `nil`; the process's own by default.
     /// - Throws: file-system errors.
     public func bundle(
         preferredLanguages: [String]? = nil,
@@ -34,9 +36,9 @@ extension Container {
     /// and read-only permissions, with nothing added or removed. An empty unsigned placeholder
     /// (an app created without a bundle) passes as unsigned.
     ///
-    /// - Throws: ``SandboxError/Code/bundleModified`` naming the first changed, added or removed
-    ///   file (and how many more); ``SandboxError/Code/signatureInvalid`` and
-    ///   ``SandboxError/Code/untrustedKey``; file-system errors.
+    /// - Throws: ``SandboxCore/SandboxError/Code/bundleModified`` naming the first changed, added
+    ///   or removed file (and how many more); ``SandboxCore/SandboxError/Code/signatureInvalid``
+    ///   and ``SandboxCore/SandboxError/Code/untrustedKey``; file-system errors.
     @discardableResult
     public func verifyBundle(trustedKeys: Set<SigningPublicKey>) throws(SandboxError) -> BundleVerification {
         let bundle = ContainerPath.root.appendingName(bundleName)
@@ -60,10 +62,10 @@ extension SandboxHome {
     /// for look-ups in `preferredLanguages` (`nil`: the environment's; SandboxStore's
     /// `openAppInPreferredLanguages` passes the app's own). Every launch goes through here.
     ///
-    /// - Throws: ``SandboxError/Code/notFound`` when the app is not installed;
-    ///   ``SandboxError/Code/bundleModified`` naming the changed file;
-    ///   ``SandboxError/Code/signatureInvalid``; ``SandboxError/Code/untrustedKey`` when the signer
-    ///   is no longer trusted.
+    /// - Throws: ``/SandboxCore/SandboxError/Code/notFound`` when the app is not installed;
+    ///   ``SandboxCore/SandboxError/Code/bundleModified`` naming the changed file;
+    ///   ``SandboxCore/SandboxError/Code/signatureInvalid``;
+    ///   ``SandboxCore/SandboxError/Code/untrustedKey`` when the signer is no longer trusted.
     public func openApp(
         _ app: AppIdentifier,
         preferredLanguages: [String]? = nil,

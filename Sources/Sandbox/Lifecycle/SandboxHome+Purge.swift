@@ -3,6 +3,7 @@ import SandboxCore
 
 /// One item evicted by ``SandboxHome/purge(bytes:)``.
 public struct PurgedItem: Sendable, Hashable, Codable {
+    /// The app whose container held the item.
     public var app: AppIdentifier
     /// The path inside the app's container.
     public var path: String
@@ -129,6 +130,7 @@ extension SandboxHome {
 
 /// Storage values of the device (iOS `volumeAvailableCapacityForImportantUsage` and friends).
 public struct StorageValues: Sendable, Hashable, Codable {
+    /// The volume the home is on: its capacity and free and available bytes and inodes.
     public var volume: VolumeValues
     /// Bytes held in `tmp/` and `Library/Caches/` of all containers.
     public var purgeableBytes: Int64

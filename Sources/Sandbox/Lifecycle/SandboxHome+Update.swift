@@ -2,6 +2,7 @@ import SandboxCore
 
 /// What ``SandboxHome/update(_:bundleDirectory:allowingNewSigner:)`` did.
 public struct UpdateReport: Sendable, Hashable, Codable {
+    /// The identifier of the app updated.
     public var app: String
     /// The host path of the new bundle.
     public var bundle: String
@@ -45,17 +46,21 @@ extension SandboxHome {
     /// copied (see ``createContainer(for:bundleDirectory:)``).
     ///
     /// - Parameters:
+    ///   - app: the installed app to update.
+    ///   - bundleDirectory: the host path of the signed bundle directory to install; it is copied,
+    ///     never moved or changed.
     ///   - allowingNewSigner: accept a bundle signed by another trusted key than the installed one.
     ///     By default an update must come from the installed bundle's signer (as iOS requires the
     ///     same team); an app installed without a bundle accepts any trusted signer. It also
     ///     replaces an installed bundle whose signature cannot be read. It never allows a lower
     ///     version.
-    /// - Throws: ``SandboxError/Code/notFound`` when the app is not installed or the directory is
-    ///   missing; ``SandboxError/Code/signatureInvalid`` for an unsigned or badly signed bundle;
-    ///   ``SandboxError/Code/untrustedKey`` for a signer the device does not trust, or another
-    ///   signer than the installed one; ``SandboxError/Code/identifierMismatch`` for a bundle
-    ///   signed for another app; ``SandboxError/Code/downgrade`` for a lower version than the
-    ///   installed one; ``SandboxError/Code/bundleModified`` when the bundle or its copy does not
+    /// - Throws: ``/SandboxCore/SandboxError/Code/notFound`` when the app is not installed or the
+    ///   directory is missing; ``SandboxCore/SandboxError/Code/signatureInvalid`` for an unsigned
+    ///   or badly signed bundle; ``SandboxCore/SandboxError/Code/untrustedKey`` for a signer the
+    ///   device does not trust, or another signer than the installed one;
+    ///   ``SandboxCore/SandboxError/Code/identifierMismatch`` for a bundle signed for another app;
+    ///   ``SandboxCore/SandboxError/Code/downgrade`` for a lower version than the installed one;
+    ///   ``SandboxCore/SandboxError/Code/bundleModified`` when the bundle or its copy does not
     ///   match the manifest; file-system errors.
     @discardableResult
     public func update(_ app: AppIdentifier, bundleDirectory: String, allowingNewSigner: Bool = false) throws(SandboxError) -> UpdateReport {
@@ -120,8 +125,8 @@ extension SandboxHome {
     ///
     /// - Parameter allowingUnknownSigner: answer `nil` rather than throw when the bundle has files
     ///   but no readable signature.
-    /// - Throws: ``SandboxError/Code/signatureInvalid`` when the bundle has files but no readable
-    ///   signature (pass `allowingNewSigner` to replace it anyway).
+    /// - Throws: ``SandboxCore/SandboxError/Code/signatureInvalid`` when the bundle has files but
+    ///   no readable signature (pass `allowingNewSigner` to replace it anyway).
     private func installedSignature(of container: Container, allowingUnknownSigner: Bool) throws(SandboxError) -> (key: SigningPublicKey, version: BundleVersion?)? {
         let bundle = ContainerPath.root.appendingName(container.bundleName)
         let path = bundle.appendingComponents(of: BundleManifest.signatureFile)

@@ -8,17 +8,19 @@ import SandboxCore
 public struct SkippedApp: Sendable, Hashable, Codable, CustomStringConvertible {
     /// The app skipped.
     public var app: AppIdentifier
-    /// The error's code, as ``SandboxError/Code`` spells it (`escapes-container`).
+    /// The error's code, as ``/SandboxCore/SandboxError/Code`` spells it (`escapes-container`).
     public var code: String
     /// What failed, on which path, and the remedy.
     public var message: String
 
+    /// The app `app`, skipped because of `error`, whose code and message the report keeps.
     public init(app: AppIdentifier, error: SandboxError) {
         self.app = app
         self.code = error.code.description
         self.message = error.message
     }
 
+    /// The app, message and code in one line: `'com.example.notes' was skipped: … [code]`.
     public var description: String { "'\(app)' was skipped: \(message) [\(code)]" }
 }
 
