@@ -30,7 +30,9 @@ struct Scratch {
 
     init(in parent: String) throws {
         var template = Array("\(parent)/sandbox-watch-bench-XXXXXX".utf8CString)
-        guard let created = mkdtemp(&template) else { throw HostFiles.Failure(call: "mkdtemp", path: parent, code: errno) }
+        guard let created = mkdtemp(&template) else {
+            throw HostFiles.Failure(call: "mkdtemp", path: parent, code: errno)
+        }
         directory = String(cString: created)
         let home = try SandboxHome(location: directory + "/home")
         container = try home.createContainer(for: AppIdentifier("com.example.watchbench"))
@@ -51,7 +53,9 @@ enum HostFiles {
     }
 
     @discardableResult
-    static func write(_ path: String, _ bytes: [UInt8] = Array("hello\n".utf8), append: Bool = false) throws -> ContinuousClock.Instant {
+    static func write(
+        _ path: String, _ bytes: [UInt8] = Array("hello\n".utf8), append: Bool = false
+    ) throws -> ContinuousClock.Instant {
         let fd = try open(path, O_WRONLY | O_CREAT | (append ? O_APPEND : O_TRUNC))
         try writeAll(fd, bytes, path)
         return try close(fd, path)
@@ -116,7 +120,9 @@ final class Recorder<Element>: @unchecked Sendable {
     /// Waits until `condition` holds for everything received so far (it is called under the lock,
     /// with the items and the index it may resume from), for at most `timeout`.
     @discardableResult
-    func wait(timeout: Duration = .seconds(10), until predicate: ([(value: Element, at: ContinuousClock.Instant)]) -> Bool) -> Bool {
+    func wait(
+        timeout: Duration = .seconds(10), until predicate: ([(value: Element, at: ContinuousClock.Instant)]) -> Bool
+    ) -> Bool {
         let deadline = Date(timeIntervalSinceNow: timeout.milliseconds / 1000)
         condition.lock()
         defer { condition.unlock() }
@@ -160,7 +166,10 @@ func record(_ watcher: FolderWatcher) -> Recorder<UpdateSummary> {
     let recorder = Recorder<UpdateSummary>()
     Task.detached {
         for await update in watcher.updates {
-            recorder.append(UpdateSummary(count: update.snapshot.items.count, added: Set(update.changes.added.map(\.description)), didOverflow: update.didOverflow))
+            recorder.append(
+                UpdateSummary(
+                    count: update.snapshot.items.count, added: Set(update.changes.added.map(\.description)),
+                    didOverflow: update.didOverflow))
         }
         recorder.end()
     }
@@ -172,7 +181,10 @@ func record(_ watcher: FolderWatcher) -> Recorder<UpdateSummary> {
 /// `inotifywait -m` running with its standard output read line by line on a thread of its own, each
 /// line timestamped when it is read.
 final class Inotifywait: @unchecked Sendable {
-    static let executable = ([String](arrayLiteral: "/usr/bin/inotifywait", "/bin/inotifywait", "/usr/local/bin/inotifywait")).first { access($0, X_OK) == 0 }
+    static let executable =
+        ([String](arrayLiteral: "/usr/bin/inotifywait", "/bin/inotifywait", "/usr/local/bin/inotifywait")).first {
+            access($0, X_OK) == 0
+        }
 
     let process = Process()
     let lines = Recorder<String>()
@@ -181,7 +193,9 @@ final class Inotifywait: @unchecked Sendable {
     /// Starts `inotifywait -m -r -q --format '%e %w%f' -e EVENTS directory` and waits until its
     /// watches are in place (a probe file's close_write was reported).
     init(directory: String, events: [String]) throws {
-        guard let executable = Self.executable else { throw HostFiles.Failure(call: "inotifywait", path: "", code: ENOENT) }
+        guard let executable = Self.executable else {
+            throw HostFiles.Failure(call: "inotifywait", path: "", code: ENOENT)
+        }
         process.executableURL = URL(fileURLWithPath: executable)
         var arguments = ["-m", "-r", "-q", "--format", "%e %w%f"]
         for event in Set(events + ["close_write"]) { arguments += ["-e", event] }
@@ -222,7 +236,9 @@ final class Inotifywait: @unchecked Sendable {
             }
             unlink(probe)
             attempt += 1
-            guard attempt < 50 else { throw HostFiles.Failure(call: "inotifywait start", path: directory, code: ETIMEDOUT) }
+            guard attempt < 50 else {
+                throw HostFiles.Failure(call: "inotifywait start", path: directory, code: ETIMEDOUT)
+            }
         }
     }
 

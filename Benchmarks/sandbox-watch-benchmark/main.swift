@@ -5,12 +5,12 @@
 //     apt-get install -y inotify-tools      # the peer; without it its rows say "not installed"
 //     swift run -c release sandbox-watch-benchmark [--files N] [--burst N] [--runs N] [--pause-runs N] [--dir PATH]
 //
-// Goal 3 pauses the monitor's reader with its package-level `pauseReading()` hook (the same one the
+// Goal 3 pauses the monitor's reader with its `pauseReading()` hook (SPI `Testing`, the same one the
 // overflow tests use), creating `max_queued_events / 2 + 1000` files meanwhile.
 import BenchmarkSupport
 import Foundation
 import Glibc
-import SandboxWatch
+@_spi(Testing) import SandboxWatch
 
 struct Configuration {
     var files = 1_000
@@ -57,13 +57,18 @@ func count(_ value: Double) -> String { value.isNaN ? "–" : String(Int(value))
 func yesNo(_ value: Double) -> String { value.isNaN ? "–" : value == 1 ? "yes" : "no" }
 
 let configuration = Configuration(arguments: CommandLine.arguments)
-let maxQueued = Int((try? String(contentsOfFile: "/proc/sys/fs/inotify/max_queued_events", encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines) ?? "") ?? 16_384
+let maxQueued =
+    Int(
+        (try? String(contentsOfFile: "/proc/sys/fs/inotify/max_queued_events", encoding: .utf8))?.trimmingCharacters(
+            in: .whitespacesAndNewlines) ?? "") ?? 16_384
 let documentsPath = ContainerPath(constant: "Documents")
 /// A container path from a string known to be valid.
 func cpath(_ string: String) -> ContainerPath { try! ContainerPath(string) }
 var rows: [Row] = []
 let hasPeer = Inotifywait.executable != nil
-FileHandle.standardError.write("sandbox-watch-benchmark: \(configuration.runs) runs, \(configuration.files) files, burst \(configuration.burst), max_queued_events \(maxQueued), inotifywait \(hasPeer ? "present" : "missing")\n".data(using: .utf8)!)
+FileHandle.standardError.write(
+    "sandbox-watch-benchmark: \(configuration.runs) runs, \(configuration.files) files, burst \(configuration.burst), max_queued_events \(maxQueued), inotifywait \(hasPeer ? "present" : "missing")\n"
+        .data(using: .utf8)!)
 
 func progress(_ text: String) { FileHandle.standardError.write((text + "\n").data(using: .utf8)!) }
 
@@ -75,7 +80,7 @@ func monitorLatency(_ files: Int) throws -> (added: (Double, Double), ready: (Do
     let scratch = try Scratch(in: configuration.directory)
     defer { scratch.remove() }
     let quiet = Duration.milliseconds(100)
-    let monitor = try FolderMonitor(watching: documentsPath, in: scratch.root, options: .init(quietPeriod: quiet))
+    let monitor = try FolderMonitor(watching: documentsPath, in: scratch.root, configuration: .init(quietPeriod: quiet))
     defer { monitor.cancel() }
     let events = record(monitor)
     var closes: [String: ContinuousClock.Instant] = [:]
@@ -89,13 +94,17 @@ func monitorLatency(_ files: Int) throws -> (added: (Double, Double), ready: (Do
             return items[from...].contains { $0.value == target }
         }
     }
-    events.wait(timeout: .seconds(30)) { items in items.count { if case .ready = $0.value { true } else { false } } >= files }
+    events.wait(timeout: .seconds(30)) { items in
+        items.count { if case .ready = $0.value { true } else { false } } >= files
+    }
     var added: [Double] = []
     var ready: [Double] = []
     for item in events.received {
         switch item.value {
-        case .added(let path, _): if let close = closes[path.description] { added.append((item.at - close).milliseconds) }
-        case .ready(let path): if let close = closes[path.description] { ready.append((item.at - close - quiet).milliseconds) }
+        case .added(let path, _):
+            if let close = closes[path.description] { added.append((item.at - close).milliseconds) }
+        case .ready(let path):
+            if let close = closes[path.description] { ready.append((item.at - close - quiet).milliseconds) }
         default: break
         }
     }
@@ -128,7 +137,8 @@ func peerLatency(_ files: Int) throws -> (Double, Double) {
 func watcherLatency(settle: Duration, samples: Int) throws -> (Double, Double) {
     let scratch = try Scratch(in: configuration.directory)
     defer { scratch.remove() }
-    let watcher = try FolderWatcher(watching: documentsPath, in: scratch.root, settle: settle)
+    let watcher = try FolderWatcher(
+        watching: documentsPath, in: scratch.root, configuration: .init(quietPeriod: settle))
     defer { watcher.cancel() }
     let updates = record(watcher)
     var latencies: [Double] = []
@@ -283,7 +293,7 @@ struct ReadinessResult {
 func readiness(quiet: Duration) throws -> ReadinessResult {
     let scratch = try Scratch(in: configuration.directory)
     defer { scratch.remove() }
-    let monitor = try FolderMonitor(watching: documentsPath, in: scratch.root, options: .init(quietPeriod: quiet))
+    let monitor = try FolderMonitor(watching: documentsPath, in: scratch.root, configuration: .init(quietPeriod: quiet))
     defer { monitor.cancel() }
     let events = record(monitor)
     let docs = scratch.documents
@@ -313,7 +323,8 @@ func readiness(quiet: Duration) throws -> ReadinessResult {
         chunkReadies: received.count { $0 == .ready(cpath("Documents/chunks.log")) },
         renameReadies: received.count { $0 == .ready(cpath("Documents/report.pdf")) },
         tempReadies: received.count { $0 == .ready(cpath("Documents/.report.pdf.tmp")) },
-        readiesAfterBarrier: received.count { if case .ready = $0 { true } else { false } } - atBarrier.count { if case .ready = $0 { true } else { false } }
+        readiesAfterBarrier: received.count { if case .ready = $0 { true } else { false } }
+            - atBarrier.count { if case .ready = $0 { true } else { false } }
     )
 }
 
@@ -334,52 +345,141 @@ let settle = Duration.milliseconds(50)
 let overflowCount = maxQueued / 2 + 1_000
 
 let latency = runs("latency", runCount) { try monitorLatency(files) }
-rows.append(Row(goal: "1", measurement: "close → `added` p50 (\(files) files, one at a time)", target: "≤ 1 ms", values: latency.map(\.added.0), passes: { $0 <= 1 }))
-rows.append(Row(goal: "1", measurement: "close → `added` p99", target: "≤ 20 ms", values: latency.map(\.added.1), passes: { $0 <= 20 }))
-rows.append(Row(goal: "1/4", measurement: "close → `ready`, minus the 100 ms quiet period, p50", target: "≤ 100 ms", values: latency.map(\.ready.0), passes: { $0 <= 100 }))
-rows.append(Row(goal: "1/4", measurement: "close → `ready`, minus the quiet period, p99", target: "≤ 100 ms", values: latency.map(\.ready.1), passes: { $0 <= 100 }))
+rows.append(
+    Row(
+        goal: "1", measurement: "close → `added` p50 (\(files) files, one at a time)", target: "≤ 1 ms",
+        values: latency.map(\.added.0), passes: { $0 <= 1 }))
+rows.append(
+    Row(
+        goal: "1", measurement: "close → `added` p99", target: "≤ 20 ms", values: latency.map(\.added.1),
+        passes: { $0 <= 20 }))
+rows.append(
+    Row(
+        goal: "1/4", measurement: "close → `ready`, minus the 100 ms quiet period, p50", target: "≤ 100 ms",
+        values: latency.map(\.ready.0), passes: { $0 <= 100 }))
+rows.append(
+    Row(
+        goal: "1/4", measurement: "close → `ready`, minus the quiet period, p99", target: "≤ 100 ms",
+        values: latency.map(\.ready.1), passes: { $0 <= 100 }))
 if hasPeer {
     let peer = runs("inotifywait latency", runCount) { try peerLatency(files) }
-    rows.append(Row(goal: "1 peer", measurement: "inotifywait -m -r: close → CLOSE_WRITE line p50", target: "(peer)", values: peer.map(\.0)))
-    rows.append(Row(goal: "1 peer", measurement: "inotifywait -m -r: close → CLOSE_WRITE line p99", target: "(peer)", values: peer.map(\.1)))
+    rows.append(
+        Row(
+            goal: "1 peer", measurement: "inotifywait -m -r: close → CLOSE_WRITE line p50", target: "(peer)",
+            values: peer.map(\.0)))
+    rows.append(
+        Row(
+            goal: "1 peer", measurement: "inotifywait -m -r: close → CLOSE_WRITE line p99", target: "(peer)",
+            values: peer.map(\.1)))
 }
-let coalesced = runs("watcher latency", runCount) { try watcherLatency(settle: settle, samples: configuration.settleSamples) }
-rows.append(Row(goal: "1", measurement: "close → FolderWatcher update, settle 50 ms, p50 (\(configuration.settleSamples) files)", target: "≤ 70 ms", values: coalesced.map(\.0), passes: { $0 <= 70 }))
-rows.append(Row(goal: "1", measurement: "close → FolderWatcher update, settle 50 ms, p99", target: "≤ 70 ms", values: coalesced.map(\.1), passes: { $0 <= 70 }))
+let coalesced = runs("watcher latency", runCount) {
+    try watcherLatency(settle: settle, samples: configuration.settleSamples)
+}
+rows.append(
+    Row(
+        goal: "1",
+        measurement: "close → FolderWatcher update, settle 50 ms, p50 (\(configuration.settleSamples) files)",
+        target: "≤ 70 ms", values: coalesced.map(\.0), passes: { $0 <= 70 }))
+rows.append(
+    Row(
+        goal: "1", measurement: "close → FolderWatcher update, settle 50 ms, p99", target: "≤ 70 ms",
+        values: coalesced.map(\.1), passes: { $0 <= 70 }))
 
 let burst = runs("burst", runCount) { try watcherBurst(configuration.burst) }
 let burstFiles = configuration.burst
-rows.append(Row(goal: "2", measurement: "burst of \(burstFiles): all in the final snapshot (every run)", target: "yes", values: [burst.allSatisfy(\.complete) && !burst.isEmpty ? 1 : 0], format: yesNo, passes: { $0 == 1 }))
-rows.append(Row(goal: "2", measurement: "burst: last close → final update", target: "≤ 250 ms", values: burst.map(\.lastCloseToFinal), passes: { $0 <= 250 }))
-rows.append(Row(goal: "2", measurement: "burst: notifications", target: "≤ 10", values: burst.map { Double($0.notifications) }, format: count, passes: { $0 <= 10 }))
-rows.append(Row(goal: "2", measurement: "burst: notifications with didOverflow", target: "(info)", values: burst.map { Double($0.overflows) }, format: count))
+rows.append(
+    Row(
+        goal: "2", measurement: "burst of \(burstFiles): all in the final snapshot (every run)", target: "yes",
+        values: [burst.allSatisfy(\.complete) && !burst.isEmpty ? 1 : 0], format: yesNo, passes: { $0 == 1 }))
+rows.append(
+    Row(
+        goal: "2", measurement: "burst: last close → final update", target: "≤ 250 ms",
+        values: burst.map(\.lastCloseToFinal), passes: { $0 <= 250 }))
+rows.append(
+    Row(
+        goal: "2", measurement: "burst: notifications", target: "≤ 10", values: burst.map { Double($0.notifications) },
+        format: count, passes: { $0 <= 10 }))
+rows.append(
+    Row(
+        goal: "2", measurement: "burst: notifications with didOverflow", target: "(info)",
+        values: burst.map { Double($0.overflows) }, format: count))
 if hasPeer {
     let peer = runs("inotifywait burst", runCount) { try peerBurst(burstFiles) }
-    rows.append(Row(goal: "2 peer", measurement: "inotifywait -m -r: events printed (CREATE + CLOSE_WRITE, \(2 * burstFiles) expected)", target: "(peer)", values: peer.map { Double($0.events) }, format: count))
-    rows.append(Row(goal: "2 peer", measurement: "inotifywait: files reported closed", target: "(peer)", values: peer.map { Double($0.files) }, format: count))
-    rows.append(Row(goal: "2 peer", measurement: "inotifywait: last close → last line", target: "(peer)", values: peer.map(\.lastCloseToLast)))
+    rows.append(
+        Row(
+            goal: "2 peer",
+            measurement: "inotifywait -m -r: events printed (CREATE + CLOSE_WRITE, \(2 * burstFiles) expected)",
+            target: "(peer)", values: peer.map { Double($0.events) }, format: count))
+    rows.append(
+        Row(
+            goal: "2 peer", measurement: "inotifywait: files reported closed", target: "(peer)",
+            values: peer.map { Double($0.files) }, format: count))
+    rows.append(
+        Row(
+            goal: "2 peer", measurement: "inotifywait: last close → last line", target: "(peer)",
+            values: peer.map(\.lastCloseToLast)))
 }
 
 let overflowMonitor = runs("overflow (monitor)", runCount) { try monitorOverflow(overflowCount) }
-rows.append(Row(goal: "3", measurement: "FolderMonitor paused, \(overflowCount) files: `overflow` reported (every run)", target: "yes", values: [overflowMonitor.allSatisfy(\.reported) && !overflowMonitor.isEmpty ? 1 : 0], format: yesNo, passes: { $0 == 1 }))
-rows.append(Row(goal: "3", measurement: "FolderMonitor: resume → every file `added`", target: "≤ 1,000 ms", values: overflowMonitor.map(\.resumedToComplete), passes: { $0 <= 1000 }))
+rows.append(
+    Row(
+        goal: "3", measurement: "FolderMonitor paused, \(overflowCount) files: `overflow` reported (every run)",
+        target: "yes", values: [overflowMonitor.allSatisfy(\.reported) && !overflowMonitor.isEmpty ? 1 : 0],
+        format: yesNo, passes: { $0 == 1 }))
+rows.append(
+    Row(
+        goal: "3", measurement: "FolderMonitor: resume → every file `added`", target: "≤ 1,000 ms",
+        values: overflowMonitor.map(\.resumedToComplete), passes: { $0 <= 1000 }))
 let overflowWatcher = runs("overflow (watcher)", runCount) { try watcherOverflow(overflowCount) }
-rows.append(Row(goal: "3", measurement: "FolderWatcher paused: update with didOverflow (every run)", target: "yes", values: [overflowWatcher.allSatisfy(\.reported) && !overflowWatcher.isEmpty ? 1 : 0], format: yesNo, passes: { $0 == 1 }))
-rows.append(Row(goal: "3", measurement: "FolderWatcher: resume → complete snapshot", target: "≤ 1,000 ms", values: overflowWatcher.map(\.resumedToComplete), passes: { $0 <= 1000 }))
+rows.append(
+    Row(
+        goal: "3", measurement: "FolderWatcher paused: update with didOverflow (every run)", target: "yes",
+        values: [overflowWatcher.allSatisfy(\.reported) && !overflowWatcher.isEmpty ? 1 : 0], format: yesNo,
+        passes: { $0 == 1 }))
+rows.append(
+    Row(
+        goal: "3", measurement: "FolderWatcher: resume → complete snapshot", target: "≤ 1,000 ms",
+        values: overflowWatcher.map(\.resumedToComplete), passes: { $0 <= 1000 }))
 if hasPeer {
     let peer = runs("inotifywait overflow", runCount) { try peerOverflow(overflowCount) }
-    rows.append(Row(goal: "3 peer", measurement: "inotifywait SIGSTOPped: files reported of \(overflowCount)", target: "(peer)", values: peer.map { Double($0.files) }, format: count))
-    rows.append(Row(goal: "3 peer", measurement: "inotifywait: lines mentioning the overflow", target: "(peer)", values: peer.map { Double($0.overflowLines) }, format: count))
+    rows.append(
+        Row(
+            goal: "3 peer", measurement: "inotifywait SIGSTOPped: files reported of \(overflowCount)", target: "(peer)",
+            values: peer.map { Double($0.files) }, format: count))
+    rows.append(
+        Row(
+            goal: "3 peer", measurement: "inotifywait: lines mentioning the overflow", target: "(peer)",
+            values: peer.map { Double($0.overflowLines) }, format: count))
 }
 
 let ready = runs("readiness", configuration.pauseRuns) { try readiness(quiet: .milliseconds(100)) }
-rows.append(Row(goal: "4", measurement: "writer pausing 2 s mid-write: premature `ready` (any run)", target: "no", values: [ready.isEmpty ? .nan : ready.contains(where: \.prematureReady) ? 1 : 0], format: yesNo, passes: { $0 == 0 }))
-rows.append(Row(goal: "4", measurement: "paused writer: close → `ready` (quiet 100 ms)", target: "≤ 200 ms", values: ready.map(\.closeToReady), passes: { $0 <= 200 }))
-rows.append(Row(goal: "4", measurement: "reopen-per-chunk writer (5 chunks): `ready`s (every run)", target: "1", values: ready.map { Double($0.chunkReadies) }, format: count, passes: { _ in ready.allSatisfy { $0.chunkReadies == 1 } }))
-rows.append(Row(goal: "4", measurement: "(diagnostic) `ready`s arriving after the later-written barrier file's", target: "0", values: ready.map { Double($0.readiesAfterBarrier) }, format: count))
-rows.append(Row(goal: "4", measurement: "atomic-rename producer: `ready`s for the final name / the temp name", target: "1 / 0", values: ready.map { Double($0.renameReadies * 10 + $0.tempReadies) }, format: { $0.isNaN ? "–" : "\(Int($0) / 10) / \(Int($0) % 10)" }, passes: { _ in ready.allSatisfy { $0.renameReadies == 1 && $0.tempReadies == 0 } }))
+rows.append(
+    Row(
+        goal: "4", measurement: "writer pausing 2 s mid-write: premature `ready` (any run)", target: "no",
+        values: [ready.isEmpty ? .nan : ready.contains(where: \.prematureReady) ? 1 : 0], format: yesNo,
+        passes: { $0 == 0 }))
+rows.append(
+    Row(
+        goal: "4", measurement: "paused writer: close → `ready` (quiet 100 ms)", target: "≤ 200 ms",
+        values: ready.map(\.closeToReady), passes: { $0 <= 200 }))
+rows.append(
+    Row(
+        goal: "4", measurement: "reopen-per-chunk writer (5 chunks): `ready`s (every run)", target: "1",
+        values: ready.map { Double($0.chunkReadies) }, format: count,
+        passes: { _ in ready.allSatisfy { $0.chunkReadies == 1 } }))
+rows.append(
+    Row(
+        goal: "4", measurement: "(diagnostic) `ready`s arriving after the later-written barrier file's", target: "0",
+        values: ready.map { Double($0.readiesAfterBarrier) }, format: count))
+rows.append(
+    Row(
+        goal: "4", measurement: "atomic-rename producer: `ready`s for the final name / the temp name", target: "1 / 0",
+        values: ready.map { Double($0.renameReadies * 10 + $0.tempReadies) },
+        format: { $0.isNaN ? "–" : "\(Int($0) / 10) / \(Int($0) % 10)" },
+        passes: { _ in ready.allSatisfy { $0.renameReadies == 1 && $0.tempReadies == 0 } }))
 
-print("""
+print(
+    """
     ### SandboxWatch vs issue 6 goals (\(runCount) runs, medians; \(ProcessInfo.processInfo.activeProcessorCount) cores, max_queued_events \(maxQueued))
 
     | Goal | Measurement | Target | Median | Meets | Runs |

@@ -88,6 +88,25 @@ extension WatcherTests {
             }
         }
 
+        @Test("watch prints a name that is not UTF-8 escaped, in text and in JSON")
+        func watchNonUTF8Name() async throws {
+            try await TemporaryContainer.with { fixture in
+                let (text, out, err) = try start(fixture, ["watch", TemporaryContainer.app], output: "text")
+                defer { if text.isRunning { text.terminate() } }
+                let (json, jsonOut, jsonErr) = try start(
+                    fixture, ["watch", TemporaryContainer.app, "--json"], output: "json")
+                defer { if json.isRunning { json.terminate() } }
+                for log in [err, jsonErr] {
+                    #expect(await eventually { ((try? read(log)) ?? "").contains("Watching Documents") })
+                }
+                try HostFiles.write(in: fixture.documents, rawName: [0x66, 0xFF])
+                #expect(await eventually { ((try? read(out)) ?? "").contains("ready Documents/f\\xFF\n") })
+                let line = "{\"event\":\"ready\",\"path\":\"Documents/f\\\\xFF\"}"
+                #expect(
+                    await eventually { ((try? read(jsonOut)) ?? "").contains(line) }, "\((try? read(jsonOut)) ?? "")")
+            }
+        }
+
         @Test("process-inbox killed with SIGKILL mid-way and run again: every item moved exactly once")
         func processInboxAfterKill() async throws {
             try await TemporaryContainer.with { fixture in

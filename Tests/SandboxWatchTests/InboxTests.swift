@@ -136,5 +136,30 @@ extension WatcherTests {
                 #expect(try inbox.processPendingItems { _ in .delete }.handled.map(\.name) == ["upload.bin"])
             }
         }
+
+        @Test("an item whose name is not UTF-8 is handed out once, by its exact name, and numbered on collision")
+        func nonUTF8Item() async throws {
+            try await TemporaryContainer.with { fixture in
+                let inbox = Inbox(container: fixture.container)
+                let raw: [UInt8] = [0x72, 0xFF, 0x2E, 0x70, 0x64, 0x66]  // "r\xFF.pdf"
+                try HostFiles.write(in: fixture.documents + "/Inbox", rawName: raw)
+                // A leftover claimed under the same name: the new claim is numbered, bytes kept.
+                try fixture.root.createDirectory(at: "Documents/Inbox/.processing")
+                try HostFiles.write(in: fixture.documents + "/Inbox/.processing", rawName: raw)
+                try fixture.root.createDirectory(at: "Documents/Imported")
+                let report = try inbox.processPendingItems { item in
+                    // Under the claimed name, which is unique.
+                    .move(
+                        to: ContainerPath(constant: "Documents/Imported").appending(item.path.lastName ?? item.fileName)
+                    )
+                }
+                #expect(report.failures.isEmpty)
+                #expect(report.handled.count == 2)
+                #expect(report.handled.map(\.fileName.bytes).allSatisfy { $0 == raw })
+                #expect(report.handled.last?.path.lastName?.bytes == [0x72, 0xFF, 0x20, 0x32, 0x2E, 0x70, 0x64, 0x66])
+                #expect(report.handled.first?.name == "r\\xFF.pdf")
+                #expect(try fixture.root.contentsOfDirectory(at: "Documents/Inbox").isEmpty)
+            }
+        }
     }
 }

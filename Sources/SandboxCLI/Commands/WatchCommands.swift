@@ -134,7 +134,7 @@ struct ProcessInbox: ParsableCommand {
         let pause = max(0, pause)
         let report = try Inbox(container: container).processPendingItems { item in
             if pause > 0 { usleep(UInt32(min(pause, 60_000)) * 1000) }
-            let target = try destination.appending(item.name)
+            let target = destination.appending(item.fileName)
             FileHandle.standardOutput.write(Data("\(item.name) -> \(target)\n".utf8))
             return .move(to: target)
         }

@@ -12,10 +12,10 @@ extension Inbox {
     public func deliver(hostFile: String) throws(SandboxError) -> ContainerPath {
         let lastComponent = hostFile.split(separator: "/").last.map(String.init) ?? ""
         let trimmed = String(lastComponent.drop { $0 == "." })
-        let name = try ContainerPath.validateName(trimmed.isEmpty ? "Document" : trimmed)
+        let name = try FileName(trimmed.isEmpty ? "Document" : trimmed)
         try root.createDirectory(at: Self.path, withIntermediateDirectories: true)
         for number in 1...Self.maximumNameAttempts {
-            let path = try Self.path.appending(Self.numbered(name, number))
+            let path = Self.path.appending(Self.numbered(name, number))
             do throws(SandboxError) {
                 try root.importFile(fromHost: hostFile, to: path, options: [.atomic, .durable, .withoutOverwriting])
                 return path
@@ -31,12 +31,15 @@ extension Inbox {
 
     static let maximumNameAttempts = 10_000
 
-    /// `report.pdf` numbered 2 is `report 2.pdf`; number 1 is the name itself.
-    static func numbered(_ name: String, _ number: Int) -> String {
+    /// `report.pdf` numbered 2 is `report 2.pdf`; number 1 is the name itself. Works on the name's
+    /// bytes, so a name that is not UTF-8 is numbered like any other.
+    static func numbered(_ name: FileName, _ number: Int) -> FileName {
         guard number > 1 else { return name }
-        if let dot = name.lastIndex(of: "."), dot != name.startIndex {
-            return "\(name[..<dot]) \(number)\(name[dot...])"
+        let bytes = name.bytes
+        let suffix = Array(" \(number)".utf8)
+        if let dot = bytes.lastIndex(of: UInt8(ascii: ".")), dot != bytes.startIndex {
+            return FileName(uncheckedBytes: bytes[..<dot] + suffix + bytes[dot...])
         }
-        return "\(name) \(number)"
+        return FileName(uncheckedBytes: bytes + suffix)
     }
 }

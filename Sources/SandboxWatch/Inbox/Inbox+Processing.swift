@@ -77,25 +77,26 @@ extension Inbox {
     func claimItems() throws(SandboxError) -> [InboxItem] {
         var items: [InboxItem] = []
         for entry in try entries(of: processingPath) {
-            items.append(try item(named: entry.name, at: entry.path))
+            items.append(try item(at: entry.path))
         }
         let entries = try entries(of: Self.path)
         guard !entries.isEmpty else { return items }
         for entry in entries where WriterProbe.probe(entry.path, in: root) == .noWriters {
-            if let claimed = try claim(entry.name) { items.append(claimed) }
+            if let claimed = try claim(entry.fileName) { items.append(claimed) }
         }
         return items
     }
 
     /// Renames `Inbox/name` into the processing folder; `nil` when another processor got it first.
-    private func claim(_ name: String) throws(SandboxError) -> InboxItem? {
-        let source = try Self.path.appending(name)
+    /// Names are used byte for byte: an item whose name is not UTF-8 is claimed like any other.
+    private func claim(_ name: FileName) throws(SandboxError) -> InboxItem? {
+        let source = Self.path.appending(name)
         for attempt in 1...Self.maximumNameAttempts {
-            let destination = try processingPath.appending(Self.numbered(name, attempt))
+            let destination = processingPath.appending(Self.numbered(name, attempt))
             do throws(SandboxError) {
                 try root.createDirectory(at: processingPath, withIntermediateDirectories: true)
                 try root.moveItem(from: source, to: destination)
-                return try item(named: name, at: destination)
+                return try item(at: destination, deliveredAs: name)
             } catch  where error.code == .alreadyExists {
                 continue  // a leftover of the same name is waiting: claim under another
             } catch  where error.code == .notFound {
@@ -107,10 +108,12 @@ extension Inbox {
         return nil
     }
 
-    private func item(named name: String, at path: ContainerPath) throws(SandboxError) -> InboxItem {
+    /// The item at `path`, named as it was delivered (its name in the processing folder by default).
+    private func item(at path: ContainerPath, deliveredAs name: FileName? = nil) throws(SandboxError) -> InboxItem {
         let attributes = try root.attributes(at: path, followingSymlink: false)
         let identifier = attributes.map { "\($0.device):\($0.inode)" } ?? path.description
-        return InboxItem(name: name, path: path, identifier: identifier)
+        let fileName = name ?? path.lastName ?? FileName.parentReference
+        return InboxItem(fileName: fileName, path: path, identifier: identifier)
     }
 
     /// Applies a disposition.
