@@ -97,6 +97,9 @@ extension TransferError {
         public static let invalidResumeData = Code(rawValue: "invalid-resume-data")
         /// Another process has a session with the same identifier open.
         public static let sessionInUse = Code(rawValue: "session-in-use")
+        /// The session was invalidated (``DownloadSession/invalidateAndCancel()``): it makes no
+        /// new tasks.
+        public static let sessionInvalidated = Code(rawValue: "session-invalidated")
         /// An argument is out of range or malformed. Spelled as the core's `invalid-argument`.
         public static let invalidArgument = Code(.invalidArgument)
 

@@ -35,7 +35,12 @@ public final class DownloadSession: Sendable {
     let root: ConfinedRoot
     let directory: ContainerPath
     let store: SessionStore
+    /// The HTTP client every request goes through.
     let client: HTTPClient
+    /// Whether ``client`` is the session's own, shut down when the session is invalidated or released.
+    private let ownsClient: Bool
+    /// Set by ``invalidateAndCancel()``: no new tasks.
+    private let invalidated = Mutex(false)
     private let eventSink: AsyncStream<DownloadEvent>.Continuation
     private let queue: Mutex<TransferQueue>
     private let liveTasks = Mutex<[Int: DownloadTask]>([:])
@@ -43,11 +48,19 @@ public final class DownloadSession: Sendable {
 
     /// Opens the session `identifier` of `container`.
     ///
+    /// - Parameters:
+    ///   - httpClient: the client to send requests with, owned by the caller: the session never
+    ///     shuts it down, so shut it down after the session is done. Its own timeouts and redirect
+    ///     policy apply (the configuration's do not), and it must not decompress bodies (its
+    ///     default). `nil` (the default): the session makes a client from `configuration` and shuts
+    ///     it down when invalidated (``invalidateAndCancel()``) or released.
     /// - Throws: ``TransferError/Code/invalidArgument`` for an identifier that is not one plain
     ///   name, ``TransferError/Code/sessionInUse`` when another process has it open,
-    ///   the core's code of a file failure (its ``SandboxError`` is the cause) when its folder or checkpoint cannot be read or written.
+    ///   ``TransferError/Code/corrupt`` for a damaged checkpoint, the core's code of a file failure
+    ///   (its ``SandboxError`` is the cause) when its folder or checkpoint cannot be read or written.
     public init(
-        identifier: String, container: Container, configuration: Configuration = .standard, delegate: (any DownloadSessionDelegate)? = nil
+        identifier: String, container: Container, configuration: Configuration = .standard, delegate: (any DownloadSessionDelegate)? = nil,
+        httpClient: HTTPClient? = nil
     ) throws(TransferError) {
         let root = container.root
         self.identifier = identifier
@@ -74,7 +87,7 @@ public final class DownloadSession: Sendable {
                 path: directory.description)
         }
         store = try SessionStore(root: root, folder: try Self.checkpointPath(in: directory))
-        client = SharedClients.client(for: configuration)
+        (client, ownsClient) = httpClient.map { ($0, false) } ?? (HTTPClient.forDownloads(configuration), true)
         queue = Mutex(TransferQueue(maximumActive: configuration.maximumConcurrentTasks, maximumPerHost: configuration.maximumConcurrentTasksPerHost))
         (events, eventSink) = AsyncStream.makeStream(of: DownloadEvent.self, bufferingPolicy: .bufferingNewest(Self.eventBufferSize))
         try recover()
@@ -87,6 +100,9 @@ public final class DownloadSession: Sendable {
         }
         eventSink.finish()
         try? lock.close()  // closing releases the flock; nothing to report from a deinit
+        if ownsClient && !invalidated.withLock({ $0 }) {
+            client.shutdown(queue: .global()) { _ in }  // no run is left (runs keep the session alive); nothing to report from a deinit
+        }
     }
 
     /// The checkpoint folder of the session folder `directory`.
@@ -108,7 +124,8 @@ public final class DownloadSession: Sendable {
     /// A suspended task that downloads `url`.
     ///
     /// - Throws: ``TransferError/Code/invalidURL`` unless `url` is absolute http(s),
-    ///   the core's code of a file failure (its ``SandboxError`` is the cause) when the checkpoint cannot be written.
+    ///   ``TransferError/Code/sessionInvalidated`` after ``invalidateAndCancel()``, the core's code
+    ///   of a file failure (its ``SandboxError`` is the cause) when the checkpoint cannot be written.
     public func downloadTask(with url: URL) throws(TransferError) -> DownloadTask {
         try downloadTask(with: DownloadRequest(url: url))
     }
@@ -117,6 +134,7 @@ public final class DownloadSession: Sendable {
     ///
     /// - Throws: as ``downloadTask(with:)-(URL)``.
     public func downloadTask(with request: DownloadRequest) throws(TransferError) -> DownloadTask {
+        try checkValid()
         guard DownloadRequest.isSupported(request.url) else {
             throw TransferError(.invalidURL, "'\(request.url.absoluteString)' is not an absolute http or https URL.", url: request.url.absoluteString)
         }
@@ -136,8 +154,11 @@ public final class DownloadSession: Sendable {
     /// ``DownloadRequest/destination``).
     ///
     /// - Throws: ``TransferError/Code/invalidResumeData`` when it fails ``ResumeData/validate()`` or
-    ///   belongs to another session, the core's code of a file failure (its ``SandboxError`` is the cause) when the checkpoint cannot be written.
+    ///   belongs to another session, ``TransferError/Code/sessionInvalidated`` after
+    ///   ``invalidateAndCancel()``, the core's code of a file failure (its ``SandboxError`` is the
+    ///   cause) when the checkpoint cannot be written.
     public func downloadTask(withResumeData resumeData: ResumeData, destination: DownloadDestination? = nil) throws(TransferError) -> DownloadTask {
+        try checkValid()
         try resumeData.validate()
         guard resumeData.sessionIdentifier == identifier else {
             throw TransferError(
@@ -192,12 +213,28 @@ public final class DownloadSession: Sendable {
         try store.remove(record.id)
     }
 
-    /// Cancels every task (without resume data) and waits until they have completed.
+    /// Cancels every task (without resume data), waits until they have completed, ends
+    /// ``events``, and shuts the session's own HTTP client down. The session makes no new tasks
+    /// afterwards (``TransferError/Code/sessionInvalidated``); its folder stays, for the next
+    /// session with its identifier.
     public func invalidateAndCancel() async {
+        let first = invalidated.withLock { invalidated in
+            defer { invalidated = true }
+            return !invalidated
+        }
         let tasks = allTasks()
         for task in tasks { task.cancel() }
         for task in tasks { _ = await task.result() }
         eventSink.finish()
+        guard first, ownsClient else { return }
+        try? await client.shutdown()  // it fails only when already shut down, or closing idle connections fails: nothing is left to release
+    }
+
+    /// Throws when the session was invalidated.
+    private func checkValid() throws(TransferError) {
+        guard invalidated.withLock({ $0 }) else { return }
+        throw TransferError(
+            .sessionInvalidated, "The download session '\(identifier)' was invalidated; open it again to start downloads.", path: directory.description)
     }
 
     // MARK: Internals

@@ -1,0 +1,24 @@
+import AsyncHTTPClient
+import NIOCore
+
+extension HTTPClient {
+    /// The client a session makes for itself when none is given: the configuration's connect
+    /// timeout, stall timeout (as the read timeout) and redirect limit, and no decompression (the
+    /// bytes are stored as sent, and ranges count them). The session shuts it down.
+    static func forDownloads(_ configuration: DownloadSession.Configuration) -> HTTPClient {
+        var settings = HTTPClient.Configuration(
+            redirectConfiguration: configuration.maximumRedirects > 0 ? .follow(max: configuration.maximumRedirects, allowCycles: false) : .disallow,
+            timeout: .init(connect: TimeAmount(configuration.connectTimeout), read: TimeAmount(configuration.stallTimeout)),
+            decompression: .disabled
+        )
+        settings.httpVersion = .automatic
+        return HTTPClient(eventLoopGroupProvider: .singleton, configuration: settings)
+    }
+}
+
+extension TimeAmount {
+    init(_ duration: Duration) {
+        let (seconds, attoseconds) = duration.components
+        self = .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
+    }
+}
