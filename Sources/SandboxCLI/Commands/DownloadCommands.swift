@@ -6,19 +6,6 @@ import SandboxTransfer
 
 extension DownloadDestination.Folder: ExpressibleByArgument {}
 
-/// The session the command line downloads `url` in: one per URL, so that downloads of different
-/// URLs can run at once (a session is held by one process), and re-running a command finds its
-/// partial file. `cli-` and the URL's 64-bit FNV-1a hash.
-private func cliSession(for url: URL) -> String {
-    var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-    for byte in url.absoluteString.utf8 {
-        hash ^= UInt64(byte)
-        hash = hash &* 0x0000_0100_0000_01b3
-    }
-    let hex = String(hash, radix: 16)
-    return "cli-" + String(repeating: "0", count: 16 - hex.count) + hex
-}
-
 struct Download: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Download a URL into a container's Caches (or Documents), resumably.",
@@ -28,7 +15,7 @@ struct Download: ParsableCommand {
             progress bar shows bytes, percent, speed and time left; with --json, one JSON object per line \
             (events resumed, restarted, progress, retry, finished). Interrupted (Ctrl-C, or even SIGKILL), \
             the same command continues from the bytes already downloaded, when the server allows it \
-            (a strong ETag or Last-Modified, and byte ranges).
+            (byte ranges, an uncoded body, and a strong ETag, or a Last-Modified without an ETag).
             """
     )
 
@@ -56,15 +43,10 @@ struct Download: ParsableCommand {
         let digest = try sha256.map { hex throws(TransferError) in try ExpectedDigest(.sha256, hex: hex) }
         var configuration = DownloadSession.Configuration.standard
         configuration.rateLimit = limitRate
-        let session = try DownloadSession(identifier: cliSession(for: address), container: container, configuration: configuration)
-        let destination = DownloadDestination(folder: folder)
-        let task: DownloadTask
-        if var pending = session.pendingResumeData().last(where: { $0.originalURL == address.absoluteString }) {
-            if let digest { pending.expectedDigest = digest }  // the digest given now wins
-            task = try session.downloadTask(withResumeData: pending, destination: destination)
-        } else {
-            task = try session.downloadTask(with: DownloadRequest(url: address, expectedDigest: digest, destination: destination))
-        }
+        // One session per URL, so that downloads of different URLs run at once and a re-run continues.
+        let session = try DownloadSession(identifier: DownloadSession.identifier(for: address, prefix: "cli-"), container: container, configuration: configuration)
+        let request = DownloadRequest(url: address, expectedDigest: digest, destination: DownloadDestination(folder: folder))
+        let task = try session.downloadTask(continuingOrStarting: request)
         let printer = ProgressPrinter(json: output.json)
         let finished = Completion()
         let stop = StopSignals(label: "sandbox.download.signals")  // the download pauses with resume data
