@@ -5,6 +5,8 @@ extension DownloadSession {
     /// Brings the checkpoint up to date after the previous process ended: unfinished tasks become
     /// `interrupted` failures with resume data (reported on the event stream and to the delegate),
     /// hand-overs cut short are finished, and files no task owns are deleted.
+    ///
+    /// - Throws: the core's code when a partial file to hand over cannot be examined or moved.
     func recover() throws(TransferError) {
         for record in store.records {
             switch record.phase {
@@ -32,8 +34,15 @@ extension DownloadSession {
 
     private func finishHandOver(_ record: TaskRecord, name: String) throws(TransferError) {
         let partial = try partialPath(record.partialName)
+        let attributes: FileAttributes?
+        do throws(SandboxError) {
+            attributes = try root.attributes(at: partial, followingSymlink: false)
+        } catch {
+            throw .fileSystem(error, doing: "finish handing over the download '\(partial)'")
+        }
         var path: String?
-        if let destination = record.destination, (try? root.fileExists(at: partial)) == true {  // unreadable: nothing to move
+        // Only the regular file the download wrote is handed over; anything else put under its name is swept.
+        if let destination = record.destination, attributes?.type == .regular {
             path = try root.moveDownload(from: partial, into: destination.folder.path, name: name).description
         }
         try store.update(record.id) { $0.phase = .completed(path: path) }

@@ -28,6 +28,27 @@ import Testing
         }
     }
 
+    /// A hand-over cut short whose "partial file" is now a symlink (put there by someone else)
+    /// moves nothing into the destination: only a regular file is handed over.
+    @Test func aHandOverOfASymlinkMovesNothing() async throws {
+        try await Fixture.with { fixture in
+            do {
+                let session = try fixture.session()
+                let request = DownloadRequest(url: try #require(URL(string: "http://127.0.0.1:9/x.bin")), destination: .documents)
+                let task = try session.downloadTask(with: request)
+                let record = try #require(session.store.record(task.taskIdentifier))
+                let partial = try session.partialPath(record.partialName)
+                try fixture.root.writeContents([1], to: try session.partialPath("target"))
+                #expect(symlink("target", fixture.container.homeDirectory + "/" + partial.description) == 0)
+                try session.store.update(task.taskIdentifier) { $0.phase = .finishing(name: "x.bin") }
+            }
+            let session = try fixture.session()
+            #expect(try fixture.files(in: .documents).isEmpty)
+            #expect(session.store.records.first?.phase == .completed(path: nil))
+            #expect(try fixture.leftovers().isEmpty)
+        }
+    }
+
     @Test func strayFilesAreSweptAndUnresumableTasksReported() async throws {
         try await Fixture.with { fixture in
             var taskIdentifier = 0
