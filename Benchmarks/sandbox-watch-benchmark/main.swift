@@ -170,7 +170,8 @@ struct BurstResult {
 func watcherBurst(_ count: Int) throws -> BurstResult {
     let scratch = try Scratch(in: configuration.directory)
     defer { scratch.remove() }
-    let watcher = try FolderWatcher(watching: documentsPath, in: scratch.root)
+    let watcher = try FolderWatcher(
+        watching: documentsPath, in: scratch.root, configuration: .init(quietPeriod: .milliseconds(50)))
     defer { watcher.cancel() }
     let updates = record(watcher)
     let expected = watcher.initialSnapshot.items.count + count
@@ -246,7 +247,8 @@ func monitorOverflow(_ count: Int) throws -> OverflowResult {
 func watcherOverflow(_ count: Int) throws -> OverflowResult {
     let scratch = try Scratch(in: configuration.directory)
     defer { scratch.remove() }
-    let watcher = try FolderWatcher(watching: documentsPath, in: scratch.root)
+    let watcher = try FolderWatcher(
+        watching: documentsPath, in: scratch.root, configuration: .init(quietPeriod: .milliseconds(50)))
     defer { watcher.cancel() }
     let updates = record(watcher)
     let expected = watcher.initialSnapshot.items.count + count
