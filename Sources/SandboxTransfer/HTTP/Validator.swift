@@ -33,9 +33,14 @@ public enum Validator: Sendable, Hashable, Codable {
         return .lastModified(lastModified)
     }
 
-    /// Whether `tag` is a well-formed strong entity tag: `"…"` without `W/`.
+    /// Whether `tag` is a well-formed strong entity tag (RFC 9110 §8.8.3): `"` etagc* `"` without
+    /// `W/`, where etagc is a visible ASCII character other than `"`, or `obs-text` — so never a
+    /// quote, space, CR, LF, NUL or other control character inside. Checked on the UTF-8 bytes (a
+    /// combining mark after a quote must not hide it).
     public static func isStrongEntityTag(_ tag: String) -> Bool {
-        tag.count >= 2 && tag.first == "\"" && tag.last == "\"" && !tag.dropFirst().dropLast().contains("\"")
+        let bytes = tag.utf8
+        guard bytes.count >= 2, bytes.first == 0x22, bytes.last == 0x22 else { return false }
+        return bytes.dropFirst().dropLast().allSatisfy { $0 == 0x21 || (0x23...0x7E).contains($0) || $0 >= 0x80 }
     }
 
     /// Whether `value`, an `ETag` or `Last-Modified` of a later response, names the same version.
@@ -44,22 +49,5 @@ public enum Validator: Sendable, Hashable, Codable {
         case .entityTag(let tag): etag?.trimmingCharacters(in: .whitespaces) == tag
         case .lastModified(let date): lastModified?.trimmingCharacters(in: .whitespaces) == date
         }
-    }
-}
-
-/// HTTP dates (RFC 9110 §5.6.7): the preferred IMF-fixdate, and the obsolete RFC 850 and asctime
-/// forms.
-enum HTTPDate {
-    private static let formats = ["EEE, dd MMM yyyy HH:mm:ss zzz", "EEEE, dd-MMM-yy HH:mm:ss zzz", "EEE MMM d HH:mm:ss yyyy"]
-
-    static func parse(_ text: String) -> Date? {
-        for format in formats {
-            let formatter = DateFormatter()
-            formatter.locale = Locale(identifier: "en_US_POSIX")
-            formatter.timeZone = TimeZone(identifier: "GMT")
-            formatter.dateFormat = format
-            if let date = formatter.date(from: text) { return date }
-        }
-        return nil
     }
 }

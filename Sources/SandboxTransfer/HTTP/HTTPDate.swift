@@ -1,0 +1,106 @@
+import Foundation
+
+/// HTTP dates (RFC 9110 §5.6.7): the preferred IMF-fixdate (`Sun, 06 Nov 1994 08:49:37 GMT`), and
+/// the obsolete RFC 850 (`Sunday, 06-Nov-94 08:49:37 GMT`) and asctime (`Sun Nov  6 08:49:37 1994`)
+/// forms.
+///
+/// Parsed from the ASCII bytes with integer arithmetic, never with `DateFormatter`: a header is
+/// hostile input, and `DateFormatter` traps on some non-ASCII text (a letter and a combining mark).
+enum HTTPDate {
+    private static let shortDays = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"]
+    private static let longDays = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"]
+    private static let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+
+    /// The instant `text` names, or `nil` when it is not an HTTP date (any non-ASCII byte included).
+    static func parse(_ text: String) -> Date? {
+        let bytes = Array(text.utf8)
+        guard bytes.allSatisfy({ $0 < 0x80 }) else { return nil }
+        return imfFixdate(bytes[...]) ?? rfc850(bytes[...]) ?? asctime(bytes[...])
+    }
+
+    /// `Sun, 06 Nov 1994 08:49:37 GMT`.
+    private static func imfFixdate(_ b: ArraySlice<UInt8>) -> Date? {
+        let s = b.startIndex
+        guard b.count == 29, shortDays.contains(ascii(b, s, 3)), ascii(b, s + 3, 2) == ", ",
+            let day = number(b, s + 5, 2), b[s + 7] == 0x20, let month = month(b, s + 8), b[s + 11] == 0x20,
+            let year = number(b, s + 12, 4), b[s + 16] == 0x20, ascii(b, s + 25, 4) == " GMT"
+        else { return nil }
+        return date(year: year, month: month, day: day, time: b, at: s + 17)
+    }
+
+    /// `Sunday, 06-Nov-94 08:49:37 GMT`; a two-digit year more than 50 years ahead is the last
+    /// century's (RFC 9110 §5.6.7).
+    private static func rfc850(_ b: ArraySlice<UInt8>) -> Date? {
+        guard let comma = b.firstIndex(of: 0x2C), longDays.contains(ascii(b, b.startIndex, comma - b.startIndex)) else { return nil }
+        let s = comma + 2
+        guard b.endIndex - comma == 24, b[comma + 1] == 0x20, let day = number(b, s, 2), b[s + 2] == 0x2D,
+            let month = month(b, s + 3), b[s + 6] == 0x2D, let twoDigits = number(b, s + 7, 2), b[s + 9] == 0x20,
+            ascii(b, s + 18, 4) == " GMT"
+        else { return nil }
+        let currentYear = Int(Date().timeIntervalSince1970 / 31_556_952) + 1970
+        var year = currentYear / 100 * 100 + twoDigits
+        if year > currentYear + 50 { year -= 100 }
+        return date(year: year, month: month, day: day, time: b, at: s + 10)
+    }
+
+    /// `Sun Nov  6 08:49:37 1994`.
+    private static func asctime(_ b: ArraySlice<UInt8>) -> Date? {
+        let s = b.startIndex
+        guard b.count == 24, shortDays.contains(ascii(b, s, 3)), b[s + 3] == 0x20,
+            let month = month(b, s + 4), b[s + 7] == 0x20, b[s + 10] == 0x20, b[s + 19] == 0x20, let year = number(b, s + 20, 4)
+        else { return nil }
+        let day = b[s + 8] == 0x20 ? number(b, s + 9, 1) : number(b, s + 8, 2)
+        guard let day else { return nil }
+        return date(year: year, month: month, day: day, time: b, at: s + 11)
+    }
+
+    /// The date at `HH:MM:SS` starting at `start` (a leap second, `60`, allowed) on a valid day.
+    private static func date(year: Int, month: Int, day: Int, time b: ArraySlice<UInt8>, at start: Int) -> Date? {
+        guard let hour = number(b, start, 2), b[start + 2] == 0x3A, let minute = number(b, start + 3, 2), b[start + 5] == 0x3A,
+            let second = number(b, start + 6, 2), hour <= 23, minute <= 59, second <= 60,
+            day >= 1, day <= daysIn(month: month, year: year)
+        else { return nil }
+        let days = daysFromCivil(year: year, month: month, day: day)
+        return Date(timeIntervalSince1970: TimeInterval(days * 86_400 + hour * 3_600 + minute * 60 + second))
+    }
+
+    /// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's `days_from_civil`).
+    static func daysFromCivil(year: Int, month: Int, day: Int) -> Int {
+        let y = month <= 2 ? year - 1 : year
+        let era = (y >= 0 ? y : y - 399) / 400
+        let yearOfEra = y - era * 400
+        let dayOfYear = (153 * (month > 2 ? month - 3 : month + 9) + 2) / 5 + day - 1
+        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
+        return era * 146_097 + dayOfEra - 719_468
+    }
+
+    private static func daysIn(month: Int, year: Int) -> Int {
+        switch month {
+        case 2: (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
+        case 4, 6, 9, 11: 30
+        default: 31
+        }
+    }
+
+    /// The month (1…12) named by the three bytes at `start`.
+    private static func month(_ b: ArraySlice<UInt8>, _ start: Int) -> Int? {
+        months.firstIndex(of: ascii(b, start, 3)).map { $0 + 1 }
+    }
+
+    /// `count` ASCII digits at `start` as a number, or `nil`.
+    private static func number(_ b: ArraySlice<UInt8>, _ start: Int, _ count: Int) -> Int? {
+        guard start >= b.startIndex, start + count <= b.endIndex else { return nil }
+        var value = 0
+        for byte in b[start..<start + count] {
+            guard byte >= 0x30, byte <= 0x39 else { return nil }
+            value = value * 10 + Int(byte - 0x30)
+        }
+        return value
+    }
+
+    /// The `count` bytes at `start` as text ("" when out of bounds); the bytes are ASCII.
+    private static func ascii(_ b: ArraySlice<UInt8>, _ start: Int, _ count: Int) -> String {
+        guard count >= 0, start >= b.startIndex, start + count <= b.endIndex else { return "" }
+        return String(decoding: b[start..<start + count], as: UTF8.self)
+    }
+}
