@@ -3,7 +3,8 @@
 ///
 /// Parsing is tolerant where servers are sloppy (a missing `bytes` unit, `bytes=` instead of
 /// `bytes `, `*` for an unknown complete length) and strict about the numbers: a range that ends
-/// before it starts, or past the complete length, does not parse.
+/// before it starts, past the complete length, or at `Int64.max` (its `count` and end offset
+/// would overflow; no representation is that long) does not parse.
 public struct ContentRange: Sendable, Hashable {
     /// The first byte's offset, or `nil` for an unsatisfied range (`*/complete`).
     public var first: Int64?
@@ -43,7 +44,7 @@ public struct ContentRange: Sendable, Hashable {
         }
         let bounds = rangePart.split(separator: "-", maxSplits: 1, omittingEmptySubsequences: false)
         guard bounds.count == 2, let first = Int64(decimal: bounds[0].trimmingSpaces()),
-            let last = Int64(decimal: bounds[1].trimmingSpaces()), first <= last
+            let last = Int64(decimal: bounds[1].trimmingSpaces()), first <= last, last < Int64.max
         else { return nil }
         if let completeLength, last >= completeLength { return nil }
         self.first = first

@@ -16,4 +16,12 @@ import Testing
     func rejectsMalformed(value: String) {
         #expect(ContentRange(value) == nil)
     }
+
+    /// Fuzz `content-range/count-overflows-at-int64-max`: `count` (`last - first + 1`) and the end
+    /// offset (`last + 1`) of a range ending at `Int64.max` overflow, so it must not parse.
+    @Test(arguments: ["bytes 0-9223372036854775807/*", "bytes 9223372036854775807-9223372036854775807/*"])
+    func refusesARangeEndingAtInt64Max(value: String) {
+        #expect(ContentRange(value) == nil)
+        #expect(ContentRange("bytes 0-9223372036854775806/*")?.count == Int64.max)
+    }
 }
