@@ -26,23 +26,32 @@ public enum SuggestedFilename {
 
     /// One safe file name from untrusted text, or `nil` when nothing usable is left.
     ///
-    /// Keeps only what follows the last `/` or `\`; drops control characters (C0, DEL, C1) and NUL;
-    /// trims spaces and dots at the ends (so `..` and `.hidden` tricks vanish); caps the length at
-    /// ``maximumLength`` bytes, keeping the extension.
+    /// Keeps only what follows the last `/` or `\` (found among the Unicode scalars, not the
+    /// Characters: a combining or prepended mark must not hide a separator); drops control
+    /// characters (C0, DEL, C1) and NUL; caps the length at ``maximumLength`` bytes, keeping the
+    /// extension; then trims spaces and dots at the ends (so `..` and `.hidden` tricks vanish, and
+    /// no cut leaves a name ending in a space or dot).
     public static func sanitize(_ name: String) -> String? {
-        let base = name.split(omittingEmptySubsequences: false) { $0 == "/" || $0 == "\\" }.last.map(String.init) ?? name
-        var cleaned = String(String.UnicodeScalarView(base.unicodeScalars.filter { scalar in
+        let scalars = name.unicodeScalars
+        let afterSeparator = scalars.lastIndex { $0 == "/" || $0 == "\\" }.map { scalars.index(after: $0) } ?? scalars.startIndex
+        let kept = scalars[afterSeparator...].filter { scalar in
             !(scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value))
-        }))
-        cleaned = cleaned.trimmingCharacters(in: CharacterSet(charactersIn: " ."))
+        }
+        let cleaned = trimmed(String(String.UnicodeScalarView(kept)))
         guard !cleaned.isEmpty else { return nil }
-        return truncate(cleaned)
+        let result = trimmed(truncate(cleaned))
+        return result.isEmpty ? nil : result
     }
 
     /// `name (n).ext` for the `n`th alternative when `name.ext` is taken.
     public static func numbered(_ name: String, _ number: Int) -> String {
         let (stem, ext) = split(name)
-        return truncate(stem, keeping: " (\(number))" + ext)
+        return trimmed(truncate(stem, keeping: " (\(number))" + ext))
+    }
+
+    /// `name` without spaces and dots at its ends (compared as Unicode scalars).
+    private static func trimmed(_ name: String) -> String {
+        name.trimmingCharacters(in: CharacterSet(charactersIn: " ."))
     }
 
     /// The URL's last path component, percent-decoded once (`foo%2541.html` is `foo%41.html`);

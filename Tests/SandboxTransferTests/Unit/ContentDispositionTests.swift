@@ -63,6 +63,31 @@ import Testing
         #expect(SuggestedFilename.make(contentDisposition: nil, url: URL(string: "http://h/a%252Fb")) == "a%2Fb")
     }
 
+    /// Fuzz `content-disposition/prepended-mark-keeps-slash`, `combining-mark-after-backslash`: a
+    /// mark that joins a separator into one Character must not hide it.
+    @Test(arguments: [
+        ("attachment; filename=\"x\u{600}/passwd\"", "passwd"),
+        ("attachment; filename=\"x\\\u{595}passwd\"", "\u{595}passwd"),
+        ("attachment; filename=\"a/\u{301}b.txt\"", "\u{301}b.txt"),
+    ])
+    func marksDoNotHideSeparators(header: String, expected: String) throws {
+        let url = try #require(URL(string: "http://h/dir/x.bin"))
+        let name = SuggestedFilename.make(contentDisposition: header, url: url)
+        #expect(name == expected)
+        #expect(!name.utf8.contains(0x2F) && !name.utf8.contains(0x5C))
+    }
+
+    /// Fuzz `content-disposition/truncation-leaves-trailing-space`: cutting to 255 bytes must not
+    /// leave a name ending in a space or dot, nor must numbering.
+    @Test func truncationLeavesNoTrailingSpaceOrDot() throws {
+        let spaced = try #require(SuggestedFilename.sanitize(String(repeating: "a", count: 254) + " b"))
+        #expect(spaced == String(repeating: "a", count: 254))
+        let dotted = try #require(SuggestedFilename.sanitize(String(repeating: "a", count: 254) + "." + String(repeating: "b", count: 20)))
+        #expect(dotted == String(repeating: "a", count: 254))
+        let numbered = SuggestedFilename.numbered(String(repeating: "a", count: 255), 3)
+        #expect(numbered.utf8.count <= 255 && numbered.hasSuffix(" (3)"))
+    }
+
     @Test func longNamesKeepTheirExtension() {
         let long = String(repeating: "é", count: 300) + ".tar"
         let name = SuggestedFilename.sanitize(long)
