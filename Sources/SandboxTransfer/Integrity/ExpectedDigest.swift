@@ -31,11 +31,35 @@ public struct ExpectedDigest: Sendable, Hashable, Codable {
     /// - Throws: ``TransferError/Code/invalidArgument`` when `hex` is not `2 × byteCount` hex digits.
     public init(_ algorithm: Algorithm, hex: String) throws(TransferError) {
         let lower = hex.lowercased()
-        guard lower.count == algorithm.byteCount * 2, lower.allSatisfy({ $0.isHexDigit }) else {
+        guard Self.isDigest(lower, of: algorithm) else {
             throw TransferError(.invalidArgument, "'\(hex)' is not a \(algorithm.rawValue) digest: give \(algorithm.byteCount * 2) hexadecimal digits.")
         }
         self.algorithm = algorithm
         self.hex = lower
+    }
+
+    /// Decodes a digest and checks it as ``init(_:hex:)`` does (a synthesized decoder would not).
+    ///
+    /// - Throws: `DecodingError.dataCorrupted` when `hex` is not `2 × byteCount` hex digits.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        let algorithm = try container.decode(Algorithm.self, forKey: .algorithm)
+        let hex = try container.decode(String.self, forKey: .hex)
+        do {
+            try self.init(algorithm, hex: hex)
+        } catch {
+            throw DecodingError.dataCorruptedError(forKey: .hex, in: container, debugDescription: error.message)
+        }
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case algorithm, hex
+    }
+
+    /// Whether `hex` is `2 × byteCount` ASCII hexadecimal digits (either case).
+    static func isDigest(_ hex: String, of algorithm: Algorithm) -> Bool {
+        hex.utf8.count == algorithm.byteCount * 2
+            && hex.utf8.allSatisfy { (0x30...0x39).contains($0) || (0x41...0x46).contains($0) || (0x61...0x66).contains($0) }
     }
 }
 

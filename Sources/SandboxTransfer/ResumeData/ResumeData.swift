@@ -84,14 +84,20 @@ public struct ResumeData: Sendable, Hashable, Codable {
     /// Decodes and checks resume data.
     ///
     /// - Throws: ``TransferError/Code/invalidResumeData`` when it is not JSON of this format, has a
-    ///   newer version, a URL that is not absolute http(s), a weak entity tag, a negative length, or
-    ///   a partial file name that is not one plain name.
+    ///   newer version, a URL that is not absolute http(s), a weak or malformed entity tag, a
+    ///   `Last-Modified` that is no HTTP date, a digest that is not hexadecimal of its algorithm's
+    ///   length, a header whose name is not a token or whose value holds CR, LF, NUL or another
+    ///   control character, a credentials header (`Authorization`, `Proxy-Authorization`,
+    ///   `Cookie`), a negative length, or a partial file name that is not one plain name.
     public init(decoding data: Data) throws(TransferError) {
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .iso8601
         let decoded: ResumeData
         do {
             decoded = try decoder.decode(ResumeData.self, from: data)
+        } catch DecodingError.dataCorrupted(let context) {
+            throw TransferError(
+                .invalidResumeData, "The resume data is unusable: \(context.debugDescription) Start the download again.", cause: DecodingError.dataCorrupted(context))
         } catch {
             throw TransferError(.invalidResumeData, "The resume data is not in this library's format; start the download again.", cause: error)
         }
@@ -112,7 +118,22 @@ public struct ResumeData: Sendable, Hashable, Codable {
         }
         guard DownloadRequest.isSupported(URL(string: originalURL)) else { throw invalid("'\(originalURL)' is not an absolute http or https URL") }
         if case .entityTag(let tag) = validator, !Validator.isStrongEntityTag(tag) {
-            throw invalid("the entity tag \(tag) is not a strong one, so it cannot guard a resume")
+            throw invalid("the entity tag \(tag.debugDescription) is not a well-formed strong one, so it cannot guard a resume")
+        }
+        if case .lastModified(let date) = validator, HTTPDate.parse(date) == nil {
+            throw invalid("the Last-Modified validator '\(date.debugDescription)' is not an HTTP date")
+        }
+        if let digest = expectedDigest, !ExpectedDigest.isDigest(digest.hex, of: digest.algorithm) {
+            throw invalid("the \(digest.algorithm.rawValue) digest '\(digest.hex.debugDescription)' is not \(digest.algorithm.byteCount * 2) hexadecimal digits")
+        }
+        for (name, value) in headers.sorted(by: { $0.key < $1.key }) {
+            guard HeaderSyntax.isToken(name) else { throw invalid("the header name \(name.debugDescription) is not an HTTP token") }
+            guard !HeaderSyntax.isCredentials(name) else {
+                throw invalid("it carries the credentials header \(name), which resume data never holds; give it in the new request instead")
+            }
+            guard HeaderSyntax.isFieldValue(value) else {
+                throw invalid("the value of the header \(name) holds a control character (CR, LF, NUL or another): \(value.debugDescription)")
+            }
         }
         if let expectedLength, expectedLength < 0 { throw invalid("the expected length \(expectedLength) is negative") }
         guard PartialFileIdentity.isPlainName(partialFile.name) else {

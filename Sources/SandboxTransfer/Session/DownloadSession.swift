@@ -284,7 +284,8 @@ public final class DownloadSession: Sendable {
             sessionIdentifier: identifier, taskIdentifier: record.id, originalURL: record.originalURL, finalURL: record.finalURL,
             validator: record.validator, expectedLength: record.expectedLength, partialFile: PartialFileIdentity(
                 name: record.partialName, inode: attributes.inode, birthTime: attributes.creationDate?.timeIntervalSince1970),
-            expectedDigest: record.expectedDigest, headers: record.headers, createdAt: record.createdAt)
+            expectedDigest: record.expectedDigest, headers: record.headers.filter { !HeaderSyntax.isCredentials($0.key) },
+            createdAt: record.createdAt)
     }
 
     /// Reports an event on the stream and to the delegate.

@@ -47,6 +47,36 @@ import Testing
         try rejects({ $0.partialFile.name = ".." }, mentioning: "plain name")
     }
 
+    /// Fuzz `resume-data/digest-hex-not-checked.json`: the digest is checked on decode as when made.
+    @Test func rejectsADigestThatIsNotHexadecimal() throws {
+        let digest = try ExpectedDigest(.md5, hex: String(repeating: "0", count: 32))
+        try rejects({ $0.expectedDigest = digest; $0.expectedDigest?.hex = "0r" + String(repeating: "0", count: 30) }, mentioning: "hexadecimal")
+        try rejects({ $0.expectedDigest = digest; $0.expectedDigest?.hex = "00" }, mentioning: "hexadecimal")
+        try rejects({ $0.expectedDigest = digest; $0.expectedDigest?.hex = String(repeating: "\u{FF10}", count: 32) }, mentioning: "hexadecimal")
+    }
+
+    /// Fuzz `resume-data/header-value-with-crlf.json`, `entity-tag-with-crlf.json`: nothing that
+    /// would end one header and start another when the download resumes.
+    @Test func rejectsHeadersAndTagsThatWouldInjectHeaders() throws {
+        try rejects({ $0.headers = ["X-Trace": "a\r\nHost: evil"] }, mentioning: "control character")
+        try rejects({ $0.headers = ["X-Trace": "a\0b"] }, mentioning: "control character")
+        try rejects({ $0.headers = ["X Trace": "a"] }, mentioning: "token")
+        try rejects({ $0.headers = ["X-Trace:": "a"] }, mentioning: "token")
+        try rejects({ $0.headers = ["": "a"] }, mentioning: "token")
+        try rejects({ $0.validator = .entityTag("\"a\r\nX: y\"") }, mentioning: "strong")
+        try rejects({ $0.validator = .entityTag("\"a\0\"") }, mentioning: "strong")
+        try rejects({ $0.validator = .lastModified("Tue, 15 Nov 1994 08:12:31 GMT\r\nX: y") }, mentioning: "HTTP date")
+        #expect(Validator.isStrongEntityTag("\"5f1c-3a\""))
+        #expect(Validator.isStrongEntityTag("\"\""))
+        #expect(!Validator.isStrongEntityTag("\"a\u{301}\"\u{301}"))
+    }
+
+    /// Fuzz `resume-data/credentials-header.json`: resume data never carries credentials.
+    @Test(arguments: ["Authorization", "proxy-authorization", "COOKIE"])
+    func rejectsCredentialsHeaders(name: String) throws {
+        try rejects({ $0.headers = [name: "Basic eDp5"] }, mentioning: "credentials")
+    }
+
     @Test func rejectsGarbage() {
         for bytes in [Data(), Data("{}".utf8), Data("not json".utf8), Data([0xFF, 0x00])] {
             let error = #expect(throws: TransferError.self) { try ResumeData(decoding: bytes) }
