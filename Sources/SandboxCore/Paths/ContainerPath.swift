@@ -46,20 +46,22 @@ public struct ContainerPath: Hashable, Sendable, CustomStringConvertible, Compar
         }
         var names: [FileName] = []
         var depth = 0
-        for part in string.split(separator: "/", omittingEmptySubsequences: true) {
-            guard part.utf8.count <= Self.maximumComponentLength else {
-                throw .rule(.nameTooLong, "The name '\(part.prefix(32))…' in '\(string.prefix(64))' is \(part.utf8.count) bytes long; Linux allows \(Self.maximumComponentLength).", path: String(string.prefix(64)))
+        // Split on the byte '/', as the kernel does — never on Characters: a combining or
+        // prepended mark next to '/' makes one Character of both, which would hide a separator
+        // (and a '..') from this check but not from the kernel.
+        for part in string.utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: true) {
+            guard part.count <= Self.maximumComponentLength else {
+                let shown = String(decoding: part.prefix(32), as: UTF8.self)
+                throw .rule(.nameTooLong, "The name '\(shown)…' in '\(string.prefix(64))' is \(part.count) bytes long; Linux allows \(Self.maximumComponentLength).", path: String(string.prefix(64)))
             }
-            switch part {
-            case ".":
-                continue
-            case "..":
+            if part.elementsEqual(".".utf8) { continue }
+            if part.elementsEqual("..".utf8) {
                 depth -= 1
                 guard depth >= 0 else { throw .rule(.escapesContainer, SandboxError.escapeMessage(string), path: string) }
-            default:
+            } else {
                 depth += 1
             }
-            names.append(FileName(uncheckedBytes: part.utf8))
+            names.append(FileName(uncheckedBytes: part))
         }
         self.init(checkedNames: names, requiresDirectory: string.utf8.last == UInt8(ascii: "/"))
     }
