@@ -39,8 +39,8 @@ final class SharedDescriptor: Sendable {
 
     /// Runs `body` with the descriptor, holding a lease so it cannot be closed meanwhile.
     ///
-    /// - Throws: ``SandboxError/Code/invalidArgument`` when the descriptor has been closed (the
-    ///   error ``SandboxError/closed(_:)`` describes), and what `body` throws.
+    /// - Throws: ``SandboxError/Code/closed`` when the descriptor has been closed (see
+    ///   ``SandboxError/closed(_:)``), and what `body` throws.
     func withDescriptor<T, E: Error>(_ body: (CInt) throws(E) -> T) throws(SandboxError) -> Result<T, E> {
         guard state.withLock({ $0.acquire() }) else { throw .closed(path) }
         defer {
