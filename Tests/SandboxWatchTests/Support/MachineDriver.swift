@@ -32,7 +32,8 @@ extension MachineDriving {
             arming.directories.append(
                 .init(key: ContainerPath(stringLiteral: "Documents/" + directory), watch: watch, entries: []))
         }
-        machine.recordBaseline(arming)
+        let failures = machine.recordBaseline(arming)
+        precondition(failures.isEmpty, "the driver's baseline has no folders that failed to be watched")
         return machine
     }
 
