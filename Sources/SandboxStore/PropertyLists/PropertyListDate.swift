@@ -1,3 +1,5 @@
+import SandboxCore
+
 /// Dates as XML property lists spell them, `2026-11-21T09:30:00Z`: UTC on the proleptic Gregorian
 /// calendar (the Gregorian rules extended before 1582), as `CFAbsoluteTime` and Python's
 /// `datetime` count. Foundation's formatters switch to the Julian calendar before October 1582,
@@ -26,10 +28,10 @@ enum PropertyListDate {
             fraction = value
             scanner = scanner.dropFirst(1 + digits.count)
         }
-        guard scanner == "Z", (1...12).contains(month), (1...daysIn(month: month, year: negative ? -year : year)).contains(day),
+        guard scanner == "Z", (1...12).contains(month), (1...ProlepticGregorian.daysIn(month: month, year: negative ? -year : year)).contains(day),
             hour < 24, minute < 60, second < 60
         else { return nil }
-        let days = daysFromCivil(year: negative ? -year : year, month: month, day: day) - referenceDay
+        let days = ProlepticGregorian.daysFromCivil(year: negative ? -year : year, month: month, day: day) - referenceDay
         return Double(days * 86_400 + hour * 3_600 + minute * 60 + second) + fraction
     }
 
@@ -42,7 +44,7 @@ enum PropertyListDate {
         let whole = Int64(floored)
         let (day, time) = whole.quotientAndRemainder(dividingBy: 86_400)
         let (days, secondOfDay) = time < 0 ? (day - 1, time + 86_400) : (day, time)
-        let (year, month, dayOfMonth) = civil(fromDays: days + referenceDay)
+        let (year, month, dayOfMonth) = ProlepticGregorian.civil(fromDays: days + referenceDay)
         func padded(_ value: Int64, _ width: Int) -> String {
             let digits = String(abs(value))
             return (value < 0 ? "-" : "") + String(repeating: "0", count: max(0, width - digits.count)) + digits
@@ -60,36 +62,5 @@ enum PropertyListDate {
         guard (minimumDigits...maximumDigits).contains(digits.count), let value = Int64(digits) else { return nil }
         scanner = scanner.dropFirst(digits.count)
         return value
-    }
-
-    private static func daysIn(month: Int64, year: Int64) -> Int64 {
-        switch month {
-        case 2: year % 4 == 0 && (year % 100 != 0 || year % 400 == 0) ? 29 : 28
-        case 4, 6, 9, 11: 30
-        default: 31
-        }
-    }
-
-    /// Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's `days_from_civil`).
-    static func daysFromCivil(year: Int64, month: Int64, day: Int64) -> Int64 {
-        let year = month <= 2 ? year - 1 : year
-        let era = (year >= 0 ? year : year - 399) / 400
-        let yearOfEra = year - era * 400
-        let dayOfYear = (153 * (month > 2 ? month - 3 : month + 9) + 2) / 5 + day - 1
-        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
-        return era * 146_097 + dayOfEra - 719_468
-    }
-
-    /// The proleptic Gregorian date of a day since 1970-01-01 (`civil_from_days`).
-    static func civil(fromDays days: Int64) -> (year: Int64, month: Int64, day: Int64) {
-        let shifted = days + 719_468
-        let era = (shifted >= 0 ? shifted : shifted - 146_096) / 146_097
-        let dayOfEra = shifted - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1_460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let shiftedMonth = (5 * dayOfYear + 2) / 153
-        let day = dayOfYear - (153 * shiftedMonth + 2) / 5 + 1
-        let month = shiftedMonth < 10 ? shiftedMonth + 3 : shiftedMonth - 9
-        return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import SandboxCore
 
 /// HTTP dates (RFC 9110 §5.6.7): the preferred IMF-fixdate (`Sun, 06 Nov 1994 08:49:37 GMT`), and
 /// the obsolete RFC 850 (`Sunday, 06-Nov-94 08:49:37 GMT`) and asctime (`Sun Nov  6 08:49:37 1994`)
@@ -58,28 +59,10 @@ enum HTTPDate {
     private static func date(year: Int, month: Int, day: Int, time b: ArraySlice<UInt8>, at start: Int) -> Date? {
         guard let hour = number(b, start, 2), b[start + 2] == 0x3A, let minute = number(b, start + 3, 2), b[start + 5] == 0x3A,
             let second = number(b, start + 6, 2), hour <= 23, minute <= 59, second <= 60,
-            day >= 1, day <= daysIn(month: month, year: year)
+            day >= 1, day <= ProlepticGregorian.daysIn(month: Int64(month), year: Int64(year))
         else { return nil }
-        let days = daysFromCivil(year: year, month: month, day: day)
-        return Date(timeIntervalSince1970: TimeInterval(days * 86_400 + hour * 3_600 + minute * 60 + second))
-    }
-
-    /// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's `days_from_civil`).
-    static func daysFromCivil(year: Int, month: Int, day: Int) -> Int {
-        let y = month <= 2 ? year - 1 : year
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yearOfEra = y - era * 400
-        let dayOfYear = (153 * (month > 2 ? month - 3 : month + 9) + 2) / 5 + day - 1
-        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
-        return era * 146_097 + dayOfEra - 719_468
-    }
-
-    private static func daysIn(month: Int, year: Int) -> Int {
-        switch month {
-        case 2: (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
-        case 4, 6, 9, 11: 30
-        default: 31
-        }
+        let days = ProlepticGregorian.daysFromCivil(year: Int64(year), month: Int64(month), day: Int64(day))
+        return Date(timeIntervalSince1970: TimeInterval(days * 86_400 + Int64(hour * 3_600 + minute * 60 + second)))
     }
 
     /// The month (1…12) named by the three bytes at `start`.
