@@ -35,8 +35,11 @@ public struct ResumeData: Sendable, Hashable, Codable {
     public var expectedDigest: ExpectedDigest?
     /// Request headers to send again (never credentials).
     public var headers: [String: String]
-    /// When the download was first created.
-    public var createdAt: Date
+    /// When the download was first created, to the whole second (the precision the document
+    /// stores, so that what is decoded encodes to the same document; a finer value is truncated).
+    public var createdAt: Date {
+        didSet { createdAt = Self.wholeSeconds(createdAt) }
+    }
 
     public init(
         sessionIdentifier: String,
@@ -60,7 +63,12 @@ public struct ResumeData: Sendable, Hashable, Codable {
         self.partialFile = partialFile
         self.expectedDigest = expectedDigest
         self.headers = headers
-        self.createdAt = createdAt
+        self.createdAt = Self.wholeSeconds(createdAt)
+    }
+
+    /// `date` truncated to its second (toward the past), as the document's ISO 8601 form keeps it.
+    static func wholeSeconds(_ date: Date) -> Date {
+        Date(timeIntervalSinceReferenceDate: date.timeIntervalSinceReferenceDate.rounded(.down))
     }
 
     /// Whether the download can continue where it stopped (it has a strong validator); without
@@ -92,7 +100,7 @@ public struct ResumeData: Sendable, Hashable, Codable {
     public init(decoding data: Data) throws(TransferError) {
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .iso8601
-        let decoded: ResumeData
+        var decoded: ResumeData
         do {
             decoded = try decoder.decode(ResumeData.self, from: data)
         } catch DecodingError.dataCorrupted(let context) {
@@ -101,6 +109,8 @@ public struct ResumeData: Sendable, Hashable, Codable {
         } catch {
             throw TransferError(.invalidResumeData, "The resume data is not in this library's format; start the download again.", cause: error)
         }
+        // Foundation's ISO 8601 parser also takes fractional seconds, which `encoded()` would drop.
+        decoded.createdAt = Self.wholeSeconds(decoded.createdAt)
         try decoded.validate()
         self = decoded
     }

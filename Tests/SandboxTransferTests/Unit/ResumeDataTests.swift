@@ -27,6 +27,27 @@ import Testing
         #expect(decoded.partialFile.inode == nil)
     }
 
+    /// Fuzz `resume-data/regression-fractional-created-at.json`: Foundation's ISO 8601 parser takes
+    /// `15:06:1.540Z`, which the encoder wrote back as `15:06:01Z`, so decoded resume data did not
+    /// round-trip. The date is kept to the second it is stored at, however it is set.
+    @Test func createdAtIsKeptToTheSecondSoItRoundTrips() throws {
+        let text = String(decoding: try sample.encoded(), as: UTF8.self)
+            .replacingOccurrences(of: "\"2023-11-14T22:13:20Z\"", with: "\"2023-11-14T22:13:20.540Z\"")
+        #expect(text.contains("22:13:20.540Z"))
+        let decoded = try ResumeData(decoding: Data(text.utf8))
+        #expect(decoded.createdAt == Date(timeIntervalSince1970: 1_700_000_000))
+        #expect(try ResumeData(decoding: try decoded.encoded()) == decoded)
+
+        var made = sample
+        made.createdAt = Date(timeIntervalSince1970: 1_700_000_000.75)
+        #expect(made.createdAt == Date(timeIntervalSince1970: 1_700_000_000))
+        let early = ResumeData(
+            sessionIdentifier: "s", taskIdentifier: 1, originalURL: "https://h/x", validator: nil, expectedLength: nil,
+            partialFile: PartialFileIdentity(name: "1.partial", inode: nil), createdAt: Date(timeIntervalSince1970: -0.25))
+        #expect(early.createdAt == Date(timeIntervalSince1970: -1))
+        #expect(try ResumeData(decoding: try early.encoded()) == early)
+    }
+
     func rejects(_ change: (inout ResumeData) -> Void, mentioning words: String) throws {
         var data = sample
         change(&data)
