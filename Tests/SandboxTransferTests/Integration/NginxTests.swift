@@ -10,12 +10,14 @@ import Testing
     let payload = TestData.bytes(1_500_000, seed: 5)
 
     /// nginx's `limit_rate` sends a second's worth at a time: a stall timeout of a second would fire.
+    /// `/slow/` sends a first download at 64 KB/s (23 s for the payload), so a test pausing it once
+    /// bytes arrive never finds it finished, however loaded the machine; resumptions run unlimited.
     static let configuration = DownloadSession.Configuration(
         retryPolicy: RetryPolicy(maximumAttempts: 8, initialDelay: .milliseconds(5), maximumDelay: .milliseconds(50)),
         stallTimeout: .seconds(10), progressInterval: .milliseconds(20))
 
     func withNginx(_ body: (NginxServer, Fixture) async throws -> Void) async throws {
-        let nginx = try NginxServer.start(slowRate: "1m")
+        let nginx = try NginxServer.start(slowRate: "64k")
         defer { nginx.stop() }
         try nginx.serve(payload, as: "payload.bin")
         try await Fixture.with { fixture in try await body(nginx, fixture) }
@@ -102,13 +104,14 @@ import Testing
             var reopened: DownloadSession?
             #expect(await eventually { reopened = try? fixture.session(); return reopened != nil })  // the old run lets go of it
             let session = try #require(reopened)
+            let events = EventLog(session)
             var interrupted: TransferError?
-            for await event in session.events {
-                if case .didComplete(let task, let error) = event, task.taskIdentifier == taskIdentifier {
-                    interrupted = error
-                    break
-                }
-            }
+            #expect(await eventually {
+                interrupted = events.all.lazy.compactMap { event -> TransferError? in
+                    if case .didComplete(let task, let error) = event, task.taskIdentifier == taskIdentifier { error } else { nil }
+                }.first
+                return interrupted != nil
+            })
             #expect(interrupted?.code == .interrupted)
             let resumeData = try #require(interrupted?.resumeData)
             #expect(session.pendingResumeData() == [resumeData])

@@ -8,7 +8,9 @@ import Glibc
 /// The master process is kept: it resets its signal mask, whereas a single nginx process would
 /// inherit the blocked signals of the test's thread and never see `SIGQUIT`.
 ///
-/// Locations: `/files/` (plain, ranges), `/slow/` (`limit_rate` of ``slowRate``), `/gzip/` (gzip
+/// Locations: `/files/` (plain, ranges), `/slow/` (`limit_rate` of `slowRate` for a request
+/// without `Range`, unlimited for one with it: a first download crawls, so a test can always pause
+/// it in time, and its resumption runs at full speed), `/gzip/` (gzip
 /// on for every type), `/named/` (a `Content-Disposition` with `filename*`), `/redirect/N` (a chain
 /// of N redirects to `/files/payload.bin`). The access log records `$bytes_sent`, so a test can
 /// count the bytes served.
@@ -28,7 +30,8 @@ public final class NginxServer: Sendable {
         public var range: String
     }
 
-    /// Starts nginx; `slowRate` is `limit_rate`'s value for `/slow/` (e.g. `512k`).
+    /// Starts nginx; `slowRate` is `limit_rate`'s value for `/slow/` requests without `Range` (e.g.
+    /// `512k`).
     ///
     /// - Throws: when nginx is not installed or does not start within 10 s.
     public static func start(slowRate: String = "1m") throws -> NginxServer {
@@ -94,6 +97,7 @@ public final class NginxServer: Sendable {
             http {
                 log_format transfer '$uri $status $bytes_sent "$http_range"';
                 access_log \(directory)/access.log transfer;
+                map $http_range $slow_rate { "" \(slowRate); default 0; }
                 default_type application/octet-stream;
                 sendfile on;
                 keepalive_requests 100000;
@@ -105,7 +109,7 @@ public final class NginxServer: Sendable {
                 server {
                     listen 127.0.0.1:\(port);
                     location /files/ { alias \(root)/; }
-                    location /slow/ { alias \(root)/; limit_rate \(slowRate); }
+                    location /slow/ { alias \(root)/; limit_rate $slow_rate; }
                     location /gzip/ { alias \(root)/; gzip on; gzip_types *; gzip_min_length 0; }
                     location /named/ { alias \(root)/; add_header Content-Disposition "attachment; filename=\\"fallback.txt\\"; filename*=UTF-8''r%C3%A9sum%C3%A9%20final.pdf"; }
             \(redirects)    }
