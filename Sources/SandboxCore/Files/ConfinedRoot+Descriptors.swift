@@ -10,8 +10,10 @@ extension ConfinedRoot {
     /// The path is resolved beneath the root like every other open; a symlink in the last
     /// component is refused rather than followed. The caller owns the descriptor and must close it.
     ///
-    /// - Parameter permissions: create the file with these permissions (less the umask) when it is
-    ///   absent; `nil` requires it to exist.
+    /// - Parameters:
+    ///   - path: the file, relative to the root; a symlink in its last component is refused.
+    ///   - permissions: create the file with these permissions (less the umask) when it is absent;
+    ///     `nil` requires it to exist.
     /// - Throws: ``SandboxError/Code/notFound`` (without `permissions`),
     ///   ``SandboxError/Code/notARegularFile``, ``SandboxError/Code/isADirectory``,
     ///   ``SandboxError/Code/symlinkLoop`` for a final symlink, and resolution errors.

@@ -6,6 +6,7 @@ extension ConfinedRoot {
     /// Creates a directory at `path`.
     ///
     /// - Parameters:
+    ///   - path: the directory to create, relative to the root.
     ///   - withIntermediateDirectories: also create missing parents, and succeed if a directory
     ///     already exists at `path` (like `mkdir -p`).
     ///   - permissions: the mode, less the process's umask.
@@ -46,12 +47,16 @@ extension ConfinedRoot {
 
     /// The items inside the directory at `path`, in no particular order.
     ///
-    /// - Parameter recursive: also list everything beneath, each directory before its contents.
-    /// - Parameter prefetchingAttributes: also read every item's resource values (one `statx`
-    ///   each), as iOS does when asked for keys up front.
-    /// - Parameter stoppingAtPathLimit: as for ``enumerate(at:recursive:prefetchingAttributes:stoppingAtPathLimit:_:)``:
-    ///   report a directory too deep to list with ``DirectoryEntry/contentsBeyondPathLimit`` rather
-    ///   than fail.
+    /// - Parameters:
+    ///   - path: the directory to list, relative to the root (``ContainerPath/root`` for the root
+    ///     itself).
+    ///   - recursive: also list everything beneath, each directory before its contents.
+    ///   - prefetchingAttributes: also read every item's resource values (one `statx` each), as iOS
+    ///     does when asked for keys up front.
+    ///   - stoppingAtPathLimit: as for
+    ///     ``enumerate(at:recursive:prefetchingAttributes:stoppingAtPathLimit:_:)``: report a
+    ///     directory too deep to list with ``DirectoryEntry/contentsBeyondPathLimit`` rather than
+    ///     fail.
     /// - Throws: ``SandboxError/Code/notFound``, ``SandboxError/Code/notADirectory``,
     ///   ``SandboxError/Code/nameTooLong`` for items too deep to be named (unless
     ///   `stoppingAtPathLimit`), and resolution errors.

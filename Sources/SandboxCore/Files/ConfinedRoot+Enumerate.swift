@@ -12,6 +12,8 @@ extension ConfinedRoot {
     /// reported.
     ///
     /// - Parameters:
+    ///   - path: the directory to walk, relative to the root (``ContainerPath/root`` for the root
+    ///     itself).
     ///   - recursive: also visit the contents of subdirectories.
     ///   - prefetchingAttributes: fill in ``DirectoryEntry/attributes`` for every item.
     ///   - stoppingAtPathLimit: `false` (the default) fails with ``SandboxError/Code/nameTooLong``

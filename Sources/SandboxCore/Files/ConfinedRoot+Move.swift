@@ -8,8 +8,11 @@ extension ConfinedRoot {
     /// A symlink is moved itself. Across file systems mounted inside the container the item is
     /// copied, then the original removed.
     ///
-    /// - Parameter replacingExisting: replace an item already at `destination` (for directories,
-    ///   only an empty one). Without it the move fails rather than overwrite.
+    /// - Parameters:
+    ///   - source: the item to move, relative to the root.
+    ///   - destination: its new path, relative to the root; its parent directory must exist.
+    ///   - replacingExisting: replace an item already at `destination` (for directories, only an
+    ///     empty one). Without it the move fails rather than overwrite.
     /// - Throws: ``SandboxError/Code/alreadyExists``, ``SandboxError/Code/notFound``,
     ///   ``SandboxError/Code/invalidArgument`` for a directory moved into itself, and resolution
     ///   errors such as ``SandboxError/Code/escapesContainer`` for either path.

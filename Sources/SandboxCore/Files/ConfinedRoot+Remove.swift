@@ -11,8 +11,10 @@ extension ConfinedRoot {
     /// directory swapped for a symlink while it runs is unlinked as a link, and nothing outside
     /// the container is touched.
     ///
-    /// - Parameter recursively: remove a directory with everything in it. Read-only directories
-    ///   the caller owns (a sealed app bundle's) are made writable on the way, so they can be emptied.
+    /// - Parameters:
+    ///   - path: the item to remove, relative to the root; not the root itself.
+    ///   - recursively: remove a directory with everything in it. Read-only directories the caller
+    ///     owns (a sealed app bundle's) are made writable on the way, so they can be emptied.
     /// - Returns: how many items were removed; 0 when nothing existed at `path`.
     /// - Throws: ``SandboxError/Code/directoryNotEmpty`` for a non-empty directory without
     ///   `recursively`, ``SandboxError/Code/invalidPath`` for the root itself,

@@ -8,7 +8,11 @@ extension ConfinedRoot {
     ///
     /// The buffer passed to `body` is valid only during the call and is reused for the next chunk.
     ///
-    /// - Parameter chunkSize: the most bytes handed to `body` at once.
+    /// - Parameters:
+    ///   - path: the regular file to read, relative to the root.
+    ///   - chunkSize: the most bytes handed to `body` at once.
+    ///   - body: called with each chunk, in order; an error it throws ends the read and is
+    ///     rethrown.
     /// - Returns: the number of bytes read.
     /// - Throws: ``SandboxError/Code/notFound``, ``SandboxError/Code/isADirectory``,
     ///   ``SandboxError/Code/notARegularFile``, resolution errors, and what `body` throws.
@@ -26,7 +30,11 @@ extension ConfinedRoot {
     /// ``forEachChunk(of:chunkSize:_:)`` through a buffer the caller owns, so that reading many
     /// files (hashing a whole bundle, say) allocates once rather than once a file.
     ///
-    /// - Parameter buffer: where each chunk is read; its size is the chunk size. Must not be empty.
+    /// - Parameters:
+    ///   - path: the regular file to read, relative to the root.
+    ///   - buffer: where each chunk is read; its size is the chunk size. Must not be empty.
+    ///   - body: called with each chunk (a slice of `buffer`), in order; an error it throws ends
+    ///     the read and is rethrown.
     @discardableResult
     public func forEachChunk(
         of path: ContainerPath,

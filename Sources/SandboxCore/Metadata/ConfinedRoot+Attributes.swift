@@ -8,8 +8,10 @@ extension ConfinedRoot {
 
     /// The resource values of the item at `path`.
     ///
-    /// - Parameter followingSymlink: whether a symlink in the last component is described as itself
-    ///   (`false`) or as its target, which must lie in the container (`true`, the default).
+    /// - Parameters:
+    ///   - path: the item to describe, relative to the root.
+    ///   - followingSymlink: whether a symlink in the last component is described as itself
+    ///     (`false`) or as its target, which must lie in the container (`true`, the default).
     /// - Returns: the values, or `nil` only when nothing exists at `path`.
     /// - Throws: ``SandboxError/Code/escapesContainer`` and the other resolution errors; a missing
     ///   directory in the middle of the path is also `nil`.

@@ -1,7 +1,7 @@
 /// One change a ``FolderMonitor`` reports.
 ///
-/// Paths are relative to the container's home (`Documents/a.txt`), like every ``ContainerPath``, so
-/// they can be handed straight back to the container's ``ConfinedRoot``.
+/// Paths are relative to the container's home (`Documents/a.txt`), like every ``/SandboxCore/ContainerPath``, so
+/// they can be handed straight back to the container's ``/SandboxCore/ConfinedRoot``.
 ///
 /// Events are hints and the folder is the truth: a name may already be gone when its event is read,
 /// and after ``overflow`` some changes were reported only in summary. Re-read the folder (see
@@ -17,7 +17,7 @@ public enum FolderEvent: Sendable, Equatable, CustomStringConvertible {
     /// it moved with it.
     case renamed(from: ContainerPath, to: ContainerPath, isDirectory: Bool)
     /// An existing file's contents or attributes changed. Reported once per write session: more
-    /// writes before the file is ``ready`` are folded into this one event.
+    /// writes before the file is ``FolderEvent/ready(_:)`` are folded into this one event.
     case modified(ContainerPath)
     /// A file finished being written: it was closed after writing (`IN_CLOSE_WRITE`), renamed or
     /// linked into place, then stayed quiet for the monitor's quiet period with no process holding it

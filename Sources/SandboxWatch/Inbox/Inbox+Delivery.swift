@@ -5,9 +5,10 @@ extension Inbox {
     /// A leading `.` is dropped from the name, so the item is not mistaken for a sender's temporary.
     ///
     /// - Returns: the delivered item's path, e.g. `Documents/Inbox/report 2.pdf`.
-    /// - Throws: ``SandboxError/Code/notFound`` for a missing host file,
-    ///   ``SandboxError/Code/isADirectory`` for a folder, ``SandboxError/Code/noSpace``, and the
-    ///   other errors of ``ConfinedRoot/importFile(fromHost:to:options:)``.
+    /// - Throws: ``/SandboxCore/SandboxError/Code/notFound`` for a missing host file,
+    ///   ``/SandboxCore/SandboxError/Code/isADirectory`` for a folder,
+    ///   ``/SandboxCore/SandboxError/Code/noSpace``, and the other errors of
+    ///   ``/SandboxCore/ConfinedRoot/importFile(fromHost:to:options:)``.
     @discardableResult
     public func deliver(hostFile: String) throws(SandboxError) -> ContainerPath {
         let lastComponent = hostFile.split(separator: "/").last.map(String.init) ?? ""

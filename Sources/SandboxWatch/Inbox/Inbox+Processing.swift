@@ -4,8 +4,8 @@ extension Inbox {
     /// and on resume (or use ``processItems(isolation:_:)``, which also waits for new items).
     ///
     /// - Returns: what was handled, and what failed (those items stay claimed for the next launch).
-    /// - Throws: ``SandboxError`` when the Inbox cannot be read or an item cannot be claimed, e.g.
-    ///   ``SandboxError/Code/permissionDenied``; handler errors are reported, not thrown.
+    /// - Throws: ``/SandboxCore/SandboxError`` when the Inbox cannot be read or an item cannot be claimed, e.g.
+    ///   ``/SandboxCore/SandboxError/Code/permissionDenied``; handler errors are reported, not thrown.
     @discardableResult
     public func processPendingItems(
         _ handler: (InboxItem) throws -> InboxItem.Disposition
@@ -29,7 +29,7 @@ extension Inbox {
     /// handled is picked up by the next pass. Handler failures leave their item claimed for the next
     /// launch (see ``Inbox``) and processing goes on.
     ///
-    /// - Throws: ``SandboxError/Code/notFound`` when the Inbox folder is removed while watched, the
+    /// - Throws: ``/SandboxCore/SandboxError/Code/notFound`` when the Inbox folder is removed while watched, the
     ///   errors of ``FolderMonitor/init(watching:in:configuration:)``, and those of
     ///   ``processPendingItems(_:)``.
     public func processItems(

@@ -5,7 +5,7 @@
 /// ``processPendingItems(_:)`` (once, e.g. at launch) and ``processItems(isolation:_:)`` (at launch,
 /// then whenever new items arrive, using a ``FolderMonitor``). The app does not write into its
 /// Inbox: ``writeItem(named:contents:)`` and ``checkAppMayWrite(to:)`` refuse with
-/// ``SandboxError/Code/readOnly``.
+/// ``/SandboxCore/SandboxError/Code/readOnly``.
 ///
 /// ## Exactly once, across crashes
 /// An item is *claimed* before it is handed to the app: renamed (atomically) into the hidden
@@ -43,14 +43,14 @@ public struct Inbox: Sendable {
     /// Refuses an app-side write: always throws. The Inbox is the senders'; the app reads, moves out
     /// and deletes its items.
     ///
-    /// - Throws: ``SandboxError/Code/readOnly``, always.
+    /// - Throws: ``/SandboxCore/SandboxError/Code/readOnly``, always.
     public func writeItem(named name: String, contents: some Collection<UInt8>) throws(SandboxError) {
         try Self.checkAppMayWrite(to: Self.path.appending(name))
     }
 
     /// Throws when `path` is the Inbox or inside it, where the app may not write.
     ///
-    /// - Throws: ``SandboxError/Code/readOnly`` with a message that says what to do instead.
+    /// - Throws: ``/SandboxCore/SandboxError/Code/readOnly`` with a message that says what to do instead.
     public static func checkAppMayWrite(to path: ContainerPath) throws(SandboxError) {
         guard path.isDescendant(of: Self.path) else { return }
         throw SandboxError(
@@ -62,8 +62,9 @@ public struct Inbox: Sendable {
 
     /// The items waiting in the Inbox (names beginning with `.` excepted), sorted.
     ///
-    /// - Throws: the errors of ``ConfinedRoot/contentsOfDirectory(at:recursive:prefetchingAttributes:stoppingAtPathLimit:)``
-    ///   other than ``SandboxError/Code/notFound`` (a missing Inbox is an empty one).
+    /// - Throws: the errors of
+    ///   ``/SandboxCore/ConfinedRoot/contentsOfDirectory(at:recursive:prefetchingAttributes:stoppingAtPathLimit:)``
+    ///   other than ``/SandboxCore/SandboxError/Code/notFound`` (a missing Inbox is an empty one).
     public func pendingItems() throws(SandboxError) -> [ContainerPath] {
         try entries(of: Self.path).map(\.path)
     }

@@ -3,7 +3,7 @@ public struct InboxItem: Sendable, Hashable {
     /// The item's name in the Inbox (as delivered, e.g. `report 2.pdf`), byte for byte.
     public let fileName: FileName
     /// ``fileName`` as text: exact when it is valid UTF-8, else its escaped display (see
-    /// ``FileName/description``), which names no item. Use ``fileName`` to name a destination.
+    /// ``/SandboxCore/FileName/description``), which names no item. Use ``fileName`` to name a destination.
     public var name: String { fileName.string ?? fileName.description }
     /// Where the item is while it is handled: inside the Inbox's hidden processing folder. Read it
     /// through the container's root.

@@ -9,7 +9,7 @@ import SystemPackage
 final class InotifyInstance: Sendable {
     let descriptor: CInt
 
-    /// - Throws: ``SandboxError/Code/tooManyOpenFiles`` naming `/proc/sys/fs/inotify/max_user_instances`.
+    /// - Throws: ``/SandboxCore/SandboxError/Code/tooManyOpenFiles`` naming `/proc/sys/fs/inotify/max_user_instances`.
     init() throws(SandboxError) {
         let fd = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
         guard fd >= 0 else { throw .inotifyInstance(errno: errno) }
@@ -19,7 +19,7 @@ final class InotifyInstance: Sendable {
     deinit { close(descriptor) }
 
     /// Watches the directory open at `directory` (a descriptor from
-    /// ``ConfinedRoot/openDirectory(_:flags:followFinalSymlink:)``).
+    /// ``/SandboxCore/ConfinedRoot/openDirectory(_:flags:followFinalSymlink:)``).
     ///
     /// inotify takes a path, not a descriptor: the watch is added through `/proc/self/fd/N`, a magic
     /// link the kernel follows to the very directory the descriptor holds, so no path in the
@@ -27,7 +27,7 @@ final class InotifyInstance: Sendable {
     /// cannot redirect the watch outside the container. Watching a directory watched already
     /// returns its watch descriptor (one per inode).
     ///
-    /// - Throws: ``SandboxError/Code/noSpace`` naming `/proc/sys/fs/inotify/max_user_watches`, and
+    /// - Throws: ``/SandboxCore/SandboxError/Code/noSpace`` naming `/proc/sys/fs/inotify/max_user_watches`, and
     ///   the other `inotify_add_watch` errors.
     func addWatch(on directory: borrowing OwnedDescriptor, path: ContainerPath) throws(SandboxError) -> Int32 {
         let watch = inotify_add_watch(

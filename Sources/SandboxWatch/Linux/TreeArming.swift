@@ -9,9 +9,9 @@ enum TreeArming {
     /// Watches and lists `folder` and, when `recursive`, every directory beneath it, parents before
     /// their contents. Used to arm a monitor and to re-arm it after an overflow.
     ///
-    /// - Throws: the error of the folder itself: ``SandboxError/Code/notFound``,
-    ///   ``SandboxError/Code/notADirectory`` (also for a symlink), the watch limit
-    ///   (``SandboxError/Code/noSpace``). Directories beneath it that vanished meanwhile are left
+    /// - Throws: the error of the folder itself: ``/SandboxCore/SandboxError/Code/notFound``,
+    ///   ``/SandboxCore/SandboxError/Code/notADirectory`` (also for a symlink), the watch limit
+    ///   (``/SandboxCore/SandboxError/Code/noSpace``). Directories beneath it that vanished meanwhile are left
     ///   out (their parent's events tell of them); other failures beneath it are in
     ///   ``MonitorMachine/Arming/failures``.
     static func arm(

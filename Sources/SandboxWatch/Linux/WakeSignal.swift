@@ -6,7 +6,7 @@ final class WakeSignal: Sendable {
     private let readEnd: CInt
     private let writeEnd: CInt
 
-    /// - Throws: ``SandboxError/Code/tooManyOpenFiles`` when no descriptor is left.
+    /// - Throws: ``/SandboxCore/SandboxError/Code/tooManyOpenFiles`` when no descriptor is left.
     init() throws(SandboxError) {
         var pair: [CInt] = [-1, -1]
         let type = Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue)

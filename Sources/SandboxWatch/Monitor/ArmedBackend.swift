@@ -7,7 +7,7 @@ enum ArmedBackend: Sendable {
     /// Watches `folder` with the configured backend; `.automatic` polls when the kernel has no inotify.
     ///
     /// - Throws: the errors of ``ArmedMonitor/init(configuration:root:)``; for polling, the folder's
-    ///   ``SandboxError/Code/invalidPath``.
+    ///   ``/SandboxCore/SandboxError/Code/invalidPath``.
     init(
         folder: ContainerPath, root: ConfinedRoot, configuration: WatchConfiguration, tracksReadiness: Bool
     ) throws(SandboxError) {
@@ -41,7 +41,7 @@ enum ArmedBackend: Sendable {
     /// Starts the reader thread, which delivers events, snapshots, or both.
     ///
     /// - Parameter baseline: for polling, the snapshot changes are reported against (read now when `nil`).
-    /// - Throws: ``SandboxError/Code/tooManyOpenFiles`` when the wake-up channel cannot be made; for
+    /// - Throws: ``/SandboxCore/SandboxError/Code/tooManyOpenFiles`` when the wake-up channel cannot be made; for
     ///   polling, the errors of ``FolderSnapshot/take(of:in:recursive:)`` for the baseline.
     func start(
         folder: ContainerPath,

@@ -12,13 +12,14 @@ struct ArmedMonitor: Sendable {
     /// Watches `configuration.folder` (and, when recursive, every folder beneath it, each watched
     /// before it is listed).
     ///
-    /// - Throws: ``SandboxError/Code/invalidPath`` for a path with `..`; ``SandboxError/Code/notFound``
-    ///   or ``SandboxError/Code/notADirectory`` for the folder (also for a symlink);
-    ///   ``SandboxError/Code/tooManyOpenFiles`` naming `max_user_instances`;
-    ///   ``SandboxError/Code/noSpace`` naming `max_user_watches`; the error of a folder beneath it
-    ///   that cannot be watched (say, ``SandboxError/Code/permissionDenied``). A folder too deep for
-    ///   a path to name is not thrown: it is reported as ``FolderEvent/failed(_:)`` once the monitor
-    ///   runs.
+    /// - Throws: ``/SandboxCore/SandboxError/Code/invalidPath`` for a path with `..`;
+    ///   ``/SandboxCore/SandboxError/Code/notFound`` or
+    ///   ``/SandboxCore/SandboxError/Code/notADirectory`` for the folder (also for a symlink);
+    ///   ``/SandboxCore/SandboxError/Code/tooManyOpenFiles`` naming `max_user_instances`;
+    ///   ``/SandboxCore/SandboxError/Code/noSpace`` naming `max_user_watches`; the error of a
+    ///   folder beneath it that cannot be watched (say,
+    ///   ``/SandboxCore/SandboxError/Code/permissionDenied``). A folder too deep for a path to name
+    ///   is not thrown: it is reported as ``FolderEvent/failed(_:)`` once the monitor runs.
     init(configuration: MonitorMachine.Configuration, root: ConfinedRoot) throws(SandboxError) {
         try WatchedFolder.check(configuration.folder)
         self.root = root
@@ -36,7 +37,7 @@ struct ArmedMonitor: Sendable {
 
     /// Starts the reader thread.
     ///
-    /// - Throws: ``SandboxError/Code/tooManyOpenFiles`` when the wake-up channel cannot be made.
+    /// - Throws: ``/SandboxCore/SandboxError/Code/tooManyOpenFiles`` when the wake-up channel cannot be made.
     func start(
         events: AsyncStream<FolderEvent>.Continuation?, snapshots: SnapshotDelivery?
     ) throws(SandboxError) -> ReaderControl {

@@ -8,7 +8,7 @@
 /// ```
 ///
 /// On Linux it is built on inotify: one instance per monitor, one watch per folder, added through
-/// a descriptor the core opens beneath the container (see ``InotifyInstance/addWatch(on:path:)``).
+/// a descriptor the core opens beneath the container, so a symlink swapped in is never followed.
 /// A dedicated thread blocks in `poll(2)` and reads the kernel's queue as soon as anything arrives
 /// (so the queue does not overflow behind slow consumers), and sleeps without timeouts while
 /// nothing is pending: an idle monitor costs no CPU and no wake-ups.
@@ -27,7 +27,7 @@
 ///   folder deleted and re-created meanwhile is watched again, and a file whose close was lost is
 ///   followed to ``FolderEvent/ready(_:)`` like any other.
 /// - Names are reported byte for byte as the disk has them, even when they are not UTF-8 (their
-///   ``ContainerPath/description`` shows such bytes escaped); no name found on disk is skipped.
+///   ``/SandboxCore/ContainerPath/description`` shows such bytes escaped); no name found on disk is skipped.
 /// - The event buffer is bounded (``WatchConfiguration/bufferLimit``); a consumer that falls
 ///   further behind gets ``FolderEvent/overflow`` instead of the events that did not fit, never
 ///   silence.
@@ -51,11 +51,18 @@ public final class FolderMonitor: Sendable {
 
     /// Starts watching `folder` beneath `root`.
     ///
-    /// - Throws: ``SandboxError/Code/notFound`` or ``SandboxError/Code/notADirectory`` for the folder
-    ///   (symlinks are not followed); ``SandboxError/Code/invalidPath`` for a path with `..`;
-    ///   ``SandboxError/Code/tooManyOpenFiles`` when no inotify instance is left (the message names
-    ///   `/proc/sys/fs/inotify/max_user_instances`); ``SandboxError/Code/noSpace`` when the watch
-    ///   limit is reached (it names `/proc/sys/fs/inotify/max_user_watches`).
+    /// - Parameters:
+    ///   - folder: the folder to watch, relative to the container's home (`Documents`).
+    ///   - root: the container's root, beneath which `folder` is resolved.
+    ///   - configuration: whether subfolders are watched, the backend (inotify or polling), the
+    ///     quiet period before ``FolderEvent/ready(_:)`` and the event buffer's limit.
+    /// - Throws: ``/SandboxCore/SandboxError/Code/notFound`` or
+    ///   ``/SandboxCore/SandboxError/Code/notADirectory`` for the folder (symlinks are not
+    ///   followed); ``/SandboxCore/SandboxError/Code/invalidPath`` for a path with `..`;
+    ///   ``/SandboxCore/SandboxError/Code/tooManyOpenFiles`` when no inotify instance is left (the
+    ///   message names `/proc/sys/fs/inotify/max_user_instances`);
+    ///   ``/SandboxCore/SandboxError/Code/noSpace`` when the watch limit is reached (it names
+    ///   `/proc/sys/fs/inotify/max_user_watches`).
     public init(
         watching folder: ContainerPath, in root: ConfinedRoot, configuration: Configuration = Configuration()
     ) throws(SandboxError) {

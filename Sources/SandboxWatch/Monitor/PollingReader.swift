@@ -9,11 +9,11 @@ import SystemPackage
 ///
 /// What it cannot know: renames come out as a removal and an addition (nothing pairs them), changes
 /// undone within one interval are not seen, and there is no overflow. It reports in the inotify
-/// backend's terms (see ``PolledChanges``), and, like it, never follows a symlink at the folder. A file is ``FolderEvent/ready(_:)``
-/// once its size and modification date stayed the same for the quiet period (at least one interval)
-/// and no process has it open for writing (the same lease probe as the inotify backend).
-/// Its thread sleeps in `poll(2)` on the wake-up channel with the interval as timeout, so it wakes
-/// once per interval even when nothing happens.
+/// backend's terms (see ``PolledChanges``), and, like it, never follows a symlink at the folder. A
+/// file is ``FolderEvent/ready(_:)`` once its size and modification date stayed the same for the
+/// quiet period (at least one interval) and no process has it open for writing (the same lease
+/// probe as the inotify backend). Its thread sleeps in `poll(2)` on the wake-up channel with the
+/// interval as timeout, so it wakes once per interval even when nothing happens.
 struct PollingReader: Sendable {
     typealias Instant = ContinuousClock.Instant
 
@@ -32,7 +32,7 @@ struct PollingReader: Sendable {
 
     /// - Parameter baseline: what changes are reported against; read now when `nil` (what is there
     ///   now is not reported, as with the inotify backend's arming).
-    /// - Throws: ``SandboxError/Code/invalidPath`` for a folder path with `..`, and the errors of
+    /// - Throws: ``/SandboxCore/SandboxError/Code/invalidPath`` for a folder path with `..`, and the errors of
     ///   ``FolderSnapshot/take(of:in:recursive:)`` for the baseline.
     init(
         folder: ContainerPath,

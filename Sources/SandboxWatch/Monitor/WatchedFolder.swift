@@ -3,7 +3,7 @@ enum WatchedFolder {
     /// Refuses a folder path with `..`: events name items by their path beneath the folder, so the
     /// folder is given by its own path.
     ///
-    /// - Throws: ``SandboxError/Code/invalidPath``.
+    /// - Throws: ``/SandboxCore/SandboxError/Code/invalidPath``.
     static func check(_ folder: ContainerPath) throws(SandboxError) {
         guard folder.names.contains(where: \.isParentReference) else { return }
         throw SandboxError(

@@ -1,7 +1,8 @@
 import Foundation
 
 /// The contents of a folder at one moment: every item beneath it with its type, size and
-/// modification date. Read with `getdents64` and `statx` (``ConfinedRoot/enumerate(at:recursive:prefetchingAttributes:stoppingAtPathLimit:_:)``),
+/// modification date. Read with `getdents64` and `statx`
+/// (``/SandboxCore/ConfinedRoot/enumerate(at:recursive:prefetchingAttributes:stoppingAtPathLimit:_:)``),
 /// not `FileManager`, which is an order of magnitude slower on Linux.
 ///
 /// This is the "rescan" of the rescan-and-refresh pattern: events say *that* something changed,
@@ -38,11 +39,16 @@ public struct FolderSnapshot: Sendable, Equatable {
     /// (as when watching), and a folder replaced while it is read is read again. Items too deep for
     /// a path to name (4095 bytes) are left out; the folder holding them is listed.
     ///
-    /// - Parameter recursive: include everything beneath subfolders too.
-    /// - Throws: ``SandboxError/Code/notFound`` for a missing folder; ``SandboxError/Code/notADirectory``
-    ///   for a file or a symlink; ``SandboxError/Code/concurrentModification`` when the folder was
-    ///   replaced during each of three reads; ``SandboxError/Code/escapesContainer`` and the other
-    ///   errors of ``ConfinedRoot/enumerate(at:recursive:prefetchingAttributes:stoppingAtPathLimit:_:)``.
+    /// - Parameters:
+    ///   - folder: the folder to read, relative to the container's home (`Documents`).
+    ///   - root: the container's root, beneath which `folder` is resolved.
+    ///   - recursive: include everything beneath subfolders too.
+    /// - Throws: ``/SandboxCore/SandboxError/Code/notFound`` for a missing folder;
+    ///   ``/SandboxCore/SandboxError/Code/notADirectory`` for a file or a symlink;
+    ///   ``/SandboxCore/SandboxError/Code/concurrentModification`` when the folder was replaced
+    ///   during each of three reads; ``/SandboxCore/SandboxError/Code/escapesContainer`` and the
+    ///   other errors of
+    ///   ``/SandboxCore/ConfinedRoot/enumerate(at:recursive:prefetchingAttributes:stoppingAtPathLimit:_:)``.
     public static func take(
         of folder: ContainerPath, in root: ConfinedRoot, recursive: Bool = true
     ) throws(SandboxError) -> FolderSnapshot {

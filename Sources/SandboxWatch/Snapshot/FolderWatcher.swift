@@ -28,10 +28,13 @@ public final class FolderWatcher: Sendable {
 
     /// Starts watching `folder` beneath `root` and reads its first snapshot.
     ///
-    /// - Parameter configuration: ``WatchConfiguration/recursive``, ``WatchConfiguration/backend``,
-    ///   ``WatchConfiguration/quietPeriod`` (how long a burst must have been quiet before the folder
-    ///   is read again) and ``WatchConfiguration/maximumDelay`` (the longest an update waits while
-    ///   changes keep coming) apply.
+    /// - Parameters:
+    ///   - folder: the folder to watch, relative to the container's home (`Documents`).
+    ///   - root: the container's root, beneath which `folder` is resolved.
+    ///   - configuration: ``WatchConfiguration/recursive``, ``WatchConfiguration/backend``,
+    ///     ``WatchConfiguration/quietPeriod`` (how long a burst must have been quiet before the
+    ///     folder is read again) and ``WatchConfiguration/maximumDelay`` (the longest an update
+    ///     waits while changes keep coming) apply.
     /// - Throws: the errors of ``FolderMonitor/init(watching:in:configuration:)`` and of
     ///   ``FolderSnapshot/take(of:in:recursive:)``.
     public init(

@@ -6,6 +6,8 @@ extension ConfinedRoot {
     /// The descriptor is closed once the mapping exists (the mapping keeps the file).
     ///
     /// - Parameters:
+    ///   - path: the regular file to map, relative to the root.
+    ///   - range: the bytes to map; the whole file by default.
     ///   - access: ``MappingAccess/readOnly`` by default.
     ///   - advice: a hint about how the pages will be used.
     /// - Throws: ``SandboxError/Code/invalidArgument`` for a negative range or one that ends past the

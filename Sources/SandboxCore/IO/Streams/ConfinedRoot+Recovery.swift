@@ -16,8 +16,11 @@ extension ConfinedRoot {
     /// A temporary is removed only when no live writer holds it: writers lock their temporaries
     /// (`F_OFD_SETLK`) until they publish them, and the kernel drops the lock of a dead process.
     ///
-    /// - Parameter age: only names whose status changed at least this long ago are removed, which
-    ///   also covers file systems without such locks.
+    /// - Parameters:
+    ///   - directory: the directory whose leftover temporaries are removed (its subdirectories are
+    ///     not visited); the root by default. A root with a staging directory keeps them there.
+    ///   - age: only names whose status changed at least this long ago are removed, which also
+    ///     covers file systems without such locks.
     /// - Throws: ``SandboxError/Code/notFound``, ``SandboxError/Code/notADirectory``, resolution
     ///   errors such as ``SandboxError/Code/escapesContainer``, and `unlinkat` errors.
     @discardableResult

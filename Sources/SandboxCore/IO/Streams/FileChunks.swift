@@ -82,9 +82,12 @@ extension ConfinedRoot {
     /// ```
     ///
     /// - Parameters:
+    ///   - path: the regular file to read, relative to the root.
     ///   - chunkSize: the most bytes in a chunk; 1 MiB by default.
     ///   - range: the bytes to read; the whole file by default. A range past the end yields the
     ///     bytes that exist.
+    ///   - engine: whose threads run the reads and whose buffer pool holds the chunks;
+    ///     ``IOEngine/shared`` by default.
     /// - Throws: at once, the errors of ``openFile(forReadingAt:engine:)`` and
     ///   ``SandboxError/Code/invalidArgument`` for a chunk size below 1 or a negative range; while
     ///   iterating, read errors such as ``SandboxError/Code/io``.
