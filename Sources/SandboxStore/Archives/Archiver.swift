@@ -35,6 +35,8 @@ public struct Archiver<Root: Codable>: Sendable {
     /// - Parameters:
     ///   - version: the current version of `Root`'s shape; raise it whenever the shape changes, and
     ///     teach `migration` the old one. Values below 1 are raised to 1.
+    ///   - format: the property-list format archives are written in, ``PropertyListFormat/binary``
+    ///     by default; both formats are read.
     ///   - migration: called for archives older than `version`; without it they cannot be read.
     public init(version: Int, format: PropertyListFormat = .binary, migration: Migration? = nil) {
         self.version = max(1, version)
@@ -51,7 +53,9 @@ public struct Archiver<Root: Codable>: Sendable {
 
     /// The root of an archive, migrated to the current version if it is older.
     ///
-    /// - Parameter path: names the file in error messages.
+    /// - Parameters:
+    ///   - bytes: the archive, as ``archive(_:)`` made it (untrusted: every part is checked).
+    ///   - path: names the file in error messages.
     /// - Throws: ``StoreError`` with ``StoreError/Code/corrupt`` (not an archive, or damaged),
     ///   ``StoreError/Code/newerVersion``, ``StoreError/Code/migrationFailed`` (an older archive and
     ///   no hook, or the hook threw), ``StoreError/Code/typeMismatch`` (the root is not a `Root`).

@@ -13,9 +13,11 @@ extension Container {
     /// descriptor, so an app that swaps in a symlink between the check and the open is not stopped;
     /// everything the library itself writes stays confined.)
     ///
-    /// - Parameter configuration: GRDB's configuration; the journal mode is always WAL.
+    /// - Parameters:
+    ///   - name: the database's file name in `Library/Application Support`, e.g. `app.sqlite`.
+    ///   - configuration: GRDB's configuration; the journal mode is always WAL.
     /// - Throws: ``StoreError`` with ``StoreError/Code/invalidName`` for a name that is not one
-    ///   plain file name, ``StoreError/Code/escapesContainer`` (the core's code) when a symlink is in
+    ///   plain file name, ``/SandboxCore/SandboxError/Code/escapesContainer`` (the core's code) when a symlink is in
     ///   the way, ``StoreError/Code/database`` when SQLite refuses (e.g. the file is not a
     ///   database).
     public func database(named name: String, configuration: Configuration = Configuration()) throws(StoreError) -> DatabasePool {

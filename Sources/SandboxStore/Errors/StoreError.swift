@@ -3,7 +3,7 @@ import Sandbox
 /// The one error type of the store: property lists, archives, preferences, the keychain and
 /// databases.
 ///
-/// Like ``SandboxError`` it carries a ``code`` to branch on, a ``message`` for a person that names
+/// Like ``/SandboxCore/SandboxError`` it carries a ``code`` to branch on, a ``message`` for a person that names
 /// the file and says what to do, what lay underneath (``cause``), and where it was raised. A failure
 /// of the file system beneath keeps the core's code (``Code/init(_:)``), so `not-found` is
 /// `not-found` at every layer.

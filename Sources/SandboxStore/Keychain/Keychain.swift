@@ -11,12 +11,12 @@ import Sandbox
 /// Items live outside the app's container, in `Device/Apps/<app-id>/keychain.plist` under the
 /// sandbox home, encrypted with AES-GCM under a key derived from the device's own key
 /// (`Device/device.key`, made by the device's first keychain write, never by a read); see
-/// ``KeychainFile`` for the format. No secret is ever written in the clear. An older copy of the
+/// `KeychainFile.swift` for the format. No secret is ever written in the clear. An older copy of the
 /// file is refused (``StoreError/Code/rolledBack``). Uninstalling the app deletes its items;
 /// updating it keeps them.
 ///
 /// A `Keychain` is a value: ``label(_:)``, ``comment(_:)``, ``accessibility(_:)`` and
-/// ``attributes(_:)`` return a copy configured for the next ``set(_:key:)``. Copies share the
+/// ``attributes(_:)`` return a copy configured for the next ``set(_:key:)-(String,_)``. Copies share the
 /// file, its lock and its cache.
 public struct Keychain: Sendable {
     /// `kSecAttrService` of the items this value reads and writes.
@@ -83,7 +83,7 @@ public struct Keychain: Sendable {
     /// Stores `data` for the account `key`, creating or replacing the item. A replaced item keeps
     /// its creation date.
     ///
-    /// - Throws: as `set(_:key:)`.
+    /// - Throws: as ``set(_:key:)-(String,_)``.
     public func set(_ data: Data, key: String) throws(StoreError) {
         try requireName(key)
         let now = Date()
@@ -143,7 +143,7 @@ public struct Keychain: Sendable {
     /// Removes the item of the account `key`.
     ///
     /// - Returns: whether there was one.
-    /// - Throws: as `set(_:key:)`.
+    /// - Throws: as ``set(_:key:)-(String,_)``.
     @discardableResult
     public func remove(_ key: String) throws(StoreError) -> Bool {
         let service = service
@@ -157,7 +157,7 @@ public struct Keychain: Sendable {
 
     /// Removes every item of this service.
     ///
-    /// - Throws: as `set(_:key:)`.
+    /// - Throws: as ``set(_:key:)-(String,_)``.
     public func removeAll() throws(StoreError) {
         let service = service
         try store.modify { (change: inout KeychainStore.Change) throws(StoreError) in change.rows.removeAll { $0.service == service } }

@@ -23,7 +23,7 @@ public enum KeychainAccessibility: String, Sendable, Hashable, Codable, CaseIter
 public struct KeychainItem: Sendable, Hashable {
     /// `kSecAttrService`.
     public var service: String
-    /// `kSecAttrAccount`: the key in ``Keychain/set(_:key:)``.
+    /// `kSecAttrAccount`: the key in ``Keychain/set(_:key:)-(String,_)``.
     public var account: String
     /// `kSecAttrLabel`.
     public var label: String?

@@ -37,7 +37,7 @@ extension Container {
 }
 
 extension SandboxHome {
-    /// Opens an installed app as ``openApp(_:preferredLanguages:environment:)`` does, with its
+    /// Opens an installed app as ``/Sandbox/SandboxHome/openApp(_:preferredLanguages:environment:)`` does, with its
     /// bundle set to the app's preferred languages (``Container/preferredLanguages(environment:)``).
     ///
     /// - Throws: the errors of both.

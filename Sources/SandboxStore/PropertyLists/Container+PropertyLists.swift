@@ -5,8 +5,11 @@ extension Container {
     /// new one, never a mix, and nothing is written if encoding fails.
     ///
     /// - Parameters:
+    ///   - value: the value to write; its top level must encode as a dictionary or an array.
+    ///   - path: the file to create or replace, relative to the container's home.
     ///   - format: ``PropertyListFormat/binary`` by default.
-    ///   - options: ``WriteOptions/atomic`` is always added; ``WriteOptions/durable`` by default.
+    ///   - options: ``/SandboxCore/WriteOptions/atomic`` is always added;
+    ///     ``/SandboxCore/WriteOptions/durable`` by default.
     /// - Throws: ``StoreError`` with ``StoreError/Code/encodingFailed``; ``StoreError/Code/readOnly``
     ///   for `Library/Preferences` (use ``preferences()``) and `Documents/Inbox`; the core's codes
     ///   (e.g. `not-found` for a missing folder, `escapes-container`, `no-space`).
@@ -23,7 +26,10 @@ extension Container {
 
     /// Reads a `Value` from the property list at `path`, binary or XML (told by its first bytes).
     ///
-    /// - Parameter maximumSize: refuse files larger than this many bytes.
+    /// - Parameters:
+    ///   - type: the type to decode.
+    ///   - path: the file to read, relative to the container's home.
+    ///   - maximumSize: refuse files larger than this many bytes.
     /// - Throws: ``StoreError`` with ``StoreError/Code/corrupt`` for a file that is not a property
     ///   list or is truncated, ``StoreError/Code/typeMismatch`` for one of another shape (the file
     ///   is left as it was in both cases), and the core's codes (e.g. `not-found`, `file-too-large`).

@@ -14,7 +14,9 @@ import Foundation
 public enum PropertyList {
     /// Encodes `value` as a property list.
     ///
-    /// - Parameter format: ``PropertyListFormat/binary`` by default.
+    /// - Parameters:
+    ///   - value: the value to encode; its top level must encode as a dictionary or an array.
+    ///   - format: ``PropertyListFormat/binary`` by default.
     /// - Throws: ``StoreError`` with ``StoreError/Code/encodingFailed`` when the value has no
     ///   property-list form, e.g. a bare number or string as the top level (wrap it in a struct),
     ///   or, for XML, a string with a control character XML cannot carry.
@@ -58,6 +60,7 @@ public enum PropertyList {
     /// file has it: the entry point for untrusted bytes.
     ///
     /// - Parameters:
+    ///   - bytes: the property list, binary or XML (untrusted: every part is checked).
     ///   - path: names the file in error messages.
     ///   - limits: how much the read may build; ``PropertyListLimits/default`` unless given.
     /// - Throws: ``StoreError`` with ``StoreError/Code/corrupt`` when `bytes` is not a property list
@@ -79,6 +82,8 @@ public enum PropertyList {
     /// Decodes a `Value` from a binary or XML property list, whichever `bytes` holds.
     ///
     /// - Parameters:
+    ///   - type: the type to decode.
+    ///   - bytes: the property list, binary or XML (untrusted: every part is checked).
     ///   - path: names the file in error messages.
     ///   - limits: how much the read may build.
     /// - Throws: ``StoreError`` with ``StoreError/Code/corrupt`` when `bytes` is not a property list
