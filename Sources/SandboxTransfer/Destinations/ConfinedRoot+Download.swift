@@ -6,8 +6,8 @@ extension ConfinedRoot {
     /// never outside the container.
     ///
     /// - Returns: where the file now is.
-    /// - Throws: the core's code of a file failure (its ``SandboxError`` is the cause) when the move fails for another reason, or when 1,000
-    ///   names are taken.
+    /// - Throws: the core's code of a file failure (its ``/SandboxCore/SandboxError`` is the cause)
+    ///   when the move fails for another reason, or when 1,000 names are taken.
     func moveDownload(from source: ContainerPath, into folder: ContainerPath, name: String) throws(TransferError) -> ContainerPath {
         do throws(SandboxError) {
             try createDirectory(at: folder, withIntermediateDirectories: true)

@@ -2,7 +2,7 @@ import Sandbox
 
 /// The one error type of the download session.
 ///
-/// Like ``SandboxError``, every failure carries a ``code`` to branch on, a ``message`` for a person
+/// Like ``/SandboxCore/SandboxError``, every failure carries a ``code`` to branch on, a ``message`` for a person
 /// (naming the URL or the path, and the remedy), the ``cause`` underneath when there is one, and the
 /// source location that raised it. A failed or cancelled download also carries its
 /// ``resumeData`` when it can continue — the `NSURLSessionDownloadTaskResumeData` of iOS.
@@ -15,7 +15,7 @@ public struct TransferError: Error, Sendable, CustomStringConvertible {
     public var url: String?
     /// The container-relative path involved, if any.
     public var path: String?
-    /// The error underneath: the ``SandboxError`` of a file failure (whose code ``code`` keeps),
+    /// The error underneath: the ``/SandboxCore/SandboxError`` of a file failure (whose code ``code`` keeps),
     /// the HTTP client's error for network failures.
     public var cause: (any Error & Sendable)?
     /// How to continue the download from the bytes already on disk; `nil` when it cannot continue.

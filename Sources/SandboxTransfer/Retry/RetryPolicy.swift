@@ -33,6 +33,7 @@ public struct RetryPolicy: Sendable, Hashable {
     /// The wait before try number `attempt` (2 for the first retry), or `nil` when no try is left.
     ///
     /// - Parameters:
+    ///   - attempt: the number of the try about to be made: 2 for the first retry.
     ///   - retryAfter: the server's `Retry-After`, already converted to a duration; it replaces the
     ///     computed back-off (capped at ``maximumDelay``).
     ///   - random: a number in 0…1 for the jitter.

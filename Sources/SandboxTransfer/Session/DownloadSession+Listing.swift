@@ -3,7 +3,7 @@ import Sandbox
 extension DownloadSession {
     /// The identifiers of the sessions that have a folder in `container`, sorted.
     ///
-    /// - Throws: the core's code of a file failure (its ``SandboxError`` is the cause) when the
+    /// - Throws: the core's code of a file failure (its ``/SandboxCore/SandboxError`` is the cause) when the
     ///   sessions' folder cannot be read; a container without one has no sessions.
     public static func sessionIdentifiers(container: Container) throws(TransferError) -> [String] {
         do throws(SandboxError) {

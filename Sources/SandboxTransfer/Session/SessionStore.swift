@@ -23,7 +23,8 @@ final class SessionStore: Sendable {
 
     /// Opens (creating if needed) the store in `folder` and loads its records.
     ///
-    /// - Throws: the core's code of a file failure (its ``SandboxError`` is the cause) when the folder cannot be made or a record read.
+    /// - Throws: the core's code of a file failure (its ``/SandboxCore/SandboxError`` is the cause)
+    ///   when the folder cannot be made or a record read.
     init(root: ConfinedRoot, folder: ContainerPath) throws(TransferError) {
         self.root = root
         self.folder = folder

@@ -12,7 +12,7 @@ final class PartialFile: Sendable {
 
     /// Opens (creating if needed) the partial file at `path`.
     ///
-    /// - Throws: the core's code of a file failure (its ``SandboxError`` is the cause).
+    /// - Throws: the core's code of a file failure (its ``/SandboxCore/SandboxError`` is the cause).
     init(root: ConfinedRoot, path: ContainerPath) throws(TransferError) {
         do throws(SandboxError) {
             file = try root.openFile(forReadingAndWritingAt: path, options: .modifyFile(createIfNecessary: true))

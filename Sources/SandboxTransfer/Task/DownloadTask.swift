@@ -4,8 +4,9 @@ import Synchronization
 
 /// One download: `URLSessionDownloadTask` for this library.
 ///
-/// Made by ``DownloadSession/downloadTask(with:)`` or ``DownloadSession/downloadTask(withResumeData:)``,
-/// suspended until ``resume()``. Its lifecycle is ``DownloadTaskMachine``; what it does is reported
+/// Made by ``DownloadSession/downloadTask(with:)-(URL)`` or
+/// ``DownloadSession/downloadTask(withResumeData:destination:)``, suspended until ``resume()``. Its
+/// lifecycle is a state machine (`DownloadTaskMachine`); what it does is reported
 /// to the session's delegate and event stream, and ``result()`` waits for the end.
 public final class DownloadTask: Sendable, Hashable, Identifiable, CustomStringConvertible {
     /// Unique within its session, and stable across processes (it is checkpointed).
@@ -57,7 +58,7 @@ public final class DownloadTask: Sendable, Hashable, Identifiable, CustomStringC
     public func cancel() { perform { $0.cancel(producingResumeData: false) } }
 
     /// Cancels the task and keeps its partial file, returning the data to continue it with
-    /// ``DownloadSession/downloadTask(withResumeData:)`` — in this process or a later one.
+    /// ``DownloadSession/downloadTask(withResumeData:destination:)`` — in this process or a later one.
     ///
     /// - Returns: the resume data, or `nil` when the download cannot continue (the server sent no
     ///   strong validator, or the task had already completed).

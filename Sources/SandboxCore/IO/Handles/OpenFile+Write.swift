@@ -29,7 +29,7 @@ extension OpenFile {
 
     /// Writes `bytes` at `offset`, or at the current position when `offset` is `nil`.
     ///
-    /// - Throws: as ``write(_:atOffset:)``.
+    /// - Throws: as ``write(_:atOffset:)-(DataRegions,_)``.
     public func write(contentsOf bytes: some Sequence<UInt8>, atOffset offset: Int64? = nil) throws(SandboxError) {
         let data = DataRegions(bytes)
         if let offset {
