@@ -107,6 +107,7 @@ let package = Package(
         .target(
             name: "SandboxTransferTesting",
             dependencies: [
+                "SandboxTesting",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -133,21 +134,32 @@ let package = Package(
 
         .testTarget(
             name: "SandboxCoreTests",
-            dependencies: ["SandboxCore", "sandbox-crash-harness"],
+            dependencies: ["SandboxCore", "SandboxTesting", "sandbox-crash-harness"],
             swiftSettings: swiftSettings
         ),
-        .testTarget(name: "SandboxTests", dependencies: ["Sandbox"], swiftSettings: swiftSettings),
-        .testTarget(name: "SandboxWatchTests", dependencies: ["SandboxWatch", "SandboxCLI"], swiftSettings: swiftSettings),
+        .testTarget(name: "SandboxTests", dependencies: ["Sandbox", "SandboxTesting"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "SandboxWatchTests",
+            dependencies: ["SandboxWatch", "SandboxTesting", "SandboxCLI"],
+            swiftSettings: swiftSettings
+        ),
         .testTarget(
             name: "SandboxStoreTests",
-            dependencies: ["SandboxStore", "sandbox-store-harness", "SandboxCLI", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: [
+                "SandboxStore", "SandboxTesting", "sandbox-store-harness", "SandboxCLI",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "SandboxTransferTests",
-            dependencies: ["SandboxTransfer", "SandboxTransferTesting", "SandboxCLI"],
+            dependencies: ["SandboxTransfer", "SandboxTesting", "SandboxTransferTesting", "SandboxCLI"],
             swiftSettings: swiftSettings
         ),
-        .testTarget(name: "SandboxCLITests", dependencies: ["SandboxCLI", "Sandbox"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "SandboxCLITests",
+            dependencies: ["SandboxCLI", "Sandbox", "SandboxTesting"],
+            swiftSettings: swiftSettings
+        ),
     ]
 )

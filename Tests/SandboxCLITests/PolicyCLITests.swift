@@ -1,4 +1,5 @@
 import Foundation
+import SandboxTesting
 import Testing
 
 @Suite("The sandbox command line keeps the container's rules and never acts through planted links")
@@ -6,14 +7,14 @@ struct PolicyCLITests {
     let app = "com.example.notes"
 
     @Test("file commands obey the policy: the Inbox is read and delete only, preferences go through defaults")
-    func policy() throws {
-        try CLI.withTemporary { cli in
-            #expect(try cli.run("create", app).status == 0)
+    func policy() async throws {
+        try await CLI.withTemporary { cli in
+            #expect(try await cli.run("create", app).status == 0)
             let host = cli.scratch + "/f.txt"
             try Data("x".utf8).write(to: URL(fileURLWithPath: host))
-            #expect(try cli.run("open-in", app, host).status == 0)  // delivered by "another app"
-            #expect(try cli.run("mkdir", app, "Documents/x").status == 0)
-            #expect(try cli.run("put", app, host, "Documents/f.txt").status == 0)
+            #expect(try await cli.run("open-in", app, host).status == 0)  // delivered by "another app"
+            #expect(try await cli.run("mkdir", app, "Documents/x").status == 0)
+            #expect(try await cli.run("put", app, host, "Documents/f.txt").status == 0)
             let inbox = "may only read and delete there"
             let preferences = "preferences API (`sandbox defaults`)"
             let refused: [([String], String)] = [
@@ -31,70 +32,70 @@ struct PolicyCLITests {
                 (["mv", app, "Library/Preferences", "Documents/p"], preferences),
             ]
             for (arguments, rule) in refused {
-                let result = try cli.run(arguments)
+                let result = try await cli.run(arguments)
                 #expect(result.status == 1, "\(arguments): \(result.stderr)")
                 #expect(result.stderr.contains(rule), "\(arguments): \(result.stderr)")
                 #expect(result.stderr.hasSuffix("[read-only]\n"), "\(arguments): \(result.stderr)")
             }
-            #expect(try cli.run("ls", app, "Documents/Inbox").stdout == "f.txt\n")
+            #expect(try await cli.run("ls", app, "Documents/Inbox").stdout == "f.txt\n")
             // Reading, moving out and deleting are the app's to do.
-            #expect(try cli.run("cat", app, "Documents/Inbox/f.txt").stdout == "x")
-            #expect(try cli.run("cp", app, "Documents/Inbox/f.txt", "Documents/copy.txt").status == 0)
-            #expect(try cli.run("mv", app, "Documents/Inbox/f.txt", "Documents/moved.txt").status == 0)
-            #expect(try cli.run("open-in", app, host).status == 0)
-            #expect(try cli.run("rm", app, "Documents/Inbox/f.txt").status == 0)
-            #expect(try cli.run("ls", app, "Documents/Inbox").stdout.isEmpty)
+            #expect(try await cli.run("cat", app, "Documents/Inbox/f.txt").stdout == "x")
+            #expect(try await cli.run("cp", app, "Documents/Inbox/f.txt", "Documents/copy.txt").status == 0)
+            #expect(try await cli.run("mv", app, "Documents/Inbox/f.txt", "Documents/moved.txt").status == 0)
+            #expect(try await cli.run("open-in", app, host).status == 0)
+            #expect(try await cli.run("rm", app, "Documents/Inbox/f.txt").status == 0)
+            #expect(try await cli.run("ls", app, "Documents/Inbox").stdout.isEmpty)
         }
     }
 
     @Test("a link planted in Documents that points into the Inbox does not get round the rule")
-    func plantedLink() throws {
-        try CLI.withTemporary { cli in
-            #expect(try cli.run("create", app).status == 0)
+    func plantedLink() async throws {
+        try await CLI.withTemporary { cli in
+            #expect(try await cli.run("create", app).status == 0)
             let documents = cli.home + "/Containers/Data/\(app)/Documents"
             try FileManager.default.createSymbolicLink(atPath: documents + "/in", withDestinationPath: "Inbox")
             let host = cli.scratch + "/f.txt"
             try Data("x".utf8).write(to: URL(fileURLWithPath: host))
-            let result = try cli.run("put", app, host, "Documents/in/f.txt")
+            let result = try await cli.run("put", app, host, "Documents/in/f.txt")
             #expect(result.status == 1)
             #expect(result.stderr.contains("which leads to 'Documents/Inbox/f.txt'"), "\(result.stderr)")
-            #expect(try cli.run("rm", app, "Documents/in").status == 0)  // the link itself may go
+            #expect(try await cli.run("rm", app, "Documents/in").status == 0)  // the link itself may go
         }
     }
 
     @Test("path refuses a directory the app replaced with a link, and says why")
-    func path() throws {
-        try CLI.withTemporary { cli in
-            #expect(try cli.run("create", app).status == 0)
+    func path() async throws {
+        try await CLI.withTemporary { cli in
+            #expect(try await cli.run("create", app).status == 0)
             let documents = cli.home + "/Containers/Data/\(app)/Documents"
             try FileManager.default.removeItem(atPath: documents)
             try FileManager.default.createSymbolicLink(atPath: documents, withDestinationPath: "/etc")
-            let result = try cli.run("path", app, "documents")
+            let result = try await cli.run("path", app, "documents")
             #expect(result.status == 1)
             #expect(result.stdout.isEmpty)
             #expect(result.stderr.contains("'Documents' in the container of 'com.example.notes' is a symbolic link that leads out"), "\(result.stderr)")
-            #expect(try cli.run("path", app, "caches").stdout == cli.home + "/Containers/Data/\(app)/Library/Caches\n")
+            #expect(try await cli.run("path", app, "caches").stdout == cli.home + "/Containers/Data/\(app)/Library/Caches\n")
         }
     }
 
     @Test("restart, df and purge skip an app whose tmp was replaced by a link, name it, do the rest, exit 1")
-    func deviceWide() throws {
-        try CLI.withTemporary { cli in
-            for name in ["com.example.a", "com.example.b"] { #expect(try cli.run("create", name).status == 0) }
+    func deviceWide() async throws {
+        try await CLI.withTemporary { cli in
+            for name in ["com.example.a", "com.example.b"] { #expect(try await cli.run("create", name).status == 0) }
             let host = cli.scratch + "/f.txt"
             try Data("x".utf8).write(to: URL(fileURLWithPath: host))
-            #expect(try cli.run("put", "com.example.a", host, "tmp/t").status == 0)
+            #expect(try await cli.run("put", "com.example.a", host, "tmp/t").status == 0)
             let tmp = cli.home + "/Containers/Data/com.example.b/tmp"
             try FileManager.default.removeItem(atPath: tmp)
             try FileManager.default.createSymbolicLink(atPath: tmp, withDestinationPath: cli.scratch)
             for arguments in [["restart"], ["df"], ["purge"], ["df", "--json"]] {
-                let result = try cli.run(arguments)
+                let result = try await cli.run(arguments)
                 #expect(result.status == 1, "\(arguments)")
                 #expect(result.stderr.contains("sandbox: 'com.example.b' was skipped: 'tmp' in the container of 'com.example.b' is a symbolic link that leads out"), "\(arguments): \(result.stderr)")
                 #expect(result.stderr.hasSuffix("[escapes-container]\n"), "\(arguments): \(result.stderr)")
                 #expect(!result.stdout.isEmpty, "\(arguments)")
             }
-            #expect(try cli.run("ls", "com.example.a", "tmp").stdout.isEmpty)
+            #expect(try await cli.run("ls", "com.example.a", "tmp").stdout.isEmpty)
             #expect(FileManager.default.fileExists(atPath: host))
         }
     }

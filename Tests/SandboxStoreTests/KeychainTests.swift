@@ -1,5 +1,6 @@
 import Foundation
 import SandboxStore
+import SandboxTesting
 import Testing
 
 @Suite("Keychain")

@@ -1,5 +1,6 @@
 import Foundation
 import SandboxStore
+import SandboxTesting
 import Testing
 
 extension Preferences.Keys {
@@ -155,13 +156,11 @@ struct PreferencesTests {
         try await Fixture.with { fixture in
             let preferences = try fixture.container.preferences()
             let updates = preferences.updates(.volume, checkingEvery: .milliseconds(10))
-            let (_, wait) = try BuiltProduct.start(
-                "sandbox", ["defaults", "com.example.notes", "write", "volume", "0.25", "--type", "double"],
-                home: fixture.home.location, scratch: fixture.scratch
-            )
+            let writer = try fixture.start(
+                "sandbox", ["defaults", "com.example.notes", "write", "volume", "0.25", "--type", "double"])
             let seen = try await first(of: updates) { $0 == 0.25 }
             #expect(seen == 0.25)
-            #expect(try wait().status == 0)
+            #expect(try await writer.finish().status == 0)
         }
     }
 

@@ -1,17 +1,15 @@
 import Foundation
 import Sandbox
+import SandboxTesting
 
 /// A sandbox home in a fresh temporary directory, removed when the test's scope ends.
 func withTemporaryHome<T>(
     resolution: ConfinedRoot.Resolution = .automatic,
     _ body: (SandboxHome, String) throws -> T
 ) throws -> T {
-    var template = Array("/tmp/sandbox-home-XXXXXX".utf8CString)
-    guard let created = mkdtemp(&template) else { throw POSIXError(.EIO) }
-    let path = String(cString: created)
-    defer { try? FileManager.default.removeItem(atPath: path) }  // teardown only
-    let home = try SandboxHome(location: path + "/home", resolution: resolution)
-    return try body(home, path)
+    try ScratchDirectory.with(prefix: "sandbox-home") { scratch in
+        try body(try SandboxHome(location: scratch.appending("home"), resolution: resolution), scratch.path)
+    }
 }
 
 /// Writes `count` bytes into `path` of `container`, and returns the path.

@@ -1,51 +1,20 @@
 import Foundation
+import SandboxTesting
 import SandboxWatch
 import Testing
 
 extension WatcherTests {
     @Suite("sandbox watch, open-in and process-inbox")
     struct CLITests {
-        /// The `sandbox` executable, built next to the test bundle.
-        static let executable: String = {
-            var directory = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
-            while !FileManager.default.isExecutableFile(atPath: directory.appendingPathComponent("sandbox").path)
-                && directory.path != "/"
-            {
-                directory.deleteLastPathComponent()
-            }
-            return directory.appendingPathComponent("sandbox").path
-        }()
-
-        /// Starts `sandbox ARGUMENTS…` with output going to files (no pipe can fill and block it).
-        func start(
-            _ fixture: TemporaryContainer, _ arguments: [String], output name: String
-        ) throws -> (Process, stdout: String, stderr: String) {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: Self.executable)
-            process.arguments = arguments
-            var environment = ProcessInfo.processInfo.environment
-            environment["SANDBOX_HOME"] = fixture.home.location
-            process.environment = environment
-            let out = fixture.scratch + "/\(name).out"
-            let err = fixture.scratch + "/\(name).err"
-            for path in [out, err] { _ = FileManager.default.createFile(atPath: path, contents: nil) }
-            process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: out))
-            process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: err))
-            process.standardInput = FileHandle.nullDevice
-            try process.run()
-            return (process, out, err)
+        /// Starts `sandbox ARGUMENTS…` against the fixture's home, its output going to files.
+        func start(_ fixture: TemporaryContainer, _ arguments: [String]) throws -> RunningProgram {
+            try BuiltProgram("sandbox").start(
+                arguments, environment: ["SANDBOX_HOME": fixture.home.location], outputIn: fixture.scratch)
         }
 
-        func run(
-            _ fixture: TemporaryContainer, _ arguments: String...
-        ) async throws -> (status: Int32, stdout: String, stderr: String) {
-            let (process, out, err) = try start(fixture, arguments, output: "run")
-            #expect(await eventually(timeout: .seconds(30)) { !process.isRunning })
-            process.waitUntilExit()
-            return (process.terminationStatus, try read(out), try read(err))
+        func run(_ fixture: TemporaryContainer, _ arguments: String...) async throws -> ProgramOutput {
+            try await start(fixture, arguments).finish()
         }
-
-        func read(_ path: String) throws -> String { try String(contentsOfFile: path, encoding: .utf8) }
 
         @Test("open-in prints the delivered path")
         func openIn() async throws {
@@ -66,22 +35,17 @@ extension WatcherTests {
         @Test("watch --json prints one object per event until SIGTERM")
         func watchJSON() async throws {
             try await TemporaryContainer.with { fixture in
-                let (process, out, err) = try start(
-                    fixture, ["watch", TemporaryContainer.app, "--json"], output: "watch")
-                defer { if process.isRunning { process.terminate() } }
-                #expect(await eventually { ((try? read(err)) ?? "").contains("Watching Documents") })
+                let watch = try start(fixture, ["watch", TemporaryContainer.app, "--json"])
+                defer { watch.signal(SIGKILL) }  // a no-op once it has ended
+                #expect(try await eventually { try watch.standardError().contains("Watching Documents") })
                 try HostFiles.write(fixture.documents + "/hello.txt")
                 let line = "{\"event\":\"added\",\"path\":\"Documents/hello.txt\",\"type\":\"file\"}"
-                #expect(await eventually { ((try? read(out)) ?? "").contains(line) })
-                #expect(
-                    await eventually {
-                        ((try? read(out)) ?? "").contains("{\"event\":\"ready\",\"path\":\"Documents/hello.txt\"}")
-                    })
-                kill(process.processIdentifier, SIGTERM)
-                #expect(await eventually { !process.isRunning })
-                process.waitUntilExit()
-                #expect(process.terminationReason == .exit && process.terminationStatus == 0)
-                for text in try read(out).split(separator: "\n") {
+                #expect(try await eventually { try watch.standardOutput().contains(line) })
+                let ready = "{\"event\":\"ready\",\"path\":\"Documents/hello.txt\"}"
+                #expect(try await eventually { try watch.standardOutput().contains(ready) })
+                watch.signal(SIGTERM)
+                #expect(await watch.exit(timeout: .seconds(20)) == .exited(0))
+                for text in try watch.standardOutput().split(separator: "\n") {
                     let object = try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any]
                     #expect(object?["event"] is String && object?["path"] is String)
                 }
@@ -91,19 +55,18 @@ extension WatcherTests {
         @Test("watch prints a name that is not UTF-8 escaped, in text and in JSON")
         func watchNonUTF8Name() async throws {
             try await TemporaryContainer.with { fixture in
-                let (text, out, err) = try start(fixture, ["watch", TemporaryContainer.app], output: "text")
-                defer { if text.isRunning { text.terminate() } }
-                let (json, jsonOut, jsonErr) = try start(
-                    fixture, ["watch", TemporaryContainer.app, "--json"], output: "json")
-                defer { if json.isRunning { json.terminate() } }
-                for log in [err, jsonErr] {
-                    #expect(await eventually { ((try? read(log)) ?? "").contains("Watching Documents") })
-                }
+                let text = try start(fixture, ["watch", TemporaryContainer.app])
+                defer { text.signal(SIGKILL) }  // a no-op once it has ended
+                let json = try start(fixture, ["watch", TemporaryContainer.app, "--json"])
+                defer { json.signal(SIGKILL) }
+                #expect(try await eventually { try text.standardError().contains("Watching Documents") })
+                #expect(try await eventually { try json.standardError().contains("Watching Documents") })
                 try HostFiles.write(in: fixture.documents, rawName: [0x66, 0xFF])
-                #expect(await eventually { ((try? read(out)) ?? "").contains("ready Documents/f\\xFF\n") })
+                #expect(try await eventually { try text.standardOutput().contains("ready Documents/f\\xFF\n") })
                 let line = "{\"event\":\"ready\",\"path\":\"Documents/f\\\\xFF\"}"
-                #expect(
-                    await eventually { ((try? read(jsonOut)) ?? "").contains(line) }, "\((try? read(jsonOut)) ?? "")")
+                let printed = try await eventually { try json.standardOutput().contains(line) }
+                let output = try json.standardOutput()
+                #expect(printed, "\(output)")
             }
         }
 
@@ -117,14 +80,11 @@ extension WatcherTests {
                     try HostFiles.write(file, Array("item \(index)".utf8))
                     try inbox.deliver(hostFile: file)
                 }
-                let (process, out, _) = try start(
-                    fixture,
-                    ["process-inbox", TemporaryContainer.app, "--into", "Documents/Imported", "--pause", "20"],
-                    output: "first")
-                #expect(await eventually { ((try? read(out)) ?? "").split(separator: "\n").count >= 5 })
-                kill(process.processIdentifier, SIGKILL)
-                process.waitUntilExit()
-                #expect(process.terminationReason == .uncaughtSignal)
+                let first = try start(
+                    fixture, ["process-inbox", TemporaryContainer.app, "--into", "Documents/Imported", "--pause", "20"])
+                #expect(try await eventually { try first.standardOutput().split(separator: "\n").count >= 5 })
+                first.signal(SIGKILL)
+                #expect(await first.exit.signal == SIGKILL)
                 let imported = try fixture.root.fileNames(at: "Documents/Imported").count
                 #expect(imported < count, "killed mid-way")
                 let second = try await run(

@@ -1,4 +1,5 @@
 import Foundation
+import SandboxTesting
 import Testing
 
 @testable import SandboxWatch

@@ -1,5 +1,6 @@
 import Foundation
 import SandboxStore
+import SandboxTesting
 import Testing
 
 /// A sandbox home in a fresh temporary directory with one app installed, removed afterwards.
@@ -20,105 +21,47 @@ struct Fixture {
     }
 
     static func with<T>(_ body: (Fixture) throws -> T) throws -> T {
-        let scratch = try makeScratch()
-        defer { try? FileManager.default.removeItem(atPath: scratch) }  // teardown only
-        let home = try SandboxHome(location: scratch + "/home")
-        let container = try home.createContainer(for: app)
-        return try body(Fixture(home: home, container: container, scratch: scratch))
+        try ScratchDirectory.with(prefix: "sandbox-store") { scratch in try body(make(in: scratch)) }
     }
 
     static func with<T>(_ body: (Fixture) async throws -> T) async throws -> T {
-        let scratch = try makeScratch()
-        defer { try? FileManager.default.removeItem(atPath: scratch) }  // teardown only
-        let home = try SandboxHome(location: scratch + "/home")
-        let container = try home.createContainer(for: app)
-        return try await body(Fixture(home: home, container: container, scratch: scratch))
+        try await ScratchDirectory.with(prefix: "sandbox-store") { scratch in try await body(make(in: scratch)) }
     }
 
-    static func makeScratch() throws -> String {
-        var template = Array("/tmp/sandbox-store-XXXXXX".utf8CString)
-        guard let created = mkdtemp(&template) else { throw POSIXError(.EIO) }
-        return String(cString: created)
+    private static func make(in scratch: ScratchDirectory) throws -> Fixture {
+        let home = try SandboxHome(location: scratch.appending("home"))
+        return Fixture(home: home, container: try home.createContainer(for: app), scratch: scratch.path)
     }
 
     /// The host path of a file beneath the home, for tests that play the attacker.
     func hostPath(_ relative: String) -> String { home.location + "/" + relative }
 
+    /// Starts `program ARGUMENTS…` (an executable of this package) with `SANDBOX_HOME` set to the
+    /// home and `input` on its standard input.
+    func start(_ program: String, _ arguments: [String], input: [UInt8]? = nil) throws -> RunningProgram {
+        try BuiltProgram(program).start(
+            arguments, environment: ["SANDBOX_HOME": home.location], input: input, outputIn: scratch)
+    }
+
+    /// Runs `sandbox ARGUMENTS…` against the home.
+    @discardableResult
+    func sandbox(_ arguments: String..., input: [UInt8]? = nil) async throws -> ProgramOutput {
+        try await start("sandbox", arguments, input: input).finish()
+    }
+
     /// Starts `writers` `sandbox-store-harness` processes at once, the n-th writing `count` keys
     /// `<prefix><n>-<index>` with `command` (`write-preferences` or `write-keychain`), and waits
-    /// for every one to succeed — polling, so as not to hold a thread of the cooperative pool that
-    /// other tests need while the writers run.
+    /// for every one to succeed.
     func runConcurrentWriters(_ command: String, writers: Int, count: Int, prefix: String) async throws {
         let started = try (0..<writers).map { writer in
-            try BuiltProduct.start(
+            try start(
                 "sandbox-store-harness",
-                [command, home.location, Fixture.app.rawValue, "\(prefix)\(writer)", String(count)],
-                home: home.location, scratch: scratch
-            )
+                [command, home.location, Fixture.app.rawValue, "\(prefix)\(writer)", String(count)])
         }
-        for (process, wait) in started {
-            while process.isRunning { try await Task.sleep(for: .milliseconds(5)) }
-            let result = try wait()
+        for writer in started {
+            let result = try await writer.finish()
             #expect(result.status == 0, "\(result.stderr)")
         }
-    }
-}
-
-/// Executables built next to the test bundle (`swift build` puts them in one directory).
-enum BuiltProduct {
-    static func path(_ name: String) -> String {
-        let selfPath = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
-        var directory = URL(fileURLWithPath: selfPath).deletingLastPathComponent()
-        while !FileManager.default.isExecutableFile(atPath: directory.appendingPathComponent(name).path) && directory.path != "/" {
-            directory.deleteLastPathComponent()
-        }
-        return directory.appendingPathComponent(name).path
-    }
-
-    struct Result {
-        var status: Int32
-        var stdout: String
-        var stderr: String
-    }
-
-    /// Starts `name ARGUMENTS…` with `SANDBOX_HOME=home`; output goes through files.
-    static func start(_ name: String, _ arguments: [String], home: String, input: Data? = nil, scratch: String) throws -> (Process, () throws -> Result) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: path(name))
-        process.arguments = arguments
-        var environment = ProcessInfo.processInfo.environment
-        environment["SANDBOX_HOME"] = home
-        process.environment = environment
-        let tag = UUID().uuidString
-        let outPath = scratch + "/\(tag).out", errPath = scratch + "/\(tag).err", inPath = scratch + "/\(tag).in"
-        for path in [outPath, errPath] { _ = FileManager.default.createFile(atPath: path, contents: nil) }
-        let out = try FileHandle(forWritingTo: URL(fileURLWithPath: outPath))
-        let err = try FileHandle(forWritingTo: URL(fileURLWithPath: errPath))
-        process.standardOutput = out
-        process.standardError = err
-        if let input {
-            _ = FileManager.default.createFile(atPath: inPath, contents: input)
-            process.standardInput = try FileHandle(forReadingFrom: URL(fileURLWithPath: inPath))
-        } else {
-            process.standardInput = FileHandle.nullDevice
-        }
-        try process.run()
-        return (process, {
-            process.waitUntilExit()
-            try? out.close()  // teardown only
-            try? err.close()
-            return Result(
-                status: process.terminationStatus,
-                stdout: try String(contentsOfFile: outPath, encoding: .utf8),
-                stderr: try String(contentsOfFile: errPath, encoding: .utf8)
-            )
-        })
-    }
-
-    /// Runs `sandbox ARGUMENTS…` against `fixture`'s home and waits for it.
-    @discardableResult
-    static func sandbox(_ arguments: String..., fixture: Fixture, input: Data? = nil) throws -> Result {
-        try start("sandbox", arguments, home: fixture.home.location, input: input, scratch: fixture.scratch).1()
     }
 }
 

@@ -1,4 +1,5 @@
 import Foundation
+import SandboxTesting
 import SandboxWatch
 
 /// Collects a monitor's events on a task of its own, each with the instant it was received.

@@ -1,81 +1,84 @@
 import Foundation
 import Glibc
 
-/// An executable of this package (`sandbox`, a test harness), built by `swift build` into the
-/// folder of the running test binary, run with its output in files (no pipe can fill up and
-/// block it) and waited for without holding a thread of the cooperative pool.
+/// A program the tests run: an executable of this package (`sandbox`, a test harness), found
+/// beside the running test binary where `swift build` puts it, or any other executable (`/bin/sh`
+/// wrapping one of them).
+///
+/// The one way the test targets start processes: output goes to files (no pipe can fill up and
+/// block the child), and waiting happens on a thread of the runner's own, never on one of the
+/// cooperative pool's (two on CI).
 public struct BuiltProgram: Sendable {
-    /// The executable's path.
+    /// The executable's absolute path.
     public let path: String
 
-    /// The product named `name`, beside the test binary.
+    /// The product named `name`, in the folder of the test binary or the nearest one above it.
+    ///
+    /// - Throws: ``TestFailure`` when no such executable was built.
     public init(_ name: String) throws {
         var directory = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
         while !FileManager.default.isExecutableFile(atPath: directory.appendingPathComponent(name).path) {
-            guard directory.path != "/" else { throw TestFailure("no built '\(name)' beside the test binary: run `swift build` first") }
+            guard directory.path != "/" else {
+                throw TestFailure("no built '\(name)' beside the test binary: run `swift build --build-tests` first")
+            }
             directory.deleteLastPathComponent()
         }
         path = directory.appendingPathComponent(name).path
     }
 
-    /// What a finished run left.
-    public struct Output: Sendable {
-        public var status: Int32
-        public var stdout: String
-        public var stderr: String
+    /// The executable at `path`, as it is.
+    public init(path: String) {
+        self.path = path
     }
 
-    /// A started process, its output going to files in a scratch folder.
-    public struct Running: @unchecked Sendable {
-        /// The process (only its identifier and state are used after start).
-        public let process: Process
-        let stdoutPath: String
-        let stderrPath: String
-
-        /// The process identifier, to signal it.
-        public var pid: Int32 { process.processIdentifier }
-
-        /// Waits for the process to end and collects its output. Polls (suspending between
-        /// checks) rather than blocking in `waitUntilExit`, so the cooperative pool stays free.
-        public func finish() async throws -> Output {
-            while process.isRunning { try await Task.sleep(for: .milliseconds(2)) }
-            process.waitUntilExit()
-            for handle in [process.standardOutput, process.standardError] { try (handle as? FileHandle)?.close() }
-            return Output(
-                status: process.terminationStatus,
-                stdout: try String(contentsOfFile: stdoutPath, encoding: .utf8),
-                stderr: try String(contentsOfFile: stderrPath, encoding: .utf8)
-            )
-        }
-    }
-
-    /// Starts the program with `arguments` and `environment` added to this process's own.
+    /// Starts the program with `arguments`, this process's environment with `environment` laid
+    /// over it, `input` (or nothing) on its standard input and its standard output and error in
+    /// fresh files in `scratch` (discarded when `scratch` is `nil`).
+    ///
+    /// - Throws: ``TestFailure`` when the files cannot be made or the program cannot be started.
     public func start(
         _ arguments: [String],
         environment: [String: String] = [:],
-        outputIn scratch: String
-    ) throws -> Running {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: path)
-        process.arguments = arguments
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
-        let stdoutPath = scratch + "/stdout-\(UUID().uuidString)"
-        let stderrPath = scratch + "/stderr-\(UUID().uuidString)"
-        for file in [stdoutPath, stderrPath] { _ = FileManager.default.createFile(atPath: file, contents: nil) }
-        process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: stdoutPath))
-        process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: stderrPath))
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        return Running(process: process, stdoutPath: stdoutPath, stderrPath: stderrPath)
+        input: [UInt8]? = nil,
+        outputIn scratch: String?
+    ) throws -> RunningProgram {
+        let tag = UUID().uuidString
+        let files = RunningProgram.Files(
+            stdout: scratch.map { "\($0)/\(tag).stdout" },
+            stderr: scratch.map { "\($0)/\(tag).stderr" }
+        )
+        var stdin = "/dev/null"
+        if let input {
+            guard let scratch else { throw TestFailure("standard input for '\(path)' needs a scratch folder") }
+            stdin = "\(scratch)/\(tag).stdin"
+            guard FileManager.default.createFile(atPath: stdin, contents: Data(input)) else {
+                throw TestFailure("cannot write '\(stdin)'")
+            }
+        }
+        let variables = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
+        let pid = try Spawn.start(
+            path,
+            arguments: [path] + arguments,
+            environment: variables.map { "\($0.key)=\($0.value)" },
+            stdin: stdin,
+            stdout: files.stdout ?? "/dev/null",
+            stderr: files.stderr ?? "/dev/null"
+        )
+        return RunningProgram(pid: pid, files: files)
     }
 
-    /// Runs the program to its end.
+    /// Runs the program to its end (killing it with `SIGKILL` after `timeout`, a hang) and returns
+    /// what it printed.
+    ///
+    /// - Throws: ``TestFailure`` when it cannot be started or its output cannot be read.
     @discardableResult
     public func run(
         _ arguments: [String],
         environment: [String: String] = [:],
-        outputIn scratch: String
-    ) async throws -> Output {
-        try await start(arguments, environment: environment, outputIn: scratch).finish()
+        input: [UInt8]? = nil,
+        outputIn scratch: String,
+        timeout: Duration = RunningProgram.defaultTimeout
+    ) async throws -> ProgramOutput {
+        try await start(arguments, environment: environment, input: input, outputIn: scratch).finish(timeout: timeout)
     }
 }

@@ -7,9 +7,18 @@ public struct ScratchDirectory: Sendable {
     /// The directory's absolute path.
     public let path: String
 
-    /// Makes `<$TMPDIR>/<prefix>-XXXXXX`.
+    /// Where scratch directories go: `$TMPDIR` (without a trailing `/`), or `/tmp`.
+    public static var base: String {
+        var base = ProcessInfo.processInfo.environment["TMPDIR"] ?? ""
+        while base.count > 1 && base.hasSuffix("/") { base.removeLast() }
+        return base.isEmpty ? "/tmp" : base
+    }
+
+    /// Makes `<base>/<prefix>-XXXXXX`.
+    ///
+    /// - Throws: ``TestFailure`` when `mkdtemp` fails (say, `$TMPDIR` names no writable folder).
     public static func make(prefix: String = "sandbox-tests") throws -> ScratchDirectory {
-        let base = ProcessInfo.processInfo.environment["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
+        let base = base
         var template = Array("\(base)/\(prefix)-XXXXXX".utf8CString)
         let made = template.withUnsafeMutableBufferPointer { buffer in buffer.baseAddress.flatMap { mkdtemp($0) } }
         guard let made else { throw TestFailure("mkdtemp in '\(base)': \(String(cString: strerror(errno)))") }
