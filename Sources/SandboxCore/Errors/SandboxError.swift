@@ -15,6 +15,8 @@ public struct SandboxError: Error, Sendable, CustomStringConvertible {
     /// Where the error was raised.
     public var location: SourceLocation
 
+    /// An error with every field given, for code that rebuilds one (a decoder, a test); throwing code
+    /// uses the initializers that capture the caller's location.
     public init(
         code: Code,
         message: String,
@@ -115,15 +117,20 @@ extension SandboxError {
 
     /// A source location, captured with `#fileID` and `#line`.
     public struct SourceLocation: Hashable, Sendable, CustomStringConvertible {
+        /// The file, as `#fileID` spells it (`SandboxCore/ConfinedRoot+Open.swift`).
         public var file: String
+        /// The line in ``file``.
         public var line: Int
+        /// A location given explicitly, e.g. one passed down from a caller's `#fileID` and `#line`.
         public init(file: String, line: Int) {
             self.file = file
             self.line = line
         }
+        /// The location of the call: `#fileID` and `#line` as the caller sees them.
         public static func here(_ file: String = #fileID, _ line: Int = #line) -> SourceLocation {
             SourceLocation(file: file, line: line)
         }
+        /// `file:line`, as a compiler prints a location.
         public var description: String { "\(file):\(line)" }
     }
 }

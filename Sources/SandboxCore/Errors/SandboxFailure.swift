@@ -27,6 +27,8 @@ public protocol SandboxFailure: Error, Sendable, CustomStringConvertible {
 }
 
 extension SandboxError: SandboxFailure {
+    /// The code's stable spelling, e.g. `not-found` (``Code/description``).
     public var codeName: String { code.description }
+    /// The error itself: every core error is a file-system failure.
     public var fileSystemError: SandboxError? { self }
 }

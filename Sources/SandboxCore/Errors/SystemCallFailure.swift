@@ -7,10 +7,12 @@ public struct SystemCallFailure: Hashable, Sendable, CustomStringConvertible {
     /// The error number.
     public var errno: Errno
 
+    /// The failure of `systemCall` with `errno`.
     public init(systemCall: String, errno: Errno) {
         self.systemCall = systemCall
         self.errno = errno
     }
 
+    /// `call: error`, e.g. `openat2: No such file or directory`.
     public var description: String { "\(systemCall): \(errno)" }
 }

@@ -12,6 +12,7 @@ public struct DirectoryEntry: Sendable, Hashable {
     /// ``ConfinedRoot/removeItem(at:recursively:)``: neither needs paths.
     public var contentsBeyondPathLimit: Bool
 
+    /// An entry as an enumeration reports it; for tests and for layers that list items themselves.
     public init(path: ContainerPath, type: ItemType, attributes: FileAttributes? = nil, contentsBeyondPathLimit: Bool = false) {
         self.path = path
         self.type = type

@@ -9,8 +9,10 @@ public struct DirectorySize: Sendable, Hashable, Codable {
     /// Directories beneath the root (the root itself not counted).
     public var directoryCount: Int = 0
 
+    /// An empty tree: every count zero.
     public init() {}
 
+    /// The sizes of two trees together, count by count.
     public static func + (lhs: DirectorySize, rhs: DirectorySize) -> DirectorySize {
         var sum = lhs
         sum.logicalBytes += rhs.logicalBytes

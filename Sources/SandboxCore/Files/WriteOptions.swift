@@ -1,6 +1,8 @@
 /// How a file's new contents are made visible.
 public struct WriteOptions: OptionSet, Sendable, Hashable {
+    /// The options as bits; use the named options rather than these values, which may change.
     public let rawValue: UInt8
+    /// The options whose bits are set in `rawValue`.
     public init(rawValue: UInt8) { self.rawValue = rawValue }
 
     /// Write into an unnamed file (`O_TMPFILE`, or a hidden temporary where the file system lacks

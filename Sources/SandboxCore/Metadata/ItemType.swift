@@ -38,5 +38,6 @@ public enum ItemType: String, Sendable, Hashable, Codable, CustomStringConvertib
         }
     }
 
+    /// The type's name, e.g. `directory`.
     public var description: String { rawValue }
 }

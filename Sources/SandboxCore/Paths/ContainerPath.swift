@@ -142,6 +142,7 @@ public struct ContainerPath: Hashable, Sendable, CustomStringConvertible, Compar
         lhs.names == rhs.names
     }
 
+    /// Hashes the names' bytes, as ``==(_:_:)`` compares them.
     public func hash(into hasher: inout Hasher) {
         hasher.combine(names)
     }

@@ -12,6 +12,7 @@ extension StoreError {
         /// The core's code, carried up unchanged.
         public init(_ code: SandboxError.Code) { self.rawValue = code.description }
 
+        /// The stable, kebab-case spelling used in messages and JSON output.
         public var description: String { rawValue }
 
         /// The file is not a property list, an archive or a keychain, or it is truncated or damaged.

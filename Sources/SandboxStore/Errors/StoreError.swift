@@ -19,6 +19,15 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
     /// Where the error was raised.
     public var location: SandboxError.SourceLocation
 
+    /// An error of `code`, located at the caller.
+    ///
+    /// - Parameters:
+    ///   - code: what went wrong.
+    ///   - message: a sentence for a person that names the file and the remedy.
+    ///   - path: the file involved, if any.
+    ///   - cause: what lay underneath, if anything.
+    ///   - file: the raising file; the caller's by default.
+    ///   - line: the raising line; the caller's by default.
     public init(
         _ code: Code,
         _ message: String,
@@ -74,6 +83,8 @@ extension StoreError {
             }
         }
 
+        /// The text underneath: the system call and `errno`, or the decoder's, encoder's, hook's or SQLite's
+        /// words.
         public var description: String { detail ?? "file system" }
     }
 }

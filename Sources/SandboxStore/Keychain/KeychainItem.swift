@@ -29,10 +29,13 @@ public struct KeychainItem: Sendable, Hashable {
     public var label: String?
     /// `kSecAttrComment`.
     public var comment: String?
+    /// `kSecAttrAccessible`: when the item may be read.
     public var accessibility: KeychainAccessibility
     /// Further attributes, as strings.
     public var attributes: [String: String]
+    /// `kSecAttrCreationDate`: when the item was first stored; replacing its secret keeps it.
     public var creationDate: Date
+    /// `kSecAttrModificationDate`: when the item was last stored.
     public var modificationDate: Date
     /// The secret (`kSecValueData`).
     public var secret: Data

@@ -14,8 +14,10 @@ public struct PreferenceChange: Sendable, Hashable {
     public var oldValue: PreferenceValue?
     /// The stored value now, `nil` when it was removed.
     public var newValue: PreferenceValue?
+    /// Whether this instance made the change or found it in the file.
     public var origin: Origin
 
+    /// A change as ``Preferences/changes(checkingEvery:)`` reports it; for tests.
     public init(key: String, oldValue: PreferenceValue?, newValue: PreferenceValue?, origin: Origin) {
         self.key = key
         self.oldValue = oldValue

@@ -14,6 +14,7 @@ public struct DownloadDestination: Sendable, Hashable, Codable {
     /// The file name; `nil` for the server's suggestion (``SuggestedFilename``). Sanitized either way.
     public var filename: String?
 
+    /// The file goes into `folder`, named `filename` (sanitized) or, when `nil`, as the server suggests.
     public init(folder: Folder, filename: String? = nil) {
         self.folder = folder
         self.filename = filename

@@ -23,6 +23,17 @@ public struct TransferError: Error, Sendable, CustomStringConvertible {
     /// Where the error was raised.
     public var location: SandboxError.SourceLocation
 
+    /// An error of `code`, located at the caller.
+    ///
+    /// - Parameters:
+    ///   - code: what went wrong.
+    ///   - message: a sentence for a person that names the URL or file and the remedy.
+    ///   - url: the URL involved, if any.
+    ///   - path: the file involved, relative to the container's home, if any.
+    ///   - cause: the error underneath, if any.
+    ///   - resumeData: how to continue the download, when it can continue.
+    ///   - file: the raising file; the caller's by default.
+    ///   - line: the raising line; the caller's by default.
     public init(
         _ code: Code,
         _ message: String,
@@ -70,6 +81,7 @@ extension TransferError {
         /// The core's code, carried up unchanged.
         public init(_ code: SandboxError.Code) { self.rawValue = code.rawValue }
 
+        /// The stable, kebab-case spelling used in messages and JSON output.
         public var description: String { rawValue }
 
         /// The task was cancelled (`cancel()`, `cancel(byProducingResumeData:)`, or a signal).

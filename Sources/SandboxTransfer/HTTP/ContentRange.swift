@@ -13,6 +13,7 @@ public struct ContentRange: Sendable, Hashable {
     /// The representation's complete length, or `nil` when the server sent `*`.
     public var completeLength: Int64?
 
+    /// A range as given, unchecked; ``init(_:)`` is the checked way in from a header.
     public init(first: Int64?, last: Int64?, completeLength: Int64?) {
         self.first = first
         self.last = last

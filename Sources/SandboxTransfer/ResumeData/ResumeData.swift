@@ -41,6 +41,8 @@ public struct ResumeData: Sendable, Hashable, Codable {
         didSet { createdAt = Self.wholeSeconds(createdAt) }
     }
 
+    /// Resume data for the partial file `partialFile` of task `taskIdentifier` in session
+    /// `sessionIdentifier`; each value as its property says. `createdAt` is kept to the whole second.
     public init(
         sessionIdentifier: String,
         taskIdentifier: Int,
@@ -163,6 +165,7 @@ public struct PartialFileIdentity: Sendable, Hashable, Codable {
     /// The file's birth time (`statx`), in seconds since 1970, where the file system keeps one.
     public var birthTime: Double?
 
+    /// The identity of the file `name` in the session's folder, with its inode number and birth time.
     public init(name: String, inode: UInt64?, birthTime: Double? = nil) {
         self.name = name
         self.inode = inode

@@ -49,10 +49,13 @@ public protocol DownloadSessionDelegate: AnyObject, Sendable {
 }
 
 extension DownloadSessionDelegate {
+    /// Does nothing: progress is also on ``DownloadTask/progress`` and the event stream.
     public func downloadSession(
         _ session: DownloadSession, downloadTask: DownloadTask, didWriteData bytesWritten: Int64, totalBytesWritten: Int64,
         totalBytesExpectedToWrite: Int64?
     ) {}
+    /// Does nothing.
     public func downloadSession(_ session: DownloadSession, downloadTask: DownloadTask, didResumeAtOffset fileOffset: Int64, expectedTotalBytes: Int64?) {}
+    /// Does nothing: ``DownloadTask/result()`` and the event stream report the end too.
     public func downloadSession(_ session: DownloadSession, task: DownloadTask, didCompleteWithError error: TransferError?) {}
 }

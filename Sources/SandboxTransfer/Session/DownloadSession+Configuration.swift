@@ -24,6 +24,7 @@ extension DownloadSession {
         /// a write-back of the whole file.
         public var synchronizesFinishedFiles: Bool
 
+        /// A configuration; each value as its property says. ``standard`` is the default one.
         public init(
             maximumConcurrentTasks: Int = 6,
             maximumConcurrentTasksPerHost: Int = 4,

@@ -13,6 +13,8 @@ public struct DownloadRequest: Sendable, Hashable {
     /// a temporary file to the delegate and the event stream instead.
     public var destination: DownloadDestination?
 
+    /// A request for `url`; the other values as their properties say. The URL is checked when a task
+    /// is made (``isSupported(_:)``).
     public init(url: URL, headers: [String: String] = [:], expectedDigest: ExpectedDigest? = nil, destination: DownloadDestination? = nil) {
         self.url = url
         self.headers = headers

@@ -36,6 +36,7 @@ public final class DownloadTask: Sendable, Hashable, Identifiable, CustomStringC
         self.live = Mutex(Live(machine: machine, error: error))
     }
 
+    /// The ``taskIdentifier``.
     public var id: Int { taskIdentifier }
 
     /// The task's state.
@@ -141,8 +142,11 @@ public final class DownloadTask: Sendable, Hashable, Identifiable, CustomStringC
         live.withLock { $0.progress = progress }
     }
 
+    /// Tasks are equal when they are the same object.
     public static func == (lhs: DownloadTask, rhs: DownloadTask) -> Bool { lhs === rhs }
+    /// Hashes the object's identity, as ``==(_:_:)`` compares it.
     public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
+    /// `download task <id> (<url>, <state>)`, for logs.
     public var description: String { "download task \(taskIdentifier) (\(request.url.absoluteString), \(state))" }
 }
 

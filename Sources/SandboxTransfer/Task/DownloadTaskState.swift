@@ -12,5 +12,6 @@ public enum DownloadTaskState: String, Sendable, Hashable, Codable, CustomString
     /// Finished: succeeded, failed or cancelled. Terminal.
     case completed
 
+    /// The state's name, e.g. `running`.
     public var description: String { rawValue }
 }

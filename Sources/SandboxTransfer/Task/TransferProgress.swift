@@ -14,6 +14,7 @@ public struct TransferProgress: Sendable, Hashable, Codable {
     /// The smoothed transfer rate in bytes per second, or `nil` before the first measurement.
     public var bytesPerSecond: Double?
 
+    /// Progress as given; for tests and for delegates that forward it.
     public init(bytesWritten: Int64, totalBytesWritten: Int64, totalBytesExpectedToWrite: Int64?, bytesPerSecond: Double? = nil) {
         self.bytesWritten = bytesWritten
         self.totalBytesWritten = totalBytesWritten

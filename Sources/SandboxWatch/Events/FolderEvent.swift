@@ -71,6 +71,7 @@ public enum FolderEvent: Sendable, Equatable, CustomStringConvertible {
         }
     }
 
+    /// Events are equal when they are of one kind with equal paths (byte for byte) and flags.
     public static func == (lhs: FolderEvent, rhs: FolderEvent) -> Bool {
         switch (lhs, rhs) {
         case (.added(let a, let x), .added(let b, let y)), (.removed(let a, let x), .removed(let b, let y)):

@@ -30,8 +30,10 @@ public struct Inbox: Sendable {
     /// The hidden folder inside the Inbox where claimed items wait for their disposition.
     public static let processingFolderName = ".processing"
 
+    /// The container whose `Documents/Inbox` this is.
     public let container: Container
 
+    /// The Inbox of `container`. Nothing is read or created until an item is delivered or processed.
     public init(container: Container) {
         self.container = container
     }

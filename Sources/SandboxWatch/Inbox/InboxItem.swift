@@ -29,10 +29,14 @@ public struct InboxReport: Sendable {
     /// again at the next launch.
     public var failures: [Failure] = []
 
+    /// An item whose handler or disposition failed, and why.
     public struct Failure: Sendable {
+        /// The item, still claimed in the processing folder.
         public var item: InboxItem
+        /// What the handler threw, or the ``/SandboxCore/SandboxError`` of its disposition.
         public var error: any Error
     }
 
+    /// An empty report: nothing handled, nothing failed.
     public init() {}
 }

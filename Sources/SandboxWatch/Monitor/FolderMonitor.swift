@@ -102,6 +102,7 @@ public final class FolderMonitor: Sendable {
     /// resumed.
     @_spi(Testing) public func pauseReading() { control.setPaused(true) }
 
+    /// For tests and benchmarks: read the kernel's queue again after ``pauseReading()``.
     @_spi(Testing) public func resumeReading() { control.setPaused(false) }
 
     /// For tests: the number of inotify watches in place while the monitor runs, `nil` when polling

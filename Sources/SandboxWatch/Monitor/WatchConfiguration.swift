@@ -24,6 +24,8 @@ public struct WatchConfiguration: Sendable, Equatable {
     /// ``FolderEvent/overflow``. Monitor only (a watcher keeps the newest snapshot alone).
     public var bufferLimit: Int
 
+    /// A configuration; each value as its property says. Negative durations count as zero and a buffer
+    /// limit below 1 as 1.
     public init(
         recursive: Bool = true,
         backend: Backend = .automatic,

@@ -10,11 +10,14 @@ import Foundation
 public struct FolderSnapshot: Sendable, Equatable {
     /// One item's state.
     public struct Item: Sendable, Hashable {
+        /// What the item is; a symlink is described as itself, never followed.
         public var type: ItemType
         /// Logical size in bytes.
         public var size: Int64
+        /// When its contents last changed (`st_mtime`).
         public var modificationDate: Date
 
+        /// An item's state as a snapshot records it; for tests and for snapshots made elsewhere.
         public init(type: ItemType, size: Int64, modificationDate: Date) {
             self.type = type
             self.size = size
@@ -28,6 +31,8 @@ public struct FolderSnapshot: Sendable, Equatable {
     /// (`Documents/a.txt`, as in events).
     public let items: [ContainerPath: Item]
 
+    /// A snapshot made of given items, e.g. one saved by an earlier run, to compare with
+    /// ``take(of:in:recursive:)``'s.
     public init(folder: ContainerPath, items: [ContainerPath: Item]) {
         self.folder = folder
         self.items = items
@@ -109,15 +114,21 @@ public struct FolderSnapshot: Sendable, Equatable {
 
 /// The items added, removed and modified between two snapshots, each list sorted.
 public struct FolderDifference: Sendable, Equatable {
+    /// Paths in the newer snapshot only.
     public var added: [ContainerPath]
+    /// Paths in the older snapshot only.
     public var removed: [ContainerPath]
+    /// Paths in both whose type, size or modification date changed (a directory's: its type).
     public var modified: [ContainerPath]
 
+    /// A difference made of given lists, which should be sorted, as ``FolderSnapshot/difference(from:)``
+    /// makes them.
     public init(added: [ContainerPath] = [], removed: [ContainerPath] = [], modified: [ContainerPath] = []) {
         self.added = added
         self.removed = removed
         self.modified = modified
     }
 
+    /// Whether nothing changed.
     public var isEmpty: Bool { added.isEmpty && removed.isEmpty && modified.isEmpty }
 }

@@ -18,21 +18,27 @@ public struct FolderUpdate: Sendable {
 /// At most one rescan waits for the consumer; a newer one replaces it, and the changes reported are
 /// always computed against what the consumer last saw, so nothing is lost however slowly it reads.
 public struct FolderUpdates: AsyncSequence, Sendable {
+    /// Each update: the folder now and what changed.
     public typealias Element = FolderUpdate
+    /// Updates never fail: the sequence ends when the watcher is cancelled or the folder is removed.
     public typealias Failure = Never
 
     let stream: AsyncStream<SnapshotMessage>
     let initial: FolderSnapshot
 
+    /// The iterator of the updates; make one only (the sequence has a single consumer).
     public func makeAsyncIterator() -> Iterator {
         Iterator(base: stream.makeAsyncIterator(), last: initial, overflows: 0)
     }
 
+    /// Delivers updates, each computed against the one delivered before it.
     public struct Iterator: AsyncIteratorProtocol {
         var base: AsyncStream<SnapshotMessage>.Iterator
         var last: FolderSnapshot
         var overflows: Int
 
+        /// The next update, computed against the last one delivered (or the initial snapshot); waits
+        /// for the next rescan that changed something, and `nil` once the watcher has ended.
         public mutating func next(isolation actor: isolated (any Actor)? = #isolation) async -> FolderUpdate? {
             while let message = await base.next(isolation: actor) {
                 let changes = message.snapshot.difference(from: last)
@@ -47,6 +53,7 @@ public struct FolderUpdates: AsyncSequence, Sendable {
             return nil
         }
 
+        /// The next update, as ``next(isolation:)``.
         public mutating func next() async -> FolderUpdate? {
             await next(isolation: nil)
         }

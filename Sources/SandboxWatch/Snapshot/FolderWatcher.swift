@@ -71,5 +71,6 @@ public final class FolderWatcher: Sendable {
     /// For tests and benchmarks: stop reading the kernel's queue until resumed.
     @_spi(Testing) public func pauseReading() { control.setPaused(true) }
 
+    /// For tests and benchmarks: read the kernel's queue again after ``pauseReading()``.
     @_spi(Testing) public func resumeReading() { control.setPaused(false) }
 }

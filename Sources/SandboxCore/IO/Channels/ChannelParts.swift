@@ -24,7 +24,9 @@ public struct ChannelWritePart: Sendable, Hashable {
 /// The operation started when it was issued; dropping this sequence (and its iterator) before the
 /// last part cancels it.
 public struct ChannelReads: AsyncSequence, Sendable {
+    /// Each delivery: some bytes, and whether it is the last.
     public typealias Element = ChannelReadPart
+    /// The error the parts end with, when the read fails.
     public typealias Failure = SandboxError
 
     /// Where the parts come from.
@@ -45,8 +47,10 @@ public struct ChannelReads: AsyncSequence, Sendable {
         source = .ready(part)
     }
 
+    /// The iterator of the parts; make one only.
     public func makeAsyncIterator() -> Iterator { Iterator(source: source) }
 
+    /// Delivers the parts of one read, in order.
     public struct Iterator: AsyncIteratorProtocol {
         var source: Source?
 
@@ -84,13 +88,17 @@ public struct ChannelReads: AsyncSequence, Sendable {
 /// The operation started when it was issued and runs to its end whether or not this sequence is
 /// iterated.
 public struct ChannelWrites: AsyncSequence, Sendable {
+    /// Each delivery: how far the write has come.
     public typealias Element = ChannelWritePart
+    /// The error the parts end with, when the write fails.
     public typealias Failure = SandboxError
 
     let producer: PooledProducer<ChannelWritePart>
 
+    /// The iterator of the parts.
     public func makeAsyncIterator() -> Iterator { Iterator(producer: producer) }
 
+    /// Delivers the parts of one write, in order.
     public struct Iterator: AsyncIteratorProtocol {
         let producer: PooledProducer<ChannelWritePart>
 

@@ -27,6 +27,7 @@ extension DataRegions: Sequence {
     /// An iterator over the bytes, region after region.
     public func makeIterator() -> Iterator { Iterator(regions) }
 
+    /// The number of bytes, exactly: iterating visits them all.
     public var underestimatedCount: Int { count }
 }
 

@@ -11,7 +11,9 @@ import Glibc
 /// Each iteration reads the file from the start of the range again, with its own read-ahead; the
 /// file stays open while the sequence or an iterator exists.
 public struct FileChunks: AsyncSequence, Sendable {
+    /// Each chunk: one region of at most the chunk size.
     public typealias Element = DataRegions
+    /// The error a read ends with, e.g. ``SandboxError/Code/io``.
     public typealias Failure = SandboxError
 
     /// Parts read ahead of the consumer.
@@ -22,6 +24,7 @@ public struct FileChunks: AsyncSequence, Sendable {
     let chunkSize: Int
     let engine: IOEngine
 
+    /// An iterator that reads the range from its start, with its own read-ahead.
     public func makeAsyncIterator() -> Iterator {
         let descriptor = self.descriptor
         let buffers = engine.buffers
