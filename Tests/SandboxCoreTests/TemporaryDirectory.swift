@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import SandboxCore
+import SandboxTesting
 import SystemPackage
 import Testing
 
@@ -20,8 +21,10 @@ final class TemporaryDirectory {
     static let otherContents: [UInt8] = Array("another container's file\n".utf8)
     static let payloadContents: [UInt8] = Array("payload from the host\n".utf8)
 
+    /// `<tmp>`, a scratch directory under `$TMPDIR`.
+    let scratch: ScratchDirectory
     /// `<tmp>`.
-    let path: String
+    var path: String { scratch.path }
     /// `<tmp>/container`, the root.
     let container: String
     /// `<tmp>/outside`.
@@ -34,29 +37,29 @@ final class TemporaryDirectory {
     let payload: String
 
     init() throws {
-        var template = Array("/tmp/sandboxcore-tests-XXXXXX".utf8CString)
-        let made = template.withUnsafeMutableBufferPointer { buffer in mkdtemp(buffer.baseAddress!) }
-        guard made != nil else { throw HostError("mkdtemp", errno) }
-        path = template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
-        container = path + "/container"
-        outside = path + "/outside"
+        scratch = try ScratchDirectory.make(prefix: "sandboxcore-tests")
+        container = scratch.appending("container")
+        outside = scratch.appending("outside")
         secret = outside + "/secret"
-        other = path + "/other"
-        payload = path + "/payload"
-
-        for directory in [container, outside, outside + "/dir", outside + "/dir/sub", other] {
-            try Self.hostMakeDirectory(directory)
+        other = scratch.appending("other")
+        payload = scratch.appending("payload")
+        do {
+            for directory in [container, outside, outside + "/dir", outside + "/dir/sub", other] {
+                try Self.hostMakeDirectory(directory)
+            }
+            try Self.hostWrite(secret, Self.secretContents)
+            try Self.hostWrite(outside + "/dir/file1", Array("outside file 1\n".utf8))
+            try Self.hostWrite(outside + "/dir/sub/file2", Array("outside file 2\n".utf8))
+            try Self.hostWrite(other + "/x", Self.otherContents)
+            try Self.hostWrite(payload, Self.payloadContents)
+        } catch {
+            scratch.remove()
+            throw error
         }
-        try Self.hostWrite(secret, Self.secretContents)
-        try Self.hostWrite(outside + "/dir/file1", Array("outside file 1\n".utf8))
-        try Self.hostWrite(outside + "/dir/sub/file2", Array("outside file 2\n".utf8))
-        try Self.hostWrite(other + "/x", Self.otherContents)
-        try Self.hostWrite(payload, Self.payloadContents)
     }
 
     deinit {
-        Self.makeRemovable(path)
-        try? FileManager.default.removeItem(atPath: path)
+        scratch.remove()
     }
 
     /// Opens the container as a root.
@@ -174,16 +177,6 @@ final class TemporaryDirectory {
 
     static func hostWrite(_ path: String, _ bytes: [UInt8]) throws {
         try Data(bytes).write(to: URL(fileURLWithPath: path))
-    }
-
-    /// Gives the owner full access to every directory, so that removal cannot fail on modes a
-    /// test set.
-    private static func makeRemovable(_ path: String) {
-        guard let info = hostLstat(path), info.st_mode & S_IFMT == S_IFDIR else { return }
-        _ = chmod(path, 0o700)
-        for name in (try? FileManager.default.contentsOfDirectory(atPath: path)) ?? [] {
-            makeRemovable(path + "/" + name)
-        }
     }
 }
 

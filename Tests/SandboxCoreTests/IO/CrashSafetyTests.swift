@@ -1,5 +1,6 @@
 import Glibc
 import SandboxCore
+import SandboxTesting
 import Testing
 
 @Suite("Crash safety", .serialized)
@@ -81,9 +82,9 @@ struct CrashSafetyTests {
         var durations: [Int] = []
         for technique in ["writer", "contents"] {
             let start = monotonicMicroseconds()
-            let exit = try await HarnessProcess.run(
+            let run = try await fixture.runHarness(
                 ["write", target, "target", "\(Self.fileSize)", "1", "1", technique, "once"] + flags)
-            #expect(exit == .init(status: 0, signal: nil), "calibration run: \(exit)")
+            #expect(run.exit == .exited(0), "calibration run: \(run.exit): \(run.stderr)")
             durations.append(monotonicMicroseconds() - start)
         }
         // Bounded, so that a heavily loaded machine cannot stretch the test past a minute.
@@ -109,10 +110,10 @@ struct CrashSafetyTests {
                 loop
                 ? Int.random(in: full / 2...full * 3, using: &generator)
                 : Int.random(in: 0...full * 5 / 4, using: &generator)
-            let pid = try HarnessProcess.spawn(arguments + flags)
+            let harness = try fixture.startHarness(arguments + flags)
             try await Task.sleep(for: .microseconds(delay))
-            kill(pid, SIGKILL)
-            let exit = await HarnessProcess.wait(pid)
+            harness.signal(SIGKILL)
+            let exit = await harness.exit(timeout: RunningProgram.defaultTimeout)
             if exit.signal == SIGKILL { outcomes.killed += 1 } else { outcomes.exited += 1 }
             #expect(exit.signal == SIGKILL || exit.status == 0, "trial \(trial): the harness failed: \(exit)")
 
@@ -138,10 +139,9 @@ struct CrashSafetyTests {
     func descriptorExhaustion() async throws {
         let fixture = try IOFixture()
         try fixture.hostWrite("f", [1])
-        let output = fixture.host("out.txt")
-        let exit = try await HarnessProcess.run(["emfile", fixture.directory, "f"], output: output)
-        let printed = hostReadFile(output).map { String(decoding: $0, as: UTF8.self) } ?? ""
-        #expect(exit == .init(status: 0, signal: nil), "\(exit): \(printed)")
+        let run = try await fixture.runHarness(["emfile", fixture.directory, "f"])
+        let printed = run.stdout
+        #expect(run.exit == .exited(0), "\(run.exit): \(printed) \(run.stderr)")
         #expect(printed.contains("too-many-open-files"))
     }
 }

@@ -1,23 +1,45 @@
 import Glibc
 import SandboxCore
+import SandboxTesting
 import Testing
 
-/// A fresh container directory for one I/O test, removed when the fixture goes away.
+/// A fresh container directory for one I/O test (`<scratch>/container`, the rest of the scratch
+/// directory holding what processes the test starts print), removed when the fixture goes away.
 final class IOFixture {
+    /// The scratch directory around the container.
+    let scratch: ScratchDirectory
     /// The host path of the container.
     let directory: String
     let root: ConfinedRoot
 
     init() throws {
-        var template = Array("/tmp/sandbox-io-tests-XXXXXX".utf8CString)
-        let made = template.withUnsafeMutableBufferPointer { buffer in buffer.baseAddress.flatMap { mkdtemp($0) } }
-        guard let made else { throw IOTestFailure("mkdtemp failed: \(String(cString: strerror(errno)))") }
-        directory = String(cString: made)
-        root = try ConfinedRoot(openingDirectoryAt: directory)
+        scratch = try ScratchDirectory.make(prefix: "sandbox-io-tests")
+        directory = scratch.appending("container")
+        guard mkdir(directory, 0o755) == 0 else {
+            scratch.remove()
+            throw IOTestFailure("mkdir \(directory): \(String(cString: strerror(errno)))")
+        }
+        do {
+            root = try ConfinedRoot(openingDirectoryAt: directory)
+        } catch {
+            scratch.remove()
+            throw error
+        }
     }
 
     deinit {
-        removeTree(directory)
+        scratch.remove()
+    }
+
+    /// Runs the crash harness with `arguments` to its end (a hang is killed after the runner's
+    /// deadline), its output in the scratch directory.
+    func runHarness(_ arguments: [String]) async throws -> ProgramOutput {
+        try await startHarness(arguments).finish()
+    }
+
+    /// Starts the crash harness with `arguments`, its output in the scratch directory.
+    func startHarness(_ arguments: [String]) throws -> RunningProgram {
+        try BuiltProgram("sandbox-crash-harness").start(arguments, outputIn: scratch.path)
     }
 
     /// The host path of `relative`.
@@ -169,4 +191,11 @@ func expectIOError<R>(
         Issue.record("expected a SandboxError [\(code)], got \(error)", sourceLocation: sourceLocation)
         return nil
     }
+}
+
+/// Monotonic time in microseconds.
+func monotonicMicroseconds() -> Int {
+    var now = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &now)
+    return now.tv_sec * 1_000_000 + now.tv_nsec / 1000
 }

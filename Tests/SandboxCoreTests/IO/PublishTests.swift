@@ -1,5 +1,6 @@
 import Glibc
 import SandboxCore
+import SandboxTesting
 import Testing
 
 /// The one publish step of whole-file writes: durability, what a replaced file keeps, long names,
@@ -152,9 +153,9 @@ enum PageCache {
 
 /// Host files for tests, through the host (not through the code under test).
 enum HostFile {
-    /// A new file in `/tmp` holding `bytes`, open for reading at offset 0.
+    /// A new file in the scratch base (`$TMPDIR`) holding `bytes`, open for reading at offset 0.
     static func temporary(_ bytes: [UInt8]) throws -> (path: String, descriptor: CInt) {
-        var template = Array("/tmp/sandbox-io-source-XXXXXX".utf8CString)
+        var template = Array("\(ScratchDirectory.base)/sandbox-io-source-XXXXXX".utf8CString)
         let fd = template.withUnsafeMutableBufferPointer { buffer in buffer.baseAddress.map { mkstemp($0) } ?? -1 }
         guard fd >= 0 else { throw IOTestFailure("mkstemp: \(String(cString: strerror(errno)))") }
         let path = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)

@@ -1,9 +1,11 @@
 import Glibc
+import SandboxTesting
 
 /// A tmpfs of a given size, mounted on a fresh directory for one test and unmounted when it goes
 /// away. Needs root (or CAP_SYS_ADMIN).
 final class SmallFileSystem {
-    let directory: String
+    let scratch: ScratchDirectory
+    var directory: String { scratch.path }
 
     /// Whether this process may mount a tmpfs: probed once, by mounting and unmounting one.
     static let canMount: Bool = {
@@ -13,20 +15,17 @@ final class SmallFileSystem {
     }()
 
     init(size: String) throws {
-        var template = Array("/tmp/sandbox-io-tmpfs-XXXXXX".utf8CString)
-        let made = template.withUnsafeMutableBufferPointer { buffer in buffer.baseAddress.flatMap { mkdtemp($0) } }
-        guard let made else { throw IOTestFailure("mkdtemp: \(String(cString: strerror(errno)))") }
-        directory = String(cString: made)
-        guard mount("tmpfs", directory, "tmpfs", 0, "size=\(size),mode=0755") == 0 else {
+        scratch = try ScratchDirectory.make(prefix: "sandbox-io-tmpfs")
+        guard mount("tmpfs", scratch.path, "tmpfs", 0, "size=\(size),mode=0755") == 0 else {
             let error = errno
-            rmdir(directory)
+            scratch.remove()
             throw IOTestFailure("mount tmpfs: \(String(cString: strerror(error)))")
         }
     }
 
     deinit {
-        _ = umount2(directory, Int32(MNT_DETACH))
-        rmdir(directory)
+        _ = umount2(scratch.path, Int32(MNT_DETACH))
+        scratch.remove()
     }
 
     /// Fills the file system with `name` until a write fails with ENOSPC; returns the bytes written.

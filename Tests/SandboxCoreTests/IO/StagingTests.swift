@@ -1,5 +1,6 @@
 import Glibc
 import SandboxCore
+import SandboxTesting
 import Testing
 
 /// Roots whose atomic writes keep their temporary names in a staging directory (a container's
@@ -73,10 +74,10 @@ struct StagingTests {
         // Without O_TMPFILE the whole file is written under the temporary name: it must not be
         // created on the other mount, where it could not be renamed into place.
         for technique in ["contents", "writer"] {
-            let exit = try await HarnessProcess.run([
+            let run = try await fixture.runHarness([
                 "write", fixture.directory, "Documents/f", "40000", "1", "2", technique, "once", "staged", "named",
             ])
-            #expect(exit == .init(status: 0, signal: nil), "\(technique): \(exit)")
+            #expect(run.exit == .exited(0), "\(technique): \(run.exit): \(run.stderr)")
             #expect(fixture.hostRead("Documents/f") == patternBytes(40_000, seed: 2), "\(technique)")
         }
         #expect(fixture.hostList("Documents") == ["f"])
@@ -90,15 +91,15 @@ struct StagingTests {
         _ = try Self.stagedRoot(fixture)
         try fixture.hostWrite("Documents/f", [1])
         // A loop that never ends: killed while writing, it must leave its temporary in tmp/ only.
-        let pid = try HarnessProcess.spawn([
+        let harness = try fixture.startHarness([
             "write", fixture.directory, "Documents/f", "\(64 << 20)", "1", "2", "writer", "loop", "staged", "named",
         ])
         let deadline = ContinuousClock.now + .seconds(30)
         while fixture.hostList("tmp").isEmpty && ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(1))
         }
-        kill(pid, SIGKILL)
-        _ = await HarnessProcess.wait(pid)
+        harness.signal(SIGKILL)
+        _ = await harness.exit
         let staged = fixture.hostList("tmp")
         // One temporary, or none if the kill landed between a rename and the next round.
         #expect(staged.count <= 1 && staged.allSatisfy(ConfinedRoot.isInterruptedWriteName), "tmp/: \(staged)")

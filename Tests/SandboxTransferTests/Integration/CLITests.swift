@@ -1,5 +1,6 @@
 import Foundation
 import Sandbox
+import SandboxTesting
 import SandboxTransfer
 import SandboxTransferTesting
 import Testing
@@ -8,10 +9,10 @@ import Testing
 @Suite struct DownloadCLITests {
     let payload = TestData.bytes(600_000, seed: 8)
 
-    func withServer(_ body: (FaultServer, CLIProcess) async throws -> Void) async throws {
+    func withServer(_ body: (FaultServer, CLIFixture) async throws -> Void) async throws {
         try await withFaultServer { server in
             server.set("/f.bin", FaultResource(body: payload, etag: "\"f\""))
-            try await CLIProcess.with { cli in try await body(server, cli) }
+            try await CLIFixture.with { cli in try await body(server, cli) }
         }
     }
 
@@ -39,10 +40,8 @@ import Testing
             server.set("/a.bin", slow)
             server.set("/b.bin", slow)
             let first = try cli.start(["download", Fixture.app, server.url("/a.bin")])
-            let second = CLIProcess(home: cli.home, scratch: cli.scratch + "/second")
-            try FileManager.default.createDirectory(atPath: second.scratch, withIntermediateDirectories: true)
-            let other = try second.start(["download", Fixture.app, server.url("/b.bin")])
-            let (a, b) = (try await cli.finish(first), try await second.finish(other))
+            let second = try cli.start(["download", Fixture.app, server.url("/b.bin")])
+            let (a, b) = (try await first.finish(), try await second.finish())
             #expect(a.status == 0 && b.status == 0, "\(a.stderr) \(b.stderr)")
             #expect(try cli.contents("Library/Caches/a.bin") == payload)
             #expect(try cli.contents("Library/Caches/b.bin") == payload)
@@ -70,8 +69,8 @@ import Testing
             server.set("/slow.bin", slow)
             let process = try cli.start(["download", Fixture.app, server.url("/slow.bin"), "--json"])
             #expect(try await cli.waitForPartial(ofSize: 200_000))
-            kill(process.processIdentifier, SIGINT)
-            let paused = try await cli.finish(process)
+            process.signal(SIGINT)
+            let paused = try await process.finish()
             #expect(paused.status == 130, "\(paused.stderr)")
             #expect(paused.stderr.contains("Run the same command again to continue"))
             #expect(try await cli.run("downloads", Fixture.app, "--json").stdout.contains("\"state\":\"paused\""))
@@ -92,8 +91,8 @@ import Testing
             server.set("/weak.bin", weak)
             let process = try cli.start(["download", Fixture.app, server.url("/weak.bin")])
             #expect(try await cli.waitForPartial(ofSize: 200_000))
-            kill(process.processIdentifier, SIGINT)
-            let stopped = try await cli.finish(process)
+            process.signal(SIGINT)
+            let stopped = try await process.finish()
             #expect(stopped.status == 130, "\(stopped.stderr)")
             #expect(!stopped.stderr.contains("Run the same command again"), "\(stopped.stderr)")
             #expect(stopped.stderr.contains("cannot be resumed"), "\(stopped.stderr)")

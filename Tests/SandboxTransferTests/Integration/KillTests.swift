@@ -1,5 +1,6 @@
 import Foundation
 import Sandbox
+import SandboxTesting
 import SandboxTransfer
 import SandboxTransferTesting
 import Testing
@@ -19,7 +20,7 @@ import Testing
         resource.chunkDelayMilliseconds = 2
         server.set("/big.bin", resource)
         let url = server.url("/big.bin")
-        try await CLIProcess.with { cli in
+        try await CLIFixture.with { cli in
             var killed = 0
             var finishedEarly = false
             var offsets: [Int64] = []
@@ -29,16 +30,16 @@ import Testing
                 try await Task.sleep(for: .milliseconds(delay))  // the random moment of the kill, not a wait for a condition
                 guard process.isRunning else {
                     finishedEarly = true
-                    _ = try await cli.finish(process)
+                    _ = try await process.finish()
                     break
                 }
-                kill(process.processIdentifier, SIGKILL)
-                let output = try await cli.finish(process)
+                process.signal(SIGKILL)
+                let output = try await process.finish()
                 if output.status == 0 {  // it finished between the check and the kill
                     finishedEarly = true
                     break
                 }
-                #expect(output.status == SIGKILL)
+                #expect(output.exit.signal == SIGKILL)
                 killed += 1
                 offsets += output.stdout.split(separator: "\n").compactMap { line in
                     line.contains("\"resumed\"") ? line.split(separator: "\"offset\":").last.flatMap { Int64($0.prefix { $0.isNumber }) } : nil

@@ -1,5 +1,6 @@
 import Foundation
 import Sandbox
+import SandboxTesting
 import SandboxTransfer
 import SandboxTransferTesting
 import Synchronization

@@ -1,61 +1,30 @@
 import Foundation
 import Sandbox
-import SandboxTransferTesting
+import SandboxTesting
 
-/// The built `sandbox` binary run against a temporary home.
-struct CLIProcess {
+/// A home with the test app's container in a fresh scratch directory, for running the built
+/// `sandbox` against.
+struct CLIFixture {
     let home: String
     let scratch: String
 
-    struct Output {
-        var status: Int32
-        var stdout: String
-        var stderr: String
+    static func with<T>(_ body: (CLIFixture) async throws -> T) async throws -> T {
+        try await ScratchDirectory.with(prefix: "sandbox-transfer-cli") { scratch in
+            let cli = CLIFixture(home: scratch.appending("home"), scratch: scratch.path)
+            _ = try SandboxHome(location: cli.home).createContainer(for: AppIdentifier(Fixture.app))
+            return try await body(cli)
+        }
     }
 
-    /// The `sandbox` executable, built into the same folder as this test binary.
-    static let executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
-        .appendingPathComponent("sandbox")
-
-    static func with<T>(_ body: (CLIProcess) async throws -> T) async throws -> T {
-        let scratch = try TemporaryDirectory.make(prefix: "cli")
-        defer { try? FileManager.default.removeItem(atPath: scratch) }  // teardown only
-        let cli = CLIProcess(home: scratch + "/home", scratch: scratch)
-        _ = try SandboxHome(location: cli.home).createContainer(for: AppIdentifier(Fixture.app))
-        return try await body(cli)
+    /// Starts `sandbox ARGUMENTS…` against the home.
+    func start(_ arguments: [String]) throws -> RunningProgram {
+        try BuiltProgram("sandbox").start(arguments, environment: ["SANDBOX_HOME": home], outputIn: scratch)
     }
 
-    /// Starts `sandbox ARGUMENTS…` with output to files (no pipe can fill up).
-    func start(_ arguments: [String]) throws -> Process {
-        let process = Process()
-        process.executableURL = Self.executable
-        process.arguments = arguments
-        var environment = ProcessInfo.processInfo.environment
-        environment["SANDBOX_HOME"] = home
-        process.environment = environment
-        for name in ["stdout", "stderr"] { _ = FileManager.default.createFile(atPath: scratch + "/" + name, contents: nil) }
-        process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: scratch + "/stdout"))
-        process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: scratch + "/stderr"))
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        return process
-    }
-
-    /// Waits for `process` and collects its output.
-    func finish(_ process: Process) async throws -> Output {
-        // Polling, so as not to hold a thread of the cooperative pool (two on CI) that the other
-        // tests, and the servers they talk to, need while the process runs.
-        while process.isRunning { try await Task.sleep(for: .milliseconds(2)) }
-        process.waitUntilExit()
-        for handle in [process.standardOutput, process.standardError] { try (handle as? FileHandle)?.close() }
-        return Output(
-            status: process.terminationStatus, stdout: try String(contentsOfFile: scratch + "/stdout", encoding: .utf8),
-            stderr: try String(contentsOfFile: scratch + "/stderr", encoding: .utf8))
-    }
-
+    /// Runs `sandbox ARGUMENTS…` against the home to its end.
     @discardableResult
-    func run(_ arguments: String...) async throws -> Output {
-        try await finish(try start(arguments))
+    func run(_ arguments: String...) async throws -> ProgramOutput {
+        try await start(arguments).finish()
     }
 
     /// A file of the container.

@@ -1,6 +1,7 @@
 import Foundation
 import Sandbox
 import SandboxTransfer
+import SandboxTesting
 import SandboxTransferTesting
 import Synchronization
 import Testing
@@ -29,11 +30,11 @@ struct Fixture {
     static let noRetries = DownloadSession.Configuration(retryPolicy: .never, stallTimeout: .seconds(10), progressInterval: .milliseconds(20))
 
     static func with<T>(_ body: (Fixture) async throws -> T) async throws -> T {
-        let scratch = try TemporaryDirectory.make(prefix: "test")
-        defer { try? FileManager.default.removeItem(atPath: scratch) }  // teardown only
-        let home = try SandboxHome(location: scratch + "/home")
-        let container = try home.createContainer(for: AppIdentifier(app))
-        return try await body(Fixture(scratch: scratch, container: container))
+        try await ScratchDirectory.with(prefix: "sandbox-transfer") { scratch in
+            let home = try SandboxHome(location: scratch.appending("home"))
+            let container = try home.createContainer(for: AppIdentifier(app))
+            return try await body(Fixture(scratch: scratch.path, container: container))
+        }
     }
 
     func session(_ identifier: String = "test", _ configuration: DownloadSession.Configuration = Fixture.fast) throws -> DownloadSession {
@@ -120,17 +121,6 @@ func withFaultServer(_ body: (FaultServer) async throws -> Void) async throws {
         throw error
     }
     try await server.stop()
-}
-
-/// Waits until `condition` holds, checking every 2 ms, for at most `timeout`: tests wait on
-/// conditions, never on fixed sleeps.
-func eventually(timeout: Duration = .seconds(20), _ condition: () throws -> Bool) async rethrows -> Bool {
-    let deadline = ContinuousClock.now + timeout
-    while try !condition() {
-        guard ContinuousClock.now < deadline else { return false }
-        do { try await Task.sleep(for: .milliseconds(2)) } catch { return try condition() }
-    }
-    return true
 }
 
 extension Result {

@@ -45,18 +45,23 @@ public struct ScratchDirectory: Sendable {
     /// `path/relative`.
     public func appending(_ relative: String) -> String { path + "/" + relative }
 
-    /// Removes the directory and everything in it, making read-only folders writable first.
-    /// Teardown only: what cannot be removed is left for the system's tmp cleaning.
+    /// Removes the directory and everything in it, making folders accessible first (a test may
+    /// leave one at 0000 or a sealed bundle's at 0555). Teardown only: what cannot be removed is
+    /// left for the system's tmp cleaning.
     public func remove() {
-        if let walker = FileManager.default.enumerator(atPath: path) {
-            while let relative = walker.nextObject() as? String {
-                var info = stat()
-                let full = appending(relative)
-                if lstat(full, &info) == 0, info.st_mode & S_IFMT == S_IFDIR { chmod(full, 0o700) }
-            }
-        }
-        chmod(path, 0o700)
+        Self.makeAccessible(path)
         do { try FileManager.default.removeItem(atPath: path) } catch {}  // teardown only: nothing to report to
+    }
+
+    /// Gives the owner full access to `path` and every folder beneath it, not following links.
+    private static func makeAccessible(_ path: String) {
+        var info = stat()
+        guard lstat(path, &info) == 0, info.st_mode & S_IFMT == S_IFDIR else { return }
+        chmod(path, 0o700)
+        // Teardown: a folder that cannot be listed is skipped.
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: path)) ?? [] {
+            makeAccessible(path + "/" + name)
+        }
     }
 }
 
