@@ -53,7 +53,7 @@ struct SequentialCases {
                 // Memory just freed is cheaper to fault in again on these VMs: alternate who goes first.
                 let ours = { () async throws -> Double in
                     try await measure {
-                        let data = try await root.contents(of: path, maximumSize: .max)
+                        let data = try await root.readContents(of: path, maximumSize: .max, engine: .shared)
                         precondition(data.count == bytes)
                     }
                 }

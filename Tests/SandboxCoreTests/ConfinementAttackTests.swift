@@ -45,7 +45,7 @@ enum AttackOperation: String, CaseIterable, Sendable, CustomStringConvertible {
         case .copyContents:
             let sink = Glibc.open("/dev/null", O_WRONLY | O_CLOEXEC)
             defer { Glibc.close(sink) }
-            try root.copyContents(of: path, to: sink)
+            try root.copyContents(of: path, to: FileDescriptor(rawValue: sink))
         case .writeAtomic: try root.writeContents(payload, to: path)
         case .writeInPlace: try root.writeContents(payload, to: path, options: [])
         case .writeExclusive: try root.writeContents(payload, to: path, options: [.atomic, .withoutOverwriting])

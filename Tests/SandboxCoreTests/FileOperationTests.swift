@@ -364,14 +364,14 @@ struct FileOperationTests {
         let outPath = tmp.path + "/streamed"
         let out = Glibc.open(outPath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         try #require(out >= 0)
-        #expect(try root.copyContents(of: cpath("big"), to: out) == Int64(bytes.count))
+        #expect(try root.copyContents(of: cpath("big"), to: FileDescriptor(rawValue: out)) == Int64(bytes.count))
         Glibc.close(out)
         #expect(TemporaryDirectory.hostRead(outPath) == bytes)
         var pipeFDs: [Int32] = [0, 0]
         try #require(pipe(&pipeFDs) == 0)
         let small = Array("through a pipe\n".utf8)
         try root.writeContents(small, to: cpath("small"))
-        #expect(try root.copyContents(of: cpath("small"), to: pipeFDs[1]) == Int64(small.count))
+        #expect(try root.copyContents(of: cpath("small"), to: FileDescriptor(rawValue: pipeFDs[1])) == Int64(small.count))
         Glibc.close(pipeFDs[1])
         var received = [UInt8](repeating: 0, count: 100)
         let count = read(pipeFDs[0], &received, received.count)
@@ -480,7 +480,7 @@ struct FileOperationTests {
             expectError(.notARegularFile, "stream \(path)") {
                 let sink = Glibc.open("/dev/null", O_WRONLY | O_CLOEXEC)
                 defer { Glibc.close(sink) }
-                try root.copyContents(of: cpath(path), to: sink)
+                try root.copyContents(of: cpath(path), to: FileDescriptor(rawValue: sink))
             }
             expectError(.notARegularFile, "copy \(path)") { try root.copyItem(from: cpath(path), to: cpath("copy")) }
             expectError(.notARegularFile, "write in place \(path)") { try root.writeContents([1], to: cpath(path), options: []) }

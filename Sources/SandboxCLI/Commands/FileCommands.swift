@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Sandbox
+import SystemPackage
 
 struct ListDirectory: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "ls", abstract: "List a directory of a container (directories end in '/').")
@@ -134,7 +135,7 @@ struct Cat: ParsableCommand {
     var path: String
 
     func run() throws {
-        try app.container().root.copyContents(of: ContainerPath.argument(path), to: STDOUT_FILENO)
+        try app.container().root.copyContents(of: ContainerPath.argument(path), to: .standardOutput)
     }
 }
 

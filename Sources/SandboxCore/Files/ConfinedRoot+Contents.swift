@@ -8,10 +8,15 @@ extension ConfinedRoot {
 
     /// Reads the whole file at `path` into memory.
     ///
-    /// - Parameter maximumSize: refuse files larger than this many bytes.
+    /// The bytes are read with `pread` into one array sized from `fstat`; a file that grew meanwhile
+    /// is read on, within the limit. ``readContents(of:maximumSize:engine:)`` does the same on an
+    /// ``IOEngine``, for async callers.
+    ///
+    /// - Parameter maximumSize: refuse files larger than this many bytes (64 MiB by default).
     /// - Throws: ``SandboxError/Code/fileTooLarge`` past `maximumSize` (stream the file instead,
-    ///   e.g. ``copyContents(of:to:)``), ``SandboxError/Code/notARegularFile``,
-    ///   ``SandboxError/Code/isADirectory``, ``SandboxError/Code/notFound``, resolution errors.
+    ///   e.g. ``copyContents(of:to:)`` or ``readChunks(of:chunkSize:range:engine:)``),
+    ///   ``SandboxError/Code/notARegularFile``, ``SandboxError/Code/isADirectory``,
+    ///   ``SandboxError/Code/notFound``, resolution errors.
     public func readContents(
         of path: ContainerPath, maximumSize: Int = defaultMaximumReadSize
     ) throws(SandboxError) -> [UInt8] {
@@ -24,31 +29,42 @@ extension ConfinedRoot {
                 "'\(path)' is \(info.st_size) bytes, more than the \(maximumSize)-byte limit for reading a whole file into memory. Stream it instead.",
                 path: path.description)
         }
-        var bytes = [UInt8](repeating: 0, count: Int(info.st_size))
-        var count = 0
+        return try Self.readWhole(file.rawValue, size: Int(info.st_size), maximumSize: maximumSize, path: path)
+    }
+
+    /// Reads the file behind `fd` from offset 0: `size` bytes (from `fstat`) and one more, uninitialized
+    /// rather than zeroed, to see whether it grew; a file that grew is read on, within `maximumSize`.
+    private static func readWhole(
+        _ fd: CInt, size: Int, maximumSize: Int, path: ContainerPath
+    ) throws(SandboxError) -> [UInt8] {
+        var failure: SandboxError?
+        var bytes = [UInt8](unsafeUninitializedCapacity: size + 1) { buffer, initialized in
+            do throws(SandboxError) {
+                initialized = try VectoredIO.fill(
+                    UnsafeMutableRawBufferPointer(buffer), from: fd, atOffset: 0, path: path.description)
+            } catch {
+                failure = error
+                initialized = 0
+            }
+        }
+        if let failure { throw failure }
+        var count = bytes.count
+        // Not full: the file ended where fstat said, or before. Full: it grew since fstat.
+        guard count > size else { return bytes }
         while true {
+            guard count <= maximumSize else {
+                throw .rule(
+                    .fileTooLarge,
+                    "'\(path)' grew past the \(maximumSize)-byte limit while being read. Stream it instead.",
+                    path: path.description)
+            }
             if count == bytes.count {
-                // The file grew since fstat: read on, still within the limit.
-                guard bytes.count < maximumSize else {
-                    // Full at exactly the limit: too large only if there is more to read.
-                    var probe: UInt8 = 0
-                    if try syscall("pread", path: path.description, { pread(file.rawValue, &probe, 1, off_t(count)) })
-                        == 0
-                    {
-                        break
-                    }
-                    throw .rule(
-                        .fileTooLarge,
-                        "'\(path)' grew past the \(maximumSize)-byte limit while being read. Stream it instead.",
-                        path: path.description)
-                }
-                bytes.append(
-                    contentsOf: repeatElement(0, count: min(max(bytes.count, 4096), maximumSize - bytes.count)))
+                bytes.append(contentsOf: repeatElement(0, count: min(max(bytes.count, 4096), maximumSize - count + 1)))
             }
             let read = try bytes.withUnsafeMutableBytes { buffer in
                 Result { () throws(SandboxError) in
                     try syscall("pread", path: path.description) {
-                        pread(file.rawValue, buffer.baseAddress.map { $0 + count }, buffer.count - count, off_t(count))
+                        pread(fd, buffer.baseAddress.map { $0 + count }, buffer.count - count, off_t(count))
                     }
                 }
             }.get()
@@ -61,9 +77,12 @@ extension ConfinedRoot {
 
     /// Writes `bytes` as the contents of the file at `path`.
     ///
-    /// - Parameter options: ``WriteOptions/atomic`` by default: readers see the old contents or the
-    ///   new ones, never a mix. Add ``WriteOptions/durable`` to survive a power cut and
-    ///   ``WriteOptions/withoutOverwriting`` to refuse to replace an existing file.
+    /// ``writeContents(_:to:options:engine:)`` does the same on an ``IOEngine``, for async callers.
+    ///
+    /// - Parameter options: ``WriteOptions/atomic`` by default, as every whole-file write here: readers
+    ///   see the old contents or the new ones, never a mix, as with Foundation's
+    ///   `Data.write(to:options: .atomic)`. Add ``WriteOptions/durable`` to survive a power cut (it
+    ///   costs two `fsync`s) and ``WriteOptions/withoutOverwriting`` to refuse to replace a file.
     /// - Throws: ``SandboxError/Code/alreadyExists``, ``SandboxError/Code/noSpace`` (the previous
     ///   contents are intact), ``SandboxError/Code/notFound`` for a missing parent, resolution errors.
     public func writeContents(
@@ -80,13 +99,15 @@ extension ConfinedRoot {
     /// Copies a file from the host (outside any container) to `path`, streaming it through the
     /// kernel (`copy_file_range`) without holding it in memory.
     ///
-    /// - Parameter hostPath: a path on the host, opened as given: it is the caller's, not the app's.
+    /// - Parameters:
+    ///   - hostPath: a path on the host, opened as given: it is the caller's, not the app's.
+    ///   - options: ``WriteOptions/atomic`` by default, as ``writeContents(_:to:options:)``.
     /// - Returns: the number of bytes copied.
     /// - Throws: ``SandboxError/Code/notFound`` for a missing host file, and the errors of
     ///   ``writeContents(_:to:options:)``.
     @discardableResult
     public func importFile(
-        fromHost hostPath: String, to path: ContainerPath, options: WriteOptions = [.atomic, .durable]
+        fromHost hostPath: String, to path: ContainerPath, options: WriteOptions = .atomic
     ) throws(SandboxError) -> Int64 {
         let source = OwnedDescriptor(
             taking: try syscall("open", path: hostPath) { Glibc.open(hostPath, O_RDONLY | CSB_O_CLOEXEC) })
@@ -105,14 +126,14 @@ extension ConfinedRoot {
     }
 
     /// Streams the contents of the file at `path` to the open descriptor `output` (a file, pipe or
-    /// socket) without holding it in memory.
+    /// socket) without holding it in memory. `output` is not closed.
     ///
     /// - Returns: the number of bytes copied.
     /// - Throws: as ``readContents(of:maximumSize:)``, less the size limit.
     @discardableResult
-    public func copyContents(of path: ContainerPath, to output: CInt) throws(SandboxError) -> Int64 {
+    public func copyContents(of path: ContainerPath, to output: FileDescriptor) throws(SandboxError) -> Int64 {
         let file = try openRegularFile(path)
-        return try ByteCopier.copy(from: file.rawValue, to: output, wholeFile: false, path: path.description)
+        return try ByteCopier.copy(from: file.rawValue, to: output.rawValue, wholeFile: false, path: path.description)
     }
 
     /// Creates or replaces the file at `path`, with `body` writing its contents to a descriptor,

@@ -58,7 +58,7 @@ func write(
             }
         }
     case "contents":
-        try await root.write(data, to: path, options: options)
+        try await root.writeContents(data, to: path, options: options, engine: .shared)
     default:
         fail(2, "unknown technique '\(technique)'")
     }

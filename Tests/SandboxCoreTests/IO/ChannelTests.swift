@@ -1,6 +1,7 @@
 import Glibc
 import SandboxCore
 import Synchronization
+import SystemPackage
 import Testing
 
 /// Records how many times a cleanup handler ran, and with what.
@@ -87,8 +88,8 @@ struct ChannelTests {
         #expect(pipe(&fds) == 0)
         let readCleanup = CleanupRecorder()
         let writeCleanup = CleanupRecorder()
-        let reader = try IOChannel(takingOwnershipOf: fds[0], name: "pipe-in", kind: .stream, cleanup: readCleanup.handler)
-        let writer = try IOChannel(takingOwnershipOf: fds[1], name: "pipe-out", kind: .stream, cleanup: writeCleanup.handler)
+        let reader = try IOChannel(takingOwnershipOf: FileDescriptor(rawValue: fds[0]), name: "pipe-in", kind: .stream, cleanup: readCleanup.handler)
+        let writer = try IOChannel(takingOwnershipOf: FileDescriptor(rawValue: fds[1]), name: "pipe-out", kind: .stream, cleanup: writeCleanup.handler)
         // Issued in order, offsets ignored: the bytes arrive in issue order.
         let first = writer.write(DataRegions(Array("one ".utf8)), atOffset: 999)
         let second = writer.write(DataRegions(Array("two ".utf8)), atOffset: 5)
@@ -184,7 +185,7 @@ struct ChannelTests {
         await expectIOError(.invalidArgument) { try await writable.readAll() }  // write-only
         expectIOError(.isADirectory) { try fixture.root.openChannel(at: ioPath("d")) }
         expectIOError(.escapesContainer) { try fixture.root.openChannel(at: ioPath("d/../../f")) }
-        expectIOError(.invalidArgument) { try IOChannel(takingOwnershipOf: 987_654, name: "bogus", kind: .stream) }
+        expectIOError(.invalidArgument) { try IOChannel(takingOwnershipOf: FileDescriptor(rawValue: 987_654), name: "bogus", kind: .stream) }
         channel.close()
         writable.close()
     }
@@ -211,12 +212,12 @@ struct ChannelTests {
         var fds: [CInt] = [0, 0]
         #expect(pipe(&fds) == 0)
         let engine = IOEngine.shared
-        try await engine.write(DataRegions(Array("abc".utf8)) + DataRegions(Array("def".utf8)), to: fds[1])
+        try await engine.write(DataRegions(Array("abc".utf8)) + DataRegions(Array("def".utf8)), to: FileDescriptor(rawValue: fds[1]))
         close(fds[1])
-        #expect(try await engine.read(from: fds[0], length: 4).bytes == Array("abcd".utf8))
-        #expect(try await engine.read(from: fds[0], length: 100).bytes == Array("ef".utf8))
-        #expect(try await engine.read(from: fds[0], length: 100).isEmpty)
+        #expect(try await engine.read(from: FileDescriptor(rawValue: fds[0]), length: 4).bytes == Array("abcd".utf8))
+        #expect(try await engine.read(from: FileDescriptor(rawValue: fds[0]), length: 100).bytes == Array("ef".utf8))
+        #expect(try await engine.read(from: FileDescriptor(rawValue: fds[0]), length: 100).isEmpty)
         close(fds[0])
-        await expectIOError(.invalidArgument) { try await engine.read(from: fds[0], length: -1) }
+        await expectIOError(.invalidArgument) { try await engine.read(from: FileDescriptor(rawValue: fds[0]), length: -1) }
     }
 }

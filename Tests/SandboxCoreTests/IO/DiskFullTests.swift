@@ -1,5 +1,6 @@
 import Glibc
 import SandboxCore
+import SystemPackage
 import Testing
 
 @Suite("Disk full", .serialized, .enabled(if: SmallFileSystem.canMount, "mounting a tmpfs needs root (CAP_SYS_ADMIN); skipped"))
@@ -9,7 +10,7 @@ struct DiskFullTests {
         let volume = try SmallFileSystem(size: "1m")
         let root = try ConfinedRoot(openingDirectoryAt: volume.directory)
         let old = patternBytes(100_000, seed: 31)
-        try await root.write(DataRegions(old), to: ioPath("doc"), options: [.atomic, .durable])
+        try await root.writeContents(DataRegions(old), to: ioPath("doc"), options: [.atomic, .durable], engine: .shared)
         try volume.fill("filler")
         let new = DataRegions(patternBytes(300_000, seed: 32))
         func expectIntact(_ label: String, sourceLocation: SourceLocation = #_sourceLocation) {
@@ -20,8 +21,8 @@ struct DiskFullTests {
         // Whole file, atomic (and durable).
         expectIOError(.noSpace) { try root.writeContents(new.bytes, to: ioPath("doc")) }
         expectIntact("writeContents")
-        await expectIOError(.noSpace) { try await root.write(new, to: ioPath("doc"), options: [.atomic, .durable]) }
-        expectIntact("write(_:to:)")
+        await expectIOError(.noSpace) { try await root.writeContents(new, to: ioPath("doc"), options: [.atomic, .durable], engine: .shared) }
+        expectIntact("writeContents(_:to:options:engine:)")
 
         // The streaming writer: the error surfaces at a later append or at finish.
         await expectIOError(.noSpace) {
@@ -39,11 +40,11 @@ struct DiskFullTests {
         // is expected (SIGPIPE is blocked on the peer's thread).
         let doubled = new + new
         let feeder = PeerThread {
-            let writer = OpenFile(takingOwnershipOf: writeEnd, access: .writing, name: "pipe")
+            let writer = OpenFile(takingOwnershipOf: FileDescriptor(rawValue: writeEnd), access: .writing, name: "pipe")
             try? writer.write(doubled)  // EPIPE expected
             try? writer.close()
         }
-        expectIOError(.noSpace) { try root.writeContents(readingFrom: fds[0], to: ioPath("doc")) }
+        expectIOError(.noSpace) { try root.writeContents(readingFrom: FileDescriptor(rawValue: fds[0]), to: ioPath("doc")) }
         close(fds[0])
         await feeder.join()
         expectIntact("writeContents(readingFrom:)")
@@ -62,7 +63,7 @@ struct DiskFullTests {
         // With space again, the same write succeeds.
         #expect(unlink(volume.directory + "/filler") == 0)
         #expect(unlink(volume.directory + "/other") == 0)
-        try await root.write(new, to: ioPath("doc"), options: [.atomic, .durable])
+        try await root.writeContents(new, to: ioPath("doc"), options: [.atomic, .durable], engine: .shared)
         #expect(hostReadFile(volume.directory + "/doc") == new.bytes)
     }
 }

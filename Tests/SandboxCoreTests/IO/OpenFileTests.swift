@@ -1,5 +1,6 @@
 import Glibc
 import SandboxCore
+import SystemPackage
 import Testing
 
 @Suite("File handles")
@@ -96,7 +97,7 @@ struct OpenFileTests {
         let fixture = try IOFixture()
         try fixture.hostWrite("f", [1, 2, 3])
         let file = try fixture.root.openFile(forReadingAt: ioPath("f"))
-        let fd = try file.withUnsafeDescriptor { $0 }
+        let fd = try file.withUnsafeDescriptor { $0.rawValue }
         #expect(!file.isClosed)
         try file.close()
         #expect(file.isClosed)
@@ -114,7 +115,7 @@ struct OpenFileTests {
         var fd: CInt = -1
         do {
             let file = try fixture.root.openFile(forReadingAt: ioPath("f"))
-            fd = try file.withUnsafeDescriptor { $0 }
+            fd = try file.withUnsafeDescriptor { $0.rawValue }
             #expect(fcntl(fd, F_GETFD) >= 0)
         }
         #expect(fcntl(fd, F_GETFD) == -1)
@@ -151,8 +152,8 @@ struct OpenFileTests {
     func adopting() throws {
         var fds: [CInt] = [0, 0]
         #expect(pipe(&fds) == 0)
-        let reader = OpenFile(takingOwnershipOf: fds[0], access: .reading, name: "pipe")
-        let writer = OpenFile(takingOwnershipOf: fds[1], access: .writing, name: "pipe")
+        let reader = OpenFile(takingOwnershipOf: FileDescriptor(rawValue: fds[0]), access: .reading, name: "pipe")
+        let writer = OpenFile(takingOwnershipOf: FileDescriptor(rawValue: fds[1]), access: .writing, name: "pipe")
         try writer.write(DataRegions(Array("hello".utf8)))
         try writer.close()
         #expect(try reader.readToEnd().bytes == Array("hello".utf8))

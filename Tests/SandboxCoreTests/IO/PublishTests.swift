@@ -1,6 +1,7 @@
 import Glibc
 import SandboxCore
 import SandboxTesting
+import SystemPackage
 import Testing
 
 /// The one publish step of whole-file writes: durability, what a replaced file keeps, long names,
@@ -18,7 +19,7 @@ struct PublishTests {
             case .contents:
                 try root.writeContents(bytes, to: path, options: options)
             case .asyncContents:
-                try await root.write(DataRegions(bytes), to: path, options: options)
+                try await root.writeContents(DataRegions(bytes), to: path, options: options, engine: .shared)
             case .writer:
                 try await root.withWriter(at: path, options: options) { writer in
                     try await writer.write(contentsOf: bytes.prefix(bytes.count / 2))
@@ -30,7 +31,7 @@ struct PublishTests {
                     close(source.descriptor)
                     unlink(source.path)
                 }
-                try root.writeContents(readingFrom: source.descriptor, to: path, options: options)
+                try root.writeContents(readingFrom: FileDescriptor(rawValue: source.descriptor), to: path, options: options)
             }
         }
     }

@@ -1,6 +1,7 @@
 import Glibc
 import SandboxCore
 import Synchronization
+import SystemPackage
 import Testing
 
 @Suite("Streams and writers")
@@ -126,7 +127,8 @@ struct StreamTests {
         let fixture = try IOFixture()
         let bytes = patternBytes(5 << 20 + 1, seed: 7)
         try fixture.hostWrite("src", bytes)
-        let size = try await fixture.root.write(try fixture.root.readChunks(of: ioPath("src")), to: ioPath("dst"), options: [.atomic, .durable])
+        let size = try await fixture.root.writeContents(
+            try fixture.root.readChunks(of: ioPath("src")), to: ioPath("dst"), options: [.atomic, .durable])
         #expect(size == Int64(bytes.count))
         #expect(fixture.hostRead("dst") == bytes)
     }
@@ -140,7 +142,7 @@ struct StreamTests {
         let writeEnd = fds[1]
         let fed = Mutex<SandboxError?>(nil)
         let feeder = PeerThread {
-            let writer = OpenFile(takingOwnershipOf: writeEnd, access: .writing, name: "pipe")
+            let writer = OpenFile(takingOwnershipOf: FileDescriptor(rawValue: writeEnd), access: .writing, name: "pipe")
             do throws(SandboxError) {
                 try writer.write(DataRegions(bytes))
                 try writer.close()
@@ -148,7 +150,7 @@ struct StreamTests {
                 fed.withLock { $0 = error }
             }
         }
-        let copied = try fixture.root.writeContents(readingFrom: fds[0], to: ioPath("piped"))
+        let copied = try fixture.root.writeContents(readingFrom: FileDescriptor(rawValue: fds[0]), to: ioPath("piped"))
         close(fds[0])
         await feeder.join()
         #expect(fed.withLock { $0 } == nil)
@@ -160,18 +162,16 @@ struct StreamTests {
     func wholeFile() async throws {
         let fixture = try IOFixture()
         let data = DataRegions(patternBytes(1 << 20, seed: 9)) + DataRegions(patternBytes(5, seed: 10))
-        try await fixture.root.write(data, to: ioPath("w"))
-        let read = try await fixture.root.contents(of: ioPath("w"))
-        #expect(read == data)
-        #expect(read.regions.count == 1)
-        await expectIOError(.fileTooLarge) { try await fixture.root.contents(of: ioPath("w"), maximumSize: 1 << 20) }
+        try await fixture.root.writeContents(data, to: ioPath("w"), engine: .shared)
+        #expect(try await fixture.root.readContents(of: ioPath("w"), engine: .shared) == data.bytes)
+        await expectIOError(.fileTooLarge) { try await fixture.root.readContents(of: ioPath("w"), maximumSize: 1 << 20, engine: .shared) }
         try fixture.hostMakeDirectory("d")
-        await expectIOError(.isADirectory) { try await fixture.root.contents(of: ioPath("d")) }
-        await expectIOError(.escapesContainer) { try await fixture.root.contents(of: ioPath("d/../..")) }
+        await expectIOError(.isADirectory) { try await fixture.root.readContents(of: ioPath("d"), engine: .shared) }
+        await expectIOError(.escapesContainer) { try await fixture.root.readContents(of: ioPath("d/../.."), engine: .shared) }
         // Large enough for a mapped, pre-faulted buffer (ByteStorage.mappingThreshold).
         let large = DataRegions(patternBytes(9 << 20 | 123, seed: 12))
-        try await fixture.root.write(large, to: ioPath("large"))
-        #expect(try await fixture.root.contents(of: ioPath("large")) == large)
+        try await fixture.root.writeContents(large, to: ioPath("large"), engine: .shared)
+        #expect(try await fixture.root.readContents(of: ioPath("large"), engine: .shared) == large.bytes)
     }
 
     @Test("interrupted-write names are recognized and removed; other names are kept")

@@ -7,7 +7,9 @@ extension IOChannel {
     /// returns, without a trip to the engine's threads. It ends early, with a done part, where the file ends; a read at exactly
     /// the end delivers one empty done part.
     ///
-    /// - Parameter length: the most bytes to read; to the end of the file by default.
+    /// - Parameters:
+    ///   - offset: where to start reading, from the start of the file; 0 by default.
+    ///   - length: the most bytes to read; to the end of the file by default.
     /// - Returns: the parts; iterating them throws ``SandboxError/Code/invalidArgument`` for a
     ///   negative offset or length, an offset past the end, a channel not open for reading, or a
     ///   ``SandboxError/Code/closed`` for a closed channel; ``SandboxError/Code/interrupted`` when
@@ -70,9 +72,31 @@ extension IOChannel {
 
     /// Reads `length` bytes from `offset` and returns them in one value (regions, not copied).
     ///
-    /// - Throws: as the parts of ``read(fromOffset:length:)``.
-    public func readAll(fromOffset offset: Int64 = 0, length: Int64 = .max) async throws(SandboxError) -> DataRegions {
-        try await read(fromOffset: offset, length: length).collect()
+    /// At most `maximumSize` bytes are held: a read that would return more is refused rather than
+    /// allowed to fill memory (no more than `maximumSize + 1` bytes are read to find out).
+    ///
+    /// - Parameters:
+    ///   - length: the most bytes to read; to the end of the file by default.
+    ///   - maximumSize: refuse to return more than this many bytes (64 MiB by default, as
+    ///     ``ConfinedRoot/readContents(of:maximumSize:)``).
+    /// - Throws: ``SandboxError/Code/fileTooLarge`` when more than `maximumSize` bytes are there to
+    ///   read (read the parts of ``read(fromOffset:length:)`` as they come instead);
+    ///   ``SandboxError/Code/invalidArgument`` for a negative `maximumSize`; as the parts of
+    ///   ``read(fromOffset:length:)``.
+    public func readAll(
+        fromOffset offset: Int64 = 0, length: Int64 = .max, maximumSize: Int = ConfinedRoot.defaultMaximumReadSize
+    ) async throws(SandboxError) -> DataRegions {
+        guard maximumSize >= 0 else { throw .negative("maximumSize", Int64(maximumSize), path: path) }
+        let limited = Int64(maximumSize) < length ? Int64(maximumSize) + 1 : length
+        let data = try await read(fromOffset: offset, length: limited).collect()
+        guard data.count <= maximumSize else {
+            throw .rule(
+                .fileTooLarge,
+                "'\(path)' has more than the \(maximumSize)-byte limit of readAll to read from offset \(offset). "
+                    + "Read the parts of read(fromOffset:length:) as they come, or raise maximumSize.",
+                path: path)
+        }
+        return data
     }
 
     /// Writes `data` at `offset` (ignored on a ``Kind/stream`` channel), reporting progress in parts.

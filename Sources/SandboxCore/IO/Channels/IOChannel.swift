@@ -1,5 +1,6 @@
 import Glibc
 import Synchronization
+import SystemPackage
 
 /// A channel for many asynchronous reads and writes on one file: the `dispatch_io_t` of this library.
 ///
@@ -79,18 +80,18 @@ public final class IOChannel: Sendable {
     /// - Throws: ``SandboxError/Code/invalidArgument`` for a descriptor that is not open (`EBADF`)
     ///   or a chunk size below 1; the descriptor is closed then, and `cleanup` is not called.
     public convenience init(
-        takingOwnershipOf descriptor: CInt,
+        takingOwnershipOf descriptor: FileDescriptor,
         name: String,
         kind: Kind,
         chunkSize: Int = IOEngine.defaultChunkSize,
         engine: IOEngine = .shared,
         cleanup: @escaping @Sendable (SandboxError?) -> Void = { _ in }
     ) throws(SandboxError) {
-        let owned = OwnedDescriptor(taking: descriptor)
+        let owned = OwnedDescriptor(taking: descriptor.rawValue)
         let flags = fcntl(owned.rawValue, F_GETFL)
         guard flags >= 0 else {
             _ = owned.release()  // not a descriptor: nothing to close
-            throw .rule(.invalidArgument, "Descriptor \(descriptor) ('\(name)') is not open; a channel needs an open descriptor.", path: name)
+            throw .rule(.invalidArgument, "Descriptor \(descriptor.rawValue) ('\(name)') is not open; a channel needs an open descriptor.", path: name)
         }
         guard chunkSize > 0 else {
             throw .rule(.invalidArgument, "A chunk size of \(chunkSize) bytes cannot make progress; use 1 or more.", path: name)

@@ -1,4 +1,5 @@
 import Glibc
+import SystemPackage
 
 extension IOEngine {
     /// Reads up to `length` bytes from `descriptor` at its current position, in one operation
@@ -10,7 +11,8 @@ extension IOEngine {
     ///
     /// - Throws: ``SandboxError/Code/invalidArgument`` for a negative length or a descriptor that is
     ///   not open for reading; read errors such as ``SandboxError/Code/io``.
-    public func read(from descriptor: CInt, length: Int) async throws(SandboxError) -> DataRegions {
+    public func read(from descriptor: FileDescriptor, length: Int) async throws(SandboxError) -> DataRegions {
+        let descriptor = descriptor.rawValue
         guard length >= 0 else { throw .negative("length", Int64(length), path: "descriptor \(descriptor)") }
         let buffers = self.buffers
         return try await perform { () throws(SandboxError) -> DataRegions in
@@ -33,9 +35,10 @@ extension IOEngine {
     /// The descriptor is not owned: keep it open until this returns.
     ///
     /// - Throws: ``SandboxError/Code/noSpace``, ``SandboxError/Code/io`` and other write errors.
-    public func write(_ data: DataRegions, to descriptor: CInt) async throws(SandboxError) {
+    public func write(_ data: DataRegions, to descriptor: FileDescriptor) async throws(SandboxError) {
         try await perform { () throws(SandboxError) in
-            try VectoredIO.writeAll(data, to: descriptor, atOffset: nil, path: "descriptor \(descriptor)")
+            let fd = descriptor.rawValue
+            try VectoredIO.writeAll(data, to: fd, atOffset: nil, path: "descriptor \(fd)")
         }
     }
 }

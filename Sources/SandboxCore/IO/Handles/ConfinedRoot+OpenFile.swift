@@ -100,7 +100,10 @@ extension OpenFile {
     ///   - descriptor: the descriptor; the caller must not use or close it afterwards.
     ///   - access: what the descriptor was opened for.
     ///   - name: how messages name the file.
-    public convenience init(takingOwnershipOf descriptor: CInt, access: FileAccess, name: String, engine: IOEngine = .shared) {
-        self.init(OwnedDescriptor(taking: descriptor), path: name, access: access, buffers: engine.buffers)
+    ///   - engine: whose buffer pool the handle's reads use; ``IOEngine/shared`` by default.
+    public convenience init(
+        takingOwnershipOf descriptor: FileDescriptor, access: FileAccess, name: String, engine: IOEngine = .shared
+    ) {
+        self.init(OwnedDescriptor(taking: descriptor.rawValue), path: name, access: access, buffers: engine.buffers)
     }
 }

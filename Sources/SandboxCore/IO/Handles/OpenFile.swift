@@ -43,8 +43,8 @@ public final class OpenFile: Sendable {
     /// Runs `body` with the raw descriptor, which stays open during the call. Do not close it.
     ///
     /// - Throws: ``SandboxError/Code/invalidArgument`` after ``close()``, and what `body` throws.
-    public func withUnsafeDescriptor<R>(_ body: (CInt) throws(SandboxError) -> R) throws(SandboxError) -> R {
-        try descriptor.use(body)
+    public func withUnsafeDescriptor<R>(_ body: (FileDescriptor) throws(SandboxError) -> R) throws(SandboxError) -> R {
+        try descriptor.use { fd throws(SandboxError) in try body(FileDescriptor(rawValue: fd)) }
     }
 
     /// Throws unless the handle was opened for reading (or writing, when `writing`).

@@ -170,7 +170,7 @@ extension ConfinedRoot {
     /// - Throws: the errors of ``withWriter(at:options:engine:_:)`` and what `chunks` throws
     ///   (nothing is published then).
     @discardableResult
-    public func write<Chunks: AsyncSequence>(
+    public func writeContents<Chunks: AsyncSequence>(
         _ chunks: Chunks,
         to path: ContainerPath,
         options: WriteOptions = .atomic,
