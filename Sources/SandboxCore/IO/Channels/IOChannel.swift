@@ -76,6 +76,8 @@ public final class IOChannel: Sendable {
     ///   - name: how messages name the file.
     ///   - kind: ``Kind/stream`` for pipes and sockets.
     ///   - chunkSize: the most bytes in one part; 1 MiB by default.
+    ///   - engine: the ``IOEngine`` whose threads run the channel's reads and writes and whose
+    ///     buffer pool they use; ``IOEngine/shared`` by default.
     ///   - cleanup: called once, after the descriptor is closed, with the `close(2)` error if any.
     /// - Throws: ``SandboxError/Code/invalidArgument`` for a descriptor that is not open (`EBADF`)
     ///   or a chunk size below 1; the descriptor is closed then, and `cleanup` is not called.
@@ -155,10 +157,13 @@ extension ConfinedRoot {
     /// Opens the file at `path` as an ``IOChannel``.
     ///
     /// - Parameters:
+    ///   - path: the file to open, relative to the root.
     ///   - access: reading, writing or both.
     ///   - options: for writing: whether to create, empty or refuse an existing file.
     ///   - kind: ``IOChannel/Kind/randomAccess`` by default.
     ///   - chunkSize: the most bytes in one part; 1 MiB by default.
+    ///   - engine: the ``IOEngine`` whose threads run the channel's reads and writes and whose
+    ///     buffer pool they use; ``IOEngine/shared`` by default.
     ///   - cleanup: called once, after the channel has given up and closed the descriptor.
     /// - Throws: the errors of ``openFile(forReadingAt:engine:)`` and
     ///   ``openFile(forWritingAt:options:engine:)``: ``SandboxError/Code/isADirectory``,

@@ -4,7 +4,9 @@ import SystemPackage
 extension ConfinedRoot {
     /// Opens the regular file at `path` for reading.
     ///
-    /// - Parameter engine: whose buffer pool the handle's reads use.
+    /// - Parameters:
+    ///   - path: the regular file to open, relative to the root.
+    ///   - engine: whose buffer pool the handle's reads use.
     /// - Throws: ``SandboxError/Code/notFound``, ``SandboxError/Code/isADirectory``,
     ///   ``SandboxError/Code/notARegularFile`` (FIFOs, sockets, devices),
     ///   ``SandboxError/Code/permissionDenied``, ``SandboxError/Code/tooManyOpenFiles`` when the
@@ -18,8 +20,11 @@ extension ConfinedRoot {
     /// Opens the regular file at `path` for writing, in place: writes are visible to readers as they
     /// happen. To replace a file atomically, use ``openWriter(at:options:engine:)``.
     ///
-    /// - Parameter options: whether to create, empty or refuse an existing file; by default an
-    ///   existing file is opened as it is and a missing one created.
+    /// - Parameters:
+    ///   - path: the regular file to open, relative to the root.
+    ///   - options: whether to create, empty or refuse an existing file; by default an existing
+    ///     file is opened as it is and a missing one created.
+    ///   - engine: whose buffer pool the handle's reads use; ``IOEngine/shared`` by default.
     /// - Throws: ``SandboxError/Code/alreadyExists`` (``FileOpenOptions/ExistingFile/fail``),
     ///   ``SandboxError/Code/notFound`` (no `createIfMissing`, or a missing parent), and the errors
     ///   of ``openFile(forReadingAt:engine:)``.

@@ -127,9 +127,12 @@ extension ConfinedRoot {
     /// Starts writing the file at `path` (see ``FileWriter``). Call ``FileWriter/finish()`` to
     /// publish it; prefer ``withWriter(at:options:engine:_:)``, which finishes or discards for you.
     ///
-    /// - Parameter options: ``WriteOptions/atomic`` by default; add ``WriteOptions/durable`` to
-    ///   survive a power cut once ``FileWriter/finish()`` returns, ``WriteOptions/withoutOverwriting``
-    ///   to refuse to replace a file.
+    /// - Parameters:
+    ///   - path: the file to create or replace, relative to the root.
+    ///   - options: ``WriteOptions/atomic`` by default; add ``WriteOptions/durable`` to survive a
+    ///     power cut once ``FileWriter/finish()`` returns, ``WriteOptions/withoutOverwriting`` to
+    ///     refuse to replace a file.
+    ///   - engine: whose threads run the writes; ``IOEngine/shared`` by default.
     /// - Throws: ``SandboxError/Code/isADirectory`` when a directory is at `path`,
     ///   ``SandboxError/Code/notFound`` for a missing parent directory,
     ///   ``SandboxError/Code/tooManyOpenFiles``, and resolution errors such as
