@@ -31,6 +31,7 @@ let package = Package(
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
     ],
     targets: [
         // C wrappers for what the Glibc module does not expose (openat2, statx, renameat2, xattrs, …).
@@ -58,7 +59,11 @@ let package = Package(
         ),
 
         // The folder monitor (inotify) and Inbox processing.
-        .target(name: "SandboxWatch", dependencies: ["Sandbox", "CSandboxShims"], swiftSettings: swiftSettings),
+        .target(
+            name: "SandboxWatch",
+            dependencies: ["Sandbox", "CSandboxShims", .product(name: "Logging", package: "swift-log")],
+            swiftSettings: swiftSettings
+        ),
 
         // Property lists, versioned archives, preferences, the keychain and SQLite databases.
         .target(
@@ -77,11 +82,11 @@ let package = Package(
             name: "SandboxTransfer",
             dependencies: [
                 "Sandbox",
-                .product(name: "SystemPackage", package: "swift-system"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -154,7 +159,10 @@ let package = Package(
         ),
         .testTarget(
             name: "SandboxTransferTests",
-            dependencies: ["SandboxTransfer", "SandboxTesting", "SandboxTransferTesting", "SandboxCLI"],
+            dependencies: [
+                "SandboxTransfer", "SandboxTesting", "SandboxTransferTesting", "SandboxCLI",
+                .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(

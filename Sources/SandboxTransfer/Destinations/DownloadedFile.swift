@@ -1,10 +1,11 @@
+import Logging
 import Sandbox
 import Synchronization
 
 /// A finished download waiting in the session's folder: the `location` of
 /// `urlSession(_:downloadTask:didFinishDownloadingTo:)`.
 ///
-/// Move it with ``move(to:)`` (or ``move(toPath:)``) while handling the event. If it is still there
+/// Move it with ``move(to:)`` (or ``move(toPath:replacingExisting:)``) while handling the event. If it is still there
 /// when the delegate method returns — or, for the event stream, when the last reference to this
 /// object goes away — it is deleted, so finished downloads never pile up as temporary files.
 public final class DownloadedFile: Sendable {
@@ -17,11 +18,17 @@ public final class DownloadedFile: Sendable {
     /// The digest checked during the download (lower-case hex), if one was asked for.
     public let digest: String?
     let root: ConfinedRoot
+    /// The session's, for a temporary file that could not be deleted.
+    private let logger: Logger
     private let movedTo: Mutex<ContainerPath?>
     private let discarded = Mutex(false)
 
-    init(root: ConfinedRoot, temporaryPath: ContainerPath, suggestedFilename: String, byteCount: Int64, digest: String?, movedTo: ContainerPath? = nil) {
+    init(
+        root: ConfinedRoot, temporaryPath: ContainerPath, suggestedFilename: String, byteCount: Int64, digest: String?,
+        movedTo: ContainerPath? = nil, logger: Logger = DownloadSession.disabledLogger
+    ) {
         self.root = root
+        self.logger = logger
         self.temporaryPath = temporaryPath
         self.suggestedFilename = suggestedFilename
         self.byteCount = byteCount
@@ -36,7 +43,8 @@ public final class DownloadedFile: Sendable {
     /// numbering it (`name (1).ext`) when the name is taken.
     ///
     /// - Returns: the file's new path.
-    /// - Throws: the core's code of a file failure (its ``SandboxError`` is the cause) when it was already moved or discarded, or the move fails.
+    /// - Throws: the core's code of a file failure (its ``/SandboxCore/SandboxError`` is the cause)
+    ///   when it was already moved or discarded, or the move fails.
     @discardableResult
     public func move(to destination: DownloadDestination) throws(TransferError) -> ContainerPath {
         let name = destination.filename.flatMap(SuggestedFilename.sanitize) ?? suggestedFilename
@@ -47,7 +55,8 @@ public final class DownloadedFile: Sendable {
 
     /// Moves the file to `path` in the container (which must not exist unless `replacingExisting`).
     ///
-    /// - Throws: the core's code of a file failure (its ``SandboxError`` is the cause) when it was already moved or discarded, or the move fails.
+    /// - Throws: the core's code of a file failure (its ``/SandboxCore/SandboxError`` is the cause)
+    ///   when it was already moved or discarded, or the move fails.
     public func move(toPath path: ContainerPath, replacingExisting: Bool = false) throws(TransferError) {
         _ = try claim { () throws(TransferError) in
             do throws(SandboxError) {
@@ -83,7 +92,12 @@ public final class DownloadedFile: Sendable {
         movedTo.withLock { moved in
             guard moved == nil, !discarded.withLock({ $0 }) else { return }
             discarded.withLock { $0 = true }
-            _ = try? root.removeItem(at: temporaryPath)  // best effort: the session's start sweeps leftovers
+            do throws(SandboxError) {
+                try root.removeItem(at: temporaryPath)
+            } catch {
+                // Best effort: the session's next start sweeps leftovers.
+                logger.handled(TransferError.fileSystem(error, doing: "delete the unmoved download '\(temporaryPath)'"), "The session's next start deletes it.")
+            }
         }
     }
 

@@ -20,13 +20,17 @@ extension DownloadSession {
                     $0.phase = .completed(path: path.description)
                     $0.bytesOnDisk = byteCount
                 }
-                file = DownloadedFile(root: root, temporaryPath: path, suggestedFilename: name, byteCount: byteCount, digest: finished?.digest, movedTo: path)
+                file = DownloadedFile(
+                    root: root, temporaryPath: path, suggestedFilename: name, byteCount: byteCount, digest: finished?.digest,
+                    movedTo: path, logger: logger)
             } else {
                 try store.update(record.id) {
                     $0.phase = .completed(path: nil)
                     $0.bytesOnDisk = byteCount
                 }
-                file = DownloadedFile(root: root, temporaryPath: partial, suggestedFilename: name, byteCount: byteCount, digest: finished?.digest)
+                file = DownloadedFile(
+                    root: root, temporaryPath: partial, suggestedFilename: name, byteCount: byteCount, digest: finished?.digest,
+                    logger: logger)
             }
         } catch {
             // The file is complete on disk: keep it, so resuming finds it whole (a 416) and retries the hand-over.

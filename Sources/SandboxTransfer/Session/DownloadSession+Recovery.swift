@@ -25,21 +25,28 @@ extension DownloadSession {
         sweep()
     }
 
+    /// Reports an unfinished task as interrupted, its length on disk recorded first for listings
+    /// (informational: a file that cannot be examined or a checkpoint that cannot be written goes to
+    /// ``logger``, and the report says whether it can be resumed).
     private func reportRecovered(_ task: DownloadTask, record: TaskRecord, error: TransferError) throws(TransferError) {
         let partial = try partialPath(record.partialName)
-        let length = (try? root.fileSize(at: partial)) ?? nil  // unreadable: treated as gone
-        if let length { _ = try? store.update(record.id) { $0.bytesOnDisk = length } }  // informational only
+        do throws(TransferError) {
+            let length: Int64?
+            do throws(SandboxError) {
+                length = try root.fileSize(at: partial)
+            } catch {
+                throw .fileSystem(error, doing: "measure the partial file '\(partial)'")
+            }
+            if let length { try store.update(record.id) { $0.bytesOnDisk = length } }
+        } catch {
+            logger.handled(error, "The interrupted download of \(record.originalURL) is listed with its last recorded length.")
+        }
         fail(task, with: error, keepingPartial: true)
     }
 
     private func finishHandOver(_ record: TaskRecord, name: String) throws(TransferError) {
         let partial = try partialPath(record.partialName)
-        let attributes: FileAttributes?
-        do throws(SandboxError) {
-            attributes = try root.attributes(at: partial, followingSymlink: false)
-        } catch {
-            throw .fileSystem(error, doing: "finish handing over the download '\(partial)'")
-        }
+        let attributes = try partialAttributes(record.partialName)
         var path: String?
         // Only the regular file the download wrote is handed over; anything else put under its name is swept.
         if let destination = record.destination, attributes?.type == .regular {
@@ -55,7 +62,12 @@ extension DownloadSession {
         for record in store.records {
             if case .failed(_, _, true) = record.phase { kept.insert(record.partialName) }
         }
-        let names = (try? root.fileNames(at: directory)) ?? []  // unreadable: nothing to sweep
+        let names: [String]
+        do throws(SandboxError) {
+            names = try root.fileNames(at: directory)
+        } catch {
+            return logger.handled(TransferError.fileSystem(error, doing: "list '\(directory)'"), "Its leftovers stay until a later start.")
+        }
         for name in names where !kept.contains(name) {
             removePartial(named: name)
         }

@@ -1,9 +1,9 @@
 import AsyncHTTPClient
 import Foundation
 import Glibc
+import Logging
 import Sandbox
 import Synchronization
-import SystemPackage
 
 /// A download session: `URLSession` with download tasks, for one app container.
 ///
@@ -11,7 +11,7 @@ import SystemPackage
 /// checkpoint live in `Library/Caches/com.sandbox.downloads/<identifier>/` inside the container.
 /// A session re-created with the same identifier after the process was killed reports each task
 /// that was unfinished as completed with a ``TransferError/Code/interrupted`` error carrying resume
-/// data (the seed's `didCompleteWithError` case); ``downloadTask(withResumeData:)`` continues it
+/// data (the seed's `didCompleteWithError` case); ``downloadTask(withResumeData:destination:)`` continues it
 /// from the bytes on disk. One process at a time may open a session identifier.
 ///
 /// Events arrive on ``events`` (one consumer) and on the delegate.
@@ -31,6 +31,9 @@ public final class DownloadSession: Sendable {
     public let events: AsyncStream<DownloadEvent>
     /// How many unread events ``events`` keeps.
     public static let eventBufferSize = 10_000
+    /// Where the session reports what it handles on its own without failing a task: files it could
+    /// not examine, delete or record in passing (warnings) and the best-effort steps it skipped (debug).
+    public let logger: Logger
 
     let delegate: (any DownloadSessionDelegate)?
     let root: ConfinedRoot
@@ -50,21 +53,34 @@ public final class DownloadSession: Sendable {
     /// Opens the session `identifier` of `container`.
     ///
     /// - Parameters:
+    ///   - identifier: the session's name, one plain file name (its folder is
+    ///     `Library/Caches/com.sandbox.downloads/<identifier>/`); re-create a session with the same
+    ///     identifier to find its tasks again after a restart.
+    ///   - container: the app's container, where the session's folder, checkpoint and finished
+    ///     files live.
+    ///   - configuration: timeouts, retries, redirects and how many downloads run at once;
+    ///     ``Configuration/standard`` by default.
+    ///   - delegate: told of progress, finished files and completions, as
+    ///     `URLSessionDownloadDelegate` is; `nil` to follow ``events`` only.
     ///   - httpClient: the client to send requests with, owned by the caller: the session never
     ///     shuts it down, so shut it down after the session is done. Its own timeouts and redirect
     ///     policy apply (the configuration's do not), and it must not decompress bodies (its
     ///     default). `nil` (the default): the session makes a client from `configuration` and shuts
     ///     it down when invalidated (``invalidateAndCancel()``) or released.
+    ///   - logger: where the session reports what it handles on its own (see ``logger``). The
+    ///     default discards everything, as a library must not write to the process's output
+    ///     unasked.
     /// - Throws: ``TransferError/Code/invalidArgument`` for an identifier that is not one plain
     ///   name, ``TransferError/Code/sessionInUse`` when another process has it open,
     ///   ``TransferError/Code/corrupt`` for a damaged checkpoint, the core's code of a file failure
-    ///   (its ``SandboxError`` is the cause) when its folder or checkpoint cannot be read or written.
+    ///   (its ``/SandboxCore/SandboxError`` is the cause) when its folder or checkpoint cannot be read or written.
     public init(
         identifier: String, container: Container, configuration: Configuration = .standard, delegate: (any DownloadSessionDelegate)? = nil,
-        httpClient: HTTPClient? = nil
+        httpClient: HTTPClient? = nil, logger: Logger = DownloadSession.disabledLogger
     ) throws(TransferError) {
         let root = container.root
         self.identifier = identifier
+        self.logger = logger
         self.configuration = configuration
         self.delegate = delegate
         self.root = root
@@ -77,7 +93,7 @@ public final class DownloadSession: Sendable {
         }
         let locked: Bool
         do throws(SandboxError) {
-            locked = try lock.withUnsafeDescriptor { fd in flock(fd.rawValue, LOCK_EX | LOCK_NB) == 0 }
+            locked = try lock.withUnsafeDescriptor { fd in flock(fd, LOCK_EX | LOCK_NB) == 0 }
         } catch {
             throw .fileSystem(error, doing: "lock the download session's folder '\(directory)'")
         }
@@ -126,7 +142,7 @@ public final class DownloadSession: Sendable {
     ///
     /// - Throws: ``TransferError/Code/invalidURL`` unless `url` is absolute http(s),
     ///   ``TransferError/Code/sessionInvalidated`` after ``invalidateAndCancel()``, the core's code
-    ///   of a file failure (its ``SandboxError`` is the cause) when the checkpoint cannot be written.
+    ///   of a file failure (its ``/SandboxCore/SandboxError`` is the cause) when the checkpoint cannot be written.
     public func downloadTask(with url: URL) throws(TransferError) -> DownloadTask {
         try downloadTask(with: DownloadRequest(url: url))
     }
@@ -156,7 +172,7 @@ public final class DownloadSession: Sendable {
     ///
     /// - Throws: ``TransferError/Code/invalidResumeData`` when it fails ``ResumeData/validate()`` or
     ///   belongs to another session, ``TransferError/Code/sessionInvalidated`` after
-    ///   ``invalidateAndCancel()``, the core's code of a file failure (its ``SandboxError`` is the
+    ///   ``invalidateAndCancel()``, the core's code of a file failure (its ``/SandboxCore/SandboxError`` is the
     ///   cause) when the checkpoint cannot be written.
     public func downloadTask(withResumeData resumeData: ResumeData, destination: DownloadDestination? = nil) throws(TransferError) -> DownloadTask {
         try checkValid()
@@ -207,7 +223,8 @@ public final class DownloadSession: Sendable {
 
     /// Forgets a paused task and deletes its partial file.
     ///
-    /// - Throws: the core's code of a file failure (its ``SandboxError`` is the cause) when the checkpoint cannot be written.
+    /// - Throws: the core's code of a file failure (its ``/SandboxCore/SandboxError`` is the cause)
+    ///   when the checkpoint cannot be written.
     public func discard(_ resumeData: ResumeData) throws(TransferError) {
         guard let record = store.record(resumeData.taskIdentifier), !record.isUnfinished else { return }
         removePartial(named: record.partialName)
@@ -228,7 +245,12 @@ public final class DownloadSession: Sendable {
         for task in tasks { _ = await task.result() }
         eventSink.finish()
         guard first, ownsClient else { return }
-        try? await client.shutdown()  // it fails only when already shut down, or closing idle connections fails: nothing is left to release
+        do {
+            try await client.shutdown()
+        } catch {
+            // Only when already shut down, or closing idle connections failed: nothing is left to release.
+            logger.debug("Shutting the session's HTTP client down failed: \(error)")
+        }
     }
 
     /// Throws when the session was invalidated.
@@ -258,11 +280,34 @@ public final class DownloadSession: Sendable {
         try SessionStore.path(name, in: directory)
     }
 
+    /// The partial file `name`'s attributes (a symlink as itself), `nil` when nothing is there.
+    ///
+    /// - Throws: the core's code when the file cannot be examined.
+    func partialAttributes(_ name: String) throws(TransferError) -> FileAttributes? {
+        let path = try partialPath(name)
+        do throws(SandboxError) {
+            return try root.attributes(at: path, followingSymlink: false)
+        } catch {
+            throw .fileSystem(error, doing: "examine the partial file '\(path)'")
+        }
+    }
+
+    /// The partial file `name`'s attributes, `nil` when nothing is there or when it cannot be
+    /// examined (which goes to ``logger`` with `consequence`).
+    private func examinedPartial(_ name: String, unreadable consequence: @autoclosure () -> String) -> FileAttributes? {
+        do throws(TransferError) {
+            return try partialAttributes(name)
+        } catch {
+            logger.handled(error, consequence())
+            return nil
+        }
+    }
+
     /// Whether the file `identity` names is still the partial file it was: a regular file with the
-    /// same inode and birth time. One that cannot be examined is not used (the download restarts).
+    /// same inode and birth time. One that cannot be examined is not used (the download restarts,
+    /// and ``logger`` says why).
     func isPartialUsable(_ identity: PartialFileIdentity) -> Bool {
-        guard let path = try? partialPath(identity.name),  // not a plain name: never used
-            let attributes = try? root.attributes(at: path, followingSymlink: false),  // unreadable: unusable
+        guard let attributes = examinedPartial(identity.name, unreadable: "The download starts from zero."),
             attributes.type == .regular
         else { return false }
         let birth = attributes.creationDate?.timeIntervalSince1970
@@ -270,17 +315,26 @@ public final class DownloadSession: Sendable {
     }
 
     /// Deletes the file `name` of the session's folder, if it is there (best effort: the next
-    /// session's start sweeps what is left).
+    /// session's start sweeps what is left; a failure goes to ``logger``).
     func removePartial(named name: String) {
-        guard let path = try? partialPath(name) else { return }  // not a plain name: names nothing of ours
-        _ = try? root.removeItem(at: path)  // already gone is fine; the next start sweeps leftovers
+        do throws(TransferError) {
+            let path = try partialPath(name)
+            do throws(SandboxError) {
+                try root.removeItem(at: path)  // 0 when already gone: fine
+            } catch {
+                throw .fileSystem(error, doing: "delete '\(path)'")
+            }
+        } catch {
+            logger.handled(error, "The session's next start deletes it.")
+        }
     }
 
-    /// The data to resume `record` with: `nil` without a validator or without its partial file.
+    /// The data to resume `record` with: `nil` without a validator or without its partial file (or
+    /// when the file cannot be examined, which goes to ``logger``).
     func resumeData(for record: TaskRecord) -> ResumeData? {
-        guard record.validator != nil, let path = try? partialPath(record.partialName) else { return nil }  // checked names: never nil
-        let attributes = (try? root.attributes(at: path, followingSymlink: false)) ?? nil  // gone or unreadable: no identity
-        guard let attributes else { return nil }
+        guard record.validator != nil,
+            let attributes = examinedPartial(record.partialName, unreadable: "The download of \(record.originalURL) cannot be resumed.")
+        else { return nil }
         return ResumeData(
             sessionIdentifier: identifier, taskIdentifier: record.id, originalURL: record.originalURL, finalURL: record.finalURL,
             validator: record.validator, expectedLength: record.expectedLength, partialFile: PartialFileIdentity(

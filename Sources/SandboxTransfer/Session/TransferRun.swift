@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import Foundation
+import Logging
 import NIOCore
 import NIOHTTP1
 import Sandbox
@@ -41,7 +42,7 @@ struct TransferRun: Sendable {
         // answers short ranges after sending new bytes each time is followed to the end.
         var attempt = 1
         var restarts = 0
-        var mark = (try? partial.length()) ?? 0  // unreadable: the first attempt reports it
+        var mark = length(of: partial) ?? 0  // unreadable: the first attempt fails on it
         var continuing = false
         while true {
             if Task.isCancelled { return stopped(partial) }
@@ -84,9 +85,20 @@ struct TransferRun: Sendable {
 
     /// Whether the partial file is now longer than `mark` (which then moves to its length).
     private func advanced(_ partial: PartialFile, past mark: inout Int64) -> Bool {
-        guard let length = try? partial.length(), length > mark else { return false }  // unreadable: the next attempt reports it
+        guard let length = length(of: partial), length > mark else { return false }  // unreadable: the next attempt fails on it
         mark = length
         return true
+    }
+
+    /// The partial file's length, `nil` when it cannot be read (logged at debug level: the next
+    /// attempt, which needs it, fails with the error).
+    private func length(of partial: PartialFile) -> Int64? {
+        do throws(TransferError) {
+            return try partial.length()
+        } catch {
+            session.logger.handled(error, "The next attempt reports it.", level: .debug)
+            return nil
+        }
     }
 
     /// The run was stopped: flush what is on disk so resume data is good after a power cut too.
@@ -96,10 +108,21 @@ struct TransferRun: Sendable {
         return .failed(error, resumable: true)
     }
 
+    /// Best effort, for a run that ends with a failure of its own: a failure here goes to the
+    /// session's logger. The resume offset is the file's length, whatever reached the disk, and
+    /// the recorded length is informational (for listings).
     private func flush(_ partial: PartialFile) {
-        try? partial.synchronize()  // best effort: the resume offset is the file's length, whatever reached the disk
-        if let length = try? partial.length() {  // informational checkpoint
-            _ = try? session.store.update(task.taskIdentifier, durable: true) { $0.bytesOnDisk = length }
+        let url = task.request.url.absoluteString
+        do throws(TransferError) {
+            try partial.synchronize()
+        } catch {
+            session.logger.handled(error, "The partial file of \(url) may lose its last bytes in a power cut.")
+        }
+        do throws(TransferError) {
+            let length = try partial.length()
+            try session.store.update(task.taskIdentifier, durable: true) { $0.bytesOnDisk = length }
+        } catch {
+            session.logger.handled(error, "Listings show an older length for \(url).")
         }
     }
 
