@@ -12,7 +12,9 @@ extension ConfinedRoot {
     /// is read on, within the limit. ``readContents(of:maximumSize:engine:)`` does the same on an
     /// ``IOEngine``, for async callers.
     ///
-    /// - Parameter maximumSize: refuse files larger than this many bytes (64 MiB by default).
+    /// - Parameters:
+    ///   - path: the regular file to read, relative to the root.
+    ///   - maximumSize: refuse files larger than this many bytes (64 MiB by default).
     /// - Throws: ``SandboxError/Code/fileTooLarge`` past `maximumSize` (stream the file instead,
     ///   e.g. ``copyContents(of:to:)`` or ``readChunks(of:chunkSize:range:engine:)``),
     ///   ``SandboxError/Code/notARegularFile``, ``SandboxError/Code/isADirectory``,
@@ -77,12 +79,17 @@ extension ConfinedRoot {
 
     /// Writes `bytes` as the contents of the file at `path`.
     ///
-    /// ``writeContents(_:to:options:engine:)`` does the same on an ``IOEngine``, for async callers.
+    /// ``writeContents(_:to:options:engine:)-(DataRegions,_,_,_)`` does the same on an ``IOEngine``, for
+    /// async callers.
     ///
-    /// - Parameter options: ``WriteOptions/atomic`` by default, as every whole-file write here: readers
-    ///   see the old contents or the new ones, never a mix, as with Foundation's
-    ///   `Data.write(to:options: .atomic)`. Add ``WriteOptions/durable`` to survive a power cut (it
-    ///   costs two `fsync`s) and ``WriteOptions/withoutOverwriting`` to refuse to replace a file.
+    /// - Parameters:
+    ///   - bytes: the new contents.
+    ///   - path: the file to create or replace, relative to the root.
+    ///   - options: ``WriteOptions/atomic`` by default, as every whole-file write here: readers see
+    ///     the old contents or the new ones, never a mix, as with Foundation's
+    ///     `Data.write(to:options: .atomic)`. Add ``WriteOptions/durable`` to survive a power cut
+    ///     (it costs two `fsync`s) and ``WriteOptions/withoutOverwriting`` to refuse to replace a
+    ///     file.
     /// - Throws: ``SandboxError/Code/alreadyExists``, ``SandboxError/Code/noSpace`` (the previous
     ///   contents are intact), ``SandboxError/Code/notFound`` for a missing parent, resolution errors.
     public func writeContents(
@@ -101,6 +108,7 @@ extension ConfinedRoot {
     ///
     /// - Parameters:
     ///   - hostPath: a path on the host, opened as given: it is the caller's, not the app's.
+    ///   - path: the file to create or replace in the container, relative to the root.
     ///   - options: ``WriteOptions/atomic`` by default, as ``writeContents(_:to:options:)``.
     /// - Returns: the number of bytes copied.
     /// - Throws: ``SandboxError/Code/notFound`` for a missing host file, and the errors of
@@ -128,6 +136,9 @@ extension ConfinedRoot {
     /// Streams the contents of the file at `path` to the open descriptor `output` (a file, pipe or
     /// socket) without holding it in memory. `output` is not closed.
     ///
+    /// - Parameters:
+    ///   - path: the regular file to read, relative to the root.
+    ///   - output: where the bytes go, from its current position; it stays open.
     /// - Returns: the number of bytes copied.
     /// - Throws: as ``readContents(of:maximumSize:)``, less the size limit.
     @discardableResult

@@ -76,6 +76,7 @@ extension IOChannel {
     /// allowed to fill memory (no more than `maximumSize + 1` bytes are read to find out).
     ///
     /// - Parameters:
+    ///   - offset: where to start reading, from the start of the file; 0 by default.
     ///   - length: the most bytes to read; to the end of the file by default.
     ///   - maximumSize: refuse to return more than this many bytes (64 MiB by default, as
     ///     ``ConfinedRoot/readContents(of:maximumSize:)``).

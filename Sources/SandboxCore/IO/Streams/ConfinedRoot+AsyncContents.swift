@@ -5,7 +5,10 @@ extension ConfinedRoot {
     /// The engine is named, not defaulted, so that this call and the synchronous one read the same
     /// and the synchronous one is never taken for it (nor it for the synchronous one) in async code.
     ///
-    /// - Parameter maximumSize: refuse files larger than this many bytes (64 MiB by default).
+    /// - Parameters:
+    ///   - path: the regular file to read, relative to the root.
+    ///   - maximumSize: refuse files larger than this many bytes (64 MiB by default).
+    ///   - engine: whose threads run the read, e.g. ``IOEngine/shared``.
     /// - Throws: as ``readContents(of:maximumSize:)``: ``SandboxError/Code/fileTooLarge`` past
     ///   `maximumSize` (stream the file with ``readChunks(of:chunkSize:range:engine:)`` instead),
     ///   ``SandboxError/Code/isADirectory``, ``SandboxError/Code/notARegularFile``,
@@ -21,7 +24,11 @@ extension ConfinedRoot {
     /// Writes `data` as the contents of the file at `path`, on `engine`, with `writev` (no copy into
     /// one buffer): ``writeContents(_:to:options:)`` for async callers.
     ///
-    /// - Parameter options: ``WriteOptions/atomic`` by default, as ``writeContents(_:to:options:)``.
+    /// - Parameters:
+    ///   - data: the new contents, written region by region.
+    ///   - path: the file to create or replace, relative to the root.
+    ///   - options: ``WriteOptions/atomic`` by default, as ``writeContents(_:to:options:)``.
+    ///   - engine: whose threads run the write, e.g. ``IOEngine/shared``.
     /// - Throws: as ``writeContents(_:to:options:)``.
     public func writeContents(
         _ data: DataRegions, to path: ContainerPath, options: WriteOptions = .atomic, engine: IOEngine
