@@ -105,11 +105,13 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
 
-        // Test support shared by every test target: scratch directories, waiting on conditions,
-        // running the built executables.
+        // Test support shared by every test target: scratch directories under $TMPDIR, waiting on
+        // conditions, the one runner of the built executables (the CLI, the crash and store harnesses).
         .target(name: "SandboxTesting", path: "Tests/Support/SandboxTesting", swiftSettings: swiftSettings),
 
-        // Test support: the servers the download tests and benchmarks run against.
+        // Test support: the servers the download tests and benchmarks run against (nginx, the fault
+        // server), on top of SandboxTesting, which it re-exports. Kept apart so that only the targets
+        // that test downloads depend on SwiftNIO.
         .target(
             name: "SandboxTransferTesting",
             dependencies: [

@@ -39,9 +39,8 @@ struct Options {
 
 let options = Options(arguments: CommandLine.arguments)
 let size = options.mebibytes << 20
-let nginx = try NginxServer.start()
-defer { nginx.stop() }
-let scratch = try TemporaryDirectory.make(prefix: "bench")
+let nginx = try await NginxServer.start()
+let scratch = try ScratchDirectory.make(prefix: "sandbox-transfer-bench").path
 defer { try? FileManager.default.removeItem(atPath: scratch) }  // benchmark scaffolding
 try writeRandomFile(nginx.documentRoot + "/large.bin", count: size)
 let largeURL = nginx.url("/files/large.bin")
@@ -154,10 +153,12 @@ if runs("resume") {
     let second = try session.downloadTask(withResumeData: resumeData)
     second.resume()
     let outcome = try await second.result().get()
-    nginx.stop()
+    await nginx.stop()
     let resumedBytes = nginx.accessLog().filter { $0.uri == "/files/large.bin" && $0.status == 206 }.reduce(0) { $0 + $1.bytesSent }
     print("\n## 3. Resume of a half-done \(options.mebibytes) MiB download\n")
     print("| paused at | remaining | bytes nginx sent for the resume | ratio | final size |")
     print("|---|---|---|---|---|")
     print("| \(mib(Double(offset))) | \(mib(Double(size) - Double(offset))) | \(mib(Double(resumedBytes))) | \(String(format: "%.4f", Double(resumedBytes) / (Double(size) - Double(offset)))) | \(mib(Double(outcome.byteCount))) |")
 }
+
+await nginx.stop()

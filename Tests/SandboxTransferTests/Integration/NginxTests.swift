@@ -18,10 +18,15 @@ import Testing
         stallTimeout: .seconds(10), progressInterval: .milliseconds(20))
 
     func withNginx(_ body: (NginxServer, Fixture) async throws -> Void) async throws {
-        let nginx = try NginxServer.start(slowRate: "64k")
-        defer { nginx.stop() }
-        try nginx.serve(payload, as: "payload.bin")
-        try await Fixture.with { fixture in try await body(nginx, fixture) }
+        let nginx = try await NginxServer.start(slowRate: "64k")
+        do {
+            try nginx.serve(payload, as: "payload.bin")
+            try await Fixture.with { fixture in try await body(nginx, fixture) }
+        } catch {
+            await nginx.stop()  // `error` propagates
+            throw error
+        }
+        await nginx.stop()
     }
 
     @Test(arguments: ["/files/payload.bin", "/gzip/payload.bin", "/redirect/5"])
@@ -56,7 +61,7 @@ import Testing
             let offset = try #require(events.resumeOffsets.first)
             #expect(offset > 0)
             #expect(events.restarts.isEmpty)
-            nginx.stop()
+            await nginx.stop()
             let log = nginx.accessLog()
             #expect(log.contains { $0.status == 206 && $0.range == "\"bytes=\(offset)-\"" })
         }
@@ -121,7 +126,7 @@ import Testing
             let outcome = try await task.result().get()
             #expect(TestData.sha256(try fixture.contents(outcome.path)) == TestData.sha256(payload))
             #expect(session.pendingResumeData().isEmpty)
-            nginx.stop()
+            await nginx.stop()
             #expect(nginx.accessLog().last?.status == 206)
         }
     }

@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import SandboxTesting
 
 /// A real nginx on a free loopback port, started by a test with a generated configuration in a
 /// temporary folder (`daemon off`; workers run as root when the tests do, as in CI, so they can
@@ -18,8 +19,9 @@ public final class NginxServer: Sendable {
     /// Where the served files go (`/files/NAME` serves `documentRoot/NAME`).
     public let documentRoot: String
     public let port: Int
-    let directory: String
-    let process: Process
+    let scratch: ScratchDirectory
+    var directory: String { scratch.path }
+    let process: RunningProgram
 
     /// One access-log line.
     public struct LogLine: Sendable {
@@ -33,15 +35,15 @@ public final class NginxServer: Sendable {
     /// Starts nginx; `slowRate` is `limit_rate`'s value for `/slow/` requests without `Range` (e.g.
     /// `512k`).
     ///
-    /// - Throws: when nginx is not installed or does not start within 10 s.
-    public static func start(slowRate: String = "1m") throws -> NginxServer {
+    /// - Throws: ``TestServerError`` when nginx is not installed or does not start within 10 s.
+    public static func start(slowRate: String = "1m") async throws -> NginxServer {
         guard let nginx = ["/usr/sbin/nginx", "/usr/bin/nginx", "/usr/local/sbin/nginx"].first(where: FileManager.default.isExecutableFile) else {
             throw TestServerError("nginx is not installed: apt-get install nginx")
         }
         var lastError: (any Error)?
         for _ in 0..<5 {
             do {
-                return try launch(nginx: nginx, port: try freePort(), slowRate: slowRate)
+                return try await launch(nginx: nginx, port: try freePort(), slowRate: slowRate)
             } catch {
                 lastError = error  // most likely the port was taken between probing and binding: try another
             }
@@ -49,34 +51,28 @@ public final class NginxServer: Sendable {
         throw lastError ?? TestServerError("nginx did not start")
     }
 
-    private init(documentRoot: String, port: Int, directory: String, process: Process) {
+    private init(documentRoot: String, port: Int, scratch: ScratchDirectory, process: RunningProgram) {
         self.documentRoot = documentRoot
         self.port = port
-        self.directory = directory
+        self.scratch = scratch
         self.process = process
     }
 
-    private static func launch(nginx: String, port: Int, slowRate: String) throws -> NginxServer {
-        let directory = try TemporaryDirectory.make(prefix: "nginx")
+    private static func launch(nginx: String, port: Int, slowRate: String) async throws -> NginxServer {
+        let scratch = try ScratchDirectory.make(prefix: "sandbox-nginx")
+        let directory = scratch.path
         let root = directory + "/www"
         for folder in [root, directory + "/tmp"] { try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true) }
         let config = configuration(directory: directory, root: root, port: port, slowRate: slowRate)
         try config.write(toFile: directory + "/nginx.conf", atomically: true, encoding: .utf8)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: nginx)
-        process.arguments = ["-c", directory + "/nginx.conf", "-p", directory, "-e", directory + "/error.log"]
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let server = NginxServer(documentRoot: root, port: port, directory: directory, process: process)
-        let deadline = Date().addingTimeInterval(10)
-        while !canConnect(port: port) {
-            guard process.isRunning, Date() < deadline else {
-                server.stop()
-                let log = (try? String(contentsOfFile: directory + "/error.log", encoding: .utf8)) ?? ""
-                throw TestServerError("nginx did not start on port \(port): \(log)")
-            }
-            usleep(5_000)  // polling the condition "the port accepts connections"
+        let arguments = ["-c", directory + "/nginx.conf", "-p", directory, "-e", directory + "/error.log"]
+        let process = try BuiltProgram(path: nginx).start(arguments, outputIn: nil)
+        let server = NginxServer(documentRoot: root, port: port, scratch: scratch, process: process)
+        let started = await eventually(timeout: .seconds(10)) { canConnect(port: port) || !process.isRunning }
+        guard started && process.isRunning else {
+            await server.stop()
+            let log = (try? String(contentsOfFile: directory + "/error.log", encoding: .utf8)) ?? ""  // none: no detail
+            throw TestServerError("nginx did not start on port \(port): \(log)")
         }
         return server
     }
@@ -137,16 +133,14 @@ public final class NginxServer: Sendable {
 
     /// Stops nginx (gracefully: requests in progress end first) and waits for it. The access log
     /// stays readable until the server object goes away.
-    public func stop() {
-        if process.isRunning {
-            kill(process.processIdentifier, SIGQUIT)
-            process.waitUntilExit()
-        }
+    public func stop() async {
+        process.signal(SIGQUIT)
+        _ = await process.exit(timeout: .seconds(30))
     }
 
     deinit {
-        stop()
-        try? FileManager.default.removeItem(atPath: directory)  // teardown only
+        process.signal(SIGQUIT)  // a no-op once stopped
+        scratch.remove()
     }
 }
 
@@ -185,15 +179,5 @@ func canConnect(port: Int) -> Bool {
     address.sin_port = UInt16(port).bigEndian
     return withUnsafePointer(to: &address) { pointer in
         pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
-    }
-}
-
-/// Temporary folders for tests.
-public enum TemporaryDirectory {
-    /// A new folder `/tmp/sandbox-transfer-<prefix>-XXXXXX`.
-    public static func make(prefix: String) throws -> String {
-        var template = Array("/tmp/sandbox-transfer-\(prefix)-XXXXXX".utf8CString)
-        guard let created = mkdtemp(&template) else { throw TestServerError("mkdtemp: errno \(errno)") }
-        return String(cString: created)
     }
 }

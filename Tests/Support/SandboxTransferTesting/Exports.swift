@@ -1,0 +1,2 @@
+// Whoever tests downloads needs scratch folders, `eventually` and the process runner too.
+@_exported import SandboxTesting
