@@ -1,5 +1,6 @@
 import Glibc
 @testable import SandboxCore
+import SandboxTesting
 import Synchronization
 import Testing
 
@@ -36,7 +37,7 @@ struct EngineTests {
         }
         #expect(sum == total * (total - 1) / 2)
         // A job counts as completed just after it resumes its caller: wait for the last count.
-        for _ in 0..<1000 where engine.statistics.completed < total { try await Task.sleep(for: .milliseconds(1)) }
+        _ = await eventually { engine.statistics.completed >= total }  // checked below
         let statistics = engine.statistics
         #expect(statistics.peakQueued <= 2)
         #expect(statistics.completed == total)
@@ -70,8 +71,7 @@ struct EngineTests {
         #expect(try await engine.run { 1 } == 1)
         engine.shutdown()
         await expectIOError(.interrupted) { try await engine.run { 2 } }
-        for _ in 0..<1000 where engine.statistics.liveThreads > 0 { try await Task.sleep(for: .milliseconds(1)) }
-        #expect(engine.statistics.liveThreads == 0)
+        #expect(await eventually { engine.statistics.liveThreads == 0 })
     }
 
     @Test("the work queue state machine admits up to capacity, then makes jobs wait, in order")

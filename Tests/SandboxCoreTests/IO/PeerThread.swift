@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import SandboxTesting
 import Synchronization
 
 /// The other end of a test that blocks: runs `body` on a thread of its own.
@@ -27,8 +28,6 @@ final class PeerThread: Sendable {
 
     /// Waits, without holding a thread, until `body` has returned.
     func join() async {
-        while !finished.withLock({ $0 }) {
-            try? await Task.sleep(for: .milliseconds(1))
-        }
+        while !(await eventually { finished.withLock { $0 } }) {}
     }
 }

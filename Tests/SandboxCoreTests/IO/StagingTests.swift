@@ -94,10 +94,7 @@ struct StagingTests {
         let harness = try fixture.startHarness([
             "write", fixture.directory, "Documents/f", "\(64 << 20)", "1", "2", "writer", "loop", "staged", "named",
         ])
-        let deadline = ContinuousClock.now + .seconds(30)
-        while fixture.hostList("tmp").isEmpty && ContinuousClock.now < deadline {
-            try await Task.sleep(for: .milliseconds(1))
-        }
+        #expect(await eventually(timeout: .seconds(30)) { !fixture.hostList("tmp").isEmpty })
         harness.signal(SIGKILL)
         _ = await harness.exit
         let staged = fixture.hostList("tmp")
