@@ -16,7 +16,22 @@ package func retryingEINTR<T: FixedWidthInteger>(_ body: () -> T) -> Result<T, E
     }
 }
 
+/// Runs the system call `name` on `path` as ``retryingEINTR(_:)`` does; in debug builds, a fault
+/// injected by tests with ``FaultInjection`` can stand in for it (see there).
+@inline(__always)
+package func retryingEINTR<T: FixedWidthInteger>(
+    _ name: String, path: @autoclosure () -> String, _ body: () -> T
+) -> Result<T, Errno> {
+    #if DEBUG
+    retryingEINTR { FaultInjection.intercept(name, path: path, body) }
+    #else
+    retryingEINTR(body)
+    #endif
+}
+
 /// Runs a system call and throws a ``SandboxError`` naming `path` on failure.
+///
+/// In debug builds, a fault injected by tests with ``FaultInjection`` can stand in for the call.
 @inline(__always)
 package func syscall<T: FixedWidthInteger>(
     _ name: String,
@@ -25,7 +40,7 @@ package func syscall<T: FixedWidthInteger>(
     line: Int = #line,
     _ body: () -> T
 ) throws(SandboxError) -> T {
-    switch retryingEINTR(body) {
+    switch retryingEINTR(name, path: path(), body) {
     case .success(let value): return value
     case .failure(let error): throw .systemCall(name, errno: error, path: path(), file: file, line: line)
     }

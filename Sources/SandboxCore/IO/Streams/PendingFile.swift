@@ -96,7 +96,7 @@ struct PendingFile: Sendable {
     ) throws(SandboxError) -> Opened {
         let rendered = path.description
         if triesUnnamedFiles {
-            let result = retryingEINTR {
+            let result = retryingEINTR("openat(O_TMPFILE)", path: rendered) {
                 openat(parent.rawValue, ".", CSB_O_TMPFILE | O_WRONLY | CSB_O_CLOEXEC, permissions)
             }
             switch result {
