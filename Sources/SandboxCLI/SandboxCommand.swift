@@ -1,10 +1,10 @@
 import ArgumentParser
-import Foundation
+import Glibc
 import Sandbox
 
 /// `sandbox`: iOS-style app containers on Linux, from the command line.
 @main
-struct SandboxCommand: ParsableCommand {
+struct SandboxCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "sandbox",
         abstract: "iOS-style app containers on Linux: create them, put files in, inspect, size and purge them.",
@@ -26,14 +26,23 @@ struct SandboxCommand: ParsableCommand {
     )
 
     /// Runs the command; library errors print one line, `sandbox: <message> [<code>]`, and exit with
-    /// ``ExitStatus/of(_:)``. Usage errors are the argument parser's (exit 64, EX_USAGE).
-    static func main() {
+    /// ``ExitStatus/of(_:)``. Usage errors are the argument parser's (exit 64, EX_USAGE). A reader of
+    /// standard output that went away ends the command quietly with status 0: `SIGPIPE` is ignored,
+    /// so the write fails with `EPIPE` instead of killing the process (see ``StandardStreams``).
+    static func main() async {
+        signal(SIGPIPE, SIG_IGN)
         do {
             var command = try parseAsRoot()
-            try command.run()
+            if var command = command as? any AsyncParsableCommand {
+                try await command.run()
+            } else {
+                try command.run()
+            }
+        } catch where StandardStreams.isClosedOutput(error) {
+            exit(withError: ExitCode.success)
         } catch let error as any SandboxFailure {
-            FileHandle.standardError.write(Data((Remedies.line(for: error) + "\n").utf8))
-            Foundation.exit(ExitStatus.of(error))
+            StandardStreams.error(Remedies.line(for: error) + "\n")
+            exit(withError: ExitCode(ExitStatus.of(error)))
         } catch {
             exit(withError: error)
         }

@@ -21,8 +21,8 @@ struct Keygen: ParsableCommand {
         if trust { try SandboxHome().trust(key.publicKey) }
         let summary = KeySummary(keyID: key.publicKey.keyID, privateKey: keyfile, publicKey: keyfile + ".pub", trusted: trust)
         if output.json { return try Output.json(summary) }
-        print("Wrote the private key to \(keyfile) (keep it secret) and the public key to \(keyfile).pub")
-        print("key ID: \(summary.keyID)\(trust ? " (trusted on this device)" : "")")
+        try Output.line("Wrote the private key to \(keyfile) (keep it secret) and the public key to \(keyfile).pub")
+        try Output.line("key ID: \(summary.keyID)\(trust ? " (trusted on this device)" : "")")
     }
 }
 
@@ -50,17 +50,17 @@ struct Trust: ParsableCommand {
         guard let publicKey else {
             let keys = try home.trustedKeys().map(\.keyID).sorted()
             if output.json { return try Output.json(keys) }
-            for key in keys { print(key) }
+            for key in keys { try Output.line(key) }
             return
         }
         let key = try SigningPublicKey(contentsOfHostPath: publicKey)
         let changed = remove ? try home.distrust(key) : try home.trust(key)
         if output.json { return try Output.json(["keyID": key.keyID, "trusted": !remove ? "yes" : "no", "changed": changed ? "yes" : "no"]) }
         switch (remove, changed) {
-        case (false, true): print("Trusted key \(key.keyID)")
-        case (false, false): print("Key \(key.keyID) was already trusted")
-        case (true, true): print("No longer trusting key \(key.keyID)")
-        case (true, false): print("Key \(key.keyID) was not trusted")
+        case (false, true): try Output.line("Trusted key \(key.keyID)")
+        case (false, false): try Output.line("Key \(key.keyID) was already trusted")
+        case (true, true): try Output.line("No longer trusting key \(key.keyID)")
+        case (true, false): try Output.line("Key \(key.keyID) was not trusted")
         }
     }
 }
@@ -81,7 +81,7 @@ struct Sign: ParsableCommand {
         let identity = try BundleInfo.identity(ofBundleAt: bundleDirectory)
         let report = try BundleSigner.sign(bundleAt: bundleDirectory, with: SigningKey(contentsOfHostPath: key), identity: identity)
         if output.json { return try Output.json(report) }
-        print("Signed \(bundleDirectory) as \(identity.identifier) version \(identity.version): \(report.files) file(s), \(report.directories) folder(s), \(Output.bytes(report.bytes)); key ID \(report.keyID)")
+        try Output.line("Signed \(bundleDirectory) as \(identity.identifier) version \(identity.version): \(report.files) file(s), \(report.directories) folder(s), \(Output.bytes(report.bytes)); key ID \(report.keyID)")
     }
 }
 
@@ -100,11 +100,11 @@ struct Update: ParsableCommand {
 
     func run() throws {
         let report = try SandboxHome().update(app.identifier(), bundleDirectory: bundle, allowingNewSigner: allowNewSigner)
-        for warning in report.warnings { FileHandle.standardError.write(Data("sandbox: warning: \(warning)\n".utf8)) }
+        for warning in report.warnings { StandardStreams.error("sandbox: warning: \(warning)\n") }
         if output.json { return try Output.json(report) }
-        print("Updated \(report.app)\(report.verification.identity.map { " to version \($0.version)" } ?? "")\(report.previousVersion.map { " (was \($0))" } ?? "")")
-        print("  bundle: \(report.bundle)")
-        print("  signed by: \(report.verification.keyID ?? "nobody")")
+        try Output.line("Updated \(report.app)\(report.verification.identity.map { " to version \($0.version)" } ?? "")\(report.previousVersion.map { " (was \($0))" } ?? "")")
+        try Output.line("  bundle: \(report.bundle)")
+        try Output.line("  signed by: \(report.verification.keyID ?? "nobody")")
     }
 }
 
@@ -121,8 +121,8 @@ struct Verify: ParsableCommand {
         let opened = try SandboxHome().openApp(app.identifier())
         let report = opened.verification
         if output.json { return try Output.json(report) }
-        guard report.isSigned else { return print("\(app.app): no bundle installed (an empty, unsigned placeholder)") }
-        print("\(app.app): bundle intact\(report.identity.map { ", version \($0.version)" } ?? ""): \(report.files) file(s), \(report.directories) folder(s), \(Output.bytes(report.bytes)); key ID \(report.keyID ?? "")")
+        guard report.isSigned else { return try Output.line("\(app.app): no bundle installed (an empty, unsigned placeholder)") }
+        try Output.line("\(app.app): bundle intact\(report.identity.map { ", version \($0.version)" } ?? ""): \(report.files) file(s), \(report.directories) folder(s), \(Output.bytes(report.bytes)); key ID \(report.keyID ?? "")")
     }
 }
 
@@ -147,7 +147,7 @@ struct Resource: ParsableCommand {
         guard let path = try bundle.path(forResource: name, ofType: type, inDirectory: subdirectory, forLocalization: localization) else {
             throw SandboxError(.notFound, "No resource '\(name)\(type.map { "." + $0 } ?? "")' in the bundle of '\(app.app)' for the languages \(bundle.preferredLanguages).", path: name)
         }
-        print(path)
+        try Output.line(path)
     }
 }
 

@@ -14,9 +14,9 @@ struct Create: ParsableCommand {
         let container = try SandboxHome().createContainer(for: app.identifier(), bundleDirectory: bundle)
         let summary = ContainerSummary(container)
         if output.json { return try Output.json(summary) }
-        print("Created \(container.identifier)")
-        print("  home:   \(summary.home)")
-        print("  bundle: \(summary.bundle)")
+        try Output.line("Created \(container.identifier)")
+        try Output.line("  home:   \(summary.home)")
+        try Output.line("  bundle: \(summary.bundle)")
     }
 }
 
@@ -33,7 +33,7 @@ struct List: ParsableCommand {
         if output.json {
             try Output.json(opened.containers.map(ContainerSummary.init))
         } else {
-            for container in opened.containers { print(container.identifier) }
+            for container in opened.containers { try Output.line(container.identifier) }
         }
         try SkippedApps.report(opened.skipped)
     }
@@ -55,7 +55,7 @@ struct PathCommand: ParsableCommand {
         let container = try app.container()
         let path = try container.resolvedHostPath(for: directory)
         if output.json { return try Output.json(["app": container.identifier.rawValue, "directory": directory.rawValue, "path": path]) }
-        print(path)
+        try Output.line(path)
     }
 }
 
@@ -84,7 +84,7 @@ struct Restart: ParsableCommand {
         if output.json {
             try Output.json(report)
         } else {
-            print("Emptied tmp/ of \(report.containers) container(s): \(report.removedItems) item(s) removed.")
+            try Output.line("Emptied tmp/ of \(report.containers) container(s): \(report.removedItems) item(s) removed.")
         }
         try SkippedApps.report(report.skipped)
     }
@@ -105,8 +105,8 @@ struct Purge: ParsableCommand {
         if output.json {
             try Output.json(report)
         } else {
-            for item in report.items { print("\(item.bytes)\t\(item.app)\t\(item.path)") }
-            print("Freed \(report.freedBytes) bytes (\(Output.bytes(report.freedBytes))) from \(report.items.count) item(s).")
+            for item in report.items { try Output.line("\(item.bytes)\t\(item.app)\t\(item.path)") }
+            try Output.line("Freed \(report.freedBytes) bytes (\(Output.bytes(report.freedBytes))) from \(report.items.count) item(s).")
         }
         try SkippedApps.report(report.skipped)
     }
@@ -117,7 +117,7 @@ struct Purge: ParsableCommand {
 enum SkippedApps {
     static func report(_ skipped: [SkippedApp]) throws {
         guard !skipped.isEmpty else { return }
-        for app in skipped { FileHandle.standardError.write(Data("sandbox: \(app)\n".utf8)) }
+        for app in skipped { StandardStreams.error("sandbox: \(app)\n") }
         throw ExitCode.failure
     }
 }

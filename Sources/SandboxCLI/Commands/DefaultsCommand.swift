@@ -72,13 +72,13 @@ struct DefaultsCommand: ParsableCommand {
         if let key {
             guard let value = stored[key] else { throw missing(key, in: preferences) }
             if output.json { return try Output.json(JSONPreference(value)) }
-            print(value.description)
+            try Output.line(value.description)
             return
         }
         if output.json { return try Output.json(stored.mapValues(JSONPreference.init)) }
-        print("{")
-        for (name, value) in stored.sorted(by: { $0.key < $1.key }) { print("    \(name) = \(value);") }
-        print("}")
+        try Output.line("{")
+        for (name, value) in stored.sorted(by: { $0.key < $1.key }) { try Output.line("    \(name) = \(value);") }
+        try Output.line("}")
     }
 
     private func missing(_ key: String, in preferences: Preferences) -> StoreError {

@@ -1,12 +1,11 @@
 import ArgumentParser
-import Dispatch
 import Foundation
 import Sandbox
 import SandboxTransfer
 
 extension DownloadDestination.Folder: ExpressibleByArgument {}
 
-struct Download: ParsableCommand {
+struct Download: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Download a URL into a container's Caches (or Documents), resumably.",
         discussion: """
@@ -37,7 +36,7 @@ struct Download: ParsableCommand {
         if let limitRate, limitRate <= 0 { throw ValidationError("--limit-rate must be a positive number of bytes per second.") }
     }
 
-    func run() throws {
+    func run() async throws {
         let container = try app.container()
         guard let address = URL(string: url) else { throw ValidationError("'\(url)' is not a URL.") }
         let digest = try sha256.map { hex throws(TransferError) in try ExpectedDigest(.sha256, hex: hex) }
@@ -48,34 +47,37 @@ struct Download: ParsableCommand {
         let request = DownloadRequest(url: address, expectedDigest: digest, destination: DownloadDestination(folder: folder))
         let task = try session.downloadTask(continuingOrStarting: request)
         let printer = ProgressPrinter(json: output.json)
-        let finished = Completion()
         let stop = StopSignals(label: "sandbox.download.signals")  // the download pauses with resume data
         stop.onSignal { task.cancel(byProducingResumeData: { _ in }) }
-        Task.detached {
-            for await event in session.events where event.task === task {
-                printer.show(event)
+        let printing = Task {
+            do {
+                for await event in session.events where event.task === task {
+                    try printer.show(event)
+                }
+            } catch {
+                task.cancel(byProducingResumeData: { _ in })  // nobody reads on: pause, keeping the bytes
+                throw error
             }
         }
-        Task.detached {
-            finished.finish(await task.result())
-        }
         task.resume()
-        let result = finished.wait()
+        let result = await task.result()
+        await session.invalidateAndCancel()  // ends the events, so the printer shows every one of them
+        try await printing.value
         printer.end()
         switch result {
         case .success(let outcome):
             let path = outcome.path?.description ?? ""
             if output.json {
-                ProgressPrinter.jsonLine(FinishedLine(path: path, bytes: outcome.byteCount, sha256: outcome.digest))
+                try Output.json(FinishedLine(path: path, bytes: outcome.byteCount, sha256: outcome.digest))
             } else {
-                print(path)
+                try Output.line(path)
             }
         case .failure(let error):
             if error.code == .cancelled {
                 // The library says why a download it could not keep cannot be resumed.
                 let text = error.resumeData == nil ? "download stopped: \(error.message)" : "download paused. Run the same command again to continue."
-                FileHandle.standardError.write(Data("sandbox: \(text)\n".utf8))
-                Foundation.exit(130)
+                StandardStreams.error("sandbox: \(text)\n")
+                throw ExitCode(130)  // 128 + SIGINT, as a shell reports a command a Ctrl-C ended
             }
             throw error
         }
@@ -95,10 +97,10 @@ struct Downloads: ParsableCommand {
         let container = try app.container()
         let tasks = try DownloadSession.storedTasks(container: container)
         if output.json { return try Output.json(tasks) }
-        print("ID\tSTATE\tBYTES\tTOTAL\tURL\tPATH")
+        try Output.line("ID\tSTATE\tBYTES\tTOTAL\tURL\tPATH")
         for task in tasks {
             let total = task.expectedLength.map(String.init) ?? "?"
-            print("\(task.taskIdentifier)\t\(task.state)\t\(task.bytesOnDisk)\t\(total)\t\(task.url)\t\(task.path ?? task.error ?? "")")
+            try Output.line("\(task.taskIdentifier)\t\(task.state)\t\(task.bytesOnDisk)\t\(total)\t\(task.url)\t\(task.path ?? task.error ?? "")")
         }
     }
 }
@@ -109,23 +111,4 @@ private struct FinishedLine: Encodable {
     var path: String
     var bytes: Int64
     var sha256: String?
-}
-
-/// The end of a download: the transfer task signals it, the main thread waits for it.
-///
-/// `@unchecked Sendable`: `result` is written before `signal()` and read after `wait()` returns,
-/// which the semaphore orders.
-private final class Completion: @unchecked Sendable {
-    private var result: Result<DownloadOutcome, TransferError>?
-    private let done = DispatchSemaphore(value: 0)
-
-    func finish(_ result: Result<DownloadOutcome, TransferError>) {
-        self.result = result
-        done.signal()
-    }
-
-    func wait() -> Result<DownloadOutcome, TransferError> {
-        done.wait()
-        return result ?? .failure(TransferError(.cancelled, "The download ended without a result."))
-    }
 }

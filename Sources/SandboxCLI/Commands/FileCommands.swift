@@ -23,7 +23,7 @@ struct ListDirectory: ParsableCommand {
         } else {
             for entry in entries {
                 let shown = recursive ? relative(entry.path, to: base) : entry.fileName.description  // escaped: every name shows, unambiguously
-                print(entry.type == .directory ? shown + "/" : shown)
+                try Output.line(entry.type == .directory ? shown + "/" : shown)
             }
         }
         try reportUnlisted(entries.filter(\.contentsBeyondPathLimit))
@@ -35,7 +35,7 @@ struct ListDirectory: ParsableCommand {
         guard !folders.isEmpty else { return }
         for folder in folders {
             let message = "sandbox: the items inside '\(folder.path)' are nested too deeply to be named by a path (over \(ContainerPath.maximumLength) bytes) and are not listed; `sandbox du` measures them and `sandbox rm --recursive` removes them. [name-too-long]\n"
-            FileHandle.standardError.write(Data(message.utf8))
+            StandardStreams.error(message)
         }
         throw ExitCode.failure
     }
@@ -58,7 +58,7 @@ struct Stat: ParsableCommand {
         let excluded = attributes.type == .symlink ? nil : try excludedFromBackup(itemPath, in: container.root)
         let summary = StatSummary(path: itemPath.description, attributes: attributes, excludedFromBackup: excluded)
         if output.json { return try Output.json(summary) }
-        print(summary.text)
+        try Output.line(summary.text)
     }
 }
 

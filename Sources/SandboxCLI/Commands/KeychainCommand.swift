@@ -37,7 +37,7 @@ struct KeychainCommand: ParsableCommand {
         case .get:
             guard let item = try keychain.item(account) else { throw missing() }
             if output.json { return try Output.json(ItemSummary(item)) }
-            FileHandle.standardOutput.write(item.secret + Data("\n".utf8))
+            try StandardStreams.output(item.secret + [UInt8(ascii: "\n")])
         case .delete:
             guard try keychain.remove(account) else { throw missing() }
         }

@@ -17,9 +17,9 @@ struct DiskUsage: ParsableCommand {
             total = total + size
         }
         if output.json { return try Output.json(UsageReport(app: container.identifier.rawValue, entries: rows, total: total)) }
-        print("LOGICAL\tALLOCATED\tFILES\tPATH")
+        try Output.line("LOGICAL\tALLOCATED\tFILES\tPATH")
         for row in rows + [UsageRow(path: "total", size: total)] {
-            print("\(row.logicalBytes)\t\(row.allocatedBytes)\t\(row.files)\t\(row.path)")
+            try Output.line("\(row.logicalBytes)\t\(row.allocatedBytes)\t\(row.files)\t\(row.path)")
         }
     }
 }
@@ -44,9 +44,9 @@ struct DiskFree: ParsableCommand {
             ("capacity", volume.capacity), ("free", volume.freeBytes), ("available", volume.availableBytes),
             ("purgeable", storage.purgeableBytes), ("available for important usage", storage.availableForImportantUsage),
         ] {
-            print("\(label):\t\(value)\t(\(Output.bytes(value)))")
+            try Output.line("\(label):\t\(value)\t(\(Output.bytes(value)))")
         }
-        print("nodes:\t\(volume.totalNodes) total, \(volume.freeNodes) free")
+        try Output.line("nodes:\t\(volume.totalNodes) total, \(volume.freeNodes) free")
         try SkippedApps.report(storage.skipped)
     }
 }

@@ -1,10 +1,9 @@
 import ArgumentParser
-import Dispatch
 import Foundation
 import Sandbox
 import SandboxWatch
 
-struct Watch: ParsableCommand {
+struct Watch: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Print the changes in a folder of a container as they happen, until interrupted.",
         discussion: """
@@ -29,29 +28,29 @@ struct Watch: ParsableCommand {
         guard quietPeriod >= 0 else { throw ValidationError("--quiet-period must be zero or more milliseconds.") }
     }
 
-    func run() throws {
+    func run() async throws {
         let container = try app.container()
         let folder = try ContainerPath.argument(path)
         let stop = StopSignals(label: "sandbox.watch.signals")
         let configuration = FolderMonitor.Configuration(recursive: recursive, quietPeriod: .milliseconds(quietPeriod))
         let monitor = try FolderMonitor(watching: folder, in: container.root, configuration: configuration)
         stop.onSignal { monitor.cancel() }
-        FileHandle.standardError.write(Data("Watching \(folder) of \(container.identifier); interrupt to stop.\n".utf8))
-        let outcome = WatchOutcome()
-        let json = output.json
-        Task.detached {
+        StandardStreams.error("Watching \(folder) of \(container.identifier); interrupt to stop.\n")
+        var folderRemoved = false
+        do {
             for await event in monitor.events {
-                if case .folderRemoved = event { outcome.folderRemoved = true }
-                if json {
-                    try? Output.json(EventLine(event, in: folder))  // stdout closed: nothing left to tell
+                if case .folderRemoved = event { folderRemoved = true }
+                if output.json {
+                    try Output.json(EventLine(event, in: folder))
                 } else {
-                    FileHandle.standardOutput.write(Data("\(event)\n".utf8))
+                    try Output.line("\(event)")
                 }
             }
-            outcome.finish()
+        } catch {
+            monitor.cancel()  // nobody reads on (or standard output failed): stop watching
+            throw error
         }
-        outcome.wait()
-        if outcome.folderRemoved {
+        if folderRemoved {
             throw SandboxError(.notFound, "The watched folder '\(folder)' was removed.", path: folder.description)
         }
     }
@@ -82,18 +81,6 @@ private struct EventLine: Encodable {
     }
 }
 
-/// The end of a `watch`: the event task signals it, the main thread waits for it.
-///
-/// `@unchecked Sendable`: `folderRemoved` is written by the event task before `finish()` and read by
-/// the main thread after `wait()` returns, which the semaphore orders.
-private final class WatchOutcome: @unchecked Sendable {
-    var folderRemoved = false
-    private let done = DispatchSemaphore(value: 0)
-
-    func finish() { done.signal() }
-    func wait() { done.wait() }
-}
-
 struct OpenIn: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "open-in",
@@ -110,7 +97,7 @@ struct OpenIn: ParsableCommand {
     func run() throws {
         let delivered = try Inbox(container: app.container()).deliver(hostFile: hostFile)
         if output.json { return try Output.json(["path": delivered.description]) }
-        print(delivered)
+        try Output.line(delivered.description)
     }
 }
 
@@ -135,7 +122,7 @@ struct ProcessInbox: ParsableCommand {
         let report = try Inbox(container: container).processPendingItems { item in
             if pause > 0 { usleep(UInt32(min(pause, 60_000)) * 1000) }
             let target = destination.appending(item.fileName)
-            FileHandle.standardOutput.write(Data("\(item.name) -> \(target)\n".utf8))
+            try Output.line("\(item.name) -> \(target)")
             return .move(to: target)
         }
         if let failure = report.failures.first { throw failure.error }

@@ -1,14 +1,24 @@
 import Foundation
 import Sandbox
 
+/// What commands print on standard output, through ``StandardStreams`` (a failed write is an
+/// error, never a trap).
 enum Output {
     /// Writes `value` as one line of JSON (sorted keys, ISO 8601 dates) to standard output.
+    ///
+    /// - Throws: `EncodingError` for a value JSON cannot hold; the write's error as ``line(_:)``.
     static func json(_ value: some Encodable) throws {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         encoder.dateEncodingStrategy = .iso8601
-        let data = try encoder.encode(value)
-        FileHandle.standardOutput.write(data + Data("\n".utf8))
+        try StandardStreams.output(encoder.encode(value) + [UInt8(ascii: "\n")])
+    }
+
+    /// Writes `value` (its description) and a newline to standard output, as `print` would.
+    ///
+    /// - Throws: the core's error for `write` on standard output (see ``StandardStreams/output(_:)``).
+    static func line(_ value: some CustomStringConvertible) throws(SandboxError) {
+        try StandardStreams.output(value.description.utf8 + [UInt8(ascii: "\n")])
     }
 
     /// Formats a byte count for people: `1.5 MiB`.

@@ -15,20 +15,23 @@ final class ProgressPrinter: Sendable {
         self.terminal = !json && isatty(STDERR_FILENO) == 1
     }
 
-    func show(_ event: DownloadEvent) {
+    /// Shows `event`.
+    ///
+    /// - Throws: with `--json`, the error of writing standard output (see ``Output/json(_:)``).
+    func show(_ event: DownloadEvent) throws {
         switch event {
         case .didResume(_, let offset, let total):
-            emit(DownloadEventLine(event: "resumed", offset: offset, total: total), "Resuming at \(Output.bytes(offset)).")
+            try emit(DownloadEventLine(event: "resumed", offset: offset, total: total), "Resuming at \(Output.bytes(offset)).")
         case .didRestart(_, let reason):
-            emit(DownloadEventLine(event: "restarted", reason: reason.rawValue), "Starting again from zero: \(reason.rawValue).")
+            try emit(DownloadEventLine(event: "restarted", reason: reason.rawValue), "Starting again from zero: \(reason.rawValue).")
         case .willRetry(_, let attempt, let delay, let error):
-            emit(DownloadEventLine(event: "retry", attempt: attempt, error: error.description), "Retrying (attempt \(attempt)) in \(delay): \(error.message)")
+            try emit(DownloadEventLine(event: "retry", attempt: attempt, error: error.description), "Retrying (attempt \(attempt)) in \(delay): \(error.message)")
         case .didWriteData(_, let progress):
             if json {
-                Self.jsonLine(DownloadEventLine(progress))
+                try Output.json(DownloadEventLine(progress))
             } else if terminal {
                 barShown.withLock { $0 = true }
-                FileHandle.standardError.write(Data(("\r" + Self.bar(progress) + "\u{1B}[K").utf8))
+                StandardStreams.error("\r" + Self.bar(progress) + "\u{1B}[K")
             }
         case .didFinishDownloading, .didComplete:
             break
@@ -37,32 +40,16 @@ final class ProgressPrinter: Sendable {
 
     /// Ends the progress bar's line.
     func end() {
-        if barShown.withLock({ $0 }) { FileHandle.standardError.write(Data("\n".utf8)) }
+        if barShown.withLock({ $0 }) { StandardStreams.error("\n") }
     }
 
-    private func emit(_ line: DownloadEventLine, _ text: String) {
+    private func emit(_ line: DownloadEventLine, _ text: String) throws {
         if json {
-            Self.jsonLine(line)
+            try Output.json(line)
         } else {
             end()
             barShown.withLock { $0 = false }
-            FileHandle.standardError.write(Data((text + "\n").utf8))
-        }
-    }
-
-    /// Writes one JSON line to standard output with `write(2)`, so that a reader that went away
-    /// (`| head`) ends the output instead of the process (Foundation's `FileHandle` traps on EPIPE).
-    static func jsonLine(_ value: some Encodable) {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        guard let data = try? encoder.encode(value) else { return }  // our own plain structs always encode
-        let bytes = Array(data) + [UInt8(ascii: "\n")]
-        var offset = 0
-        while offset < bytes.count {
-            let written = bytes[offset...].withUnsafeBytes { Glibc.write(STDOUT_FILENO, $0.baseAddress, $0.count) }
-            if written < 0 && errno == EINTR { continue }
-            guard written > 0 else { return }
-            offset += written
+            StandardStreams.error(text + "\n")
         }
     }
 
