@@ -81,7 +81,7 @@ extension Inbox {
         }
         let entries = try entries(of: Self.path)
         guard !entries.isEmpty else { return items }
-        for entry in entries where WriterProbe.probe(entry.path, in: root) == .noWriters {
+        for entry in entries where WriterProbe.probe(entry.path, in: root, logger: logger) == .noWriters {
             if let claimed = try claim(entry.fileName) { items.append(claimed) }
         }
         return items

@@ -1,3 +1,4 @@
+import Logging
 /// A container's `Documents/Inbox`: where other apps deliver documents ("Open In…"), and where the
 /// app reads them, takes them in, and empties the folder.
 ///
@@ -32,10 +33,15 @@ public struct Inbox: Sendable {
 
     /// The container whose `Documents/Inbox` this is.
     public let container: Container
+    /// Where the Inbox reports what it handles on its own (an item it could not check for writers).
+    public let logger: Logger
 
     /// The Inbox of `container`. Nothing is read or created until an item is delivered or processed.
-    public init(container: Container) {
+    ///
+    /// - Parameter logger: ``FolderMonitor/disabledLogger`` (which discards everything) by default.
+    public init(container: Container, logger: Logger = FolderMonitor.disabledLogger) {
         self.container = container
+        self.logger = logger
     }
 
     var root: ConfinedRoot { container.root }

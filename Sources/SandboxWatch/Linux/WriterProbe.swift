@@ -1,5 +1,6 @@
 import CSandboxShims
 import Glibc
+import Logging
 import SystemPackage
 
 /// Tells whether any process has a file open for writing, with a read lease (`fcntl(F_SETLEASE,
@@ -18,15 +19,20 @@ enum WriterProbe {
     private static let setLease: CInt = 1024  // F_SETLEASE
 
     /// Probes the file at `path` beneath `root` (its parent is resolved by the core, the file itself
-    /// is opened with `O_NOFOLLOW`).
-    static func probe(_ path: ContainerPath, in root: ConfinedRoot) -> MonitorMachine.ProbeResult {
+    /// is opened with `O_NOFOLLOW`). A parent that cannot be opened for another reason than the
+    /// file being gone counts as "no writers" (the quiet period alone decides) and goes to `logger`.
+    static func probe(_ path: ContainerPath, in root: ConfinedRoot, logger: Logger) -> MonitorMachine.ProbeResult {
         do throws(SandboxError) {
             let parent = try root.openParent(of: path)
             return parent.name.cString.withUnsafeBufferPointer { name in
                 name.baseAddress.map { probe($0, in: parent.rawValue) } ?? .gone
             }
         } catch {
-            return MonitorMachine.isGone(error) ? .gone : .noWriters
+            if MonitorMachine.isGone(error) { return .gone }
+            logger.warning(
+                "Could not check '\(path)' for writers: \(error.message) It counts as finished once quiet.",
+                error: error, metadata: ["error.code": "\(error.code)"])
+            return .noWriters
         }
     }
 

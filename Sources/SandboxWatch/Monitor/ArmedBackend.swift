@@ -1,3 +1,5 @@
+import Logging
+
 /// The backend a ``WatchConfiguration`` asks for, armed: inotify watches in place, or a polling
 /// interval. Shared by ``FolderMonitor`` and ``FolderWatcher``, so both choose and fall back alike.
 enum ArmedBackend: Sendable {
@@ -49,16 +51,18 @@ enum ArmedBackend: Sendable {
         configuration: WatchConfiguration,
         events: AsyncStream<FolderEvent>.Continuation?,
         snapshots: SnapshotDelivery?,
-        baseline: FolderSnapshot? = nil
+        baseline: FolderSnapshot? = nil,
+        logger: Logger
     ) throws(SandboxError) -> ReaderControl {
         switch self {
         case .inotify(let armed):
-            return try armed.start(events: events, snapshots: snapshots)
+            return try armed.start(events: events, snapshots: snapshots, logger: logger)
         case .polling(let interval):
             let control = ReaderControl(wake: try WakeSignal())
             let reader = try PollingReader(
                 folder: folder, root: root, configuration: configuration, interval: interval, control: control,
-                events: events.map { EventDelivery(continuation: $0) }, snapshots: snapshots, baseline: baseline
+                events: events.map { EventDelivery(continuation: $0) }, snapshots: snapshots, baseline: baseline,
+                logger: logger
             )
             reader.start()
             return control

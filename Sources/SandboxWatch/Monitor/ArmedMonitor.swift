@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import Logging
 
 /// A monitor whose watches are in place and whose starting state is recorded, before its reader
 /// thread runs. Arming happens on the caller's thread so that errors (limits, a missing folder)
@@ -39,13 +40,13 @@ struct ArmedMonitor: Sendable {
     ///
     /// - Throws: ``/SandboxCore/SandboxError/Code/tooManyOpenFiles`` when the wake-up channel cannot be made.
     func start(
-        events: AsyncStream<FolderEvent>.Continuation?, snapshots: SnapshotDelivery?
+        events: AsyncStream<FolderEvent>.Continuation?, snapshots: SnapshotDelivery?, logger: Logger
     ) throws(SandboxError) -> ReaderControl {
         let control = ReaderControl(wake: try WakeSignal())
         let box = ReaderBox(
             MonitorReader(
                 armed: self, control: control, events: events.map { EventDelivery(continuation: $0) },
-                snapshots: snapshots))
+                snapshots: snapshots, logger: logger))
         let name = "sandbox-watch \(machine.configuration.folder)"
         let thread = Thread {
             nameCurrentThread(name)

@@ -1,3 +1,4 @@
+import Logging
 /// Watches a folder of a container and reports what happens in it as a sequence of ``FolderEvent``s.
 ///
 /// ```swift
@@ -56,6 +57,8 @@ public final class FolderMonitor: Sendable {
     ///   - root: the container's root, beneath which `folder` is resolved.
     ///   - configuration: whether subfolders are watched, the backend (inotify or polling), the
     ///     quiet period before ``FolderEvent/ready(_:)`` and the event buffer's limit.
+    ///   - logger: where the monitor reports what it handles on its own (a file it could not check
+    ///     for writers); ``disabledLogger`` by default.
     /// - Throws: ``/SandboxCore/SandboxError/Code/notFound`` or
     ///   ``/SandboxCore/SandboxError/Code/notADirectory`` for the folder (symlinks are not
     ///   followed); ``/SandboxCore/SandboxError/Code/invalidPath`` for a path with `..`;
@@ -64,13 +67,15 @@ public final class FolderMonitor: Sendable {
     ///   ``/SandboxCore/SandboxError/Code/noSpace`` when the watch limit is reached (it names
     ///   `/proc/sys/fs/inotify/max_user_watches`).
     public init(
-        watching folder: ContainerPath, in root: ConfinedRoot, configuration: Configuration = Configuration()
+        watching folder: ContainerPath, in root: ConfinedRoot, configuration: Configuration = Configuration(),
+        logger: Logger = FolderMonitor.disabledLogger
     ) throws(SandboxError) {
         let backend = try ArmedBackend(folder: folder, root: root, configuration: configuration, tracksReadiness: true)
         let (stream, continuation) = AsyncStream.makeStream(
             of: FolderEvent.self, bufferingPolicy: .bufferingOldest(configuration.bufferLimit))
         let control = try backend.start(
-            folder: folder, root: root, configuration: configuration, events: continuation, snapshots: nil)
+            folder: folder, root: root, configuration: configuration, events: continuation, snapshots: nil,
+            logger: logger)
         continuation.onTermination = { _ in control.requestStop() }
         self.folder = folder
         self.configuration = configuration

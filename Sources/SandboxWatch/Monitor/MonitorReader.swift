@@ -1,4 +1,5 @@
 import Glibc
+import Logging
 import SystemPackage
 
 /// The reader thread's loop: blocks in `poll(2)` on the inotify descriptor and the wake-up channel
@@ -16,7 +17,13 @@ struct MonitorReader: Sendable {
     /// A read failure that ends the monitor.
     private var stopped = false
 
-    init(armed: ArmedMonitor, control: ReaderControl, events: EventDelivery?, snapshots: SnapshotDelivery?) {
+    /// Where what the reader handles on its own goes.
+    let logger: Logger
+
+    init(
+        armed: ArmedMonitor, control: ReaderControl, events: EventDelivery?, snapshots: SnapshotDelivery?, logger: Logger
+    ) {
+        self.logger = logger
         machine = armed.machine
         initialActions = armed.initialActions
         inotify = armed.inotify
@@ -115,7 +122,7 @@ struct MonitorReader: Sendable {
             case .rescan:
                 queue += rescan(at: now)
             case .probe(let key):
-                queue += machine.probed(key, result: WriterProbe.probe(key, in: root))
+                queue += machine.probed(key, result: WriterProbe.probe(key, in: root, logger: logger))
             case .finish:
                 break
             }

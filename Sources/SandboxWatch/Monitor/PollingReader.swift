@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import Logging
 import SystemPackage
 
 /// The fallback backend of ``FolderMonitor`` and ``FolderWatcher``: reads a ``FolderSnapshot`` every
@@ -20,6 +21,8 @@ struct PollingReader: Sendable {
     let folder: ContainerPath
     let root: ConfinedRoot
     let recursive: Bool
+    /// Where what the reader handles on its own goes.
+    let logger: Logger
     let interval: Duration
     let quietPeriod: Duration
     let control: ReaderControl
@@ -42,9 +45,11 @@ struct PollingReader: Sendable {
         control: ReaderControl,
         events: EventDelivery?,
         snapshots: SnapshotDelivery?,
-        baseline: FolderSnapshot?
+        baseline: FolderSnapshot?,
+        logger: Logger
     ) throws(SandboxError) {
         try WatchedFolder.check(folder)
+        self.logger = logger
         self.folder = folder
         self.root = root
         self.recursive = configuration.recursive
@@ -128,7 +133,7 @@ struct PollingReader: Sendable {
         }
         for (path, changed) in pending.sorted(by: { $0.key < $1.key }) where now - changed >= max(quietPeriod, interval)
         {
-            switch WriterProbe.probe(path, in: root) {
+            switch WriterProbe.probe(path, in: root, logger: logger) {
             case .noWriters:
                 events?.deliver(.ready(path), at: now)
                 pending[path] = nil

@@ -1,3 +1,4 @@
+import Logging
 /// Publishes coalesced rescans for a ``FolderWatcher``: activity is noted per inotify record, the
 /// settler decides when a burst is over, then the folder is read and the snapshot published (the
 /// stream keeps only the newest one).
@@ -9,14 +10,16 @@ struct SnapshotDelivery: Sendable {
     let folder: ContainerPath
     let recursive: Bool
     var settler: Settler
+    let logger: Logger
     private(set) var generation: UInt64 = 0
     private(set) var overflows = 0
     private(set) var isTerminated = false
 
     init(
         continuation: AsyncStream<SnapshotMessage>.Continuation, root: ConfinedRoot, folder: ContainerPath,
-        recursive: Bool, settler: Settler
+        recursive: Bool, settler: Settler, logger: Logger
     ) {
+        self.logger = logger
         self.continuation = continuation
         self.root = root
         self.folder = folder
@@ -32,13 +35,16 @@ struct SnapshotDelivery: Sendable {
     }
 
     /// Rescans and publishes if a burst has settled. A folder that cannot be read is left to the
-    /// monitor, which reports its removal and stops.
+    /// monitor, which reports its removal and stops (the failure goes to `logger`, at debug level).
     mutating func publishIfSettled(at now: Instant) {
         guard !isTerminated, settler.fire(at: now) else { return }
         let snapshot: FolderSnapshot
-        do {
+        do throws(SandboxError) {
             snapshot = try FolderSnapshot.take(of: folder, in: root, recursive: recursive)
         } catch {
+            logger.debug(
+                "Could not read '\(folder)' again: \(error.message) The watcher waits for the next change.",
+                error: error, metadata: ["error.code": "\(error.code)"])
             return
         }
         publish(snapshot)

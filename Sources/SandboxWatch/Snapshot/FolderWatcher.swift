@@ -1,3 +1,4 @@
+import Logging
 /// The rescan-and-refresh pattern (the iOS recipe's `scanDocuments`): a snapshot of a folder now,
 /// then one coalesced update per burst of changes, each with the folder's new snapshot and what
 /// changed.
@@ -35,10 +36,13 @@ public final class FolderWatcher: Sendable {
     ///     ``WatchConfiguration/quietPeriod`` (how long a burst must have been quiet before the
     ///     folder is read again) and ``WatchConfiguration/maximumDelay`` (the longest an update
     ///     waits while changes keep coming) apply.
+    ///   - logger: where the watcher reports what it handles on its own;
+    ///     ``FolderMonitor/disabledLogger`` by default.
     /// - Throws: the errors of ``FolderMonitor/init(watching:in:configuration:)`` and of
     ///   ``FolderSnapshot/take(of:in:recursive:)``.
     public init(
-        watching folder: ContainerPath, in root: ConfinedRoot, configuration: Configuration = Configuration()
+        watching folder: ContainerPath, in root: ConfinedRoot, configuration: Configuration = Configuration(),
+        logger: Logger = FolderMonitor.disabledLogger
     ) throws(SandboxError) {
         let backend = try ArmedBackend(folder: folder, root: root, configuration: configuration, tracksReadiness: false)
         let initial = try FolderSnapshot.take(of: folder, in: root, recursive: configuration.recursive)
@@ -46,11 +50,12 @@ public final class FolderWatcher: Sendable {
             of: SnapshotMessage.self, bufferingPolicy: .bufferingNewest(1))
         let delivery = SnapshotDelivery(
             continuation: continuation, root: root, folder: folder, recursive: configuration.recursive,
-            settler: Settler(settle: configuration.quietPeriod, maximumDelay: configuration.maximumDelay)
+            settler: Settler(settle: configuration.quietPeriod, maximumDelay: configuration.maximumDelay),
+            logger: logger
         )
         let control = try backend.start(
             folder: folder, root: root, configuration: configuration, events: nil, snapshots: delivery,
-            baseline: initial
+            baseline: initial, logger: logger
         )
         continuation.onTermination = { _ in control.requestStop() }
         self.folder = folder
