@@ -30,7 +30,7 @@ extension Inbox {
     /// launch (see ``Inbox``) and processing goes on.
     ///
     /// - Throws: ``/SandboxCore/SandboxError/Code/notFound`` when the Inbox folder is removed while watched, the
-    ///   errors of ``FolderMonitor/init(watching:in:configuration:)``, and those of
+    ///   errors of ``FolderMonitor/init(watching:in:configuration:logger:)``, and those of
     ///   ``processPendingItems(_:)``.
     public func processItems(
         isolation: isolated (any Actor)? = #isolation,

@@ -38,7 +38,10 @@ public struct Inbox: Sendable {
 
     /// The Inbox of `container`. Nothing is read or created until an item is delivered or processed.
     ///
-    /// - Parameter logger: ``FolderMonitor/disabledLogger`` (which discards everything) by default.
+    /// - Parameters:
+    ///   - container: the container whose `Documents/Inbox` this is.
+    ///   - logger: where the Inbox reports what it handles on its own; by default
+    ///     ``FolderMonitor/disabledLogger``, which discards everything.
     public init(container: Container, logger: Logger = FolderMonitor.disabledLogger) {
         self.container = container
         self.logger = logger

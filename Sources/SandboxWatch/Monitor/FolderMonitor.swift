@@ -87,7 +87,7 @@ public final class FolderMonitor: Sendable {
 
     /// Watches the container's `Documents` folder.
     ///
-    /// - Throws: as ``init(watching:in:configuration:)``.
+    /// - Throws: as ``init(watching:in:configuration:logger:)``.
     public convenience init(
         documentsOf container: Container, configuration: Configuration = Configuration()
     ) throws(SandboxError) {

@@ -38,7 +38,7 @@ public final class FolderWatcher: Sendable {
     ///     waits while changes keep coming) apply.
     ///   - logger: where the watcher reports what it handles on its own;
     ///     ``FolderMonitor/disabledLogger`` by default.
-    /// - Throws: the errors of ``FolderMonitor/init(watching:in:configuration:)`` and of
+    /// - Throws: the errors of ``FolderMonitor/init(watching:in:configuration:logger:)`` and of
     ///   ``FolderSnapshot/take(of:in:recursive:)``.
     public init(
         watching folder: ContainerPath, in root: ConfinedRoot, configuration: Configuration = Configuration(),
