@@ -78,7 +78,7 @@ struct SequentialCases {
         report("readChunks (stream, 1 MiB chunks)", ours: stream, baseline: baseline, baselineName: "dd bs=1M", unit: rate)
         report("IOChannel.read parts (1 MiB)", ours: channel, baseline: baseline, baselineName: "dd bs=1M", unit: rate)
         if !whole.isEmpty {
-            report("contents(of:) whole file", ours: whole, baseline: foundation, baselineName: "Data(contentsOf:)", unit: rate)
+            report("readContents(of:engine:) whole file", ours: whole, baseline: foundation, baselineName: "Data(contentsOf:)", unit: rate)
         }
         unlink(host)
     }
