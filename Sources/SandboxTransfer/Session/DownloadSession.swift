@@ -4,6 +4,7 @@ import Glibc
 import Logging
 import Sandbox
 import Synchronization
+import SystemPackage
 
 /// A download session: `URLSession` with download tasks, for one app container.
 ///
@@ -93,7 +94,7 @@ public final class DownloadSession: Sendable {
         }
         let locked: Bool
         do throws(SandboxError) {
-            locked = try lock.withUnsafeDescriptor { fd in flock(fd, LOCK_EX | LOCK_NB) == 0 }
+            locked = try lock.withUnsafeDescriptor { fd in flock(fd.rawValue, LOCK_EX | LOCK_NB) == 0 }
         } catch {
             throw .fileSystem(error, doing: "lock the download session's folder '\(directory)'")
         }
