@@ -14,7 +14,7 @@ let swiftSettings: [SwiftSetting] = [
 let package = Package(
     name: "SandboxBenchmarks",
     dependencies: [
-        .package(name: "Sandbox", path: ".."),
+        .package(name: "Sandbox", path: "..")
     ],
     targets: [
         // Timing helpers the benchmarks share (spawning peers, medians).

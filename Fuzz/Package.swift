@@ -12,10 +12,10 @@ import PackageDescription
 let package = Package(
     name: "SandboxFuzz",
     products: [
-        .executable(name: "sandbox-fuzz", targets: ["SandboxFuzz"]),
+        .executable(name: "sandbox-fuzz", targets: ["SandboxFuzz"])
     ],
     dependencies: [
-        .package(name: "Sandbox", path: ".."),
+        .package(name: "Sandbox", path: "..")
     ],
     targets: [
         .target(name: "CLibFuzzer"),

@@ -19,7 +19,8 @@ public struct Comparison {
     /// and the median of the per-run ratios ours/theirs.
     public var line: String {
         let ratios = zip(ours, theirs).map { $0 / $1 }
-        return "| \(name) | \(peer) | \(shown(median(ours))) | \(shown(median(theirs))) | **\(String(format: "%.2f", median(ratios)))** |"
+        return
+            "| \(name) | \(peer) | \(shown(median(ours))) | \(shown(median(theirs))) | **\(String(format: "%.2f", median(ratios)))** |"
     }
 
     private func shown(_ seconds: Double) -> String {

@@ -10,7 +10,7 @@ public func timeTool(_ executable: String, _ arguments: [String]) throws -> Doub
     defer { posix_spawn_file_actions_destroy(&actions) }
     posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
     let argv = ([executable] + arguments).map { strdup($0) } + [nil]
-    defer { argv.forEach { free($0) } }
+    defer { for pointer in argv { free(pointer) } }
     var pid: pid_t = 0
     let start = ContinuousClock.now
     let spawned = posix_spawn(&pid, executable, &actions, nil, argv, environ)
@@ -37,7 +37,8 @@ extension Duration {
 /// The median of `values` (the mean of the middle two for an even count).
 public func median(_ values: [Double]) -> Double {
     let sorted = values.sorted()
-    return sorted.count % 2 == 1 ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
+    return sorted.count % 2 == 1
+        ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
 }
 
 /// Reads the `--flag value` pairs that follow the program's name, handing each to `apply`, which
@@ -45,6 +46,8 @@ public func median(_ values: [Double]) -> Double {
 public func parseOptions(_ arguments: [String], _ apply: (_ flag: String, _ value: String) -> Bool) {
     var iterator = arguments.dropFirst().makeIterator()
     while let flag = iterator.next() {
-        guard apply(flag, iterator.next() ?? "") else { fatalError("unknown option \(flag); see the comment at the top of main.swift") }
+        guard apply(flag, iterator.next() ?? "") else {
+            fatalError("unknown option \(flag); see the comment at the top of main.swift")
+        }
     }
 }

@@ -53,7 +53,9 @@ func run() throws {
     let base = String(cString: made)
     defer { _ = try? timeTool("/bin/rm", ["-rf", base]) }  // teardown only
     let root = try ConfinedRoot(openingDirectoryAt: base)
-    print("# sandbox-benchmark: \(configuration.files) files in \(configuration.folders) folders, \(configuration.copyMiB) MiB copy, \(configuration.runs) runs, in \(base) (resolution: \(root.resolution.rawValue))")
+    print(
+        "# sandbox-benchmark: \(configuration.files) files in \(configuration.folders) folders, \(configuration.copyMiB) MiB copy, \(configuration.runs) runs, in \(base) (resolution: \(root.resolution.rawValue))"
+    )
 
     buildTree(at: base + "/tree", files: configuration.files, folders: configuration.folders)
     let tree = try ContainerPath("tree")
@@ -69,7 +71,8 @@ func run() throws {
         size.theirs.append(try timeTool("/usr/bin/du", ["-sb", base + "/tree"]))
 
         var count = 0
-        enumeration.ours.append(try time { try root.enumerate(at: tree, recursive: true) { _ throws(SandboxError) in count += 1 } })
+        enumeration.ours.append(
+            try time { try root.enumerate(at: tree, recursive: true) { _ throws(SandboxError) in count += 1 } })
         precondition(count == configuration.files + configuration.folders, "wrong count \(count)")
         enumeration.theirs.append(try timeTool("/usr/bin/find", [base + "/tree"]))
 

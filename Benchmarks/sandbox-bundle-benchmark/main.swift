@@ -60,23 +60,35 @@ func run() throws {
     guard let made = mkdtemp(&template) else { fatalError("cannot create a directory in \(configuration.directory)") }
     let base = String(cString: made)
     defer { _ = try? timeTool("/bin/rm", ["-rf", base]) }  // teardown only
-    print("# sandbox-bundle-benchmark: 1 × \(configuration.bigMiB) MiB and \(configuration.files) × \(configuration.fileKiB) KiB, \(configuration.runs) runs, in \(base)")
+    print(
+        "# sandbox-bundle-benchmark: 1 × \(configuration.bigMiB) MiB and \(configuration.files) × \(configuration.fileKiB) KiB, \(configuration.runs) runs, in \(base)"
+    )
 
     let home = try SandboxHome(location: base + "/home")
     let key = SigningKey()
     try home.trust(key.publicKey)
     let big = try writeFiles(at: base + "/Big.app", count: 1, size: configuration.bigMiB << 20, prefix: "d")
-    let small = try writeFiles(at: base + "/Small.app", count: configuration.files, size: configuration.fileKiB << 10, prefix: "d")
+    let small = try writeFiles(
+        at: base + "/Small.app", count: configuration.files, size: configuration.fileKiB << 10, prefix: "d")
     var rows: [Comparison] = []
-    for (name, files, bytes) in [("Big.app", big, configuration.bigMiB << 20), ("Small.app", small, configuration.files * configuration.fileKiB << 10)] {
+    for (name, files, bytes) in [
+        ("Big.app", big, configuration.bigMiB << 20),
+        ("Small.app", small, configuration.files * configuration.fileKiB << 10),
+    ] {
         let source = base + "/" + name
-        let label = name == "Big.app" ? "1 × \(configuration.bigMiB) MiB" : "\(configuration.files) × \(configuration.fileKiB) KiB"
+        let label =
+            name == "Big.app"
+            ? "1 × \(configuration.bigMiB) MiB" : "\(configuration.files) × \(configuration.fileKiB) KiB"
         _ = try timeTool("/usr/bin/sha256sum", files)  // warm the cache once for both
 
         let app = try AppIdentifier("com.example.\(name.dropLast(4).lowercased())")
         let identity = BundleIdentity(identifier: app, version: try BundleVersion("1"))
         var sign = Comparison(name: "sign (\(label))", peer: "sha256sum", bytes: bytes)
-        try sign.measure(runs: configuration.runs) { try BundleSigner.sign(bundleAt: source, with: key, identity: identity) } theirs: { try timeTool("/usr/bin/sha256sum", files) }
+        try sign.measure(runs: configuration.runs) {
+            try BundleSigner.sign(bundleAt: source, with: key, identity: identity)
+        } theirs: {
+            try timeTool("/usr/bin/sha256sum", files)
+        }
         rows.append(sign)
 
         let container = try home.createContainer(for: app, bundleDirectory: source)
@@ -84,7 +96,10 @@ func run() throws {
         let keys = try home.trustedKeys()
         _ = try timeTool("/usr/bin/sha256sum", installed)
         // coreutils' portable SHA-256, and OpenSSL's, which uses the CPU's SHA extensions as ours does.
-        for (peer, tool, arguments) in [("sha256sum", "/usr/bin/sha256sum", installed), ("openssl dgst -sha256", "/usr/bin/openssl", ["dgst", "-sha256"] + installed)] {
+        for (peer, tool, arguments) in [
+            ("sha256sum", "/usr/bin/sha256sum", installed),
+            ("openssl dgst -sha256", "/usr/bin/openssl", ["dgst", "-sha256"] + installed),
+        ] {
             var verify = Comparison(name: "verify installed bundle (\(label))", peer: peer, bytes: bytes)
             try verify.measure(runs: configuration.runs) {
                 let report = try container.verifyBundle(trustedKeys: keys)

@@ -24,31 +24,34 @@ struct SequentialCases {
         var foundation: [Double] = []
         for _ in 0..<configuration.runs {
             baseline.append(dd())
-            pread.append(try measure {
-                let file = try root.openFile(forReadingAt: path)
-                let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 4096)
-                defer { buffer.deallocate() }
-                var offset: Int64 = 0
-                while true {
-                    let read = try file.read(into: buffer, atOffset: offset)
-                    if read == 0 { break }
-                    offset += Int64(read)
-                }
-                precondition(offset == Int64(bytes))
-                try file.close()
-            })
-            stream.append(try await measure {
-                var total = 0
-                for try await chunk in try root.readChunks(of: path) { total += chunk.count }
-                precondition(total == bytes)
-            })
-            channel.append(try await measure {
-                let io = try root.openChannel(at: path)
-                var total = 0
-                for try await part in io.read() { total += part.data.count }
-                precondition(total == bytes)
-                io.close()
-            })
+            pread.append(
+                try measure {
+                    let file = try root.openFile(forReadingAt: path)
+                    let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 4096)
+                    defer { buffer.deallocate() }
+                    var offset: Int64 = 0
+                    while true {
+                        let read = try file.read(into: buffer, atOffset: offset)
+                        if read == 0 { break }
+                        offset += Int64(read)
+                    }
+                    precondition(offset == Int64(bytes))
+                    try file.close()
+                })
+            stream.append(
+                try await measure {
+                    var total = 0
+                    for try await chunk in try root.readChunks(of: path) { total += chunk.count }
+                    precondition(total == bytes)
+                })
+            channel.append(
+                try await measure {
+                    let io = try root.openChannel(at: path)
+                    var total = 0
+                    for try await part in io.read() { total += part.data.count }
+                    precondition(total == bytes)
+                    io.close()
+                })
             if configuration.sizeMiB <= 2048 {
                 // Memory just freed is cheaper to fault in again on these VMs: alternate who goes first.
                 let ours = { () async throws -> Double in
@@ -73,12 +76,19 @@ struct SequentialCases {
             }
         }
         let rate = gibPerSecond(bytes: bytes)
-        print("\n## Sequential read of \(configuration.sizeMiB) MiB from the page cache (median of \(configuration.runs))")
-        report("OpenFile.read(into:atOffset:) 1 MiB", ours: pread, baseline: baseline, baselineName: "dd bs=1M", unit: rate)
-        report("readChunks (stream, 1 MiB chunks)", ours: stream, baseline: baseline, baselineName: "dd bs=1M", unit: rate)
+        print(
+            "\n## Sequential read of \(configuration.sizeMiB) MiB from the page cache (median of \(configuration.runs))"
+        )
+        report(
+            "OpenFile.read(into:atOffset:) 1 MiB", ours: pread, baseline: baseline, baselineName: "dd bs=1M", unit: rate
+        )
+        report(
+            "readChunks (stream, 1 MiB chunks)", ours: stream, baseline: baseline, baselineName: "dd bs=1M", unit: rate)
         report("IOChannel.read parts (1 MiB)", ours: channel, baseline: baseline, baselineName: "dd bs=1M", unit: rate)
         if !whole.isEmpty {
-            report("readContents(of:engine:) whole file", ours: whole, baseline: foundation, baselineName: "Data(contentsOf:)", unit: rate)
+            report(
+                "readContents(of:engine:) whole file", ours: whole, baseline: foundation,
+                baselineName: "Data(contentsOf:)", unit: rate)
         }
         unlink(host)
     }
@@ -99,24 +109,28 @@ struct SequentialCases {
             unlink(host)
             dd.append(timeTool("dd", ["if=/dev/zero", "of=\(host)", "bs=1M", "count=\(count)"]))
             unlink(host)
-            writer.append(try await measure {
-                try await root.withWriter(at: path) { writer in
-                    for _ in 0..<count { try await writer.write(chunk) }
-                }
-            })
+            writer.append(
+                try await measure {
+                    try await root.withWriter(at: path) { writer in
+                        for _ in 0..<count { try await writer.write(chunk) }
+                    }
+                })
             unlink(host)
             ddSync.append(timeTool("dd", ["if=/dev/zero", "of=\(host)", "bs=1M", "count=\(count)", "conv=fsync"]))
             unlink(host)
-            durable.append(try await measure {
-                try await root.withWriter(at: path, options: [.atomic, .durable]) { writer in
-                    for _ in 0..<count { try await writer.write(chunk) }
-                }
-            })
+            durable.append(
+                try await measure {
+                    try await root.withWriter(at: path, options: [.atomic, .durable]) { writer in
+                        for _ in 0..<count { try await writer.write(chunk) }
+                    }
+                })
         }
         unlink(host)
         let rate = gibPerSecond(bytes: count << 20)
         print("\n## Sequential write of \(count) MiB (median of \(configuration.runs))")
         report("FileWriter atomic, 1 MiB appends", ours: writer, baseline: dd, baselineName: "dd bs=1M", unit: rate)
-        report("FileWriter atomic + durable", ours: durable, baseline: ddSync, baselineName: "dd bs=1M conv=fsync", unit: rate)
+        report(
+            "FileWriter atomic + durable", ours: durable, baseline: ddSync, baselineName: "dd bs=1M conv=fsync",
+            unit: rate)
     }
 }

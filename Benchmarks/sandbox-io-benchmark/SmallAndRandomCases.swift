@@ -13,27 +13,34 @@ struct SmallAndRandomCases {
         let bytes = [UInt8](repeating: 0x5A, count: 4096)
         let data = Data(bytes)
         try root.createDirectory(at: ContainerPath("small-ours"))
-        try FileManager.default.createDirectory(atPath: directory + "/small-foundation", withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(
+            atPath: directory + "/small-foundation", withIntermediateDirectories: true)
         var ours: [Double] = []
         var foundation: [Double] = []
         for run in 0..<max(1, configuration.runs / 2) {
-            ours.append(try measure {
-                for index in 0..<count {
-                    try root.writeContents(bytes, to: ContainerPath("small-ours/\(run)-\(index)"), options: [.atomic, .durable])
-                }
-            })
-            foundation.append(try measure {
-                for index in 0..<count {
-                    let url = URL(fileURLWithPath: directory + "/small-foundation/\(run)-\(index)")
-                    try data.write(to: url, options: .atomic)
-                    let fd = open(url.path, O_RDONLY)
-                    fsync(fd)
-                    close(fd)
-                }
-            })
+            ours.append(
+                try measure {
+                    for index in 0..<count {
+                        try root.writeContents(
+                            bytes, to: ContainerPath("small-ours/\(run)-\(index)"), options: [.atomic, .durable])
+                    }
+                })
+            foundation.append(
+                try measure {
+                    for index in 0..<count {
+                        let url = URL(fileURLWithPath: directory + "/small-foundation/\(run)-\(index)")
+                        try data.write(to: url, options: .atomic)
+                        let fd = open(url.path, O_RDONLY)
+                        fsync(fd)
+                        close(fd)
+                    }
+                })
         }
         print("\n## \(count) atomic durable 4 KiB files (median of \(ours.count))")
-        report("writeContents [.atomic, .durable]", ours: ours, baseline: foundation, baselineName: "Data.write(.atomic)+fsync") { seconds in
+        report(
+            "writeContents [.atomic, .durable]", ours: ours, baseline: foundation,
+            baselineName: "Data.write(.atomic)+fsync"
+        ) { seconds in
             String(format: "%.0f files/s", Double(count) / seconds)
         }
         _ = try root.removeItem(at: ContainerPath("small-ours"), recursively: true)
@@ -47,7 +54,9 @@ struct SmallAndRandomCases {
         _ = timeTool("dd", ["if=\(host)", "of=/dev/null", "bs=1M"])
         let blocks = (configuration.sizeMiB << 20) / 4096
         var generator = SystemRandomNumberGenerator()
-        let offsets = (0..<configuration.randomReads).map { _ in Int64(Int.random(in: 0..<blocks, using: &generator)) * 4096 }
+        let offsets = (0..<configuration.randomReads).map { _ in
+            Int64(Int.random(in: 0..<blocks, using: &generator)) * 4096
+        }
         let fio = hasFio()
         print("\n## Random 4 KiB reads, \(configuration.randomReads) per run (median of \(configuration.runs))")
         for depth in [1, 4, 16, 64] {
@@ -60,11 +69,15 @@ struct SmallAndRandomCases {
                 if fio, let rate = fioRandomReads(host: host, depth: depth) { fioRates.append(rate) }
             }
             let iops = { (seconds: Double) in String(format: "%.0f IOPS", Double(offsets.count) / seconds) }
-            report("IOChannel, \(depth) in flight", ours: ours, baseline: threads, baselineName: "\(depth) threads × pread", unit: iops)
+            report(
+                "IOChannel, \(depth) in flight", ours: ours, baseline: threads,
+                baselineName: "\(depth) threads × pread", unit: iops)
             if !fioRates.isEmpty {
                 // fio reports IOPS: turn them into seconds for the same read count.
                 let fioSeconds = fioRates.map { Double(offsets.count) / $0 }
-                report("IOChannel, \(depth) in flight", ours: ours, baseline: fioSeconds, baselineName: "fio psync numjobs=\(depth)", unit: iops)
+                report(
+                    "IOChannel, \(depth) in flight", ours: ours, baseline: fioSeconds,
+                    baselineName: "fio psync numjobs=\(depth)", unit: iops)
             }
         }
         unlink(host)
@@ -115,11 +128,13 @@ struct SmallAndRandomCases {
     /// nil when it fails.
     private func fioRandomReads(host: String, depth: Int) -> Double? {
         let output = directory + "/fio.json"
-        let status = spawnAndWait("fio", [
-            "--name=randread", "--filename=\(host)", "--rw=randread", "--bs=4k", "--ioengine=psync",
-            "--numjobs=\(depth)", "--thread", "--time_based", "--runtime=2", "--group_reporting",
-            "--output-format=json", "--invalidate=0", "--size=\(configuration.sizeMiB)m",
-        ], output: output)
+        let status = spawnAndWait(
+            "fio",
+            [
+                "--name=randread", "--filename=\(host)", "--rw=randread", "--bs=4k", "--ioengine=psync",
+                "--numjobs=\(depth)", "--thread", "--time_based", "--runtime=2", "--group_reporting",
+                "--output-format=json", "--invalidate=0", "--size=\(configuration.sizeMiB)m",
+            ], output: output)
         defer { unlink(output) }
         // Any failure to run or parse fio drops its column; the thread baseline is always there.
         guard status == 0, let data = FileManager.default.contents(atPath: output),
@@ -141,7 +156,9 @@ struct SmallAndRandomCases {
         unlink(output)
         unlink(host)
         print("\n## Peak memory while streaming \(configuration.streamMiB) MiB with readChunks (fresh process)")
-        print(status == 0 ? printed.trimmingCharacters(in: .whitespacesAndNewlines) : "the child failed with status \(status)")
+        print(
+            status == 0
+                ? printed.trimmingCharacters(in: .whitespacesAndNewlines) : "the child failed with status \(status)")
     }
 }
 
@@ -161,6 +178,10 @@ func childStream(directory: String, name: String) async throws {
         }
     }
     let peak = peakResidentBytes()
-    print(String(format: "streamed %d MiB in %.2f s (%.2f GiB/s); peak resident memory %.1f MiB (%.1f MiB before streaming) [checksum %llu]",
-                 total >> 20, seconds, Double(total) / seconds / Double(1 << 30), Double(peak) / 1048576, Double(before) / 1048576, sum))
+    print(
+        String(
+            format:
+                "streamed %d MiB in %.2f s (%.2f GiB/s); peak resident memory %.1f MiB (%.1f MiB before streaming) [checksum %llu]",
+            total >> 20, seconds, Double(total) / seconds / Double(1 << 30), Double(peak) / 1_048_576,
+            Double(before) / 1_048_576, sum))
 }

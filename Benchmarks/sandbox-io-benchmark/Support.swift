@@ -48,7 +48,7 @@ func spawnAndWait(_ executable: String, _ arguments: [String], output: String) -
     posix_spawn_file_actions_addopen(&actions, 1, output, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
     posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
     let argv = ([executable] + arguments).map { strdup($0) } + [nil]
-    defer { argv.forEach { free($0) } }
+    defer { for pointer in argv { free(pointer) } }
     var pid: pid_t = 0
     let spawned = posix_spawnp(&pid, executable, &actions, nil, argv, environ)
     guard spawned == 0 else { return -1 }
@@ -81,7 +81,8 @@ func median(_ values: [Double]) -> Double {
 /// One line of the report: our median against the baseline's, as a throughput ratio.
 func report(_ name: String, ours: [Double], baseline: [Double], baselineName: String, unit: (Double) -> String) {
     let ratio = median(baseline) / median(ours)
-    let line = "\(name.padding(toLength: 44, withPad: " ", startingAt: 0)) \(unit(median(ours)).padding(toLength: 14, withPad: " ", startingAt: 0)) vs \(baselineName.padding(toLength: 26, withPad: " ", startingAt: 0)) \(unit(median(baseline)).padding(toLength: 14, withPad: " ", startingAt: 0)) × \(String(format: "%.2f", ratio))"
+    let line =
+        "\(name.padding(toLength: 44, withPad: " ", startingAt: 0)) \(unit(median(ours)).padding(toLength: 14, withPad: " ", startingAt: 0)) vs \(baselineName.padding(toLength: 26, withPad: " ", startingAt: 0)) \(unit(median(baseline)).padding(toLength: 14, withPad: " ", startingAt: 0)) × \(String(format: "%.2f", ratio))"
     print(line)
 }
 

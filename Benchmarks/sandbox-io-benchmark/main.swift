@@ -22,7 +22,9 @@ let directory = configuration.directory + "/sandbox-io-benchmark-\(getpid())"
 try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
 defer { try? FileManager.default.removeItem(atPath: directory) }  // teardown: nothing to report
 let root = try ConfinedRoot(openingDirectoryAt: directory)
-print("sandbox-io-benchmark: \(configuration.sizeMiB) MiB files in \(directory), \(configuration.runs) runs, \(IOEngine.shared.threadCount) engine threads")
+print(
+    "sandbox-io-benchmark: \(configuration.sizeMiB) MiB files in \(directory), \(configuration.runs) runs, \(IOEngine.shared.threadCount) engine threads"
+)
 
 let sequential = SequentialCases(configuration: configuration, root: root, directory: directory)
 let others = SmallAndRandomCases(configuration: configuration, root: root, directory: directory)

@@ -19,7 +19,8 @@ func report(_ name: String, ours: Double, peer: Double?, unit: String, lowerIsBe
     var line = "\(name): ours \(String(format: "%.3f", ours)) \(unit)"
     if let peer {
         let ratio = lowerIsBetter ? peer / ours : ours / peer
-        line += ", peer \(String(format: "%.3f", peer)) \(unit), ours is \(String(format: "%.2f", ratio))× the peer's speed"
+        line +=
+            ", peer \(String(format: "%.3f", peer)) \(unit), ours is \(String(format: "%.2f", ratio))× the peer's speed"
     }
     print(line)
 }
@@ -37,32 +38,39 @@ do {
         let scratch = try Scratch(in: settings.directory)
         defer { scratch.remove() }
         let preferences = try scratch.container.preferences()
-        ourTotal.append(try time {
-            for index in 0..<settings.writes {
-                ours.append(try time { try preferences.setValue(.integer(index), forKey: "key-\(index % 100)") })
-            }
-        })
+        ourTotal.append(
+            try time {
+                for index in 0..<settings.writes {
+                    ours.append(try time { try preferences.setValue(.integer(index), forKey: "key-\(index % 100)") })
+                }
+            })
         let suite = "sandbox-store-benchmark-\(getpid())-\(run)"
         guard let defaults = UserDefaults(suiteName: suite) else { fatalError("UserDefaults(suiteName:) failed") }
-        peerTotal.append(time {
-            for index in 0..<settings.writes {
-                peer.append(time {
-                    defaults.set(index, forKey: "key-\(index % 100)")
-                    defaults.synchronize()
-                })
-            }
-        })
+        peerTotal.append(
+            time {
+                for index in 0..<settings.writes {
+                    peer.append(
+                        time {
+                            defaults.set(index, forKey: "key-\(index % 100)")
+                            defaults.synchronize()
+                        })
+                }
+            })
         defaults.removePersistentDomain(forName: suite)
         let config = ProcessInfo.processInfo.environment["XDG_CONFIG_HOME"] ?? NSHomeDirectory() + "/.config"
         try? FileManager.default.removeItem(atPath: "\(config)/\(suite).plist")  // the peer's leftover, if any
     }
     let ourRate = Double(settings.writes) / median(ourTotal)
     let peerRate = Double(settings.writes) / median(peerTotal)
-    report("preferences: \(settings.writes) single-key writes (ours: locked, merged, atomic, fsync'd; UserDefaults: set + synchronize())", ours: ourRate, peer: peerRate, unit: "writes/s", lowerIsBetter: false)
-    print(String(
-        format: "  per write: ours p50 %.3f ms, p99 %.3f ms; UserDefaults p50 %.3f ms, p99 %.3f ms",
-        percentile(ours, 50) * 1e3, percentile(ours, 99) * 1e3, percentile(peer, 50) * 1e3, percentile(peer, 99) * 1e3
-    ))
+    report(
+        "preferences: \(settings.writes) single-key writes (ours: locked, merged, atomic, fsync'd; UserDefaults: set + synchronize())",
+        ours: ourRate, peer: peerRate, unit: "writes/s", lowerIsBetter: false)
+    print(
+        String(
+            format: "  per write: ours p50 %.3f ms, p99 %.3f ms; UserDefaults p50 %.3f ms, p99 %.3f ms",
+            percentile(ours, 50) * 1e3, percentile(ours, 99) * 1e3, percentile(peer, 50) * 1e3,
+            percentile(peer, 99) * 1e3
+        ))
 }
 
 // MARK: Preferences reads
@@ -86,13 +94,18 @@ do {
         precondition(sum > 0 && peerSum > 0)
     }
     defaults.removePersistentDomain(forName: suite)
-    report("preferences: cached reads of one key (goal ≥ 10,000,000/s)", ours: Double(settings.reads) / median(ours), peer: Double(settings.reads) / median(peer), unit: "reads/s", lowerIsBetter: false)
+    report(
+        "preferences: cached reads of one key (goal ≥ 10,000,000/s)", ours: Double(settings.reads) / median(ours),
+        peer: Double(settings.reads) / median(peer), unit: "reads/s", lowerIsBetter: false)
 }
 
 // MARK: Keychain latency
 
 do {
-    var setP50: [Double] = [], setP99: [Double] = [], getP50: [Double] = [], getP99: [Double] = []
+    var setP50: [Double] = []
+    var setP99: [Double] = []
+    var getP50: [Double] = []
+    var getP99: [Double] = []
     for _ in 0..<settings.runs {
         let scratch = try Scratch(in: settings.directory)
         defer { scratch.remove() }
@@ -107,13 +120,16 @@ do {
             gets.append(try time { value = try keychain.get("account-\(index)") })
             precondition(value == "secret-\(index)")
         }
-        setP50.append(percentile(sets, 50)); setP99.append(percentile(sets, 99))
-        getP50.append(percentile(gets, 50)); getP99.append(percentile(gets, 99))
+        setP50.append(percentile(sets, 50))
+        setP99.append(percentile(sets, 99))
+        getP50.append(percentile(gets, 50))
+        getP99.append(percentile(gets, 99))
     }
-    print(String(
-        format: "keychain: %d items: set p50 %.3f ms, p99 %.3f ms (each durable); get p50 %.1f µs, p99 %.1f µs",
-        settings.items, median(setP50) * 1e3, median(setP99) * 1e3, median(getP50) * 1e6, median(getP99) * 1e6
-    ))
+    print(
+        String(
+            format: "keychain: %d items: set p50 %.3f ms, p99 %.3f ms (each durable); get p50 %.1f µs, p99 %.1f µs",
+            settings.items, median(setP50) * 1e3, median(setP99) * 1e3, median(getP50) * 1e6, median(getP99) * 1e6
+        ))
 }
 
 // MARK: Property lists
@@ -121,19 +137,27 @@ do {
 do {
     let document = Document(megabytes: settings.megabytes)
     let tree = document.foundationTree
-    var encodeOurs: [Double] = [], encodePeer: [Double] = [], decodeOurs: [Double] = [], decodePeer: [Double] = []
+    var encodeOurs: [Double] = []
+    var encodePeer: [Double] = []
+    var decodeOurs: [Double] = []
+    var decodePeer: [Double] = []
     var size = 0
     for _ in 0..<settings.runs {
         var bytes: [UInt8] = []
         encodeOurs.append(try time { bytes = try PropertyList.encode(document) })
         size = bytes.count
         var data = Data()
-        encodePeer.append(try time { data = try PropertyListSerialization.data(fromPropertyList: tree, format: .binary, options: 0) })
+        encodePeer.append(
+            try time { data = try PropertyListSerialization.data(fromPropertyList: tree, format: .binary, options: 0) })
         decodeOurs.append(try time { _ = try PropertyList.decode(Document.self, from: bytes) })
         decodePeer.append(try time { _ = try PropertyListSerialization.propertyList(from: data, format: nil) })
     }
     let megabytes = Double(size) / 1e6
     print(String(format: "property lists: a %.1f MB binary document (%d records)", megabytes, document.records.count))
-    report("  encode", ours: megabytes / median(encodeOurs), peer: megabytes / median(encodePeer), unit: "MB/s", lowerIsBetter: false)
-    report("  decode", ours: megabytes / median(decodeOurs), peer: megabytes / median(decodePeer), unit: "MB/s", lowerIsBetter: false)
+    report(
+        "  encode", ours: megabytes / median(encodeOurs), peer: megabytes / median(encodePeer), unit: "MB/s",
+        lowerIsBetter: false)
+    report(
+        "  decode", ours: megabytes / median(decodeOurs), peer: megabytes / median(decodePeer), unit: "MB/s",
+        lowerIsBetter: false)
 }

@@ -12,12 +12,14 @@ struct Measurement {
 /// Runs `arguments` (the first is the program, found on PATH) with `environment` added, output to
 /// /dev/null, and measures wall time and peak memory with `wait4`.
 func measure(_ arguments: [String], environment: [String: String] = [:]) throws -> Measurement {
-    guard let program = arguments.first.flatMap(findExecutable) else { throw BenchmarkError("\(arguments.first ?? "?") is not installed") }
+    guard let program = arguments.first.flatMap(findExecutable) else {
+        throw BenchmarkError("\(arguments.first ?? "?") is not installed")
+    }
     var merged = ProcessInfo.processInfo.environment
     for (key, value) in environment { merged[key] = value }
     let argv = ([program] + arguments.dropFirst()).map { strdup($0) } + [nil]
     let envp = merged.map { strdup("\($0.key)=\($0.value)") } + [nil]
-    defer { (argv + envp).forEach { free($0) } }
+    defer { for pointer in argv + envp { free(pointer) } }
     var actions = posix_spawn_file_actions_t()
     posix_spawn_file_actions_init(&actions)
     defer { posix_spawn_file_actions_destroy(&actions) }
@@ -69,12 +71,15 @@ extension Duration {
 func median(_ values: [Double]) -> Double {
     guard !values.isEmpty else { return .nan }
     let sorted = values.sorted()
-    return sorted.count % 2 == 1 ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
+    return sorted.count % 2 == 1
+        ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
 }
 
 /// Writes `count` pseudo-random bytes to `path` in 4 MiB pieces.
 func writeRandomFile(_ path: String, count: Int) throws {
-    guard FileManager.default.createFile(atPath: path, contents: nil) else { throw BenchmarkError("cannot create \(path)") }
+    guard FileManager.default.createFile(atPath: path, contents: nil) else {
+        throw BenchmarkError("cannot create \(path)")
+    }
     let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
     defer { try? handle.close() }  // benchmark scaffolding
     var written = 0

@@ -45,7 +45,9 @@ defer { try? FileManager.default.removeItem(atPath: scratch) }  // benchmark sca
 try writeRandomFile(nginx.documentRoot + "/large.bin", count: size)
 let largeURL = nginx.url("/files/large.bin")
 let app = "com.example.benchmark"
-let sandboxBinary = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("sandbox").path
+let sandboxBinary = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent(
+    "sandbox"
+).path
 func address(_ text: String) throws -> URL {
     guard let url = URL(string: text) else { throw BenchmarkError("bad URL \(text)") }
     return url
@@ -53,7 +55,8 @@ func address(_ text: String) throws -> URL {
 func mibps(_ seconds: Double) -> String { String(format: "%.0f MiB/s", Double(size) / 1_048_576 / seconds) }
 func mib(_ bytes: Double) -> String { String(format: "%.1f MiB", bytes / 1_048_576) }
 
-print("# sandbox-transfer-benchmark: \(options.mebibytes) MiB file, \(options.runs) runs, \(options.small) small files\n")
+print(
+    "# sandbox-transfer-benchmark: \(options.mebibytes) MiB file, \(options.runs) runs, \(options.small) small files\n")
 
 func runs(_ part: String) -> Bool { options.only == nil || options.only == part }
 
@@ -63,7 +66,15 @@ if runs("large") {
     let peers: [(String, (Int) -> [String], [String: String])] = [
         ("sandbox download", { _ in [sandboxBinary, "download", app, largeURL] }, ["SANDBOX_HOME": scratch + "/home"]),
         ("curl -o", { run in ["curl", "-s", "-o", scratch + "/curl-\(run).bin", largeURL] }, [:]),
-        ("aria2c", { run in ["aria2c", "-q", "--file-allocation=none", "--allow-overwrite=true", "-d", scratch, "-o", "aria-\(run).bin", largeURL] }, [:]),
+        (
+            "aria2c",
+            { run in
+                [
+                    "aria2c", "-q", "--file-allocation=none", "--allow-overwrite=true", "-d", scratch, "-o",
+                    "aria-\(run).bin", largeURL,
+                ]
+            }, [:]
+        ),
     ]
     _ = try SandboxHome(location: scratch + "/home").createContainer(for: AppIdentifier(app))
     let caches = try SandboxHome(location: scratch + "/home").container(for: AppIdentifier(app)).hostPath(for: .caches)
@@ -80,21 +91,25 @@ if runs("large") {
                 print("\(name): \(error)")
                 break
             }
-            for path in [caches + "/large.bin", scratch + "/curl-\(run).bin", scratch + "/aria-\(run).bin"] { try? FileManager.default.removeItem(atPath: path) }  // next run starts clean
+            for path in [caches + "/large.bin", scratch + "/curl-\(run).bin", scratch + "/aria-\(run).bin"] {
+                try? FileManager.default.removeItem(atPath: path)
+            }  // next run starts clean
         }
         results.append((name, times, peaks))
-}
-let curlTime = median(results[1].times)
-let ariaTime = median(results[2].times)
-print("## 1. One \(options.mebibytes) MiB file from nginx on loopback\n")
-print("| tool | median time | throughput | vs curl | vs aria2c | peak memory | runs (s) |")
-print("|---|---|---|---|---|---|---|")
-for (name, times, peaks) in results {
-    let time = median(times)
-    let runs = times.map { String(format: "%.2f", $0) }.joined(separator: ", ")
-    print("| \(name) | \(String(format: "%.2f s", time)) | \(mibps(time)) | \(String(format: "%.2f×", curlTime / time)) | \(String(format: "%.2f×", ariaTime / time)) | \(mib(median(peaks))) | \(runs) |")
-}
-print("\n(throughput ratios above 1 mean faster than the peer; goal: ≥ 1.0× curl, ≥ aria2c, < 64 MiB)\n")
+    }
+    let curlTime = median(results[1].times)
+    let ariaTime = median(results[2].times)
+    print("## 1. One \(options.mebibytes) MiB file from nginx on loopback\n")
+    print("| tool | median time | throughput | vs curl | vs aria2c | peak memory | runs (s) |")
+    print("|---|---|---|---|---|---|---|")
+    for (name, times, peaks) in results {
+        let time = median(times)
+        let runs = times.map { String(format: "%.2f", $0) }.joined(separator: ", ")
+        print(
+            "| \(name) | \(String(format: "%.2f s", time)) | \(mibps(time)) | \(String(format: "%.2f×", curlTime / time)) | \(String(format: "%.2f×", ariaTime / time)) | \(mib(median(peaks))) | \(runs) |"
+        )
+    }
+    print("\n(throughput ratios above 1 mean faster than the peer; goal: ≥ 1.0× curl, ≥ aria2c, < 64 MiB)\n")
 }
 
 // 2. Small files.
@@ -104,37 +119,50 @@ if runs("small") {
     let urls = (0..<options.small).map { nginx.url("/files/s\($0).bin") }
     func timeSession() async throws -> Double {
         let home = try SandboxHome(location: scratch + "/small-home")
-        let container = try home.createContainer(for: AppIdentifier("com.example.small\(Int.random(in: 0..<1_000_000))"))
-        let configuration = DownloadSession.Configuration(maximumConcurrentTasks: 8, maximumConcurrentTasksPerHost: 8, checkpointInterval: .seconds(60))
+        let container = try home.createContainer(
+            for: AppIdentifier("com.example.small\(Int.random(in: 0..<1_000_000))"))
+        let configuration = DownloadSession.Configuration(
+            maximumConcurrentTasks: 8, maximumConcurrentTasksPerHost: 8, checkpointInterval: .seconds(60))
         let session = try DownloadSession(identifier: "bench", container: container, configuration: configuration)
         let start = ContinuousClock.now
-        let tasks = try urls.map { url in try session.downloadTask(with: DownloadRequest(url: try address(url), destination: .caches)) }
+        let tasks = try urls.map { url in
+            try session.downloadTask(with: DownloadRequest(url: try address(url), destination: .caches))
+        }
         for task in tasks { task.resume() }
         for task in tasks { _ = try await task.result().get() }
         return (ContinuousClock.now - start).seconds
-}
-try urls.joined(separator: "\n").write(toFile: scratch + "/list.txt", atomically: true, encoding: .utf8)
-var curlConfig = ""
-for (index, url) in urls.enumerated() { curlConfig += "url = \"\(url)\"\noutput = \"\(scratch)/curl-small/s\(index).bin\"\n" }
-try curlConfig.write(toFile: scratch + "/curl.txt", atomically: true, encoding: .utf8)
-var smallRows: [(String, [Double])] = [("DownloadSession (8 at once)", []), ("aria2c -i list -j 8", []), ("curl --parallel --parallel-max 8", [])]
-for run in 0..<options.runs {
-    smallRows[0].1.append(try await timeSession())
-    let aria = try measure(["aria2c", "-q", "-i", scratch + "/list.txt", "-j", "8", "--file-allocation=none", "--allow-overwrite=true", "-d", scratch + "/aria-small-\(run)"])
-    if aria.status == 0 { smallRows[1].1.append(aria.seconds) }
-    try FileManager.default.createDirectory(atPath: scratch + "/curl-small", withIntermediateDirectories: true)
-    let curl = try measure(["curl", "-s", "--parallel", "--parallel-max", "8", "-K", scratch + "/curl.txt"])
-    if curl.status == 0 { smallRows[2].1.append(curl.seconds) }
-    try? FileManager.default.removeItem(atPath: scratch + "/curl-small")  // next run starts clean
-}
-let ariaSmall = median(smallRows[1].1)
-print("## 2. \(options.small) files of 16 KiB, concurrency 8\n")
-print("| tool | median time | files/s | vs aria2c | runs (s) |")
-print("|---|---|---|---|---|")
-for (name, times) in smallRows {
-    let time = median(times)
-    print("| \(name) | \(String(format: "%.2f s", time)) | \(String(format: "%.0f", Double(options.small) / time)) | \(String(format: "%.2f×", ariaSmall / time)) | \(times.map { String(format: "%.2f", $0) }.joined(separator: ", ")) |")
-}
+    }
+    try urls.joined(separator: "\n").write(toFile: scratch + "/list.txt", atomically: true, encoding: .utf8)
+    var curlConfig = ""
+    for (index, url) in urls.enumerated() {
+        curlConfig += "url = \"\(url)\"\noutput = \"\(scratch)/curl-small/s\(index).bin\"\n"
+    }
+    try curlConfig.write(toFile: scratch + "/curl.txt", atomically: true, encoding: .utf8)
+    var smallRows: [(String, [Double])] = [
+        ("DownloadSession (8 at once)", []), ("aria2c -i list -j 8", []), ("curl --parallel --parallel-max 8", []),
+    ]
+    for run in 0..<options.runs {
+        smallRows[0].1.append(try await timeSession())
+        let aria = try measure([
+            "aria2c", "-q", "-i", scratch + "/list.txt", "-j", "8", "--file-allocation=none", "--allow-overwrite=true",
+            "-d", scratch + "/aria-small-\(run)",
+        ])
+        if aria.status == 0 { smallRows[1].1.append(aria.seconds) }
+        try FileManager.default.createDirectory(atPath: scratch + "/curl-small", withIntermediateDirectories: true)
+        let curl = try measure(["curl", "-s", "--parallel", "--parallel-max", "8", "-K", scratch + "/curl.txt"])
+        if curl.status == 0 { smallRows[2].1.append(curl.seconds) }
+        try? FileManager.default.removeItem(atPath: scratch + "/curl-small")  // next run starts clean
+    }
+    let ariaSmall = median(smallRows[1].1)
+    print("## 2. \(options.small) files of 16 KiB, concurrency 8\n")
+    print("| tool | median time | files/s | vs aria2c | runs (s) |")
+    print("|---|---|---|---|---|")
+    for (name, times) in smallRows {
+        let time = median(times)
+        print(
+            "| \(name) | \(String(format: "%.2f s", time)) | \(String(format: "%.0f", Double(options.small) / time)) | \(String(format: "%.2f×", ariaSmall / time)) | \(times.map { String(format: "%.2f", $0) }.joined(separator: ", ")) |"
+        )
+    }
 
 }
 
@@ -149,16 +177,22 @@ if runs("resume") {
     first.resume()
     while first.progress.totalBytesWritten < Int64(size / 2) { try await Task.sleep(for: .milliseconds(5)) }
     guard let resumeData = await first.cancelByProducingResumeData() else { fatalError("nginx gave no resume data") }
-    let offset = try resumeContainer.root.fileSize(at: DownloadSession.folder.appending("resume").appending(resumeData.partialFile.name)) ?? 0
+    let offset =
+        try resumeContainer.root.fileSize(
+            at: DownloadSession.folder.appending("resume").appending(resumeData.partialFile.name)) ?? 0
     let second = try session.downloadTask(withResumeData: resumeData)
     second.resume()
     let outcome = try await second.result().get()
     await nginx.stop()
-    let resumedBytes = nginx.accessLog().filter { $0.uri == "/files/large.bin" && $0.status == 206 }.reduce(0) { $0 + $1.bytesSent }
+    let resumedBytes = nginx.accessLog().filter { $0.uri == "/files/large.bin" && $0.status == 206 }.reduce(0) {
+        $0 + $1.bytesSent
+    }
     print("\n## 3. Resume of a half-done \(options.mebibytes) MiB download\n")
     print("| paused at | remaining | bytes nginx sent for the resume | ratio | final size |")
     print("|---|---|---|---|---|")
-    print("| \(mib(Double(offset))) | \(mib(Double(size) - Double(offset))) | \(mib(Double(resumedBytes))) | \(String(format: "%.4f", Double(resumedBytes) / (Double(size) - Double(offset)))) | \(mib(Double(outcome.byteCount))) |")
+    print(
+        "| \(mib(Double(offset))) | \(mib(Double(size) - Double(offset))) | \(mib(Double(resumedBytes))) | \(String(format: "%.4f", Double(resumedBytes) / (Double(size) - Double(offset)))) | \(mib(Double(outcome.byteCount))) |"
+    )
 }
 
 await nginx.stop()

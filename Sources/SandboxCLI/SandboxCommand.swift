@@ -38,7 +38,7 @@ struct SandboxCommand: AsyncParsableCommand {
             } else {
                 try command.run()
             }
-        } catch where StandardStreams.isClosedOutput(error) {
+        } catch  where StandardStreams.isClosedOutput(error) {
             exit(withError: ExitCode.success)
         } catch let error as any SandboxFailure {
             StandardStreams.error(Remedies.line(for: error) + "\n")

@@ -8,10 +8,13 @@ struct BundleCLITests {
 
     /// Writes a small bundle in the scratch folder, with an Info.plist naming `identifier` and
     /// `version`, and returns its path.
-    private func bundle(_ cli: CLI, _ folder: String, version: String, identifier: String = "com.example.notes") throws -> String {
+    private func bundle(
+        _ cli: CLI, _ folder: String, version: String, identifier: String = "com.example.notes"
+    ) throws -> String {
         let path = cli.scratch + "/" + folder + "/Notes.app"
         try FileManager.default.createDirectory(atPath: path + "/de.lproj", withIntermediateDirectories: true)
-        try Data(infoPlist(identifier: identifier, version: version).utf8).write(to: URL(fileURLWithPath: path + "/Info.plist"))
+        try Data(infoPlist(identifier: identifier, version: version).utf8).write(
+            to: URL(fileURLWithPath: path + "/Info.plist"))
         try Data("Hallo".utf8).write(to: URL(fileURLWithPath: path + "/de.lproj/Localizable.strings"))
         return path
     }
@@ -58,11 +61,14 @@ struct BundleCLITests {
             #expect(signed.stdout.contains("2 file(s), 1 folder(s)"))
             let created = try await cli.run("create", app, "--bundle", v1)
             #expect(created.status == 0, "\(created.stderr)")
-            #expect(try await cli.run("verify", app).stdout.contains("bundle intact, version 1: 2 file(s), 1 folder(s)"))
+            #expect(
+                try await cli.run("verify", app).stdout.contains("bundle intact, version 1: 2 file(s), 1 folder(s)"))
             let missing = try await cli.run("resource", app, "Missing.strings")
             #expect(missing.status == 1)
             #expect(missing.stderr.contains("No resource 'Missing.strings'"))
-            #expect(try await cli.run("resource", app, "Localizable", "--type", "strings", "--localization", "de-AT").stdout.hasSuffix("/Notes.app/de.lproj/Localizable.strings\n"))
+            #expect(
+                try await cli.run("resource", app, "Localizable", "--type", "strings", "--localization", "de-AT").stdout
+                    .hasSuffix("/Notes.app/de.lproj/Localizable.strings\n"))
 
             try Data("keep me".utf8).write(to: URL(fileURLWithPath: cli.scratch + "/doc.txt"))
             #expect(try await cli.run("put", app, cli.scratch + "/doc.txt", "Documents/doc.txt").status == 0)
@@ -75,7 +81,9 @@ struct BundleCLITests {
             #expect((report?["verification"] as? [String: Any])?["files"] as? Int == 2)
             #expect(try await cli.run("cat", app, "Documents/doc.txt").stdout == "keep me")
             let bundlePath = try await cli.run("path", app, "bundle").stdout.trimmingCharacters(in: .newlines)
-            #expect(try String(contentsOfFile: bundlePath + "/Info.plist", encoding: .utf8) == infoPlist(identifier: app, version: "2"))
+            #expect(
+                try String(contentsOfFile: bundlePath + "/Info.plist", encoding: .utf8)
+                    == infoPlist(identifier: app, version: "2"))
 
             try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: bundlePath + "/Info.plist")
             try Data("v3".utf8).write(to: URL(fileURLWithPath: bundlePath + "/Info.plist"))

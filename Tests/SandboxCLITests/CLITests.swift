@@ -115,7 +115,8 @@ struct CLITests {
             try await cli.run("create", app)
             let secret = cli.scratch + "/secret"
             try Data("secret".utf8).write(to: URL(fileURLWithPath: secret))
-            try FileManager.default.createSymbolicLink(atPath: cli.home + "/Containers/Data/\(app)/Documents/link", withDestinationPath: secret)
+            try FileManager.default.createSymbolicLink(
+                atPath: cli.home + "/Containers/Data/\(app)/Documents/link", withDestinationPath: secret)
             let read = try await cli.run("cat", app, "Documents/link")
             #expect(read.status == 1)
             #expect(read.stderr.contains("[escapes-container]"))

@@ -73,8 +73,13 @@ struct PolicyCLITests {
             let result = try await cli.run("path", app, "documents")
             #expect(result.status == 1)
             #expect(result.stdout.isEmpty)
-            #expect(result.stderr.contains("'Documents' in the container of 'com.example.notes' is a symbolic link that leads out"), "\(result.stderr)")
-            #expect(try await cli.run("path", app, "caches").stdout == cli.home + "/Containers/Data/\(app)/Library/Caches\n")
+            #expect(
+                result.stderr.contains(
+                    "'Documents' in the container of 'com.example.notes' is a symbolic link that leads out"),
+                "\(result.stderr)")
+            #expect(
+                try await cli.run("path", app, "caches").stdout == cli.home + "/Containers/Data/\(app)/Library/Caches\n"
+            )
         }
     }
 
@@ -91,7 +96,10 @@ struct PolicyCLITests {
             for arguments in [["restart"], ["df"], ["purge"], ["df", "--json"]] {
                 let result = try await cli.run(arguments)
                 #expect(result.status == 1, "\(arguments)")
-                #expect(result.stderr.contains("sandbox: 'com.example.b' was skipped: 'tmp' in the container of 'com.example.b' is a symbolic link that leads out"), "\(arguments): \(result.stderr)")
+                #expect(
+                    result.stderr.contains(
+                        "sandbox: 'com.example.b' was skipped: 'tmp' in the container of 'com.example.b' is a symbolic link that leads out"
+                    ), "\(arguments): \(result.stderr)")
                 #expect(result.stderr.hasSuffix("[escapes-container]\n"), "\(arguments): \(result.stderr)")
                 #expect(!result.stdout.isEmpty, "\(arguments)")
             }

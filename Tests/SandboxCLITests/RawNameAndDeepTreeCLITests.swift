@@ -13,7 +13,9 @@ struct RawNameAndDeepTreeCLITests {
     private func plant(in directory: String, levels: Int) throws {
         var fd = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard fd >= 0 else { throw POSIXError(.ENOENT) }
-        let raw: [CChar] = Array("bad".utf8).map { CChar(bitPattern: $0) } + [CChar(bitPattern: 0xFF)] + Array(".txt".utf8).map { CChar(bitPattern: $0) } + [0]
+        let raw: [CChar] =
+            Array("bad".utf8).map { CChar(bitPattern: $0) } + [CChar(bitPattern: 0xFF)]
+            + Array(".txt".utf8).map { CChar(bitPattern: $0) } + [0]
         close(openat(fd, raw, O_WRONLY | O_CREAT | O_CLOEXEC, 0o644))
         for _ in 0..<levels {
             guard mkdirat(fd, "d", 0o755) == 0 else { throw POSIXError(.EEXIST) }
@@ -24,7 +26,9 @@ struct RawNameAndDeepTreeCLITests {
         close(fd)
     }
 
-    @Test("a non-UTF-8 name is listed escaped; a 3,000-level folder is listed as far as paths go, measured, copied and removed")
+    @Test(
+        "a non-UTF-8 name is listed escaped; a 3,000-level folder is listed as far as paths go, measured, copied and removed"
+    )
     func rawNamesAndDepth() async throws {
         try await CLI.withTemporary { cli in
             #expect(try await cli.run("create", app).status == 0)

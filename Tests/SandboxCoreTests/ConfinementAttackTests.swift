@@ -28,7 +28,7 @@ enum AttackOperation: String, CaseIterable, Sendable, CustomStringConvertible {
     var actsOnFinalName: Bool {
         switch self {
         case .writeAtomic, .writeExclusive, .writeDurable, .importFile, .importItem, .createDirectory,
-             .remove, .removeRecursively, .copyTo, .moveFrom, .moveTo, .moveToReplacing, .renameTo, .lstat:
+            .remove, .removeRecursively, .copyTo, .moveFrom, .moveTo, .moveToReplacing, .renameTo, .lstat:
             true
         default:
             false
@@ -71,7 +71,9 @@ enum AttackOperation: String, CaseIterable, Sendable, CustomStringConvertible {
         case .fileSize: _ = try root.fileSize(at: path)
         case .recursiveSize: _ = try root.recursiveSize(at: path)
         case .setPermissions: try root.setPermissions(FilePermissions(rawValue: 0o777), at: path)
-        case .setDates: try root.setDates(modification: Date(timeIntervalSince1970: 0), access: Date(timeIntervalSince1970: 0), at: path)
+        case .setDates:
+            try root.setDates(
+                modification: Date(timeIntervalSince1970: 0), access: Date(timeIntervalSince1970: 0), at: path)
         case .setExtendedAttribute: try root.setExtendedAttribute(named: "user.attack", to: [1, 2, 3], at: path)
         case .readExtendedAttribute: _ = try root.extendedAttribute(named: "user.attack", at: path)
         case .removeExtendedAttribute: try root.removeExtendedAttribute(named: "user.sentinel", at: path)
@@ -99,8 +101,12 @@ func expectOutsideIntact(
     sourceLocation: SourceLocation = #_sourceLocation
 ) {
     let after = tmp.outsideSnapshot()
-    #expect(after == before, "\(label()) changed something outside the container:\n\(snapshotDifference(before, after))", sourceLocation: sourceLocation)
-    #expect(TemporaryDirectory.hostRead(tmp.secret) == TemporaryDirectory.secretContents, "\(label()) the sentinel changed", sourceLocation: sourceLocation)
+    #expect(
+        after == before, "\(label()) changed something outside the container:\n\(snapshotDifference(before, after))",
+        sourceLocation: sourceLocation)
+    #expect(
+        TemporaryDirectory.hostRead(tmp.secret) == TemporaryDirectory.secretContents, "\(label()) the sentinel changed",
+        sourceLocation: sourceLocation)
 }
 
 /// Runs every operation on the path, each in a fresh directory (with `f` and `dir/` in the
@@ -150,8 +156,9 @@ func expectConfined(
     sourceLocation: SourceLocation = #_sourceLocation,
     setUp: (TemporaryDirectory) throws -> Void = { _ in }
 ) throws {
-    try expectConfined({ _ in path }, resolution, finalComponentIsSymlink: finalComponentIsSymlink,
-                       operations: operations, sourceLocation: sourceLocation, setUp: setUp)
+    try expectConfined(
+        { _ in path }, resolution, finalComponentIsSymlink: finalComponentIsSymlink,
+        operations: operations, sourceLocation: sourceLocation, setUp: setUp)
 }
 
 /// Shared with a background thread in the race tests.
@@ -187,7 +194,9 @@ final class RaceControl: @unchecked Sendable {
 /// Each round: the directory is renamed aside, a prepared symlink is renamed to its name, the
 /// symlink is renamed away again, and the directory is renamed back. Whatever the other thread
 /// leaves in the way is moved to `container/graveyard`, which stays inside the container.
-func swapDirectoryWithSymlink(container: String, name: String, target: String, control: RaceControl, limit: Int = 2_000_000) {
+func swapDirectoryWithSymlink(
+    container: String, name: String, target: String, control: RaceControl, limit: Int = 2_000_000
+) {
     let victim = container + "/" + name
     let aside = container + "/" + name + ".aside"
     let link = container + "/" + name + ".link"
@@ -219,8 +228,10 @@ struct ConfinementAttackTests {
 
     @Test("Lexical '..' above the root is refused", arguments: bothResolutions)
     func lexicalDotDot(resolution: ConfinedRoot.Resolution) throws {
-        let escapes = ["..", "../", "./..", "../outside/secret", "a/../../outside/secret", "a/b/../../../x",
-                       "dir/../../container/f", "../container/f", "../other/x", ".././container"]
+        let escapes = [
+            "..", "../", "./..", "../outside/secret", "a/../../outside/secret", "a/b/../../../x",
+            "dir/../../container/f", "../container/f", "../other/x", ".././container",
+        ]
         for string in escapes {
             expectError(.escapesContainer, string) { _ = try ContainerPath(string) }
         }
@@ -244,7 +255,9 @@ struct ConfinementAttackTests {
     @Test("A NUL byte is refused, never truncated", arguments: bothResolutions)
     func nulByte(resolution: ConfinedRoot.Resolution) throws {
         for string in ["a\u{0}/../../x", "f\u{0}", "\u{0}", "f\u{0}/../../outside/secret", "dir/\u{0}"] {
-            expectError(.escapesContainer, string.replacingOccurrences(of: "\u{0}", with: "\\0")) { _ = try ContainerPath(string) }
+            expectError(.escapesContainer, string.replacingOccurrences(of: "\u{0}", with: "\\0")) {
+                _ = try ContainerPath(string)
+            }
             try expectConfined(string, resolution, operations: [.read, .writeAtomic, .writeInPlace, .remove, .stat])
         }
         expectError(.escapesContainer) { _ = try ContainerPath.validateName("a\u{0}b") }
@@ -271,7 +284,9 @@ struct ConfinementAttackTests {
         try expectConfined("absdir", resolution, finalComponentIsSymlink: true) { tmp in
             try tmp.makeSymlink("absdir", to: tmp.outside)
         }
-        try expectConfined("etc", resolution, finalComponentIsSymlink: true, operations: [.read, .stat, .copyFrom, .list]) { tmp in
+        try expectConfined(
+            "etc", resolution, finalComponentIsSymlink: true, operations: [.read, .stat, .copyFrom, .list]
+        ) { tmp in
             try tmp.makeSymlink("etc", to: "/etc/passwd")
         }
     }
@@ -299,8 +314,10 @@ struct ConfinementAttackTests {
         }
         // A trailing slash still names the link for operations on the name itself (rm, mv).
         // Writing in place to a path ending in '/' through such a link is refused as an escape.
-        try expectConfined("link/", resolution, finalComponentIsSymlink: true,
-                           operations: AttackOperation.allCases.filter { $0 != .writeInPlace }) { tmp in
+        try expectConfined(
+            "link/", resolution, finalComponentIsSymlink: true,
+            operations: AttackOperation.allCases.filter { $0 != .writeInPlace }
+        ) { tmp in
             try tmp.makeSymlink("link", to: "../outside/dir")
         }
         let tmp = try TemporaryDirectory()
@@ -374,13 +391,17 @@ struct ConfinementAttackTests {
 
     @Test("Magic links through /proc/self/root are refused", arguments: bothResolutions)
     func magicLinkProcSelfRoot(resolution: ConfinedRoot.Resolution) throws {
-        try expectConfined({ "proc" + $0.secret }, resolution) { tmp in
-            try tmp.makeSymlink("proc", to: "/proc/self/root")
-        }
+        try expectConfined(
+            { "proc" + $0.secret }, resolution,
+            setUp: { tmp in
+                try tmp.makeSymlink("proc", to: "/proc/self/root")
+            })
         try expectConfined("rootlink", resolution, finalComponentIsSymlink: true) { tmp in
             try tmp.makeSymlink("rootlink", to: "/proc/self/root" + tmp.secret)
         }
-        try expectConfined("cwd", resolution, finalComponentIsSymlink: true, operations: [.read, .list, .stat, .writeInPlace]) { tmp in
+        try expectConfined(
+            "cwd", resolution, finalComponentIsSymlink: true, operations: [.read, .list, .stat, .writeInPlace]
+        ) { tmp in
             try tmp.makeSymlink("cwd", to: "/proc/self/cwd")
         }
     }
@@ -400,7 +421,10 @@ struct ConfinementAttackTests {
             try tmp.makeSymlink("fddir", to: "/proc/self/fd")
         }
         // A relative symlink that climbs to /proc: the climb is the escape.
-        try expectConfined("rel", resolution, finalComponentIsSymlink: true, operations: [.read, .writeInPlace, .stat, .setExtendedAttribute]) { tmp in
+        try expectConfined(
+            "rel", resolution, finalComponentIsSymlink: true,
+            operations: [.read, .writeInPlace, .stat, .setExtendedAttribute]
+        ) { tmp in
             let depth = tmp.container.split(separator: "/").count
             try tmp.makeSymlink("rel", to: String(repeating: "../", count: depth) + "proc/self/fd/\(fd)")
         }
@@ -419,12 +443,15 @@ struct ConfinementAttackTests {
         }
         let root = try ConfinedRoot(openingDirectoryAt: "/proc/self/fd", resolution: resolution)
         let refusals: [SandboxError.Code] = [.escapesContainer, .symlinkLoop]
-        for (name, operation) in [("\(file)", AttackOperation.read), ("\(file)", .stat), ("\(file)", .copyContents),
-                                  ("\(directory)", .list), ("\(directory)/secret", .read), ("\(directory)/secret", .stat)] {
+        for (name, operation) in [
+            ("\(file)", AttackOperation.read), ("\(file)", .stat), ("\(file)", .copyContents),
+            ("\(directory)", .list), ("\(directory)/secret", .read), ("\(directory)/secret", .stat),
+        ] {
             let error = #expect(throws: SandboxError.self, "\(operation) \(name)") {
                 try operation.run(on: root, at: cpath(name), in: tmp)
             }
-            #expect(error.map { refusals.contains($0.code) } == true, "\(operation) \(name): \(String(describing: error))")
+            #expect(
+                error.map { refusals.contains($0.code) } == true, "\(operation) \(name): \(String(describing: error))")
         }
     }
 
@@ -447,14 +474,26 @@ struct ConfinementAttackTests {
         try tmp.makeSymlink("new", to: "../outside/created")
         let root = try tmp.root(resolution)
         let before = tmp.outsideSnapshot()
-        expectError(.escapesContainer, "in place") { try root.writeContents(Array("x".utf8), to: cpath("new"), options: []) }
-        expectError(.escapesContainer, "in place, durable") { try root.writeContents(Array("x".utf8), to: cpath("new"), options: [.durable]) }
+        expectError(.escapesContainer, "in place") {
+            try root.writeContents(Array("x".utf8), to: cpath("new"), options: [])
+        }
+        expectError(.escapesContainer, "in place, durable") {
+            try root.writeContents(Array("x".utf8), to: cpath("new"), options: [.durable])
+        }
         expectError(.escapesContainer, "atomic") { try root.writeContents(Array("x".utf8), to: cpath("new")) }
-        expectError(.escapesContainer, "exclusive") { try root.writeContents(Array("x".utf8), to: cpath("new"), options: [.atomic, .withoutOverwriting]) }
-        expectError(.escapesContainer, "exclusive in place") { try root.writeContents(Array("x".utf8), to: cpath("new"), options: [.withoutOverwriting]) }
+        expectError(.escapesContainer, "exclusive") {
+            try root.writeContents(Array("x".utf8), to: cpath("new"), options: [.atomic, .withoutOverwriting])
+        }
+        expectError(.escapesContainer, "exclusive in place") {
+            try root.writeContents(Array("x".utf8), to: cpath("new"), options: [.withoutOverwriting])
+        }
         expectError(.alreadyExists, "mkdir") { try root.createDirectory(at: cpath("new")) }
-        expectError(.escapesContainer, "mkdir -p") { try root.createDirectory(at: cpath("new"), withIntermediateDirectories: true) }
-        expectError(.escapesContainer, "mkdir -p below") { try root.createDirectory(at: cpath("new/sub"), withIntermediateDirectories: true) }
+        expectError(.escapesContainer, "mkdir -p") {
+            try root.createDirectory(at: cpath("new"), withIntermediateDirectories: true)
+        }
+        expectError(.escapesContainer, "mkdir -p below") {
+            try root.createDirectory(at: cpath("new/sub"), withIntermediateDirectories: true)
+        }
         #expect(TemporaryDirectory.hostType(tmp.host("new")) == S_IFLNK)
         #expect(!TemporaryDirectory.hostExists(tmp.outside + "/created"))
         expectOutsideIntact(tmp, before)
@@ -473,8 +512,12 @@ struct ConfinementAttackTests {
     func crossContainerSymlink(resolution: ConfinedRoot.Resolution) throws {
         try expectConfined("o/x", resolution) { tmp in try tmp.makeSymlink("o", to: "../other") }
         try expectConfined("o/new", resolution) { tmp in try tmp.makeSymlink("o", to: "../other") }
-        try expectConfined("o", resolution, finalComponentIsSymlink: true) { tmp in try tmp.makeSymlink("o", to: "../other") }
-        try expectConfined("ox", resolution, finalComponentIsSymlink: true) { tmp in try tmp.makeSymlink("ox", to: "../other/x") }
+        try expectConfined("o", resolution, finalComponentIsSymlink: true) { tmp in
+            try tmp.makeSymlink("o", to: "../other")
+        }
+        try expectConfined("ox", resolution, finalComponentIsSymlink: true) { tmp in
+            try tmp.makeSymlink("ox", to: "../other/x")
+        }
         try expectConfined("abs/x", resolution) { tmp in try tmp.makeSymlink("abs", to: tmp.other) }
     }
 
@@ -526,19 +569,24 @@ struct ConfinementAttackTests {
         try tmp.makeSymlink("tree/outdir", to: "../../outside")
         let root = try tmp.root(resolution)
         let before = tmp.outsideSnapshot()
-        for (source, destination) in [("esc/secret", "c1"), ("link", "c2"), ("esc", "c3"), ("o", "c4"), ("o/x", "c5"),
-                                      ("abs", "c6"), ("f", "esc/copy"), ("f", "o/copy"), ("tree", "esc/tree"),
-                                      ("f", "../outside/copy"), ("../outside/secret", "c7"), ("esc/dir", "c8")] {
+        for (source, destination) in [
+            ("esc/secret", "c1"), ("link", "c2"), ("esc", "c3"), ("o", "c4"), ("o/x", "c5"),
+            ("abs", "c6"), ("f", "esc/copy"), ("f", "o/copy"), ("tree", "esc/tree"),
+            ("f", "../outside/copy"), ("../outside/secret", "c7"), ("esc/dir", "c8"),
+        ] {
             expectError(.escapesContainer, "copy \(source) -> \(destination)") {
                 try root.copyItem(from: cpath(source), to: cpath(destination))
             }
-            #expect(!TemporaryDirectory.hostExists(tmp.host(destination)), "copy \(source) -> \(destination) left something")
+            #expect(
+                !TemporaryDirectory.hostExists(tmp.host(destination)), "copy \(source) -> \(destination) left something"
+            )
         }
         // Symlinks inside a copied tree are copied as links, never followed.
         #expect(try root.copyItem(from: cpath("tree"), to: cpath("tree2")) == 4)
         #expect(TemporaryDirectory.hostType(tmp.host("tree2/out")) == S_IFLNK)
         #expect(TemporaryDirectory.hostType(tmp.host("tree2/outdir")) == S_IFLNK)
-        #expect(try FileManager.default.destinationOfSymbolicLink(atPath: tmp.host("tree2/out")) == "../../outside/secret")
+        #expect(
+            try FileManager.default.destinationOfSymbolicLink(atPath: tmp.host("tree2/out")) == "../../outside/secret")
         expectError(.escapesContainer) { _ = try root.readContents(of: cpath("tree2/out")) }
         expectError(.escapesContainer) { _ = try root.contentsOfDirectory(at: cpath("tree2/outdir")) }
         expectOutsideIntact(tmp, before)
@@ -556,9 +604,13 @@ struct ConfinementAttackTests {
         let before = tmp.outsideSnapshot()
         for path in ["esc/new", "esc/dir/new", "d/up/outside/new", "abs/new", "esc/new/deeper/still"] {
             expectError(.escapesContainer, "mkdir \(path)") { try root.createDirectory(at: cpath(path)) }
-            expectError(.escapesContainer, "mkdir -p \(path)") { try root.createDirectory(at: cpath(path), withIntermediateDirectories: true) }
+            expectError(.escapesContainer, "mkdir -p \(path)") {
+                try root.createDirectory(at: cpath(path), withIntermediateDirectories: true)
+            }
         }
-        expectError(.escapesContainer, "mkdir -p esc") { try root.createDirectory(at: cpath("esc"), withIntermediateDirectories: true) }
+        expectError(.escapesContainer, "mkdir -p esc") {
+            try root.createDirectory(at: cpath("esc"), withIntermediateDirectories: true)
+        }
         expectOutsideIntact(tmp, before)
     }
 
@@ -572,7 +624,10 @@ struct ConfinementAttackTests {
         try tmp.makeSymlink("abs", to: tmp.outside)
         let root = try tmp.root(resolution)
         let before = tmp.outsideSnapshot()
-        for path in ["esc/secret", "esc/dir", "esc/dir/sub/file2", "a/b/secret", "a/b/dir", "abs/secret", "esc/missing", "esc/dir/"] {
+        for path in [
+            "esc/secret", "esc/dir", "esc/dir/sub/file2", "a/b/secret", "a/b/dir", "abs/secret", "esc/missing",
+            "esc/dir/",
+        ] {
             expectError(.escapesContainer, "rm \(path)") { try root.removeItem(at: cpath(path)) }
             expectError(.escapesContainer, "rm -r \(path)") { try root.removeItem(at: cpath(path), recursively: true) }
         }
@@ -593,7 +648,9 @@ struct ConfinementAttackTests {
         for path in ["esc", "esc/", "esc/dir", "d/up", "abs", "o", "d/up/outside"] {
             let p = try cpath(path)
             expectError(.escapesContainer, "ls \(path)") { _ = try root.contentsOfDirectory(at: p) }
-            expectError(.escapesContainer, "ls -l \(path)") { _ = try root.contentsOfDirectory(at: p, prefetchingAttributes: true) }
+            expectError(.escapesContainer, "ls -l \(path)") {
+                _ = try root.contentsOfDirectory(at: p, prefetchingAttributes: true)
+            }
             expectError(.escapesContainer, "find \(path)") { try root.enumerate(at: p, recursive: true) { _ in } }
             expectError(.escapesContainer, "dirs \(path)") { _ = try root.subdirectoryNames(at: p) }
             expectError(.escapesContainer, "dir paths \(path)") { _ = try root.subdirectoryPaths(at: p) }
@@ -647,14 +704,24 @@ struct ConfinementAttackTests {
         let before = tmp.outsideSnapshot()
         for path in ["link", "esc", "esc/secret", "abs", "esc/dir"] {
             let p = try cpath(path)
-            expectError(.escapesContainer, "setxattr \(path)") { try root.setExtendedAttribute(named: "user.attack", to: [1], at: p) }
-            expectError(.escapesContainer, "removexattr \(path)") { try root.removeExtendedAttribute(named: "user.sentinel", at: p) }
-            expectError(.escapesContainer, "getxattr \(path)") { _ = try root.extendedAttribute(named: "user.sentinel", at: p) }
+            expectError(.escapesContainer, "setxattr \(path)") {
+                try root.setExtendedAttribute(named: "user.attack", to: [1], at: p)
+            }
+            expectError(.escapesContainer, "removexattr \(path)") {
+                try root.removeExtendedAttribute(named: "user.sentinel", at: p)
+            }
+            expectError(.escapesContainer, "getxattr \(path)") {
+                _ = try root.extendedAttribute(named: "user.sentinel", at: p)
+            }
             expectError(.escapesContainer, "listxattr \(path)") { _ = try root.extendedAttributeNames(at: p) }
             expectError(.escapesContainer, "exclude \(path)") { try root.setExcludedFromBackup(true, at: p) }
             expectError(.escapesContainer, "include \(path)") { try root.setExcludedFromBackup(false, at: p) }
-            expectError(.escapesContainer, "chmod \(path)") { try root.setPermissions(FilePermissions(rawValue: 0o777), at: p) }
-            expectError(.escapesContainer, "touch \(path)") { try root.setDates(modification: Date(timeIntervalSince1970: 1), at: p) }
+            expectError(.escapesContainer, "chmod \(path)") {
+                try root.setPermissions(FilePermissions(rawValue: 0o777), at: p)
+            }
+            expectError(.escapesContainer, "touch \(path)") {
+                try root.setDates(modification: Date(timeIntervalSince1970: 1), at: p)
+            }
         }
         expectOutsideIntact(tmp, before)
         #expect(try outsideRoot.extendedAttribute(named: "user.sentinel", at: cpath("secret")) == Array("keep".utf8))
@@ -739,9 +806,15 @@ struct ConfinementAttackTests {
 
     private func expectLoop(_ root: ConfinedRoot, _ path: String, sourceLocation: SourceLocation = #_sourceLocation) {
         let started = ContinuousClock.now
-        expectError(.symlinkLoop, "read \(path)", sourceLocation: sourceLocation) { _ = try root.readContents(of: cpath(path)) }
-        expectError(.symlinkLoop, "stat \(path)", sourceLocation: sourceLocation) { _ = try root.attributes(at: cpath(path)) }
-        expectError(.symlinkLoop, "ls \(path)", sourceLocation: sourceLocation) { _ = try root.contentsOfDirectory(at: cpath(path)) }
+        expectError(.symlinkLoop, "read \(path)", sourceLocation: sourceLocation) {
+            _ = try root.readContents(of: cpath(path))
+        }
+        expectError(.symlinkLoop, "stat \(path)", sourceLocation: sourceLocation) {
+            _ = try root.attributes(at: cpath(path))
+        }
+        expectError(.symlinkLoop, "ls \(path)", sourceLocation: sourceLocation) {
+            _ = try root.contentsOfDirectory(at: cpath(path))
+        }
         if !path.hasSuffix("/") {  // (a write to 'x/' is EINVAL before any lookup)
             expectError(.symlinkLoop, "write \(path)", sourceLocation: sourceLocation) {
                 try root.writeContents([1], to: cpath(path), options: [])
@@ -750,7 +823,9 @@ struct ConfinementAttackTests {
         expectError(.symlinkLoop, "chmod \(path)", sourceLocation: sourceLocation) {
             try root.setPermissions(FilePermissions(rawValue: 0o600), at: cpath(path))
         }
-        #expect(ContinuousClock.now - started < .seconds(10), "resolving \(path) took too long", sourceLocation: sourceLocation)
+        #expect(
+            ContinuousClock.now - started < .seconds(10), "resolving \(path) took too long",
+            sourceLocation: sourceLocation)
     }
 
     // MARK: 2, 7: what must keep working
@@ -916,7 +991,7 @@ struct ConfinementAttackTests {
             for file in tree {
                 do throws(SandboxError) {
                     try root.writeContents(Array("victim \(iterations)\n".utf8), to: cpath("victim/" + file))
-                } catch where error.code == .escapesContainer {
+                } catch  where error.code == .escapesContainer {
                     refusals += 1
                 } catch {}
             }
@@ -926,7 +1001,7 @@ struct ConfinementAttackTests {
                 } else {
                     removed += try root.removeItem(at: cpath("victim"), recursively: true)
                 }
-            } catch where error.code == .escapesContainer {
+            } catch  where error.code == .escapesContainer {
                 refusals += 1
             } catch {}
         }
@@ -1064,7 +1139,8 @@ struct ConfinementAttackTests {
         let paths = [
             ".", "f", "f/", "dir", "dir/", "dir/g", "dir/g/", "dir/sub", "dir/..", "dir/../f", "dir/sub/../../f",
             "link-f", "link-f/", "link-dir", "link-dir/", "link-dir/g", "link-dir/../f", "link-dir-slash",
-            "link-dir-slash/g", "link-dot", "link-dot/g", "link-f-slash", "link-f-slash/", "link-f-slash/x", "a", "a/..", "a/../t",
+            "link-dir-slash/g", "link-dot", "link-dot/g", "link-f-slash", "link-f-slash/", "link-f-slash/x", "a",
+            "a/..", "a/../t",
             "a/../c/../t", "dir/up", "dir/sub/upup", "dir/sub/upup/f", "dir/sub/upup/dir/sub/upup/link-dir/g",
             "chain1", "dangling", "dangling/", "dangling/x", "missing", "missing/x", "f/x", "link-f/x", "loop",
             "loop/x", "esc", "esc/secret", "abs", "dir/esc", "dir/esc/x", "fifo", "fifo/", "hard",
@@ -1073,9 +1149,14 @@ struct ConfinementAttackTests {
             let path = try cpath(string)
             for follow in [true, false] {
                 let outcomes = [fast, slow].map { root in
-                    Outcome { try root.attributes(at: path, followingSymlink: follow).map { "inode \($0.inode) \($0.type)" } ?? "absent" }
+                    Outcome {
+                        try root.attributes(at: path, followingSymlink: follow).map { "inode \($0.inode) \($0.type)" }
+                            ?? "absent"
+                    }
                 }
-                #expect(outcomes[0] == outcomes[1], "attributes('\(string)', following: \(follow)): openat2 \(outcomes[0]) vs walk \(outcomes[1])")
+                #expect(
+                    outcomes[0] == outcomes[1],
+                    "attributes('\(string)', following: \(follow)): openat2 \(outcomes[0]) vs walk \(outcomes[1])")
             }
             let reads = [fast, slow].map { root in Outcome { try root.readContents(of: path).text } }
             #expect(reads[0] == reads[1], "read '\(string)': openat2 \(reads[0]) vs walk \(reads[1])")

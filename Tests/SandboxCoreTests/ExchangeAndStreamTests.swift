@@ -4,7 +4,9 @@ import Testing
 
 @Suite("Atomic exchange, streamed reads, removing read-only trees")
 struct ExchangeAndStreamTests {
-    @Test("exchangeItems swaps two directories in one step; a missing one is not-found", arguments: ConfinedRoot.Resolution.allCases)
+    @Test(
+        "exchangeItems swaps two directories in one step; a missing one is not-found",
+        arguments: ConfinedRoot.Resolution.allCases)
     func exchange(resolution: ConfinedRoot.Resolution) throws {
         let temporary = try TemporaryDirectory()
         let root = try temporary.root(resolution)
@@ -13,11 +15,17 @@ struct ExchangeAndStreamTests {
         try root.exchangeItems(at: ContainerPath("a"), with: ContainerPath("b"))
         #expect(try root.readContents(of: ContainerPath("a/new")) == Array("new".utf8))
         #expect(try root.readContents(of: ContainerPath("b/old")) == Array("old".utf8))
-        let missing = #expect(throws: SandboxError.self) { try root.exchangeItems(at: ContainerPath("a"), with: ContainerPath("c")) }
+        let missing = #expect(throws: SandboxError.self) {
+            try root.exchangeItems(at: ContainerPath("a"), with: ContainerPath("c"))
+        }
         #expect(missing?.code == .notFound)
-        let inside = #expect(throws: SandboxError.self) { try root.exchangeItems(at: ContainerPath("a"), with: ContainerPath("a/new")) }
+        let inside = #expect(throws: SandboxError.self) {
+            try root.exchangeItems(at: ContainerPath("a"), with: ContainerPath("a/new"))
+        }
         #expect(inside?.code == .invalidArgument)
-        let escape = #expect(throws: SandboxError.self) { try root.exchangeItems(at: ContainerPath("a"), with: ContainerPath("../outside")) }
+        let escape = #expect(throws: SandboxError.self) {
+            try root.exchangeItems(at: ContainerPath("a"), with: ContainerPath("../outside"))
+        }
         #expect(escape?.code == .escapesContainer)
         #expect(FileManager.default.fileExists(atPath: temporary.outside))
     }
@@ -47,7 +55,8 @@ struct ExchangeAndStreamTests {
         let root = try temporary.root(.automatic)
         try temporary.makeFile("sealed/inner/file")
         for path in ["sealed/inner/file", "sealed/inner", "sealed"] {
-            try FileManager.default.setAttributes([.posixPermissions: path.hasSuffix("file") ? 0o444 : 0o555], ofItemAtPath: temporary.host(path))
+            try FileManager.default.setAttributes(
+                [.posixPermissions: path.hasSuffix("file") ? 0o444 : 0o555], ofItemAtPath: temporary.host(path))
         }
         #expect(try root.removeItem(at: ContainerPath("sealed"), recursively: true) == 3)
         #expect(!FileManager.default.fileExists(atPath: temporary.host("sealed")))

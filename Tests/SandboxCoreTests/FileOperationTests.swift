@@ -8,7 +8,7 @@ import Testing
 func pseudoRandomBytes(_ count: Int, seed: UInt64 = 0x5eed) -> [UInt8] {
     var state = seed
     return (0..<count).map { _ in
-        state = state &* 6364136223846793005 &+ 1442695040888963407
+        state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
         return UInt8(truncatingIfNeeded: state >> 33)
     }
 }
@@ -66,8 +66,10 @@ struct FileOperationTests {
     func writeReadRoundTrip(resolution: ConfinedRoot.Resolution) throws {
         let tmp = try TemporaryDirectory()
         let root = try tmp.root(resolution)
-        let optionSets: [WriteOptions] = [[], .atomic, .durable, [.atomic, .durable], .withoutOverwriting,
-                                          [.atomic, .withoutOverwriting], [.atomic, .durable, .withoutOverwriting]]
+        let optionSets: [WriteOptions] = [
+            [], .atomic, .durable, [.atomic, .durable], .withoutOverwriting,
+            [.atomic, .withoutOverwriting], [.atomic, .durable, .withoutOverwriting],
+        ]
         for (index, options) in optionSets.enumerated() {
             for size in [0, 1, 4095, 300_000] {
                 let bytes = pseudoRandomBytes(size, seed: UInt64(index * 1000 + size))
@@ -120,7 +122,9 @@ struct FileOperationTests {
         try tmp.makeFile("f", "original\n")
         try tmp.makeDirectory("dir")
         let root = try tmp.root(resolution)
-        for options: WriteOptions in [.withoutOverwriting, [.atomic, .withoutOverwriting], [.atomic, .durable, .withoutOverwriting]] {
+        for options: WriteOptions in [
+            .withoutOverwriting, [.atomic, .withoutOverwriting], [.atomic, .durable, .withoutOverwriting],
+        ] {
             expectError(.alreadyExists, "options \(options.rawValue)") {
                 try root.writeContents(Array("new".utf8), to: cpath("f"), options: options)
             }
@@ -248,9 +252,13 @@ struct FileOperationTests {
         try root.moveItem(from: cpath("d"), to: cpath("e"))
         #expect(tmp.read("e/x") == Array("x\n".utf8))
         expectError(.invalidArgument) { try root.moveItem(from: cpath("e"), to: cpath("e/inside")) }
-        expectError(.invalidArgument) { try root.moveItem(from: cpath("e"), to: cpath("e/inside"), replacingExisting: true) }
+        expectError(.invalidArgument) {
+            try root.moveItem(from: cpath("e"), to: cpath("e/inside"), replacingExisting: true)
+        }
         expectError(.alreadyExists) { try root.moveItem(from: cpath("e"), to: cpath("full")) }
-        expectError(.directoryNotEmpty) { try root.moveItem(from: cpath("e"), to: cpath("full"), replacingExisting: true) }
+        expectError(.directoryNotEmpty) {
+            try root.moveItem(from: cpath("e"), to: cpath("full"), replacingExisting: true)
+        }
         try tmp.makeDirectory("vacant")
         try root.moveItem(from: cpath("e"), to: cpath("vacant"), replacingExisting: true)
         #expect(tmp.read("vacant/x") == Array("x\n".utf8))
@@ -309,7 +317,9 @@ struct FileOperationTests {
         }
         #expect(TemporaryDirectory.hostType(tmp.host("copy/link")) == S_IFLNK)
         #expect(try FileManager.default.destinationOfSymbolicLink(atPath: tmp.host("copy/link")) == "a")
-        #expect(try FileManager.default.destinationOfSymbolicLink(atPath: tmp.host("copy/sub/up")) == "../../outside/secret")
+        #expect(
+            try FileManager.default.destinationOfSymbolicLink(atPath: tmp.host("copy/sub/up")) == "../../outside/secret"
+        )
         #expect(TemporaryDirectory.hostType(tmp.host("copy/empty")) == S_IFDIR)
         #expect(try root.extendedAttribute(named: "user.tag", at: cpath("copy/sub/c")) == [42])
         #expect(try root.attributes(at: cpath("copy/sub/deeper"))?.permissions.rawValue == 0o750)
@@ -349,9 +359,13 @@ struct FileOperationTests {
         let root = try tmp.root(resolution)
         #expect(try root.importFile(fromHost: hostFile, to: cpath("imported")) == Int64(bytes.count))
         #expect(tmp.read("imported") == bytes)
-        #expect(try root.importFile(fromHost: tmp.payload, to: cpath("imported"), options: .atomic) == Int64(TemporaryDirectory.payloadContents.count))
+        #expect(
+            try root.importFile(fromHost: tmp.payload, to: cpath("imported"), options: .atomic)
+                == Int64(TemporaryDirectory.payloadContents.count))
         #expect(tmp.read("imported") == TemporaryDirectory.payloadContents)
-        expectError(.alreadyExists) { try root.importFile(fromHost: tmp.payload, to: cpath("imported"), options: [.atomic, .withoutOverwriting]) }
+        expectError(.alreadyExists) {
+            try root.importFile(fromHost: tmp.payload, to: cpath("imported"), options: [.atomic, .withoutOverwriting])
+        }
         expectError(.notFound) { try root.importFile(fromHost: tmp.path + "/missing", to: cpath("x")) }
         expectError(.isADirectory) { try root.importFile(fromHost: hostTree, to: cpath("x")) }
         #expect(try root.importItem(fromHost: hostTree, to: cpath("tree")) == 4)
@@ -371,7 +385,8 @@ struct FileOperationTests {
         try #require(pipe(&pipeFDs) == 0)
         let small = Array("through a pipe\n".utf8)
         try root.writeContents(small, to: cpath("small"))
-        #expect(try root.copyContents(of: cpath("small"), to: FileDescriptor(rawValue: pipeFDs[1])) == Int64(small.count))
+        #expect(
+            try root.copyContents(of: cpath("small"), to: FileDescriptor(rawValue: pipeFDs[1])) == Int64(small.count))
         Glibc.close(pipeFDs[1])
         var received = [UInt8](repeating: 0, count: 100)
         let count = read(pipeFDs[0], &received, received.count)
@@ -432,10 +447,14 @@ struct FileOperationTests {
         var visited: [DirectoryEntry] = []
         try root.enumerate(at: cpath("t"), recursive: true) { visited.append($0) }
         #expect(visited.count == 9)
-        #expect(Set(visited.map(\.path.description)) == ["t/a", "t/b", "t/sub", "t/sub/c", "t/sub/deeper", "t/sub/deeper/d",
-                                                          "t/empty", "t/link", "t/sublink"])
+        #expect(
+            Set(visited.map(\.path.description)) == [
+                "t/a", "t/b", "t/sub", "t/sub/c", "t/sub/deeper", "t/sub/deeper/d",
+                "t/empty", "t/link", "t/sublink",
+            ])
         // Pre-order: every item comes after its directory.
-        let order = Dictionary(uniqueKeysWithValues: visited.enumerated().map { ($0.element.path.description, $0.offset) })
+        let order = Dictionary(
+            uniqueKeysWithValues: visited.enumerated().map { ($0.element.path.description, $0.offset) })
         for entry in visited where entry.path.components.count > 2 {
             let parent = try #require(order[entry.path.parent.description])
             #expect(parent < order[entry.path.description]!, "\(entry.path) before its directory")
@@ -483,7 +502,9 @@ struct FileOperationTests {
                 try root.copyContents(of: cpath(path), to: FileDescriptor(rawValue: sink))
             }
             expectError(.notARegularFile, "copy \(path)") { try root.copyItem(from: cpath(path), to: cpath("copy")) }
-            expectError(.notARegularFile, "write in place \(path)") { try root.writeContents([1], to: cpath(path), options: []) }
+            expectError(.notARegularFile, "write in place \(path)") {
+                try root.writeContents([1], to: cpath(path), options: [])
+            }
         }
         #expect(try root.attributes(at: cpath("p"))?.type == .fifo)
         #expect(try root.attributes(at: cpath("lp"))?.type == .fifo)
@@ -531,7 +552,8 @@ struct FileOperationTests {
         #expect(try ContainerPath(longest).components == [longest])
         expectError(.nameTooLong) { _ = try ContainerPath(String(repeating: "n", count: 256)) }
         expectError(.nameTooLong) { _ = try ContainerPath("a/" + String(repeating: "é", count: 128)) }  // 256 bytes
-        let longPath = Array(repeating: String(repeating: "p", count: 200), count: 20).joined(separator: "/")  // 4019 bytes
+        // 4019 bytes
+        let longPath = Array(repeating: String(repeating: "p", count: 200), count: 20).joined(separator: "/")
         #expect(try ContainerPath(longPath).components.count == 20)
         expectError(.nameTooLong) { _ = try ContainerPath(longPath + "/" + String(repeating: "q", count: 100)) }
         expectError(.nameTooLong) { _ = try ContainerPath(String(repeating: "a/", count: 2048)) }

@@ -10,7 +10,9 @@ func fileSystemType(of path: String) -> String? {
     var best: (mountPoint: String, type: String)?
     for line in table.split(separator: "\n") {
         let fields = line.split(separator: " ").map(String.init)
-        guard fields.count > 5, let separator = fields.firstIndex(of: "-"), separator + 1 < fields.count else { continue }
+        guard fields.count > 5, let separator = fields.firstIndex(of: "-"), separator + 1 < fields.count else {
+            continue
+        }
         let mountPoint = fields[4]
         let covers = mountPoint == "/" || path == mountPoint || path.hasPrefix(mountPoint + "/")
         if covers, mountPoint.count >= (best?.mountPoint.count ?? -1) {
@@ -42,8 +44,14 @@ struct MetadataTests {
         #expect(file.ownerID == host.st_uid)
         #expect(file.groupID == host.st_gid)
         #expect(file.allocatedSize == Int64(host.st_blocks) * 512)
-        #expect(abs(file.modificationDate.timeIntervalSince1970 - (Double(host.st_mtim.tv_sec) + Double(host.st_mtim.tv_nsec) / 1e9)) < 1e-6)
-        #expect(abs(file.statusChangeDate.timeIntervalSince1970 - (Double(host.st_ctim.tv_sec) + Double(host.st_ctim.tv_nsec) / 1e9)) < 1e-6)
+        #expect(
+            abs(
+                file.modificationDate.timeIntervalSince1970
+                    - (Double(host.st_mtim.tv_sec) + Double(host.st_mtim.tv_nsec) / 1e9)) < 1e-6)
+        #expect(
+            abs(
+                file.statusChangeDate.timeIntervalSince1970
+                    - (Double(host.st_ctim.tv_sec) + Double(host.st_ctim.tv_nsec) / 1e9)) < 1e-6)
         #expect(file.lastUsedDate == max(file.accessDate, file.modificationDate))
         // The same inode through a hard link and through a symlink.
         let hard = try #require(try root.attributes(at: cpath("hard")))
@@ -102,7 +110,9 @@ struct MetadataTests {
             #expect(attributes.creationDate != nil, "\(type) records birth times")
         }
         if let created = attributes.creationDate {
-            #expect(created >= before.addingTimeInterval(-2) && created <= after.addingTimeInterval(2), "\(created) not in [\(before), \(after)]")
+            #expect(
+                created >= before.addingTimeInterval(-2) && created <= after.addingTimeInterval(2),
+                "\(created) not in [\(before), \(after)]")
             // Changing the contents or the dates does not change the birth time.
             try root.setDates(modification: Date(timeIntervalSince1970: 86_400), at: cpath("f"))
             try root.writeContents(Array("more".utf8), to: cpath("f"), options: [])

@@ -81,7 +81,8 @@ final class TemporaryDirectory {
 
     func makeFile(_ relative: String, bytes: [UInt8]) throws {
         let target = host(relative)
-        try FileManager.default.createDirectory(atPath: (target as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(
+            atPath: (target as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
         try Self.hostWrite(target, bytes)
     }
 
@@ -93,7 +94,8 @@ final class TemporaryDirectory {
     /// Makes the symlink `relative -> target` in the container, creating missing parents.
     func makeSymlink(_ relative: String, to target: String) throws {
         let link = host(relative)
-        try FileManager.default.createDirectory(atPath: (link as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(
+            atPath: (link as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
         guard symlink(target, link) == 0 else { throw HostError("symlink \(link) -> \(target)", errno) }
     }
 
@@ -139,13 +141,17 @@ final class TemporaryDirectory {
                 return
             }
             let type = info.st_mode & S_IFMT
-            var description = "mode=\(String(info.st_mode, radix: 8)) size=\(info.st_size) ino=\(info.st_ino) nlink=\(info.st_nlink)"
-            description += " mtime=\(info.st_mtim.tv_sec).\(info.st_mtim.tv_nsec) ctime=\(info.st_ctim.tv_sec).\(info.st_ctim.tv_nsec)"
+            var description =
+                "mode=\(String(info.st_mode, radix: 8)) size=\(info.st_size) ino=\(info.st_ino) nlink=\(info.st_nlink)"
+            description +=
+                " mtime=\(info.st_mtim.tv_sec).\(info.st_mtim.tv_nsec) ctime=\(info.st_ctim.tv_sec).\(info.st_ctim.tv_nsec)"
             switch type {
             case S_IFREG:
-                description += " contents=\(Self.hostRead(full).map { String(decoding: $0, as: UTF8.self) } ?? "<unreadable>")"
+                description +=
+                    " contents=\(Self.hostRead(full).map { String(decoding: $0, as: UTF8.self) } ?? "<unreadable>")"
             case S_IFLNK:
-                description += " target=\((try? FileManager.default.destinationOfSymbolicLink(atPath: full)) ?? "<unreadable>")"
+                description +=
+                    " target=\((try? FileManager.default.destinationOfSymbolicLink(atPath: full)) ?? "<unreadable>")"
             default:
                 break
             }

@@ -30,7 +30,8 @@ struct ArchiveTests {
     @Test("round trip at the current version")
     func roundTrip() throws {
         try Fixture.with { fixture in
-            let notes = NotesV2(notes: [Note(title: "a", pinned: true)], saved: Date(timeIntervalSinceReferenceDate: 5.125))
+            let notes = NotesV2(
+                notes: [Note(title: "a", pinned: true)], saved: Date(timeIntervalSinceReferenceDate: 5.125))
             try fixture.container.writeArchive(notes, with: archiverV2, to: path)
             #expect(try fixture.container.readArchive(with: archiverV2, from: path) == notes)
         }
@@ -39,9 +40,14 @@ struct ArchiveTests {
     @Test("an older archive goes through the migration hook")
     func migration() throws {
         try Fixture.with { fixture in
-            try fixture.container.writeArchive(NotesV1(titles: ["x", "y"]), with: Archiver<NotesV1>(version: 1), to: path)
+            try fixture.container.writeArchive(
+                NotesV1(titles: ["x", "y"]), with: Archiver<NotesV1>(version: 1), to: path)
             let read = try fixture.container.readArchive(with: archiverV2, from: path)
-            #expect(read == NotesV2(notes: [Note(title: "x", pinned: false), Note(title: "y", pinned: false)], saved: Self.migrated))
+            #expect(
+                read
+                    == NotesV2(
+                        notes: [Note(title: "x", pinned: false), Note(title: "y", pinned: false)], saved: Self.migrated)
+            )
             let noHook = try #require(throws: StoreError.self) {
                 try fixture.container.readArchive(with: Archiver<NotesV2>(version: 2), from: path)
             }
@@ -55,7 +61,9 @@ struct ArchiveTests {
             let v3 = Archiver<NotesV2>(version: 3)
             try fixture.container.writeArchive(NotesV2(notes: [], saved: Date()), with: v3, to: path)
             let before = try fixture.container.root.readContents(of: path)
-            let error = try #require(throws: StoreError.self) { try fixture.container.readArchive(with: archiverV2, from: path) }
+            let error = try #require(throws: StoreError.self) {
+                try fixture.container.readArchive(with: archiverV2, from: path)
+            }
             #expect(error.code == .newerVersion)
             #expect(error.message.contains("version 3"))
             #expect(try fixture.container.root.readContents(of: path) == before)

@@ -153,7 +153,8 @@ struct KeychainTests {
             try keychain(fixture).set(secret, key: "alice")
             let otherApp = Fixture.appIdentifier("com.example.thief")
             try fixture.home.createContainer(for: otherApp)
-            try FileManager.default.createDirectory(atPath: fixture.hostPath("Device/Apps/com.example.thief"), withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(
+                atPath: fixture.hostPath("Device/Apps/com.example.thief"), withIntermediateDirectories: true)
             try FileManager.default.copyItem(
                 atPath: fixture.hostPath("Device/Apps/com.example.notes/keychain.plist"),
                 toPath: fixture.hostPath("Device/Apps/com.example.thief/keychain.plist")
@@ -186,8 +187,12 @@ struct KeychainTests {
             try fixture.home.createContainer(for: otherApp)
             try Keychain(home: fixture.home, app: otherApp).set("keep", key: "k")
             try fixture.home.uninstall(Fixture.app)
-            #expect(!FileManager.default.fileExists(atPath: fixture.hostPath("Device/Apps/com.example.notes/keychain.plist")))
-            #expect(!FileManager.default.fileExists(atPath: fixture.hostPath("Device/Apps/com.example.notes/keychain.lock")))
+            #expect(
+                !FileManager.default.fileExists(
+                    atPath: fixture.hostPath("Device/Apps/com.example.notes/keychain.plist")))
+            #expect(
+                !FileManager.default.fileExists(atPath: fixture.hostPath("Device/Apps/com.example.notes/keychain.lock"))
+            )
             try fixture.home.createContainer(for: Fixture.app)
             #expect(try keychain(fixture).allKeys() == [])
             #expect(try Keychain(home: fixture.home, app: otherApp).get("k") == "keep")
@@ -225,7 +230,9 @@ struct KeychainTests {
             // Another app's first item would need a new key, orphaning this one's: refused too.
             let otherApp = Fixture.appIdentifier("com.example.other")
             try fixture.home.createContainer(for: otherApp)
-            let other = try #require(throws: StoreError.self) { try Keychain(home: fixture.home, app: otherApp).set("x", key: "y") }
+            let other = try #require(throws: StoreError.self) {
+                try Keychain(home: fixture.home, app: otherApp).set("x", key: "y")
+            }
             #expect(other.code == .deviceKeyMissing)
             #expect(!FileManager.default.fileExists(atPath: fixture.hostPath("Device/device.key")))
             #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
@@ -258,12 +265,17 @@ struct KeychainTests {
     /// A keychain written by format version 1 (at `Device/Keychains/com.example.notes.keychain`),
     /// with the device key it was sealed under.
     static let legacyDeviceKey = [UInt8](hex: "5c8f83eab8dfedd9bc65fde88f56cd89cb89dd6aa930d0fdb3ef76c269f11a07")
-    static let legacyKeychain = Data(base64Encoded: "YnBsaXN0MDDWAQIDBAUGBwgJCgsTVmZvcm1hdFd2ZXJzaW9uU2FwcFhrZXlDaGVja1Ryb3dzVHNlYWxfEBVTYW5kYm94U3RvcmUuS2V5Y2hhaW4QAV8QEWNvbS5leGFtcGxlLm5vdGVzTxAgm6JzT/FgP6ZaIRuNu3YX/pBgbxHjZquxeZuVivDAbhChDNMNDg8QERJXc2VydmljZVdhY2NvdW50VnNlYWxlZF8QD2NvbS5leGFtcGxlLmFwaVVhbGljZU8QxwBMRr2pCGfp+Yy+AEUV0AzJUdkRUB5PvHfDzkbXY/QqneW/GSHm8zKIL1pdeXNCwto8x73QE4JVI3GJo6ztouDd1SwSKevHM/V7OBFwN3PkpbRRYOYIS3MxKFX44PyTZVgieZLB5JrxwCNgL5/qD5DbQEFNPORT9gxOwqOnjty3CIxXNwqTU2wDrboz+mgyoIp8Lf2PUU5/AjVxzJz9lvadvs8ggfXz0htLQoe+XC7aLSbRwJrCKkA2ZP8exVBTsgYfGIVOvCxPECBuagK9ZxvZYDSXH4bjlZ36VBv47g2TrmlowkZbjzg8DgAIABUAHAAkACgAMQA2ADsAUwBVAGkAjACOAJUAnQClAKwAvgDEAY4AAAAAAAACAQAAAAAAAAAUAAAAAAAAAAAAAAAAAAABsQ==")
+    static let legacyKeychain = Data(
+        base64Encoded:
+            "YnBsaXN0MDDWAQIDBAUGBwgJCgsTVmZvcm1hdFd2ZXJzaW9uU2FwcFhrZXlDaGVja1Ryb3dzVHNlYWxfEBVTYW5kYm94U3RvcmUuS2V5Y2hhaW4QAV8QEWNvbS5leGFtcGxlLm5vdGVzTxAgm6JzT/FgP6ZaIRuNu3YX/pBgbxHjZquxeZuVivDAbhChDNMNDg8QERJXc2VydmljZVdhY2NvdW50VnNlYWxlZF8QD2NvbS5leGFtcGxlLmFwaVVhbGljZU8QxwBMRr2pCGfp+Yy+AEUV0AzJUdkRUB5PvHfDzkbXY/QqneW/GSHm8zKIL1pdeXNCwto8x73QE4JVI3GJo6ztouDd1SwSKevHM/V7OBFwN3PkpbRRYOYIS3MxKFX44PyTZVgieZLB5JrxwCNgL5/qD5DbQEFNPORT9gxOwqOnjty3CIxXNwqTU2wDrboz+mgyoIp8Lf2PUU5/AjVxzJz9lvadvs8ggfXz0htLQoe+XC7aLSbRwJrCKkA2ZP8exVBTsgYfGIVOvCxPECBuagK9ZxvZYDSXH4bjlZ36VBv47g2TrmlowkZbjzg8DgAIABUAHAAkACgAMQA2ADsAUwBVAGkAjACOAJUAnQClAKwAvgDEAY4AAAAAAAACAQAAAAAAAAAUAAAAAAAAAAAAAAAAAAABsQ=="
+    )
 
     func installLegacy(_ fixture: Fixture) throws {
         try Data(Self.legacyDeviceKey).write(to: URL(fileURLWithPath: fixture.hostPath("Device/device.key")))
-        try FileManager.default.createDirectory(atPath: fixture.hostPath("Device/Keychains"), withIntermediateDirectories: true)
-        try #require(Self.legacyKeychain).write(to: URL(fileURLWithPath: fixture.hostPath("Device/Keychains/com.example.notes.keychain")))
+        try FileManager.default.createDirectory(
+            atPath: fixture.hostPath("Device/Keychains"), withIntermediateDirectories: true)
+        try #require(Self.legacyKeychain).write(
+            to: URL(fileURLWithPath: fixture.hostPath("Device/Keychains/com.example.notes.keychain")))
     }
 
     @Test("a version 1 keychain is moved to Device/Apps, read, and protected from rollback from its next write")
@@ -271,12 +283,15 @@ struct KeychainTests {
         try Fixture.with { fixture in
             try installLegacy(fixture)
             let keychain = try keychain(fixture)
-            #expect(!FileManager.default.fileExists(atPath: fixture.hostPath("Device/Keychains/com.example.notes.keychain")))
+            #expect(
+                !FileManager.default.fileExists(atPath: fixture.hostPath("Device/Keychains/com.example.notes.keychain"))
+            )
             #expect(try keychain.get("alice") == "from version 1")
             #expect(try keychain.item("alice")?.label == "legacy")
             try keychain.set("now version 2", key: "alice")
             // The version 1 file put back is an older copy now.
-            try #require(Self.legacyKeychain).write(to: URL(fileURLWithPath: fixture.hostPath("Device/Apps/com.example.notes/keychain.plist")))
+            try #require(Self.legacyKeychain).write(
+                to: URL(fileURLWithPath: fixture.hostPath("Device/Apps/com.example.notes/keychain.plist")))
             let error = try #require(throws: StoreError.self) { try self.keychain(fixture).get("alice") }
             #expect(error.code == .rolledBack)
         }
@@ -287,7 +302,8 @@ struct KeychainTests {
         try Fixture.with { fixture in
             try installLegacy(fixture)
             let legacy = fixture.hostPath("Device/Keychains/com.example.notes.keychain")
-            try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSinceNow: -86_400)], ofItemAtPath: legacy)
+            try FileManager.default.setAttributes(
+                [.modificationDate: Date(timeIntervalSinceNow: -86_400)], ofItemAtPath: legacy)
             #expect(try keychain(fixture).get("alice") == nil)
             #expect(!FileManager.default.fileExists(atPath: legacy))
         }
@@ -296,7 +312,9 @@ struct KeychainTests {
     @Test("the keychain of an app that is not installed is not found")
     func notInstalled() throws {
         try Fixture.with { fixture in
-            let error = try #require(throws: StoreError.self) { try Keychain(home: fixture.home, app: Fixture.appIdentifier("com.example.absent")) }
+            let error = try #require(throws: StoreError.self) {
+                try Keychain(home: fixture.home, app: Fixture.appIdentifier("com.example.absent"))
+            }
             #expect(error.code == .notFound)
             #expect(!FileManager.default.fileExists(atPath: fixture.hostPath("Device/Apps/com.example.absent")))
         }

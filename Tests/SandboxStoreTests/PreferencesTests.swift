@@ -61,12 +61,14 @@ struct PreferencesTests {
     func xmlFile() throws {
         try Fixture.with { fixture in
             let path = ContainerPath(constant: "Library/Preferences/com.example.notes.plist")
-            try fixture.container.root.writeContents(try PropertyList.encode(["name": "xml", "launches": "x"], format: .xml), to: path)
+            try fixture.container.root.writeContents(
+                try PropertyList.encode(["name": "xml", "launches": "x"], format: .xml), to: path)
             let preferences = try fixture.container.preferences()
             #expect(preferences[.name] == "xml")
             try preferences.set(2, for: .launches)
             #expect(try fixture.container.root.readContents(of: path).starts(with: Array("bplist00".utf8)))
-            #expect(try fixture.container.preferences().storedValues == ["name": .string("xml"), "launches": .integer(2)])
+            #expect(
+                try fixture.container.preferences().storedValues == ["name": .string("xml"), "launches": .integer(2)])
         }
     }
 
@@ -74,7 +76,8 @@ struct PreferencesTests {
     func xmlTypes() throws {
         try Fixture.with { fixture in
             let path = ContainerPath(constant: "Library/Preferences/com.example.notes.plist")
-            let document = "<plist><dict><key>r</key><real>2.0</real><key>z</key><real>-0.0</real><key>u</key><integer>18446744073709551615</integer><key>d</key><date>1367-03-24T12:26:40Z</date></dict></plist>"
+            let document =
+                "<plist><dict><key>r</key><real>2.0</real><key>z</key><real>-0.0</real><key>u</key><integer>18446744073709551615</integer><key>d</key><date>1367-03-24T12:26:40Z</date></dict></plist>"
             try fixture.container.root.writeContents(Array(document.utf8), to: path)
             let values = try fixture.container.preferences().storedValues
             #expect(values["r"] == .double(2))
@@ -94,7 +97,10 @@ struct PreferencesTests {
         try Fixture.with { fixture in
             let path = ContainerPath(constant: "Library/Preferences/com.example.notes.plist")
             let good = try PropertyList.encode(["a": 1, "b": 2])
-            for damaged in [Array(good.prefix(good.count - 5)), Array("garbage".utf8), try PropertyList.encode(["not", "a", "dict"])] {
+            for damaged in [
+                Array(good.prefix(good.count - 5)), Array("garbage".utf8),
+                try PropertyList.encode(["not", "a", "dict"]),
+            ] {
                 try fixture.container.root.writeContents(damaged, to: path)
                 let opened = try #require(throws: StoreError.self) { try fixture.container.preferences() }
                 #expect(opened.code == .corrupt)

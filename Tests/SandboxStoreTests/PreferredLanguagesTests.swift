@@ -14,13 +14,16 @@ struct PreferredLanguagesTests {
         try Fixture.with { fixture in
             let bundle = fixture.scratch + "/Notes.app"
             for language in ["de", "pt-BR", "Base"] {
-                try FileManager.default.createDirectory(atPath: "\(bundle)/\(language).lproj", withIntermediateDirectories: true)
-                try Data("\"hello\" = \"\(language)\";".utf8).write(to: URL(fileURLWithPath: "\(bundle)/\(language).lproj/Localizable.strings"))
+                try FileManager.default.createDirectory(
+                    atPath: "\(bundle)/\(language).lproj", withIntermediateDirectories: true)
+                try Data("\"hello\" = \"\(language)\";".utf8).write(
+                    to: URL(fileURLWithPath: "\(bundle)/\(language).lproj/Localizable.strings"))
             }
             let app = Fixture.appIdentifier("com.example.localized")
             let key = SigningKey()
             try fixture.home.trust(key.publicKey)
-            try BundleSigner.sign(bundleAt: bundle, with: key, identity: BundleIdentity(identifier: app, version: BundleVersion("1.0")))
+            try BundleSigner.sign(
+                bundleAt: bundle, with: key, identity: BundleIdentity(identifier: app, version: BundleVersion("1.0")))
             let container = try fixture.home.createContainer(for: app, bundleDirectory: bundle)
             try body(fixture, container)
         }
@@ -34,8 +37,11 @@ struct PreferredLanguagesTests {
             #expect(try container.preferredLanguages(environment: ["LANG": "de_DE.UTF-8"]) == ["pt-BR", "en"])
             let bundle = try container.localizedBundle(environment: ["LANG": "de_DE.UTF-8"])
             #expect(bundle.preferredLanguages == ["pt-BR", "en"])
-            #expect(try bundle.path(forResource: "Localizable", ofType: "strings")?.hasSuffix("/pt-BR.lproj/Localizable.strings") == true)
-            let opened = try fixture.home.openAppInPreferredLanguages(container.identifier, environment: ["LANG": "de_DE.UTF-8"])
+            #expect(
+                try bundle.path(forResource: "Localizable", ofType: "strings")?.hasSuffix(
+                    "/pt-BR.lproj/Localizable.strings") == true)
+            let opened = try fixture.home.openAppInPreferredLanguages(
+                container.identifier, environment: ["LANG": "de_DE.UTF-8"])
             #expect(opened.bundle.preferredLanguages == ["pt-BR", "en"])
             // The Sandbox module alone knows only the environment.
             #expect(try container.bundle(environment: ["LANG": "de_DE.UTF-8"]).preferredLanguages == ["de-DE"])

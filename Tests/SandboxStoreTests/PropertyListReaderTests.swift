@@ -8,7 +8,8 @@ import Testing
 struct PropertyListReaderTests {
     /// `plistlib.dumps(vector, fmt=FMT_BINARY, sort_keys=True)` of the values in ``check(_:)``.
     static let pythonBinary = [UInt8](
-        hex: "62706c6973743030db0102030405060708090a0b0c0d0e0f1011121314151654626c6f62546564676553696e66536d696e536e616e576e65677a65726f546e696e66536f6c64547465787458756e7369676e65645577686f6c654700ff68656c6c6f1400000000000000008000000000000000237ff0000000000000138000000000000000237ff800000000000023800000000000000023fff000000000000033c212a05f200000005a610d0a622026203c633e140000000000000000ffffffffffffffff234000000000000000081f24292d31353d42464b545a62737c858e97a0a9b4c500000000000001010000000000000017000000000000000000000000000000ce"
+        hex:
+            "62706c6973743030db0102030405060708090a0b0c0d0e0f1011121314151654626c6f62546564676553696e66536d696e536e616e576e65677a65726f546e696e66536f6c64547465787458756e7369676e65645577686f6c654700ff68656c6c6f1400000000000000008000000000000000237ff0000000000000138000000000000000237ff800000000000023800000000000000023fff000000000000033c212a05f200000005a610d0a622026203c633e140000000000000000ffffffffffffffff234000000000000000081f24292d31353d42464b545a62737c858e97a0a9b4c500000000000001010000000000000017000000000000000000000000000000ce"
     )
 
     /// The same with `fmt=FMT_XML` (its `\r\n` is read as `\n`, as XML requires).
@@ -69,7 +70,9 @@ struct PropertyListReaderTests {
         #expect(nan.isNaN, sourceLocation: sourceLocation)
         #expect(values["inf"] == .double(.infinity), sourceLocation: sourceLocation)
         #expect(values["ninf"] == .double(-.infinity), sourceLocation: sourceLocation)
-        #expect(values["old"] == .date(Date(timeIntervalSinceReferenceDate: Self.old)), "proleptic Gregorian", sourceLocation: sourceLocation)
+        #expect(
+            values["old"] == .date(Date(timeIntervalSinceReferenceDate: Self.old)), "proleptic Gregorian",
+            sourceLocation: sourceLocation)
         #expect(values["text"] == .string(text), sourceLocation: sourceLocation)
         #expect(values["blob"] == .data(Data([0, 0xFF] + Array("hello".utf8))), sourceLocation: sourceLocation)
     }
@@ -107,7 +110,12 @@ struct PropertyListReaderTests {
         #expect(xml.contains("<integer>18446744073709551615</integer>"))
         // The binary writer stores 2^64-1 as Python does: a 16-byte integer.
         struct Unsigned: Codable { var v: UInt64 }
-        #expect(try PropertyList.encode(Unsigned(v: .max)) == [UInt8](hex: "62706c6973743030d101025176140000000000000000ffffffffffffffff080b0d000000000000010100000000000000030000000000000000000000000000001e"))
+        #expect(
+            try PropertyList.encode(Unsigned(v: .max))
+                == [UInt8](
+                    hex:
+                        "62706c6973743030d101025176140000000000000000ffffffffffffffff080b0d000000000000010100000000000000030000000000000000000000000000001e"
+                ))
         // Codable values written as XML keep their dates on the proleptic calendar too.
         struct When: Codable, Equatable { var when: Date }
         let when = When(when: Date(timeIntervalSinceReferenceDate: Self.old))
@@ -121,14 +129,21 @@ struct PropertyListReaderTests {
         let value = PreferenceValue.dictionary(["k": .string("\u{FEFF}x"), "\u{FEFF}key": .string("\u{FEFF}")])
         #expect(try PropertyList.value(from: try PropertyList.encode(value, format: .xml)) == value)
         #expect(try PropertyList.value(from: try PropertyList.encode(value, format: .binary)) == value)
-        #expect(try PropertyList.value(from: Array("<plist><string>\u{FEFF}\u{FEFF}y</string></plist>".utf8)) == .string("\u{FEFF}\u{FEFF}y"))
+        #expect(
+            try PropertyList.value(from: Array("<plist><string>\u{FEFF}\u{FEFF}y</string></plist>".utf8))
+                == .string("\u{FEFF}\u{FEFF}y"))
     }
 
     @Test("a string XML cannot carry is refused, not written damaged")
     func xmlControlCharacters() throws {
-        let error = try #require(throws: StoreError.self) { try PropertyList.encode(PreferenceValue.dictionary(["a": .string("bell\u{07}")]), format: .xml) }
+        let error = try #require(throws: StoreError.self) {
+            try PropertyList.encode(PreferenceValue.dictionary(["a": .string("bell\u{07}")]), format: .xml)
+        }
         #expect(error.code == .encodingFailed)
-        #expect(try PropertyList.value(from: try PropertyList.encode(PreferenceValue.dictionary(["a": .string("bell\u{07}")]))) == .dictionary(["a": .string("bell\u{07}")]))
+        #expect(
+            try PropertyList.value(
+                from: try PropertyList.encode(PreferenceValue.dictionary(["a": .string("bell\u{07}")])))
+                == .dictionary(["a": .string("bell\u{07}")]))
     }
 
     // MARK: Hostile binary files
@@ -143,14 +158,31 @@ struct PropertyListReaderTests {
         offsets.add([0x09])
         let cases: [(String, [UInt8])] = [
             ("reference 2^63", references.build(top: 0)),
-            ("reference 2^64-1", { var builder = BinaryPlistBuilder(); builder.referenceSize = 8; builder.addArray([.max]); return builder.build(top: 0) }()),
+            (
+                "reference 2^64-1",
+                {
+                    var builder = BinaryPlistBuilder()
+                    builder.referenceSize = 8
+                    builder.addArray([.max])
+                    return builder.build(top: 0)
+                }()
+            ),
             ("offset with the high bit set", offsets.build(top: 0, offsets: [1 << 63 | 8])),
             ("top object 2^63", offsets.build(top: 1 << 63)),
             ("object count 2^64-1", offsets.build(top: 0, objectCount: .max)),
-            ("length 2^63", { var builder = BinaryPlistBuilder(); builder.add([0x4F, 0x13] + BinaryPlistBuilder.bigEndian(1 << 63, size: 8)); return builder.build(top: 0) }()),
+            (
+                "length 2^63",
+                {
+                    var builder = BinaryPlistBuilder()
+                    builder.add([0x4F, 0x13] + BinaryPlistBuilder.bigEndian(1 << 63, size: 8))
+                    return builder.build(top: 0)
+                }()
+            ),
         ]
         for (name, bytes) in cases {
-            let error = try #require(throws: StoreError.self, "\(name)") { try PropertyList.value(from: bytes, path: "Documents/x.plist") }
+            let error = try #require(throws: StoreError.self, "\(name)") {
+                try PropertyList.value(from: bytes, path: "Documents/x.plist")
+            }
             #expect(error.code == .corrupt, "\(name): \(error)")
             #expect(error.message.contains("Documents/x.plist"), "\(name)")
         }
@@ -166,7 +198,9 @@ struct PropertyListReaderTests {
         #expect(bytes.count < 32 << 10)
         let clock = ContinuousClock()
         let started = clock.now
-        let error = try #require(throws: StoreError.self) { try PropertyList.value(from: bytes, path: "Documents/bomb.plist") }
+        let error = try #require(throws: StoreError.self) {
+            try PropertyList.value(from: bytes, path: "Documents/bomb.plist")
+        }
         #expect(error.code == .tooLarge, "\(error)")
         #expect(error.message.contains("Documents/bomb.plist"))
         #expect(clock.now - started < .seconds(5))
@@ -202,9 +236,13 @@ struct PropertyListReaderTests {
         builder.referenceSize = 4
         for level in 0..<depth - 1 { builder.addArray([UInt64(level + 1)]) }
         builder.add([0xA0])
-        let xml = Array(("<plist>" + String(repeating: "<array>", count: depth) + String(repeating: "</array>", count: depth) + "</plist>").utf8)
+        let xml = Array(
+            ("<plist>" + String(repeating: "<array>", count: depth) + String(repeating: "</array>", count: depth)
+                + "</plist>").utf8)
         for bytes in [builder.build(top: 0), xml] {
-            let error = try #require(throws: StoreError.self) { try PropertyList.value(from: bytes, path: "Documents/deep.plist") }
+            let error = try #require(throws: StoreError.self) {
+                try PropertyList.value(from: bytes, path: "Documents/deep.plist")
+            }
             #expect(error.code == .tooLarge, "\(error)")
             #expect(error.message.contains("Documents/deep.plist"))
         }
@@ -213,7 +251,9 @@ struct PropertyListReaderTests {
     @Test("XML: 10,000 levels are refused at once and 1,000 (under a raised limit) read in linear time")
     func xmlDepthAndTime() throws {
         func nested(_ depth: Int) -> [UInt8] {
-            Array(("<?xml version=\"1.0\"?><plist>" + String(repeating: "<array>", count: depth) + "<true/>" + String(repeating: "</array>", count: depth) + "</plist>").utf8)
+            Array(
+                ("<?xml version=\"1.0\"?><plist>" + String(repeating: "<array>", count: depth) + "<true/>"
+                    + String(repeating: "</array>", count: depth) + "</plist>").utf8)
         }
         let clock = ContinuousClock()
         let started = clock.now
@@ -249,7 +289,9 @@ struct PropertyListReaderTests {
             "<plist><array>",
         ]
         for document in documents {
-            let error = try #require(throws: StoreError.self, "\(document)") { try PropertyList.value(from: Array(document.utf8), path: "Documents/bad.plist") }
+            let error = try #require(throws: StoreError.self, "\(document)") {
+                try PropertyList.value(from: Array(document.utf8), path: "Documents/bad.plist")
+            }
             #expect(error.code == .corrupt, "\(document): \(error)")
             #expect(error.message.contains("Documents/bad.plist"), "\(document)")
         }
@@ -259,9 +301,18 @@ struct PropertyListReaderTests {
     func lenientXML() throws {
         let cases: [(String, PreferenceValue)] = [
             ("<plist version=\"1.0\"><dict/></plist>", .dictionary([:])),
-            ("<plist><array><integer>0x1F</integer><integer> -5 </integer><real>1e3</real></array></plist>", .array([.integer(31), .integer(-5), .double(1000)])),
-            ("<plist><!-- a comment --><string><![CDATA[<raw & text>]]> and &#x263A;&#65;</string></plist>", .string("<raw & text> and ☺A")),
-            ("\u{FEFF}<?xml version=\"1.0\"?><plist><array><true></true><string/><data></data></array></plist>", .array([.bool(true), .string(""), .data(Data())])),
+            (
+                "<plist><array><integer>0x1F</integer><integer> -5 </integer><real>1e3</real></array></plist>",
+                .array([.integer(31), .integer(-5), .double(1000)])
+            ),
+            (
+                "<plist><!-- a comment --><string><![CDATA[<raw & text>]]> and &#x263A;&#65;</string></plist>",
+                .string("<raw & text> and ☺A")
+            ),
+            (
+                "\u{FEFF}<?xml version=\"1.0\"?><plist><array><true></true><string/><data></data></array></plist>",
+                .array([.bool(true), .string(""), .data(Data())])
+            ),
             ("<plist><date>2001-01-01T00:00:00.250Z</date></plist>", .date(Date(timeIntervalSinceReferenceDate: 0.25))),
             ("<plist><real>+infinity</real></plist>", .double(.infinity)),
         ]

@@ -145,7 +145,9 @@ struct PropertyListTests {
     @Test("Library/Preferences and the Inbox are not written by the general API")
     func policy() throws {
         try Fixture.with { fixture in
-            for target in ["Library/Preferences/x.plist", "Documents/../Library/Preferences/y.plist", "Documents/Inbox/z.plist"] {
+            for target in [
+                "Library/Preferences/x.plist", "Documents/../Library/Preferences/y.plist", "Documents/Inbox/z.plist",
+            ] {
                 let error = try #require(throws: StoreError.self) {
                     try fixture.container.writePropertyList(["a": 1], to: ContainerPath(target))
                 }

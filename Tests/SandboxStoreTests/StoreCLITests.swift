@@ -54,7 +54,9 @@ struct StoreCLITests {
     @Test("defaults: negative and unsigned values need no '--'; JSON holds reals that are not finite")
     func defaultsValues() async throws {
         try await Fixture.with { fixture in
-            for (key, value, type) in [("n", "-5", "int"), ("x", "-2.5", "double"), ("u", "18446744073709551615", "int")] {
+            for (key, value, type) in [
+                ("n", "-5", "int"), ("x", "-2.5", "double"), ("u", "18446744073709551615", "int"),
+            ] {
                 let result = try await fixture.sandbox("defaults", app, "write", key, value, "--type", type)
                 #expect(result.status == 0, "\(key): \(result.stderr)")
             }
@@ -77,8 +79,12 @@ struct StoreCLITests {
             #expect((object["u"] as? NSNumber)?.uint64Value == .max)
             #expect(try await fixture.sandbox("defaults", app, "read", "u").stdout == "18446744073709551615\n")
             // Dates before 1582 are proleptic Gregorian both ways, as property lists count them.
-            #expect(try await fixture.sandbox("defaults", app, "write", "old", "1367-03-24T12:26:40Z", "--type", "date").status == 0)
-            #expect(try fixture.container.preferences().value(forKey: "old") == .date(Date(timeIntervalSinceReferenceDate: -20_000_000_000)))
+            #expect(
+                try await fixture.sandbox("defaults", app, "write", "old", "1367-03-24T12:26:40Z", "--type", "date")
+                    .status == 0)
+            #expect(
+                try fixture.container.preferences().value(forKey: "old")
+                    == .date(Date(timeIntervalSinceReferenceDate: -20_000_000_000)))
             #expect(try await fixture.sandbox("defaults", app, "read", "old").stdout == "1367-03-24T12:26:40.000Z\n")
             let extra = try await fixture.sandbox("defaults", app, "write", "k", "v", "w")
             #expect(extra.status == 64, "\(extra.stderr)")
@@ -88,14 +94,17 @@ struct StoreCLITests {
     @Test("keychain set (stdin), get, delete")
     func keychain() async throws {
         try await Fixture.with { fixture in
-            let set = try await fixture.sandbox("keychain", app, "set", "com.example.api", "alice", input: Array("s3cr3t-value\n".utf8))
+            let set = try await fixture.sandbox(
+                "keychain", app, "set", "com.example.api", "alice", input: Array("s3cr3t-value\n".utf8))
             #expect(set.status == 0, "\(set.stderr)")
             let get = try await fixture.sandbox("keychain", app, "get", "com.example.api", "alice")
             #expect(get.stdout == "s3cr3t-value\n")
             let json = try await fixture.sandbox("keychain", app, "get", "com.example.api", "alice", "--json")
             let object = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
             #expect(object["secret"] as? String == "s3cr3t-value")
-            #expect(try Keychain(home: fixture.home, app: Fixture.app, service: "com.example.api").get("alice") == "s3cr3t-value")
+            #expect(
+                try Keychain(home: fixture.home, app: Fixture.app, service: "com.example.api").get("alice")
+                    == "s3cr3t-value")
             #expect(try await fixture.sandbox("keychain", app, "delete", "com.example.api", "alice").status == 0)
             let gone = try await fixture.sandbox("keychain", app, "get", "com.example.api", "alice")
             #expect(gone.status == 1)
@@ -103,7 +112,9 @@ struct StoreCLITests {
             // The library, not the CLI, refuses the keychain of an app that is not installed.
             let absent = try await fixture.sandbox("keychain", "com.example.absent", "get", "com.example.api", "alice")
             #expect(absent.status == 1)
-            #expect(absent.stderr.contains("com.example.absent") && absent.stderr.contains("[not-found]"), "\(absent.stderr)")
+            #expect(
+                absent.stderr.contains("com.example.absent") && absent.stderr.contains("[not-found]"),
+                "\(absent.stderr)")
         }
     }
 }

@@ -20,11 +20,14 @@ let sampleBundleFiles: [String: String] = [
 /// Writes a bundle directory `name` in `scratch` with `files` (relative path → contents); `Notes`
 /// is made executable. Returns its host path.
 @discardableResult
-func makeBundle(in scratch: String, named name: String = "Notes.app", files: [String: String] = sampleBundleFiles) throws -> String {
+func makeBundle(
+    in scratch: String, named name: String = "Notes.app", files: [String: String] = sampleBundleFiles
+) throws -> String {
     let path = scratch + "/" + name
     for (relative, contents) in files {
         let file = path + "/" + relative
-        try FileManager.default.createDirectory(atPath: (file as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(
+            atPath: (file as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
         try Data(contents.utf8).write(to: URL(fileURLWithPath: file))
         if relative == "Notes" { try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: file) }
     }
@@ -40,8 +43,12 @@ func trustedKey(in home: SandboxHome) throws -> SigningKey {
 
 /// Signs the bundle directory at `path` for `app` at `version`.
 @discardableResult
-func sign(_ path: String, with key: SigningKey, app: String = "com.example.notes", version: String = "1.0") throws -> BundleSigner.Report {
-    try BundleSigner.sign(bundleAt: path, with: key, identity: BundleIdentity(identifier: AppIdentifier(app), version: BundleVersion(version)))
+func sign(
+    _ path: String, with key: SigningKey, app: String = "com.example.notes", version: String = "1.0"
+) throws -> BundleSigner.Report {
+    try BundleSigner.sign(
+        bundleAt: path, with: key,
+        identity: BundleIdentity(identifier: AppIdentifier(app), version: BundleVersion(version)))
 }
 
 /// Makes a bundle, signs it with a key `home` trusts (for `app` at `version`), and returns its
@@ -63,7 +70,8 @@ func signedBundle(
 /// Writes `contents` at the host path `path`, making the file writable first (an installed
 /// bundle is read-only; the tests run as root, whom mode bits do not stop anyway).
 func overwrite(_ path: String, with contents: String) throws {
-    try? FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: path)  // absent file: the write creates it
+    // absent file: the write creates it
+    try? FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: path)
     try Data(contents.utf8).write(to: URL(fileURLWithPath: path))
 }
 

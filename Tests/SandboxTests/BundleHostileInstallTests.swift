@@ -47,7 +47,9 @@ struct BundleHostileInstallTests {
     private func expectUnchanged(_ home: SandboxHome, _ secrets: [String: Int]) throws {
         for (path, mode) in secrets {
             let attributes = try #require(try home.root.attributes(at: ContainerPath(path), followingSymlink: false))
-            #expect(attributes.permissions.rawValue == mode_t(mode), "\(path) changed mode to \(String(attributes.permissions.rawValue, radix: 8))")
+            #expect(
+                attributes.permissions.rawValue == mode_t(mode),
+                "\(path) changed mode to \(String(attributes.permissions.rawValue, radix: 8))")
         }
     }
 
@@ -57,9 +59,13 @@ struct BundleHostileInstallTests {
             let secrets = try plantSecrets(in: home)
             let (source, _) = try signedBundle(in: scratch, home: home)
             try plantLinks(in: source)
-            let error = #expect(throws: SandboxError.self) { try home.createContainer(for: app, bundleDirectory: source) }
+            let error = #expect(throws: SandboxError.self) {
+                try home.createContainer(for: app, bundleDirectory: source)
+            }
             #expect(error?.code == .bundleModified, "\(String(describing: error))")
-            #expect(error?.message.contains("'Notes.app/Info.plist' changed type") == true, "\(String(describing: error?.message))")
+            #expect(
+                error?.message.contains("'Notes.app/Info.plist' changed type") == true,
+                "\(String(describing: error?.message))")
             try expectUnchanged(home, secrets)
             #expect(try home.installedApps() == [AppIdentifier("com.example.other")])
         }
@@ -87,7 +93,9 @@ struct BundleHostileInstallTests {
             let (source, _) = try signedBundle(in: scratch, home: home)
             try FileManager.default.removeItem(atPath: source + "/icon.png")
             #expect(mkfifo(source + "/icon.png", 0o644) == 0)
-            let error = #expect(throws: SandboxError.self) { try home.createContainer(for: app, bundleDirectory: source) }
+            let error = #expect(throws: SandboxError.self) {
+                try home.createContainer(for: app, bundleDirectory: source)
+            }
             #expect(error?.code == .bundleModified)
             #expect(error?.message.contains("'Notes.app/icon.png' changed type") == true)
             #expect(try homeIsEmpty(home))
@@ -100,12 +108,18 @@ struct BundleHostileInstallTests {
             let target = try ContainerPath("Device/target")
             try home.root.writeContents(Array("x".utf8), to: target)
             try home.root.setPermissions(FilePermissions(rawValue: 0o600), at: target)
-            try FileManager.default.createSymbolicLink(atPath: home.location + "/Device/link", withDestinationPath: "target")
-            try FileManager.default.createSymbolicLink(atPath: home.location + "/Device/out", withDestinationPath: scratch)
-            let inside = #expect(throws: SandboxError.self) { try home.root.setPermissions(FilePermissions(rawValue: 0o444), at: ContainerPath("Device/link")) }
+            try FileManager.default.createSymbolicLink(
+                atPath: home.location + "/Device/link", withDestinationPath: "target")
+            try FileManager.default.createSymbolicLink(
+                atPath: home.location + "/Device/out", withDestinationPath: scratch)
+            let inside = #expect(throws: SandboxError.self) {
+                try home.root.setPermissions(FilePermissions(rawValue: 0o444), at: ContainerPath("Device/link"))
+            }
             #expect(inside?.code == .unsupported)
             #expect(inside?.message.contains("'Device/link' is a symbolic link") == true)
-            let outside = #expect(throws: SandboxError.self) { try home.root.setPermissions(FilePermissions(rawValue: 0o777), at: ContainerPath("Device/out")) }
+            let outside = #expect(throws: SandboxError.self) {
+                try home.root.setPermissions(FilePermissions(rawValue: 0o777), at: ContainerPath("Device/out"))
+            }
             #expect(outside?.code == .escapesContainer)
             #expect(try home.root.attributes(at: target)?.permissions.rawValue == 0o600)
         }

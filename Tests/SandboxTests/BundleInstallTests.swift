@@ -44,7 +44,10 @@ struct BundleInstallTests {
             let text = String(decoding: first, as: UTF8.self)
             #expect(text.contains("\"path\":\".hidden\",\"sha256\":\""))
             #expect(text.contains("{\"mode\":\"0755\",\"path\":\"Notes\",\"sha256\":\""))
-            #expect(text.hasSuffix("],\"format\":\"sandbox-bundle-manifest/2\",\"identifier\":\"com.example.notes\",\"version\":\"1.0\"}\n"))
+            #expect(
+                text.hasSuffix(
+                    "],\"format\":\"sandbox-bundle-manifest/2\",\"identifier\":\"com.example.notes\",\"version\":\"1.0\"}\n"
+                ))
             #expect(!text.contains("_CodeSignature"))
         }
     }
@@ -53,7 +56,8 @@ struct BundleInstallTests {
     func symlinkRefused() throws {
         try withTemporaryHome { _, scratch in
             let path = try makeBundle(in: scratch)
-            try FileManager.default.createSymbolicLink(atPath: path + "/en.lproj/link", withDestinationPath: "/etc/passwd")
+            try FileManager.default.createSymbolicLink(
+                atPath: path + "/en.lproj/link", withDestinationPath: "/etc/passwd")
             let error = #expect(throws: SandboxError.self) { try sign(path, with: SigningKey()) }
             #expect(error?.code == .unsupported)
             #expect(error?.message.contains("'en.lproj/link'") == true)
@@ -61,7 +65,9 @@ struct BundleInstallTests {
         }
     }
 
-    @Test("an unsigned bundle, a bad signature, a tampered manifest and an untrusted key are refused; nothing is installed")
+    @Test(
+        "an unsigned bundle, a bad signature, a tampered manifest and an untrusted key are refused; nothing is installed"
+    )
     func refusedAtInstall() throws {
         try withTemporaryHome { home, scratch in
             let unsigned = try makeBundle(in: scratch, named: "Unsigned.app")
@@ -89,7 +95,8 @@ struct BundleInstallTests {
 
             let (changed, _) = try signedBundle(in: scratch, home: home, named: "Changed.app")
             try overwrite(changed + "/en.lproj/Localizable.strings", with: "changed after signing")
-            try expectRefused(home, changed, .bundleModified, mentioning: "'Changed.app/en.lproj/Localizable.strings' was modified")
+            try expectRefused(
+                home, changed, .bundleModified, mentioning: "'Changed.app/en.lproj/Localizable.strings' was modified")
 
             let (added, _) = try signedBundle(in: scratch, home: home, named: "Added.app")
             try overwrite(added + "/extra.dylib", with: "added after signing")
@@ -111,7 +118,9 @@ struct BundleInstallTests {
         }
     }
 
-    private func expectRefused(_ home: SandboxHome, _ bundle: String, _ code: SandboxError.Code, mentioning text: String) throws {
+    private func expectRefused(
+        _ home: SandboxHome, _ bundle: String, _ code: SandboxError.Code, mentioning text: String
+    ) throws {
         let error = #expect(throws: SandboxError.self) { try home.createContainer(for: app, bundleDirectory: bundle) }
         #expect(error?.code == code, "\(String(describing: error))")
         #expect(error?.message.contains(text) == true, "\(String(describing: error?.message))")

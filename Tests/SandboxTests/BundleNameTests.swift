@@ -41,7 +41,9 @@ struct BundleNameTests {
             chmod(folder, 0o555)
             let error = #expect(throws: SandboxError.self) { try home.openApp(app, environment: [:]) }
             #expect(error?.code == .bundleModified)
-            #expect(error?.message.contains("'Notes.app/Sounds/p\\xC3' was added") == true, "\(String(describing: error?.message))")
+            #expect(
+                error?.message.contains("'Notes.app/Sounds/p\\xC3' was added") == true,
+                "\(String(describing: error?.message))")
         }
     }
 
@@ -77,7 +79,9 @@ struct BundleNameTests {
             chmod(bundle, 0o555)
             let error = #expect(throws: SandboxError.self) { try home.openApp(app, environment: [:]) }
             #expect(error?.code == .bundleModified)
-            #expect(error?.message.contains("'Notes.app/\(decomposed)' was added") == true, "\(String(describing: error?.message))")
+            #expect(
+                error?.message.contains("'Notes.app/\(decomposed)' was added") == true,
+                "\(String(describing: error?.message))")
             #expect(error?.message.contains("'Notes.app/\(composed)' was removed") == true)
         }
     }

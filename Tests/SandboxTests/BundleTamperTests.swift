@@ -21,7 +21,9 @@ struct BundleTamperTests {
 
     @Test("a changed file is named")
     func modified() throws {
-        let error = try openAfter { bundle in try overwrite(bundle + "/de.lproj/Localizable.strings", with: "\"hi\" = \"Servus\";") }
+        let error = try openAfter { bundle in
+            try overwrite(bundle + "/de.lproj/Localizable.strings", with: "\"hi\" = \"Servus\";")
+        }
         #expect(error?.code == .bundleModified)
         #expect(error?.path == "Notes.app/de.lproj/Localizable.strings")
         #expect(error?.message.contains("'Notes.app/de.lproj/Localizable.strings' was modified") == true)
@@ -53,7 +55,9 @@ struct BundleTamperTests {
 
     @Test("a removed signature makes the bundle unsigned, which is refused")
     func removedSignature() throws {
-        let error = try openAfter { bundle in try FileManager.default.removeItem(atPath: bundle + "/_CodeSignature/signature") }
+        let error = try openAfter { bundle in
+            try FileManager.default.removeItem(atPath: bundle + "/_CodeSignature/signature")
+        }
         #expect(error?.code == .signatureInvalid)
     }
 
@@ -80,7 +84,10 @@ struct BundleTamperTests {
         let error = try openAfter { bundle in
             for name in ["a", "b", "c", "d", "e"] { try overwrite(bundle + "/\(name).txt", with: name) }
         }
-        #expect(error?.message.contains("'Notes.app/a.txt' was added, 'Notes.app/b.txt' was added, 'Notes.app/c.txt' was added and 2 more") == true)
+        #expect(
+            error?.message.contains(
+                "'Notes.app/a.txt' was added, 'Notes.app/b.txt' was added, 'Notes.app/c.txt' was added and 2 more")
+                == true)
     }
 
     @Test("a key no longer trusted stops the app from opening")

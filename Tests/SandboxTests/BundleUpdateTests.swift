@@ -1,6 +1,7 @@
 import Foundation
-@testable import Sandbox
 import Testing
+
+@testable import Sandbox
 
 @Suite("Signed bundles: update")
 struct BundleUpdateTests {
@@ -13,7 +14,9 @@ struct BundleUpdateTests {
         try withTemporaryHome { home, scratch in
             let (source, key) = try signedBundle(in: scratch, home: home, named: "v1/Notes.app")
             let container = try home.createContainer(for: app, bundleDirectory: source)
-            for (path, text) in dataFiles { try container.root.writeContents(Array(text.utf8), to: ContainerPath(path)) }
+            for (path, text) in dataFiles {
+                try container.root.writeContents(Array(text.utf8), to: ContainerPath(path))
+            }
             try body(home, scratch, key, container.homeDirectory)
         }
     }
@@ -21,7 +24,8 @@ struct BundleUpdateTests {
     private let dataFiles = [
         "Documents/notes.txt": "my notes",
         "Documents/Inbox/mail.eml": "from: someone",
-        "Library/Preferences/com.example.notes.plist": "<plist version=\"1.0\"><dict><key>volume</key><integer>7</integer></dict></plist>",
+        "Library/Preferences/com.example.notes.plist":
+            "<plist version=\"1.0\"><dict><key>volume</key><integer>7</integer></dict></plist>",
         "Library/Application Support/db.sqlite": "rows",
         "Library/Caches/thumb.png": "cache",
         "tmp/scratch": "temporary",
@@ -46,7 +50,9 @@ struct BundleUpdateTests {
         try home.root.contentsOfDirectory(at: ContainerPath("Containers/Bundle")).map(\.name) == [app.rawValue]
     }
 
-    @Test("a successful update swaps the bundle, keeps Documents, Preferences, Application Support and Caches, clears tmp")
+    @Test(
+        "a successful update swaps the bundle, keeps Documents, Preferences, Application Support and Caches, clears tmp"
+    )
     func successfulUpdate() throws {
         try withInstalledApp { home, scratch, key, _ in
             var files = sampleBundleFiles
@@ -86,7 +92,10 @@ struct BundleUpdateTests {
             try sign(badSignature, with: key)
             try overwrite(badSignature + "/Info.plist", with: "<plist>evil</plist>")
             let manifest = badSignature + "/_CodeSignature/manifest.json"
-            try overwrite(manifest, with: try String(contentsOfFile: manifest, encoding: .utf8).replacingOccurrences(of: "\"size\":8,", with: "\"size\":19,"))
+            try overwrite(
+                manifest,
+                with: try String(contentsOfFile: manifest, encoding: .utf8).replacingOccurrences(
+                    of: "\"size\":8,", with: "\"size\":19,"))
             try expectRefused(home, badSignature, .signatureInvalid)
 
             let untrusted = try makeBundle(in: scratch + "/untrusted", named: "Notes.app")
@@ -99,7 +108,8 @@ struct BundleUpdateTests {
             let error = try expectRefused(home, otherSigner, .untrustedKey)
             #expect(error?.message.contains("same signer") == true)
             #expect(throws: Never.self) { try home.update(app, bundleDirectory: otherSigner, allowingNewSigner: true) }
-            try home.container(for: app).root.writeContents(Array("temporary".utf8), to: ContainerPath("tmp/scratch"))  // cleared by that update
+            // cleared by that update
+            try home.container(for: app).root.writeContents(Array("temporary".utf8), to: ContainerPath("tmp/scratch"))
 
             try expectRefused(home, scratch + "/missing.app", .notFound, installedInfo: "<plist/>")
         }
@@ -154,7 +164,9 @@ struct BundleUpdateTests {
     }
 
     @discardableResult
-    private func expectRefused(_ home: SandboxHome, _ bundle: String, _ code: SandboxError.Code, installedInfo: String = "<plist/>") throws -> SandboxError? {
+    private func expectRefused(
+        _ home: SandboxHome, _ bundle: String, _ code: SandboxError.Code, installedInfo: String = "<plist/>"
+    ) throws -> SandboxError? {
         let error = #expect(throws: SandboxError.self) { try home.update(app, bundleDirectory: bundle) }
         #expect(error?.code == code, "\(String(describing: error))")
         try expectBundle(home, info: installedInfo)

@@ -9,7 +9,10 @@ struct ContainerLayoutTests {
         try withTemporaryHome { home, _ in
             let app = try AppIdentifier("com.example.notes")
             let container = try home.createContainer(for: app)
-            for directory in ["Documents", "Documents/Inbox", "Library", "Library/Preferences", "Library/Application Support", "Library/Caches", "tmp"] {
+            for directory in [
+                "Documents", "Documents/Inbox", "Library", "Library/Preferences", "Library/Application Support",
+                "Library/Caches", "tmp",
+            ] {
                 #expect(try container.root.directoryExists(at: ContainerPath(directory)), "\(directory) missing")
             }
             let top = try container.root.contentsOfDirectory(at: .root).map(\.name).sorted()
@@ -24,7 +27,10 @@ struct ContainerLayoutTests {
 
     @Test("each directory answers the policy iOS documents")
     func policyTable() {
-        typealias Row = (ContainerDirectory, backedUp: Bool, update: DirectoryPolicy.UpdateBehavior, purgeable: Bool, restart: Bool, access: DirectoryPolicy.AppAccess)
+        typealias Row = (
+            ContainerDirectory, backedUp: Bool, update: DirectoryPolicy.UpdateBehavior, purgeable: Bool, restart: Bool,
+            access: DirectoryPolicy.AppAccess
+        )
         let table: [Row] = [
             (.bundle, false, .replaced, false, false, .readOnly),
             (.documents, true, .kept, false, false, .readWrite),
@@ -48,8 +54,11 @@ struct ContainerLayoutTests {
     func searchPaths() throws {
         try withTemporaryHome { home, _ in
             let container = try home.createContainer(for: AppIdentifier("com.example.notes"))
-            #expect(container.searchPaths(.documentDirectory, in: .userDomainMask) == [container.hostPath(for: .documents)])
-            #expect(container.searchPaths(.cachesDirectory, in: .userDomainMask, expandTilde: false) == ["~/Library/Caches"])
+            #expect(
+                container.searchPaths(.documentDirectory, in: .userDomainMask) == [container.hostPath(for: .documents)])
+            #expect(
+                container.searchPaths(.cachesDirectory, in: .userDomainMask, expandTilde: false) == ["~/Library/Caches"]
+            )
             let all = container.searchPathForDirectories(.libraryDirectory, in: .allDomainsMask)
             #expect(all.map(\.isWritable) == [true, false, false])
             #expect(all.dropFirst().map(\.path) == ["/Library", "/System/Library"])
@@ -59,9 +68,13 @@ struct ContainerLayoutTests {
 
     @Test("the home location follows SANDBOX_HOME, then XDG_DATA_HOME, then HOME")
     func homeLocation() throws {
-        #expect(try SandboxHome.defaultLocation(environment: ["SANDBOX_HOME": "/x", "XDG_DATA_HOME": "/y", "HOME": "/h"]) == "/x")
+        #expect(
+            try SandboxHome.defaultLocation(environment: ["SANDBOX_HOME": "/x", "XDG_DATA_HOME": "/y", "HOME": "/h"])
+                == "/x")
         #expect(try SandboxHome.defaultLocation(environment: ["XDG_DATA_HOME": "/y", "HOME": "/h"]) == "/y/sandbox")
-        #expect(try SandboxHome.defaultLocation(environment: ["XDG_DATA_HOME": "relative", "HOME": "/h"]) == "/h/.local/share/sandbox")
+        #expect(
+            try SandboxHome.defaultLocation(environment: ["XDG_DATA_HOME": "relative", "HOME": "/h"])
+                == "/h/.local/share/sandbox")
         #expect(try SandboxHome.defaultLocation(environment: ["HOME": "/h"]) == "/h/.local/share/sandbox")
         let error = #expect(throws: SandboxError.self) { try SandboxHome.defaultLocation(environment: [:]) }
         #expect(error?.code == .notFound)
@@ -70,15 +83,19 @@ struct ContainerLayoutTests {
 
 @Suite("App identifiers")
 struct AppIdentifierTests {
-    @Test("valid reverse-DNS identifiers are accepted", arguments: ["com.example.notes", "org.x", "io.a-b.C9", String(repeating: "a.", count: 77) + "b"])
+    @Test(
+        "valid reverse-DNS identifiers are accepted",
+        arguments: ["com.example.notes", "org.x", "io.a-b.C9", String(repeating: "a.", count: 77) + "b"])
     func valid(_ raw: String) throws {
         #expect(try AppIdentifier(raw).rawValue == raw)
     }
 
-    @Test("invalid identifiers are refused with a clear error", arguments: [
-        "", "../x", "com/example", "com.example notes", "single", ".com.example", "com.example.", "com..example",
-        String(repeating: "a.", count: 78) + "b", "com.exämple", "com.example\u{0}x", "./.", "..",
-    ])
+    @Test(
+        "invalid identifiers are refused with a clear error",
+        arguments: [
+            "", "../x", "com/example", "com.example notes", "single", ".com.example", "com.example.", "com..example",
+            String(repeating: "a.", count: 78) + "b", "com.exämple", "com.example\u{0}x", "./.", "..",
+        ])
     func invalid(_ raw: String) {
         let error = #expect(throws: SandboxError.self) { try AppIdentifier(raw) }
         #expect(error?.code == .invalidAppIdentifier)

@@ -47,7 +47,8 @@ struct DeepAndRawNameLifecycleTests {
             let restart = try home.restart()
             #expect(restart.skipped.isEmpty)
             #expect(try container.root.contentsOfDirectory(at: ContainerPath("tmp")).isEmpty)
-            #expect(try container.root.contentsOfDirectory(at: ContainerPath("Documents")).count == 3)  // Inbox, bad\xFF, d
+            // Inbox, bad\xFF, d
+            #expect(try container.root.contentsOfDirectory(at: ContainerPath("Documents")).count == 3)
 
             try plant(levels: 15_000, in: container.hostPath(for: .documents), chain: "e")
             #expect(try home.uninstall(app) > 15_000)

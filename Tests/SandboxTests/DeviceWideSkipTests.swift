@@ -6,7 +6,9 @@ import Testing
 struct DeviceWideSkipTests {
     /// Two apps with a file in `tmp/`, `Library/Caches/` and `Documents/` each; `sabotage` is then
     /// applied to the second one's container (its host path). Returns the containers.
-    private func twoApps(_ home: SandboxHome, sabotage: (String) throws -> Void) throws -> (good: Container, bad: Container) {
+    private func twoApps(
+        _ home: SandboxHome, sabotage: (String) throws -> Void
+    ) throws -> (good: Container, bad: Container) {
         let good = try home.createContainer(for: AppIdentifier("com.example.good"))
         let bad = try home.createContainer(for: AppIdentifier("com.example.bad"))
         for container in [good, bad] {
@@ -35,13 +37,17 @@ struct DeviceWideSkipTests {
         for target in ["outside", "Documents"] {
             try withTemporaryHome { home, scratch in
                 let folder = try outside(scratch)
-                let (good, bad) = try twoApps(home) { try replace("tmp", in: $0, withLinkTo: target == "outside" ? folder : target) }
+                let (good, bad) = try twoApps(home) {
+                    try replace("tmp", in: $0, withLinkTo: target == "outside" ? folder : target)
+                }
                 let report = try home.restart()
                 #expect(report.containers == 1, "\(target)")
                 #expect(report.removedItems == 1)
                 #expect(report.skipped.map(\.app) == [bad.identifier])
                 #expect(report.skipped.first?.code == (target == "outside" ? "escapes-container" : "not-a-directory"))
-                #expect(report.skipped.first?.message.contains("'tmp' in the container of 'com.example.bad' is a symbolic link") == true)
+                #expect(
+                    report.skipped.first?.message.contains(
+                        "'tmp' in the container of 'com.example.bad' is a symbolic link") == true)
                 #expect(try good.root.contentsOfDirectory(at: ContainerPath("tmp")).isEmpty)
                 #expect(try bad.root.fileExists(at: ContainerPath("Documents/d")))
                 #expect(FileManager.default.fileExists(atPath: folder + "/keep"))

@@ -27,7 +27,10 @@ struct LocalizationTests {
     @Test("the environment: LANGUAGE's list, then LC_ALL, LC_MESSAGES or LANG; C and POSIX name nothing")
     func environment() {
         #expect(PreferredLanguages.fromEnvironment(["LANG": "de_DE.UTF-8"]) == ["de-DE"])
-        #expect(PreferredLanguages.fromEnvironment(["LANGUAGE": "fr_CA:fr:en", "LANG": "de_DE.UTF-8"]) == ["fr-CA", "fr", "en", "de-DE"])
+        #expect(
+            PreferredLanguages.fromEnvironment(["LANGUAGE": "fr_CA:fr:en", "LANG": "de_DE.UTF-8"]) == [
+                "fr-CA", "fr", "en", "de-DE",
+            ])
         #expect(PreferredLanguages.fromEnvironment(["LC_ALL": "pt_BR.UTF-8@euro", "LANG": "de_DE"]) == ["pt-BR"])
         #expect(PreferredLanguages.fromEnvironment(["LANG": "C.UTF-8"]) == [])
         #expect(PreferredLanguages.fromEnvironment(["LANG": "POSIX"]) == [])
@@ -52,7 +55,9 @@ struct LocalizationTests {
             #expect(try bundle.path(forResource: "Localizable", ofType: "strings") == base + strings)
             #expect(try bundle.path(forResource: "Main.storyboard", ofType: nil) == base + storyboard)
             #expect(try bundle.url(forResource: "icon", withExtension: "png")?.path == base + "icon.png")
-            #expect(try bundle.url(forResource: "ding", withExtension: "wav", subdirectory: "Sounds")?.path == base + "Sounds/ding.wav")
+            #expect(
+                try bundle.url(forResource: "ding", withExtension: "wav", subdirectory: "Sounds")?.path == base
+                    + "Sounds/ding.wav")
             #expect(try bundle.path(forResource: "missing", ofType: "txt") == nil)
         }
     }
@@ -64,7 +69,9 @@ struct LocalizationTests {
     func confined() throws {
         try withInstalledBundle { home, _ in
             let bundle = try home.openApp(app, environment: [:]).bundle
-            let error = #expect(throws: SandboxError.self) { try bundle.path(forResource: "../../../../etc/passwd", ofType: nil) }
+            let error = #expect(throws: SandboxError.self) {
+                try bundle.path(forResource: "../../../../etc/passwd", ofType: nil)
+            }
             #expect(error?.code == .escapesContainer)
         }
     }

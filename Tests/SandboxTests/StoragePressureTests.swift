@@ -9,7 +9,10 @@ struct StoragePressureTests {
         var containers: [Container] = []
         for name in ["com.example.a", "com.example.b"] {
             let container = try home.createContainer(for: AppIdentifier(name))
-            for path in ["Documents/doc.txt", "Library/Preferences/p.plist", "Library/Application Support/db", "Library/keep.txt", "Documents/Inbox/in.pdf"] {
+            for path in [
+                "Documents/doc.txt", "Library/Preferences/p.plist", "Library/Application Support/db",
+                "Library/keep.txt", "Documents/Inbox/in.pdf",
+            ] {
                 try writeFile(container, path, bytes: 5000)
             }
             containers.append(container)
@@ -21,7 +24,8 @@ struct StoragePressureTests {
     private func protectedItems(_ containers: [Container]) throws -> [String: Int64] {
         var items: [String: Int64] = [:]
         for container in containers {
-            for entry in try container.root.contentsOfDirectory(at: .root, recursive: true, prefetchingAttributes: true) {
+            for entry in try container.root.contentsOfDirectory(at: .root, recursive: true, prefetchingAttributes: true)
+            {
                 let path = entry.path.description
                 if path.hasPrefix("tmp") || path.hasPrefix("Library/Caches") { continue }
                 items["\(container.identifier)/\(path)"] = entry.attributes?.size
@@ -71,8 +75,13 @@ struct StoragePressureTests {
             func allocated(_ container: Container, _ path: String) throws -> Int64 {
                 try #require(try container.root.attributes(at: ContainerPath(path))?.allocatedSize)
             }
-            let expectedOrder = ["com.example.a/tmp/x/stale", "com.example.b/tmp/recent", "com.example.b/Library/Caches/older", "com.example.a/Library/Caches/old"]
-            let expectedBytes = try allocated(a, "tmp/x/stale") + allocated(b, "tmp/recent") + allocated(b, "Library/Caches/older") + allocated(a, "Library/Caches/old")
+            let expectedOrder = [
+                "com.example.a/tmp/x/stale", "com.example.b/tmp/recent", "com.example.b/Library/Caches/older",
+                "com.example.a/Library/Caches/old",
+            ]
+            let expectedBytes =
+                try allocated(a, "tmp/x/stale") + allocated(b, "tmp/recent") + allocated(b, "Library/Caches/older")
+                + allocated(a, "Library/Caches/old")
 
             // Ask for a little more than three files: four must go, tmp first, then the oldest cache.
             let report = try home.purge(bytes: 3 * 16384 + 1)

@@ -15,7 +15,8 @@ struct FuzzTarget: Sendable {
     /// Every target, in the order `scripts/fuzz` runs them.
     static let all: [FuzzTarget] = [
         .containerPath, .appIdentifier, .binaryPropertyList, .xmlPropertyList, .archive, .preferencesFile,
-        .fileName, .keychainFile, .bundleManifest, .bundleSignature, .resumeData, .checkpoint, .contentRange, .contentDisposition, .validator,
+        .fileName, .keychainFile, .bundleManifest, .bundleSignature, .resumeData, .checkpoint, .contentRange,
+        .contentDisposition, .validator,
     ]
 
     /// The target named by `SANDBOX_FUZZ_TARGET`; exits with the list of names when there is none.
@@ -23,7 +24,8 @@ struct FuzzTarget: Sendable {
         let name = ProcessInfo.processInfo.environment["SANDBOX_FUZZ_TARGET"] ?? ""
         guard let target = all.first(where: { $0.name == name }) else {
             let names = all.map(\.name).joined(separator: ", ")
-            FileHandle.standardError.write(Data("sandbox-fuzz: set SANDBOX_FUZZ_TARGET to one of: \(names) (got '\(name)').\n".utf8))
+            FileHandle.standardError.write(
+                Data("sandbox-fuzz: set SANDBOX_FUZZ_TARGET to one of: \(names) (got '\(name)').\n".utf8))
             exit(2)
         }
         return target

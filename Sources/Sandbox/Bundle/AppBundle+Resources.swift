@@ -48,7 +48,9 @@ extension AppBundle {
         try resourcePath(name, ext, subdirectory, localization)
     }
 
-    private func resourcePath(_ name: String?, _ ext: String?, _ subdirectory: String?, _ localization: String?) throws(SandboxError) -> ContainerPath? {
+    private func resourcePath(
+        _ name: String?, _ ext: String?, _ subdirectory: String?, _ localization: String?
+    ) throws(SandboxError) -> ContainerPath? {
         let suffix = (ext ?? "").isEmpty ? "" : "." + (ext ?? "")
         let localized = try preferredLocalizations(for: localization.map { [$0] })
         var folders = localized.map { ContainerPath.root.appendingName($0 + ".lproj") }
@@ -62,11 +64,14 @@ extension AppBundle {
             if let name {
                 let candidate = try ContainerPath(directory.storedText + "/" + name + suffix)
                 guard candidate.isDescendant(of: directory), candidate != directory else {
-                    throw SandboxError(.invalidPath, "'\(name + suffix)' names no resource inside '\(directory)' of the bundle.", path: candidate.description)
+                    throw SandboxError(
+                        .invalidPath, "'\(name + suffix)' names no resource inside '\(directory)' of the bundle.",
+                        path: candidate.description)
                 }
                 if try root.attributes(at: candidate, followingSymlink: false) != nil { return candidate }
             } else if try root.directoryExists(at: directory) {
-                let matches = try root.fileNames(at: directory).filter { suffix.isEmpty || $0.hasSuffix(suffix) }.sorted()
+                let matches = try root.fileNames(at: directory).filter { suffix.isEmpty || $0.hasSuffix(suffix) }
+                    .sorted()
                 if let first = matches.first { return directory.appendingName(first) }
             }
         }

@@ -26,7 +26,9 @@ public final class AppBundle: Sendable {
     /// Reads a resource's bytes.
     ///
     /// - Throws: as ``/SandboxCore/ConfinedRoot/readContents(of:maximumSize:)``.
-    public func readContents(of path: ContainerPath, maximumSize: Int = ConfinedRoot.defaultMaximumReadSize) throws(SandboxError) -> [UInt8] {
+    public func readContents(
+        of path: ContainerPath, maximumSize: Int = ConfinedRoot.defaultMaximumReadSize
+    ) throws(SandboxError) -> [UInt8] {
         try root.readContents(of: path, maximumSize: maximumSize)
     }
 
@@ -36,7 +38,9 @@ public final class AppBundle: Sendable {
     }
 
     /// The items of a directory of the bundle.
-    public func contentsOfDirectory(at path: ContainerPath, recursive: Bool = false) throws(SandboxError) -> [DirectoryEntry] {
+    public func contentsOfDirectory(
+        at path: ContainerPath, recursive: Bool = false
+    ) throws(SandboxError) -> [DirectoryEntry] {
         try root.contentsOfDirectory(at: path, recursive: recursive)
     }
 
@@ -52,6 +56,7 @@ public final class AppBundle: Sendable {
     /// `Bundle.preferredLocalizations`: the bundle's localizations that suit `languages` (by
     /// default ``preferredLanguages``), best first; see ``LocalizationMatcher``.
     public func preferredLocalizations(for languages: [String]? = nil) throws(SandboxError) -> [String] {
-        LocalizationMatcher.preferredLocalizations(from: try localizations(), forPreferences: languages ?? preferredLanguages)
+        LocalizationMatcher.preferredLocalizations(
+            from: try localizations(), forPreferences: languages ?? preferredLanguages)
     }
 }

@@ -32,19 +32,30 @@ extension BundleManifest {
         do {
             stored = try JSONDecoder().decode(Stored.self, from: Data(bytes))
         } catch {
-            throw SandboxError(.corrupt, "'\(source)' is not a bundle manifest (\(error)). Sign the bundle again with `sandbox sign`.", path: source)
+            throw SandboxError(
+                .corrupt, "'\(source)' is not a bundle manifest (\(error)). Sign the bundle again with `sandbox sign`.",
+                path: source)
         }
         guard stored.format == Self.format else {
             if stored.format == "sandbox-bundle-manifest/1" {
-                throw SandboxError(.corrupt, "'\(source)' is a manifest of format '\(stored.format)', which names no app or version, so it cannot be told from an older bundle or another app's. Sign the bundle again with `sandbox sign`.", path: source)
+                throw SandboxError(
+                    .corrupt,
+                    "'\(source)' is a manifest of format '\(stored.format)', which names no app or version, so it cannot be told from an older bundle or another app's. Sign the bundle again with `sandbox sign`.",
+                    path: source)
             }
-            throw SandboxError(.corrupt, "'\(source)' is a manifest of format '\(stored.format)'; this version reads '\(Self.format)'. Sign the bundle again with this version of `sandbox sign`.", path: source)
+            throw SandboxError(
+                .corrupt,
+                "'\(source)' is a manifest of format '\(stored.format)'; this version reads '\(Self.format)'. Sign the bundle again with this version of `sandbox sign`.",
+                path: source)
         }
         var seen = Set<ContainerPath>()
         var entries: [Entry] = []
         for item in stored.entries {
             let bad = { (what: String) in
-                SandboxError(.corrupt, "'\(source)' lists '\(item.path)' with \(what). Sign the bundle again with `sandbox sign`.", path: source)
+                SandboxError(
+                    .corrupt,
+                    "'\(source)' lists '\(item.path)' with \(what). Sign the bundle again with `sandbox sign`.",
+                    path: source)
             }
             let path: ContainerPath
             do throws(SandboxError) {
@@ -52,30 +63,46 @@ extension BundleManifest {
             } catch {
                 throw bad("an invalid path (\(error.message))")
             }
-            guard path.string == item.path, !path.isRoot, !path.components.contains(".."), !path.components.contains("."), path.names.first != Self.signatureDirectory.names.first else {
+            guard path.string == item.path, !path.isRoot, !path.components.contains(".."),
+                !path.components.contains("."), path.names.first != Self.signatureDirectory.names.first
+            else {
                 throw bad("a path that names no item of the bundle")
             }
             guard seen.insert(path).inserted else { throw bad("a second entry") }
-            guard item.mode.hasPrefix("0"), let mode = UInt16(item.mode, radix: 8), mode <= 0o7777 else { throw bad("the mode '\(item.mode)'") }
+            guard item.mode.hasPrefix("0"), let mode = UInt16(item.mode, radix: 8), mode <= 0o7777 else {
+                throw bad("the mode '\(item.mode)'")
+            }
             switch item.type {
             case .file:
-                guard item.size >= 0, let digest = item.sha256, digest.count == 64, digest.allSatisfy(\.isHexDigit), digest == digest.lowercased() else {
+                guard item.size >= 0, let digest = item.sha256, digest.count == 64, digest.allSatisfy(\.isHexDigit),
+                    digest == digest.lowercased()
+                else {
                     throw bad("a bad size or SHA-256")
                 }
             case .directory:
-                guard item.size == 0, item.sha256 == nil else { throw bad("a size or digest, which a directory has not") }
+                guard item.size == 0, item.sha256 == nil else {
+                    throw bad("a size or digest, which a directory has not")
+                }
             }
             entries.append(Entry(path: path, kind: item.type, mode: mode, size: item.size, sha256: item.sha256))
         }
         let identity: BundleIdentity
         do throws(SandboxError) {
-            identity = BundleIdentity(identifier: try AppIdentifier(stored.identifier ?? ""), version: try BundleVersion(stored.version ?? ""))
+            identity = BundleIdentity(
+                identifier: try AppIdentifier(stored.identifier ?? ""), version: try BundleVersion(stored.version ?? "")
+            )
         } catch {
-            throw SandboxError(.corrupt, "'\(source)' names no valid app or version (\(error.message)). Sign the bundle again with `sandbox sign`.", path: source)
+            throw SandboxError(
+                .corrupt,
+                "'\(source)' names no valid app or version (\(error.message)). Sign the bundle again with `sandbox sign`.",
+                path: source)
         }
         self.init(entries: entries, identity: identity)
         guard canonicalBytes == bytes else {
-            throw SandboxError(.corrupt, "'\(source)' is not in the canonical encoding `sandbox sign` writes (extra keys, spaces, repeated keys or another order). Sign the bundle again with `sandbox sign`.", path: source)
+            throw SandboxError(
+                .corrupt,
+                "'\(source)' is not in the canonical encoding `sandbox sign` writes (extra keys, spaces, repeated keys or another order). Sign the bundle again with `sandbox sign`.",
+                path: source)
         }
     }
 }

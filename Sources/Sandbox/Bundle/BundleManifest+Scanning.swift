@@ -16,7 +16,10 @@ extension BundleManifest {
             let relative = item.path.relative(to: bundle)
             if relative.names.first == Self.signatureDirectory.names.first { return }
             guard relative.lastName?.isValidUTF8 != false else {
-                throw SandboxError(.unsupported, "The name of '\(relative)' in the bundle is not valid UTF-8 (its bytes that are not are shown as \\xHH); a bundle's names must be, as on APFS. Rename it, then sign again.", path: relative.description)
+                throw SandboxError(
+                    .unsupported,
+                    "The name of '\(relative)' in the bundle is not valid UTF-8 (its bytes that are not are shown as \\xHH); a bundle's names must be, as on APFS. Rename it, then sign again.",
+                    path: relative.description)
             }
             guard let attributes = item.attributes else { return }  // removed while being listed
             let mode = UInt16(attributes.permissions.rawValue & 0o7777)
@@ -27,7 +30,10 @@ extension BundleManifest {
                 let file = try digest.sha256(of: item.path, in: root)
                 entries.append(Entry(path: relative, kind: .file, mode: mode, size: file.size, sha256: file.hex))
             default:
-                throw SandboxError(.unsupported, "'\(relative)' in the bundle is a \(item.type); a bundle may hold only files and directories. Replace it with a copy of what it stands for, then sign again.", path: relative.description)
+                throw SandboxError(
+                    .unsupported,
+                    "'\(relative)' in the bundle is a \(item.type); a bundle may hold only files and directories. Replace it with a copy of what it stands for, then sign again.",
+                    path: relative.description)
             }
         }
         self.init(entries: entries, identity: identity)

@@ -50,10 +50,14 @@ public struct BundleSignature: Sendable, Hashable {
         do {
             stored = try JSONDecoder().decode(Stored.self, from: Data(bytes))
         } catch {
-            throw SandboxError(.signatureInvalid, "'\(source)' is not a bundle signature (\(error)). \(remedy)", path: source)
+            throw SandboxError(
+                .signatureInvalid, "'\(source)' is not a bundle signature (\(error)). \(remedy)", path: source)
         }
-        guard stored.algorithm == "ed25519", let key = Data(base64Encoded: stored.key), let signature = Data(base64Encoded: stored.signature), signature.count == 64 else {
-            throw SandboxError(.signatureInvalid, "'\(source)' is not an Ed25519 bundle signature. \(remedy)", path: source)
+        guard stored.algorithm == "ed25519", let key = Data(base64Encoded: stored.key),
+            let signature = Data(base64Encoded: stored.signature), signature.count == 64
+        else {
+            throw SandboxError(
+                .signatureInvalid, "'\(source)' is not an Ed25519 bundle signature. \(remedy)", path: source)
         }
         do throws(SandboxError) {
             self.key = try SigningPublicKey(rawRepresentation: Array(key), source: source)

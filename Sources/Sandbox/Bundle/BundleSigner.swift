@@ -32,7 +32,9 @@ public enum BundleSigner {
     ///   On error no new signature is in place; an old one may remain, and no longer matches if the
     ///   bundle changed.
     @discardableResult
-    public static func sign(bundleAt hostPath: String, with key: SigningKey, identity: BundleIdentity) throws(SandboxError) -> Report {
+    public static func sign(
+        bundleAt hostPath: String, with key: SigningKey, identity: BundleIdentity
+    ) throws(SandboxError) -> Report {
         let root = try ConfinedRoot(openingDirectoryAt: hostPath)
         switch try root.attributes(at: BundleManifest.signatureDirectory, followingSymlink: false)?.type {
         case nil:
@@ -40,7 +42,10 @@ public enum BundleSigner {
         case .directory?:
             break
         case let other?:
-            throw SandboxError(.alreadyExists, "'\(hostPath)/_CodeSignature' is a \(other), not a directory; the signature goes there. Move it away and sign again.", path: "_CodeSignature")
+            throw SandboxError(
+                .alreadyExists,
+                "'\(hostPath)/_CodeSignature' is a \(other), not a directory; the signature goes there. Move it away and sign again.",
+                path: "_CodeSignature")
         }
         let manifest = try BundleManifest(scanning: .root, in: root, identity: identity)
         let bytes = manifest.canonicalBytes
@@ -48,6 +53,8 @@ public enum BundleSigner {
         try root.writeContents(bytes, to: BundleManifest.manifestFile, options: [.atomic, .durable])
         try root.writeContents(signature.storedBytes, to: BundleManifest.signatureFile, options: [.atomic, .durable])
         let files = manifest.entries.filter { $0.kind == .file }.count
-        return Report(files: files, directories: manifest.entries.count - files, bytes: manifest.totalSize, keyID: key.publicKey.keyID, identity: identity)
+        return Report(
+            files: files, directories: manifest.entries.count - files, bytes: manifest.totalSize,
+            keyID: key.publicKey.keyID, identity: identity)
     }
 }

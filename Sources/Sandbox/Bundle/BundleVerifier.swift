@@ -18,7 +18,8 @@ public struct BundleVerification: Sendable, Hashable, Codable {
     public var identity: BundleIdentity?
 
     /// The report of an empty unsigned placeholder.
-    static let unsigned = BundleVerification(isSigned: false, keyID: nil, files: 0, directories: 0, bytes: 0, identity: nil)
+    static let unsigned = BundleVerification(
+        isSigned: false, keyID: nil, files: 0, directories: 0, bytes: 0, identity: nil)
 }
 
 /// What ``BundleVerifier/check(_:in:trustedKeys:label:comparingPermissions:)`` found.
@@ -57,18 +58,27 @@ enum BundleVerifier {
         do throws(SandboxError) {
             signatureBytes = try root.readContents(of: signaturePath, maximumSize: 4096)
             manifestBytes = try root.readContents(of: manifestPath)
-        } catch where error.code == .notFound {
+        } catch  where error.code == .notFound {
             guard try root.contentsOfDirectory(at: bundle).isEmpty else {
-                throw SandboxError(.signatureInvalid, "\(label) is not signed: '_CodeSignature/manifest.json' or '_CodeSignature/signature' is missing. \(signRemedy)", path: bundle.description)
+                throw SandboxError(
+                    .signatureInvalid,
+                    "\(label) is not signed: '_CodeSignature/manifest.json' or '_CodeSignature/signature' is missing. \(signRemedy)",
+                    path: bundle.description)
             }
             return nil
         }
         let signature = try BundleSignature(storedBytes: signatureBytes, source: "\(label)/_CodeSignature/signature")
         guard signature.isValid(for: manifestBytes) else {
-            throw SandboxError(.signatureInvalid, "The signature of \(label) does not match '_CodeSignature/manifest.json': the manifest was changed after signing, or the signature belongs to another manifest. \(signRemedy)", path: bundle.description)
+            throw SandboxError(
+                .signatureInvalid,
+                "The signature of \(label) does not match '_CodeSignature/manifest.json': the manifest was changed after signing, or the signature belongs to another manifest. \(signRemedy)",
+                path: bundle.description)
         }
         guard trustedKeys.contains(signature.key) else {
-            throw SandboxError(.untrustedKey, "\(label) is signed by key \(signature.key), which this device does not trust. Trust the signer's public key with `sandbox trust KEYFILE.pub`, or sign with a trusted key.", path: bundle.description)
+            throw SandboxError(
+                .untrustedKey,
+                "\(label) is signed by key \(signature.key), which this device does not trust. Trust the signer's public key with `sandbox trust KEYFILE.pub`, or sign with a trusted key.",
+                path: bundle.description)
         }
         let manifest = try BundleManifest(storedBytes: manifestBytes, source: "\(label)/_CodeSignature/manifest.json")
         return (signature, manifest)
@@ -91,21 +101,25 @@ enum BundleVerifier {
         label: String,
         comparingPermissions: Bool = true
     ) throws(SandboxError) -> BundleCheck {
-        guard let (signature, manifest) = try signature(of: bundle, in: root, trustedKeys: trustedKeys, label: label) else {
+        guard let (signature, manifest) = try signature(of: bundle, in: root, trustedKeys: trustedKeys, label: label)
+        else {
             return BundleCheck(report: .unsigned, changes: [], manifest: nil)
         }
         var expected: [ContainerPath: BundleManifest.Entry] = [:]
         for entry in manifest.entries { expected[entry.path] = entry }
         var changes: [BundleChange] = []
-        var report = BundleVerification(isSigned: true, keyID: signature.key.keyID, files: 0, directories: 0, bytes: 0, identity: manifest.identity)
+        var report = BundleVerification(
+            isSigned: true, keyID: signature.key.keyID, files: 0, directories: 0, bytes: 0, identity: manifest.identity)
         let digest = FileDigest()
         try root.enumerate(at: bundle, recursive: true, prefetchingAttributes: true) { item throws(SandboxError) in
             let relative = item.path.relative(to: bundle)
             guard let attributes = item.attributes else { return }  // vanished while listed: reported as removed
             let mode = UInt16(attributes.permissions.rawValue & 0o7777)
             if relative.names.first == BundleManifest.signatureDirectory.names.first {
-                let isSignatureFile = relative == BundleManifest.manifestFile || relative == BundleManifest.signatureFile
-                let isSignatureItem = relative.names.count == 1 ? item.type == .directory : isSignatureFile && item.type == .regular
+                let isSignatureFile =
+                    relative == BundleManifest.manifestFile || relative == BundleManifest.signatureFile
+                let isSignatureItem =
+                    relative.names.count == 1 ? item.type == .directory : isSignatureFile && item.type == .regular
                 if !isSignatureItem {
                     changes.append(BundleChange(path: relative.description, kind: .added))
                 } else if comparingPermissions, mode != (item.type == .directory ? 0o555 : 0o444) {
@@ -117,7 +131,9 @@ enum BundleVerifier {
                 changes.append(BundleChange(path: relative.description, kind: .added))
                 return
             }
-            let change = try compare(item.path, item.type, comparingPermissions ? mode : nil, attributes.size, with: entry, in: root, digest: digest, report: &report)
+            let change = try compare(
+                item.path, item.type, comparingPermissions ? mode : nil, attributes.size, with: entry, in: root,
+                digest: digest, report: &report)
             if let change { changes.append(BundleChange(path: relative.description, kind: change)) }
         }
         for entry in expected.values { changes.append(BundleChange(path: entry.path.description, kind: .removed)) }

@@ -26,12 +26,18 @@ public struct BundleVersion: Sendable, Hashable, Comparable, CustomStringConvert
                 part.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }),
                 let number = UInt64(part)
             else {
-                throw SandboxError(.invalidArgument, "'\(rawValue)' is not a bundle version: use one to three integers separated by dots, as CFBundleVersion does (e.g. '1.2.10'), each of at most \(Self.maximumDigits) digits.", path: rawValue)
+                throw SandboxError(
+                    .invalidArgument,
+                    "'\(rawValue)' is not a bundle version: use one to three integers separated by dots, as CFBundleVersion does (e.g. '1.2.10'), each of at most \(Self.maximumDigits) digits.",
+                    path: rawValue)
             }
             numbers.append(number)
         }
         guard (1...3).contains(parts.count) else {
-            throw SandboxError(.invalidArgument, "'\(rawValue)' is not a bundle version: it has \(parts.count) parts; CFBundleVersion has one to three integers separated by dots (e.g. '1.2.10').", path: rawValue)
+            throw SandboxError(
+                .invalidArgument,
+                "'\(rawValue)' is not a bundle version: it has \(parts.count) parts; CFBundleVersion has one to three integers separated by dots (e.g. '1.2.10').",
+                path: rawValue)
         }
         while numbers.last == 0 { numbers.removeLast() }
         self.rawValue = rawValue

@@ -40,7 +40,10 @@ enum HostKeyFile {
             count += got
         }
         guard count <= maximumSize else {
-            throw SandboxError(.invalidArgument, "'\(path)' is larger than a key file (\(maximumSize) bytes at most); give the file `sandbox keygen` wrote.", path: path)
+            throw SandboxError(
+                .invalidArgument,
+                "'\(path)' is larger than a key file (\(maximumSize) bytes at most); give the file `sandbox keygen` wrote.",
+                path: path)
         }
         return String(decoding: buffer[..<count], as: UTF8.self)
     }
@@ -56,13 +59,22 @@ enum HostKeyFile {
         let cause = SystemCallFailure(systemCall: call, errno: number)
         switch number {
         case .fileExists:
-            return SandboxError(.alreadyExists, "'\(path)' already exists; a key file is never overwritten. Choose another name or remove the old key first.", path: path, cause: cause)
+            return SandboxError(
+                .alreadyExists,
+                "'\(path)' already exists; a key file is never overwritten. Choose another name or remove the old key first.",
+                path: path, cause: cause)
         case .noSuchFileOrDirectory:
-            return SandboxError(.notFound, "No key file at '\(path)'. Check the path; `sandbox keygen KEYFILE` creates one.", path: path, cause: cause)
+            return SandboxError(
+                .notFound, "No key file at '\(path)'. Check the path; `sandbox keygen KEYFILE` creates one.",
+                path: path, cause: cause)
         case .permissionDenied, .notPermitted:
-            return SandboxError(.permissionDenied, "Permission denied for the key file '\(path)'. Check its permissions and owner.", path: path, cause: cause)
+            return SandboxError(
+                .permissionDenied, "Permission denied for the key file '\(path)'. Check its permissions and owner.",
+                path: path, cause: cause)
         case .noSpace, .diskQuotaExceeded:
-            return SandboxError(.noSpace, "No space left to write the key file '\(path)'. Free space and try again.", path: path, cause: cause)
+            return SandboxError(
+                .noSpace, "No space left to write the key file '\(path)'. Free space and try again.", path: path,
+                cause: cause)
         case .isDirectory:
             return SandboxError(.isADirectory, "'\(path)' is a directory; give a key file.", path: path, cause: cause)
         default:
@@ -80,7 +92,10 @@ extension SigningKey {
     ///   ``/SandboxCore/SandboxError/Code/permissionDenied``.
     public func write(toHostPath path: String) throws(SandboxError) {
         for existing in [path, path + ".pub"] where HostKeyFile.exists(existing) {
-            throw SandboxError(.alreadyExists, "'\(existing)' already exists; a key file is never overwritten. Choose another name or remove the old key first.", path: existing)
+            throw SandboxError(
+                .alreadyExists,
+                "'\(existing)' already exists; a key file is never overwritten. Choose another name or remove the old key first.",
+                path: existing)
         }
         try HostKeyFile.create(path, contents: fileContents, mode: 0o600)
         do throws(SandboxError) {

@@ -19,7 +19,8 @@ public enum LocalizationMatcher {
 
     /// The localizations of `available` (folder names without `.lproj`) that suit `preferred`
     /// (language tags, most wanted first), best first, without repeats.
-    public static func preferredLocalizations(from available: [String], forPreferences preferred: [String]) -> [String] {
+    public static func preferredLocalizations(from available: [String], forPreferences preferred: [String]) -> [String]
+    {
         let candidates = available.filter { $0.lowercased() != "base" }.map { (name: $0, tag: canonical($0)) }
         var result: [String] = []
         func add(_ names: [String]) {

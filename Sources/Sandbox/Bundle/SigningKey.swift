@@ -26,14 +26,24 @@ public struct SigningKey: Sendable {
     ///   key file (a public key given by mistake says so).
     public init(fileContents text: String, source: String) throws(SandboxError) {
         let fields = text.split(whereSeparator: \.isWhitespace)
-        guard fields.count == 2, fields[0] == Self.fileTag, let seed = Data(base64Encoded: String(fields[1])), seed.count == 32 else {
-            let hint = fields.first.map(String.init) == SigningPublicKey.fileTag ? " It is a public key: give the private key file, not the .pub." : ""
-            throw SandboxError(.invalidArgument, "'\(source)' is not a sandbox signing key (one line: \(Self.fileTag) BASE64).\(hint) Create one with `sandbox keygen KEYFILE`.", path: source)
+        guard fields.count == 2, fields[0] == Self.fileTag, let seed = Data(base64Encoded: String(fields[1])),
+            seed.count == 32
+        else {
+            let hint =
+                fields.first.map(String.init) == SigningPublicKey.fileTag
+                ? " It is a public key: give the private key file, not the .pub." : ""
+            throw SandboxError(
+                .invalidArgument,
+                "'\(source)' is not a sandbox signing key (one line: \(Self.fileTag) BASE64).\(hint) Create one with `sandbox keygen KEYFILE`.",
+                path: source)
         }
         do {
             key = try Curve25519.Signing.PrivateKey(rawRepresentation: seed)
         } catch {
-            throw SandboxError(.invalidArgument, "'\(source)' holds no valid Ed25519 key (\(error)). Create one with `sandbox keygen KEYFILE`.", path: source)
+            throw SandboxError(
+                .invalidArgument,
+                "'\(source)' holds no valid Ed25519 key (\(error)). Create one with `sandbox keygen KEYFILE`.",
+                path: source)
         }
     }
 
@@ -81,7 +91,8 @@ public struct SigningPublicKey: Sendable, Hashable, CustomStringConvertible {
         do {
             key = try Curve25519.Signing.PublicKey(rawRepresentation: bytes)
         } catch {
-            throw SandboxError(.invalidArgument, "'\(source)' holds no valid Ed25519 public key (\(error)).", path: source)
+            throw SandboxError(
+                .invalidArgument, "'\(source)' holds no valid Ed25519 public key (\(error)).", path: source)
         }
     }
 
@@ -91,8 +102,13 @@ public struct SigningPublicKey: Sendable, Hashable, CustomStringConvertible {
     ///   key file.
     public init(fileContents text: String, source: String) throws(SandboxError) {
         let fields = text.split(whereSeparator: \.isWhitespace)
-        guard fields.count == 2, fields[0] == Self.fileTag, let bytes = Data(base64Encoded: String(fields[1])), bytes.count == 32 else {
-            throw SandboxError(.invalidArgument, "'\(source)' is not a sandbox public key (one line: \(Self.fileTag) BASE64). `sandbox keygen KEYFILE` writes one to KEYFILE.pub.", path: source)
+        guard fields.count == 2, fields[0] == Self.fileTag, let bytes = Data(base64Encoded: String(fields[1])),
+            bytes.count == 32
+        else {
+            throw SandboxError(
+                .invalidArgument,
+                "'\(source)' is not a sandbox public key (one line: \(Self.fileTag) BASE64). `sandbox keygen KEYFILE` writes one to KEYFILE.pub.",
+                path: source)
         }
         try self.init(rawRepresentation: Array(bytes), source: source)
     }

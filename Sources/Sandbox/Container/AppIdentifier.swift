@@ -18,20 +18,27 @@ public struct AppIdentifier: Hashable, Sendable, Comparable, CustomStringConvert
     ///   ``SandboxCore/SandboxError/Code/invalidAppIdentifier``, saying which rule was broken.
     public init(_ rawValue: String) throws(SandboxError) {
         func invalid(_ reason: String) -> SandboxError {
-            SandboxError(.invalidAppIdentifier, "'\(rawValue)' is not a valid app identifier: \(reason). Use reverse-DNS such as 'com.example.notes'.", path: rawValue)
+            SandboxError(
+                .invalidAppIdentifier,
+                "'\(rawValue)' is not a valid app identifier: \(reason). Use reverse-DNS such as 'com.example.notes'.",
+                path: rawValue)
         }
         guard !rawValue.isEmpty else { throw invalid("it is empty") }
         guard rawValue.utf8.count <= Self.maximumLength else {
             throw invalid("it is \(rawValue.utf8.count) characters long, more than \(Self.maximumLength)")
         }
         let allowed = rawValue.utf8.allSatisfy { byte in
-            (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
-                || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || byte == UInt8(ascii: "-") || byte == UInt8(ascii: ".")
+            (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte)
+                || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
+                || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || byte == UInt8(ascii: "-")
+                || byte == UInt8(ascii: ".")
         }
         guard allowed else { throw invalid("only ASCII letters, digits, '-' and '.' are allowed") }
         let parts = rawValue.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count >= 2 else { throw invalid("it needs at least two parts separated by '.'") }
-        guard !parts.contains(where: \.isEmpty) else { throw invalid("it has an empty part (a leading, trailing or doubled '.')") }
+        guard !parts.contains(where: \.isEmpty) else {
+            throw invalid("it has an empty part (a leading, trailing or doubled '.')")
+        }
         self.rawValue = rawValue
     }
 

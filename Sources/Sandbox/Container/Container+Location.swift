@@ -27,7 +27,10 @@ extension Container {
             case .symlink:
                 throw try linkRefusal(at: prefix, standingFor: directory)
             default:
-                throw SandboxError(.notADirectory, "'\(prefix)' in the container of '\(identifier)' is a \(attributes.type), not a directory. Remove it and create the directory again.", path: prefix.description)
+                throw SandboxError(
+                    .notADirectory,
+                    "'\(prefix)' in the container of '\(identifier)' is a \(attributes.type), not a directory. Remove it and create the directory again.",
+                    path: prefix.description)
             }
         }
         return path
@@ -41,17 +44,28 @@ extension Container {
     public func resolvedHostPath(for directory: ContainerDirectory) throws(SandboxError) -> String {
         guard directory != .bundle else { return hostPath(for: .bundle) }
         guard let path = try locate(directory) else {
-            throw SandboxError(.notFound, "The \(directory.rawValue) directory of '\(identifier)' is missing. Create it again to use it.", path: directory.path?.description)
+            throw SandboxError(
+                .notFound,
+                "The \(directory.rawValue) directory of '\(identifier)' is missing. Create it again to use it.",
+                path: directory.path?.description)
         }
         return root.displayPath(of: path)
     }
 
-    private func linkRefusal(at path: ContainerPath, standingFor directory: ContainerDirectory) throws(SandboxError) -> SandboxError {
+    private func linkRefusal(
+        at path: ContainerPath, standingFor directory: ContainerDirectory
+    ) throws(SandboxError) -> SandboxError {
         do throws(SandboxError) {
             _ = try root.attributes(at: path)
-        } catch where error.code == .escapesContainer {
-            return SandboxError(.escapesContainer, "'\(path)' in the container of '\(identifier)' is a symbolic link that leads out of the container, not the \(directory.rawValue) directory; it is not followed. Remove the link and create the directory again.", path: path.description)
+        } catch  where error.code == .escapesContainer {
+            return SandboxError(
+                .escapesContainer,
+                "'\(path)' in the container of '\(identifier)' is a symbolic link that leads out of the container, not the \(directory.rawValue) directory; it is not followed. Remove the link and create the directory again.",
+                path: path.description)
         }
-        return SandboxError(.notADirectory, "'\(path)' in the container of '\(identifier)' is a symbolic link, not the \(directory.rawValue) directory; it is not followed. Remove the link and create the directory again.", path: path.description)
+        return SandboxError(
+            .notADirectory,
+            "'\(path)' in the container of '\(identifier)' is a symbolic link, not the \(directory.rawValue) directory; it is not followed. Remove the link and create the directory again.",
+            path: path.description)
     }
 }

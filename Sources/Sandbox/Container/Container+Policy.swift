@@ -28,19 +28,25 @@ extension Container {
             }
             guard action == .delete else { continue }
             for inner in ContainerDirectory.allCases where !inner.policy.allows(.delete) {
-                guard let innerPath = inner.path, innerPath.isDescendant(of: location), innerPath != location else { continue }
+                guard let innerPath = inner.path, innerPath.isDescendant(of: location), innerPath != location else {
+                    continue
+                }
                 throw Self.refusal(action, at: path, described: "'\(path)', which holds '\(innerPath)'", by: inner)
             }
         }
     }
 
-    private static func refusal(_ action: DirectoryPolicy.Action, at path: ContainerPath, described place: String, by directory: ContainerDirectory) -> SandboxError {
+    private static func refusal(
+        _ action: DirectoryPolicy.Action, at path: ContainerPath, described place: String,
+        by directory: ContainerDirectory
+    ) -> SandboxError {
         let verb = action == .delete ? "removing" : action == .create ? "creating" : "changing"
         let shown = directory.path.map { "'\($0)'" } ?? directory.rawValue
         let rule: String
         switch directory.policy.appAccess {
         case .readAndDelete:
-            rule = "\(shown) is where other apps deliver documents: the app may only read and delete there. Move the document out of the Inbox to change it"
+            rule =
+                "\(shown) is where other apps deliver documents: the app may only read and delete there. Move the document out of the Inbox to change it"
         case .preferencesAPI:
             rule = "\(shown) is written only through the preferences API (`sandbox defaults`)"
         case .readOnly, .readWrite:
@@ -92,7 +98,9 @@ extension Container {
             }
             expansions += 1
             guard expansions <= 40 else {
-                throw SandboxError(.symlinkLoop, "Resolving '\(path)' met more than 40 symbolic links; remove the loop.", path: path.description)
+                throw SandboxError(
+                    .symlinkLoop, "Resolving '\(path)' met more than 40 symbolic links; remove the loop.",
+                    path: path.description)
             }
             let target = try linkTarget(at: candidate)
             guard target.first != UInt8(ascii: "/") else { throw Self.escape(path) }
@@ -107,11 +115,16 @@ extension Container {
         let parent = try root.openParent(of: path)
         let capacity = Int(PATH_MAX)
         var buffer = [CChar](repeating: 0, count: capacity + 1)
-        let count = try syscall("readlinkat", path: path.description) { readlinkat(parent.rawValue, parent.name.cString, &buffer, capacity) }
+        let count = try syscall("readlinkat", path: path.description) {
+            readlinkat(parent.rawValue, parent.name.cString, &buffer, capacity)
+        }
         return buffer[0..<count].map { UInt8(bitPattern: $0) }
     }
 
     private static func escape(_ path: ContainerPath) -> SandboxError {
-        SandboxError(.escapesContainer, "'\(path)' leads out of the container (through '..' above its home or a symbolic link that points out); paths stay beneath the container's home.", path: path.description)
+        SandboxError(
+            .escapesContainer,
+            "'\(path)' leads out of the container (through '..' above its home or a symbolic link that points out); paths stay beneath the container's home.",
+            path: path.description)
     }
 }

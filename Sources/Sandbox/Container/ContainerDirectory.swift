@@ -33,27 +33,43 @@ public enum ContainerDirectory: String, Sendable, Hashable, CaseIterable, Codabl
     }
 
     /// The directories a new data container is created with, parents first.
-    static let layout: [ContainerDirectory] = [.documents, .inbox, .library, .preferences, .applicationSupport, .caches, .tmp]
+    static let layout: [ContainerDirectory] = [
+        .documents, .inbox, .library, .preferences, .applicationSupport, .caches, .tmp,
+    ]
 
     /// The rules of the directory, as iOS documents them.
     public var policy: DirectoryPolicy {
         switch self {
         case .bundle:
-            DirectoryPolicy(isBackedUp: false, update: .replaced, isPurgeable: false, isClearedAtRestart: false, appAccess: .readOnly)
+            DirectoryPolicy(
+                isBackedUp: false, update: .replaced, isPurgeable: false, isClearedAtRestart: false,
+                appAccess: .readOnly)
         case .home, .library:
-            DirectoryPolicy(isBackedUp: true, update: .kept, isPurgeable: false, isClearedAtRestart: false, appAccess: .readWrite)
+            DirectoryPolicy(
+                isBackedUp: true, update: .kept, isPurgeable: false, isClearedAtRestart: false, appAccess: .readWrite)
         case .documents:
-            DirectoryPolicy(isBackedUp: true, update: .kept, isPurgeable: false, isClearedAtRestart: false, appAccess: .readWrite)
+            DirectoryPolicy(
+                isBackedUp: true, update: .kept, isPurgeable: false, isClearedAtRestart: false, appAccess: .readWrite)
         case .inbox:
-            DirectoryPolicy(isBackedUp: true, update: .kept, isPurgeable: false, isClearedAtRestart: false, appAccess: .readAndDelete)
+            DirectoryPolicy(
+                isBackedUp: true, update: .kept, isPurgeable: false, isClearedAtRestart: false,
+                appAccess: .readAndDelete)
         case .preferences:
-            DirectoryPolicy(isBackedUp: true, update: .kept, isPurgeable: false, isClearedAtRestart: false, appAccess: .preferencesAPI)
+            DirectoryPolicy(
+                isBackedUp: true, update: .kept, isPurgeable: false, isClearedAtRestart: false,
+                appAccess: .preferencesAPI)
         case .applicationSupport:
-            DirectoryPolicy(isBackedUp: true, update: .notGuaranteed, isPurgeable: false, isClearedAtRestart: false, appAccess: .readWrite)
+            DirectoryPolicy(
+                isBackedUp: true, update: .notGuaranteed, isPurgeable: false, isClearedAtRestart: false,
+                appAccess: .readWrite)
         case .caches:
-            DirectoryPolicy(isBackedUp: false, update: .notGuaranteed, isPurgeable: true, isClearedAtRestart: false, appAccess: .readWrite)
+            DirectoryPolicy(
+                isBackedUp: false, update: .notGuaranteed, isPurgeable: true, isClearedAtRestart: false,
+                appAccess: .readWrite)
         case .tmp:
-            DirectoryPolicy(isBackedUp: false, update: .notGuaranteed, isPurgeable: true, isClearedAtRestart: true, appAccess: .readWrite)
+            DirectoryPolicy(
+                isBackedUp: false, update: .notGuaranteed, isPurgeable: true, isClearedAtRestart: true,
+                appAccess: .readWrite)
         }
     }
 }

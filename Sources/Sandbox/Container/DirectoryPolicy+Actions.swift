@@ -31,7 +31,8 @@ extension ContainerDirectory {
     public static func holding(_ path: ContainerPath) -> ContainerDirectory {
         var best: (directory: ContainerDirectory, depth: Int) = (.home, 0)
         for directory in allCases {
-            guard let location = directory.path, path.isDescendant(of: location), location.names.count > best.depth else { continue }
+            guard let location = directory.path, path.isDescendant(of: location), location.names.count > best.depth
+            else { continue }
             best = (directory, location.names.count)
         }
         return best.directory

@@ -34,7 +34,9 @@ public struct DirectoryPolicy: Sendable, Hashable, Codable {
     public var appAccess: AppAccess
 
     /// A policy with the given rules.
-    public init(isBackedUp: Bool, update: UpdateBehavior, isPurgeable: Bool, isClearedAtRestart: Bool, appAccess: AppAccess) {
+    public init(
+        isBackedUp: Bool, update: UpdateBehavior, isPurgeable: Bool, isClearedAtRestart: Bool, appAccess: AppAccess
+    ) {
         self.isBackedUp = isBackedUp
         self.update = update
         self.isPurgeable = isPurgeable

@@ -65,7 +65,9 @@ extension Container {
     }
 
     /// The plain strings, exactly like the Foundation function.
-    public func searchPaths(_ directory: SearchPathDirectory, in domains: SearchPathDomainMask, expandTilde: Bool = true) -> [String] {
+    public func searchPaths(
+        _ directory: SearchPathDirectory, in domains: SearchPathDomainMask, expandTilde: Bool = true
+    ) -> [String] {
         searchPathForDirectories(directory, in: domains, expandTilde: expandTilde).map(\.path)
     }
 

@@ -34,12 +34,18 @@ extension SandboxHome {
     public func trustedKeys() throws(SandboxError) -> Set<SigningPublicKey> {
         guard try root.directoryExists(at: Self.trustedKeys) else { return [] }
         var keys = Set<SigningPublicKey>()
-        for entry in try root.contentsOfDirectory(at: Self.trustedKeys) where entry.name.hasSuffix(".pub") && !entry.name.hasPrefix(".") {
+        for entry in try root.contentsOfDirectory(at: Self.trustedKeys)
+        where entry.name.hasSuffix(".pub") && !entry.name.hasPrefix(".") {
             let bytes = try root.readContents(of: entry.path, maximumSize: 4096)
             do throws(SandboxError) {
-                keys.insert(try SigningPublicKey(fileContents: String(decoding: bytes, as: UTF8.self), source: root.displayPath(of: entry.path)))
+                keys.insert(
+                    try SigningPublicKey(
+                        fileContents: String(decoding: bytes, as: UTF8.self), source: root.displayPath(of: entry.path)))
             } catch {
-                throw SandboxError(.corrupt, "'\(root.displayPath(of: entry.path))' holds no public key (\(error.message)). Remove it, then `sandbox trust KEYFILE.pub` again.", path: entry.path.description)
+                throw SandboxError(
+                    .corrupt,
+                    "'\(root.displayPath(of: entry.path))' holds no public key (\(error.message)). Remove it, then `sandbox trust KEYFILE.pub` again.",
+                    path: entry.path.description)
             }
         }
         return keys

@@ -56,12 +56,13 @@ public final class SandboxHome: Sendable {
     public static func defaultLocation(environment: [String: String]) throws(SandboxError) -> String {
         if let explicit = environment["SANDBOX_HOME"], !explicit.isEmpty { return explicit }
         #if os(macOS)
-        if let home = environment["HOME"], !home.isEmpty { return home + "/Library/Application Support/Sandbox" }
+            if let home = environment["HOME"], !home.isEmpty { return home + "/Library/Application Support/Sandbox" }
         #else
-        if let data = environment["XDG_DATA_HOME"], data.hasPrefix("/") { return data + "/sandbox" }
-        if let home = environment["HOME"], !home.isEmpty { return home + "/.local/share/sandbox" }
+            if let data = environment["XDG_DATA_HOME"], data.hasPrefix("/") { return data + "/sandbox" }
+            if let home = environment["HOME"], !home.isEmpty { return home + "/.local/share/sandbox" }
         #endif
-        throw SandboxError(.notFound, "No place for the sandbox home: set SANDBOX_HOME (or HOME) to a writable directory.")
+        throw SandboxError(
+            .notFound, "No place for the sandbox home: set SANDBOX_HOME (or HOME) to a writable directory.")
     }
 
     static func dataPath(_ app: AppIdentifier) -> ContainerPath {

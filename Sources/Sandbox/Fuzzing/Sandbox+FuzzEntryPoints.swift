@@ -7,7 +7,9 @@ import SandboxCore
     ///
     /// - Throws: ``/SandboxCore/SandboxError`` with
     ///   ``SandboxCore/SandboxError/Code/signatureInvalid``.
-    public static func bundleSignature(storedBytes bytes: [UInt8], source: String) throws(SandboxError) -> BundleSignature {
+    public static func bundleSignature(
+        storedBytes bytes: [UInt8], source: String
+    ) throws(SandboxError) -> BundleSignature {
         try BundleSignature(storedBytes: bytes, source: source)
     }
 

@@ -23,19 +23,31 @@ struct BundleRequirements {
     func enforce(on check: BundleCheck, bundle hostPath: String) throws(SandboxError) {
         guard let manifest = check.manifest else {
             guard !requiresSignature else {
-                throw SandboxError(.signatureInvalid, "The bundle '\(hostPath)' is empty and unsigned; an update needs a signed bundle. \(BundleVerifier.signRemedy)", path: hostPath)
+                throw SandboxError(
+                    .signatureInvalid,
+                    "The bundle '\(hostPath)' is empty and unsigned; an update needs a signed bundle. \(BundleVerifier.signRemedy)",
+                    path: hostPath)
             }
             return
         }
         if let signer, check.report.keyID != signer.keyID {
-            throw SandboxError(.untrustedKey, "The bundle '\(hostPath)' is signed by key \(check.report.keyID.map { String($0.prefix(16)) } ?? "none"), but '\(app)' was installed from key \(signer): an update must come from the same signer. Pass --allow-new-signer (allowingNewSigner) to accept the new one.", path: hostPath)
+            throw SandboxError(
+                .untrustedKey,
+                "The bundle '\(hostPath)' is signed by key \(check.report.keyID.map { String($0.prefix(16)) } ?? "none"), but '\(app)' was installed from key \(signer): an update must come from the same signer. Pass --allow-new-signer (allowingNewSigner) to accept the new one.",
+                path: hostPath)
         }
         let identity = manifest.identity
         guard identity.identifier == app else {
-            throw SandboxError(.identifierMismatch, "The bundle '\(hostPath)' is signed for '\(identity.identifier)', not '\(app)': a bundle installs only as the app its signature names. Install it as '\(identity.identifier)', or sign it with CFBundleIdentifier '\(app)'.", path: hostPath)
+            throw SandboxError(
+                .identifierMismatch,
+                "The bundle '\(hostPath)' is signed for '\(identity.identifier)', not '\(app)': a bundle installs only as the app its signature names. Install it as '\(identity.identifier)', or sign it with CFBundleIdentifier '\(app)'.",
+                path: hostPath)
         }
         if let minimumVersion, identity.version < minimumVersion {
-            throw SandboxError(.downgrade, "The bundle '\(hostPath)' is version \(identity.version) of '\(app)', lower than the installed version \(minimumVersion): an update never goes back to an older version. Sign the bundle with a higher CFBundleVersion, or uninstall the app first (its data goes with it).", path: hostPath)
+            throw SandboxError(
+                .downgrade,
+                "The bundle '\(hostPath)' is version \(identity.version) of '\(app)', lower than the installed version \(minimumVersion): an update never goes back to an older version. Sign the bundle with a higher CFBundleVersion, or uninstall the app first (its data goes with it).",
+                path: hostPath)
         }
     }
 }

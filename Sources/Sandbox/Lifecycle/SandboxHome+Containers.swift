@@ -23,13 +23,17 @@ extension SandboxHome {
     ///   ``SandboxCore/SandboxError/Code/bundleModified`` for a bundle that fails its checks
     ///   (nothing is installed, nothing outside the staged copy is changed); file-system errors.
     @discardableResult
-    public func createContainer(for app: AppIdentifier, bundleDirectory: String? = nil) throws(SandboxError) -> Container {
+    public func createContainer(
+        for app: AppIdentifier, bundleDirectory: String? = nil
+    ) throws(SandboxError) -> Container {
         let data = Self.dataPath(app)
         let bundle = Self.bundlePath(app)
         guard try root.attributes(at: data, followingSymlink: false) == nil,
             try root.attributes(at: bundle, followingSymlink: false) == nil
         else {
-            throw SandboxError(.alreadyExists, "A container for '\(app)' already exists. Use it, or `sandbox uninstall \(app)` first.", path: app.rawValue)
+            throw SandboxError(
+                .alreadyExists, "A container for '\(app)' already exists. Use it, or `sandbox uninstall \(app)` first.",
+                path: app.rawValue)
         }
         let bundleName = Self.bundleName(for: app, from: bundleDirectory)
         let dataStage = try stage(in: Self.dataContainers, for: app)
@@ -41,8 +45,10 @@ extension SandboxHome {
                 try root.createDirectory(at: dataStage.appendingComponents(of: path))
             }
             if let bundleDirectory {
-                let requirements = BundleRequirements(app: app, requiresSignature: false, signer: nil, minimumVersion: nil)
-                try stageBundle(fromHost: bundleDirectory, at: bundleStage.appendingName(bundleName), requirements: requirements)
+                let requirements = BundleRequirements(
+                    app: app, requiresSignature: false, signer: nil, minimumVersion: nil)
+                try stageBundle(
+                    fromHost: bundleDirectory, at: bundleStage.appendingName(bundleName), requirements: requirements)
             } else {
                 try root.createDirectory(at: bundleStage.appendingName(bundleName))
             }
@@ -69,12 +75,18 @@ extension SandboxHome {
         do throws(SandboxError) {
             dataRoot = try root.openSubroot(at: Self.dataPath(app), stagingWritesIn: ContainerDirectory.tmp.path)
             bundleRoot = try root.openSubroot(at: Self.bundlePath(app))
-        } catch where error.code == .notFound {
-            throw SandboxError(.notFound, "No container for '\(app)'. Create one with `sandbox create \(app)`.", path: app.rawValue)
+        } catch  where error.code == .notFound {
+            throw SandboxError(
+                .notFound, "No container for '\(app)'. Create one with `sandbox create \(app)`.", path: app.rawValue)
         }
-        let names = try bundleRoot.contentsOfDirectory(at: .root).filter { $0.type == .directory && $0.name.hasSuffix(".app") }
+        let names = try bundleRoot.contentsOfDirectory(at: .root).filter {
+            $0.type == .directory && $0.name.hasSuffix(".app")
+        }
         guard let bundleName = names.first?.name else {
-            throw SandboxError(.corrupt, "The bundle container of '\(app)' holds no '.app' directory. Uninstall and create the app again.", path: bundleRoot.hostPath)
+            throw SandboxError(
+                .corrupt,
+                "The bundle container of '\(app)' holds no '.app' directory. Uninstall and create the app again.",
+                path: bundleRoot.hostPath)
         }
         return Container(identifier: app, root: dataRoot, bundleRoot: bundleRoot, bundleName: bundleName)
     }
@@ -119,7 +131,9 @@ extension SandboxHome {
         if try root.attributes(at: deviceData, followingSymlink: false) != nil {
             removed += try root.removeItem(at: deviceData, recursively: true)
         }
-        for (parent, path) in [(Self.dataContainers, Self.dataPath(app)), (Self.bundleContainers, Self.bundlePath(app))] {
+        for (parent, path) in [
+            (Self.dataContainers, Self.dataPath(app)), (Self.bundleContainers, Self.bundlePath(app)),
+        ] {
             guard try root.attributes(at: path, followingSymlink: false) != nil else { continue }
             found = true
             let trash = try stage(in: parent, for: app, prefix: ".removing-", create: false)
@@ -127,19 +141,26 @@ extension SandboxHome {
             removed += try root.removeItem(at: trash, recursively: true)
         }
         guard found else {
-            throw SandboxError(.notFound, "No container for '\(app)': nothing to uninstall. `sandbox list` shows the installed apps.", path: app.rawValue)
+            throw SandboxError(
+                .notFound, "No container for '\(app)': nothing to uninstall. `sandbox list` shows the installed apps.",
+                path: app.rawValue)
         }
         return removed
     }
 
-    private func stage(in parent: ContainerPath, for app: AppIdentifier, prefix: String = ".creating-", create: Bool = true) throws(SandboxError) -> ContainerPath {
-        let path = parent.appendingName("\(prefix)\(app.rawValue)-\(String(UInt64.random(in: 0...UInt64.max), radix: 36))")
+    private func stage(
+        in parent: ContainerPath, for app: AppIdentifier, prefix: String = ".creating-", create: Bool = true
+    ) throws(SandboxError) -> ContainerPath {
+        let path = parent.appendingName(
+            "\(prefix)\(app.rawValue)-\(String(UInt64.random(in: 0...UInt64.max), radix: 36))")
         if create { try root.createDirectory(at: path) }
         return path
     }
 
     static func bundleName(for app: AppIdentifier, from directory: String?) -> String {
-        if let last = directory?.split(separator: "/").last, last.hasSuffix(".app"), last.count > 4 { return String(last) }
+        if let last = directory?.split(separator: "/").last, last.hasSuffix(".app"), last.count > 4 {
+            return String(last)
+        }
         return app.lastPart + ".app"
     }
 }

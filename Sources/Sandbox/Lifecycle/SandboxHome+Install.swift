@@ -20,17 +20,21 @@ extension SandboxHome {
     ///   ``SandboxCore/SandboxError/Code/downgrade``, ``/SandboxCore/SandboxError/Code/notFound``
     ///   for a missing directory, file-system errors. The caller removes `staged` on error.
     @discardableResult
-    func stageBundle(fromHost hostPath: String, at staged: ContainerPath, requirements: BundleRequirements) throws(SandboxError) -> BundleVerification {
+    func stageBundle(
+        fromHost hostPath: String, at staged: ContainerPath, requirements: BundleRequirements
+    ) throws(SandboxError) -> BundleVerification {
         let keys = try trustedKeys()
         let label = "the bundle '\(hostPath)'"
         let source = try ConfinedRoot(openingDirectoryAt: hostPath, resolution: root.resolution)
-        let original = try BundleVerifier.check(.root, in: source, trustedKeys: keys, label: label, comparingPermissions: false)
+        let original = try BundleVerifier.check(
+            .root, in: source, trustedKeys: keys, label: label, comparingPermissions: false)
         try Self.refuseChanges(original.changes, of: hostPath, named: staged.lastComponent)
         try requirements.enforce(on: original, bundle: hostPath)
 
         try root.importItem(fromHost: hostPath, to: staged)
         let bundle = try root.openSubroot(at: staged)
-        let copy = try BundleVerifier.check(.root, in: bundle, trustedKeys: keys, label: label, comparingPermissions: false)
+        let copy = try BundleVerifier.check(
+            .root, in: bundle, trustedKeys: keys, label: label, comparingPermissions: false)
         try Self.refuseChanges(copy.changes, of: hostPath, named: staged.lastComponent)
         try requirements.enforce(on: copy, bundle: hostPath)
         if let manifest = copy.manifest { try BundleSeal.seal(in: bundle, manifest: manifest) }
@@ -38,8 +42,13 @@ extension SandboxHome {
     }
 
     /// Refuses a bundle to install that does not match its signed manifest.
-    private static func refuseChanges(_ changes: [BundleChange], of hostPath: String, named name: String?) throws(SandboxError) {
+    private static func refuseChanges(
+        _ changes: [BundleChange], of hostPath: String, named name: String?
+    ) throws(SandboxError) {
         guard !changes.isEmpty else { return }
-        throw SandboxError(.bundleModified, "The bundle '\(hostPath)' does not match its signed manifest: \(BundleChange.summary(of: changes, inBundleNamed: name ?? hostPath)). Sign it again with `sandbox sign`, then install.", path: changes.map(\.path).min())
+        throw SandboxError(
+            .bundleModified,
+            "The bundle '\(hostPath)' does not match its signed manifest: \(BundleChange.summary(of: changes, inBundleNamed: name ?? hostPath)). Sign it again with `sandbox sign`, then install.",
+            path: changes.map(\.path).min())
     }
 }

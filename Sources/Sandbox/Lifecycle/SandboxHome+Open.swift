@@ -73,6 +73,9 @@ extension SandboxHome {
     ) throws(SandboxError) -> OpenedApp {
         let container = try container(for: app)
         let verification = try container.verifyBundle(trustedKeys: try trustedKeys())
-        return OpenedApp(container: container, bundle: try container.bundle(preferredLanguages: preferredLanguages, environment: environment), verification: verification)
+        return OpenedApp(
+            container: container,
+            bundle: try container.bundle(preferredLanguages: preferredLanguages, environment: environment),
+            verification: verification)
     }
 }

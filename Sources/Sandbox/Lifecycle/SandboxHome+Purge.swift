@@ -54,24 +54,36 @@ extension SandboxHome {
                 do throws(SandboxError) {
                     guard let base = try container.locate(directory) else { continue }
                     // A folder nested too deeply for paths is evicted whole, by descriptors.
-                    try container.root.enumerate(at: base, recursive: true, prefetchingAttributes: true, stoppingAtPathLimit: true) { entry throws(SandboxError) in
-                        if entry.type != .directory || entry.contentsBeyondPathLimit { candidates.append((container, base, entry)) }
+                    try container.root.enumerate(
+                        at: base, recursive: true, prefetchingAttributes: true, stoppingAtPathLimit: true
+                    ) { entry throws(SandboxError) in
+                        if entry.type != .directory || entry.contentsBeyondPathLimit {
+                            candidates.append((container, base, entry))
+                        }
                     }
                 } catch {
                     skipped[container.identifier] = SkippedApp(app: container.identifier, error: error)
                 }
             }
-            candidates.sort { ($0.entry.attributes?.lastUsedDate ?? .distantPast) < ($1.entry.attributes?.lastUsedDate ?? .distantPast) }
+            candidates.sort {
+                ($0.entry.attributes?.lastUsedDate ?? .distantPast)
+                    < ($1.entry.attributes?.lastUsedDate ?? .distantPast)
+            }
             for (container, base, entry) in candidates where skipped[container.identifier] == nil {
                 if let bytes, report.freedBytes >= bytes { break directories }
                 do throws(SandboxError) {
-                    let whole = entry.contentsBeyondPathLimit ? try container.root.recursiveSize(at: entry.path)?.allocatedBytes : nil
-                    guard try container.root.removeItem(at: entry.path, recursively: entry.contentsBeyondPathLimit) > 0 else { continue }
+                    let whole =
+                        entry.contentsBeyondPathLimit
+                        ? try container.root.recursiveSize(at: entry.path)?.allocatedBytes : nil
+                    guard try container.root.removeItem(at: entry.path, recursively: entry.contentsBeyondPathLimit) > 0
+                    else { continue }
                     let attributes = entry.attributes
                     let freed = whole ?? attributes.map { $0.linkCount <= 1 ? $0.allocatedSize : 0 } ?? 0
                     report.freedBytes += freed
-                    report.items.append(PurgedItem(app: container.identifier, path: entry.path.description, bytes: freed,
-                                                   lastUsed: attributes?.lastUsedDate ?? .distantPast))
+                    report.items.append(
+                        PurgedItem(
+                            app: container.identifier, path: entry.path.description, bytes: freed,
+                            lastUsed: attributes?.lastUsedDate ?? .distantPast))
                     try removeEmptyParents(of: entry.path, below: base, in: container.root)
                 } catch {
                     skipped[container.identifier] = SkippedApp(app: container.identifier, error: error)
@@ -89,7 +101,8 @@ extension SandboxHome {
         let skipped = try forEachContainer { container throws(SandboxError) in
             var bytes: Int64 = 0
             for directory in Self.purgeable {
-                guard let path = try container.locate(directory), let size = try container.root.recursiveSize(at: path) else { continue }
+                guard let path = try container.locate(directory), let size = try container.root.recursiveSize(at: path)
+                else { continue }
                 bytes += size.allocatedBytes - (try container.root.attributes(at: path)?.allocatedSize ?? 0)
             }
             total += bytes  // only whole containers count
@@ -115,12 +128,14 @@ extension SandboxHome {
     }
 
     /// Removes directories left empty by an eviction, up to (not including) `base`.
-    private func removeEmptyParents(of path: ContainerPath, below base: ContainerPath, in root: ConfinedRoot) throws(SandboxError) {
+    private func removeEmptyParents(
+        of path: ContainerPath, below base: ContainerPath, in root: ConfinedRoot
+    ) throws(SandboxError) {
         var directory = path.parent
         while directory.names.count > base.names.count {
             do throws(SandboxError) {
                 try root.removeItem(at: directory)
-            } catch where error.code == .directoryNotEmpty {
+            } catch  where error.code == .directoryNotEmpty {
                 return
             }
             directory = directory.parent

@@ -63,8 +63,12 @@ extension SandboxHome {
     ///   ``SandboxCore/SandboxError/Code/bundleModified`` when the bundle or its copy does not
     ///   match the manifest; file-system errors.
     @discardableResult
-    public func update(_ app: AppIdentifier, bundleDirectory: String, allowingNewSigner: Bool = false) throws(SandboxError) -> UpdateReport {
-        try update(app, bundleDirectory: bundleDirectory, allowingNewSigner: allowingNewSigner) { _ throws(SandboxError) in }
+    public func update(
+        _ app: AppIdentifier, bundleDirectory: String, allowingNewSigner: Bool = false
+    ) throws(SandboxError) -> UpdateReport {
+        try update(app, bundleDirectory: bundleDirectory, allowingNewSigner: allowingNewSigner) {
+            _ throws(SandboxError) in
+        }
     }
 
     func update(
@@ -82,12 +86,14 @@ extension SandboxHome {
             minimumVersion: previous?.version
         )
         try sweepUpdateDebris(for: app)
-        let stage = Self.bundleContainers.appendingName(".updating-\(String(UInt64.random(in: 0...UInt64.max), radix: 36))-\(app.rawValue)")
+        let stage = Self.bundleContainers.appendingName(
+            ".updating-\(String(UInt64.random(in: 0...UInt64.max), radix: 36))-\(app.rawValue)")
         let name = Self.bundleName(for: app, from: bundleDirectory)
         let verification: BundleVerification
         do throws(SandboxError) {
             try root.createDirectory(at: stage)
-            verification = try stageBundle(fromHost: bundleDirectory, at: stage.appendingName(name), requirements: requirements)
+            verification = try stageBundle(
+                fromHost: bundleDirectory, at: stage.appendingName(name), requirements: requirements)
             try faultInjection(.staged)
             try root.exchangeItems(at: Self.bundlePath(app), with: stage)
         } catch {
@@ -101,7 +107,9 @@ extension SandboxHome {
         do throws(SandboxError) {
             try root.removeItem(at: stage, recursively: true)
         } catch {
-            warnings.append("The old bundle could not be removed from '\(root.displayPath(of: stage))' (\(error.message)); the next update removes it.")
+            warnings.append(
+                "The old bundle could not be removed from '\(root.displayPath(of: stage))' (\(error.message)); the next update removes it."
+            )
         }
         var removed = 0
         do throws(SandboxError) {
@@ -127,7 +135,9 @@ extension SandboxHome {
     ///   but no readable signature.
     /// - Throws: ``SandboxCore/SandboxError/Code/signatureInvalid`` when the bundle has files but
     ///   no readable signature (pass `allowingNewSigner` to replace it anyway).
-    private func installedSignature(of container: Container, allowingUnknownSigner: Bool) throws(SandboxError) -> (key: SigningPublicKey, version: BundleVersion?)? {
+    private func installedSignature(
+        of container: Container, allowingUnknownSigner: Bool
+    ) throws(SandboxError) -> (key: SigningPublicKey, version: BundleVersion?)? {
         let bundle = ContainerPath.root.appendingName(container.bundleName)
         let path = bundle.appendingComponents(of: BundleManifest.signatureFile)
         let label = "'\(container.hostPath(for: .bundle))/_CodeSignature/signature'"
@@ -135,22 +145,32 @@ extension SandboxHome {
         do throws(SandboxError) {
             let bytes = try container.bundleRoot.readContents(of: path, maximumSize: 4096)
             key = try BundleSignature(storedBytes: bytes, source: label).key
-        } catch where error.code == .notFound {
+        } catch  where error.code == .notFound {
             if !allowingUnknownSigner, try !container.bundleRoot.contentsOfDirectory(at: bundle).isEmpty {
-                throw SandboxError(.signatureInvalid, "The installed bundle of '\(container.identifier)' has no signature, so its signer is unknown. Pass --allow-new-signer (allowingNewSigner) to replace it.", path: path.description)
+                throw SandboxError(
+                    .signatureInvalid,
+                    "The installed bundle of '\(container.identifier)' has no signature, so its signer is unknown. Pass --allow-new-signer (allowingNewSigner) to replace it.",
+                    path: path.description)
             }
             return nil
-        } catch where error.code == .signatureInvalid {
+        } catch  where error.code == .signatureInvalid {
             guard allowingUnknownSigner else {
-                throw SandboxError(.signatureInvalid, "\(error.message) The installed bundle's signer is unknown: pass --allow-new-signer (allowingNewSigner) to replace it.", path: path.description)
+                throw SandboxError(
+                    .signatureInvalid,
+                    "\(error.message) The installed bundle's signer is unknown: pass --allow-new-signer (allowingNewSigner) to replace it.",
+                    path: path.description)
             }
             return nil
         }
         let manifestPath = bundle.appendingComponents(of: BundleManifest.manifestFile)
         do throws(SandboxError) {
             let bytes = try container.bundleRoot.readContents(of: manifestPath)
-            return (key, try BundleManifest(storedBytes: bytes, source: container.bundleRoot.displayPath(of: manifestPath)).identity.version)
-        } catch where error.code == .notFound || error.code == .corrupt {
+            return (
+                key,
+                try BundleManifest(storedBytes: bytes, source: container.bundleRoot.displayPath(of: manifestPath))
+                    .identity.version
+            )
+        } catch  where error.code == .notFound || error.code == .corrupt {
             return (key, nil)  // no version to keep to: the signer still decides (`error` is why)
         }
     }
@@ -159,7 +179,9 @@ extension SandboxHome {
     private func sweepUpdateDebris(for app: AppIdentifier) throws(SandboxError) {
         // Named `.updating-<random base 36>-<app-id>`: the random part has no '-', so the rest is the app.
         for entry in try root.contentsOfDirectory(at: Self.bundleContainers) where entry.name.hasPrefix(".updating-") {
-            guard entry.name.dropFirst(".updating-".count).drop(while: { $0 != "-" }).dropFirst() == app.rawValue else { continue }
+            guard entry.name.dropFirst(".updating-".count).drop(while: { $0 != "-" }).dropFirst() == app.rawValue else {
+                continue
+            }
             try root.removeItem(at: entry.path, recursively: true)
         }
     }

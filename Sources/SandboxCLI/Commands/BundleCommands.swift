@@ -6,7 +6,8 @@ import SandboxStore
 struct Keygen: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Create an Ed25519 key for signing bundles.",
-        discussion: "Writes the private key to KEYFILE (mode 0600) and the public key to KEYFILE.pub; neither may exist. With --trust, this device also trusts the new key."
+        discussion:
+            "Writes the private key to KEYFILE (mode 0600) and the public key to KEYFILE.pub; neither may exist. With --trust, this device also trusts the new key."
     )
 
     @Argument(help: "Where to write the private key; the public key goes to KEYFILE.pub.")
@@ -19,7 +20,8 @@ struct Keygen: ParsableCommand {
         let key = SigningKey()
         try key.write(toHostPath: keyfile)
         if trust { try SandboxHome().trust(key.publicKey) }
-        let summary = KeySummary(keyID: key.publicKey.keyID, privateKey: keyfile, publicKey: keyfile + ".pub", trusted: trust)
+        let summary = KeySummary(
+            keyID: key.publicKey.keyID, privateKey: keyfile, publicKey: keyfile + ".pub", trusted: trust)
         if output.json { return try Output.json(summary) }
         try Output.line("Wrote the private key to \(keyfile) (keep it secret) and the public key to \(keyfile).pub")
         try Output.line("key ID: \(summary.keyID)\(trust ? " (trusted on this device)" : "")")
@@ -29,7 +31,8 @@ struct Keygen: ParsableCommand {
 struct Trust: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Trust a public key on this device, so bundles it signed can be installed and opened.",
-        discussion: "Trusted keys live in $SANDBOX_HOME/Device/TrustedKeys/<key ID>.pub. --remove stops trusting a key: apps it signed then refuse to open until updated."
+        discussion:
+            "Trusted keys live in $SANDBOX_HOME/Device/TrustedKeys/<key ID>.pub. --remove stops trusting a key: apps it signed then refuse to open until updated."
     )
 
     @Argument(help: "A public key file (KEYFILE.pub, as written by `sandbox keygen`).")
@@ -55,7 +58,11 @@ struct Trust: ParsableCommand {
         }
         let key = try SigningPublicKey(contentsOfHostPath: publicKey)
         let changed = remove ? try home.distrust(key) : try home.trust(key)
-        if output.json { return try Output.json(["keyID": key.keyID, "trusted": !remove ? "yes" : "no", "changed": changed ? "yes" : "no"]) }
+        if output.json {
+            return try Output.json([
+                "keyID": key.keyID, "trusted": !remove ? "yes" : "no", "changed": changed ? "yes" : "no",
+            ])
+        }
         switch (remove, changed) {
         case (false, true): try Output.line("Trusted key \(key.keyID)")
         case (false, false): try Output.line("Key \(key.keyID) was already trusted")
@@ -68,7 +75,8 @@ struct Trust: ParsableCommand {
 struct Sign: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Sign a bundle directory: a manifest of every file's SHA-256, signed with Ed25519.",
-        discussion: "Writes BUNDLE-DIR/_CodeSignature/manifest.json and BUNDLE-DIR/_CodeSignature/signature, replacing an earlier signature. Hidden files are included; symbolic links, FIFOs, sockets and devices are refused. The app identifier and version signed into the manifest are CFBundleIdentifier and CFBundleVersion of BUNDLE-DIR/Info.plist: the bundle then installs only as that app, and an update never goes back to a lower version."
+        discussion:
+            "Writes BUNDLE-DIR/_CodeSignature/manifest.json and BUNDLE-DIR/_CodeSignature/signature, replacing an earlier signature. Hidden files are included; symbolic links, FIFOs, sockets and devices are refused. The app identifier and version signed into the manifest are CFBundleIdentifier and CFBundleVersion of BUNDLE-DIR/Info.plist: the bundle then installs only as that app, and an update never goes back to a lower version."
     )
 
     @Argument(help: "The bundle directory (e.g. Notes.app).")
@@ -79,16 +87,20 @@ struct Sign: ParsableCommand {
 
     func run() throws {
         let identity = try BundleInfo.identity(ofBundleAt: bundleDirectory)
-        let report = try BundleSigner.sign(bundleAt: bundleDirectory, with: SigningKey(contentsOfHostPath: key), identity: identity)
+        let report = try BundleSigner.sign(
+            bundleAt: bundleDirectory, with: SigningKey(contentsOfHostPath: key), identity: identity)
         if output.json { return try Output.json(report) }
-        try Output.line("Signed \(bundleDirectory) as \(identity.identifier) version \(identity.version): \(report.files) file(s), \(report.directories) folder(s), \(Output.bytes(report.bytes)); key ID \(report.keyID)")
+        try Output.line(
+            "Signed \(bundleDirectory) as \(identity.identifier) version \(identity.version): \(report.files) file(s), \(report.directories) folder(s), \(Output.bytes(report.bytes)); key ID \(report.keyID)"
+        )
     }
 }
 
 struct Update: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Replace an app's bundle with a new signed one, keeping its data.",
-        discussion: "The new bundle must be signed for this app, with a version no lower than the installed one (the same version re-installs it). It is checked, then staged beside the old one, then swapped in atomically. Documents and Library (Preferences, Application Support, Caches) are kept and tmp is cleared; the keychain is untouched. On any failure the old app is left as it was."
+        discussion:
+            "The new bundle must be signed for this app, with a version no lower than the installed one (the same version re-installs it). It is checked, then staged beside the old one, then swapped in atomically. Documents and Library (Preferences, Application Support, Caches) are kept and tmp is cleared; the keychain is untouched. On any failure the old app is left as it was."
     )
 
     @OptionGroup var app: AppArgument
@@ -99,10 +111,13 @@ struct Update: ParsableCommand {
     @OptionGroup var output: OutputOptions
 
     func run() throws {
-        let report = try SandboxHome().update(app.identifier(), bundleDirectory: bundle, allowingNewSigner: allowNewSigner)
+        let report = try SandboxHome().update(
+            app.identifier(), bundleDirectory: bundle, allowingNewSigner: allowNewSigner)
         for warning in report.warnings { StandardStreams.error("sandbox: warning: \(warning)\n") }
         if output.json { return try Output.json(report) }
-        try Output.line("Updated \(report.app)\(report.verification.identity.map { " to version \($0.version)" } ?? "")\(report.previousVersion.map { " (was \($0))" } ?? "")")
+        try Output.line(
+            "Updated \(report.app)\(report.verification.identity.map { " to version \($0.version)" } ?? "")\(report.previousVersion.map { " (was \($0))" } ?? "")"
+        )
         try Output.line("  bundle: \(report.bundle)")
         try Output.line("  signed by: \(report.verification.keyID ?? "nobody")")
     }
@@ -121,15 +136,20 @@ struct Verify: ParsableCommand {
         let opened = try SandboxHome().openApp(app.identifier())
         let report = opened.verification
         if output.json { return try Output.json(report) }
-        guard report.isSigned else { return try Output.line("\(app.app): no bundle installed (an empty, unsigned placeholder)") }
-        try Output.line("\(app.app): bundle intact\(report.identity.map { ", version \($0.version)" } ?? ""): \(report.files) file(s), \(report.directories) folder(s), \(Output.bytes(report.bytes)); key ID \(report.keyID ?? "")")
+        guard report.isSigned else {
+            return try Output.line("\(app.app): no bundle installed (an empty, unsigned placeholder)")
+        }
+        try Output.line(
+            "\(app.app): bundle intact\(report.identity.map { ", version \($0.version)" } ?? ""): \(report.files) file(s), \(report.directories) folder(s), \(Output.bytes(report.bytes)); key ID \(report.keyID ?? "")"
+        )
     }
 }
 
 struct Resource: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Find a resource in an app's bundle, as Bundle.path(forResource:ofType:) does.",
-        discussion: "Looks in the best <lang>.lproj for the app's languages (its AppleLanguages preference, else LANGUAGE/LANG), then Base.lproj, then the bundle's top."
+        discussion:
+            "Looks in the best <lang>.lproj for the app's languages (its AppleLanguages preference, else LANGUAGE/LANG), then Base.lproj, then the bundle's top."
     )
 
     @OptionGroup var app: AppArgument
@@ -144,8 +164,14 @@ struct Resource: ParsableCommand {
 
     func run() throws {
         let bundle = try app.container().localizedBundle()
-        guard let path = try bundle.path(forResource: name, ofType: type, inDirectory: subdirectory, forLocalization: localization) else {
-            throw SandboxError(.notFound, "No resource '\(name)\(type.map { "." + $0 } ?? "")' in the bundle of '\(app.app)' for the languages \(bundle.preferredLanguages).", path: name)
+        guard
+            let path = try bundle.path(
+                forResource: name, ofType: type, inDirectory: subdirectory, forLocalization: localization)
+        else {
+            throw SandboxError(
+                .notFound,
+                "No resource '\(name)\(type.map { "." + $0 } ?? "")' in the bundle of '\(app.app)' for the languages \(bundle.preferredLanguages).",
+                path: name)
         }
         try Output.line(path)
     }
@@ -154,8 +180,13 @@ struct Resource: ParsableCommand {
 /// A bundle's `Info.plist`, for `sign`: where the identity signed into the manifest comes from.
 enum BundleInfo {
     private struct Keys: Decodable {
-        var CFBundleIdentifier: String?
-        var CFBundleVersion: String?
+        var bundleIdentifier: String?
+        var bundleVersion: String?
+
+        enum CodingKeys: String, CodingKey {
+            case bundleIdentifier = "CFBundleIdentifier"
+            case bundleVersion = "CFBundleVersion"
+        }
     }
 
     /// `CFBundleIdentifier` and `CFBundleVersion` of `<bundle>/Info.plist` (binary or XML).
@@ -166,11 +197,12 @@ enum BundleInfo {
     static func identity(ofBundleAt bundle: String) throws(SandboxError) -> BundleIdentity {
         let info = ContainerPath(constant: "Info.plist")
         let shown = bundle + "/Info.plist"
-        let remedy = "`sandbox sign` signs the app identifier and version into the manifest: give the bundle an Info.plist with the strings CFBundleIdentifier (e.g. com.example.notes) and CFBundleVersion (e.g. 1.2.10)."
+        let remedy =
+            "`sandbox sign` signs the app identifier and version into the manifest: give the bundle an Info.plist with the strings CFBundleIdentifier (e.g. com.example.notes) and CFBundleVersion (e.g. 1.2.10)."
         let bytes: [UInt8]
         do throws(SandboxError) {
             bytes = try ConfinedRoot(openingDirectoryAt: bundle).readContents(of: info, maximumSize: 1 << 20)
-        } catch where error.code == .notFound {
+        } catch  where error.code == .notFound {
             throw SandboxError(.notFound, "'\(shown)' does not exist. \(remedy)", path: shown)
         }
         let keys: Keys
@@ -179,8 +211,11 @@ enum BundleInfo {
         } catch {
             throw SandboxError(.invalidArgument, "\(error.message) \(remedy)", path: shown)
         }
-        guard let identifier = keys.CFBundleIdentifier, let version = keys.CFBundleVersion else {
-            throw SandboxError(.invalidArgument, "'\(shown)' has no \(keys.CFBundleIdentifier == nil ? "CFBundleIdentifier" : "CFBundleVersion") string. \(remedy)", path: shown)
+        guard let identifier = keys.bundleIdentifier, let version = keys.bundleVersion else {
+            throw SandboxError(
+                .invalidArgument,
+                "'\(shown)' has no \(keys.bundleIdentifier == nil ? "CFBundleIdentifier" : "CFBundleVersion") string. \(remedy)",
+                path: shown)
         }
         do throws(SandboxError) {
             return BundleIdentity(identifier: try AppIdentifier(identifier), version: try BundleVersion(version))

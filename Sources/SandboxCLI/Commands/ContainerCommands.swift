@@ -23,7 +23,8 @@ struct Create: ParsableCommand {
 struct List: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "List the installed apps.",
-        discussion: "An app whose containers cannot be opened is named on standard error and the status is 1; the others are listed."
+        discussion:
+            "An app whose containers cannot be opened is named on standard error and the status is 1; the others are listed."
     )
 
     @OptionGroup var output: OutputOptions
@@ -43,7 +44,8 @@ struct PathCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "path",
         abstract: "Print the host path of an app's container directory.",
-        discussion: "DIRECTORY is one of: \(ContainerDirectory.allCases.map(\.rawValue).joined(separator: ", ")) (default: home). The path is checked first: a directory the app replaced with a symbolic link (or removed) is refused, never printed."
+        discussion:
+            "DIRECTORY is one of: \(ContainerDirectory.allCases.map(\.rawValue).joined(separator: ", ")) (default: home). The path is checked first: a directory the app replaced with a symbolic link (or removed) is refused, never printed."
     )
 
     @OptionGroup var app: AppArgument
@@ -54,7 +56,11 @@ struct PathCommand: ParsableCommand {
     func run() throws {
         let container = try app.container()
         let path = try container.resolvedHostPath(for: directory)
-        if output.json { return try Output.json(["app": container.identifier.rawValue, "directory": directory.rawValue, "path": path]) }
+        if output.json {
+            return try Output.json([
+                "app": container.identifier.rawValue, "directory": directory.rawValue, "path": path,
+            ])
+        }
         try Output.line(path)
     }
 }
@@ -74,7 +80,8 @@ struct Uninstall: ParsableCommand {
 struct Restart: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Simulate a device restart: empty every container's tmp/.",
-        discussion: "An app whose tmp/ cannot be emptied (replaced by a symbolic link, say) is skipped and named on standard error, and the status is 1; every other app's tmp/ is still emptied."
+        discussion:
+            "An app whose tmp/ cannot be emptied (replaced by a symbolic link, say) is skipped and named on standard error, and the status is 1; every other app's tmp/ is still emptied."
     )
 
     @OptionGroup var output: OutputOptions
@@ -84,7 +91,8 @@ struct Restart: ParsableCommand {
         if output.json {
             try Output.json(report)
         } else {
-            try Output.line("Emptied tmp/ of \(report.containers) container(s): \(report.removedItems) item(s) removed.")
+            try Output.line(
+                "Emptied tmp/ of \(report.containers) container(s): \(report.removedItems) item(s) removed.")
         }
         try SkippedApps.report(report.skipped)
     }
@@ -93,7 +101,8 @@ struct Restart: ParsableCommand {
 struct Purge: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Free storage: evict tmp/ then Library/Caches/ contents, least recently used first.",
-        discussion: "Without --bytes, everything purgeable is evicted. Nothing outside tmp/ and Library/Caches/ is touched. An app whose directories cannot be purged is skipped and named on standard error, and the status is 1; the others are still purged."
+        discussion:
+            "Without --bytes, everything purgeable is evicted. Nothing outside tmp/ and Library/Caches/ is touched. An app whose directories cannot be purged is skipped and named on standard error, and the status is 1; the others are still purged."
     )
 
     @Option(help: "Free at least this much (a byte count, or with a K, M or G suffix).")
@@ -106,7 +115,9 @@ struct Purge: ParsableCommand {
             try Output.json(report)
         } else {
             for item in report.items { try Output.line("\(item.bytes)\t\(item.app)\t\(item.path)") }
-            try Output.line("Freed \(report.freedBytes) bytes (\(Output.bytes(report.freedBytes))) from \(report.items.count) item(s).")
+            try Output.line(
+                "Freed \(report.freedBytes) bytes (\(Output.bytes(report.freedBytes))) from \(report.items.count) item(s)."
+            )
         }
         try SkippedApps.report(report.skipped)
     }

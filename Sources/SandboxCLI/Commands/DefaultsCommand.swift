@@ -7,7 +7,8 @@ import SandboxStore
 struct DefaultsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "defaults",
-        abstract: "Read, write and delete an app's preferences (Library/Preferences/<app-id>.plist), like macOS `defaults`.",
+        abstract:
+            "Read, write and delete an app's preferences (Library/Preferences/<app-id>.plist), like macOS `defaults`.",
         discussion: """
             read [KEY]            print one value, or every stored value
             write KEY VALUE       store a value (--type string|int|double|bool|date|data; dates in ISO 8601,
@@ -31,7 +32,9 @@ struct DefaultsCommand: ParsableCommand {
     @Argument(help: "read, write or delete.")
     var verb: Verb
     /// KEY and VALUE, taken as they are even when they start with '-' (a negative number).
-    @Argument(parsing: .allUnrecognized, help: "KEY (for read, write and delete) and VALUE (for write); a VALUE may start with '-'.")
+    @Argument(
+        parsing: .allUnrecognized,
+        help: "KEY (for read, write and delete) and VALUE (for write); a VALUE may start with '-'.")
     var operands: [String] = []
     @Option(help: "The type of VALUE for write: string, int, double, bool, date or data.")
     var type: ValueType = .string
@@ -43,11 +46,17 @@ struct DefaultsCommand: ParsableCommand {
     func validate() throws {
         switch verb {
         case .read:
-            guard operands.count <= 1 else { throw ValidationError("read takes at most a KEY; got \(operands.count) arguments.") }
+            guard operands.count <= 1 else {
+                throw ValidationError("read takes at most a KEY; got \(operands.count) arguments.")
+            }
         case .write:
-            guard operands.count == 2 else { throw ValidationError("write needs a KEY and a VALUE; got \(operands.count) arguments.") }
+            guard operands.count == 2 else {
+                throw ValidationError("write needs a KEY and a VALUE; got \(operands.count) arguments.")
+            }
         case .delete:
-            guard operands.count == 1 else { throw ValidationError("delete needs exactly a KEY; got \(operands.count) arguments.") }
+            guard operands.count == 1 else {
+                throw ValidationError("delete needs exactly a KEY; got \(operands.count) arguments.")
+            }
         }
     }
 
@@ -82,7 +91,10 @@ struct DefaultsCommand: ParsableCommand {
     }
 
     private func missing(_ key: String, in preferences: Preferences) -> StoreError {
-        StoreError(.notFound, "The key '\(key)' does not exist in the preferences of \(preferences.app) ('\(preferences.path)').", path: preferences.path.description)
+        StoreError(
+            .notFound,
+            "The key '\(key)' does not exist in the preferences of \(preferences.app) ('\(preferences.path)').",
+            path: preferences.path.description)
     }
 
     /// `VALUE` as the type asked for.
@@ -95,7 +107,9 @@ struct DefaultsCommand: ParsableCommand {
             return .string(text)
         case .int:
             if let value = Int(text) { return .integer(value) }
-            guard let value = UInt64(text) else { throw invalid("an integer from -9223372036854775808 to 18446744073709551615") }
+            guard let value = UInt64(text) else {
+                throw invalid("an integer from -9223372036854775808 to 18446744073709551615")
+            }
             return PreferenceValue(value)
         case .double:
             guard let value = Double(text), value.isFinite else { throw invalid("a finite number") }
@@ -107,11 +121,15 @@ struct DefaultsCommand: ParsableCommand {
             default: throw invalid("a bool (true, false, yes, no, 1 or 0)")
             }
         case .date:
-            guard let date = PreferenceValue.date(iso8601: text) else { throw invalid("an ISO 8601 date in UTC such as 2026-11-21T09:30:00.250Z") }
+            guard let date = PreferenceValue.date(iso8601: text) else {
+                throw invalid("an ISO 8601 date in UTC such as 2026-11-21T09:30:00.250Z")
+            }
             return .date(date)
         case .data:
             let digits = Array(text.utf8)
-            guard digits.count % 2 == 0, let bytes = Self.hex(digits) else { throw invalid("hex bytes such as 'cafe01'") }
+            guard digits.count % 2 == 0, let bytes = Self.hex(digits) else {
+                throw invalid("hex bytes such as 'cafe01'")
+            }
             return .data(Data(bytes))
         }
     }

@@ -33,7 +33,9 @@ struct Download: AsyncParsableCommand {
         guard let parsed = URL(string: url), DownloadRequest.isSupported(parsed) else {
             throw ValidationError("'\(url)' is not an absolute http or https URL.")
         }
-        if let limitRate, limitRate <= 0 { throw ValidationError("--limit-rate must be a positive number of bytes per second.") }
+        if let limitRate, limitRate <= 0 {
+            throw ValidationError("--limit-rate must be a positive number of bytes per second.")
+        }
     }
 
     func run() async throws {
@@ -43,8 +45,11 @@ struct Download: AsyncParsableCommand {
         var configuration = DownloadSession.Configuration.standard
         configuration.rateLimit = limitRate
         // One session per URL, so that downloads of different URLs run at once and a re-run continues.
-        let session = try DownloadSession(identifier: DownloadSession.identifier(for: address, prefix: "cli-"), container: container, configuration: configuration)
-        let request = DownloadRequest(url: address, expectedDigest: digest, destination: DownloadDestination(folder: folder))
+        let session = try DownloadSession(
+            identifier: DownloadSession.identifier(for: address, prefix: "cli-"), container: container,
+            configuration: configuration)
+        let request = DownloadRequest(
+            url: address, expectedDigest: digest, destination: DownloadDestination(folder: folder))
         let task = try session.downloadTask(continuingOrStarting: request)
         let printer = ProgressPrinter(json: output.json)
         let stop = StopSignals(label: "sandbox.download.signals")  // the download pauses with resume data
@@ -75,7 +80,9 @@ struct Download: AsyncParsableCommand {
         case .failure(let error):
             if error.code == .cancelled {
                 // The library says why a download it could not keep cannot be resumed.
-                let text = error.resumeData == nil ? "download stopped: \(error.message)" : "download paused. Run the same command again to continue."
+                let text =
+                    error.resumeData == nil
+                    ? "download stopped: \(error.message)" : "download paused. Run the same command again to continue."
                 StandardStreams.error("sandbox: \(text)\n")
                 throw ExitCode(130)  // 128 + SIGINT, as a shell reports a command a Ctrl-C ended
             }
@@ -100,7 +107,9 @@ struct Downloads: ParsableCommand {
         try Output.line("ID\tSTATE\tBYTES\tTOTAL\tURL\tPATH")
         for task in tasks {
             let total = task.expectedLength.map(String.init) ?? "?"
-            try Output.line("\(task.taskIdentifier)\t\(task.state)\t\(task.bytesOnDisk)\t\(total)\t\(task.url)\t\(task.path ?? task.error ?? "")")
+            try Output.line(
+                "\(task.taskIdentifier)\t\(task.state)\t\(task.bytesOnDisk)\t\(total)\t\(task.url)\t\(task.path ?? task.error ?? "")"
+            )
         }
     }
 }

@@ -4,7 +4,8 @@ import Sandbox
 import SystemPackage
 
 struct ListDirectory: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "ls", abstract: "List a directory of a container (directories end in '/').")
+    static let configuration = CommandConfiguration(
+        commandName: "ls", abstract: "List a directory of a container (directories end in '/').")
 
     @OptionGroup var app: AppArgument
     @Argument(help: "A directory, relative to the container's home.")
@@ -16,13 +17,16 @@ struct ListDirectory: ParsableCommand {
     func run() throws {
         let container = try app.container()
         let base = try ContainerPath.argument(path)
-        let entries = try container.root.contentsOfDirectory(at: base, recursive: recursive, prefetchingAttributes: true, stoppingAtPathLimit: true)
-            .sorted { $0.path < $1.path }
+        let entries = try container.root.contentsOfDirectory(
+            at: base, recursive: recursive, prefetchingAttributes: true, stoppingAtPathLimit: true
+        )
+        .sorted { $0.path < $1.path }
         if output.json {
             try Output.json(entries.map { ItemSummary($0, relativeTo: base) })
         } else {
             for entry in entries {
-                let shown = recursive ? relative(entry.path, to: base) : entry.fileName.description  // escaped: every name shows, unambiguously
+                // escaped: every name shows, unambiguously
+                let shown = recursive ? relative(entry.path, to: base) : entry.fileName.description
                 try Output.line(entry.type == .directory ? shown + "/" : shown)
             }
         }
@@ -34,7 +38,8 @@ struct ListDirectory: ParsableCommand {
     private func reportUnlisted(_ folders: [DirectoryEntry]) throws {
         guard !folders.isEmpty else { return }
         for folder in folders {
-            let message = "sandbox: the items inside '\(folder.path)' are nested too deeply to be named by a path (over \(ContainerPath.maximumLength) bytes) and are not listed; `sandbox du` measures them and `sandbox rm --recursive` removes them. [name-too-long]\n"
+            let message =
+                "sandbox: the items inside '\(folder.path)' are nested too deeply to be named by a path (over \(ContainerPath.maximumLength) bytes) and are not listed; `sandbox du` measures them and `sandbox rm --recursive` removes them. [name-too-long]\n"
             StandardStreams.error(message)
         }
         throw ExitCode.failure
@@ -53,7 +58,9 @@ struct Stat: ParsableCommand {
         let container = try app.container()
         let itemPath = try ContainerPath.argument(path)
         guard let attributes = try container.root.attributes(at: itemPath, followingSymlink: false) else {
-            throw SandboxError(.notFound, "No item at '\(itemPath)' in \(container.identifier). Check the path with `sandbox ls`.", path: itemPath.description)
+            throw SandboxError(
+                .notFound, "No item at '\(itemPath)' in \(container.identifier). Check the path with `sandbox ls`.",
+                path: itemPath.description)
         }
         let excluded = attributes.type == .symlink ? nil : try excludedFromBackup(itemPath, in: container.root)
         let summary = StatSummary(path: itemPath.description, attributes: attributes, excludedFromBackup: excluded)
@@ -66,13 +73,14 @@ struct Stat: ParsableCommand {
 private func excludedFromBackup(_ path: ContainerPath, in root: ConfinedRoot) throws(SandboxError) -> Bool? {
     do throws(SandboxError) {
         return try root.isExcludedFromBackup(at: path)
-    } catch where error.code == .unsupported {
+    } catch  where error.code == .unsupported {
         return nil
     }
 }
 
 struct MakeDirectory: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "mkdir", abstract: "Create a directory in a container.")
+    static let configuration = CommandConfiguration(
+        commandName: "mkdir", abstract: "Create a directory in a container.")
 
     @OptionGroup var app: AppArgument
     @Argument(help: "The directory to create, relative to the container's home.")
@@ -102,7 +110,9 @@ struct Remove: ParsableCommand {
         let itemPath = try ContainerPath.argument(path)
         try container.checkPolicy(allowing: .delete, at: itemPath)
         guard try container.root.removeItem(at: itemPath, recursively: recursive) > 0 else {
-            throw SandboxError(.notFound, "No item at '\(itemPath)' in \(container.identifier): nothing removed.", path: itemPath.description)
+            throw SandboxError(
+                .notFound, "No item at '\(itemPath)' in \(container.identifier): nothing removed.",
+                path: itemPath.description)
         }
     }
 }
@@ -110,7 +120,8 @@ struct Remove: ParsableCommand {
 struct Put: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Copy a host file into a container, atomically and durably.",
-        discussion: "The file is streamed (never held in memory) and appears at PATH only when complete. If PATH is a directory, the file keeps its name."
+        discussion:
+            "The file is streamed (never held in memory) and appears at PATH only when complete. If PATH is a directory, the file keeps its name."
     )
 
     @OptionGroup var app: AppArgument
@@ -140,7 +151,8 @@ struct Cat: ParsableCommand {
 }
 
 struct Move: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "mv", abstract: "Move or rename an item within a container.")
+    static let configuration = CommandConfiguration(
+        commandName: "mv", abstract: "Move or rename an item within a container.")
 
     @OptionGroup var items: SourceAndDestination
 
@@ -153,7 +165,8 @@ struct Move: ParsableCommand {
 }
 
 struct Copy: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "cp", abstract: "Copy a file or directory within a container.")
+    static let configuration = CommandConfiguration(
+        commandName: "cp", abstract: "Copy a file or directory within a container.")
 
     @OptionGroup var items: SourceAndDestination
 
@@ -180,7 +193,8 @@ struct SourceAndDestination: ParsableArguments {
 }
 
 struct Exclude: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Mark an item as excluded from backups (iOS isExcludedFromBackup).")
+    static let configuration = CommandConfiguration(
+        abstract: "Mark an item as excluded from backups (iOS isExcludedFromBackup).")
 
     @OptionGroup var app: AppArgument
     @Argument(help: "The item, relative to the container's home.")
@@ -207,7 +221,10 @@ extension ConfinedRoot {
     func destination(_ path: ContainerPath, naming source: ContainerPath) throws(SandboxError) -> ContainerPath {
         guard try directoryExists(at: path), let name = source.lastName else { return path }
         guard !name.isParentReference else {
-            throw SandboxError(.invalidPath, "'\(source)' ends in '..' and so names no single item to put into '\(path)'; write the item's own path.", path: source.description)
+            throw SandboxError(
+                .invalidPath,
+                "'\(source)' ends in '..' and so names no single item to put into '\(path)'; write the item's own path.",
+                path: source.description)
         }
         return path.appending(name)
     }

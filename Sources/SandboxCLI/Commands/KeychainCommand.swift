@@ -6,7 +6,8 @@ import SandboxStore
 struct KeychainCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "keychain",
-        abstract: "Set, get and delete an app's keychain items (generic passwords), kept encrypted outside its container.",
+        abstract:
+            "Set, get and delete an app's keychain items (generic passwords), kept encrypted outside its container.",
         discussion: """
             set reads the secret from standard input (one trailing newline is dropped); get prints it.
             Items live in $SANDBOX_HOME/Device/Apps/<app-id>/keychain.plist, sealed with this device's key.
@@ -65,7 +66,11 @@ struct KeychainCommand: ParsableCommand {
             accessibility = item.accessibility.rawValue
             created = item.creationDate
             modified = item.modificationDate
-            if let text = String(data: item.secret, encoding: .utf8) { secret = text } else { secretBase64 = item.secret.base64EncodedString() }
+            if let text = String(data: item.secret, encoding: .utf8) {
+                secret = text
+            } else {
+                secretBase64 = item.secret.base64EncodedString()
+            }
         }
     }
 }

@@ -2,7 +2,8 @@ import ArgumentParser
 import Sandbox
 
 struct DiskUsage: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "du", abstract: "Show the size of each top-level directory of a container, and the total.")
+    static let configuration = CommandConfiguration(
+        commandName: "du", abstract: "Show the size of each top-level directory of a container, and the total.")
 
     @OptionGroup var app: AppArgument
     @OptionGroup var output: OutputOptions
@@ -16,7 +17,9 @@ struct DiskUsage: ParsableCommand {
             rows.append(UsageRow(path: entry.name, size: size))
             total = total + size
         }
-        if output.json { return try Output.json(UsageReport(app: container.identifier.rawValue, entries: rows, total: total)) }
+        if output.json {
+            return try Output.json(UsageReport(app: container.identifier.rawValue, entries: rows, total: total))
+        }
         try Output.line("LOGICAL\tALLOCATED\tFILES\tPATH")
         for row in rows + [UsageRow(path: "total", size: total)] {
             try Output.line("\(row.logicalBytes)\t\(row.allocatedBytes)\t\(row.files)\t\(row.path)")
@@ -28,7 +31,8 @@ struct DiskFree: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "df",
         abstract: "Show the device's storage: capacity, free, available, purgeable.",
-        discussion: "An app whose purgeable directories cannot be measured is left out of the counts and named on standard error, and the status is 1."
+        discussion:
+            "An app whose purgeable directories cannot be measured is left out of the counts and named on standard error, and the status is 1."
     )
 
     @OptionGroup var output: OutputOptions
@@ -42,7 +46,8 @@ struct DiskFree: ParsableCommand {
         let volume = storage.volume
         for (label, value) in [
             ("capacity", volume.capacity), ("free", volume.freeBytes), ("available", volume.availableBytes),
-            ("purgeable", storage.purgeableBytes), ("available for important usage", storage.availableForImportantUsage),
+            ("purgeable", storage.purgeableBytes),
+            ("available for important usage", storage.availableForImportantUsage),
         ] {
             try Output.line("\(label):\t\(value)\t(\(Output.bytes(value)))")
         }

@@ -21,11 +21,17 @@ final class ProgressPrinter: Sendable {
     func show(_ event: DownloadEvent) throws {
         switch event {
         case .didResume(_, let offset, let total):
-            try emit(DownloadEventLine(event: "resumed", offset: offset, total: total), "Resuming at \(Output.bytes(offset)).")
+            try emit(
+                DownloadEventLine(event: "resumed", offset: offset, total: total),
+                "Resuming at \(Output.bytes(offset)).")
         case .didRestart(_, let reason):
-            try emit(DownloadEventLine(event: "restarted", reason: reason.rawValue), "Starting again from zero: \(reason.rawValue).")
+            try emit(
+                DownloadEventLine(event: "restarted", reason: reason.rawValue),
+                "Starting again from zero: \(reason.rawValue).")
         case .willRetry(_, let attempt, let delay, let error):
-            try emit(DownloadEventLine(event: "retry", attempt: attempt, error: error.description), "Retrying (attempt \(attempt)) in \(delay): \(error.message)")
+            try emit(
+                DownloadEventLine(event: "retry", attempt: attempt, error: error.description),
+                "Retrying (attempt \(attempt)) in \(delay): \(error.message)")
         case .didWriteData(_, let progress):
             if json {
                 try Output.json(DownloadEventLine(progress))
@@ -59,7 +65,8 @@ final class ProgressPrinter: Sendable {
         var parts: [String] = []
         if let fraction = progress.fractionCompleted, let total = progress.totalBytesExpectedToWrite {
             let filled = Int((fraction * Double(width)).rounded(.down))
-            parts.append("[" + String(repeating: "#", count: filled) + String(repeating: ".", count: width - filled) + "]")
+            parts.append(
+                "[" + String(repeating: "#", count: filled) + String(repeating: ".", count: width - filled) + "]")
             parts.append(String(format: "%5.1f%%", fraction * 100))
             parts.append("\(Output.bytes(progress.totalBytesWritten)) / \(Output.bytes(total))")
         } else {
@@ -87,7 +94,10 @@ struct DownloadEventLine: Encodable {
     var bytesPerSecond: Int64?
     var secondsRemaining: Double?
 
-    init(event: String, offset: Int64? = nil, total: Int64? = nil, reason: String? = nil, attempt: Int? = nil, error: String? = nil) {
+    init(
+        event: String, offset: Int64? = nil, total: Int64? = nil, reason: String? = nil, attempt: Int? = nil,
+        error: String? = nil
+    ) {
         self.event = event
         self.offset = offset
         self.total = total

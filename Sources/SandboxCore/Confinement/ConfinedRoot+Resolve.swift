@@ -46,10 +46,13 @@ extension ConfinedRoot {
     /// - Throws: ``SandboxError/Code/invalidPath`` when the path is the root or ends in `..`.
     package func openParent(of path: ContainerPath) throws(SandboxError) -> ParentDirectory {
         guard let name = path.lastName else {
-            throw .rule(.invalidPath, "This operation needs an item inside the container, not the container itself.", path: ".")
+            throw .rule(
+                .invalidPath, "This operation needs an item inside the container, not the container itself.", path: ".")
         }
         guard !name.isParentReference else {
-            throw .rule(.invalidPath, "'\(path)' ends in '..' and so names no single item; write the item's own path.", path: path.description)
+            throw .rule(
+                .invalidPath, "'\(path)' ends in '..' and so names no single item; write the item's own path.",
+                path: path.description)
         }
         return ParentDirectory(descriptor: try open(path.parent, flags: CSB_O_PATH | CSB_O_DIRECTORY), name: name)
     }
@@ -58,7 +61,7 @@ extension ConfinedRoot {
     package func openParentIfPresent(of path: ContainerPath) throws(SandboxError) -> ParentDirectory? {
         do throws(SandboxError) {
             return try openParent(of: path)
-        } catch where error.code == .notFound {
+        } catch  where error.code == .notFound {
             return nil
         }
     }
@@ -109,7 +112,9 @@ extension ConfinedRoot {
                     continue
                 }
                 let error = errno
-                if error == ELOOP || error == ENOTDIR, let target = try readSymlink(in: directory, named: name, path: rendered) {
+                if error == ELOOP || error == ENOTDIR,
+                    let target = try readSymlink(in: directory, named: name, path: rendered)
+                {
                     try expand(target)
                     continue
                 }
@@ -140,9 +145,10 @@ extension ConfinedRoot {
         }
         // The path ended at a directory reached through `.`, `..` or a symlink: reopen it.
         let directory = stack.last ?? descriptor
-        return OwnedDescriptor(taking: try syscall("openat", path: rendered) {
-            openat(directory, ".", flags & ~(O_CREAT | O_EXCL | CSB_O_NOFOLLOW), mode)
-        })
+        return OwnedDescriptor(
+            taking: try syscall("openat", path: rendered) {
+                openat(directory, ".", flags & ~(O_CREAT | O_EXCL | CSB_O_NOFOLLOW), mode)
+            })
     }
 
     /// `.`, which a symlink's target may contain.

@@ -60,7 +60,9 @@ public final class ConfinedRoot: Sendable {
         case .openat2:
             guard Self.kernelHasOpenat2 else {
                 Glibc.close(fd)
-                throw .rule(.unsupported, "This kernel has no openat2(2) (Linux 5.6 or later); use the manual walk.", path: hostPath)
+                throw .rule(
+                    .unsupported, "This kernel has no openat2(2) (Linux 5.6 or later); use the manual walk.",
+                    path: hostPath)
             }
             self.resolution = .openat2
         case .manualWalk:

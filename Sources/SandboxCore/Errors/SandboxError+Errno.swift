@@ -25,7 +25,10 @@ extension SandboxError {
         case .improperLink where call == "openat2":
             return (.escapesContainer, escapeMessage(path))
         case .improperLink:
-            return (.crossDevice, "\(quoted) is on another file system than the destination; copy it, then remove the original.")
+            return (
+                .crossDevice,
+                "\(quoted) is on another file system than the destination; copy it, then remove the original."
+            )
         case .noSuchFileOrDirectory:
             return (.notFound, "No item at \(quoted). Check the path and its spelling.")
         case .fileExists:
@@ -35,17 +38,29 @@ extension SandboxError {
         case .isDirectory:
             return (.isADirectory, "\(quoted) is a directory; a file was expected.")
         case .directoryNotEmpty:
-            return (.directoryNotEmpty, "The directory \(quoted) is not empty. Remove its contents first or remove it recursively.")
+            return (
+                .directoryNotEmpty,
+                "The directory \(quoted) is not empty. Remove its contents first or remove it recursively."
+            )
         case .permissionDenied, .notPermitted:
             return (.permissionDenied, "Permission denied for \(quoted). Check the item's permissions and owner.")
         case .readOnlyFileSystem:
             return (.readOnly, "\(quoted) is on a read-only file system.")
         case .noSpace, .diskQuotaExceeded:
-            return (.noSpace, "No space left on the device while writing \(quoted). Free space and try again; the previous contents are intact.")
+            return (
+                .noSpace,
+                "No space left on the device while writing \(quoted). Free space and try again; the previous contents are intact."
+            )
         case .tooManyOpenFiles, .tooManyOpenFilesInSystem:
-            return (.tooManyOpenFiles, "Out of file descriptors while opening \(quoted). Close files or raise the limit (`ulimit -n`).")
+            return (
+                .tooManyOpenFiles,
+                "Out of file descriptors while opening \(quoted). Close files or raise the limit (`ulimit -n`)."
+            )
         case .tooManySymbolicLinkLevels:
-            return (.symlinkLoop, "Too many symbolic links while resolving \(quoted): it is a link loop, or a link to a magic /proc path.")
+            return (
+                .symlinkLoop,
+                "Too many symbolic links while resolving \(quoted): it is a link loop, or a link to a magic /proc path."
+            )
         case .fileNameTooLong:
             return (.nameTooLong, "\(quoted) is too long for the file system (255 bytes a name, 4095 a path).")
         case .notSupported:
@@ -77,6 +92,7 @@ extension SandboxError {
         file: String = #fileID,
         line: Int = #line
     ) -> SandboxError {
-        SandboxError(code: code, message: message, path: path, cause: nil, location: SourceLocation(file: file, line: line))
+        SandboxError(
+            code: code, message: message, path: path, cause: nil, location: SourceLocation(file: file, line: line))
     }
 }

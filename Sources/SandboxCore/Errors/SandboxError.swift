@@ -40,7 +40,8 @@ public struct SandboxError: Error, Sendable, CustomStringConvertible {
         file: String = #fileID,
         line: Int = #line
     ) {
-        self.init(code: code, message: message, path: path, cause: cause, location: SourceLocation(file: file, line: line))
+        self.init(
+            code: code, message: message, path: path, cause: cause, location: SourceLocation(file: file, line: line))
     }
 
     /// The message followed by the code, e.g. `'../x' escapes the container… [escapes-container]`.

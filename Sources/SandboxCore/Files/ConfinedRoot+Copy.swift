@@ -39,10 +39,15 @@ extension ConfinedRoot {
             try CopyVisitor.copyFile(input, info, to: parent.rawValue, named: parent.name, destination: destination)
             return 1
         case S_IFDIR:
-            _ = try syscall("mkdirat", path: destination.description) { mkdirat(parent.rawValue, parent.name.cString, info.st_mode & 0o7777 | 0o700) }
-            let output = OwnedDescriptor(taking: try syscall("openat", path: destination.description) {
-                openat(parent.rawValue, parent.name.cString, O_RDONLY | CSB_O_DIRECTORY | CSB_O_NOFOLLOW | CSB_O_CLOEXEC)
-            })
+            _ = try syscall("mkdirat", path: destination.description) {
+                mkdirat(parent.rawValue, parent.name.cString, info.st_mode & 0o7777 | 0o700)
+            }
+            let output = OwnedDescriptor(
+                taking: try syscall("openat", path: destination.description) {
+                    openat(
+                        parent.rawValue, parent.name.cString,
+                        O_RDONLY | CSB_O_DIRECTORY | CSB_O_NOFOLLOW | CSB_O_CLOEXEC)
+                })
             // A directory copied into itself must not copy its own copy.
             let skipped = try FileIdentity(of: output.rawValue, path: destination.description)
             var walk = try TreeWalk(root: input, at: source, mirror: output.rawValue)
@@ -51,7 +56,9 @@ extension ConfinedRoot {
             _ = fchmod(output.rawValue, info.st_mode & 0o7777)
             return visitor.copied + 1
         default:
-            throw .rule(.notARegularFile, "'\(source)' is a FIFO, socket or device, which cannot be copied.", path: source.description)
+            throw .rule(
+                .notARegularFile, "'\(source)' is a FIFO, socket or device, which cannot be copied.",
+                path: source.description)
         }
     }
 }
@@ -81,11 +88,15 @@ private struct CopyVisitor: TreeVisitor {
         switch info.st_mode & S_IFMT {
         case S_IFLNK:
             var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
-            let count = try syscall("readlinkat", path: location.display(name)) { readlinkat(entry.directory, entry.name, &buffer, buffer.count - 1) }
+            let count = try syscall("readlinkat", path: location.display(name)) {
+                readlinkat(entry.directory, entry.name, &buffer, buffer.count - 1)
+            }
             buffer[count] = 0
             _ = try syscall("symlinkat", path: target().display(name)) { symlinkat(buffer, output, entry.name) }
         case S_IFDIR:
-            _ = try syscall("mkdirat", path: target().display(name)) { mkdirat(output, entry.name, info.st_mode & 0o7777 | 0o700) }
+            _ = try syscall("mkdirat", path: target().display(name)) {
+                mkdirat(output, entry.name, info.st_mode & 0o7777 | 0o700)
+            }
             copied += 1
             return true
         case S_IFREG:
@@ -95,22 +106,29 @@ private struct CopyVisitor: TreeVisitor {
                 throw .systemCall("openat", errno: Errno(rawValue: errno), path: location.display(name))
             }
             let input = OwnedDescriptor(taking: fd)
-            try Self.copyFile(input.rawValue, info, to: output, named: name, destination: target().path(of: name) ?? destination)
+            try Self.copyFile(
+                input.rawValue, info, to: output, named: name, destination: target().path(of: name) ?? destination)
         default:
-            throw .rule(.notARegularFile, "'\(location.display(name))' is a FIFO, socket or device, which cannot be copied.", path: location.display(name))
+            throw .rule(
+                .notARegularFile, "'\(location.display(name))' is a FIFO, socket or device, which cannot be copied.",
+                path: location.display(name))
         }
         copied += 1
         return false
     }
 
-    func enter(_ directory: CInt, named name: FileName, mirrorParent: CInt?, at location: borrowing WalkLocation) throws(SandboxError) -> CInt? {
+    func enter(
+        _ directory: CInt, named name: FileName, mirrorParent: CInt?, at location: borrowing WalkLocation
+    ) throws(SandboxError) -> CInt? {
         guard let mirrorParent else { return nil }
         return try syscall("openat", path: location.rebased(on: destination).display()) {
             openat(mirrorParent, name.cString, O_RDONLY | CSB_O_DIRECTORY | CSB_O_NOFOLLOW | CSB_O_CLOEXEC)
         }
     }
 
-    func leave(_ directory: CInt, named name: FileName, in parent: CInt, mirror: CInt?, at location: borrowing WalkLocation) throws(SandboxError) {
+    func leave(
+        _ directory: CInt, named name: FileName, in parent: CInt, mirror: CInt?, at location: borrowing WalkLocation
+    ) throws(SandboxError) {
         guard let mirror else { return }
         var info = stat()
         _ = try syscall("fstat", path: location.display()) { fstat(directory, &info) }
@@ -119,9 +137,13 @@ private struct CopyVisitor: TreeVisitor {
 
     /// Copies the open regular file `input` to `name` in `parent`, atomically and without replacing.
     /// `destination` names it in messages (the copy's top when the file is too deep for a path).
-    static func copyFile(_ input: CInt, _ info: stat, to parent: CInt, named name: FileName, destination: ContainerPath) throws(SandboxError) {
-        try AtomicFile.create(in: parent, named: name, path: destination, options: [.atomic, .withoutOverwriting],
-                              permissions: info.st_mode & 0o7777) { output throws(SandboxError) in
+    static func copyFile(
+        _ input: CInt, _ info: stat, to parent: CInt, named name: FileName, destination: ContainerPath
+    ) throws(SandboxError) {
+        try AtomicFile.create(
+            in: parent, named: name, path: destination, options: [.atomic, .withoutOverwriting],
+            permissions: info.st_mode & 0o7777
+        ) { output throws(SandboxError) in
             try ByteCopier.copy(from: input, to: output, wholeFile: true, path: destination.description)
             _ = fchmod(output, info.st_mode & 0o7777)
             try ExtendedAttributes.copyUserAttributes(from: input, to: output, path: destination.description)

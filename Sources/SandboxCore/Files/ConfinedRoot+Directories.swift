@@ -39,7 +39,10 @@ extension ConfinedRoot {
             let error = Errno(rawValue: errno)
             guard error == .fileExists else { throw .systemCall("mkdirat", errno: error, path: prefix.description) }
             guard try directoryExists(at: prefix) else {
-                throw .rule(.notADirectory, "'\(prefix)' exists and is not a directory, so '\(path)' cannot be created. Remove or rename it first.", path: prefix.description)
+                throw .rule(
+                    .notADirectory,
+                    "'\(prefix)' exists and is not a directory, so '\(path)' cannot be created. Remove or rename it first.",
+                    path: prefix.description)
             }
         }
         return created
@@ -67,8 +70,10 @@ extension ConfinedRoot {
         stoppingAtPathLimit: Bool = false
     ) throws(SandboxError) -> [DirectoryEntry] {
         var entries: [DirectoryEntry] = []
-        try enumerate(at: path, recursive: recursive, prefetchingAttributes: prefetchingAttributes,
-                      stoppingAtPathLimit: stoppingAtPathLimit) { entry throws(SandboxError) in
+        try enumerate(
+            at: path, recursive: recursive, prefetchingAttributes: prefetchingAttributes,
+            stoppingAtPathLimit: stoppingAtPathLimit
+        ) { entry throws(SandboxError) in
             entries.append(entry)
         }
         return entries

@@ -34,7 +34,8 @@ extension ConfinedRoot {
         let directory = try openDirectory(path)
         var walk = try TreeWalk(root: directory.rawValue, at: path)
         try withoutActuallyEscaping(body) { (body) throws(SandboxError) in
-            var visitor = EnumerationVisitor(recursive: recursive, prefetch: prefetchingAttributes, stopAtLimit: stoppingAtPathLimit, body: body)
+            var visitor = EnumerationVisitor(
+                recursive: recursive, prefetch: prefetchingAttributes, stopAtLimit: stoppingAtPathLimit, body: body)
             try walk.run(&visitor)
         }
     }
@@ -56,15 +57,18 @@ private struct EnumerationVisitor: TreeVisitor {
         var attributes: FileAttributes?
         if prefetch || type == .unknown {
             do throws(SandboxError) {
-                attributes = try ConfinedRoot.statx(entry.directory, entry.name, flags: CSB_AT_SYMLINK_NOFOLLOW, path: path.description)
-            } catch where error.code == .notFound {
+                attributes = try ConfinedRoot.statx(
+                    entry.directory, entry.name, flags: CSB_AT_SYMLINK_NOFOLLOW, path: path.description)
+            } catch  where error.code == .notFound {
                 return false  // removed since the directory was read
             }
             type = attributes?.type ?? type
         }
         let descend = recursive && type == .directory
         let tooDeep = descend && stopAtLimit && !location.childrenAlwaysFit(under: name)
-        try body(DirectoryEntry(path: path, type: type, attributes: prefetch ? attributes : nil, contentsBeyondPathLimit: tooDeep))
+        try body(
+            DirectoryEntry(
+                path: path, type: type, attributes: prefetch ? attributes : nil, contentsBeyondPathLimit: tooDeep))
         return descend && !tooDeep
     }
 }

@@ -21,11 +21,18 @@ extension ConfinedRoot {
         }
         switch Errno(rawValue: errno) {
         case .invalidArgument where first.isDescendant(of: second) || second.isDescendant(of: first):
-            throw .rule(.invalidArgument, "'\(first)' and '\(second)' cannot be exchanged: one contains the other.", path: first.description)
+            throw .rule(
+                .invalidArgument, "'\(first)' and '\(second)' cannot be exchanged: one contains the other.",
+                path: first.description)
         case .invalidArgument, .notSupported:
-            throw .rule(.unsupported, "The file system holding '\(first)' cannot exchange two items atomically (renameat2 RENAME_EXCHANGE); use a local file system such as ext4, XFS, Btrfs or tmpfs.", path: first.description)
+            throw .rule(
+                .unsupported,
+                "The file system holding '\(first)' cannot exchange two items atomically (renameat2 RENAME_EXCHANGE); use a local file system such as ext4, XFS, Btrfs or tmpfs.",
+                path: first.description)
         case .noSuchFileOrDirectory:
-            throw .rule(.notFound, "'\(first)' and '\(second)' must both exist to be exchanged; one of them is missing.", path: first.description)
+            throw .rule(
+                .notFound, "'\(first)' and '\(second)' must both exist to be exchanged; one of them is missing.",
+                path: first.description)
         case let error:
             throw .systemCall("renameat2", errno: error, path: first.description)
         }

@@ -13,9 +13,10 @@ extension ConfinedRoot {
     ///   ``copyItem(from:to:)``.
     @discardableResult
     public func importItem(fromHost hostPath: String, to path: ContainerPath) throws(SandboxError) -> Int {
-        let input = OwnedDescriptor(taking: try syscall("open", path: hostPath) {
-            Glibc.open(hostPath, O_RDONLY | O_NONBLOCK | CSB_O_CLOEXEC)
-        })
+        let input = OwnedDescriptor(
+            taking: try syscall("open", path: hostPath) {
+                Glibc.open(hostPath, O_RDONLY | O_NONBLOCK | CSB_O_CLOEXEC)
+            })
         var info = stat()
         _ = try syscall("fstat", path: hostPath) { fstat(input.rawValue, &info) }
         let parent = try openParent(of: path)
@@ -27,7 +28,9 @@ extension ConfinedRoot {
     ///
     /// - Throws: ``SandboxError/Code/notADirectory`` when a file is in the way,
     ///   ``SandboxError/Code/permissionDenied``, and the errors of ``init(openingDirectoryAt:resolution:)``.
-    public static func creatingDirectory(atHostPath hostPath: String, resolution: Resolution = .automatic) throws(SandboxError) -> ConfinedRoot {
+    public static func creatingDirectory(
+        atHostPath hostPath: String, resolution: Resolution = .automatic
+    ) throws(SandboxError) -> ConfinedRoot {
         var prefix = hostPath.hasPrefix("/") ? "" : "."
         for component in hostPath.split(separator: "/") {
             prefix += "/" + component

@@ -16,7 +16,9 @@ extension ConfinedRoot {
     /// - Throws: ``SandboxError/Code/alreadyExists``, ``SandboxError/Code/notFound``,
     ///   ``SandboxError/Code/invalidArgument`` for a directory moved into itself, and resolution
     ///   errors such as ``SandboxError/Code/escapesContainer`` for either path.
-    public func moveItem(from source: ContainerPath, to destination: ContainerPath, replacingExisting: Bool = false) throws(SandboxError) {
+    public func moveItem(
+        from source: ContainerPath, to destination: ContainerPath, replacingExisting: Bool = false
+    ) throws(SandboxError) {
         let sourceParent = try openParent(of: source)
         let sourceName = sourceParent.name.cString
         let destinationParent = try openParent(of: destination)
@@ -33,12 +35,15 @@ extension ConfinedRoot {
             }
             _ = try syscall("unlinkat", path: source.description) { unlinkat(sourceParent.rawValue, sourceName, 0) }
         case .invalidArgument:
-            throw .rule(.invalidArgument, "'\(source)' cannot be moved into itself ('\(destination)').", path: source.description)
+            throw .rule(
+                .invalidArgument, "'\(source)' cannot be moved into itself ('\(destination)').",
+                path: source.description)
         case .improperLink:
             try copyItem(from: source, to: destination)
             try removeItem(at: source, recursively: true)
         case let error:
-            throw .systemCall("renameat2", errno: error, path: error == .fileExists ? destination.description : source.description)
+            throw .systemCall(
+                "renameat2", errno: error, path: error == .fileExists ? destination.description : source.description)
         }
     }
 

@@ -35,9 +35,14 @@ extension ConfinedRoot {
         }
         guard recursively else {
             do throws(SandboxError) {
-                _ = try syscall("unlinkat", path: path.description) { unlinkat(parent.rawValue, name.cString, CSB_AT_REMOVEDIR) }
-            } catch where error.code == .directoryNotEmpty {
-                throw .rule(.directoryNotEmpty, "The directory '\(path)' is not empty. Remove it recursively or empty it first.", path: path.description)
+                _ = try syscall("unlinkat", path: path.description) {
+                    unlinkat(parent.rawValue, name.cString, CSB_AT_REMOVEDIR)
+                }
+            } catch  where error.code == .directoryNotEmpty {
+                throw .rule(
+                    .directoryNotEmpty,
+                    "The directory '\(path)' is not empty. Remove it recursively or empty it first.",
+                    path: path.description)
             }
             return 1
         }
@@ -53,7 +58,9 @@ extension ConfinedRoot {
         var walk = try TreeWalk(root: directory.rawValue, at: path)
         var visitor = RemovalVisitor()
         try walk.run(&visitor)
-        _ = try syscall("unlinkat", path: path.description) { unlinkat(parent.rawValue, name.cString, CSB_AT_REMOVEDIR) }
+        _ = try syscall("unlinkat", path: path.description) {
+            unlinkat(parent.rawValue, name.cString, CSB_AT_REMOVEDIR)
+        }
         return visitor.removed + 1
     }
 
@@ -91,7 +98,9 @@ struct RemovalVisitor: TreeVisitor {
         }
     }
 
-    mutating func descentFailed(named name: FileName, in parent: CInt, errno error: CInt, at location: borrowing WalkLocation) throws(SandboxError) {
+    mutating func descentFailed(
+        named name: FileName, in parent: CInt, errno error: CInt, at location: borrowing WalkLocation
+    ) throws(SandboxError) {
         switch error {
         case ELOOP, ENOTDIR:  // replaced by a symlink or a file since it was seen: unlink that
             if unlinkat(parent, name.cString, 0) == 0 {
@@ -106,12 +115,16 @@ struct RemovalVisitor: TreeVisitor {
         }
     }
 
-    func enter(_ directory: CInt, named name: FileName, mirrorParent: CInt?, at location: borrowing WalkLocation) throws(SandboxError) -> CInt? {
+    func enter(
+        _ directory: CInt, named name: FileName, mirrorParent: CInt?, at location: borrowing WalkLocation
+    ) throws(SandboxError) -> CInt? {
         try Self.makeWritable(directory, path: location.display())
         return nil
     }
 
-    mutating func leave(_ directory: CInt, named name: FileName, in parent: CInt, mirror: CInt?, at location: borrowing WalkLocation) throws(SandboxError) {
+    mutating func leave(
+        _ directory: CInt, named name: FileName, in parent: CInt, mirror: CInt?, at location: borrowing WalkLocation
+    ) throws(SandboxError) {
         _ = try syscall("unlinkat", path: location.display()) { unlinkat(parent, name.cString, CSB_AT_REMOVEDIR) }
         removed += 1
     }

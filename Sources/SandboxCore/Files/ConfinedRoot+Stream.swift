@@ -45,7 +45,9 @@ extension ConfinedRoot {
         let file = try openRegularFile(path)
         var total: Int64 = 0
         while true {
-            let count = try syscall("read", path: path.description) { read(file.rawValue, buffer.baseAddress, buffer.count) }
+            let count = try syscall("read", path: path.description) {
+                read(file.rawValue, buffer.baseAddress, buffer.count)
+            }
             if count == 0 { return total }
             total += Int64(count)
             try body(UnsafeRawBufferPointer(rebasing: buffer[0..<count]))

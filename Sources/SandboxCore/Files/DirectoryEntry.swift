@@ -13,7 +13,9 @@ public struct DirectoryEntry: Sendable, Hashable {
     public var contentsBeyondPathLimit: Bool
 
     /// An entry as an enumeration reports it; for tests and for layers that list items themselves.
-    public init(path: ContainerPath, type: ItemType, attributes: FileAttributes? = nil, contentsBeyondPathLimit: Bool = false) {
+    public init(
+        path: ContainerPath, type: ItemType, attributes: FileAttributes? = nil, contentsBeyondPathLimit: Bool = false
+    ) {
         self.path = path
         self.type = type
         self.attributes = attributes

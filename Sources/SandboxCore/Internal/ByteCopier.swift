@@ -16,7 +16,9 @@ enum ByteCopier {
     ///   be tried.
     /// - Returns: the number of bytes copied.
     @discardableResult
-    static func copy(from source: CInt, to destination: CInt, wholeFile: Bool, path: String) throws(SandboxError) -> Int64 {
+    static func copy(
+        from source: CInt, to destination: CInt, wholeFile: Bool, path: String
+    ) throws(SandboxError) -> Int64 {
         if wholeFile, csb_ficlone(destination, source) == 0 {
             var info = stat()
             _ = try syscall("fstat", path: path) { fstat(source, &info) }

@@ -1,4 +1,3 @@
-
 import Glibc
 
 /// A file descriptor that is closed exactly once: when its owner goes away or calls ``close()``.

@@ -1,6 +1,4 @@
-
 import Glibc
-
 import SystemPackage
 
 /// Runs a system call that returns -1 and sets `errno` on failure, retrying `EINTR`.
@@ -23,9 +21,9 @@ package func retryingEINTR<T: FixedWidthInteger>(
     _ name: String, path: @autoclosure () -> String, _ body: () -> T
 ) -> Result<T, Errno> {
     #if DEBUG
-    retryingEINTR { FaultInjection.intercept(name, path: path, body) }
+        retryingEINTR { FaultInjection.intercept(name, path: path, body) }
     #else
-    retryingEINTR(body)
+        retryingEINTR(body)
     #endif
 }
 

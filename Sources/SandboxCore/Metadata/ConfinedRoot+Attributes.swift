@@ -15,7 +15,9 @@ extension ConfinedRoot {
     /// - Returns: the values, or `nil` only when nothing exists at `path`.
     /// - Throws: ``SandboxError/Code/escapesContainer`` and the other resolution errors; a missing
     ///   directory in the middle of the path is also `nil`.
-    public func attributes(at path: ContainerPath, followingSymlink: Bool = true) throws(SandboxError) -> FileAttributes? {
+    public func attributes(
+        at path: ContainerPath, followingSymlink: Bool = true
+    ) throws(SandboxError) -> FileAttributes? {
         do throws(SandboxError) {
             if followingSymlink || path.isRoot {
                 let fd = try open(path, flags: CSB_O_PATH)
@@ -24,7 +26,7 @@ extension ConfinedRoot {
             let parent = try openParent(of: path)
             let name = parent.name.cString
             return try Self.statx(parent.rawValue, name, flags: CSB_AT_SYMLINK_NOFOLLOW, path: path.description)
-        } catch where error.code == .notFound {
+        } catch  where error.code == .notFound {
             return nil
         }
     }
@@ -57,7 +59,8 @@ extension ConfinedRoot {
         func timespec(_ date: Date?) -> Glibc.timespec {
             guard let date else { return Glibc.timespec(tv_sec: 0, tv_nsec: CSB_UTIME_OMIT) }
             let seconds = date.timeIntervalSince1970.rounded(.down)
-            return Glibc.timespec(tv_sec: Int(seconds), tv_nsec: Int((date.timeIntervalSince1970 - seconds) * 1_000_000_000))
+            return Glibc.timespec(
+                tv_sec: Int(seconds), tv_nsec: Int((date.timeIntervalSince1970 - seconds) * 1_000_000_000))
         }
         let fd = try open(path, flags: CSB_O_PATH)
         let times = [timespec(access), timespec(modification)]
@@ -66,7 +69,9 @@ extension ConfinedRoot {
         }
     }
 
-    static func statx(_ directory: CInt, _ name: UnsafePointer<CChar>, flags: CInt, path: @autoclosure () -> String) throws(SandboxError) -> FileAttributes {
+    static func statx(
+        _ directory: CInt, _ name: UnsafePointer<CChar>, flags: CInt, path: @autoclosure () -> String
+    ) throws(SandboxError) -> FileAttributes {
         var raw = csb_statx_t()
         _ = try syscall("statx", path: path()) { csb_statx(directory, name, flags, statxMask, &raw) }
         return FileAttributes(raw)

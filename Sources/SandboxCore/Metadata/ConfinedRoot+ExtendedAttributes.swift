@@ -31,7 +31,8 @@ extension ConfinedRoot {
     }
 
     /// Sets the extended attribute `name` (in the `user.` namespace for unprivileged processes).
-    public func setExtendedAttribute(named name: String, to value: [UInt8], at path: ContainerPath) throws(SandboxError) {
+    public func setExtendedAttribute(named name: String, to value: [UInt8], at path: ContainerPath) throws(SandboxError)
+    {
         let fd = try openForAttributes(path)
         try ExtendedAttributes.setValue(value, of: name, fd: fd.rawValue, path: path.description)
     }

@@ -23,14 +23,16 @@ extension ConfinedRoot {
         guard info.st_mode & S_IFMT != S_IFLNK else { throw symlinkRefusal(at: path) }
         // fchmod(2) refuses O_PATH descriptors; the /proc link names exactly this inode, which is
         // not a symbolic link, so nothing more is followed.
-        _ = try syscall("chmod", path: path.description) { chmod("/proc/self/fd/\(item.rawValue)", permissions.rawValue) }
+        _ = try syscall("chmod", path: path.description) {
+            chmod("/proc/self/fd/\(item.rawValue)", permissions.rawValue)
+        }
     }
 
     /// The item at `path` itself, `O_PATH | O_NOFOLLOW`.
     private func openUnfollowed(_ path: ContainerPath) throws(SandboxError) -> OwnedDescriptor {
         do throws(SandboxError) {
             return try open(path, flags: CSB_O_PATH, followFinalSymlink: false)
-        } catch where error.code == .notADirectory {
+        } catch  where error.code == .notADirectory {
             // `name/` where `name` is a link is judged as a link; anything else is not a directory.
             guard isSymlink(path) else { throw error }
             throw symlinkRefusal(at: path)
@@ -42,12 +44,15 @@ extension ConfinedRoot {
     private func symlinkRefusal(at path: ContainerPath) -> SandboxError {
         do throws(SandboxError) {
             _ = try open(path, flags: CSB_O_PATH)
-        } catch where error.code != .notFound {
+        } catch  where error.code != .notFound {
             return error
         } catch {
             // Dangling: still a link, refused as one below.
         }
-        return .rule(.unsupported, "'\(path)' is a symbolic link; permissions are never set through a link (a link has none of its own). Set them at the target's own path.", path: path.description)
+        return .rule(
+            .unsupported,
+            "'\(path)' is a symbolic link; permissions are never set through a link (a link has none of its own). Set them at the target's own path.",
+            path: path.description)
     }
 
     /// Whether the last name of `path` is a symbolic link (`false` when it cannot be told).

@@ -34,7 +34,9 @@ enum ExtendedAttributes {
     }
 
     static func names(fd: CInt, path: String) throws(SandboxError) -> [String] {
-        try rawNames(fd: fd, path: path).map { String(decoding: $0.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self) }
+        try rawNames(fd: fd, path: path).map {
+            String(decoding: $0.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        }
     }
 
     /// The attribute names byte for byte, each NUL-terminated: a name that is not valid UTF-8
@@ -59,7 +61,7 @@ enum ExtendedAttributes {
         let names: [[CChar]]
         do throws(SandboxError) {
             names = try rawNames(fd: source, path: path)
-        } catch where error.code == .unsupported {
+        } catch  where error.code == .unsupported {
             return
         }
         let user = Array("user.".utf8).map { CChar(bitPattern: $0) }
@@ -67,7 +69,7 @@ enum ExtendedAttributes {
             guard let value = try value(of: name, fd: source, path: path) else { continue }
             do throws(SandboxError) {
                 try setValue(value, of: name, fd: destination, path: path)
-            } catch where error.code == .unsupported {
+            } catch  where error.code == .unsupported {
                 return
             }
         }
@@ -78,12 +80,15 @@ enum ExtendedAttributes {
         throw failure(call, path)
     }
 
-    private static func failure(_ call: String, _ path: String, file: String = #fileID, line: Int = #line) -> SandboxError {
+    private static func failure(
+        _ call: String, _ path: String, file: String = #fileID, line: Int = #line
+    ) -> SandboxError {
         let error = Errno(rawValue: errno)
         guard error == .notSupported else { return .systemCall(call, errno: error, path: path, file: file, line: line) }
         return SandboxError(
             code: .unsupported,
-            message: "The file system holding '\(path)' has no extended attributes (some FUSE and NFS mounts, tmpfs before Linux 6.6), so flags such as \"excluded from backup\" cannot be stored on it. Keep the item on a file system with user xattrs (ext4, xfs, btrfs).",
+            message:
+                "The file system holding '\(path)' has no extended attributes (some FUSE and NFS mounts, tmpfs before Linux 6.6), so flags such as \"excluded from backup\" cannot be stored on it. Keep the item on a file system with user xattrs (ext4, xfs, btrfs).",
             path: path,
             cause: SystemCallFailure(systemCall: call, errno: error),
             location: .init(file: file, line: line)

@@ -33,16 +33,24 @@ public struct ContainerPath: Hashable, Sendable, CustomStringConvertible, Compar
     ///   empty path; ``SandboxError/Code/nameTooLong`` past the Linux limits.
     public init(_ string: String) throws(SandboxError) {
         guard !string.isEmpty else {
-            throw .rule(.invalidPath, "The path is empty. Give a path relative to the container's home, such as 'Documents/a.txt', or '.' for the home itself.", path: string)
+            throw .rule(
+                .invalidPath,
+                "The path is empty. Give a path relative to the container's home, such as 'Documents/a.txt', or '.' for the home itself.",
+                path: string)
         }
         guard !string.utf8.contains(0) else {
-            throw .rule(.escapesContainer, "The path contains a NUL byte, which would truncate it; it is refused as an attempt to escape the container.", path: string.replacingNUL)
+            throw .rule(
+                .escapesContainer,
+                "The path contains a NUL byte, which would truncate it; it is refused as an attempt to escape the container.",
+                path: string.replacingNUL)
         }
         guard string.utf8.first != UInt8(ascii: "/") else {
             throw .rule(.escapesContainer, SandboxError.escapeMessage(string), path: string)
         }
         guard string.utf8.count <= Self.maximumLength else {
-            throw .rule(.nameTooLong, "The path is \(string.utf8.count) bytes long; Linux allows \(Self.maximumLength).", path: String(string.prefix(64)) + "…")
+            throw .rule(
+                .nameTooLong, "The path is \(string.utf8.count) bytes long; Linux allows \(Self.maximumLength).",
+                path: String(string.prefix(64)) + "…")
         }
         var names: [FileName] = []
         var depth = 0
@@ -52,12 +60,17 @@ public struct ContainerPath: Hashable, Sendable, CustomStringConvertible, Compar
         for part in string.utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: true) {
             guard part.count <= Self.maximumComponentLength else {
                 let shown = String(decoding: part.prefix(32), as: UTF8.self)
-                throw .rule(.nameTooLong, "The name '\(shown)…' in '\(string.prefix(64))' is \(part.count) bytes long; Linux allows \(Self.maximumComponentLength).", path: String(string.prefix(64)))
+                throw .rule(
+                    .nameTooLong,
+                    "The name '\(shown)…' in '\(string.prefix(64))' is \(part.count) bytes long; Linux allows \(Self.maximumComponentLength).",
+                    path: String(string.prefix(64)))
             }
             if part.elementsEqual(".".utf8) { continue }
             if part.elementsEqual("..".utf8) {
                 depth -= 1
-                guard depth >= 0 else { throw .rule(.escapesContainer, SandboxError.escapeMessage(string), path: string) }
+                guard depth >= 0 else {
+                    throw .rule(.escapesContainer, SandboxError.escapeMessage(string), path: string)
+                }
             } else {
                 depth += 1
             }

@@ -25,13 +25,20 @@ public struct FileName: Hashable, Sendable, Comparable, CustomStringConvertible 
     ///   ``SandboxError/Code/nameTooLong`` past 255 bytes.
     public init(_ name: String) throws(SandboxError) {
         guard !name.isEmpty, name != ".", name != "..", !name.utf8.contains(UInt8(ascii: "/")) else {
-            throw .rule(.invalidPath, "'\(name)' is not a valid name: a name is non-empty, has no '/', and is not '.' or '..'.", path: name)
+            throw .rule(
+                .invalidPath, "'\(name)' is not a valid name: a name is non-empty, has no '/', and is not '.' or '..'.",
+                path: name)
         }
         guard !name.utf8.contains(0) else {
-            throw .rule(.escapesContainer, "The name contains a NUL byte; it is refused as an attempt to escape the container.", path: name.replacingNUL)
+            throw .rule(
+                .escapesContainer, "The name contains a NUL byte; it is refused as an attempt to escape the container.",
+                path: name.replacingNUL)
         }
         guard name.utf8.count <= Self.maximumLength else {
-            throw .rule(.nameTooLong, "The name '\(name.prefix(32))…' is \(name.utf8.count) bytes long; Linux allows \(Self.maximumLength).", path: String(name.prefix(64)))
+            throw .rule(
+                .nameTooLong,
+                "The name '\(name.prefix(32))…' is \(name.utf8.count) bytes long; Linux allows \(Self.maximumLength).",
+                path: String(name.prefix(64)))
         }
         self.init(uncheckedBytes: name.utf8)
     }
@@ -63,6 +70,7 @@ public struct FileName: Hashable, Sendable, Comparable, CustomStringConvertible 
 
     /// Orders by bytes (for UTF-8 names, by Unicode scalar values).
     public static func < (lhs: FileName, rhs: FileName) -> Bool {
-        lhs.cString.lazy.map { UInt8(bitPattern: $0) }.lexicographicallyPrecedes(rhs.cString.lazy.map { UInt8(bitPattern: $0) })
+        lhs.cString.lazy.map { UInt8(bitPattern: $0) }.lexicographicallyPrecedes(
+            rhs.cString.lazy.map { UInt8(bitPattern: $0) })
     }
 }

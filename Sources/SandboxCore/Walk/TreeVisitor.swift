@@ -30,28 +30,40 @@ package protocol TreeVisitor {
     /// Called when a directory chosen for descent could not be opened (`errno` is `error`), in
     /// `parent`. The default skips one that vanished or was replaced by a non-directory since it
     /// was listed (`ENOENT`, `ELOOP`, `ENOTDIR`) and throws otherwise.
-    mutating func descentFailed(named name: FileName, in parent: CInt, errno error: CInt, at location: borrowing WalkLocation) throws(SandboxError)
+    mutating func descentFailed(
+        named name: FileName, in parent: CInt, errno error: CInt, at location: borrowing WalkLocation)
+        throws(SandboxError)
 
     /// Called when the walk has opened `directory` (named `name`, in `parent`) to descend into it,
     /// before reading it. Returns the descriptor of its mirror in a second tree (the walk owns and
     /// closes it), or `nil`.
-    mutating func enter(_ directory: CInt, named name: FileName, mirrorParent: CInt?, at location: borrowing WalkLocation) throws(SandboxError) -> CInt?
+    mutating func enter(
+        _ directory: CInt, named name: FileName, mirrorParent: CInt?, at location: borrowing WalkLocation
+    ) throws(SandboxError) -> CInt?
 
     /// Called once everything inside `directory` has been visited, while `parent` (the directory
     /// holding it) is open, so the directory itself can be acted on by name.
-    mutating func leave(_ directory: CInt, named name: FileName, in parent: CInt, mirror: CInt?, at location: borrowing WalkLocation) throws(SandboxError)
+    mutating func leave(
+        _ directory: CInt, named name: FileName, in parent: CInt, mirror: CInt?, at location: borrowing WalkLocation)
+        throws(SandboxError)
 }
 
 extension TreeVisitor {
-    package mutating func descentFailed(named name: FileName, in parent: CInt, errno error: CInt, at location: borrowing WalkLocation) throws(SandboxError) {
+    package mutating func descentFailed(
+        named name: FileName, in parent: CInt, errno error: CInt, at location: borrowing WalkLocation
+    ) throws(SandboxError) {
         guard error == ENOENT || error == ELOOP || error == ENOTDIR else {
             throw .systemCall("openat", errno: .init(rawValue: error), path: location.display(name))
         }
     }
 
-    package mutating func enter(_ directory: CInt, named name: FileName, mirrorParent: CInt?, at location: borrowing WalkLocation) throws(SandboxError) -> CInt? {
+    package mutating func enter(
+        _ directory: CInt, named name: FileName, mirrorParent: CInt?, at location: borrowing WalkLocation
+    ) throws(SandboxError) -> CInt? {
         nil
     }
 
-    package mutating func leave(_ directory: CInt, named name: FileName, in parent: CInt, mirror: CInt?, at location: borrowing WalkLocation) throws(SandboxError) {}
+    package mutating func leave(
+        _ directory: CInt, named name: FileName, in parent: CInt, mirror: CInt?, at location: borrowing WalkLocation
+    ) throws(SandboxError) {}
 }

@@ -57,9 +57,13 @@ package struct TreeWalk: ~Copyable {
         location = WalkLocation(base: base)
         maximumOpenFrames = max(2, maximumOpenDescriptors / (mirror == nil ? 1 : 2))
         let identity = try FileIdentity(of: root, path: base.description)
-        let mirrorIdentity = try mirror.map { (fd) throws(SandboxError) in try FileIdentity(of: fd, path: base.description) }
-        frames.append(Frame(descriptor: root, mirror: mirror ?? -1, hasMirror: mirror != nil, identity: identity,
-                            mirrorIdentity: mirrorIdentity, name: base.lastName ?? FileName.parentReference))
+        let mirrorIdentity = try mirror.map { (fd) throws(SandboxError) in
+            try FileIdentity(of: fd, path: base.description)
+        }
+        frames.append(
+            Frame(
+                descriptor: root, mirror: mirror ?? -1, hasMirror: mirror != nil, identity: identity,
+                mirrorIdentity: mirrorIdentity, name: base.lastName ?? FileName.parentReference))
     }
 
     deinit {
@@ -101,7 +105,9 @@ package struct TreeWalk: ~Copyable {
         frames[index].pending = pending
     }
 
-    private mutating func descend<Visitor: TreeVisitor>(into name: FileName, from parent: Int, _ visitor: inout Visitor) throws(SandboxError) {
+    private mutating func descend<Visitor: TreeVisitor>(
+        into name: FileName, from parent: Int, _ visitor: inout Visitor
+    ) throws(SandboxError) {
         let parentFD = frames[parent].descriptor
         let fd = openat(parentFD, name.cString, O_RDONLY | CSB_O_DIRECTORY | CSB_O_NOFOLLOW | CSB_O_CLOEXEC)
         guard fd >= 0 else {
@@ -115,15 +121,19 @@ package struct TreeWalk: ~Copyable {
         var mirrorIdentity: FileIdentity?
         do throws(SandboxError) {
             identity = try FileIdentity(of: child.rawValue, path: location.display())
-            mirror = try visitor.enter(child.rawValue, named: name, mirrorParent: frames[parent].hasMirror ? frames[parent].mirror : nil, at: location)
+            mirror = try visitor.enter(
+                child.rawValue, named: name, mirrorParent: frames[parent].hasMirror ? frames[parent].mirror : nil,
+                at: location)
             if let mirror { mirrorIdentity = try FileIdentity(of: mirror, path: location.display()) }
         } catch {
             if let mirror { Glibc.close(mirror) }
             location.pop()
             throw error
         }
-        frames.append(Frame(descriptor: child.release(), mirror: mirror ?? -1, hasMirror: mirror != nil,
-                            identity: identity, mirrorIdentity: mirrorIdentity, name: name))
+        frames.append(
+            Frame(
+                descriptor: child.release(), mirror: mirror ?? -1, hasMirror: mirror != nil,
+                identity: identity, mirrorIdentity: mirrorIdentity, name: name))
         boundOpenFrames()
         try read(frames.count - 1, &visitor)
     }
@@ -152,8 +162,9 @@ package struct TreeWalk: ~Copyable {
             lowestOpen = parent
         }
         let frame = frames[top]
-        try visitor.leave(frame.descriptor, named: frame.name, in: frames[parent].descriptor,
-                          mirror: frame.hasMirror ? frame.mirror : nil, at: location)
+        try visitor.leave(
+            frame.descriptor, named: frame.name, in: frames[parent].descriptor,
+            mirror: frame.hasMirror ? frame.mirror : nil, at: location)
         Glibc.close(frame.descriptor)
         if frame.mirror >= 0 { Glibc.close(frame.mirror) }
         frames.removeLast()
@@ -171,14 +182,19 @@ package struct TreeWalk: ~Copyable {
             parent.pop()
             return parent.display()
         }
-        frames[index].descriptor = try Self.reopenParent(of: child.descriptor, expecting: frames[index].identity, path: path())
+        frames[index].descriptor = try Self.reopenParent(
+            of: child.descriptor, expecting: frames[index].identity, path: path())
         if child.hasMirror, let expected = frames[index].mirrorIdentity {
             frames[index].mirror = try Self.reopenParent(of: child.mirror, expecting: expected, path: path())
         }
     }
 
-    private static func reopenParent(of child: CInt, expecting identity: FileIdentity, path: @autoclosure () -> String) throws(SandboxError) -> CInt {
-        let fd = try syscall("openat", path: path()) { openat(child, "..", O_RDONLY | CSB_O_DIRECTORY | CSB_O_NOFOLLOW | CSB_O_CLOEXEC) }
+    private static func reopenParent(
+        of child: CInt, expecting identity: FileIdentity, path: @autoclosure () -> String
+    ) throws(SandboxError) -> CInt {
+        let fd = try syscall("openat", path: path()) {
+            openat(child, "..", O_RDONLY | CSB_O_DIRECTORY | CSB_O_NOFOLLOW | CSB_O_CLOEXEC)
+        }
         let owned = OwnedDescriptor(taking: fd)
         guard try FileIdentity(of: owned.rawValue, path: path()) == identity else {
             throw .movedDuringWalk(path())

@@ -62,7 +62,9 @@ package struct WalkLocation: Sendable {
     /// its first and last names around the count of those left out.
     package func display(_ name: FileName? = nil) -> String {
         let count = names.count + (name == nil ? 0 : 1)
-        func at(_ index: Int) -> String { (index < names.count ? names[index] : name ?? FileName.parentReference).description }
+        func at(_ index: Int) -> String {
+            (index < names.count ? names[index] : name ?? FileName.parentReference).description
+        }
         let prefix = base.isRoot ? "" : base.description + "/"
         guard count > 0 else { return base.description }
         guard count > 8 else { return prefix + (0..<count).map(at).joined(separator: "/") }

@@ -48,7 +48,8 @@ public struct Archiver<Root: Codable>: Sendable {
     ///
     /// - Throws: ``StoreError`` with ``StoreError/Code/encodingFailed``.
     public func archive(_ root: Root) throws(StoreError) -> [UInt8] {
-        try PropertyList.encode(ArchiveEnvelope(archiver: ArchiveEnvelope<Root>.name, version: version, root: root), format: format)
+        try PropertyList.encode(
+            ArchiveEnvelope(archiver: ArchiveEnvelope<Root>.name, version: version, root: root), format: format)
     }
 
     /// The root of an archive, migrated to the current version if it is older.
@@ -73,14 +74,20 @@ public struct Archiver<Root: Codable>: Sendable {
             )
         }
         guard let migration else {
-            throw StoreError(.migrationFailed, "\(name) is version \(archived.version) of \(Root.self), and this code (version \(version)) has no migration for older versions. Give the Archiver a migration hook.", path: path)
+            throw StoreError(
+                .migrationFailed,
+                "\(name) is version \(archived.version) of \(Root.self), and this code (version \(version)) has no migration for older versions. Give the Archiver a migration hook.",
+                path: path)
         }
         do {
             return try migration(archived)
         } catch let error as StoreError {
             throw error
         } catch {
-            throw StoreError(.migrationFailed, "Migrating \(name) from version \(archived.version) to \(version) failed; the file was left as it was.", path: path, cause: .migration(String(describing: error)))
+            throw StoreError(
+                .migrationFailed,
+                "Migrating \(name) from version \(archived.version) to \(version) failed; the file was left as it was.",
+                path: path, cause: .migration(String(describing: error)))
         }
     }
 }
@@ -98,7 +105,10 @@ public struct ArchivedRoot: Sendable {
         let header = try PropertyList.decode(ArchiveHeader.self, from: bytes, path: path)
         let name = path.map { "'\($0)'" } ?? "The data"
         guard header.archiver == ArchiveEnvelope<ArchiveHeader>.name, let version = header.version, version >= 1 else {
-            throw StoreError(.corrupt, "\(name) is a property list but not an archive of this store (no '$archiver' of \(ArchiveEnvelope<ArchiveHeader>.name) with a '$version' of 1 or more). It was left as it was.", path: path)
+            throw StoreError(
+                .corrupt,
+                "\(name) is a property list but not an archive of this store (no '$archiver' of \(ArchiveEnvelope<ArchiveHeader>.name) with a '$version' of 1 or more). It was left as it was.",
+                path: path)
         }
         self.version = version
         self.format = PropertyListFormat.detect(bytes) ?? .binary

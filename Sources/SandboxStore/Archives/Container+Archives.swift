@@ -5,10 +5,14 @@ extension Container {
     ///
     /// - Throws: ``StoreError`` with ``StoreError/Code/encodingFailed``, ``StoreError/Code/readOnly``
     ///   (Library/Preferences, Documents/Inbox), and the core's codes.
-    public func writeArchive<Root>(_ root: Root, with archiver: Archiver<Root>, to path: ContainerPath) throws(StoreError) {
+    public func writeArchive<Root>(
+        _ root: Root, with archiver: Archiver<Root>, to path: ContainerPath
+    ) throws(StoreError) {
         try requireGeneralWrite(to: path)
         let bytes = try archiver.archive(root)
-        try fileSystem { () throws(SandboxError) in try self.root.writeContents(bytes, to: path, options: [.atomic, .durable]) }
+        try fileSystem { () throws(SandboxError) in
+            try self.root.writeContents(bytes, to: path, options: [.atomic, .durable])
+        }
     }
 
     /// Reads the archive at `path` with `archiver`, migrating an older version.

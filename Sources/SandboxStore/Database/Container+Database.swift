@@ -20,20 +20,29 @@ extension Container {
     ///   plain file name, ``/SandboxCore/SandboxError/Code/escapesContainer`` (the core's code) when a symlink is in
     ///   the way, ``StoreError/Code/database`` when SQLite refuses (e.g. the file is not a
     ///   database).
-    public func database(named name: String, configuration: Configuration = Configuration()) throws(StoreError) -> DatabasePool {
-        let directory = ContainerDirectory.applicationSupport.path ?? ContainerPath(constant: "Library/Application Support")
+    public func database(
+        named name: String, configuration: Configuration = Configuration()
+    ) throws(StoreError) -> DatabasePool {
+        let directory =
+            ContainerDirectory.applicationSupport.path ?? ContainerPath(constant: "Library/Application Support")
         let path = try Self.databasePath(named: name, in: directory)
         try fileSystem { () throws(SandboxError) in
             try root.createDirectory(at: directory, withIntermediateDirectories: true)
             for part in [ContainerPath(constant: "Library"), directory] {
                 guard try root.attributes(at: part, followingSymlink: false)?.type == .directory else {
-                    throw SandboxError(.escapesContainer, "'\(part)' is not a real directory (a symlink?); databases open only inside the container. Remove it and try again.", path: part.description)
+                    throw SandboxError(
+                        .escapesContainer,
+                        "'\(part)' is not a real directory (a symlink?); databases open only inside the container. Remove it and try again.",
+                        path: part.description)
                 }
             }
             for suffix in ["", "-wal", "-shm", "-journal"] {
                 let file = try directory.appending(name + suffix)
                 if let type = try root.attributes(at: file, followingSymlink: false)?.type, type != .regular {
-                    throw SandboxError(.escapesContainer, "'\(file)' is a \(type), not a regular file; a database's files must be plain files inside the container.", path: file.description)
+                    throw SandboxError(
+                        .escapesContainer,
+                        "'\(file)' is a \(type), not a regular file; a database's files must be plain files inside the container.",
+                        path: file.description)
                 }
             }
         }
@@ -41,7 +50,10 @@ extension Container {
             let pool = try DatabasePool(path: root.displayPath(of: path), configuration: configuration)
             let mode = try pool.read { db in try String.fetchOne(db, sql: "PRAGMA journal_mode") }
             guard mode?.lowercased() == "wal" else {
-                throw StoreError(.database, "The database '\(path)' did not switch to WAL mode (it is in '\(mode ?? "unknown")' mode).", path: path.description)
+                throw StoreError(
+                    .database,
+                    "The database '\(path)' did not switch to WAL mode (it is in '\(mode ?? "unknown")' mode).",
+                    path: path.description)
             }
             return pool
         } catch let error as StoreError {
@@ -58,7 +70,8 @@ extension Container {
 
     /// `Library/Application Support/<name>` for a valid database name.
     static func databasePath(named name: String, in directory: ContainerPath) throws(StoreError) -> ContainerPath {
-        guard !name.isEmpty, !name.hasPrefix("."), !name.contains("/"), !name.utf8.contains(0), name.utf8.count <= 240 else {
+        guard !name.isEmpty, !name.hasPrefix("."), !name.contains("/"), !name.utf8.contains(0), name.utf8.count <= 240
+        else {
             throw StoreError(
                 .invalidName,
                 "'\(name.replacingOccurrences(of: "\0", with: "\\0"))' is not a database name: give one plain file name such as 'notes.sqlite' (no '/', not hidden or '..', at most 240 bytes).",

@@ -22,13 +22,22 @@ extension Container {
         case .readWrite:
             return
         case .preferencesAPI:
-            throw StoreError(.readOnly, "'\(path)' is in Library/Preferences, which apps write only through the preferences API: use `container.preferences()` (or `sandbox defaults`).", path: path.description)
+            throw StoreError(
+                .readOnly,
+                "'\(path)' is in Library/Preferences, which apps write only through the preferences API: use `container.preferences()` (or `sandbox defaults`).",
+                path: path.description)
         case .readAndDelete:
-            throw StoreError(.readOnly, "'\(path)' is in Documents/Inbox, where other apps deliver documents; the app may only read and delete there. Move the document out of the Inbox first.", path: path.description)
+            throw StoreError(
+                .readOnly,
+                "'\(path)' is in Documents/Inbox, where other apps deliver documents; the app may only read and delete there. Move the document out of the Inbox first.",
+                path: path.description)
         case .readOnly:
-            throw StoreError(.readOnly, "'\(path)' is in the app's signed bundle, which is read-only.", path: path.description)
+            throw StoreError(
+                .readOnly, "'\(path)' is in the app's signed bundle, which is read-only.", path: path.description)
         @unknown default:
-            throw StoreError(.readOnly, "'\(path)' is in \(directory.rawValue), which this API may not write.", path: path.description)
+            throw StoreError(
+                .readOnly, "'\(path)' is in \(directory.rawValue), which this API may not write.",
+                path: path.description)
         }
     }
 }

@@ -17,7 +17,9 @@ final class LockFile: Sendable {
     /// - Throws: ``StoreError`` with the core's codes.
     init(root: ConfinedRoot, path: ContainerPath) throws(StoreError) {
         self.path = path
-        descriptor = try fileSystem { () throws(SandboxError) in try root.openFileDescriptor(at: path, creatingWith: [.ownerReadWrite]) }
+        descriptor = try fileSystem { () throws(SandboxError) in
+            try root.openFileDescriptor(at: path, creatingWith: [.ownerReadWrite])
+        }
     }
 
     deinit {

@@ -22,7 +22,7 @@ enum DeviceKey {
         let bytes: [UInt8]
         do {
             bytes = try home.root.readContents(of: path, maximumSize: 4096)
-        } catch where error.code == .notFound {
+        } catch  where error.code == .notFound {
             return nil
         } catch {
             throw StoreError(error)
@@ -59,7 +59,7 @@ enum DeviceKey {
             try home.root.writeContents(bytes, to: path, options: [.atomic, .durable, .withoutOverwriting])
             try home.root.setPermissions([.ownerReadWrite], at: path)
             return key
-        } catch where error.code == .alreadyExists {
+        } catch  where error.code == .alreadyExists {
             if let key = try existing(in: home) { return key }  // another process made it first
             throw StoreError(error)
         } catch {
@@ -81,15 +81,21 @@ enum DeviceKey {
         let apps = try entries(of: SandboxHome.appDeviceDataRoot, in: home)
         for app in apps where app.type == .directory {
             let file = try fileSystem { () throws(SandboxError) in try app.path.appending(KeychainLocation.fileName) }
-            if try fileSystem({ () throws(SandboxError) in try home.root.attributes(at: file, followingSymlink: false) }) != nil { return file }
+            if try fileSystem({ () throws(SandboxError) in try home.root.attributes(at: file, followingSymlink: false) }
+            ) != nil {
+                return file
+            }
         }
-        return try entries(of: KeychainLocation.legacyDirectory, in: home).first { $0.name.hasSuffix(".keychain") }?.path
+        return try entries(of: KeychainLocation.legacyDirectory, in: home).first { $0.name.hasSuffix(".keychain") }?
+            .path
     }
 
-    private static func entries(of directory: ContainerPath, in home: SandboxHome) throws(StoreError) -> [DirectoryEntry] {
+    private static func entries(
+        of directory: ContainerPath, in home: SandboxHome
+    ) throws(StoreError) -> [DirectoryEntry] {
         do {
             return try home.root.contentsOfDirectory(at: directory)
-        } catch where error.code == .notFound {
+        } catch  where error.code == .notFound {
             return []
         } catch {
             throw StoreError(error)

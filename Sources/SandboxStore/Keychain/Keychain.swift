@@ -41,7 +41,9 @@ public struct Keychain: Sendable {
     public init(home: SandboxHome, app: AppIdentifier, service: String? = nil) throws(StoreError) {
         let service = service ?? app.rawValue
         guard !service.isEmpty else {
-            throw StoreError(.invalidName, "A keychain service cannot be empty; use the app identifier or a name such as 'com.example.api'.")
+            throw StoreError(
+                .invalidName,
+                "A keychain service cannot be empty; use the app identifier or a name such as 'com.example.api'.")
         }
         self.service = service
         store = try KeychainStore(home: home, app: app)
@@ -57,7 +59,9 @@ public struct Keychain: Sendable {
     /// A copy that writes items with `comment`.
     public func comment(_ comment: String?) -> Keychain { with { $0.itemComment = comment } }
     /// A copy that writes items with the accessibility class `accessibility`.
-    public func accessibility(_ accessibility: KeychainAccessibility) -> Keychain { with { $0.itemAccessibility = accessibility } }
+    public func accessibility(_ accessibility: KeychainAccessibility) -> Keychain {
+        with { $0.itemAccessibility = accessibility }
+    }
     /// A copy that writes items with `attributes`.
     public func attributes(_ attributes: [String: String]) -> Keychain { with { $0.itemAttributes = attributes } }
 
@@ -91,9 +95,13 @@ public struct Keychain: Sendable {
         try store.modify { (change: inout KeychainStore.Change) throws(StoreError) in
             let identity = KeychainStore.ItemIdentity(service: service, account: key)
             let existing = change.index[identity]
-            let created = try existing.map { (position: Int) throws(StoreError) in try change.open(change.rows[position]).creationDate } ?? now
+            let created =
+                try existing.map { (position: Int) throws(StoreError) in
+                    try change.open(change.rows[position]).creationDate
+                } ?? now
             let item = KeychainItem(
-                service: service, account: key, label: itemLabel, comment: itemComment, accessibility: itemAccessibility,
+                service: service, account: key, label: itemLabel, comment: itemComment,
+                accessibility: itemAccessibility,
                 attributes: itemAttributes, creationDate: created, modificationDate: now, secret: data
             )
             let row = try change.seal(item)
@@ -111,7 +119,10 @@ public struct Keychain: Sendable {
     public func get(_ key: String) throws(StoreError) -> String? {
         guard let data = try getData(key) else { return nil }
         guard let string = String(data: data, encoding: .utf8) else {
-            throw StoreError(.invalidValue, "The keychain item '\(key)' of service '\(service)' holds \(data.count) bytes that are not UTF-8 text; read it with getData.")
+            throw StoreError(
+                .invalidValue,
+                "The keychain item '\(key)' of service '\(service)' holds \(data.count) bytes that are not UTF-8 text; read it with getData."
+            )
         }
         return string
     }
@@ -160,7 +171,9 @@ public struct Keychain: Sendable {
     /// - Throws: as ``set(_:key:)-(String,_)``.
     public func removeAll() throws(StoreError) {
         let service = service
-        try store.modify { (change: inout KeychainStore.Change) throws(StoreError) in change.rows.removeAll { $0.service == service } }
+        try store.modify { (change: inout KeychainStore.Change) throws(StoreError) in
+            change.rows.removeAll { $0.service == service }
+        }
     }
 
     /// The accounts of this service, sorted.

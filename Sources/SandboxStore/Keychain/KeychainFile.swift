@@ -52,9 +52,12 @@ struct KeychainKeys: Sendable {
     init(deviceKey: SymmetricKey, app: AppIdentifier) {
         self.app = app
         let salt = Data("SandboxStore.Keychain.v1".utf8)
-        let appKey = HKDF<SHA256>.deriveKey(inputKeyMaterial: deviceKey, salt: salt, info: Data("app:\(app.rawValue)".utf8), outputByteCount: 32)
-        sealing = HKDF<SHA256>.deriveKey(inputKeyMaterial: appKey, salt: salt, info: Data("seal-items".utf8), outputByteCount: 32)
-        authentication = HKDF<SHA256>.deriveKey(inputKeyMaterial: appKey, salt: salt, info: Data("authenticate-file".utf8), outputByteCount: 32)
+        let appKey = HKDF<SHA256>.deriveKey(
+            inputKeyMaterial: deviceKey, salt: salt, info: Data("app:\(app.rawValue)".utf8), outputByteCount: 32)
+        sealing = HKDF<SHA256>.deriveKey(
+            inputKeyMaterial: appKey, salt: salt, info: Data("seal-items".utf8), outputByteCount: 32)
+        authentication = HKDF<SHA256>.deriveKey(
+            inputKeyMaterial: appKey, salt: salt, info: Data("authenticate-file".utf8), outputByteCount: 32)
     }
 
     var keyCheck: Data {
@@ -71,7 +74,10 @@ struct KeychainKeys: Sendable {
     func seal(_ rows: [KeychainFile.Row], generation: UInt64?) -> Data {
         var hmac = HMAC<SHA256>(key: authentication)
         if let generation {
-            hmac.update(data: Self.canonical(["SandboxStore.Keychain.rows.v2", app.rawValue, String(generation), String(rows.count)]))
+            hmac.update(
+                data: Self.canonical([
+                    "SandboxStore.Keychain.rows.v2", app.rawValue, String(generation), String(rows.count),
+                ]))
         } else {
             hmac.update(data: Self.canonical(["SandboxStore.Keychain.rows.v1", app.rawValue, String(rows.count)]))
         }

@@ -23,7 +23,7 @@ enum KeychainGenerationRecord {
         let bytes: [UInt8]
         do {
             bytes = try root.readContents(of: path, maximumSize: 4096)
-        } catch where error.code == .notFound {
+        } catch  where error.code == .notFound {
             return 0
         } catch {
             throw StoreError(error)

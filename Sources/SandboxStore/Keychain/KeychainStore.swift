@@ -1,8 +1,8 @@
 import Crypto
 import Foundation
 import Sandbox
-import SystemPackage
 import Synchronization
+import SystemPackage
 
 /// One app's keychain file with its lock and keys, shared by the ``Keychain`` values made for it.
 ///
@@ -73,12 +73,16 @@ final class KeychainStore: Sendable {
     private func reload(_ cache: inout Cache) throws(StoreError) {
         let generation = try lock.generation()
         let (rows, sealed) = try load(keys: &cache.keys)
-        cache = Cache(generation: generation, stamp: try stamp(), rows: rows, index: Self.index(rows), sealedGeneration: sealed, keys: cache.keys)
+        cache = Cache(
+            generation: generation, stamp: try stamp(), rows: rows, index: Self.index(rows), sealedGeneration: sealed,
+            keys: cache.keys)
     }
 
     private static func index(_ rows: [KeychainFile.Row]) -> [ItemIdentity: Int] {
         var index: [ItemIdentity: Int] = [:]
-        for (position, row) in rows.enumerated() { index[ItemIdentity(service: row.service, account: row.account)] = position }
+        for (position, row) in rows.enumerated() {
+            index[ItemIdentity(service: row.service, account: row.account)] = position
+        }
         return index
     }
 
@@ -95,7 +99,7 @@ final class KeychainStore: Sendable {
         let bytes: [UInt8]
         do {
             bytes = try root.readContents(of: path, maximumSize: 256 << 20)
-        } catch where error.code == .notFound {
+        } catch  where error.code == .notFound {
             try requireCurrent(0, recorded: recorded)
             return ([], 0)
         } catch {
@@ -104,21 +108,36 @@ final class KeychainStore: Sendable {
         let file: KeychainFile
         do throws(StoreError) {
             file = try KeychainFile.decode(bytes, path: path.description)
-        } catch where error.code == .corrupt || error.code == .typeMismatch || error.code == .tooLarge {
-            throw StoreError(.corrupt, "The keychain '\(path)' of \(app) is damaged or truncated. It was left as it was; its items cannot be read until it is restored from a backup.", path: path.description, cause: error.cause)
+        } catch  where error.code == .corrupt || error.code == .typeMismatch || error.code == .tooLarge {
+            throw StoreError(
+                .corrupt,
+                "The keychain '\(path)' of \(app) is damaged or truncated. It was left as it was; its items cannot be read until it is restored from a backup.",
+                path: path.description, cause: error.cause)
         }
         guard file.version <= KeychainFile.currentVersion else {
-            throw StoreError(.newerVersion, "The keychain '\(path)' is format version \(file.version), newer than this code knows (\(KeychainFile.currentVersion)). Update the sandbox tools; the file was left as it was.", path: path.description)
+            throw StoreError(
+                .newerVersion,
+                "The keychain '\(path)' is format version \(file.version), newer than this code knows (\(KeychainFile.currentVersion)). Update the sandbox tools; the file was left as it was.",
+                path: path.description)
         }
         guard file.app == app.rawValue else {
-            throw StoreError(.authenticationFailed, "The keychain '\(path)' belongs to '\(file.app)', not \(app): it was copied or renamed. It was left as it was.", path: path.description)
+            throw StoreError(
+                .authenticationFailed,
+                "The keychain '\(path)' belongs to '\(file.app)', not \(app): it was copied or renamed. It was left as it was.",
+                path: path.description)
         }
         let opened = try self.keys(&keys, creating: false)
         guard file.keyCheck == opened.keyCheck else {
-            throw StoreError(.authenticationFailed, "The keychain '\(path)' was made on another device (under another Device/device.key): keychains never move between devices. It was left as it was.", path: path.description)
+            throw StoreError(
+                .authenticationFailed,
+                "The keychain '\(path)' was made on another device (under another Device/device.key): keychains never move between devices. It was left as it was.",
+                path: path.description)
         }
         guard file.seal == opened.seal(file.rows, generation: file.version >= 2 ? file.sealedGeneration : nil) else {
-            throw StoreError(.authenticationFailed, "The keychain '\(path)' has been tampered with: its rows do not match their seal. It was left as it was; restore it from a backup.", path: path.description)
+            throw StoreError(
+                .authenticationFailed,
+                "The keychain '\(path)' has been tampered with: its rows do not match their seal. It was left as it was; restore it from a backup.",
+                path: path.description)
         }
         try requireCurrent(file.sealedGeneration, recorded: recorded)
         return (file.rows, file.sealedGeneration)
@@ -154,15 +173,20 @@ final class KeychainStore: Sendable {
 
     /// Opens one row (of rows that ``snapshot()`` returned: their keys are made).
     func open(_ row: KeychainFile.Row) throws(StoreError) -> KeychainItem {
-        let keys = try cache.withLock { (cache: inout Cache) throws(StoreError) in try self.keys(&cache.keys, creating: false) }
+        let keys = try cache.withLock { (cache: inout Cache) throws(StoreError) in
+            try self.keys(&cache.keys, creating: false)
+        }
         return try Self.open(row, with: keys, path: path)
     }
 
-    private static func open(_ row: KeychainFile.Row, with keys: KeychainKeys, path: ContainerPath) throws(StoreError) -> KeychainItem {
+    private static func open(
+        _ row: KeychainFile.Row, with keys: KeychainKeys, path: ContainerPath
+    ) throws(StoreError) -> KeychainItem {
         let payload: SealedPayload
         do {
             let box = try AES.GCM.SealedBox(combined: row.sealed)
-            let plain = try AES.GCM.open(box, using: keys.sealing, authenticating: keys.identity(service: row.service, account: row.account))
+            let plain = try AES.GCM.open(
+                box, using: keys.sealing, authenticating: keys.identity(service: row.service, account: row.account))
             payload = try PropertyListDecoder().decode(SealedPayload.self, from: plain)
         } catch {
             throw StoreError(
@@ -186,7 +210,8 @@ final class KeychainStore: Sendable {
         )
         let plain = try PropertyList.encode(payload)
         do {
-            let box = try AES.GCM.seal(plain, using: keys.sealing, authenticating: keys.identity(service: item.service, account: item.account))
+            let box = try AES.GCM.seal(
+                plain, using: keys.sealing, authenticating: keys.identity(service: item.service, account: item.account))
             guard let combined = box.combined else {
                 throw StoreError(.encodingFailed, "AES-GCM gave no combined form for a 12-byte nonce.")
             }
@@ -194,7 +219,10 @@ final class KeychainStore: Sendable {
         } catch let error as StoreError {
             throw error
         } catch {
-            throw StoreError(.encodingFailed, "Sealing the keychain item (service '\(item.service)', account '\(item.account)') failed.", cause: .encoding(String(describing: error)))
+            throw StoreError(
+                .encodingFailed,
+                "Sealing the keychain item (service '\(item.service)', account '\(item.account)') failed.",
+                cause: .encoding(String(describing: error)))
         }
     }
 
@@ -208,10 +236,14 @@ final class KeychainStore: Sendable {
         fileprivate let keys: KeychainKeys
 
         /// Opens one of the rows.
-        func open(_ row: KeychainFile.Row) throws(StoreError) -> KeychainItem { try KeychainStore.open(row, with: keys, path: store.path) }
+        func open(_ row: KeychainFile.Row) throws(StoreError) -> KeychainItem {
+            try KeychainStore.open(row, with: keys, path: store.path)
+        }
 
         /// Seals an item into a row.
-        func seal(_ item: KeychainItem) throws(StoreError) -> KeychainFile.Row { try KeychainStore.seal(item, with: keys) }
+        func seal(_ item: KeychainItem) throws(StoreError) -> KeychainFile.Row {
+            try KeychainStore.seal(item, with: keys)
+        }
     }
 
     /// Changes the rows under the exclusive lock and writes them at the next generation,
@@ -232,7 +264,8 @@ final class KeychainStore: Sendable {
                 let rows = change.rows
                 let file = KeychainFile(
                     format: KeychainFile.formatName, version: KeychainFile.currentVersion, app: app.rawValue,
-                    keyCheck: keys.keyCheck, rows: rows, generation: generation, seal: keys.seal(rows, generation: generation)
+                    keyCheck: keys.keyCheck, rows: rows, generation: generation,
+                    seal: keys.seal(rows, generation: generation)
                 )
                 let bytes = try PropertyList.encode(file)
                 let isNew = cache.stamp == nil
@@ -242,7 +275,9 @@ final class KeychainStore: Sendable {
                 }
                 try KeychainGenerationRecord.write(generation, at: location.generation, in: root)
                 try lock.setGeneration(counter &+ 1)
-                cache = Cache(generation: counter &+ 1, stamp: try stamp(), rows: rows, index: Self.index(rows), sealedGeneration: generation, keys: keys)
+                cache = Cache(
+                    generation: counter &+ 1, stamp: try stamp(), rows: rows, index: Self.index(rows),
+                    sealedGeneration: generation, keys: keys)
                 return result
             }
         }
@@ -258,12 +293,16 @@ final class KeychainStore: Sendable {
         try fileSystem { () throws(SandboxError) in
             guard let legacy = try root.attributes(at: location.legacyFile, followingSymlink: false) else { return }
             let installed = try container.root.attributes(at: .root)?.creationDate
-            if try root.attributes(at: location.file, followingSymlink: false) == nil, installed.map({ legacy.modificationDate >= $0 }) ?? true {
+            if try root.attributes(at: location.file, followingSymlink: false) == nil,
+                installed.map({ legacy.modificationDate >= $0 }) ?? true
+            {
                 try root.moveItem(from: location.legacyFile, to: location.file)
             } else {
                 try root.removeItem(at: location.legacyFile)
             }
-            if try root.attributes(at: location.legacyLock, followingSymlink: false) != nil { try root.removeItem(at: location.legacyLock) }
+            if try root.attributes(at: location.legacyLock, followingSymlink: false) != nil {
+                try root.removeItem(at: location.legacyLock)
+            }
         }
     }
 }
@@ -286,10 +325,14 @@ extension KeychainFile {
     static func decode(_ bytes: [UInt8], path: String?) throws(StoreError) -> KeychainFile {
         let file = try PropertyList.decode(KeychainFile.self, from: bytes, path: path)
         guard file.format == formatName else {
-            throw StoreError(.corrupt, "'\(path ?? "The data")' is not a keychain of this store. It was left as it was.", path: path)
+            throw StoreError(
+                .corrupt, "'\(path ?? "The data")' is not a keychain of this store. It was left as it was.", path: path)
         }
         guard file.version < 2 || file.generation != nil else {
-            throw StoreError(.corrupt, "The keychain '\(path ?? "")' is format version \(file.version) but has no generation. It was left as it was.", path: path)
+            throw StoreError(
+                .corrupt,
+                "The keychain '\(path ?? "")' is format version \(file.version) but has no generation. It was left as it was.",
+                path: path)
         }
         return file
     }

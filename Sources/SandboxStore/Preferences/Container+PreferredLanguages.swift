@@ -10,7 +10,9 @@ extension Container {
     /// - Throws: ``StoreError`` with ``StoreError/Code/corrupt`` for a damaged preferences file,
     ///   ``StoreError/Code/typeMismatch`` when `AppleLanguages` is not a list of strings (the file
     ///   is left as it was in both cases), and the core's codes.
-    public func preferredLanguages(environment: [String: String] = ProcessInfo.processInfo.environment) throws(StoreError) -> [String] {
+    public func preferredLanguages(
+        environment: [String: String] = ProcessInfo.processInfo.environment
+    ) throws(StoreError) -> [String] {
         let preferences = try self.preferences()
         guard let stored = preferences.storedValues[PreferredLanguages.preferenceKey] else {
             return PreferredLanguages.fromEnvironment(environment)
@@ -30,7 +32,9 @@ extension Container {
     /// ``/Sandbox/SandboxHome/openApp(_:preferredLanguages:environment:)`` for that.
     ///
     /// - Throws: the errors of ``preferredLanguages(environment:)``, and the core's codes.
-    public func localizedBundle(environment: [String: String] = ProcessInfo.processInfo.environment) throws(StoreError) -> AppBundle {
+    public func localizedBundle(
+        environment: [String: String] = ProcessInfo.processInfo.environment
+    ) throws(StoreError) -> AppBundle {
         let languages = try preferredLanguages(environment: environment)
         return try fileSystem { () throws(SandboxError) in try bundle(preferredLanguages: languages) }
     }
@@ -41,9 +45,13 @@ extension SandboxHome {
     /// bundle set to the app's preferred languages (``Container/preferredLanguages(environment:)``).
     ///
     /// - Throws: the errors of both.
-    public func openAppInPreferredLanguages(_ app: AppIdentifier, environment: [String: String] = ProcessInfo.processInfo.environment) throws(StoreError) -> OpenedApp {
+    public func openAppInPreferredLanguages(
+        _ app: AppIdentifier, environment: [String: String] = ProcessInfo.processInfo.environment
+    ) throws(StoreError) -> OpenedApp {
         let installed = try fileSystem { () throws(SandboxError) in try self.container(for: app) }
         let languages = try installed.preferredLanguages(environment: environment)
-        return try fileSystem { () throws(SandboxError) in try openApp(app, preferredLanguages: languages, environment: environment) }
+        return try fileSystem { () throws(SandboxError) in
+            try openApp(app, preferredLanguages: languages, environment: environment)
+        }
     }
 }

@@ -26,9 +26,12 @@ public struct PreferenceChange: Sendable, Hashable {
     }
 
     /// The changes that turn `old` into `new`, sorted by key.
-    static func between(_ old: [String: PreferenceValue], _ new: [String: PreferenceValue], origin: Origin) -> [PreferenceChange] {
+    static func between(
+        _ old: [String: PreferenceValue], _ new: [String: PreferenceValue], origin: Origin
+    ) -> [PreferenceChange] {
         Set(old.keys).union(new.keys).sorted().compactMap { key in
-            old[key] == new[key] ? nil : PreferenceChange(key: key, oldValue: old[key], newValue: new[key], origin: origin)
+            old[key] == new[key]
+                ? nil : PreferenceChange(key: key, oldValue: old[key], newValue: new[key], origin: origin)
         }
     }
 }

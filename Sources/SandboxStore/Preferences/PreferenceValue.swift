@@ -63,7 +63,9 @@ extension PreferenceValue: Decodable {
     public init(from decoder: any Decoder) throws {
         if let keyed = try? decoder.container(keyedBy: AnyKey.self) {  // probing the shape, not hiding an error
             var dictionary: [String: PreferenceValue] = [:]
-            for key in keyed.allKeys { dictionary[key.stringValue] = try keyed.decode(PreferenceValue.self, forKey: key) }
+            for key in keyed.allKeys {
+                dictionary[key.stringValue] = try keyed.decode(PreferenceValue.self, forKey: key)
+            }
             self = .dictionary(dictionary)
             return
         }
@@ -121,7 +123,8 @@ extension PreferenceValue: CustomStringConvertible {
     /// ISO 8601 with milliseconds, `2026-11-21T09:30:00.250Z`, on the proleptic Gregorian calendar
     /// (Foundation's ISO 8601 formatter shifts dates before 1582 by days).
     static func iso8601(_ date: Date) -> String {
-        PropertyListDate.format(date.timeIntervalSinceReferenceDate, fractionalDigits: 3) ?? String(date.timeIntervalSinceReferenceDate)
+        PropertyListDate.format(date.timeIntervalSinceReferenceDate, fractionalDigits: 3)
+            ?? String(date.timeIntervalSinceReferenceDate)
     }
 
     /// The date of an ISO 8601 text in UTC, `2026-11-21T09:30:00Z` with an optional fraction of a

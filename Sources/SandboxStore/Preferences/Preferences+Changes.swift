@@ -35,7 +35,9 @@ extension Preferences {
     }
 
     /// The values of `key` as they change (its default when it is removed).
-    public func updates<Value>(_ key: Key<Value>, checkingEvery interval: Duration = .milliseconds(50)) -> AsyncMapSequence<AsyncFilterSequence<AsyncStream<PreferenceChange>>, Value> {
+    public func updates<Value>(
+        _ key: Key<Value>, checkingEvery interval: Duration = .milliseconds(50)
+    ) -> AsyncMapSequence<AsyncFilterSequence<AsyncStream<PreferenceChange>>, Value> {
         let name = key.name
         return changes(checkingEvery: interval)
             .filter { $0.key == name }

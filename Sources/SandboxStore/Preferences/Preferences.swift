@@ -1,5 +1,5 @@
-import Synchronization
 import Sandbox
+import Synchronization
 
 /// An app's preferences (`NSUserDefaults`): typed keys with defaults, stored as a binary property
 /// list at `Library/Preferences/<app-id>.plist` — the one sanctioned writer of that directory.
@@ -78,7 +78,8 @@ public final class Preferences: Sendable {
     @inlinable
     public subscript<Value>(key: Key<Value>) -> Value {
         let (stored, registered) = state.withLock { ($0.stored[key.name], $0.registered[key.name]) }
-        return stored.flatMap(Value.init(preferenceValue:)) ?? registered.flatMap(Value.init(preferenceValue:)) ?? key.defaultValue
+        return stored.flatMap(Value.init(preferenceValue:)) ?? registered.flatMap(Value.init(preferenceValue:))
+            ?? key.defaultValue
     }
 
     /// The value stored or registered under `name`, untyped.
@@ -157,7 +158,8 @@ public final class Preferences: Sendable {
 
     /// The values on disk under the lock: the cache when nobody wrote since this instance last
     /// looked, else the file, whose news are published as external changes.
-    private func currentValues(generation: UInt64, synced: inout Synced) throws(StoreError) -> [String: PreferenceValue] {
+    private func currentValues(generation: UInt64, synced: inout Synced) throws(StoreError) -> [String: PreferenceValue]
+    {
         if generation == synced.generation, try file.stamp() == synced.stamp {
             return state.withLock { $0.stored }
         }

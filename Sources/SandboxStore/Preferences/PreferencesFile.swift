@@ -14,9 +14,13 @@ final class PreferencesFile: Sendable {
     init(root: ConfinedRoot, app: AppIdentifier) throws(StoreError) {
         let directory = ContainerDirectory.preferences.path ?? ContainerPath(constant: "Library/Preferences")
         self.root = root
-        try fileSystem { () throws(SandboxError) in try root.createDirectory(at: directory, withIntermediateDirectories: true) }
+        try fileSystem { () throws(SandboxError) in
+            try root.createDirectory(at: directory, withIntermediateDirectories: true)
+        }
         path = try fileSystem { () throws(SandboxError) in try directory.appending("\(app.rawValue).plist") }
-        let lockPath = try fileSystem { () throws(SandboxError) in try directory.appending(".\(app.rawValue).plist.lock") }
+        let lockPath = try fileSystem { () throws(SandboxError) in
+            try directory.appending(".\(app.rawValue).plist.lock")
+        }
         lock = try LockFile(root: root, path: lockPath)
     }
 
@@ -35,7 +39,7 @@ final class PreferencesFile: Sendable {
         let bytes: [UInt8]
         do {
             bytes = try root.readContents(of: path, maximumSize: Self.maximumSize)
-        } catch where error.code == .notFound {
+        } catch  where error.code == .notFound {
             return ([:], nil)  // removed between the two calls
         } catch {
             throw StoreError(error)
@@ -43,11 +47,13 @@ final class PreferencesFile: Sendable {
         let value: PreferenceValue
         do {
             value = try PropertyList.value(from: bytes, path: path.description)
-        } catch where error.code == .corrupt {
+        } catch  where error.code == .corrupt {
             throw StoreError(.corrupt, damaged, path: path.description, cause: error.cause)
         }
         guard case .dictionary(let values) = value else {
-            throw StoreError(.corrupt, damaged, path: path.description, cause: .decoding("the top level is a \(value.typeName), not a dictionary"))
+            throw StoreError(
+                .corrupt, damaged, path: path.description,
+                cause: .decoding("the top level is a \(value.typeName), not a dictionary"))
         }
         // The stamp of the bytes read: a writer may have replaced the file since `before`.
         return (values, try stamp())
@@ -56,7 +62,9 @@ final class PreferencesFile: Sendable {
     /// Replaces the file with `values`, atomically and durably; returns the new file's stamp.
     func write(_ values: [String: PreferenceValue]) throws(StoreError) -> FileStamp? {
         let bytes = try PropertyList.encode(values, format: .binary)
-        try fileSystem { () throws(SandboxError) in try root.writeContents(bytes, to: path, options: [.atomic, .durable]) }
+        try fileSystem { () throws(SandboxError) in
+            try root.writeContents(bytes, to: path, options: [.atomic, .durable])
+        }
         return try stamp()
     }
 

@@ -85,7 +85,9 @@ struct BinaryPropertyListReader {
 
     /// Reads object `index`: a scalar is added at once; an empty container is opened and closed;
     /// any other container is opened and returned for its elements to be read.
-    private func readObject(_ index: Int, into assembler: inout PropertyListAssembler, open: Set<Int>) throws(PropertyListReadFailure) -> Cursor? {
+    private func readObject(
+        _ index: Int, into assembler: inout PropertyListAssembler, open: Set<Int>
+    ) throws(PropertyListReadFailure) -> Cursor? {
         let offset = try offset(of: index)
         let marker = bytes[offset]
         switch marker >> 4 {
@@ -116,7 +118,8 @@ struct BinaryPropertyListReader {
             switch marker {
             case 0x08: return (.bool(false), 0)
             case 0x09: return (.bool(true), 0)
-            default: throw .malformed("null and fill objects (0x\(String(marker, radix: 16))) have no property-list value")
+            default:
+                throw .malformed("null and fill objects (0x\(String(marker, radix: 16))) have no property-list value")
             }
         case 0x1:
             return (try integer(at: offset), 0)
@@ -129,7 +132,12 @@ struct BinaryPropertyListReader {
         case 0x3:
             guard marker == 0x33 else { throw .malformed("a date of an unknown size") }
             try require(offset + 1, 8)
-            return (.date(Date(timeIntervalSinceReferenceDate: Double(bitPattern: Self.bigEndian(bytes, at: offset + 1, size: 8)))), 0)
+            return (
+                .date(
+                    Date(
+                        timeIntervalSinceReferenceDate: Double(
+                            bitPattern: Self.bigEndian(bytes, at: offset + 1, size: 8)))), 0
+            )
         case 0x4:
             let (count, start) = try length(at: offset)
             try require(start, count)
@@ -138,7 +146,9 @@ struct BinaryPropertyListReader {
             let string = try self.string(at: offset)
             return (.string(string), string.utf8.count)
         default:
-            throw .malformed("an object of a type this reader does not take (marker 0x\(String(marker, radix: 16)); sets and UIDs are not property-list values)")
+            throw .malformed(
+                "an object of a type this reader does not take (marker 0x\(String(marker, radix: 16)); sets and UIDs are not property-list values)"
+            )
         }
     }
 
@@ -160,7 +170,9 @@ struct BinaryPropertyListReader {
     /// The string a dictionary's key reference at `position` names.
     private func key(at position: Int) throws(PropertyListReadFailure) -> String {
         let offset = try offset(of: try reference(at: position))
-        guard bytes[offset] >> 4 == 0x5 || bytes[offset] >> 4 == 0x6 else { throw .malformed("a dictionary key is not a string") }
+        guard bytes[offset] >> 4 == 0x5 || bytes[offset] >> 4 == 0x6 else {
+            throw .malformed("a dictionary key is not a string")
+        }
         return try string(at: offset)
     }
 
@@ -209,7 +221,9 @@ struct BinaryPropertyListReader {
     /// Where object `index` (already checked) starts, checked to lie before the offset table.
     private func offset(of index: Int) throws(PropertyListReadFailure) -> Int {
         let offset = Self.bigEndian(bytes, at: offsetTable + index * offsetSize, size: offsetSize)
-        guard offset >= 8, offset < UInt64(offsetTable) else { throw .malformed("an object's offset (\(offset)) is out of range") }
+        guard offset >= 8, offset < UInt64(offsetTable) else {
+            throw .malformed("an object's offset (\(offset)) is out of range")
+        }
         return Int(offset)
     }
 

@@ -21,7 +21,9 @@ extension Container {
     ) throws(StoreError) {
         try requireGeneralWrite(to: path)
         let bytes = try PropertyList.encode(value, format: format)
-        try fileSystem { () throws(SandboxError) in try root.writeContents(bytes, to: path, options: options.union(.atomic)) }
+        try fileSystem { () throws(SandboxError) in
+            try root.writeContents(bytes, to: path, options: options.union(.atomic))
+        }
     }
 
     /// Reads a `Value` from the property list at `path`, binary or XML (told by its first bytes).
@@ -38,7 +40,9 @@ extension Container {
         from path: ContainerPath,
         maximumSize: Int = ConfinedRoot.defaultMaximumReadSize
     ) throws(StoreError) -> Value {
-        let bytes = try fileSystem { () throws(SandboxError) in try root.readContents(of: path, maximumSize: maximumSize) }
+        let bytes = try fileSystem { () throws(SandboxError) in
+            try root.readContents(of: path, maximumSize: maximumSize)
+        }
         return try PropertyList.decode(Value.self, from: bytes, path: path.description)
     }
 

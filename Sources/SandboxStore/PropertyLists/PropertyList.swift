@@ -20,24 +20,32 @@ public enum PropertyList {
     /// - Throws: ``StoreError`` with ``StoreError/Code/encodingFailed`` when the value has no
     ///   property-list form, e.g. a bare number or string as the top level (wrap it in a struct),
     ///   or, for XML, a string with a control character XML cannot carry.
-    public static func encode<Value: Encodable>(_ value: Value, format: PropertyListFormat = .binary) throws(StoreError) -> [UInt8] {
+    public static func encode<Value: Encodable>(
+        _ value: Value, format: PropertyListFormat = .binary
+    ) throws(StoreError) -> [UInt8] {
         let binary = try binary(value)
         guard format == .xml else { return binary }
         do {
             return try XMLPropertyListWriter.write(try BinaryPropertyListReader(binary, limits: .unlimitedSize).read())
         } catch let error as PropertyListReadFailure {
-            throw StoreError(.encodingFailed, "A \(Value.self) cannot be written as an XML property list: \(error).", cause: .encoding(error.description))
+            throw StoreError(
+                .encodingFailed, "A \(Value.self) cannot be written as an XML property list: \(error).",
+                cause: .encoding(error.description))
         } catch let error as StoreError {
             throw error
         } catch {
-            throw StoreError(.encodingFailed, "A \(Value.self) cannot be written as an XML property list.", cause: .encoding(String(describing: error)))
+            throw StoreError(
+                .encodingFailed, "A \(Value.self) cannot be written as an XML property list.",
+                cause: .encoding(String(describing: error)))
         }
     }
 
     /// Writes `value` as a property list (in XML, a bare string or number may be the top level).
     ///
     /// - Throws: as ``encode(_:format:)``.
-    public static func encode(_ value: PreferenceValue, format: PropertyListFormat = .binary) throws(StoreError) -> [UInt8] {
+    public static func encode(
+        _ value: PreferenceValue, format: PropertyListFormat = .binary
+    ) throws(StoreError) -> [UInt8] {
         format == .xml ? try XMLPropertyListWriter.write(value) : try binary(value)
     }
 
@@ -65,7 +73,9 @@ public enum PropertyList {
     ///   - limits: how much the read may build; ``PropertyListLimits/default`` unless given.
     /// - Throws: ``StoreError`` with ``StoreError/Code/corrupt`` when `bytes` is not a property list
     ///   or is truncated or damaged; ``StoreError/Code/tooLarge`` when it is past `limits`.
-    public static func value(from bytes: [UInt8], path: String? = nil, limits: PropertyListLimits = .default) throws(StoreError) -> PreferenceValue {
+    public static func value(
+        from bytes: [UInt8], path: String? = nil, limits: PropertyListLimits = .default
+    ) throws(StoreError) -> PreferenceValue {
         do {
             switch PropertyListFormat.detect(bytes) {
             case .binary?: return try BinaryPropertyListReader(bytes, limits: limits).read()
@@ -76,7 +86,10 @@ public enum PropertyList {
             throw error.storeError(path: path)
         }
         let name = path.map { "'\($0)'" } ?? "The data"
-        throw StoreError(.corrupt, "\(name) is not a property list: it starts with neither 'bplist00' nor an XML plist header\(bytes.isEmpty ? " (it is empty)" : ""). It was left as it was.", path: path)
+        throw StoreError(
+            .corrupt,
+            "\(name) is not a property list: it starts with neither 'bplist00' nor an XML plist header\(bytes.isEmpty ? " (it is empty)" : ""). It was left as it was.",
+            path: path)
     }
 
     /// Decodes a `Value` from a binary or XML property list, whichever `bytes` holds.
@@ -89,7 +102,9 @@ public enum PropertyList {
     /// - Throws: ``StoreError`` with ``StoreError/Code/corrupt`` when `bytes` is not a property list
     ///   or is truncated or damaged; ``StoreError/Code/tooLarge`` past `limits`;
     ///   ``StoreError/Code/typeMismatch`` when it is a valid property list of another shape than `Value`.
-    public static func decode<Value: Decodable>(_ type: Value.Type, from bytes: [UInt8], path: String? = nil, limits: PropertyListLimits = .default) throws(StoreError) -> Value {
+    public static func decode<Value: Decodable>(
+        _ type: Value.Type, from bytes: [UInt8], path: String? = nil, limits: PropertyListLimits = .default
+    ) throws(StoreError) -> Value {
         let tree = try value(from: bytes, path: path, limits: limits)
         let name = path.map { "'\($0)'" } ?? "The data"
         // The checked value, as a binary property list this store made, wrapped in an array so
@@ -98,9 +113,14 @@ public enum PropertyList {
         do {
             return try PropertyListDecoder().decode(Wrapped<Value>.self, from: Data(checked)).value
         } catch let error as DecodingError {
-            throw StoreError(.typeMismatch, "\(name) is a property list, but not of the shape of \(Value.self): \(describe(error)). It was left as it was.", path: path, cause: .decoding(String(describing: error)))
+            throw StoreError(
+                .typeMismatch,
+                "\(name) is a property list, but not of the shape of \(Value.self): \(describe(error)). It was left as it was.",
+                path: path, cause: .decoding(String(describing: error)))
         } catch {
-            throw StoreError(.typeMismatch, "\(name) could not be decoded as \(Value.self). It was left as it was.", path: path, cause: .decoding(String(describing: error)))
+            throw StoreError(
+                .typeMismatch, "\(name) could not be decoded as \(Value.self). It was left as it was.", path: path,
+                cause: .decoding(String(describing: error)))
         }
     }
 
@@ -117,12 +137,15 @@ public enum PropertyList {
     private static func describe(_ error: DecodingError) -> String {
         func at(_ path: [any CodingKey]) -> String {
             let path = path.dropFirst()
-            return path.isEmpty ? "at the top level" : "at '" + path.map { $0.intValue.map(String.init) ?? $0.stringValue }.joined(separator: ".") + "'"
+            return path.isEmpty
+                ? "at the top level"
+                : "at '" + path.map { $0.intValue.map(String.init) ?? $0.stringValue }.joined(separator: ".") + "'"
         }
         switch error {
         case .typeMismatch(let type, let context): return "\(at(context.codingPath)) a \(type) was expected"
         case .valueNotFound(let type, let context): return "\(at(context.codingPath)) a \(type) is missing"
-        case .keyNotFound(let key, let context): return "\(at(context.codingPath)) the key '\(key.stringValue)' is missing"
+        case .keyNotFound(let key, let context):
+            return "\(at(context.codingPath)) the key '\(key.stringValue)' is missing"
         case .dataCorrupted(let context): return "\(at(context.codingPath)) \(context.debugDescription)"
         @unknown default: return String(describing: error)
         }

@@ -71,7 +71,9 @@ struct PropertyListAssembler {
 
     /// The top-level value, once everything is closed.
     func finish() throws(PropertyListReadFailure) -> PreferenceValue {
-        guard frames.isEmpty, let result else { throw .malformed("the property list ends before its value is complete") }
+        guard frames.isEmpty, let result else {
+            throw .malformed("the property list ends before its value is complete")
+        }
         return result
     }
 

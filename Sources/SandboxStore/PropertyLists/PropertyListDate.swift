@@ -28,10 +28,12 @@ enum PropertyListDate {
             fraction = value
             scanner = scanner.dropFirst(1 + digits.count)
         }
-        guard scanner == "Z", (1...12).contains(month), (1...ProlepticGregorian.daysIn(month: month, year: negative ? -year : year)).contains(day),
+        guard scanner == "Z", (1...12).contains(month),
+            (1...ProlepticGregorian.daysIn(month: month, year: negative ? -year : year)).contains(day),
             hour < 24, minute < 60, second < 60
         else { return nil }
-        let days = ProlepticGregorian.daysFromCivil(year: negative ? -year : year, month: month, day: day) - referenceDay
+        let days =
+            ProlepticGregorian.daysFromCivil(year: negative ? -year : year, month: month, day: day) - referenceDay
         return Double(days * 86_400 + hour * 3_600 + minute * 60 + second) + fraction
     }
 
@@ -52,9 +54,12 @@ enum PropertyListDate {
         var fraction = ""
         if fractionalDigits > 0 {
             let scale = (0..<fractionalDigits).reduce(1.0) { value, _ in value * 10 }
-            fraction = "." + padded(min(Int64(((seconds - floored) * scale).rounded(.down)), Int64(scale) - 1), fractionalDigits)
+            fraction =
+                "."
+                + padded(min(Int64(((seconds - floored) * scale).rounded(.down)), Int64(scale) - 1), fractionalDigits)
         }
-        return "\(padded(year, 4))-\(padded(month, 2))-\(padded(dayOfMonth, 2))T\(padded(secondOfDay / 3_600, 2)):\(padded(secondOfDay / 60 % 60, 2)):\(padded(secondOfDay % 60, 2))\(fraction)Z"
+        return
+            "\(padded(year, 4))-\(padded(month, 2))-\(padded(dayOfMonth, 2))T\(padded(secondOfDay / 3_600, 2)):\(padded(secondOfDay / 60 % 60, 2)):\(padded(secondOfDay % 60, 2))\(fraction)Z"
     }
 
     private static func number(_ scanner: inout Substring, minimumDigits: Int, maximumDigits: Int) -> Int64? {

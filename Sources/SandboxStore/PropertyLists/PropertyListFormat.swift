@@ -15,7 +15,9 @@ public enum PropertyListFormat: String, Sendable, Hashable, Codable, CaseIterabl
         var rest = bytes[...]
         if rest.starts(with: [0xEF, 0xBB, 0xBF]) { rest = rest.dropFirst(3) }
         rest = rest.drop { $0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D }
-        if rest.starts(with: Array("<?xml".utf8)) || rest.starts(with: Array("<plist".utf8)) || rest.starts(with: Array("<!DOCTYPE plist".utf8)) {
+        if rest.starts(with: Array("<?xml".utf8)) || rest.starts(with: Array("<plist".utf8))
+            || rest.starts(with: Array("<!DOCTYPE plist".utf8))
+        {
             return .xml
         }
         return nil

@@ -60,7 +60,9 @@ struct PropertyListBudget {
     mutating func charge(_ payload: Int) throws(PropertyListReadFailure) {
         produced += 16 + payload  // payload is at most a few times the input: no overflow
         guard produced <= limits.maximumOutputSize else {
-            throw .tooLarge("it expands to more than \(limits.maximumOutputSize) bytes of values (shared objects count each time they are referenced)")
+            throw .tooLarge(
+                "it expands to more than \(limits.maximumOutputSize) bytes of values (shared objects count each time they are referenced)"
+            )
         }
     }
 

@@ -20,7 +20,9 @@ struct XMLPropertyListReader {
     /// The containers open, innermost last, to match end tags.
     private var open: [String] = []
 
-    static func read(_ bytes: [UInt8], limits: PropertyListLimits = .default) throws(PropertyListReadFailure) -> PreferenceValue {
+    static func read(
+        _ bytes: [UInt8], limits: PropertyListLimits = .default
+    ) throws(PropertyListReadFailure) -> PreferenceValue {
         var reader = XMLPropertyListReader(bytes: bytes, assembler: PropertyListAssembler(limits: limits))
         return try reader.run()
     }
@@ -51,7 +53,9 @@ struct XMLPropertyListReader {
             if tag.isEnd {
                 try end(tag.name, plist: &plist)
             } else if tag.name == "plist" {
-                guard plist == .notSeen, open.isEmpty, assembler.depth == 0 else { throw failure("a <plist> element inside another value") }
+                guard plist == .notSeen, open.isEmpty, assembler.depth == 0 else {
+                    throw failure("a <plist> element inside another value")
+                }
                 plist = tag.isEmpty ? .closed : .open
             } else {
                 try start(tag)
@@ -104,16 +108,24 @@ struct XMLPropertyListReader {
         let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
         switch name {
         case "integer":
-            guard let value = Self.integer(trimmed) else { throw failure("<integer>\(trimmed.prefix(40))</integer> is not an integer from -2^63 to 2^64-1") }
+            guard let value = Self.integer(trimmed) else {
+                throw failure("<integer>\(trimmed.prefix(40))</integer> is not an integer from -2^63 to 2^64-1")
+            }
             return (value, 0)
         case "real":
-            guard !trimmed.isEmpty, let value = Double(trimmed) else { throw failure("<real>\(trimmed.prefix(40))</real> is not a number") }
+            guard !trimmed.isEmpty, let value = Double(trimmed) else {
+                throw failure("<real>\(trimmed.prefix(40))</real> is not a number")
+            }
             return (.double(value), 0)
         case "date":
-            guard let seconds = PropertyListDate.parse(trimmed) else { throw failure("<date>\(trimmed.prefix(40))</date> is not a date such as 2026-11-21T09:30:00Z") }
+            guard let seconds = PropertyListDate.parse(trimmed) else {
+                throw failure("<date>\(trimmed.prefix(40))</date> is not a date such as 2026-11-21T09:30:00Z")
+            }
             return (.date(Date(timeIntervalSinceReferenceDate: seconds)), 0)
         default:
-            guard let data = Data(base64Encoded: trimmed.filter { !$0.isWhitespace }) else { throw failure("<data> does not hold base64") }
+            guard let data = Data(base64Encoded: trimmed.filter { !$0.isWhitespace }) else {
+                throw failure("<data> does not hold base64")
+            }
             return (.data(data), data.count)
         }
     }
@@ -128,7 +140,9 @@ struct XMLPropertyListReader {
             radix = 16
             digits = digits.dropFirst(2)
         }
-        guard !digits.isEmpty, digits.allSatisfy(\.isHexDigit), let magnitude = UInt64(digits, radix: radix) else { return nil }
+        guard !digits.isEmpty, digits.allSatisfy(\.isHexDigit), let magnitude = UInt64(digits, radix: radix) else {
+            return nil
+        }
         guard negative else { return PreferenceValue(magnitude) }
         guard magnitude <= 1 << 63 else { return nil }
         return .integer(magnitude == 1 << 63 ? Int.min : -Int(magnitude))
@@ -240,16 +254,21 @@ struct XMLPropertyListReader {
                 } else {
                     let tagStart = position
                     let tag = try readTag()
-                    guard tag.isEnd, tag.name == name else { throw failure("<\(name)> holds an element <\(tag.isEnd ? "/" : "")\(tag.name)>", at: tagStart) }
+                    guard tag.isEnd, tag.name == name else {
+                        throw failure("<\(name)> holds an element <\(tag.isEnd ? "/" : "")\(tag.name)>", at: tagStart)
+                    }
                     // Not String(bytes:encoding:), which drops a leading U+FEFF: every scalar is kept.
-                    guard let string = String(validating: text, as: UTF8.self) else { throw failure("<\(name)> holds bytes that are not UTF-8") }
+                    guard let string = String(validating: text, as: UTF8.self) else {
+                        throw failure("<\(name)> holds bytes that are not UTF-8")
+                    }
                     return string
                 }
             case UInt8(ascii: "&"):
                 try entity(into: &text)
             default:
                 let start = position
-                while position < bytes.count, bytes[position] != UInt8(ascii: "<"), bytes[position] != UInt8(ascii: "&") { position += 1 }
+                while position < bytes.count, bytes[position] != UInt8(ascii: "<"), bytes[position] != UInt8(ascii: "&")
+                { position += 1 }
                 Self.appendNormalized(bytes[start..<position], to: &text)
             }
         }
@@ -280,7 +299,9 @@ struct XMLPropertyListReader {
                 throw failure("the entity &\(name); is not one of XML's five (no others are declared)", at: start)
             }
         }
-        guard let scalar, scalar.value != 0 else { throw failure("the character reference &\(name); names no character", at: start) }
+        guard let scalar, scalar.value != 0 else {
+            throw failure("the character reference &\(name); names no character", at: start)
+        }
         text.append(contentsOf: String(Character(scalar)).utf8)
     }
 

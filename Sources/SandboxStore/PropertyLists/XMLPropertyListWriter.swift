@@ -20,14 +20,18 @@ enum XMLPropertyListWriter {
     ///
     /// - Throws: ``StoreError/Code/encodingFailed`` for a string XML cannot hold, a date that is
     ///   not finite, or nesting deeper than `maximumDepth`.
-    static func write(_ value: PreferenceValue, maximumDepth: Int = PropertyListLimits.default.maximumDepth) throws(StoreError) -> [UInt8] {
+    static func write(
+        _ value: PreferenceValue, maximumDepth: Int = PropertyListLimits.default.maximumDepth
+    ) throws(StoreError) -> [UInt8] {
         var output = header
         try write(value, indent: 0, maximumDepth: maximumDepth, to: &output)
         output += "</plist>\n"
         return Array(output.utf8)
     }
 
-    private static func write(_ value: PreferenceValue, indent: Int, maximumDepth: Int, to output: inout String) throws(StoreError) {
+    private static func write(
+        _ value: PreferenceValue, indent: Int, maximumDepth: Int, to output: inout String
+    ) throws(StoreError) {
         let tabs = String(repeating: "\t", count: indent)
         switch value {
         case .string(let string):
@@ -42,19 +46,28 @@ enum XMLPropertyListWriter {
             output += "\(tabs)<\(bool ? "true" : "false")/>\n"
         case .date(let date):
             guard let text = PropertyListDate.format(date.timeIntervalSinceReferenceDate) else {
-                throw StoreError(.encodingFailed, "The date \(date.timeIntervalSinceReferenceDate) (seconds since 2001) has no XML property-list form; store a finite date within a billion years.")
+                throw StoreError(
+                    .encodingFailed,
+                    "The date \(date.timeIntervalSinceReferenceDate) (seconds since 2001) has no XML property-list form; store a finite date within a billion years."
+                )
             }
             output += "\(tabs)<date>\(text)</date>\n"
         case .data(let data):
             output += "\(tabs)<data>\(data.base64EncodedString())</data>\n"
         case .array(let values):
-            guard !values.isEmpty else { return output += "\(tabs)<array/>\n" }
+            guard !values.isEmpty else {
+                output += "\(tabs)<array/>\n"
+                return
+            }
             try requireDepth(indent, maximumDepth)
             output += "\(tabs)<array>\n"
             for element in values { try write(element, indent: indent + 1, maximumDepth: maximumDepth, to: &output) }
             output += "\(tabs)</array>\n"
         case .dictionary(let values):
-            guard !values.isEmpty else { return output += "\(tabs)<dict/>\n" }
+            guard !values.isEmpty else {
+                output += "\(tabs)<dict/>\n"
+                return
+            }
             try requireDepth(indent, maximumDepth)
             output += "\(tabs)<dict>\n"
             for (key, element) in values.sorted(by: { $0.key < $1.key }) {
@@ -75,7 +88,10 @@ enum XMLPropertyListWriter {
 
     private static func requireDepth(_ indent: Int, _ maximumDepth: Int) throws(StoreError) {
         guard indent < maximumDepth else {
-            throw StoreError(.encodingFailed, "The value nests arrays and dictionaries more than \(maximumDepth) levels deep, which property lists here do not hold; flatten it.")
+            throw StoreError(
+                .encodingFailed,
+                "The value nests arrays and dictionaries more than \(maximumDepth) levels deep, which property lists here do not hold; flatten it."
+            )
         }
     }
 

@@ -8,7 +8,9 @@ extension ConfinedRoot {
     /// - Returns: where the file now is.
     /// - Throws: the core's code of a file failure (its ``/SandboxCore/SandboxError`` is the cause)
     ///   when the move fails for another reason, or when 1,000 names are taken.
-    func moveDownload(from source: ContainerPath, into folder: ContainerPath, name: String) throws(TransferError) -> ContainerPath {
+    func moveDownload(
+        from source: ContainerPath, into folder: ContainerPath, name: String
+    ) throws(TransferError) -> ContainerPath {
         do throws(SandboxError) {
             try createDirectory(at: folder, withIntermediateDirectories: true)
             for number in 0..<1000 {
@@ -17,14 +19,17 @@ extension ConfinedRoot {
                 do throws(SandboxError) {
                     try moveItem(from: source, to: destination, replacingExisting: false)
                     return destination
-                } catch where error.code == .alreadyExists {
+                } catch  where error.code == .alreadyExists {
                     continue
                 }
             }
         } catch {
             throw .fileSystem(error, doing: "move the download into '\(folder)'")
         }
-        throw TransferError(TransferError.Code(.alreadyExists), "Could not move the download into '\(folder)': '\(name)' and 999 numbered names are taken; remove some.", path: folder.description)
+        throw TransferError(
+            TransferError.Code(.alreadyExists),
+            "Could not move the download into '\(folder)': '\(name)' and 999 numbered names are taken; remove some.",
+            path: folder.description)
     }
 }
 

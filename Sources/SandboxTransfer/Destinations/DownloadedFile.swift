@@ -71,10 +71,14 @@ public final class DownloadedFile: Sendable {
     private func claim(_ move: () throws(TransferError) -> ContainerPath) throws(TransferError) -> ContainerPath {
         let result: Result<ContainerPath, TransferError> = movedTo.withLock { moved in
             if let moved {
-                return .failure(TransferError(.notFound, "The download was already moved to '\(moved)'.", path: moved.description))
+                return .failure(
+                    TransferError(.notFound, "The download was already moved to '\(moved)'.", path: moved.description))
             }
             if discarded.withLock({ $0 }) {
-                return .failure(TransferError(.notFound, "The download at '\(temporaryPath)' was deleted: move it while handling the event.", path: temporaryPath.description))
+                return .failure(
+                    TransferError(
+                        .notFound, "The download at '\(temporaryPath)' was deleted: move it while handling the event.",
+                        path: temporaryPath.description))
             }
             do throws(TransferError) {
                 let path = try move()
@@ -96,7 +100,9 @@ public final class DownloadedFile: Sendable {
                 try root.removeItem(at: temporaryPath)
             } catch {
                 // Best effort: the session's next start sweeps leftovers.
-                logger.handled(TransferError.fileSystem(error, doing: "delete the unmoved download '\(temporaryPath)'"), "The session's next start deletes it.")
+                logger.handled(
+                    TransferError.fileSystem(error, doing: "delete the unmoved download '\(temporaryPath)'"),
+                    "The session's next start deletes it.")
             }
         }
     }

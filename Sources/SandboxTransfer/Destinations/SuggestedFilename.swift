@@ -33,7 +33,8 @@ public enum SuggestedFilename {
     /// no cut leaves a name ending in a space or dot).
     public static func sanitize(_ name: String) -> String? {
         let scalars = name.unicodeScalars
-        let afterSeparator = scalars.lastIndex { $0 == "/" || $0 == "\\" }.map { scalars.index(after: $0) } ?? scalars.startIndex
+        let afterSeparator =
+            scalars.lastIndex { $0 == "/" || $0 == "\\" }.map { scalars.index(after: $0) } ?? scalars.startIndex
         let kept = scalars[afterSeparator...].filter { scalar in
             !(scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value))
         }
@@ -62,7 +63,9 @@ public enum SuggestedFilename {
     }
 
     private static func split(_ name: String) -> (stem: String, ext: String) {
-        guard let dot = name.lastIndex(of: "."), dot != name.startIndex, name.distance(from: dot, to: name.endIndex) <= 16 else {
+        guard let dot = name.lastIndex(of: "."), dot != name.startIndex,
+            name.distance(from: dot, to: name.endIndex) <= 16
+        else {
             return (name, "")
         }
         return (String(name[..<dot]), String(name[dot...]))

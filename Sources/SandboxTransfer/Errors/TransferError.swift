@@ -126,7 +126,11 @@ extension TransferError {
 
 extension TransferError {
     /// A failure of the file system beneath, with the core's code, path and error kept.
-    static func fileSystem(_ error: SandboxError, doing action: String, file: String = #fileID, line: Int = #line) -> TransferError {
-        TransferError(Code(error.code), "Could not \(action): \(error.message)", path: error.path, cause: error, file: file, line: line)
+    static func fileSystem(
+        _ error: SandboxError, doing action: String, file: String = #fileID, line: Int = #line
+    ) -> TransferError {
+        TransferError(
+            Code(error.code), "Could not \(action): \(error.message)", path: error.path, cause: error, file: file,
+            line: line)
     }
 }

@@ -46,7 +46,9 @@ public struct ContentDisposition: Sendable, Hashable {
         var utf8 = parts[2].utf8[...]
         while let byte = utf8.popFirst() {
             if byte == UInt8(ascii: "%") {
-                guard let high = utf8.popFirst().flatMap(hexValue), let low = utf8.popFirst().flatMap(hexValue) else { return nil }
+                guard let high = utf8.popFirst().flatMap(hexValue), let low = utf8.popFirst().flatMap(hexValue) else {
+                    return nil
+                }
                 bytes.append(high << 4 | low)
             } else {
                 bytes.append(byte)

@@ -30,7 +30,8 @@ public struct ContentRange: Sendable, Hashable {
         }
         let halves = text.split(separator: "/", maxSplits: 1, omittingEmptySubsequences: false)
         guard halves.count == 2 else { return nil }
-        let rangePart = halves[0].trimmingSpaces(), lengthPart = halves[1].trimmingSpaces()
+        let rangePart = halves[0].trimmingSpaces()
+        let lengthPart = halves[1].trimmingSpaces()
         if lengthPart == "*" {
             completeLength = nil
         } else {
@@ -71,7 +72,9 @@ extension Substring {
 extension Int64 {
     /// Only ASCII digits (no sign, no spaces), and no overflow.
     init?(decimal text: Substring) {
-        guard !text.isEmpty, text.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }), let value = Int64(text) else { return nil }
+        guard !text.isEmpty, text.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }), let value = Int64(text) else {
+            return nil
+        }
         self = value
     }
 }

@@ -7,8 +7,10 @@ extension HTTPClient {
     /// bytes are stored as sent, and ranges count them). The session shuts it down.
     static func forDownloads(_ configuration: DownloadSession.Configuration) -> HTTPClient {
         var settings = HTTPClient.Configuration(
-            redirectConfiguration: configuration.maximumRedirects > 0 ? .follow(max: configuration.maximumRedirects, allowCycles: false) : .disallow,
-            timeout: .init(connect: TimeAmount(configuration.connectTimeout), read: TimeAmount(configuration.stallTimeout)),
+            redirectConfiguration: configuration.maximumRedirects > 0
+                ? .follow(max: configuration.maximumRedirects, allowCycles: false) : .disallow,
+            timeout: .init(
+                connect: TimeAmount(configuration.connectTimeout), read: TimeAmount(configuration.stallTimeout)),
             decompression: .disabled
         )
         settings.httpVersion = .automatic

@@ -32,7 +32,9 @@ enum HTTPDate {
     /// `Sunday, 06-Nov-94 08:49:37 GMT`; a two-digit year more than 50 years ahead is the last
     /// century's (RFC 9110 §5.6.7).
     private static func rfc850(_ b: ArraySlice<UInt8>) -> Date? {
-        guard let comma = b.firstIndex(of: 0x2C), longDays.contains(ascii(b, b.startIndex, comma - b.startIndex)) else { return nil }
+        guard let comma = b.firstIndex(of: 0x2C), longDays.contains(ascii(b, b.startIndex, comma - b.startIndex)) else {
+            return nil
+        }
         let s = comma + 2
         guard b.endIndex - comma == 24, b[comma + 1] == 0x20, let day = number(b, s, 2), b[s + 2] == 0x2D,
             let month = month(b, s + 3), b[s + 6] == 0x2D, let twoDigits = number(b, s + 7, 2), b[s + 9] == 0x20,
@@ -48,7 +50,8 @@ enum HTTPDate {
     private static func asctime(_ b: ArraySlice<UInt8>) -> Date? {
         let s = b.startIndex
         guard b.count == 24, shortDays.contains(ascii(b, s, 3)), b[s + 3] == 0x20,
-            let month = month(b, s + 4), b[s + 7] == 0x20, b[s + 10] == 0x20, b[s + 19] == 0x20, let year = number(b, s + 20, 4)
+            let month = month(b, s + 4), b[s + 7] == 0x20, b[s + 10] == 0x20, b[s + 19] == 0x20,
+            let year = number(b, s + 20, 4)
         else { return nil }
         let day = b[s + 8] == 0x20 ? number(b, s + 9, 1) : number(b, s + 8, 2)
         guard let day else { return nil }
@@ -57,7 +60,8 @@ enum HTTPDate {
 
     /// The date at `HH:MM:SS` starting at `start` (a leap second, `60`, allowed) on a valid day.
     private static func date(year: Int, month: Int, day: Int, time b: ArraySlice<UInt8>, at start: Int) -> Date? {
-        guard let hour = number(b, start, 2), b[start + 2] == 0x3A, let minute = number(b, start + 3, 2), b[start + 5] == 0x3A,
+        guard let hour = number(b, start, 2), b[start + 2] == 0x3A, let minute = number(b, start + 3, 2),
+            b[start + 5] == 0x3A,
             let second = number(b, start + 6, 2), hour <= 23, minute <= 59, second <= 60,
             day >= 1, day <= ProlepticGregorian.daysIn(month: Int64(month), year: Int64(year))
         else { return nil }

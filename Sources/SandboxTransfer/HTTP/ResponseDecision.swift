@@ -57,11 +57,15 @@ enum ResponseDecision: Sendable, Equatable {
     static let retryableStatuses: Set<Int> = [408, 429, 500, 502, 503, 504]
 
     static func decide(status: Int, headers: HTTPHeaders, plan: RequestPlan) -> ResponseDecision {
-        if retryableStatuses.contains(status) { return .retry(retryAfter: headers.first(name: "retry-after"), status: status) }
+        if retryableStatuses.contains(status) {
+            return .retry(retryAfter: headers.first(name: "retry-after"), status: status)
+        }
         if status == 416 {
             guard plan.offset > 0 else { return .fail(status: status) }
             let range = headers.first(name: "content-range").flatMap(ContentRange.init)
-            if let total = range?.completeLength, total == plan.offset, plan.expectedLength == nil || plan.expectedLength == total {
+            if let total = range?.completeLength, total == plan.offset,
+                plan.expectedLength == nil || plan.expectedLength == total
+            {
                 return .alreadyComplete(total: total)
             }
             return .restartWithoutRange(.rangeNotSatisfiable)
@@ -78,16 +82,22 @@ enum ResponseDecision: Sendable, Equatable {
             return unusable(.contentRangeMismatch, "a multipart/byteranges answer to a single range", plan)
         }
         let rangeHeader = headers.first(name: "content-range")
-        guard let rangeHeader, let range = ContentRange(rangeHeader), let first = range.first, let last = range.last, let count = range.count else {
-            return unusable(.contentRangeMismatch, "a 206 answer without a valid Content-Range (\(rangeHeader ?? "none"))", plan)
+        guard let rangeHeader, let range = ContentRange(rangeHeader), let first = range.first, let last = range.last,
+            let count = range.count
+        else {
+            return unusable(
+                .contentRangeMismatch, "a 206 answer without a valid Content-Range (\(rangeHeader ?? "none"))", plan)
         }
         if let length = contentLength(headers), length != count {
-            return unusable(.contentRangeMismatch, "Content-Length \(length) differs from Content-Range \(rangeHeader)", plan)
+            return unusable(
+                .contentRangeMismatch, "Content-Length \(length) differs from Content-Range \(rangeHeader)", plan)
         }
         let total = range.completeLength ?? plan.expectedLength
-        let sameTotal = plan.expectedLength == nil || range.completeLength == nil || plan.expectedLength == range.completeLength
+        let sameTotal =
+            plan.expectedLength == nil || range.completeLength == nil || plan.expectedLength == range.completeLength
         guard first == plan.offset, sameTotal, total.map({ last < $0 }) ?? true else {
-            return unusable(.contentRangeMismatch, "Content-Range \(rangeHeader) does not continue byte \(plan.offset)", plan)
+            return unusable(
+                .contentRangeMismatch, "Content-Range \(rangeHeader) does not continue byte \(plan.offset)", plan)
         }
         return .write(offset: first, end: last + 1, expectedTotal: total, restart: nil)
     }
@@ -99,22 +109,32 @@ enum ResponseDecision: Sendable, Equatable {
             let range = ContentRange(rangeHeader)
             let whole = range?.first == 0 && range?.completeLength != nil && range?.count == range?.completeLength
             guard whole, length == nil || length == range?.completeLength else {
-                return unusable(.contentRangeMismatch, "a 200 answer whose Content-Range \(rangeHeader) is not the whole body", plan)
+                return unusable(
+                    .contentRangeMismatch, "a 200 answer whose Content-Range \(rangeHeader) is not the whole body", plan
+                )
             }
         }
-        guard plan.offset > 0 else { return .write(offset: 0, end: length, expectedTotal: length, restart: plan.restartReason) }
-        return .write(offset: 0, end: length, expectedTotal: length, restart: validatorStillMatches(headers, plan) ? .serverIgnoredRange : .validatorChanged)
+        guard plan.offset > 0 else {
+            return .write(offset: 0, end: length, expectedTotal: length, restart: plan.restartReason)
+        }
+        return .write(
+            offset: 0, end: length, expectedTotal: length,
+            restart: validatorStillMatches(headers, plan) ? .serverIgnoredRange : .validatorChanged)
     }
 
     /// An answer that cannot be used: start over without `Range` when one was sent (the server may
     /// do better with a plain request), else the response is broken.
-    private static func unusable(_ reason: RestartReason, _ explanation: String, _ plan: RequestPlan) -> ResponseDecision {
+    private static func unusable(
+        _ reason: RestartReason, _ explanation: String, _ plan: RequestPlan
+    ) -> ResponseDecision {
         plan.offset > 0 ? .restartWithoutRange(reason) : .invalid(explanation)
     }
 
     /// The body's length from `Content-Length` (the bytes as sent: the client does not decompress).
     static func contentLength(_ headers: HTTPHeaders) -> Int64? {
-        guard let text = headers.first(name: "content-length"), let value = Int64(decimal: Substring(text).trimmingSpaces()) else { return nil }
+        guard let text = headers.first(name: "content-length"),
+            let value = Int64(decimal: Substring(text).trimmingSpaces())
+        else { return nil }
         return value
     }
 
@@ -132,13 +152,16 @@ enum ResponseDecision: Sendable, Equatable {
     /// else ``Validator/strongValidator(etag:lastModified:date:)``.
     static func resumeValidator(_ headers: HTTPHeaders) -> Validator? {
         guard !isContentCoded(headers) else { return nil }
-        return Validator.strongValidator(etag: headers.first(name: "etag"), lastModified: headers.first(name: "last-modified"), date: headers.first(name: "date"))
+        return Validator.strongValidator(
+            etag: headers.first(name: "etag"), lastModified: headers.first(name: "last-modified"),
+            date: headers.first(name: "date"))
     }
 
     /// Whether the response names the version the plan resumes (true when it names none).
     private static func validatorStillMatches(_ headers: HTTPHeaders, _ plan: RequestPlan) -> Bool {
         guard let validator = plan.validator else { return true }
-        let etag = headers.first(name: "etag"), modified = headers.first(name: "last-modified")
+        let etag = headers.first(name: "etag")
+        let modified = headers.first(name: "last-modified")
         if etag == nil && modified == nil { return true }
         if case .lastModified = validator, modified == nil { return true }
         return validator.matches(etag: etag, lastModified: modified)

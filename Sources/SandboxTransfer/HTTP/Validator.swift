@@ -27,8 +27,10 @@ public enum Validator: Sendable, Hashable, Codable {
         if let etag = etag?.trimmingCharacters(in: .whitespaces), !etag.isEmpty {
             return isStrongEntityTag(etag) ? .entityTag(etag) : nil
         }
-        guard let lastModified = lastModified?.trimmingCharacters(in: .whitespaces), let modified = HTTPDate.parse(lastModified),
-            let date, let sent = HTTPDate.parse(date.trimmingCharacters(in: .whitespaces)), sent.timeIntervalSince(modified) >= 1
+        guard let lastModified = lastModified?.trimmingCharacters(in: .whitespaces),
+            let modified = HTTPDate.parse(lastModified),
+            let date, let sent = HTTPDate.parse(date.trimmingCharacters(in: .whitespaces)),
+            sent.timeIntervalSince(modified) >= 1
         else { return nil }
         return .lastModified(lastModified)
     }

@@ -32,7 +32,9 @@ public struct ExpectedDigest: Sendable, Hashable, Codable {
     public init(_ algorithm: Algorithm, hex: String) throws(TransferError) {
         let lower = hex.lowercased()
         guard Self.isDigest(lower, of: algorithm) else {
-            throw TransferError(.invalidArgument, "'\(hex)' is not a \(algorithm.rawValue) digest: give \(algorithm.byteCount * 2) hexadecimal digits.")
+            throw TransferError(
+                .invalidArgument,
+                "'\(hex)' is not a \(algorithm.rawValue) digest: give \(algorithm.byteCount * 2) hexadecimal digits.")
         }
         self.algorithm = algorithm
         self.hex = lower
@@ -59,7 +61,9 @@ public struct ExpectedDigest: Sendable, Hashable, Codable {
     /// Whether `hex` is `2 × byteCount` ASCII hexadecimal digits (either case).
     static func isDigest(_ hex: String, of algorithm: Algorithm) -> Bool {
         hex.utf8.count == algorithm.byteCount * 2
-            && hex.utf8.allSatisfy { (0x30...0x39).contains($0) || (0x41...0x46).contains($0) || (0x61...0x66).contains($0) }
+            && hex.utf8.allSatisfy {
+                (0x30...0x39).contains($0) || (0x41...0x46).contains($0) || (0x61...0x66).contains($0)
+            }
     }
 }
 

@@ -87,7 +87,9 @@ public struct ResumeData: Sendable, Hashable, Codable {
         do {
             return try encoder.encode(self)
         } catch {
-            throw TransferError(.invalidResumeData, "Could not encode the resume data of \(originalURL).", url: originalURL, cause: error)
+            throw TransferError(
+                .invalidResumeData, "Could not encode the resume data of \(originalURL).", url: originalURL,
+                cause: error)
         }
     }
 
@@ -107,9 +109,13 @@ public struct ResumeData: Sendable, Hashable, Codable {
             decoded = try decoder.decode(ResumeData.self, from: data)
         } catch DecodingError.dataCorrupted(let context) {
             throw TransferError(
-                .invalidResumeData, "The resume data is unusable: \(context.debugDescription) Start the download again.", cause: DecodingError.dataCorrupted(context))
+                .invalidResumeData,
+                "The resume data is unusable: \(context.debugDescription) Start the download again.",
+                cause: DecodingError.dataCorrupted(context))
         } catch {
-            throw TransferError(.invalidResumeData, "The resume data is not in this library's format; start the download again.", cause: error)
+            throw TransferError(
+                .invalidResumeData, "The resume data is not in this library's format; start the download again.",
+                cause: error)
         }
         // Foundation's ISO 8601 parser also takes fractional seconds, which `encoded()` would drop.
         decoded.createdAt = Self.wholeSeconds(decoded.createdAt)
@@ -122,29 +128,42 @@ public struct ResumeData: Sendable, Hashable, Codable {
     /// - Throws: ``TransferError/Code/invalidResumeData`` naming the rule that failed.
     public func validate() throws(TransferError) {
         func invalid(_ reason: String) -> TransferError {
-            TransferError(.invalidResumeData, "The resume data of \(originalURL) is unusable: \(reason). Start the download again.", url: originalURL)
+            TransferError(
+                .invalidResumeData,
+                "The resume data of \(originalURL) is unusable: \(reason). Start the download again.", url: originalURL)
         }
         guard version >= 1 else { throw invalid("version \(version) is not a version") }
         guard version <= Self.currentVersion else {
             throw invalid("version \(version) is newer than this library reads (\(Self.currentVersion))")
         }
-        guard DownloadRequest.isSupported(URL(string: originalURL)) else { throw invalid("'\(originalURL)' is not an absolute http or https URL") }
+        guard DownloadRequest.isSupported(URL(string: originalURL)) else {
+            throw invalid("'\(originalURL)' is not an absolute http or https URL")
+        }
         if case .entityTag(let tag) = validator, !Validator.isStrongEntityTag(tag) {
-            throw invalid("the entity tag \(tag.debugDescription) is not a well-formed strong one, so it cannot guard a resume")
+            throw invalid(
+                "the entity tag \(tag.debugDescription) is not a well-formed strong one, so it cannot guard a resume")
         }
         if case .lastModified(let date) = validator, HTTPDate.parse(date) == nil {
             throw invalid("the Last-Modified validator '\(date.debugDescription)' is not an HTTP date")
         }
         if let digest = expectedDigest, !ExpectedDigest.isDigest(digest.hex, of: digest.algorithm) {
-            throw invalid("the \(digest.algorithm.rawValue) digest '\(digest.hex.debugDescription)' is not \(digest.algorithm.byteCount * 2) hexadecimal digits")
+            throw invalid(
+                "the \(digest.algorithm.rawValue) digest '\(digest.hex.debugDescription)' is not \(digest.algorithm.byteCount * 2) hexadecimal digits"
+            )
         }
         for (name, value) in headers.sorted(by: { $0.key < $1.key }) {
-            guard HeaderSyntax.isToken(name) else { throw invalid("the header name \(name.debugDescription) is not an HTTP token") }
+            guard HeaderSyntax.isToken(name) else {
+                throw invalid("the header name \(name.debugDescription) is not an HTTP token")
+            }
             guard !HeaderSyntax.isCredentials(name) else {
-                throw invalid("it carries the credentials header \(name), which resume data never holds; give it in the new request instead")
+                throw invalid(
+                    "it carries the credentials header \(name), which resume data never holds; give it in the new request instead"
+                )
             }
             guard HeaderSyntax.isFieldValue(value) else {
-                throw invalid("the value of the header \(name) holds a control character (CR, LF, NUL or another): \(value.debugDescription)")
+                throw invalid(
+                    "the value of the header \(name) holds a control character (CR, LF, NUL or another): \(value.debugDescription)"
+                )
             }
         }
         if let expectedLength, expectedLength < 0 { throw invalid("the expected length \(expectedLength) is negative") }
@@ -173,6 +192,7 @@ public struct PartialFileIdentity: Sendable, Hashable, Codable {
     }
 
     static func isPlainName(_ name: String) -> Bool {
-        !name.isEmpty && name != "." && name != ".." && !name.contains("/") && !name.contains("\0") && name.utf8.count <= 255
+        !name.isEmpty && name != "." && name != ".." && !name.contains("/") && !name.contains("\0")
+            && name.utf8.count <= 255
     }
 }

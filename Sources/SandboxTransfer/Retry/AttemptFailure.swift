@@ -18,25 +18,35 @@ struct AttemptFailure: Error, Sendable {
     static func classify(_ error: any Error, url: String) -> AttemptFailure {
         if let failure = error as? AttemptFailure { return failure }
         if let error = error as? TransferError { return .fatal(error) }
-        if error is CancellationError { return .fatal(TransferError(.cancelled, "The download of \(url) was cancelled.", url: url)) }
+        if error is CancellationError {
+            return .fatal(TransferError(.cancelled, "The download of \(url) was cancelled.", url: url))
+        }
         if let client = error as? HTTPClientError {
             switch client {
             case .readTimeout, .deadlineExceeded:
                 return AttemptFailure(
-                    error: TransferError(.stalled, "The download of \(url) stalled: no byte arrived within the stall timeout.", url: url, cause: client),
+                    error: TransferError(
+                        .stalled, "The download of \(url) stalled: no byte arrived within the stall timeout.", url: url,
+                        cause: client),
                     retryable: true)
             case .redirectLimitReached, .redirectCycleDetected:
-                return .fatal(TransferError(.tooManyRedirects, "\(url) redirects too often or in a cycle; check the URL.", url: url, cause: client))
+                return .fatal(
+                    TransferError(
+                        .tooManyRedirects, "\(url) redirects too often or in a cycle; check the URL.", url: url,
+                        cause: client))
             case .cancelled:
-                return .fatal(TransferError(.cancelled, "The download of \(url) was cancelled.", url: url, cause: client))
+                return .fatal(
+                    TransferError(.cancelled, "The download of \(url) was cancelled.", url: url, cause: client))
             case .invalidURL, .emptyHost, .emptyScheme, .unsupportedScheme("http"), .missingSocketPath:
-                return .fatal(TransferError(.invalidURL, "\(url) cannot be downloaded: \(client).", url: url, cause: client))
+                return .fatal(
+                    TransferError(.invalidURL, "\(url) cannot be downloaded: \(client).", url: url, cause: client))
             default:
                 break
             }
         }
         return AttemptFailure(
-            error: TransferError(.network, "The connection for \(url) failed; check the network and the server.", url: url, cause: error),
+            error: TransferError(
+                .network, "The connection for \(url) failed; check the network and the server.", url: url, cause: error),
             retryable: true)
     }
 }

@@ -19,7 +19,10 @@ public struct RetryPolicy: Sendable, Hashable {
 
     /// A policy; each value as its property says. Fewer than 1 attempt counts as 1, a multiplier below 1
     /// as 1, and the jitter is kept within 0…1.
-    public init(maximumAttempts: Int = 6, initialDelay: Duration = .milliseconds(250), maximumDelay: Duration = .seconds(30), multiplier: Double = 2, jitter: Double = 0.5) {
+    public init(
+        maximumAttempts: Int = 6, initialDelay: Duration = .milliseconds(250), maximumDelay: Duration = .seconds(30),
+        multiplier: Double = 2, jitter: Double = 0.5
+    ) {
         self.maximumAttempts = max(1, maximumAttempts)
         self.initialDelay = initialDelay
         self.maximumDelay = maximumDelay

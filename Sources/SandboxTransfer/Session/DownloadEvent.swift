@@ -22,7 +22,8 @@ public enum DownloadEvent: Sendable {
     /// The task the event is about.
     public var task: DownloadTask {
         switch self {
-        case .didResume(let task, _, _), .didRestart(let task, _), .didWriteData(let task, _), .willRetry(let task, _, _, _),
+        case .didResume(let task, _, _), .didRestart(let task, _), .didWriteData(let task, _),
+            .willRetry(let task, _, _, _),
             .didFinishDownloading(let task, _), .didComplete(let task, _):
             task
         }
@@ -37,13 +38,17 @@ public enum DownloadEvent: Sendable {
 public protocol DownloadSessionDelegate: AnyObject, Sendable {
     /// The download finished: move `location` now (``DownloadedFile/move(to:)``); when this method
     /// returns, the file is deleted if it is still there.
-    func downloadSession(_ session: DownloadSession, downloadTask: DownloadTask, didFinishDownloadingTo location: DownloadedFile)
+    func downloadSession(
+        _ session: DownloadSession, downloadTask: DownloadTask, didFinishDownloadingTo location: DownloadedFile)
     /// Progress, counting the resume offset; throttled to about ten calls a second.
     func downloadSession(
-        _ session: DownloadSession, downloadTask: DownloadTask, didWriteData bytesWritten: Int64, totalBytesWritten: Int64,
+        _ session: DownloadSession, downloadTask: DownloadTask, didWriteData bytesWritten: Int64,
+        totalBytesWritten: Int64,
         totalBytesExpectedToWrite: Int64?)
     /// The download continues a partial file.
-    func downloadSession(_ session: DownloadSession, downloadTask: DownloadTask, didResumeAtOffset fileOffset: Int64, expectedTotalBytes: Int64?)
+    func downloadSession(
+        _ session: DownloadSession, downloadTask: DownloadTask, didResumeAtOffset fileOffset: Int64,
+        expectedTotalBytes: Int64?)
     /// The task is over; `error` carries resume data when it can continue.
     func downloadSession(_ session: DownloadSession, task: DownloadTask, didCompleteWithError error: TransferError?)
 }
@@ -51,11 +56,17 @@ public protocol DownloadSessionDelegate: AnyObject, Sendable {
 extension DownloadSessionDelegate {
     /// Does nothing: progress is also on ``DownloadTask/progress`` and the event stream.
     public func downloadSession(
-        _ session: DownloadSession, downloadTask: DownloadTask, didWriteData bytesWritten: Int64, totalBytesWritten: Int64,
+        _ session: DownloadSession, downloadTask: DownloadTask, didWriteData bytesWritten: Int64,
+        totalBytesWritten: Int64,
         totalBytesExpectedToWrite: Int64?
     ) {}
     /// Does nothing.
-    public func downloadSession(_ session: DownloadSession, downloadTask: DownloadTask, didResumeAtOffset fileOffset: Int64, expectedTotalBytes: Int64?) {}
+    public func downloadSession(
+        _ session: DownloadSession, downloadTask: DownloadTask, didResumeAtOffset fileOffset: Int64,
+        expectedTotalBytes: Int64?
+    ) {}
     /// Does nothing: ``DownloadTask/result()`` and the event stream report the end too.
-    public func downloadSession(_ session: DownloadSession, task: DownloadTask, didCompleteWithError error: TransferError?) {}
+    public func downloadSession(
+        _ session: DownloadSession, task: DownloadTask, didCompleteWithError error: TransferError?
+    ) {}
 }

@@ -9,7 +9,9 @@ extension DownloadSession {
         guard let record = store.record(task.taskIdentifier) else { return }
         let finished = task.live.withLock { $0.finished }
         let byteCount = finished?.byteCount ?? 0
-        let name = record.destination?.filename.flatMap(SuggestedFilename.sanitize) ?? record.suggestedFilename ?? SuggestedFilename.fallback
+        let name =
+            record.destination?.filename.flatMap(SuggestedFilename.sanitize) ?? record.suggestedFilename
+            ?? SuggestedFilename.fallback
         let file: DownloadedFile
         do throws(TransferError) {
             let partial = try partialPath(record.partialName)
@@ -21,7 +23,8 @@ extension DownloadSession {
                     $0.bytesOnDisk = byteCount
                 }
                 file = DownloadedFile(
-                    root: root, temporaryPath: path, suggestedFilename: name, byteCount: byteCount, digest: finished?.digest,
+                    root: root, temporaryPath: path, suggestedFilename: name, byteCount: byteCount,
+                    digest: finished?.digest,
                     movedTo: path, logger: logger)
             } else {
                 try store.update(record.id) {
@@ -29,7 +32,8 @@ extension DownloadSession {
                     $0.bytesOnDisk = byteCount
                 }
                 file = DownloadedFile(
-                    root: root, temporaryPath: partial, suggestedFilename: name, byteCount: byteCount, digest: finished?.digest,
+                    root: root, temporaryPath: partial, suggestedFilename: name, byteCount: byteCount,
+                    digest: finished?.digest,
                     logger: logger)
             }
         } catch {
@@ -37,7 +41,9 @@ extension DownloadSession {
             return reportFailure(task, record: record, error: error, keepingPartial: true)
         }
         let outcome = DownloadOutcome(path: file.movedPath, byteCount: byteCount, digest: finished?.digest)
-        task.update(progress: TransferProgress(bytesWritten: 0, totalBytesWritten: byteCount, totalBytesExpectedToWrite: byteCount))
+        task.update(
+            progress: TransferProgress(
+                bytesWritten: 0, totalBytesWritten: byteCount, totalBytesExpectedToWrite: byteCount))
         emit(.didFinishDownloading(task, file))
         emit(.didComplete(task, error: nil))
         finishTask(task, .success(outcome))
@@ -58,11 +64,14 @@ extension DownloadSession {
         var reported = error.with(resumeData: resumeData)
         if reported.url == nil { reported.url = record.originalURL }
         if keepingPartial {
-            reported.message += resumeData == nil ? " " + unresumableExplanation(record) : " Resume it to continue from the bytes on disk."
+            reported.message +=
+                resumeData == nil
+                ? " " + unresumableExplanation(record) : " Resume it to continue from the bytes on disk."
         }
         do throws(TransferError) {
             try store.update(record.id, durable: true) {
-                $0.phase = .failed(code: reported.code.description, message: reported.message, resumable: resumeData != nil)
+                $0.phase = .failed(
+                    code: reported.code.description, message: reported.message, resumable: resumeData != nil)
                 if resumeData == nil { $0.bytesOnDisk = 0 }  // its partial file was deleted
             }
         } catch {

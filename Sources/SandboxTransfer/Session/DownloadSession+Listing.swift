@@ -8,7 +8,7 @@ extension DownloadSession {
     public static func sessionIdentifiers(container: Container) throws(TransferError) -> [String] {
         do throws(SandboxError) {
             return try container.root.subdirectoryNames(at: folder).sorted()
-        } catch where error.code == .notFound {
+        } catch  where error.code == .notFound {
             return []
         } catch {
             throw .fileSystem(error, doing: "list the download sessions in '\(folder)'")
@@ -21,7 +21,9 @@ extension DownloadSession {
     /// - Throws: ``TransferError/Code/invalidArgument`` for a bad identifier,
     ///   ``TransferError/Code/corrupt`` for a damaged checkpoint, the core's code of a file failure
     ///   when the checkpoint or a partial file cannot be read.
-    public static func storedTasks(identifier: String, container: Container) throws(TransferError) -> [DownloadTaskSummary] {
+    public static func storedTasks(
+        identifier: String, container: Container
+    ) throws(TransferError) -> [DownloadTaskSummary] {
         let root = container.root
         let directory = try directory(for: identifier)
         var summaries: [DownloadTaskSummary] = []

@@ -17,6 +17,8 @@ extension Logger {
     ) {
         var metadata: Logger.Metadata = ["error.code": "\(error.codeName)"]
         if let path = error.path { metadata["error.path"] = "\(path)" }
-        log(level: level, "\(error.message) \(consequence)", error: error, metadata: metadata, file: file, function: function, line: line)
+        log(
+            level: level, "\(error.message) \(consequence)", error: error, metadata: metadata, file: file,
+            function: function, line: line)
     }
 }

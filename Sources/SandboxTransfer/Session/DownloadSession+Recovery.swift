@@ -12,9 +12,11 @@ extension DownloadSession {
             switch record.phase {
             case .active:
                 let error = TransferError(
-                    .interrupted, "The download of \(record.originalURL) was interrupted when its process ended.", url: record.originalURL)
+                    .interrupted, "The download of \(record.originalURL) was interrupted when its process ended.",
+                    url: record.originalURL)
                 let task = DownloadTask(
-                    identifier: record.id, request: try record.request(), session: self, machine: DownloadTaskMachine(completed: .failed))
+                    identifier: record.id, request: try record.request(), session: self,
+                    machine: DownloadTaskMachine(completed: .failed))
                 try reportRecovered(task, record: record, error: error)
             case .finishing(let name):
                 try finishHandOver(record, name: name)
@@ -39,7 +41,8 @@ extension DownloadSession {
             }
             if let length { try store.update(record.id) { $0.bytesOnDisk = length } }
         } catch {
-            logger.handled(error, "The interrupted download of \(record.originalURL) is listed with its last recorded length.")
+            logger.handled(
+                error, "The interrupted download of \(record.originalURL) is listed with its last recorded length.")
         }
         fail(task, with: error, keepingPartial: true)
     }
@@ -66,7 +69,9 @@ extension DownloadSession {
         do throws(SandboxError) {
             names = try root.fileNames(at: directory)
         } catch {
-            return logger.handled(TransferError.fileSystem(error, doing: "list '\(directory)'"), "Its leftovers stay until a later start.")
+            return logger.handled(
+                TransferError.fileSystem(error, doing: "list '\(directory)'"), "Its leftovers stay until a later start."
+            )
         }
         for name in names where !kept.contains(name) {
             removePartial(named: name)

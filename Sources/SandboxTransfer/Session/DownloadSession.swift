@@ -76,7 +76,8 @@ public final class DownloadSession: Sendable {
     ///   ``TransferError/Code/corrupt`` for a damaged checkpoint, the core's code of a file failure
     ///   (its ``/SandboxCore/SandboxError`` is the cause) when its folder or checkpoint cannot be read or written.
     public init(
-        identifier: String, container: Container, configuration: Configuration = .standard, delegate: (any DownloadSessionDelegate)? = nil,
+        identifier: String, container: Container, configuration: Configuration = .standard,
+        delegate: (any DownloadSessionDelegate)? = nil,
         httpClient: HTTPClient? = nil, logger: Logger = DownloadSession.disabledLogger
     ) throws(TransferError) {
         let root = container.root
@@ -101,25 +102,34 @@ public final class DownloadSession: Sendable {
         guard locked else {
             try? lock.close()  // the session-in-use error below is what matters
             throw TransferError(
-                .sessionInUse, "The download session '\(identifier)' is open in another process; wait for it to end or use another identifier.",
+                .sessionInUse,
+                "The download session '\(identifier)' is open in another process; wait for it to end or use another identifier.",
                 path: directory.description)
         }
         store = try SessionStore(root: root, folder: try Self.checkpointPath(in: directory))
         (client, ownsClient) = httpClient.map { ($0, false) } ?? (HTTPClient.forDownloads(configuration), true)
-        queue = Mutex(TransferQueue(maximumActive: configuration.maximumConcurrentTasks, maximumPerHost: configuration.maximumConcurrentTasksPerHost))
-        (events, eventSink) = AsyncStream.makeStream(of: DownloadEvent.self, bufferingPolicy: .bufferingNewest(Self.eventBufferSize))
+        queue = Mutex(
+            TransferQueue(
+                maximumActive: configuration.maximumConcurrentTasks,
+                maximumPerHost: configuration.maximumConcurrentTasksPerHost))
+        (events, eventSink) = AsyncStream.makeStream(
+            of: DownloadEvent.self, bufferingPolicy: .bufferingNewest(Self.eventBufferSize))
         try recover()
     }
 
     deinit {
         let orphans = liveTasks.withLock { $0.values }
         for task in orphans {
-            task.complete(with: .failure(TransferError(.cancelled, "The download session '\(identifier)' was released before the task ended.")))
+            task.complete(
+                with: .failure(
+                    TransferError(
+                        .cancelled, "The download session '\(identifier)' was released before the task ended.")))
         }
         eventSink.finish()
         try? lock.close()  // closing releases the flock; nothing to report from a deinit
         if ownsClient && !invalidated.withLock({ $0 }) {
-            client.shutdown(queue: .global()) { _ in }  // no run is left (runs keep the session alive); nothing to report from a deinit
+            // no run is left (runs keep the session alive); nothing to report from a deinit
+            client.shutdown(queue: .global()) { _ in }
         }
     }
 
@@ -133,7 +143,8 @@ public final class DownloadSession: Sendable {
         do throws(SandboxError) {
             return try folder.appending(ContainerPath.validateName(identifier))
         } catch {
-            throw TransferError(.invalidArgument, "'\(identifier)' cannot name a download session: \(error.message)", cause: error)
+            throw TransferError(
+                .invalidArgument, "'\(identifier)' cannot name a download session: \(error.message)", cause: error)
         }
     }
 
@@ -154,12 +165,16 @@ public final class DownloadSession: Sendable {
     public func downloadTask(with request: DownloadRequest) throws(TransferError) -> DownloadTask {
         try checkValid()
         guard DownloadRequest.isSupported(request.url) else {
-            throw TransferError(.invalidURL, "'\(request.url.absoluteString)' is not an absolute http or https URL.", url: request.url.absoluteString)
+            throw TransferError(
+                .invalidURL, "'\(request.url.absoluteString)' is not an absolute http or https URL.",
+                url: request.url.absoluteString)
         }
         let record = try store.add { id in
             TaskRecord(
-                id: id, originalURL: request.url.absoluteString, headers: request.headers, expectedDigest: request.expectedDigest,
-                destination: request.destination, phase: .active, partialName: Self.partialName(for: id), bytesOnDisk: 0, createdAt: Date(),
+                id: id, originalURL: request.url.absoluteString, headers: request.headers,
+                expectedDigest: request.expectedDigest,
+                destination: request.destination, phase: .active, partialName: Self.partialName(for: id),
+                bytesOnDisk: 0, createdAt: Date(),
                 updatedAt: Date())
         }
         return register(DownloadTask(identifier: record.id, request: request, session: self))
@@ -175,28 +190,34 @@ public final class DownloadSession: Sendable {
     ///   belongs to another session, ``TransferError/Code/sessionInvalidated`` after
     ///   ``invalidateAndCancel()``, the core's code of a file failure (its ``/SandboxCore/SandboxError`` is the
     ///   cause) when the checkpoint cannot be written.
-    public func downloadTask(withResumeData resumeData: ResumeData, destination: DownloadDestination? = nil) throws(TransferError) -> DownloadTask {
+    public func downloadTask(
+        withResumeData resumeData: ResumeData, destination: DownloadDestination? = nil
+    ) throws(TransferError) -> DownloadTask {
         try checkValid()
         try resumeData.validate()
         guard resumeData.sessionIdentifier == identifier else {
             throw TransferError(
-                .invalidResumeData, "The resume data belongs to session '\(resumeData.sessionIdentifier)', not '\(identifier)'; resume it there.",
+                .invalidResumeData,
+                "The resume data belongs to session '\(resumeData.sessionIdentifier)', not '\(identifier)'; resume it there.",
                 url: resumeData.originalURL)
         }
         guard let url = URL(string: resumeData.originalURL) else {
-            throw TransferError(.invalidResumeData, "'\(resumeData.originalURL)' is not a URL.", url: resumeData.originalURL)
+            throw TransferError(
+                .invalidResumeData, "'\(resumeData.originalURL)' is not a URL.", url: resumeData.originalURL)
         }
         let previous = store.record(resumeData.taskIdentifier)
         let partialUsable = isPartialUsable(resumeData.partialFile)
         // Other paused records of the same partial file are superseded by this task.
         let superseded = Set(store.records.filter { $0.partialName == resumeData.partialFile.name }.map(\.id))
         let request = DownloadRequest(
-            url: url, headers: resumeData.headers, expectedDigest: resumeData.expectedDigest, destination: destination ?? previous?.destination)
+            url: url, headers: resumeData.headers, expectedDigest: resumeData.expectedDigest,
+            destination: destination ?? previous?.destination)
         let record = try store.add(replacing: superseded) { id in
             TaskRecord(
                 id: id, originalURL: resumeData.originalURL, finalURL: resumeData.finalURL, headers: resumeData.headers,
                 expectedDigest: resumeData.expectedDigest, destination: request.destination, phase: .active,
-                validator: partialUsable ? resumeData.validator : nil, expectedLength: partialUsable ? resumeData.expectedLength : nil,
+                validator: partialUsable ? resumeData.validator : nil,
+                expectedLength: partialUsable ? resumeData.expectedLength : nil,
                 partialName: partialUsable ? resumeData.partialFile.name : Self.partialName(for: id), bytesOnDisk: 0,
                 lastRestartReason: partialUsable ? nil : .partialFileUnusable, createdAt: Date(), updatedAt: Date())
         }
@@ -258,7 +279,9 @@ public final class DownloadSession: Sendable {
     private func checkValid() throws(TransferError) {
         guard invalidated.withLock({ $0 }) else { return }
         throw TransferError(
-            .sessionInvalidated, "The download session '\(identifier)' was invalidated; open it again to start downloads.", path: directory.description)
+            .sessionInvalidated,
+            "The download session '\(identifier)' was invalidated; open it again to start downloads.",
+            path: directory.description)
     }
 
     // MARK: Internals
@@ -312,7 +335,8 @@ public final class DownloadSession: Sendable {
             attributes.type == .regular
         else { return false }
         let birth = attributes.creationDate?.timeIntervalSince1970
-        return (identity.inode == nil || identity.inode == attributes.inode) && (identity.birthTime == nil || identity.birthTime == birth)
+        return (identity.inode == nil || identity.inode == attributes.inode)
+            && (identity.birthTime == nil || identity.birthTime == birth)
     }
 
     /// Deletes the file `name` of the session's folder, if it is there (best effort: the next
@@ -334,13 +358,18 @@ public final class DownloadSession: Sendable {
     /// when the file cannot be examined, which goes to ``logger``).
     func resumeData(for record: TaskRecord) -> ResumeData? {
         guard record.validator != nil,
-            let attributes = examinedPartial(record.partialName, unreadable: "The download of \(record.originalURL) cannot be resumed.")
+            let attributes = examinedPartial(
+                record.partialName, unreadable: "The download of \(record.originalURL) cannot be resumed.")
         else { return nil }
         return ResumeData(
-            sessionIdentifier: identifier, taskIdentifier: record.id, originalURL: record.originalURL, finalURL: record.finalURL,
-            validator: record.validator, expectedLength: record.expectedLength, partialFile: PartialFileIdentity(
-                name: record.partialName, inode: attributes.inode, birthTime: attributes.creationDate?.timeIntervalSince1970),
-            expectedDigest: record.expectedDigest, headers: record.headers.filter { !HeaderSyntax.isCredentials($0.key) },
+            sessionIdentifier: identifier, taskIdentifier: record.id, originalURL: record.originalURL,
+            finalURL: record.finalURL,
+            validator: record.validator, expectedLength: record.expectedLength,
+            partialFile: PartialFileIdentity(
+                name: record.partialName, inode: attributes.inode,
+                birthTime: attributes.creationDate?.timeIntervalSince1970),
+            expectedDigest: record.expectedDigest,
+            headers: record.headers.filter { !HeaderSyntax.isCredentials($0.key) },
             createdAt: record.createdAt)
     }
 
@@ -353,7 +382,8 @@ public final class DownloadSession: Sendable {
             delegate.downloadSession(self, downloadTask: task, didResumeAtOffset: offset, expectedTotalBytes: total)
         case .didWriteData(let task, let progress):
             delegate.downloadSession(
-                self, downloadTask: task, didWriteData: progress.bytesWritten, totalBytesWritten: progress.totalBytesWritten,
+                self, downloadTask: task, didWriteData: progress.bytesWritten,
+                totalBytesWritten: progress.totalBytesWritten,
                 totalBytesExpectedToWrite: progress.totalBytesExpectedToWrite)
         case .didFinishDownloading(let task, let file):
             delegate.downloadSession(self, downloadTask: task, didFinishDownloadingTo: file)

@@ -35,7 +35,8 @@ final class SessionStore: Sendable {
         }
         let records = try Self.load(root: root, folder: folder)
         let next = (records.map(\.id).max() ?? 0) + 1
-        state = Mutex(State(records: Dictionary(uniqueKeysWithValues: records.map { ($0.id, $0) }), nextIdentifier: next))
+        state = Mutex(
+            State(records: Dictionary(uniqueKeysWithValues: records.map { ($0.id, $0) }), nextIdentifier: next))
     }
 
     /// The records in `folder`, by identifier; a missing folder has none.
@@ -46,7 +47,7 @@ final class SessionStore: Sendable {
         let names: [String]
         do throws(SandboxError) {
             names = try root.fileNames(at: folder)
-        } catch where error.code == .notFound {
+        } catch  where error.code == .notFound {
             return []
         } catch {
             throw .fileSystem(error, doing: "list the checkpoint folder '\(folder)'")
@@ -98,7 +99,9 @@ final class SessionStore: Sendable {
 
     /// Changes the record `id` (if present) and writes it; `durable` also fsyncs it.
     @discardableResult
-    func update(_ id: Int, durable: Bool = false, _ change: (inout TaskRecord) -> Void) throws(TransferError) -> TaskRecord? {
+    func update(
+        _ id: Int, durable: Bool = false, _ change: (inout TaskRecord) -> Void
+    ) throws(TransferError) -> TaskRecord? {
         try withState { state throws(TransferError) in
             guard var record = state.records[id] else { return nil }
             change(&record)
@@ -115,7 +118,7 @@ final class SessionStore: Sendable {
             let file = try Self.path("\(id).json", in: folder)
             do throws(SandboxError) {
                 _ = try root.removeItem(at: file)
-            } catch where error.code == .notFound {
+            } catch  where error.code == .notFound {
             } catch {
                 throw .fileSystem(error, doing: "remove the checkpoint '\(file)'")
             }

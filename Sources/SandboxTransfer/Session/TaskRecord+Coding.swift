@@ -16,10 +16,14 @@ extension TaskRecord {
         do {
             record = try decoder.decode(TaskRecord.self, from: Data(bytes))
         } catch {
-            throw TransferError(.corrupt, "The checkpoint '\(path)' is damaged; remove it to forget that download.", path: path, cause: error)
+            throw TransferError(
+                .corrupt, "The checkpoint '\(path)' is damaged; remove it to forget that download.", path: path,
+                cause: error)
         }
         func damaged(_ reason: String, cause: SandboxError? = nil) -> TransferError {
-            TransferError(.corrupt, "The checkpoint '\(path)' is damaged: \(reason); remove it to forget that download.", path: path, cause: cause)
+            TransferError(
+                .corrupt, "The checkpoint '\(path)' is damaged: \(reason); remove it to forget that download.",
+                path: path, cause: cause)
         }
         do throws(SandboxError) {
             _ = try ContainerPath.validateName(record.partialName)
@@ -27,8 +31,12 @@ extension TaskRecord {
         } catch {
             throw damaged("it names a file that is not one plain name in the session's folder", cause: error)
         }
-        guard DownloadRequest.isSupported(URL(string: record.originalURL)) else { throw damaged("'\(record.originalURL)' is not an http or https URL") }
-        guard record.id >= 0, record.bytesOnDisk >= 0, (record.expectedLength ?? 0) >= 0 else { throw damaged("it holds a negative number") }
+        guard DownloadRequest.isSupported(URL(string: record.originalURL)) else {
+            throw damaged("'\(record.originalURL)' is not an http or https URL")
+        }
+        guard record.id >= 0, record.bytesOnDisk >= 0, (record.expectedLength ?? 0) >= 0 else {
+            throw damaged("it holds a negative number")
+        }
         return record
     }
 
@@ -52,7 +60,8 @@ extension TaskRecord {
     ///   when read, so only a record changed since could fail).
     func request() throws(TransferError) -> DownloadRequest {
         guard let url = URL(string: originalURL) else {
-            throw TransferError(.corrupt, "The checkpoint of task \(id) holds '\(originalURL)', which is not a URL.", url: originalURL)
+            throw TransferError(
+                .corrupt, "The checkpoint of task \(id) holds '\(originalURL)', which is not a URL.", url: originalURL)
         }
         return DownloadRequest(url: url, headers: headers, expectedDigest: expectedDigest, destination: destination)
     }

@@ -74,7 +74,8 @@ package struct TaskRecord: Sendable, Codable, Hashable {
             bytes = 0  // failed or cancelled: the partial file was deleted
         }
         return DownloadTaskSummary(
-            sessionIdentifier: session, taskIdentifier: id, url: originalURL, state: state, bytesOnDisk: bytes, expectedLength: expectedLength,
+            sessionIdentifier: session, taskIdentifier: id, url: originalURL, state: state, bytesOnDisk: bytes,
+            expectedLength: expectedLength,
             path: path, error: error, updatedAt: updatedAt)
     }
 }

@@ -28,7 +28,8 @@ struct TransferRun: Sendable {
 
     func execute() async -> DownloadTaskMachine.RunResult {
         guard let record = session.store.record(task.taskIdentifier) else {
-            return .failed(TransferError(.notFound, "The checkpoint lost task \(task.taskIdentifier)."), resumable: false)
+            return .failed(
+                TransferError(.notFound, "The checkpoint lost task \(task.taskIdentifier)."), resumable: false)
         }
         let partial: PartialFile
         do throws(TransferError) {
@@ -60,7 +61,10 @@ struct TransferRun: Sendable {
                     if restarts > Self.maximumRestarts {
                         let url = record.originalURL
                         return .failed(
-                            TransferError(.invalidResponse, "\(url) could not be continued \(restarts) times in a row (its content keeps changing); try later.", url: url),
+                            TransferError(
+                                .invalidResponse,
+                                "\(url) could not be continued \(restarts) times in a row (its content keeps changing); try later.",
+                                url: url),
                             resumable: false)
                     }
                 }
@@ -71,7 +75,8 @@ struct TransferRun: Sendable {
                 attempt += 1
                 let retryAfter = error.retryAfter
                 guard error.retryable,
-                    let delay = session.configuration.retryPolicy.delay(beforeAttempt: attempt, retryAfter: retryAfter, random: Double.random(in: 0...1))
+                    let delay = session.configuration.retryPolicy.delay(
+                        beforeAttempt: attempt, retryAfter: retryAfter, random: Double.random(in: 0...1))
                 else {
                     flush(partial)
                     // Kept unless the bytes are wrong; the session keeps them only when a validator can guard a resume, and says so.
@@ -85,7 +90,8 @@ struct TransferRun: Sendable {
 
     /// Whether the partial file is now longer than `mark` (which then moves to its length).
     private func advanced(_ partial: PartialFile, past mark: inout Int64) -> Bool {
-        guard let length = length(of: partial), length > mark else { return false }  // unreadable: the next attempt fails on it
+        // unreadable: the next attempt fails on it
+        guard let length = length(of: partial), length > mark else { return false }
         mark = length
         return true
     }
@@ -104,7 +110,9 @@ struct TransferRun: Sendable {
     /// The run was stopped: flush what is on disk so resume data is good after a power cut too.
     private func stopped(_ partial: PartialFile) -> DownloadTaskMachine.RunResult {
         flush(partial)
-        let error = TransferError(.cancelled, "The download of \(task.request.url.absoluteString) was stopped.", url: task.request.url.absoluteString)
+        let error = TransferError(
+            .cancelled, "The download of \(task.request.url.absoluteString) was stopped.",
+            url: task.request.url.absoluteString)
         return .failed(error, resumable: true)
     }
 
@@ -128,7 +136,9 @@ struct TransferRun: Sendable {
 
     /// One request and its body. `announcingResume`: report `didResume` when it continues a file
     /// (not when it only asks for the rest after a short 206).
-    private func attemptOnce(_ partial: PartialFile, announcingResume: Bool) async throws(AttemptFailure) -> AttemptResult {
+    private func attemptOnce(
+        _ partial: PartialFile, announcingResume: Bool
+    ) async throws(AttemptFailure) -> AttemptResult {
         guard let record = session.store.record(task.taskIdentifier) else {
             throw .fatal(TransferError(.notFound, "The checkpoint lost task \(task.taskIdentifier)."))
         }
@@ -145,13 +155,21 @@ struct TransferRun: Sendable {
         switch ResponseDecision.decide(status: status, headers: response.headers, plan: plan) {
         case .retry(let retryAfter, _):
             throw AttemptFailure(
-                error: TransferError(.httpStatus, "The server answered \(status) \(response.status.reasonPhrase) for \(url).", url: url), retryable: true,
+                error: TransferError(
+                    .httpStatus, "The server answered \(status) \(response.status.reasonPhrase) for \(url).", url: url),
+                retryable: true,
                 retryAfter: retryAfter.flatMap { RetryPolicy.retryAfter($0) })
         case .fail:
             throw .fatal(
-                TransferError(.httpStatus, "The server answered \(status) \(response.status.reasonPhrase) for \(url); nothing was written. Check the URL.", url: url))
+                TransferError(
+                    .httpStatus,
+                    "The server answered \(status) \(response.status.reasonPhrase) for \(url); nothing was written. Check the URL.",
+                    url: url))
         case .invalid(let reason):
-            throw AttemptFailure(error: TransferError(.invalidResponse, "The server's answer for \(url) is invalid: \(reason).", url: url), retryable: true)
+            throw AttemptFailure(
+                error: TransferError(
+                    .invalidResponse, "The server's answer for \(url) is invalid: \(reason).", url: url),
+                retryable: true)
         case .restartWithoutRange(let reason):
             try restart(partial, reason: reason)
             return .restarted
@@ -162,7 +180,8 @@ struct TransferRun: Sendable {
             }
             return .finished
         case .write(let offset, let end, let total, let restartReason):
-            let body = BodyPlan(offset: offset, end: end, total: total, restart: restartReason, announcingResume: announcingResume)
+            let body = BodyPlan(
+                offset: offset, end: end, total: total, restart: restartReason, announcingResume: announcingResume)
             return try await write(response, into: partial, record: record, body, hadBytes: length > 0)
         }
     }
@@ -188,7 +207,9 @@ struct TransferRun: Sendable {
         request.method = .GET
         for (name, value) in record.headers { request.headers.replaceOrAdd(name: name, value: value) }
         request.headers.replaceOrAdd(name: "Accept-Encoding", value: "identity")
-        if request.headers["User-Agent"].isEmpty { request.headers.add(name: "User-Agent", value: "sandbox-transfer/1") }
+        if request.headers["User-Agent"].isEmpty {
+            request.headers.add(name: "User-Agent", value: "sandbox-transfer/1")
+        }
         if plan.offset > 0, let validator = plan.validator {
             request.headers.replaceOrAdd(name: "Range", value: "bytes=\(plan.offset)-")
             request.headers.replaceOrAdd(name: "If-Range", value: validator.ifRangeValue)
@@ -229,7 +250,8 @@ struct TransferRun: Sendable {
         if let restart { session.emit(.didRestart(task, reason: restart)) }
         let headers = response.headers
         let validator = offset > 0 ? record.validator : ResponseDecision.resumeValidator(headers)
-        let suggested = SuggestedFilename.make(contentDisposition: headers.first(name: "content-disposition"), url: response.url ?? URL(string: url))
+        let suggested = SuggestedFilename.make(
+            contentDisposition: headers.first(name: "content-disposition"), url: response.url ?? URL(string: url))
         try fatal { () throws(TransferError) in
             try session.store.update(record.id) {
                 $0.validator = validator
@@ -240,7 +262,9 @@ struct TransferRun: Sendable {
                 if let restart { $0.lastRestartReason = restart }
             }
         }
-        if offset > 0 && plan.announcingResume { session.emit(.didResume(task, atOffset: offset, expectedTotalBytes: total)) }
+        if offset > 0 && plan.announcingResume {
+            session.emit(.didResume(task, atOffset: offset, expectedTotalBytes: total))
+        }
         var digest = record.expectedDigest.map { StreamingDigest($0.algorithm) }
         if offset > 0, var prefix = digest {
             try fatal { () throws(TransferError) in try partial.hashPrefix(offset, into: &prefix) }
@@ -263,7 +287,9 @@ struct TransferRun: Sendable {
                     position = end
                     try session.store.update(record.id) { [position] in $0.bytesOnDisk = position }
                     throw AttemptFailure(
-                        error: TransferError(.invalidResponse, "\(url) sent more bytes than the \(end - offset) it announced.", url: url), retryable: true)
+                        error: TransferError(
+                            .invalidResponse, "\(url) sent more bytes than the \(end - offset) it announced.", url: url),
+                        retryable: true)
                 }
                 try partial.write(buffer, atOffset: position, digest: &digest)
                 position += count
@@ -285,10 +311,14 @@ struct TransferRun: Sendable {
         if let progress = meter.flush(now: clock.now) { report(progress) }
         if let end = plan.end ?? total, position < end {
             throw AttemptFailure(
-                error: TransferError(.network, "The connection for \(url) ended after \(position) of \(end) bytes.", url: url), retryable: true)
+                error: TransferError(
+                    .network, "The connection for \(url) ended after \(position) of \(end) bytes.", url: url),
+                retryable: true)
         }
         if let total, position < total {
-            try fatal { () throws(TransferError) in try session.store.update(record.id) { [position] in $0.bytesOnDisk = position } }
+            try fatal { () throws(TransferError) in
+                try session.store.update(record.id) { [position] in $0.bytesOnDisk = position }
+            }
             return .continued
         }
         try fatal { () throws(TransferError) in
@@ -305,7 +335,9 @@ struct TransferRun: Sendable {
 
     /// Flushes the complete file (when configured) and checks its digest (re-reading it when `digest` is `nil` and one
     /// is expected, as after a 416 "already complete").
-    private func finish(_ partial: PartialFile, record: TaskRecord, length: Int64, digest: StreamingDigest?) throws(TransferError) {
+    private func finish(
+        _ partial: PartialFile, record: TaskRecord, length: Int64, digest: StreamingDigest?
+    ) throws(TransferError) {
         if session.configuration.synchronizesFinishedFiles { try partial.synchronize() }
         var computed: String?
         if let expected = record.expectedDigest {

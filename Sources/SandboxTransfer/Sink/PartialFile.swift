@@ -24,12 +24,16 @@ final class PartialFile: Sendable {
 
     /// The bytes on disk: where a resumed download continues.
     func length() throws(TransferError) -> Int64 {
-        do throws(SandboxError) { return try file.size() } catch { throw .fileSystem(error, doing: "measure '\(path)'") }
+        do throws(SandboxError) { return try file.size() } catch {
+            throw .fileSystem(error, doing: "measure '\(path)'")
+        }
     }
 
     /// Cuts the file to `length` bytes (0 to restart).
     func truncate(to length: Int64) throws(TransferError) {
-        do throws(SandboxError) { try file.truncate(to: length) } catch { throw .fileSystem(error, doing: "truncate '\(path)'") }
+        do throws(SandboxError) { try file.truncate(to: length) } catch {
+            throw .fileSystem(error, doing: "truncate '\(path)'")
+        }
     }
 
     /// Writes `buffer` at `offset`, hashing it into `digest` when given.
@@ -61,7 +65,11 @@ final class PartialFile: Sendable {
             } catch {
                 throw .fileSystem(error, doing: "read '\(path)' to check its digest")
             }
-            guard read > 0 else { throw TransferError(.corrupt, "'\(path)' is shorter than \(count) bytes; it changed during the download.", path: path.description) }
+            guard read > 0 else {
+                throw TransferError(
+                    .corrupt, "'\(path)' is shorter than \(count) bytes; it changed during the download.",
+                    path: path.description)
+            }
             digest.update(UnsafeRawBufferPointer(rebasing: buffer[..<read]))
             offset += Int64(read)
         }
@@ -69,7 +77,9 @@ final class PartialFile: Sendable {
 
     /// Flushes the file to the device.
     func synchronize() throws(TransferError) {
-        do throws(SandboxError) { try file.synchronize(.data) } catch { throw .fileSystem(error, doing: "flush '\(path)'") }
+        do throws(SandboxError) { try file.synchronize(.data) } catch {
+            throw .fileSystem(error, doing: "flush '\(path)'")
+        }
     }
 
     /// Closes the file; a failure here adds nothing to what the caller reports.

@@ -15,7 +15,10 @@ public struct DownloadRequest: Sendable, Hashable {
 
     /// A request for `url`; the other values as their properties say. The URL is checked when a task
     /// is made (``isSupported(_:)``).
-    public init(url: URL, headers: [String: String] = [:], expectedDigest: ExpectedDigest? = nil, destination: DownloadDestination? = nil) {
+    public init(
+        url: URL, headers: [String: String] = [:], expectedDigest: ExpectedDigest? = nil,
+        destination: DownloadDestination? = nil
+    ) {
         self.url = url
         self.headers = headers
         self.expectedDigest = expectedDigest
@@ -24,7 +27,9 @@ public struct DownloadRequest: Sendable, Hashable {
 
     /// Whether the session can download `url`: absolute, `http` or `https`, with a host.
     public static func isSupported(_ url: URL?) -> Bool {
-        guard let url, let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" else { return false }
+        guard let url, let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
+            return false
+        }
         return !(url.host ?? "").isEmpty
     }
 }

@@ -29,7 +29,10 @@ public final class DownloadTask: Sendable, Hashable, Identifiable, CustomStringC
 
     let live: Mutex<Live>
 
-    init(identifier: Int, request: DownloadRequest, session: DownloadSession, machine: DownloadTaskMachine = DownloadTaskMachine(), error: TransferError? = nil) {
+    init(
+        identifier: Int, request: DownloadRequest, session: DownloadSession,
+        machine: DownloadTaskMachine = DownloadTaskMachine(), error: TransferError? = nil
+    ) {
         self.taskIdentifier = identifier
         self.request = request
         self.session = session

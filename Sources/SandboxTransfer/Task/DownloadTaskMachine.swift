@@ -36,7 +36,8 @@ struct DownloadTaskMachine: Sendable {
             switch (lhs, rhs) {
             case (.enqueue, .enqueue), (.dequeue, .dequeue), (.releaseSlot, .releaseSlot), (.deliver, .deliver): true
             case (.startRun(let a), .startRun(let b)), (.stopRun(let a), .stopRun(let b)): a == b
-            case (.reportFailure(let a, let keepA), .reportFailure(let b, let keepB)): a.code == b.code && keepA == keepB
+            case (.reportFailure(let a, let keepA), .reportFailure(let b, let keepB)):
+                a.code == b.code && keepA == keepB
             default: false
             }
         }

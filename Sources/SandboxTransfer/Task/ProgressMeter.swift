@@ -38,13 +38,16 @@ struct ProgressMeter: Sendable {
         return report(now: now, since: lastReport ?? now)
     }
 
-    private mutating func report(now: ContinuousClock.Instant, since last: ContinuousClock.Instant) -> TransferProgress {
+    private mutating func report(now: ContinuousClock.Instant, since last: ContinuousClock.Instant) -> TransferProgress
+    {
         let elapsed = Double((now - last).components.attoseconds) / 1e18 + Double((now - last).components.seconds)
         if elapsed > 0 {
             let sample = Double(unreported) / elapsed
             rate = rate.map { 0.3 * sample + 0.7 * $0 } ?? sample
         }
-        let progress = TransferProgress(bytesWritten: unreported, totalBytesWritten: totalWritten, totalBytesExpectedToWrite: expectedTotal, bytesPerSecond: rate)
+        let progress = TransferProgress(
+            bytesWritten: unreported, totalBytesWritten: totalWritten, totalBytesExpectedToWrite: expectedTotal,
+            bytesPerSecond: rate)
         unreported = 0
         lastReport = now
         return progress

@@ -15,7 +15,9 @@ public struct TransferProgress: Sendable, Hashable, Codable {
     public var bytesPerSecond: Double?
 
     /// Progress as given; for tests and for delegates that forward it.
-    public init(bytesWritten: Int64, totalBytesWritten: Int64, totalBytesExpectedToWrite: Int64?, bytesPerSecond: Double? = nil) {
+    public init(
+        bytesWritten: Int64, totalBytesWritten: Int64, totalBytesExpectedToWrite: Int64?, bytesPerSecond: Double? = nil
+    ) {
         self.bytesWritten = bytesWritten
         self.totalBytesWritten = totalBytesWritten
         self.totalBytesExpectedToWrite = totalBytesExpectedToWrite

@@ -1,4 +1,5 @@
 import Logging
+
 /// A container's `Documents/Inbox`: where other apps deliver documents ("Open In…"), and where the
 /// app reads them, takes them in, and empties the folder.
 ///

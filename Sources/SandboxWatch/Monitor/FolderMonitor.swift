@@ -1,4 +1,5 @@
 import Logging
+
 /// Watches a folder of a container and reports what happens in it as a sequence of ``FolderEvent``s.
 ///
 /// ```swift

@@ -21,7 +21,8 @@ struct MonitorReader: Sendable {
     let logger: Logger
 
     init(
-        armed: ArmedMonitor, control: ReaderControl, events: EventDelivery?, snapshots: SnapshotDelivery?, logger: Logger
+        armed: ArmedMonitor, control: ReaderControl, events: EventDelivery?, snapshots: SnapshotDelivery?,
+        logger: Logger
     ) {
         self.logger = logger
         machine = armed.machine

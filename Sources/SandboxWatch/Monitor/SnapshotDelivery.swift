@@ -1,4 +1,5 @@
 import Logging
+
 /// Publishes coalesced rescans for a ``FolderWatcher``: activity is noted per inotify record, the
 /// settler decides when a burst is over, then the folder is read and the snapshot published (the
 /// stream keeps only the newest one).

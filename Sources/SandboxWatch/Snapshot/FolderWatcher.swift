@@ -1,4 +1,5 @@
 import Logging
+
 /// The rescan-and-refresh pattern (the iOS recipe's `scanDocuments`): a snapshot of a folder now,
 /// then one coalesced update per burst of changes, each with the folder's new snapshot and what
 /// changed.

@@ -71,9 +71,12 @@ struct ChannelTests {
     @Test("write progress parts count up to the whole")
     func writeProgress() async throws {
         let fixture = try IOFixture()
-        let channel = try fixture.root.openChannel(at: ioPath("w"), access: .writing, options: .newFile(replaceExisting: true), chunkSize: 1000)
+        let channel = try fixture.root.openChannel(
+            at: ioPath("w"), access: .writing, options: .newFile(replaceExisting: true), chunkSize: 1000)
         var parts: [ChannelWritePart] = []
-        for try await part in channel.write(DataRegions(patternBytes(2500, seed: 12)), atOffset: 0) { parts.append(part) }
+        for try await part in channel.write(DataRegions(patternBytes(2500, seed: 12)), atOffset: 0) {
+            parts.append(part)
+        }
         #expect(parts.map(\.totalWritten) == [1000, 2000, 2500])
         #expect(parts.map(\.remaining) == [1500, 500, 0])
         #expect(parts.map(\.isDone) == [false, false, true])
@@ -88,8 +91,12 @@ struct ChannelTests {
         #expect(pipe(&fds) == 0)
         let readCleanup = CleanupRecorder()
         let writeCleanup = CleanupRecorder()
-        let reader = try IOChannel(takingOwnershipOf: FileDescriptor(rawValue: fds[0]), name: "pipe-in", kind: .stream, cleanup: readCleanup.handler)
-        let writer = try IOChannel(takingOwnershipOf: FileDescriptor(rawValue: fds[1]), name: "pipe-out", kind: .stream, cleanup: writeCleanup.handler)
+        let reader = try IOChannel(
+            takingOwnershipOf: FileDescriptor(rawValue: fds[0]), name: "pipe-in", kind: .stream,
+            cleanup: readCleanup.handler)
+        let writer = try IOChannel(
+            takingOwnershipOf: FileDescriptor(rawValue: fds[1]), name: "pipe-out", kind: .stream,
+            cleanup: writeCleanup.handler)
         // Issued in order, offsets ignored: the bytes arrive in issue order.
         let first = writer.write(DataRegions(Array("one ".utf8)), atOffset: 999)
         let second = writer.write(DataRegions(Array("two ".utf8)), atOffset: 5)
@@ -124,8 +131,12 @@ struct ChannelTests {
         }
         #expect(engine.statistics.completed == before, "cached 4 KiB reads went through the engine")
         // A read crossing the end, at the end or past it, and a large one: the engine's path.
-        #expect(try await channel.readAll(fromOffset: Int64(bytes.count) - 100, length: 4096).bytes == Array(bytes.suffix(100)))
-        await expectIOError(.invalidArgument) { try await channel.readAll(fromOffset: Int64(bytes.count) + 1, length: 4096) }
+        #expect(
+            try await channel.readAll(fromOffset: Int64(bytes.count) - 100, length: 4096).bytes
+                == Array(bytes.suffix(100)))
+        await expectIOError(.invalidArgument) {
+            try await channel.readAll(fromOffset: Int64(bytes.count) + 1, length: 4096)
+        }
         #expect(try await channel.readAll(fromOffset: 0, length: 512 << 10).count == 512 << 10)
         #expect(engine.statistics.completed > before)
         channel.close()
@@ -185,7 +196,9 @@ struct ChannelTests {
         await expectIOError(.invalidArgument) { try await writable.readAll() }  // write-only
         expectIOError(.isADirectory) { try fixture.root.openChannel(at: ioPath("d")) }
         expectIOError(.escapesContainer) { try fixture.root.openChannel(at: ioPath("d/../../f")) }
-        expectIOError(.invalidArgument) { try IOChannel(takingOwnershipOf: FileDescriptor(rawValue: 987_654), name: "bogus", kind: .stream) }
+        expectIOError(.invalidArgument) {
+            try IOChannel(takingOwnershipOf: FileDescriptor(rawValue: 987_654), name: "bogus", kind: .stream)
+        }
         channel.close()
         writable.close()
     }
@@ -195,7 +208,8 @@ struct ChannelTests {
         let fixture = try IOFixture()
         try fixture.hostWrite("f", patternBytes(2 << 20, seed: 15))
         let cleanup = CleanupRecorder()
-        let channel = try fixture.root.openChannel(at: ioPath("f"), kind: .stream, chunkSize: 4096, cleanup: cleanup.handler)
+        let channel = try fixture.root.openChannel(
+            at: ioPath("f"), kind: .stream, chunkSize: 4096, cleanup: cleanup.handler)
         do {
             let abandoned = channel.read()
             _ = abandoned
@@ -212,12 +226,15 @@ struct ChannelTests {
         var fds: [CInt] = [0, 0]
         #expect(pipe(&fds) == 0)
         let engine = IOEngine.shared
-        try await engine.write(DataRegions(Array("abc".utf8)) + DataRegions(Array("def".utf8)), to: FileDescriptor(rawValue: fds[1]))
+        try await engine.write(
+            DataRegions(Array("abc".utf8)) + DataRegions(Array("def".utf8)), to: FileDescriptor(rawValue: fds[1]))
         close(fds[1])
         #expect(try await engine.read(from: FileDescriptor(rawValue: fds[0]), length: 4).bytes == Array("abcd".utf8))
         #expect(try await engine.read(from: FileDescriptor(rawValue: fds[0]), length: 100).bytes == Array("ef".utf8))
         #expect(try await engine.read(from: FileDescriptor(rawValue: fds[0]), length: 100).isEmpty)
         close(fds[0])
-        await expectIOError(.invalidArgument) { try await engine.read(from: FileDescriptor(rawValue: fds[0]), length: -1) }
+        await expectIOError(.invalidArgument) {
+            try await engine.read(from: FileDescriptor(rawValue: fds[0]), length: -1)
+        }
     }
 }

@@ -3,25 +3,34 @@ import SandboxCore
 import SystemPackage
 import Testing
 
-@Suite("Disk full", .serialized, .enabled(if: SmallFileSystem.canMount, "mounting a tmpfs needs root (CAP_SYS_ADMIN); skipped"))
+@Suite(
+    "Disk full", .serialized,
+    .enabled(if: SmallFileSystem.canMount, "mounting a tmpfs needs root (CAP_SYS_ADMIN); skipped"))
 struct DiskFullTests {
     @Test("every write technique fails with .noSpace on a full file system and leaves the previous file intact")
     func fullFileSystem() async throws {
         let volume = try SmallFileSystem(size: "1m")
         let root = try ConfinedRoot(openingDirectoryAt: volume.directory)
         let old = patternBytes(100_000, seed: 31)
-        try await root.writeContents(DataRegions(old), to: ioPath("doc"), options: [.atomic, .durable], engine: .shared)
+        try await root.writeContents(
+            DataRegions(old), to: ioPath("doc"), options: [.atomic, .durable], engine: .shared)
         try volume.fill("filler")
         let new = DataRegions(patternBytes(300_000, seed: 32))
         func expectIntact(_ label: String, sourceLocation: SourceLocation = #_sourceLocation) {
-            #expect(hostReadFile(volume.directory + "/doc") == old, "\(label): the previous file changed", sourceLocation: sourceLocation)
-            #expect(hostListDirectory(volume.directory) == ["doc", "filler"], "\(label): leftovers", sourceLocation: sourceLocation)
+            #expect(
+                hostReadFile(volume.directory + "/doc") == old, "\(label): the previous file changed",
+                sourceLocation: sourceLocation)
+            #expect(
+                hostListDirectory(volume.directory) == ["doc", "filler"], "\(label): leftovers",
+                sourceLocation: sourceLocation)
         }
 
         // Whole file, atomic (and durable).
         expectIOError(.noSpace) { try root.writeContents(new.bytes, to: ioPath("doc")) }
         expectIntact("writeContents")
-        await expectIOError(.noSpace) { try await root.writeContents(new, to: ioPath("doc"), options: [.atomic, .durable], engine: .shared) }
+        await expectIOError(.noSpace) {
+            try await root.writeContents(new, to: ioPath("doc"), options: [.atomic, .durable], engine: .shared)
+        }
         expectIntact("writeContents(_:to:options:engine:)")
 
         // The streaming writer: the error surfaces at a later append or at finish.
@@ -44,7 +53,9 @@ struct DiskFullTests {
             try? writer.write(doubled)  // EPIPE expected
             try? writer.close()
         }
-        expectIOError(.noSpace) { try root.writeContents(readingFrom: FileDescriptor(rawValue: fds[0]), to: ioPath("doc")) }
+        expectIOError(.noSpace) {
+            try root.writeContents(readingFrom: FileDescriptor(rawValue: fds[0]), to: ioPath("doc"))
+        }
         close(fds[0])
         await feeder.join()
         expectIntact("writeContents(readingFrom:)")

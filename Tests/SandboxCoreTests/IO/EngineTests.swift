@@ -1,8 +1,9 @@
 import Glibc
-@testable import SandboxCore
 import SandboxTesting
 import Synchronization
 import Testing
+
+@testable import SandboxCore
 
 @Suite("I/O engine")
 struct EngineTests {

@@ -71,7 +71,9 @@ final class IOFixture {
     }
 
     func hostMakeDirectory(_ relative: String) throws {
-        guard mkdir(host(relative), 0o755) == 0 else { throw IOTestFailure("mkdir \(relative): \(String(cString: strerror(errno)))") }
+        guard mkdir(host(relative), 0o755) == 0 else {
+            throw IOTestFailure("mkdir \(relative): \(String(cString: strerror(errno)))")
+        }
     }
 }
 

@@ -40,7 +40,8 @@ struct OpenFileTests {
     @Test("pwrite, write, writev, truncate, fallocate and sync on a writing handle")
     func writing() throws {
         let fixture = try IOFixture()
-        let file = try fixture.root.openFile(forReadingAndWritingAt: ioPath("w"), options: .newFile(replaceExisting: false))
+        let file = try fixture.root.openFile(
+            forReadingAndWritingAt: ioPath("w"), options: .newFile(replaceExisting: false))
         try file.write(DataRegions([1, 2, 3]) + DataRegions([4, 5]))  // writev
         try file.write(contentsOf: [9, 9], atOffset: 1)  // pwrite
         #expect(try file.currentOffset() == 5)
@@ -59,7 +60,9 @@ struct OpenFileTests {
         try file.synchronize(.data)
         try file.close()
         // Exclusive creation refuses the existing file.
-        expectIOError(.alreadyExists) { try fixture.root.openFile(forWritingAt: ioPath("w"), options: .newFile(replaceExisting: false)) }
+        expectIOError(.alreadyExists) {
+            try fixture.root.openFile(forWritingAt: ioPath("w"), options: .newFile(replaceExisting: false))
+        }
         // Appending.
         let appender = try fixture.root.openFile(forWritingAt: ioPath("w"), options: .appendToFile)
         try appender.truncate(to: 1)
@@ -87,7 +90,9 @@ struct OpenFileTests {
         expectIOError(.escapesContainer) { try fixture.root.openFile(forReadingAt: ioPath("d/../../x")) }
         expectIOError(.escapesContainer) { try ContainerPath("../f") }
         expectIOError(.notFound) { try fixture.root.openFile(forReadingAt: ioPath("missing")) }
-        expectIOError(.notFound) { try fixture.root.openFile(forWritingAt: ioPath("f2"), options: .modifyFile(createIfNecessary: false)) }
+        expectIOError(.notFound) {
+            try fixture.root.openFile(forWritingAt: ioPath("f2"), options: .modifyFile(createIfNecessary: false))
+        }
         #expect(symlink("/etc/passwd", fixture.host("out")) == 0)
         expectIOError(.escapesContainer) { try fixture.root.openFile(forReadingAt: ioPath("out")) }
     }

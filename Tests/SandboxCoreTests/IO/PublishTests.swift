@@ -31,7 +31,8 @@ struct PublishTests {
                     close(source.descriptor)
                     unlink(source.path)
                 }
-                try root.writeContents(readingFrom: FileDescriptor(rawValue: source.descriptor), to: path, options: options)
+                try root.writeContents(
+                    readingFrom: FileDescriptor(rawValue: source.descriptor), to: path, options: options)
             }
         }
     }

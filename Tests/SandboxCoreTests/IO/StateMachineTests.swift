@@ -1,5 +1,6 @@
-@testable import SandboxCore
 import Testing
+
+@testable import SandboxCore
 
 /// The pure state machines under the engine, streams, writers and channels, driven by hand.
 @Suite("I/O state machines")
@@ -90,7 +91,11 @@ struct StateMachineTests {
         _ = failing.next("a")
         let action = failing.produced(.failure(.rule(.io, "boom")))
         #expect(action.terminated)
-        if case .failure(let error)? = action.resume?.1 { #expect(error.code == .io) } else { Issue.record("no failure") }
+        if case .failure(let error)? = action.resume?.1 {
+            #expect(error.code == .io)
+        } else {
+            Issue.record("no failure")
+        }
         let check16 = (try? failing.next("b").resume?.1.get()) == .some(nil)  // then the end
         #expect(check16)
 
@@ -102,7 +107,11 @@ struct StateMachineTests {
         #expect(cancelled.bufferedCount == 0)
         let stop = cancelled.willProduce()
         #expect(!stop.proceed && stop.action.terminated)
-        if case .failure(let error)? = cancelled.next("x").resume?.1 { #expect(error.code == .interrupted) } else { Issue.record("no failure") }
+        if case .failure(let error)? = cancelled.next("x").resume?.1 {
+            #expect(error.code == .interrupted)
+        } else {
+            Issue.record("no failure")
+        }
 
         var idle = Producer(highWatermark: 4, lowWatermark: 1)
         let check17 = idle.cancel(.rule(.interrupted, "stop")).terminated  // nothing running: at once
@@ -135,7 +144,11 @@ struct StateMachineTests {
         let (none, done) = machine.takeBatch()
         #expect(none == nil && done.resume.map(\.0) == ["f"])
         action = machine.append(DataRegions([1]), "late", closedError: closed)
-        if case .failure(let error) = action.resume.first?.1 { #expect(error.code == .invalidArgument) } else { Issue.record("append after finish") }
+        if case .failure(let error) = action.resume.first?.1 {
+            #expect(error.code == .invalidArgument)
+        } else {
+            Issue.record("append after finish")
+        }
         #expect(machine.written == 12)
     }
 
@@ -150,7 +163,11 @@ struct StateMachineTests {
         let action = machine.wrote(10, .failure(.rule(.noSpace, "full")))
         #expect(Set(action.resume.map(\.0)) == ["a", "b"])
         #expect(machine.failure?.code == .noSpace)
-        if case .failure(let error) = machine.drain("f", closedError: closed).resume.first?.1 { #expect(error.code == .noSpace) } else { Issue.record("drain after failure") }
+        if case .failure(let error) = machine.drain("f", closedError: closed).resume.first?.1 {
+            #expect(error.code == .noSpace)
+        } else {
+            Issue.record("drain after failure")
+        }
     }
 
     @Test("channel operations: random-access side by side, streams in order; close releases once")

@@ -60,7 +60,9 @@ struct StreamTests {
         #expect(engine.statistics.running == 0)
     }
 
-    @Test("the writer appends with back-pressure and publishes atomically on finish", arguments: [WriteOptions.atomic, [.atomic, .durable], []])
+    @Test(
+        "the writer appends with back-pressure and publishes atomically on finish",
+        arguments: [WriteOptions.atomic, [.atomic, .durable], []])
     func writer(options: WriteOptions) async throws {
         let fixture = try IOFixture()
         try fixture.hostWrite("f", [1, 2, 3])
@@ -164,10 +166,14 @@ struct StreamTests {
         let data = DataRegions(patternBytes(1 << 20, seed: 9)) + DataRegions(patternBytes(5, seed: 10))
         try await fixture.root.writeContents(data, to: ioPath("w"), engine: .shared)
         #expect(try await fixture.root.readContents(of: ioPath("w"), engine: .shared) == data.bytes)
-        await expectIOError(.fileTooLarge) { try await fixture.root.readContents(of: ioPath("w"), maximumSize: 1 << 20, engine: .shared) }
+        await expectIOError(.fileTooLarge) {
+            try await fixture.root.readContents(of: ioPath("w"), maximumSize: 1 << 20, engine: .shared)
+        }
         try fixture.hostMakeDirectory("d")
         await expectIOError(.isADirectory) { try await fixture.root.readContents(of: ioPath("d"), engine: .shared) }
-        await expectIOError(.escapesContainer) { try await fixture.root.readContents(of: ioPath("d/../.."), engine: .shared) }
+        await expectIOError(.escapesContainer) {
+            try await fixture.root.readContents(of: ioPath("d/../.."), engine: .shared)
+        }
         // Large enough for a mapped, pre-faulted buffer (ByteStorage.mappingThreshold).
         let large = DataRegions(patternBytes(9 << 20 | 123, seed: 12))
         try await fixture.root.writeContents(large, to: ioPath("large"), engine: .shared)

@@ -27,7 +27,8 @@ struct BuiltProgramTests {
     @Test("a program that runs past its deadline is killed and reported hung")
     func deadline() async throws {
         try await ScratchDirectory.with { scratch in
-            let hung = try await shell.run(["-c", "exec sleep 60"], outputIn: scratch.path, timeout: .milliseconds(200))
+            let hung = try await shell.run(
+                ["-c", "exec sleep 60"], outputIn: scratch.path, timeout: .milliseconds(200))
             #expect(hung.exit.timedOut && hung.exit.signal == SIGKILL)
         }
     }

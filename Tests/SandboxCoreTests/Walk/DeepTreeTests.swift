@@ -75,7 +75,8 @@ struct DeepTreeTests {
 
         var flagged: [ContainerPath] = []
         var deepest = 0
-        try root.enumerate(at: cpath("deep"), recursive: true, stoppingAtPathLimit: true) { entry throws(SandboxError) in
+        try root.enumerate(at: cpath("deep"), recursive: true, stoppingAtPathLimit: true) {
+            entry throws(SandboxError) in
             deepest = max(deepest, entry.path.byteCount)
             if entry.contentsBeyondPathLimit { flagged.append(entry.path) }
         }

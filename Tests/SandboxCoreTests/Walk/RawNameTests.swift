@@ -41,7 +41,9 @@ struct RawNameTests {
         return names
     }
 
-    @Test("a name that is not valid UTF-8 is listed byte for byte, reachable, measured and removed", arguments: bothResolutions)
+    @Test(
+        "a name that is not valid UTF-8 is listed byte for byte, reachable, measured and removed",
+        arguments: bothResolutions)
     func invalidNameRoundTrips(resolution: ConfinedRoot.Resolution) throws {
         let tmp = try TemporaryDirectory()
         try tmp.makeDirectory("Documents")
@@ -74,14 +76,17 @@ struct RawNameTests {
         // The host cannot spell the directory as a String path: go through a descriptor.
         let parent = open(tmp.host("tmp"), O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         defer { close(parent) }
-        let child = openat(parent, Self.invalidDirectory.map { CChar(bitPattern: $0) } + [0], O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        let child = openat(
+            parent, Self.invalidDirectory.map { CChar(bitPattern: $0) } + [0], O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         #expect(child >= 0)
         defer { close(child) }
         try Self.hostCreate(Self.invalid, in: "/proc/self/fd/\(child)")
         let root = try tmp.root(resolution)
 
         var seen: [[UInt8]] = []
-        try root.enumerate(at: cpath("tmp"), recursive: true) { entry throws(SandboxError) in seen.append(entry.fileName.bytes) }
+        try root.enumerate(at: cpath("tmp"), recursive: true) { entry throws(SandboxError) in
+            seen.append(entry.fileName.bytes)
+        }
         #expect(Set(seen) == [Self.invalidDirectory, Self.invalid])
         #expect(try root.recursiveSize(at: cpath("tmp"))?.fileCount == 1)
 

@@ -23,7 +23,9 @@ struct TreeWalkTests {
             return entry.type == DT_DIR
         }
 
-        mutating func leave(_ directory: CInt, named name: FileName, in parent: CInt, mirror: CInt?, at location: borrowing WalkLocation) throws(SandboxError) {
+        mutating func leave(
+            _ directory: CInt, named name: FileName, in parent: CInt, mirror: CInt?, at location: borrowing WalkLocation
+        ) throws(SandboxError) {
             left.append(location.display())
         }
     }

@@ -19,7 +19,8 @@ import Testing
     @Test func downloadPrintsThePathAndChecksTheDigest() async throws {
         try await withServer { server, cli in
             let sha = TestData.sha256(payload)
-            let text = try await cli.run("download", Fixture.app, server.url("/f.bin"), "--to", "documents", "--sha256", sha.uppercased())
+            let text = try await cli.run(
+                "download", Fixture.app, server.url("/f.bin"), "--to", "documents", "--sha256", sha.uppercased())
             #expect(text.status == 0, "\(text.stderr)")
             #expect(text.stdout == "Documents/f.bin\n")
             #expect(try cli.contents("Documents/f.bin") == payload)
@@ -53,7 +54,8 @@ import Testing
             let missing = try await cli.run("download", Fixture.app, server.url("/missing"))
             #expect(missing.status == 1)
             #expect(missing.stderr.contains("404") && missing.stderr.contains("[http-status]"))
-            let wrong = try await cli.run("download", Fixture.app, server.url("/f.bin"), "--sha256", String(repeating: "0", count: 64))
+            let wrong = try await cli.run(
+                "download", Fixture.app, server.url("/f.bin"), "--sha256", String(repeating: "0", count: 64))
             #expect(wrong.status == 1)
             #expect(wrong.stderr.contains("[checksum-mismatch]"))
             #expect(try await cli.run("download", Fixture.app, "ftp://example.com/x").status == 64)

@@ -10,9 +10,12 @@ import Testing
     let body = TestData.bytes(200_000, seed: 61)
 
     @Test func sessionsPerURLAreStableAndDistinct() throws {
-        let a = try #require(URL(string: "http://h/a.bin")), b = try #require(URL(string: "http://h/b.bin"))
-        #expect(DownloadSession.identifier(for: a, prefix: "cli-") == DownloadSession.identifier(for: a, prefix: "cli-"))
-        #expect(DownloadSession.identifier(for: a, prefix: "cli-") != DownloadSession.identifier(for: b, prefix: "cli-"))
+        let a = try #require(URL(string: "http://h/a.bin"))
+        let b = try #require(URL(string: "http://h/b.bin"))
+        #expect(
+            DownloadSession.identifier(for: a, prefix: "cli-") == DownloadSession.identifier(for: a, prefix: "cli-"))
+        #expect(
+            DownloadSession.identifier(for: a, prefix: "cli-") != DownloadSession.identifier(for: b, prefix: "cli-"))
         #expect(DownloadSession.identifier(for: a, prefix: "cli-").count == 20)
     }
 
@@ -27,14 +30,16 @@ import Testing
             #expect(try await fixture.download(url.absoluteString, session: session).failure?.resumeData != nil)
             let events = EventLog(session)
             let digest = try ExpectedDigest(.sha256, hex: TestData.sha256(body))
-            let task = try session.downloadTask(continuingOrStarting: DownloadRequest(url: url, expectedDigest: digest, destination: .documents))
+            let task = try session.downloadTask(
+                continuingOrStarting: DownloadRequest(url: url, expectedDigest: digest, destination: .documents))
             task.resume()
             let outcome = try await task.result().get()
             #expect(outcome.digest == digest.hex)
             #expect(outcome.path?.description == "Documents/f")
             #expect(events.resumeOffsets.count == 1)
             #expect(try fixture.leftovers(identifier).isEmpty)
-            let again = try session.downloadTask(continuingOrStarting: DownloadRequest(url: url))  // nothing paused: a new task
+            // nothing paused: a new task
+            let again = try session.downloadTask(continuingOrStarting: DownloadRequest(url: url))
             #expect(again.taskIdentifier > task.taskIdentifier)
         }
     }

@@ -28,7 +28,10 @@ import Testing
             var resource = FaultResource(body: body, etag: "\"a\"")
             resource.sendsContentLength = false
             let events = try await fixture.downloadExactly(resource, from: server)
-            #expect(events.progress.dropLast().allSatisfy { $0.totalBytesExpectedToWrite == nil && $0.fractionCompleted == nil })
+            #expect(
+                events.progress.dropLast().allSatisfy {
+                    $0.totalBytesExpectedToWrite == nil && $0.fractionCompleted == nil
+                })
             #expect(server.requests.allSatisfy { $0.acceptEncoding == "identity" })
         }
     }
@@ -40,7 +43,10 @@ import Testing
             let events = try await fixture.downloadExactly(resource, from: server)
             let requests = server.requests
             #expect(requests.count >= 5)
-            #expect(requests.dropFirst().allSatisfy { $0.status == 206 && $0.ifRange == "\"strong\"" && $0.range?.hasPrefix("bytes=") == true })
+            #expect(
+                requests.dropFirst().allSatisfy {
+                    $0.status == 206 && $0.ifRange == "\"strong\"" && $0.range?.hasPrefix("bytes=") == true
+                })
             expectContinued(events.resumeOffsets, drops: [40_000, 1, 70_000, 12_345])
             #expect(server.bodyBytesSent(for: "/f") < body.count + 4 * Self.clientBufferAllowance)
             #expect(events.restarts.isEmpty)
@@ -85,7 +91,9 @@ import Testing
     }
 
     /// A session (no retries) whose download of `/f` (`body`, ETag v1) was paused at `offset`.
-    func pausedDownload(_ server: FaultServer, _ fixture: Fixture, at offset: Int) async throws -> (DownloadSession, EventLog, ResumeData) {
+    func pausedDownload(
+        _ server: FaultServer, _ fixture: Fixture, at offset: Int
+    ) async throws -> (DownloadSession, EventLog, ResumeData) {
         server.set("/f", FaultResource(body: body, etag: "\"v1\""))
         let session = try fixture.session("test", Fixture.noRetries)
         let events = EventLog(session)
@@ -93,14 +101,18 @@ import Testing
     }
 
     /// Resumes into Caches and expects `expected` byte for byte.
-    func resumeExactly(_ resumeData: ResumeData, in session: DownloadSession, expecting expected: [UInt8], _ fixture: Fixture) async throws {
+    func resumeExactly(
+        _ resumeData: ResumeData, in session: DownloadSession, expecting expected: [UInt8], _ fixture: Fixture
+    ) async throws {
         let task = try session.downloadTask(withResumeData: resumeData, destination: .caches)
         task.resume()
         try fixture.expectExact(await task.result(), expected)
     }
 
     /// Pauses a download at `offset` (the server drops, no retries): returns the resume data.
-    func pause(_ server: FaultServer, _ fixture: Fixture, _ session: DownloadSession, at offset: Int) async throws -> ResumeData {
+    func pause(
+        _ server: FaultServer, _ fixture: Fixture, _ session: DownloadSession, at offset: Int
+    ) async throws -> ResumeData {
         server.change("/f") { $0.dropAfter = [offset] }
         let result = try await fixture.download(server.url("/f"), session: session)
         let error = try #require(result.failure)
@@ -282,8 +294,10 @@ import Testing
     func otherDigestsOnRequest(algorithm: ExpectedDigest.Algorithm) async throws {
         try await Fixture.withFaultServer { server, fixture in
             server.set("/f", FaultResource(body: Array("hello".utf8), etag: "\"h\""))
-            let hex = algorithm == .sha1 ? "aaf4c61ddcc5e8a2dabede0f3b482cd9aea9434d" : "5d41402abc4b2a76b9719d911017c592"
-            let outcome = try await fixture.download(server.url("/f"), session: fixture.session(), digest: try ExpectedDigest(algorithm, hex: hex))
+            let hex =
+                algorithm == .sha1 ? "aaf4c61ddcc5e8a2dabede0f3b482cd9aea9434d" : "5d41402abc4b2a76b9719d911017c592"
+            let outcome = try await fixture.download(
+                server.url("/f"), session: fixture.session(), digest: try ExpectedDigest(algorithm, hex: hex))
             #expect(try outcome.get().digest == hex)
         }
     }
@@ -292,7 +306,8 @@ import Testing
         try await Fixture.withFaultServer { server, fixture in
             server.set("/f", FaultResource(body: body, etag: "\"d\""))
             let wrong = try ExpectedDigest(.sha256, hex: String(repeating: "0", count: 64))
-            let error = try #require(try await fixture.download(server.url("/f"), session: fixture.session(), digest: wrong).failure)
+            let error = try #require(
+                try await fixture.download(server.url("/f"), session: fixture.session(), digest: wrong).failure)
             #expect(error.code == .checksumMismatch)
             #expect(error.resumeData == nil)
             #expect(try fixture.leftovers().isEmpty)
@@ -308,7 +323,8 @@ import Testing
             var configuration = Fixture.fast
             configuration.stallTimeout = .seconds(30)
             let session = try fixture.session("test", configuration)
-            let task = try session.downloadTask(with: DownloadRequest(url: try #require(URL(string: server.url("/f"))), destination: .documents))
+            let task = try session.downloadTask(
+                with: DownloadRequest(url: try #require(URL(string: server.url("/f"))), destination: .documents))
             task.resume()
             #expect(try await eventually { try fixture.partialSizes() == [100_000] })
             task.suspend()

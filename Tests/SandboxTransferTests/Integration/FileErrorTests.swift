@@ -42,10 +42,13 @@ import Testing
     /// Listing sessions reports a folder it cannot read instead of "no sessions".
     @Test func anUnreadableSessionListingSaysSo() async throws {
         try await Fixture.with { fixture in
-            #expect(try DownloadSession.sessionIdentifiers(container: fixture.container).isEmpty)  // none yet: no folder
+            // none yet: no folder
+            #expect(try DownloadSession.sessionIdentifiers(container: fixture.container).isEmpty)
             try fixture.root.createDirectory(at: ContainerPath("Library/Caches"), withIntermediateDirectories: true)
             try fixture.root.writeContents([1], to: DownloadSession.folder)
-            let error = #expect(throws: TransferError.self) { try DownloadSession.sessionIdentifiers(container: fixture.container) }
+            let error = #expect(throws: TransferError.self) {
+                try DownloadSession.sessionIdentifiers(container: fixture.container)
+            }
             #expect(error?.code == TransferError.Code(.notADirectory))
         }
     }

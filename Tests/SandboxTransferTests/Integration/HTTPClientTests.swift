@@ -23,7 +23,9 @@ import Testing
             await #expect(throws: HTTPClientError.alreadyShutdown) {
                 _ = try await client.execute(HTTPClientRequest(url: server.url("/f")), timeout: .seconds(5))
             }
-            let error = #expect(throws: TransferError.self) { try session.downloadTask(with: try #require(URL(string: server.url("/f")))) }
+            let error = #expect(throws: TransferError.self) {
+                try session.downloadTask(with: try #require(URL(string: server.url("/f"))))
+            }
             #expect(error?.code == .sessionInvalidated)
         }
     }
@@ -33,7 +35,8 @@ import Testing
             server.set("/f", FaultResource(body: body, etag: "\"h\""))
             let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: HTTPClient.Configuration())
             do {
-                let session = try DownloadSession(identifier: "test", container: fixture.container, configuration: Fixture.fast, httpClient: client)
+                let session = try DownloadSession(
+                    identifier: "test", container: fixture.container, configuration: Fixture.fast, httpClient: client)
                 #expect(session.client === client)
                 try fixture.expectExact(try await fixture.download(server.url("/f"), session: session), body)
                 await session.invalidateAndCancel()

@@ -14,16 +14,23 @@ import Testing
 
     /// `bytes first-last/total` and `Content-Length`, strong ETag `"s"`, for the bytes of `body`
     /// from `first` to `end` (exclusive).
-    static func partial(_ body: [UInt8], from first: Int, to end: Int, extraHeaders: [(String, String)] = []) -> FaultAnswer {
+    static func partial(
+        _ body: [UInt8], from first: Int, to end: Int, extraHeaders: [(String, String)] = []
+    ) -> FaultAnswer {
         FaultAnswer(
             status: 206,
-            headers: [("ETag", "\"s\""), ("Content-Range", "bytes \(first)-\(end - 1)/\(body.count)"), ("Content-Length", "\(end - first)")] + extraHeaders,
+            headers: [
+                ("ETag", "\"s\""), ("Content-Range", "bytes \(first)-\(end - 1)/\(body.count)"),
+                ("Content-Length", "\(end - first)"),
+            ] + extraHeaders,
             body: Array(body[first..<end]))
     }
 
     /// `body` with a strong ETag, dropped after `drop` bytes, its range requests answered by
     /// `answer` (given the range's start and `body`).
-    func resource(droppingAfter drop: Int = 100_000, answeringRanges answer: @escaping @Sendable (Int, [UInt8]) -> FaultAnswer?) -> FaultResource {
+    func resource(
+        droppingAfter drop: Int = 100_000, answeringRanges answer: @escaping @Sendable (Int, [UInt8]) -> FaultAnswer?
+    ) -> FaultResource {
         var resource = FaultResource(body: body, etag: "\"s\"")
         resource.dropAfter = [drop]
         let whole = body
@@ -45,7 +52,8 @@ import Testing
                 FaultAnswer(
                     status: 206,
                     headers: [
-                        ("ETag", "W/\"gz\""), ("Last-Modified", Self.modified), ("Content-Range", "bytes \(start)-\(identity.count - 1)/\(identity.count)"),
+                        ("ETag", "W/\"gz\""), ("Last-Modified", Self.modified),
+                        ("Content-Range", "bytes \(start)-\(identity.count - 1)/\(identity.count)"),
                         ("Content-Length", "\(identity.count - start)"),
                     ], body: Array(identity[start...]))
             }
@@ -60,7 +68,9 @@ import Testing
     @Test func aCodedPartialAnswerRestarts() async throws {
         try await Fixture.withFaultServer { server, fixture in
             let coded = other
-            let resource = self.resource { start, _ in Self.partial(coded, from: start, to: coded.count, extraHeaders: [("Content-Encoding", "gzip")]) }
+            let resource = self.resource { start, _ in
+                Self.partial(coded, from: start, to: coded.count, extraHeaders: [("Content-Encoding", "gzip")])
+            }
             let events = try await fixture.downloadExactly(resource, from: server)
             #expect(events.restarts == [.contentCoded])
             #expect(server.requests.last?.range == nil)
@@ -73,7 +83,11 @@ import Testing
         try await Fixture.withFaultServer { server, fixture in
             let resource = self.resource { start, whole in
                 FaultAnswer(
-                    status: 200, headers: [("ETag", "\"s\""), ("Content-Range", "bytes \(start)-\(whole.count - 1)/\(whole.count)"), ("Content-Length", "\(whole.count)")],
+                    status: 200,
+                    headers: [
+                        ("ETag", "\"s\""), ("Content-Range", "bytes \(start)-\(whole.count - 1)/\(whole.count)"),
+                        ("Content-Length", "\(whole.count)"),
+                    ],
                     body: whole)
             }
             let events = try await fixture.downloadExactly(resource, from: server)
@@ -86,7 +100,9 @@ import Testing
     /// so a budget of three attempts is enough for eight answers.
     @Test func shortPartialAnswersContinue() async throws {
         try await Fixture.withFaultServer { server, fixture in
-            let resource = self.resource(droppingAfter: 40_000) { start, whole in Self.partial(whole, from: start, to: min(whole.count, start + 40_000)) }
+            let resource = self.resource(droppingAfter: 40_000) { start, whole in
+                Self.partial(whole, from: start, to: min(whole.count, start + 40_000))
+            }
             let events = try await fixture.downloadExactly(resource, from: server, Self.threeAttempts)
             #expect(server.requests.count == 8)
             #expect(events.retries == 1)  // the drop; short answers are not failures
@@ -125,7 +141,8 @@ import Testing
             let resource = self.resource { start, whole in
                 let end = min(whole.count, start + 10_000)
                 return FaultAnswer(
-                    status: 206, headers: [("ETag", "\"s\""), ("Content-Range", "bytes \(start)-\(end - 1)/\(whole.count)")],
+                    status: 206,
+                    headers: [("ETag", "\"s\""), ("Content-Range", "bytes \(start)-\(end - 1)/\(whole.count)")],
                     body: Array(whole[start..<end]) + Array(repeating: 0xEE, count: 5_000))
             }
             let events = try await fixture.downloadExactly(resource, from: server)
@@ -135,7 +152,8 @@ import Testing
 
     static var threeAttempts: DownloadSession.Configuration {
         var configuration = Fixture.fast
-        configuration.retryPolicy = RetryPolicy(maximumAttempts: 3, initialDelay: .milliseconds(5), maximumDelay: .milliseconds(20))
+        configuration.retryPolicy = RetryPolicy(
+            maximumAttempts: 3, initialDelay: .milliseconds(5), maximumDelay: .milliseconds(20))
         return configuration
     }
 }
@@ -154,12 +172,18 @@ enum PartialAnswerFault: String, CaseIterable, Sendable, CustomTestStringConvert
         let tail = Array(body[start...])
         switch self {
         case .noContentRange:
-            return FaultAnswer(status: 206, headers: [("ETag", "\"s\""), ("Content-Length", "\(tail.count)")], body: tail)
+            return FaultAnswer(
+                status: 206, headers: [("ETag", "\"s\""), ("Content-Length", "\(tail.count)")], body: tail)
         case .multipart:
-            let part = "--B\r\nContent-Type: application/octet-stream\r\nContent-Range: bytes \(start)-\(body.count - 1)/\(body.count)\r\n\r\n"
+            let part =
+                "--B\r\nContent-Type: application/octet-stream\r\nContent-Range: bytes \(start)-\(body.count - 1)/\(body.count)\r\n\r\n"
             let bytes = Array(part.utf8) + tail + Array("\r\n--B--\r\n".utf8)
             return FaultAnswer(
-                status: 206, headers: [("ETag", "\"s\""), ("Content-Type", "multipart/byteranges; boundary=B"), ("Content-Length", "\(bytes.count)")],
+                status: 206,
+                headers: [
+                    ("ETag", "\"s\""), ("Content-Type", "multipart/byteranges; boundary=B"),
+                    ("Content-Length", "\(bytes.count)"),
+                ],
                 body: bytes)
         case .otherStart:
             let first = start - 1_000
@@ -167,13 +191,19 @@ enum PartialAnswerFault: String, CaseIterable, Sendable, CustomTestStringConvert
         case .otherTotal:
             return FaultAnswer(
                 status: 206,
-                headers: [("ETag", "\"s\""), ("Content-Range", "bytes \(start)-\(body.count - 1)/\(body.count + 1_000)"), ("Content-Length", "\(tail.count)")],
+                headers: [
+                    ("ETag", "\"s\""), ("Content-Range", "bytes \(start)-\(body.count - 1)/\(body.count + 1_000)"),
+                    ("Content-Length", "\(tail.count)"),
+                ],
                 body: tail)
         case .contentLengthDisagrees:
             let short = Array(tail.dropLast(1_000))
             return FaultAnswer(
                 status: 206,
-                headers: [("ETag", "\"s\""), ("Content-Range", "bytes \(start)-\(body.count - 1)/\(body.count)"), ("Content-Length", "\(short.count)")],
+                headers: [
+                    ("ETag", "\"s\""), ("Content-Range", "bytes \(start)-\(body.count - 1)/\(body.count)"),
+                    ("Content-Length", "\(short.count)"),
+                ],
                 body: short)
         }
     }

@@ -27,7 +27,8 @@ import Testing
             for _ in 0..<50 {
                 let process = try cli.start(["download", Fixture.app, url, "--json"])
                 let delay = Int.random(in: 10...150)
-                try await Task.sleep(for: .milliseconds(delay))  // the random moment of the kill, not a wait for a condition
+                // the random moment of the kill, not a wait for a condition
+                try await Task.sleep(for: .milliseconds(delay))
                 guard process.isRunning else {
                     finishedEarly = true
                     _ = try await process.finish()
@@ -42,12 +43,16 @@ import Testing
                 #expect(output.exit.signal == SIGKILL)
                 killed += 1
                 offsets += output.stdout.split(separator: "\n").compactMap { line in
-                    line.contains("\"resumed\"") ? line.split(separator: "\"offset\":").last.flatMap { Int64($0.prefix { $0.isNumber }) } : nil
+                    line.contains("\"resumed\"")
+                        ? line.split(separator: "\"offset\":").last.flatMap { Int64($0.prefix { $0.isNumber }) } : nil
                 }
             }
             #expect(killed == 50 || finishedEarly)
             if !finishedEarly {
-                server.change("/big.bin") { $0.chunkDelayMilliseconds = 0; $0.chunkSize = 64 * 1024 }  // the last run need not be slow
+                server.change("/big.bin") {
+                    $0.chunkDelayMilliseconds = 0
+                    $0.chunkSize = 64 * 1024
+                }  // the last run need not be slow
                 let final = try await cli.run("download", Fixture.app, url, "--json")
                 #expect(final.status == 0, "\(final.stderr)")
                 #expect(final.stdout.contains("\"path\":\"Library/Caches/big.bin\""))
@@ -62,13 +67,20 @@ import Testing
             let folders = try FileManager.default.contentsOfDirectory(atPath: sessions)
             #expect(folders.count == 1)
             for folder in folders {
-                #expect(Set(try FileManager.default.contentsOfDirectory(atPath: sessions + "/" + folder)) == ["tasks", ".lock"])
+                #expect(
+                    Set(try FileManager.default.contentsOfDirectory(atPath: sessions + "/" + folder)) == [
+                        "tasks", ".lock",
+                    ])
             }
             try await server.stop()
             let served = server.bodyBytesSent(for: "/big.bin")
             let requests = server.requests.count
-            #expect(served < payload.count * 11 / 10, "served \(served) bytes for \(payload.count) in \(requests) requests over \(killed) kills")
-            print("kill test: \(killed) kills, \(requests) requests, \(served) body bytes served for \(payload.count) (\(Double(served) / Double(payload.count))x)")
+            #expect(
+                served < payload.count * 11 / 10,
+                "served \(served) bytes for \(payload.count) in \(requests) requests over \(killed) kills")
+            print(
+                "kill test: \(killed) kills, \(requests) requests, \(served) body bytes served for \(payload.count) (\(Double(served) / Double(payload.count))x)"
+            )
         }
     }
 }

@@ -42,7 +42,8 @@ import Testing
 
     /// Pauses a download of `/slow/payload.bin` once some bytes are on disk.
     func pausedDownload(_ nginx: NginxServer, _ session: DownloadSession) async throws -> ResumeData {
-        let task = try session.downloadTask(with: DownloadRequest(url: try #require(URL(string: nginx.url("/slow/payload.bin")))))
+        let task = try session.downloadTask(
+            with: DownloadRequest(url: try #require(URL(string: nginx.url("/slow/payload.bin")))))
         task.resume()
         #expect(await eventually { task.progress.totalBytesWritten > 0 })
         return try #require(await task.cancelByProducingResumeData())
@@ -88,8 +89,12 @@ import Testing
     @Test func contentDispositionNamesAndCollisions() async throws {
         try await withNginx { nginx, fixture in
             let session = try fixture.session("test", Self.configuration)
-            let first = try await fixture.download(nginx.url("/named/payload.bin"), session: session, destination: .documents).get()
-            let second = try await fixture.download(nginx.url("/named/payload.bin"), session: session, destination: .documents).get()
+            let first = try await fixture.download(
+                nginx.url("/named/payload.bin"), session: session, destination: .documents
+            ).get()
+            let second = try await fixture.download(
+                nginx.url("/named/payload.bin"), session: session, destination: .documents
+            ).get()
             #expect(first.path?.description == "Documents/résumé final.pdf")
             #expect(second.path?.description == "Documents/résumé final (1).pdf")
             #expect(try fixture.contents(second.path) == payload)
@@ -101,23 +106,34 @@ import Testing
             var taskIdentifier = 0
             do {
                 let session = try fixture.session("test", Self.configuration)
-                let task = try session.downloadTask(with: DownloadRequest(url: try #require(URL(string: nginx.url("/slow/payload.bin")))))
+                let task = try session.downloadTask(
+                    with: DownloadRequest(url: try #require(URL(string: nginx.url("/slow/payload.bin")))))
                 taskIdentifier = task.taskIdentifier
                 task.resume()
                 #expect(await eventually { task.progress.totalBytesWritten > 0 })
                 task.suspend()  // left unfinished, as if the process had died
             }
             var reopened: DownloadSession?
-            #expect(await eventually { reopened = try? fixture.session(); return reopened != nil })  // the old run lets go of it
+            #expect(
+                await eventually {
+                    reopened = try? fixture.session()
+                    return reopened != nil
+                })  // the old run lets go of it
             let session = try #require(reopened)
             let events = EventLog(session)
             var interrupted: TransferError?
-            #expect(await eventually {
-                interrupted = events.all.lazy.compactMap { event -> TransferError? in
-                    if case .didComplete(let task, let error) = event, task.taskIdentifier == taskIdentifier { error } else { nil }
-                }.first
-                return interrupted != nil
-            })
+            #expect(
+                await eventually {
+                    interrupted =
+                        events.all.lazy.compactMap { event -> TransferError? in
+                            if case .didComplete(let task, let error) = event, task.taskIdentifier == taskIdentifier {
+                                error
+                            } else {
+                                nil
+                            }
+                        }.first
+                    return interrupted != nil
+                })
             #expect(interrupted?.code == .interrupted)
             let resumeData = try #require(interrupted?.resumeData)
             #expect(session.pendingResumeData() == [resumeData])

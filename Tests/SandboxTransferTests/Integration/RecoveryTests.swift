@@ -13,7 +13,8 @@ import Testing
             var partialName = ""
             do {
                 let session = try fixture.session()
-                let request = DownloadRequest(url: try #require(URL(string: "http://127.0.0.1:9/x.bin")), destination: .documents)
+                let request = DownloadRequest(
+                    url: try #require(URL(string: "http://127.0.0.1:9/x.bin")), destination: .documents)
                 let task = try session.downloadTask(with: request)
                 let record = try #require(session.store.record(task.taskIdentifier))
                 partialName = record.partialName
@@ -34,7 +35,8 @@ import Testing
         try await Fixture.with { fixture in
             do {
                 let session = try fixture.session()
-                let request = DownloadRequest(url: try #require(URL(string: "http://127.0.0.1:9/x.bin")), destination: .documents)
+                let request = DownloadRequest(
+                    url: try #require(URL(string: "http://127.0.0.1:9/x.bin")), destination: .documents)
                 let task = try session.downloadTask(with: request)
                 let record = try #require(session.store.record(task.taskIdentifier))
                 let partial = try session.partialPath(record.partialName)
@@ -72,7 +74,10 @@ import Testing
             #expect(reported?.code == .interrupted)
             #expect(reported?.resumeData == nil)  // no validator: it could not continue safely
             #expect(try fixture.leftovers().isEmpty)
-            #expect(try DownloadSession.storedTasks(identifier: "test", container: fixture.container).map(\.state) == ["failed"])
+            #expect(
+                try DownloadSession.storedTasks(identifier: "test", container: fixture.container).map(\.state) == [
+                    "failed"
+                ])
         }
     }
 
@@ -91,7 +96,9 @@ import Testing
             let record = try #require(session.store.record(unfinished.taskIdentifier))
             try fixture.root.writeContents([1, 2, 3], to: try session.partialPath(record.partialName))
             try session.store.update(record.id) { $0.bytesOnDisk = 3 }
-            #expect(try DownloadSession.storedTasks(identifier: "test", container: fixture.container).map(\.bytesOnDisk) == [0, 3])
+            #expect(
+                try DownloadSession.storedTasks(identifier: "test", container: fixture.container).map(\.bytesOnDisk)
+                    == [0, 3])
             _ = try fixture.root.removeItem(at: try session.partialPath(record.partialName))
             let summaries = try DownloadSession.storedTasks(identifier: "test", container: fixture.container)
             #expect(summaries.map(\.state) == ["failed", "interrupted"])
@@ -109,7 +116,8 @@ import Testing
                 let session = try fixture.session()
                 let task = try session.downloadTask(with: try #require(URL(string: "http://127.0.0.1:9/z.bin")))
                 try session.store.update(task.taskIdentifier) { _ in }
-                checkpoint = try DownloadSession.folder.appending("test").appending("tasks").appending("\(task.taskIdentifier).json")
+                checkpoint = try DownloadSession.folder.appending("test").appending("tasks").appending(
+                    "\(task.taskIdentifier).json")
             }
             let original = try fixture.root.readContents(of: checkpoint)
             let json = try #require(String(validating: original, as: UTF8.self))
@@ -128,7 +136,8 @@ import Testing
         try await Fixture.with { fixture in
             for identifier in ["b", "a"] {
                 let session = try fixture.session(identifier)
-                let task = try session.downloadTask(with: try #require(URL(string: "http://127.0.0.1:9/\(identifier).bin")))
+                let task = try session.downloadTask(
+                    with: try #require(URL(string: "http://127.0.0.1:9/\(identifier).bin")))
                 try session.store.update(task.taskIdentifier) { _ in }
             }
             let tasks = try DownloadSession.storedTasks(container: fixture.container)

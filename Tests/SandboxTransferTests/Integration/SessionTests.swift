@@ -18,24 +18,33 @@ import Testing
 
         init(moving: Bool) { self.moving = moving }
 
-        func downloadSession(_ session: DownloadSession, downloadTask: DownloadTask, didFinishDownloadingTo location: DownloadedFile) {
+        func downloadSession(
+            _ session: DownloadSession, downloadTask: DownloadTask, didFinishDownloadingTo location: DownloadedFile
+        ) {
             calls.withLock { $0.append("finish") }
             finished.withLock { $0 = location }
             if moving { _ = try? location.move(to: .documents) }  // checked by the test through movedPath
         }
 
         func downloadSession(
-            _ session: DownloadSession, downloadTask: DownloadTask, didWriteData bytesWritten: Int64, totalBytesWritten: Int64,
+            _ session: DownloadSession, downloadTask: DownloadTask, didWriteData bytesWritten: Int64,
+            totalBytesWritten: Int64,
             totalBytesExpectedToWrite: Int64?
         ) {
-            calls.withLock { $0.append("write \(totalBytesWritten)/\(totalBytesExpectedToWrite.map(String.init) ?? "?")") }
+            calls.withLock {
+                $0.append("write \(totalBytesWritten)/\(totalBytesExpectedToWrite.map(String.init) ?? "?")")
+            }
         }
 
-        func downloadSession(_ session: DownloadSession, downloadTask: DownloadTask, didResumeAtOffset fileOffset: Int64, expectedTotalBytes: Int64?) {
+        func downloadSession(
+            _ session: DownloadSession, downloadTask: DownloadTask, didResumeAtOffset fileOffset: Int64,
+            expectedTotalBytes: Int64?
+        ) {
             calls.withLock { $0.append("resume \(fileOffset)/\(expectedTotalBytes.map(String.init) ?? "?")") }
         }
 
-        func downloadSession(_ session: DownloadSession, task: DownloadTask, didCompleteWithError error: TransferError?) {
+        func downloadSession(_ session: DownloadSession, task: DownloadTask, didCompleteWithError error: TransferError?)
+        {
             calls.withLock { $0.append("complete \(error.map { "\($0.code)" } ?? "ok")") }
         }
     }
@@ -49,7 +58,8 @@ import Testing
             server.set("/f", resource)
             try await Fixture.with { fixture in
                 let recorder = Recorder(moving: moving)
-                let session = try DownloadSession(identifier: "test", container: fixture.container, configuration: Fixture.fast, delegate: recorder)
+                let session = try DownloadSession(
+                    identifier: "test", container: fixture.container, configuration: Fixture.fast, delegate: recorder)
                 let task = try session.downloadTask(with: try #require(URL(string: server.url("/f"))))
                 task.resume()
                 let outcome = try await task.result().get()
@@ -65,7 +75,8 @@ import Testing
                     #expect(try fixture.contents(file.movedPath) == body)
                 } else {
                     #expect(file.movedPath == nil)
-                    #expect(throws: TransferError.self) { try file.move(to: .documents) }  // deleted when the callback returned
+                    // deleted when the callback returned
+                    #expect(throws: TransferError.self) { try file.move(to: .documents) }
                     #expect(try fixture.files(in: .documents).isEmpty)
                 }
                 #expect(try fixture.leftovers().isEmpty)
@@ -106,7 +117,9 @@ import Testing
                 configuration.maximumConcurrentTasksPerHost = 2
                 configuration.stallTimeout = .seconds(30)
                 let session = try fixture.session("test", configuration)
-                let hostA = try (0..<3).map { _ in try session.downloadTask(with: try #require(URL(string: server.url("/f")))) }
+                let hostA = try (0..<3).map { _ in
+                    try session.downloadTask(with: try #require(URL(string: server.url("/f"))))
+                }
                 let hostB = try (0..<2).map { _ in
                     try session.downloadTask(with: try #require(URL(string: "http://localhost:\(server.port)/f")))
                 }

@@ -42,7 +42,9 @@ struct CLIFixture {
         return await eventually {
             let enumerator = FileManager.default.enumerator(atPath: sessions)
             while let name = enumerator?.nextObject() as? String {
-                let length = (try? FileManager.default.attributesOfItem(atPath: sessions + "/" + name)[.size] as? Int) ?? 0  // not there yet
+                // not there yet: length 0
+                let length =
+                    (try? FileManager.default.attributesOfItem(atPath: sessions + "/" + name)[.size] as? Int) ?? 0
                 if name.hasSuffix(".partial") && length == size { return true }
             }
             return false

@@ -13,7 +13,8 @@ extension Fixture {
     /// Serves `resource` at `/f`, downloads it into Caches and expects the body byte for byte;
     /// returns the session's events.
     func downloadExactly(
-        _ resource: FaultResource, from server: FaultServer, _ configuration: DownloadSession.Configuration = Fixture.fast
+        _ resource: FaultResource, from server: FaultServer,
+        _ configuration: DownloadSession.Configuration = Fixture.fast
     ) async throws -> EventLog {
         server.set("/f", resource)
         let session = try session("test", configuration)

@@ -1,7 +1,7 @@
 import Foundation
 import Sandbox
-import SandboxTransfer
 import SandboxTesting
+import SandboxTransfer
 import SandboxTransferTesting
 import Synchronization
 import Testing
@@ -27,7 +27,8 @@ struct Fixture {
         return configuration
     }
 
-    static let noRetries = DownloadSession.Configuration(retryPolicy: .never, stallTimeout: .seconds(10), progressInterval: .milliseconds(20))
+    static let noRetries = DownloadSession.Configuration(
+        retryPolicy: .never, stallTimeout: .seconds(10), progressInterval: .milliseconds(20))
 
     static func with<T>(_ body: (Fixture) async throws -> T) async throws -> T {
         try await ScratchDirectory.with(prefix: "sandbox-transfer") { scratch in
@@ -37,15 +38,19 @@ struct Fixture {
         }
     }
 
-    func session(_ identifier: String = "test", _ configuration: DownloadSession.Configuration = Fixture.fast) throws -> DownloadSession {
+    func session(
+        _ identifier: String = "test", _ configuration: DownloadSession.Configuration = Fixture.fast
+    ) throws -> DownloadSession {
         try DownloadSession(identifier: identifier, container: container, configuration: configuration)
     }
 
     /// Downloads `url` into Caches and returns the outcome.
     func download(
-        _ url: String, session: DownloadSession, digest: ExpectedDigest? = nil, destination: DownloadDestination = .caches
+        _ url: String, session: DownloadSession, digest: ExpectedDigest? = nil,
+        destination: DownloadDestination = .caches
     ) async throws -> Result<DownloadOutcome, TransferError> {
-        let request = DownloadRequest(url: try #require(URL(string: url)), expectedDigest: digest, destination: destination)
+        let request = DownloadRequest(
+            url: try #require(URL(string: url)), expectedDigest: digest, destination: destination)
         let task = try session.downloadTask(with: request)
         task.resume()
         return await task.result()

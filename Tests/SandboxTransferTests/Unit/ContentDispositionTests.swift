@@ -51,14 +51,17 @@ import Testing
     }
 
     @Test func urlFallbacks() throws {
-        #expect(SuggestedFilename.make(contentDisposition: nil, url: URL(string: "http://h/a/b%20c.zip?x=1")) == "b c.zip")
+        #expect(
+            SuggestedFilename.make(contentDisposition: nil, url: URL(string: "http://h/a/b%20c.zip?x=1")) == "b c.zip")
         #expect(SuggestedFilename.make(contentDisposition: nil, url: URL(string: "http://h/")) == "download")
         #expect(SuggestedFilename.make(contentDisposition: "inline", url: URL(string: "http://h/%2e%2e")) == "download")
     }
 
     /// The URL's name is percent-decoded once: `%25` is a literal `%`.
     @Test func urlNamesAreDecodedOnce() {
-        #expect(SuggestedFilename.make(contentDisposition: nil, url: URL(string: "http://h/foo%2541.html")) == "foo%41.html")
+        #expect(
+            SuggestedFilename.make(contentDisposition: nil, url: URL(string: "http://h/foo%2541.html")) == "foo%41.html"
+        )
         #expect(SuggestedFilename.make(contentDisposition: nil, url: URL(string: "http://h/100%25.txt")) == "100%.txt")
         #expect(SuggestedFilename.make(contentDisposition: nil, url: URL(string: "http://h/a%252Fb")) == "a%2Fb")
     }
@@ -82,7 +85,8 @@ import Testing
     @Test func truncationLeavesNoTrailingSpaceOrDot() throws {
         let spaced = try #require(SuggestedFilename.sanitize(String(repeating: "a", count: 254) + " b"))
         #expect(spaced == String(repeating: "a", count: 254))
-        let dotted = try #require(SuggestedFilename.sanitize(String(repeating: "a", count: 254) + "." + String(repeating: "b", count: 20)))
+        let dotted = try #require(
+            SuggestedFilename.sanitize(String(repeating: "a", count: 254) + "." + String(repeating: "b", count: 20)))
         #expect(dotted == String(repeating: "a", count: 254))
         let numbered = SuggestedFilename.numbered(String(repeating: "a", count: 255), 3)
         #expect(numbered.utf8.count <= 255 && numbered.hasSuffix(" (3)"))

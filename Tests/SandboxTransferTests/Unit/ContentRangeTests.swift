@@ -12,7 +12,10 @@ import Testing
         #expect(ContentRange("bytes 100-199/1000")?.count == 100)
     }
 
-    @Test(arguments: ["", "bytes", "bytes 9-5/10", "bytes 5-10/10", "bytes -5/10", "bytes 1-2", "bytes */*", "bytes +1-2/3", "bytes 1-2/x", "items 1-2/3"])
+    @Test(arguments: [
+        "", "bytes", "bytes 9-5/10", "bytes 5-10/10", "bytes -5/10", "bytes 1-2", "bytes */*", "bytes +1-2/3",
+        "bytes 1-2/x", "items 1-2/3",
+    ])
     func rejectsMalformed(value: String) {
         #expect(ContentRange(value) == nil)
     }

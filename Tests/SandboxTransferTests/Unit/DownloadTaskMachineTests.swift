@@ -65,7 +65,10 @@ import Testing
         _ = machine.resume()
         _ = machine.slotGranted()
         _ = machine.cancel(producingResumeData: true)
-        guard case .reportFailure(_, let keep) = machine.runEnded(generation: 1, result: .failed(boom, resumable: true)).last else {
+        guard
+            case .reportFailure(_, let keep) = machine.runEnded(generation: 1, result: .failed(boom, resumable: true))
+                .last
+        else {
             Issue.record("expected a failure report")
             return
         }
@@ -100,7 +103,9 @@ import Testing
         var machine = Machine()
         _ = machine.resume()
         _ = machine.slotGranted()
-        #expect(machine.runEnded(generation: 1, result: .failed(boom, resumable: false)).last == .reportFailure(boom, keepPartial: false))
+        #expect(
+            machine.runEnded(generation: 1, result: .failed(boom, resumable: false)).last
+                == .reportFailure(boom, keepPartial: false))
         #expect(Machine(completed: .failed).publicState == .completed)
     }
 }

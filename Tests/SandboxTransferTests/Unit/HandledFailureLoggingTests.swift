@@ -83,7 +83,8 @@ final class CollectedRecords: Sendable {
         func log(event: LogEvent) {
             let merged = metadata.merging(event.metadata ?? [:]) { _, new in new }
             let code = (event.error as? any SandboxFailure)?.codeName
-            sink.append(Record(level: event.level, message: event.message.description, metadata: merged, errorCode: code))
+            sink.append(
+                Record(level: event.level, message: event.message.description, metadata: merged, errorCode: code))
         }
     }
 }

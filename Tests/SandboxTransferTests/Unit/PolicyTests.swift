@@ -5,7 +5,8 @@ import Testing
 
 @Suite struct PolicyTests {
     @Test func backOffGrowsIsCappedAndJittered() {
-        let policy = RetryPolicy(maximumAttempts: 5, initialDelay: .seconds(1), maximumDelay: .seconds(3), multiplier: 2, jitter: 0.5)
+        let policy = RetryPolicy(
+            maximumAttempts: 5, initialDelay: .seconds(1), maximumDelay: .seconds(3), multiplier: 2, jitter: 0.5)
         #expect(policy.delay(beforeAttempt: 1, random: 1) == nil)
         #expect(policy.delay(beforeAttempt: 2, random: 1) == .seconds(1))
         #expect(policy.delay(beforeAttempt: 3, random: 1) == .seconds(2))
@@ -53,12 +54,15 @@ import Testing
         #expect(meter.flush(now: start + .milliseconds(120)) == nil)
         _ = meter.record(300, now: start + .milliseconds(150))
         #expect(meter.flush(now: start + .milliseconds(150))?.totalBytesWritten == 1000)
-        let unknown = TransferProgress(bytesWritten: 1, totalBytesWritten: 1, totalBytesExpectedToWrite: nil, bytesPerSecond: 100)
+        let unknown = TransferProgress(
+            bytesWritten: 1, totalBytesWritten: 1, totalBytesExpectedToWrite: nil, bytesPerSecond: 100)
         #expect(unknown.fractionCompleted == nil && unknown.secondsRemaining == nil)
     }
 
     @Test func digestsAreCheckedText() throws {
-        #expect(try ExpectedDigest(.sha256, hex: String(repeating: "A", count: 64)).hex == String(repeating: "a", count: 64))
+        #expect(
+            try ExpectedDigest(.sha256, hex: String(repeating: "A", count: 64)).hex == String(repeating: "a", count: 64)
+        )
         #expect(throws: TransferError.self) { try ExpectedDigest(.sha256, hex: "abc") }
         #expect(throws: TransferError.self) { try ExpectedDigest(.md5, hex: String(repeating: "g", count: 32)) }
     }

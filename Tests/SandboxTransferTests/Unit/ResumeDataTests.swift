@@ -5,7 +5,8 @@ import Testing
 
 @Suite struct ResumeDataTests {
     let sample = ResumeData(
-        sessionIdentifier: "s", taskIdentifier: 7, originalURL: "http://example.com/a.bin", validator: .entityTag("\"v1\""), expectedLength: 1000,
+        sessionIdentifier: "s", taskIdentifier: 7, originalURL: "http://example.com/a.bin",
+        validator: .entityTag("\"v1\""), expectedLength: 1000,
         partialFile: PartialFileIdentity(name: "7.partial", inode: 42), expectedDigest: nil, headers: ["X-Token": "t"],
         createdAt: Date(timeIntervalSince1970: 1_700_000_000))
 
@@ -43,7 +44,8 @@ import Testing
         #expect(made.createdAt == Date(timeIntervalSince1970: 1_700_000_000))
         let early = ResumeData(
             sessionIdentifier: "s", taskIdentifier: 1, originalURL: "https://h/x", validator: nil, expectedLength: nil,
-            partialFile: PartialFileIdentity(name: "1.partial", inode: nil), createdAt: Date(timeIntervalSince1970: -0.25))
+            partialFile: PartialFileIdentity(name: "1.partial", inode: nil),
+            createdAt: Date(timeIntervalSince1970: -0.25))
         #expect(early.createdAt == Date(timeIntervalSince1970: -1))
         #expect(try ResumeData(decoding: try early.encoded()) == early)
     }
@@ -71,9 +73,21 @@ import Testing
     /// Fuzz `resume-data/digest-hex-not-checked.json`: the digest is checked on decode as when made.
     @Test func rejectsADigestThatIsNotHexadecimal() throws {
         let digest = try ExpectedDigest(.md5, hex: String(repeating: "0", count: 32))
-        try rejects({ $0.expectedDigest = digest; $0.expectedDigest?.hex = "0r" + String(repeating: "0", count: 30) }, mentioning: "hexadecimal")
-        try rejects({ $0.expectedDigest = digest; $0.expectedDigest?.hex = "00" }, mentioning: "hexadecimal")
-        try rejects({ $0.expectedDigest = digest; $0.expectedDigest?.hex = String(repeating: "\u{FF10}", count: 32) }, mentioning: "hexadecimal")
+        try rejects(
+            {
+                $0.expectedDigest = digest
+                $0.expectedDigest?.hex = "0r" + String(repeating: "0", count: 30)
+            }, mentioning: "hexadecimal")
+        try rejects(
+            {
+                $0.expectedDigest = digest
+                $0.expectedDigest?.hex = "00"
+            }, mentioning: "hexadecimal")
+        try rejects(
+            {
+                $0.expectedDigest = digest
+                $0.expectedDigest?.hex = String(repeating: "\u{FF10}", count: 32)
+            }, mentioning: "hexadecimal")
     }
 
     /// Fuzz `resume-data/header-value-with-crlf.json`, `entity-tag-with-crlf.json`: nothing that

@@ -43,7 +43,7 @@ enum Spawn {
 
         let argv = arguments.map { strdup($0) }
         let envp = environment.map { strdup($0) }
-        defer { (argv + envp).forEach { free($0) } }
+        defer { for pointer in argv + envp { free(pointer) } }
         var pid: pid_t = 0
         let status = (argv + [nil]).withUnsafeBufferPointer { argv in
             (envp + [nil]).withUnsafeBufferPointer { envp in

@@ -33,7 +33,10 @@ final class FaultHandler: ChannelInboundHandler, RemovableChannelHandler {
         }
     }
 
-    private func send(_ plan: ResponsePlan, from offset: Int, index: Int, server: FaultServer, context: ChannelHandlerContext, keepAlive: Bool) {
+    private func send(
+        _ plan: ResponsePlan, from offset: Int, index: Int, server: FaultServer, context: ChannelHandlerContext,
+        keepAlive: Bool
+    ) {
         var limit = plan.body.count
         if let drop = plan.dropAfter { limit = min(limit, drop) }
         if let stall = plan.stallAfter { limit = min(limit, stall) }
@@ -46,9 +49,13 @@ final class FaultHandler: ChannelInboundHandler, RemovableChannelHandler {
                 .assumeIsolated().whenSuccess { server.recordSent(count, at: index) }
         }
         if end < limit {
-            let next = { [self] in self.send(plan, from: end, index: index, server: server, context: context, keepAlive: keepAlive) }
+            let next = { [self] in
+                self.send(plan, from: end, index: index, server: server, context: context, keepAlive: keepAlive)
+            }
             if plan.chunkDelayMilliseconds > 0 {
-                context.eventLoop.assumeIsolated().scheduleTask(in: .milliseconds(Int64(plan.chunkDelayMilliseconds))) { next() }
+                context.eventLoop.assumeIsolated().scheduleTask(in: .milliseconds(Int64(plan.chunkDelayMilliseconds))) {
+                    next()
+                }
             } else {
                 context.eventLoop.assumeIsolated().execute { next() }
             }

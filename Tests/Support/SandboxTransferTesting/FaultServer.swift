@@ -80,7 +80,8 @@ public final class FaultServer: Sendable {
             state.log.append(
                 RecordedRequest(
                     path: path, range: headers.first(name: "range"), ifRange: headers.first(name: "if-range"),
-                    acceptEncoding: headers.first(name: "accept-encoding"), status: Int(plan.head.status.code), bodyBytesSent: 0))
+                    acceptEncoding: headers.first(name: "accept-encoding"), status: Int(plan.head.status.code),
+                    bodyBytesSent: 0))
             return (plan, state.log.count - 1)
         }
     }

@@ -37,7 +37,10 @@ public final class NginxServer: Sendable {
     ///
     /// - Throws: ``TestServerError`` when nginx is not installed or does not start within 10 s.
     public static func start(slowRate: String = "1m") async throws -> NginxServer {
-        guard let nginx = ["/usr/sbin/nginx", "/usr/bin/nginx", "/usr/local/sbin/nginx"].first(where: FileManager.default.isExecutableFile) else {
+        guard
+            let nginx = ["/usr/sbin/nginx", "/usr/bin/nginx", "/usr/local/sbin/nginx"].first(
+                where: FileManager.default.isExecutableFile)
+        else {
             throw TestServerError("nginx is not installed: apt-get install nginx")
         }
         var lastError: (any Error)?
@@ -62,7 +65,9 @@ public final class NginxServer: Sendable {
         let scratch = try ScratchDirectory.make(prefix: "sandbox-nginx")
         let directory = scratch.path
         let root = directory + "/www"
-        for folder in [root, directory + "/tmp"] { try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true) }
+        for folder in [root, directory + "/tmp"] {
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        }
         let config = configuration(directory: directory, root: root, port: port, slowRate: slowRate)
         try config.write(toFile: directory + "/nginx.conf", atomically: true, encoding: .utf8)
         let arguments = ["-c", directory + "/nginx.conf", "-p", directory, "-e", directory + "/error.log"]
@@ -123,11 +128,14 @@ public final class NginxServer: Sendable {
 
     /// The access log so far (nginx writes each line when a request ends).
     public func accessLog() -> [LogLine] {
-        let text = (try? String(contentsOfFile: directory + "/access.log", encoding: .utf8)) ?? ""  // no log yet: no lines
+        // no log yet: no lines
+        let text = (try? String(contentsOfFile: directory + "/access.log", encoding: .utf8)) ?? ""
         return text.split(separator: "\n").compactMap { line in
             let fields = line.split(separator: " ", maxSplits: 3)
             guard fields.count >= 3, let status = Int(fields[1]), let bytes = Int(fields[2]) else { return nil }
-            return LogLine(uri: String(fields[0]), status: status, bytesSent: bytes, range: fields.count > 3 ? String(fields[3]) : "")
+            return LogLine(
+                uri: String(fields[0]), status: status, bytesSent: bytes,
+                range: fields.count > 3 ? String(fields[3]) : "")
         }
     }
 
@@ -178,6 +186,8 @@ func canConnect(port: Int) -> Bool {
     address.sin_addr.s_addr = inet_addr("127.0.0.1")
     address.sin_port = UInt16(port).bigEndian
     return withUnsafePointer(to: &address) { pointer in
-        pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
+        pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+            connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
+        }
     }
 }

@@ -27,7 +27,8 @@ struct ResponsePlan: Sendable {
             var answerHeaders = HTTPHeaders(answer.headers)
             if resource.sendsDate { answerHeaders.add(name: "Date", value: resource.date ?? HTTPDateFormat.now()) }
             return plan(
-                head: HTTPResponseHead(version: .http1_1, status: HTTPResponseStatus(statusCode: answer.status), headers: answerHeaders),
+                head: HTTPResponseHead(
+                    version: .http1_1, status: HTTPResponseStatus(statusCode: answer.status), headers: answerHeaders),
                 body: answer.body[...], resource: resource, requestIndex: requestIndex)
         }
         var responseHeaders = HTTPHeaders()
@@ -35,12 +36,16 @@ struct ResponsePlan: Sendable {
         if let etag = resource.etag { responseHeaders.add(name: "ETag", value: etag) }
         if let modified = resource.lastModified { responseHeaders.add(name: "Last-Modified", value: modified) }
         if let encoding = resource.contentEncoding { responseHeaders.add(name: "Content-Encoding", value: encoding) }
-        if let disposition = resource.contentDisposition { responseHeaders.add(name: "Content-Disposition", value: disposition) }
+        if let disposition = resource.contentDisposition {
+            responseHeaders.add(name: "Content-Disposition", value: disposition)
+        }
         responseHeaders.add(name: "Accept-Ranges", value: "bytes")
         let total = resource.body.count
         var status = HTTPResponseStatus.ok
         var body = resource.body[...]
-        if resource.honoursRange, resource.contentEncoding == nil, let start = rangeStart(headers), !resource.honoursIfRange || ifRangeMatches(headers, resource) {
+        if resource.honoursRange, resource.contentEncoding == nil, let start = rangeStart(headers),
+            !resource.honoursIfRange || ifRangeMatches(headers, resource)
+        {
             guard start < total else {
                 var plan = error(416)
                 plan.head.headers.replaceOrAdd(name: "Content-Range", value: "bytes */\(total)")
@@ -51,11 +56,15 @@ struct ResponsePlan: Sendable {
             responseHeaders.add(name: "Content-Range", value: "bytes \(start)-\(total - 1)/\(total)")
         }
         if resource.sendsContentLength { responseHeaders.add(name: "Content-Length", value: "\(body.count)") }
-        return plan(head: HTTPResponseHead(version: .http1_1, status: status, headers: responseHeaders), body: body, resource: resource, requestIndex: requestIndex)
+        return plan(
+            head: HTTPResponseHead(version: .http1_1, status: status, headers: responseHeaders), body: body,
+            resource: resource, requestIndex: requestIndex)
     }
 
     /// The plan for a served body: the resource's drop, stall and pacing for this request.
-    private static func plan(head: HTTPResponseHead, body: ArraySlice<UInt8>, resource: FaultResource, requestIndex: Int) -> ResponsePlan {
+    private static func plan(
+        head: HTTPResponseHead, body: ArraySlice<UInt8>, resource: FaultResource, requestIndex: Int
+    ) -> ResponsePlan {
         let drop = requestIndex - resource.failures.count
         return ResponsePlan(
             head: head, body: body,
@@ -71,7 +80,8 @@ struct ResponsePlan: Sendable {
         headers.add(name: "Content-Type", value: "text/html")
         headers.add(name: "Content-Length", value: "\(page.count)")
         return ResponsePlan(
-            head: HTTPResponseHead(version: .http1_1, status: status, headers: headers), body: page[...], dropAfter: nil, stallAfter: nil,
+            head: HTTPResponseHead(version: .http1_1, status: status, headers: headers), body: page[...],
+            dropAfter: nil, stallAfter: nil,
             chunkSize: page.count, chunkDelayMilliseconds: 0)
     }
 

@@ -12,7 +12,9 @@ enum DisplayedName {
             switch rest.popFirst() {
             case UInt8(ascii: "\\"): bytes.append(byte)
             case UInt8(ascii: "x"):
-                guard let high = rest.popFirst().flatMap(hexValue), let low = rest.popFirst().flatMap(hexValue) else { return nil }
+                guard let high = rest.popFirst().flatMap(hexValue), let low = rest.popFirst().flatMap(hexValue) else {
+                    return nil
+                }
                 bytes.append(high << 4 | low)
             default: return nil
             }

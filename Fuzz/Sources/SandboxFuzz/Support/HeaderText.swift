@@ -2,9 +2,10 @@
 enum HeaderText {
     /// A field name: one or more `tchar` (§5.6.2).
     static func isToken(_ text: String) -> Bool {
-        !text.isEmpty && text.utf8.allSatisfy { byte in
-            (0x21...0x7E).contains(byte) && !Array("\"(),/:;<=>?@[\\]{}".utf8).contains(byte)
-        }
+        !text.isEmpty
+            && text.utf8.allSatisfy { byte in
+                (0x21...0x7E).contains(byte) && !Array("\"(),/:;<=>?@[\\]{}".utf8).contains(byte)
+            }
     }
 
     /// A field value: visible characters, spaces and tabs, `obs-text`; never CR, LF or NUL (§5.5),

@@ -1,6 +1,8 @@
 /// Stops the run with `message` when an invariant of a parser's result does not hold: libFuzzer
 /// reports the trap as a crash and keeps the input that caused it.
-func invariant(_ condition: Bool, _ message: @autoclosure () -> String, file: StaticString = #fileID, line: UInt = #line) {
+func invariant(
+    _ condition: Bool, _ message: @autoclosure () -> String, file: StaticString = #fileID, line: UInt = #line
+) {
     if !condition { fatalError("invariant broken: \(message())", file: file, line: line) }
 }
 

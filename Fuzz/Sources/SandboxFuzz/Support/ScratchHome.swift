@@ -49,7 +49,7 @@ struct ScratchHome: Sendable {
         do throws(SandboxError) {
             do {
                 try root.writeContents(bytes, to: path, options: [.atomic])
-            } catch where error.code == .notFound {
+            } catch  where error.code == .notFound {
                 try root.createDirectory(at: path.parent, withIntermediateDirectories: true)
                 try root.writeContents(bytes, to: path, options: [.atomic])
             }

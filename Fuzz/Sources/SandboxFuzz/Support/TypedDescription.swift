@@ -16,7 +16,9 @@ extension PreferenceValue {
         case .data(let value): "data(\(Array(value)))"
         case .array(let values): "[" + values.map(\.typed).joined(separator: ", ") + "]"
         case .dictionary(let values):
-            "{" + values.sorted { $0.key < $1.key }.map { "\($0.key.debugDescription): \($0.value.typed)" }.joined(separator: ", ") + "}"
+            "{"
+                + values.sorted { $0.key < $1.key }.map { "\($0.key.debugDescription): \($0.value.typed)" }.joined(
+                    separator: ", ") + "}"
         }
     }
 }

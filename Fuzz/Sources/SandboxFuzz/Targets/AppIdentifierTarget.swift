@@ -12,15 +12,21 @@ extension FuzzTarget {
         do throws(SandboxError) {
             identifier = try AppIdentifier(text)
         } catch {
-            expectRefusal(code: error.code.rawValue, among: ["invalid-app-identifier"], message: error.message, for: "AppIdentifier(\(text.debugDescription))")
+            expectRefusal(
+                code: error.code.rawValue, among: ["invalid-app-identifier"], message: error.message,
+                for: "AppIdentifier(\(text.debugDescription))")
             checkDecoded(bytes)
             return
         }
-        invariant(identifier.rawValue == text, "AppIdentifier changed \(text.debugDescription) to \(identifier.rawValue.debugDescription)")
+        invariant(
+            identifier.rawValue == text,
+            "AppIdentifier changed \(text.debugDescription) to \(identifier.rawValue.debugDescription)")
         invariant(!text.hasPrefix("."), "the hidden name \(text.debugDescription) is a valid app identifier")
         do {
             let asPath = try ContainerPath(text)
-            invariant(asPath.components == [text], "the app identifier \(text.debugDescription) is not one directory name: \(asPath.components)")
+            invariant(
+                asPath.components == [text],
+                "the app identifier \(text.debugDescription) is not one directory name: \(asPath.components)")
         } catch {
             invariant(false, "the app identifier \(text.debugDescription) is not a valid path: \(error)")
         }
@@ -42,7 +48,9 @@ extension FuzzTarget {
         }
         for identifier in decoded {
             do {
-                invariant(try AppIdentifier(identifier.rawValue) == identifier, "JSON decoded \(identifier.rawValue.debugDescription) differently")
+                invariant(
+                    try AppIdentifier(identifier.rawValue) == identifier,
+                    "JSON decoded \(identifier.rawValue.debugDescription) differently")
             } catch {
                 invariant(false, "JSON decoded the invalid app identifier \(identifier.rawValue.debugDescription)")
             }

@@ -21,16 +21,25 @@ extension FuzzTarget {
             do throws(TransferError) {
                 tasks = try DownloadSession.storedTasks(identifier: "fuzz", container: scratch.container)
             } catch {
-                expectRefusal(code: error.code.description, among: ["corrupt"], message: error.message, for: "DownloadSession.storedTasks")
-                invariant(error.message.contains(path.description), "the refusal does not name '\(path)': \(error.message)")
+                expectRefusal(
+                    code: error.code.description, among: ["corrupt"], message: error.message,
+                    for: "DownloadSession.storedTasks")
+                invariant(
+                    error.message.contains(path.description), "the refusal does not name '\(path)': \(error.message)")
                 invariant(scratch.contents(of: path, in: root) == bytes, "a refused checkpoint was changed")
                 return
             }
             invariant(tasks.count == 1, "one checkpoint file loaded as \(tasks.count) tasks")
             for task in tasks {
-                invariant(task.sessionIdentifier == "fuzz", "a checkpoint of session 'fuzz' loaded as one of '\(task.sessionIdentifier)'")
-                invariant(task.bytesOnDisk >= 0 && (task.expectedLength ?? 0) >= 0, "a checkpoint loaded with negative counts: \(task)")
-                invariant(["interrupted", "finishing", "completed", "paused", "cancelled", "failed"].contains(task.state), "a checkpoint loaded in the state '\(task.state)'")
+                invariant(
+                    task.sessionIdentifier == "fuzz",
+                    "a checkpoint of session 'fuzz' loaded as one of '\(task.sessionIdentifier)'")
+                invariant(
+                    task.bytesOnDisk >= 0 && (task.expectedLength ?? 0) >= 0,
+                    "a checkpoint loaded with negative counts: \(task)")
+                invariant(
+                    ["interrupted", "finishing", "completed", "paused", "cancelled", "failed"].contains(task.state),
+                    "a checkpoint loaded in the state '\(task.state)'")
             }
         },
         seeds: { [:] }  // real checkpoints, from a run of `sandbox download`, are checked in (FUZZING.md)

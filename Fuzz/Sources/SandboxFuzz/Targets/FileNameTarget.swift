@@ -13,7 +13,8 @@ extension FuzzTarget {
         name: "file-name",
         prepare: { _ = folder },
         run: { bytes in
-            guard (1...FileName.maximumLength).contains(bytes.count), !bytes.contains(0), !bytes.contains(UInt8(ascii: "/")),
+            guard (1...FileName.maximumLength).contains(bytes.count), !bytes.contains(0),
+                !bytes.contains(UInt8(ascii: "/")),
                 bytes != Array(".".utf8), bytes != Array("..".utf8)
             else { return }  // not a name Linux can store
             let root = ScratchHome.shared.container.root
@@ -28,11 +29,21 @@ extension FuzzTarget {
                 let name = entries[0].fileName
                 invariant(name.bytes == bytes, "the file named \(bytes) listed as \(name.bytes)")
                 let text = String(validating: bytes, as: UTF8.self)
-                invariant(name.string == text, "the text of \(bytes) is \(String(describing: name.string)), not \(String(describing: text))")
-                invariant(entries[0].path.string == text.map { "tmp/names/" + $0 }, "the listed path's text is \(String(describing: entries[0].path.string))")
-                invariant(DisplayedName.bytes(of: name.description) == bytes, "the display \(name.description.debugDescription) does not read back to \(bytes)")
-                invariant(text != nil || name.description.contains("\\x"), "the name \(bytes), not UTF-8, displays without an escape")
-                invariant(try root.attributes(at: entries[0].path, followingSymlink: false)?.type == .regular, "the listed path does not reach the file")
+                invariant(
+                    name.string == text,
+                    "the text of \(bytes) is \(String(describing: name.string)), not \(String(describing: text))")
+                invariant(
+                    entries[0].path.string == text.map { "tmp/names/" + $0 },
+                    "the listed path's text is \(String(describing: entries[0].path.string))")
+                invariant(
+                    DisplayedName.bytes(of: name.description) == bytes,
+                    "the display \(name.description.debugDescription) does not read back to \(bytes)")
+                invariant(
+                    text != nil || name.description.contains("\\x"),
+                    "the name \(bytes), not UTF-8, displays without an escape")
+                invariant(
+                    try root.attributes(at: entries[0].path, followingSymlink: false)?.type == .regular,
+                    "the listed path does not reach the file")
                 invariant(try root.removeItem(at: entries[0].path) == 1, "the listed path does not remove the file")
                 invariant(try root.contentsOfDirectory(at: path).isEmpty, "the file is still listed after its removal")
             } catch {

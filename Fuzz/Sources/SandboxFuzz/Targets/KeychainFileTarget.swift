@@ -28,9 +28,11 @@ extension FuzzTarget {
                 try keychain.set("written", key: "sandbox-fuzz")
             } catch {
                 expectRefusal(
-                    code: error.code.rawValue, among: ["corrupt", "too-large", "newer-version", "authentication-failed", "type-mismatch"],
+                    code: error.code.rawValue,
+                    among: ["corrupt", "too-large", "newer-version", "authentication-failed", "type-mismatch"],
                     message: error.message, for: "Keychain.allItems()")
-                invariant(error.message.contains(path.description), "the refusal does not name '\(path)': \(error.message)")
+                invariant(
+                    error.message.contains(path.description), "the refusal does not name '\(path)': \(error.message)")
                 invariant(scratch.contents(of: path, in: root) == bytes, "a refused keychain file was changed")
                 return
             }
@@ -55,8 +57,11 @@ extension FuzzTarget {
                 var seeds: [String: [UInt8]] = [:]
                 try keychain.set("hunter2", key: "password")
                 seeds["one-item.keychain"] = scratch.contents(of: path, in: scratch.home.root)
-                try keychain.label("API").comment("for the sync server").attributes(["scope": "read"]).set(Data([0, 1, 2, 255]), key: "token")
-                try Keychain(home: scratch.home, app: ScratchHome.app, service: "com.example.api").accessibility(.whenUnlockedThisDeviceOnly).set("s3cr3t", key: "ada")
+                try keychain.label("API").comment("for the sync server").attributes(["scope": "read"]).set(
+                    Data([0, 1, 2, 255]), key: "token")
+                try Keychain(home: scratch.home, app: ScratchHome.app, service: "com.example.api").accessibility(
+                    .whenUnlockedThisDeviceOnly
+                ).set("s3cr3t", key: "ada")
                 seeds["three-items.keychain"] = scratch.contents(of: path, in: scratch.home.root)
                 return seeds
             } catch {
@@ -71,7 +76,7 @@ extension FuzzTarget {
     private static func forgetGeneration() {
         do throws(SandboxError) {
             _ = try ScratchHome.shared.home.root.removeItem(at: deviceFile("keychain.generation"))
-        } catch where error.code == .notFound {
+        } catch  where error.code == .notFound {
             return  // the app's device folder is not made yet
         } catch {
             fatalError("sandbox-fuzz: cannot remove the keychain generation record: \(error)")

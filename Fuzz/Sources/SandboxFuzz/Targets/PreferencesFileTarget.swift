@@ -24,8 +24,11 @@ extension FuzzTarget {
                 stored = preferences.storedValues
                 try preferences.setValue(.string("written"), forKey: "sandbox-fuzz")
             } catch {
-                expectRefusal(code: error.code.rawValue, among: ["corrupt", "too-large", "type-mismatch"], message: error.message, for: "Preferences(container:)")
-                invariant(error.message.contains(path.description), "the refusal does not name '\(path)': \(error.message)")
+                expectRefusal(
+                    code: error.code.rawValue, among: ["corrupt", "too-large", "type-mismatch"], message: error.message,
+                    for: "Preferences(container:)")
+                invariant(
+                    error.message.contains(path.description), "the refusal does not name '\(path)': \(error.message)")
                 invariant(scratch.contents(of: path, in: root) == bytes, "a refused preferences file was changed")
                 return
             }
@@ -33,7 +36,10 @@ extension FuzzTarget {
                 let reread = try Preferences(container: scratch.container).storedValues
                 var expected = stored
                 expected["sandbox-fuzz"] = .string("written")
-                invariant(PreferenceValue.dictionary(reread).isSame(as: .dictionary(expected)), "written preferences read back as \(PreferenceValue.dictionary(reread).typed), not \(PreferenceValue.dictionary(expected).typed)")
+                invariant(
+                    PreferenceValue.dictionary(reread).isSame(as: .dictionary(expected)),
+                    "written preferences read back as \(PreferenceValue.dictionary(reread).typed), not \(PreferenceValue.dictionary(expected).typed)"
+                )
             } catch {
                 invariant(false, "preferences the store wrote cannot be read again: \(error)")
             }

@@ -18,7 +18,8 @@ extension IOChannel {
     /// range (not all cached, the end of the file, an error, a closed channel) returns `nil`, and
     /// the caller takes the engine's path, which reports errors and handles the file's end.
     func readCached(atOffset offset: Int64, length: Int) -> ChannelReadPart? {
-        guard length > 0, length <= Self.cachedReadLimit, Self.nowaitSupported.load(ordering: .relaxed), !isClosed else { return nil }
+        guard length > 0, length <= Self.cachedReadLimit, Self.nowaitSupported.load(ordering: .relaxed), !isClosed
+        else { return nil }
         let storage = engine.buffers.take(minimumCapacity: length)
         let outcome = try? descriptor.use { fd throws(SandboxError) -> Int in
             csb_pread_nowait(fd, storage.base, length, off_t(offset))

@@ -17,12 +17,18 @@ extension IOChannel {
     public func read(fromOffset offset: Int64 = 0, length: Int64 = .max) -> ChannelReads {
         let path = self.path
         let validation: SandboxError? =
-            offset < 0 ? .negative("offset", offset, path: path)
-            : length < 0 ? .negative("length", length, path: path)
-            : !access.canRead ? .rule(.invalidArgument, "The channel for '\(path)' was opened for writing only; it cannot read.", path: path)
-            : nil
+            offset < 0
+            ? .negative("offset", offset, path: path)
+            : length < 0
+                ? .negative("length", length, path: path)
+                : !access.canRead
+                    ? .rule(
+                        .invalidArgument, "The channel for '\(path)' was opened for writing only; it cannot read.",
+                        path: path)
+                    : nil
         if validation == nil, kind == .randomAccess, access.canRead, length <= Int64(Self.cachedReadLimit),
-           let part = readCached(atOffset: offset, length: Int(length)) {
+            let part = readCached(atOffset: offset, length: Int(length))
+        {
             return ChannelReads(ready: part)
         }
         let cursor = Cursor(offset: offset, remaining: length)
@@ -33,34 +39,40 @@ extension IOChannel {
         let id = makeOperationID()
         let producer = PooledProducer<ChannelReadPart>(
             engine: engine, highWatermark: 4, lowWatermark: 2,
-            onTerminated: { [weak self] in self?.operationEnded(id) }
-        ) { room throws(SandboxError) -> [ChannelReadPart] in
-            guard !cursor.isDone else { return [] }
-            let chunks = try descriptor.use { fd throws(SandboxError) -> [DataRegions] in
-                if positional {
-                    let chunks = try VectoredIO.readChunks(from: fd, atOffset: cursor.offset, limit: cursor.remaining,
-                                                           chunkSize: chunkSize, count: room, pool: buffers, path: path)
-                    if chunks.isEmpty && cursor.offset > 0 { try OpenFile.checkNotPastEnd(cursor.offset, fd: fd, path: path) }
-                    return chunks
+            onTerminated: { [weak self] in self?.operationEnded(id) },
+            step: { room throws(SandboxError) -> [ChannelReadPart] in
+                guard !cursor.isDone else { return [] }
+                let chunks = try descriptor.use { fd throws(SandboxError) -> [DataRegions] in
+                    if positional {
+                        let chunks = try VectoredIO.readChunks(
+                            from: fd, atOffset: cursor.offset, limit: cursor.remaining,
+                            chunkSize: chunkSize, count: room, pool: buffers, path: path)
+                        if chunks.isEmpty && cursor.offset > 0 {
+                            try OpenFile.checkNotPastEnd(cursor.offset, fd: fd, path: path)
+                        }
+                        return chunks
+                    }
+                    // A stream delivers what one read returns: a pipe may never fill the buffer.
+                    let want = Int(Swift.min(Int64(chunkSize), cursor.remaining))
+                    guard want > 0 else { return [] }
+                    let storage = buffers.take(minimumCapacity: want)
+                    let count = try syscall("read", path: path) { Glibc.read(fd, storage.base, want) }
+                    return count == 0 ? [] : [DataRegions(storage: storage, count: count)]
                 }
-                // A stream delivers what one read returns: a pipe may never fill the buffer.
-                let want = Int(Swift.min(Int64(chunkSize), cursor.remaining))
-                guard want > 0 else { return [] }
-                let storage = buffers.take(minimumCapacity: want)
-                let count = try syscall("read", path: path) { Glibc.read(fd, storage.base, want) }
-                return count == 0 ? [] : [DataRegions(storage: storage, count: count)]
-            }
-            let asked = positional ? Swift.min(Int64(chunkSize) * Int64(room), cursor.remaining) : Swift.min(Int64(chunkSize), cursor.remaining)
-            let count = chunks.reduce(0) { $0 + $1.count }
-            cursor.advance(by: count)
-            // Done: the length was read, or the file ended (a short positional read, or nothing).
-            let isDone = count == 0 || cursor.remaining == 0 || (positional && Int64(count) < asked)
-            if isDone { cursor.isDone = true }
-            guard !chunks.isEmpty else { return [ChannelReadPart(data: DataRegions(), isDone: true)] }
-            return chunks.enumerated().map { index, data in
-                ChannelReadPart(data: data, isDone: isDone && index == chunks.count - 1)
-            }
-        }
+                let asked =
+                    positional
+                    ? Swift.min(Int64(chunkSize) * Int64(room), cursor.remaining)
+                    : Swift.min(Int64(chunkSize), cursor.remaining)
+                let count = chunks.reduce(0) { $0 + $1.count }
+                cursor.advance(by: count)
+                // Done: the length was read, or the file ended (a short positional read, or nothing).
+                let isDone = count == 0 || cursor.remaining == 0 || (positional && Int64(count) < asked)
+                if isDone { cursor.isDone = true }
+                guard !chunks.isEmpty else { return [ChannelReadPart(data: DataRegions(), isDone: true)] }
+                return chunks.enumerated().map { index, data in
+                    ChannelReadPart(data: data, isDone: isDone && index == chunks.count - 1)
+                }
+            })
         let token = ConsumerToken(producer)
         if let validation {
             producer.cancel(validation)
@@ -111,9 +123,13 @@ extension IOChannel {
     public func write(_ data: DataRegions, atOffset offset: Int64 = 0) -> ChannelWrites {
         let path = self.path
         let validation: SandboxError? =
-            offset < 0 ? .negative("offset", offset, path: path)
-            : !access.canWrite ? .rule(.invalidArgument, "The channel for '\(path)' was opened for reading only; it cannot write.", path: path)
-            : nil
+            offset < 0
+            ? .negative("offset", offset, path: path)
+            : !access.canWrite
+                ? .rule(
+                    .invalidArgument, "The channel for '\(path)' was opened for reading only; it cannot write.",
+                    path: path)
+                : nil
         let cursor = Cursor(offset: offset, remaining: Int64(data.count))
         let descriptor = self.descriptor
         let chunkSize = self.chunkSize
@@ -122,18 +138,25 @@ extension IOChannel {
         let id = makeOperationID()
         let producer = PooledProducer<ChannelWritePart>(
             engine: engine, highWatermark: .max, lowWatermark: 0,
-            onTerminated: { [weak self] in self?.operationEnded(id) }
-        ) { _ throws(SandboxError) -> [ChannelWritePart] in
-            guard !cursor.isDone else { return [] }
-            let done = total - Int(cursor.remaining)
-            let slice = data.slice(done..<Swift.min(total, done + chunkSize))
-            let written = slice.isEmpty ? 0 : try descriptor.use { fd throws(SandboxError) in
-                try VectoredIO.writeOnce(slice, to: fd, atOffset: positional ? cursor.offset : nil, path: path)
-            }
-            cursor.advance(by: written)
-            cursor.isDone = cursor.remaining == 0
-            return [ChannelWritePart(written: written, totalWritten: done + written, remaining: Int(cursor.remaining), isDone: cursor.isDone)]
-        }
+            onTerminated: { [weak self] in self?.operationEnded(id) },
+            step: { _ throws(SandboxError) -> [ChannelWritePart] in
+                guard !cursor.isDone else { return [] }
+                let done = total - Int(cursor.remaining)
+                let slice = data.slice(done..<Swift.min(total, done + chunkSize))
+                let written =
+                    slice.isEmpty
+                    ? 0
+                    : try descriptor.use { fd throws(SandboxError) in
+                        try VectoredIO.writeOnce(slice, to: fd, atOffset: positional ? cursor.offset : nil, path: path)
+                    }
+                cursor.advance(by: written)
+                cursor.isDone = cursor.remaining == 0
+                return [
+                    ChannelWritePart(
+                        written: written, totalWritten: done + written, remaining: Int(cursor.remaining),
+                        isDone: cursor.isDone)
+                ]
+            })
         if let validation {
             producer.cancel(validation)
         } else {

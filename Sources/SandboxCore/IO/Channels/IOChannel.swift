@@ -93,17 +93,24 @@ public final class IOChannel: Sendable {
         let flags = fcntl(owned.rawValue, F_GETFL)
         guard flags >= 0 else {
             _ = owned.release()  // not a descriptor: nothing to close
-            throw .rule(.invalidArgument, "Descriptor \(descriptor.rawValue) ('\(name)') is not open; a channel needs an open descriptor.", path: name)
+            throw .rule(
+                .invalidArgument,
+                "Descriptor \(descriptor.rawValue) ('\(name)') is not open; a channel needs an open descriptor.",
+                path: name)
         }
         guard chunkSize > 0 else {
-            throw .rule(.invalidArgument, "A chunk size of \(chunkSize) bytes cannot make progress; use 1 or more.", path: name)
+            throw .rule(
+                .invalidArgument, "A chunk size of \(chunkSize) bytes cannot make progress; use 1 or more.", path: name)
         }
-        let access: FileAccess = switch flags & O_ACCMODE {
-        case O_WRONLY: .writing
-        case O_RDWR: .readingAndWriting
-        default: .reading
-        }
-        self.init(descriptor: owned, path: name, access: access, kind: kind, chunkSize: chunkSize, engine: engine, cleanup: cleanup)
+        let access: FileAccess =
+            switch flags & O_ACCMODE {
+            case O_WRONLY: .writing
+            case O_RDWR: .readingAndWriting
+            default: .reading
+            }
+        self.init(
+            descriptor: owned, path: name, access: access, kind: kind, chunkSize: chunkSize, engine: engine,
+            cleanup: cleanup)
     }
 
     /// Closes the channel.
@@ -131,7 +138,8 @@ public final class IOChannel: Sendable {
 
     /// Registers an operation with the channel, which starts it now or when its turn comes (or
     /// refuses it, when closed).
-    func issue(_ id: UInt64, start: @escaping @Sendable () -> Void, cancel: @escaping @Sendable (SandboxError) -> Void) {
+    func issue(_ id: UInt64, start: @escaping @Sendable () -> Void, cancel: @escaping @Sendable (SandboxError) -> Void)
+    {
         let action = machine.withLock { $0.add(id, Operation(start: start, cancel: cancel)) }
         perform(action)
     }
@@ -180,11 +188,16 @@ extension ConfinedRoot {
         cleanup: @escaping @Sendable (SandboxError?) -> Void = { _ in }
     ) throws(SandboxError) -> IOChannel {
         guard chunkSize > 0 else {
-            throw .rule(.invalidArgument, "A chunk size of \(chunkSize) bytes cannot make progress; use 1 or more.", path: path.description)
+            throw .rule(
+                .invalidArgument, "A chunk size of \(chunkSize) bytes cannot make progress; use 1 or more.",
+                path: path.description)
         }
-        let file = access == .reading ? try openRegularFile(path)
+        let file =
+            access == .reading
+            ? try openRegularFile(path)
             : try openRegularFile(path, flags: access.openFlags | options.openFlags, mode: options.permissions)
-        return IOChannel(descriptor: file, path: path.description, access: access, kind: kind,
-                         chunkSize: chunkSize, engine: engine, cleanup: cleanup)
+        return IOChannel(
+            descriptor: file, path: path.description, access: access, kind: kind,
+            chunkSize: chunkSize, engine: engine, cleanup: cleanup)
     }
 }

@@ -33,7 +33,9 @@ public struct DataRegions: Sendable {
         public var bytes: [UInt8] { withUnsafeBytes { Array($0) } }
 
         func slice(_ bounds: Range<Int>) -> Region {
-            Region(storage: storage, range: (range.lowerBound + bounds.lowerBound)..<(range.lowerBound + bounds.upperBound))
+            Region(
+                storage: storage, range: (range.lowerBound + bounds.lowerBound)..<(range.lowerBound + bounds.upperBound)
+            )
         }
     }
 
@@ -115,7 +117,9 @@ public struct DataRegions: Sendable {
     ///
     /// - Returns: whether every region was visited.
     @discardableResult
-    public func forEachRegion<E: Error>(_ body: (UnsafeRawBufferPointer, _ offset: Int) throws(E) -> Bool) throws(E) -> Bool {
+    public func forEachRegion<E: Error>(
+        _ body: (UnsafeRawBufferPointer, _ offset: Int) throws(E) -> Bool
+    ) throws(E) -> Bool {
         var offset = 0
         for region in regions {
             let proceed = try region.withUnsafeBytes { bytes throws(E) in try body(bytes, offset) }

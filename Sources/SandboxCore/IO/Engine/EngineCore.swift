@@ -33,7 +33,8 @@ final class EngineCore: @unchecked Sendable {
 
     func withdraw(_ id: UInt64) {
         let job = lock.withLock { queue.withdraw(id) }
-        job?.reject(.rule(.interrupted, "The task was cancelled while its I/O waited for a free slot in the engine's queue."))
+        job?.reject(
+            .rule(.interrupted, "The task was cancelled while its I/O waited for a free slot in the engine's queue."))
     }
 
     func shutdown() {
@@ -59,12 +60,14 @@ final class EngineCore: @unchecked Sendable {
         lock.withLock { liveThreads += 1 }
         let context = Unmanaged.passRetained(ThreadContext(core: self)).toOpaque()
         var thread = pthread_t()
-        let status = pthread_create(&thread, nil, { argument in
-            guard let argument else { return nil }
-            let context = Unmanaged<ThreadContext>.fromOpaque(argument).takeRetainedValue()
-            context.core.workerLoop()
-            return nil
-        }, context)
+        let status = pthread_create(
+            &thread, nil,
+            { argument in
+                guard let argument else { return nil }
+                let context = Unmanaged<ThreadContext>.fromOpaque(argument).takeRetainedValue()
+                context.core.workerLoop()
+                return nil
+            }, context)
         guard status == 0 else {
             // Out of threads: the engine runs with fewer; it needs only one to make progress.
             Unmanaged<ThreadContext>.fromOpaque(context).release()

@@ -67,15 +67,17 @@ public final class IOEngine: Sendable {
     }
 
     /// ``run(_:)`` for bodies that throw only ``SandboxError``, keeping the error type.
-    func perform<T: Sendable>(_ body: @escaping @Sendable () throws(SandboxError) -> T) async throws(SandboxError) -> T {
+    func perform<T: Sendable>(_ body: @escaping @Sendable () throws(SandboxError) -> T) async throws(SandboxError) -> T
+    {
         let id = core.makeJobID()
         let result = await withTaskCancellationHandler {
             await withUnsafeContinuation { (continuation: UnsafeContinuation<Result<T, SandboxError>, Never>) in
-                core.submit(IOJob(
-                    id: id,
-                    work: { continuation.resume(returning: Result(catching: body)) },
-                    reject: { continuation.resume(returning: .failure($0)) }
-                ))
+                core.submit(
+                    IOJob(
+                        id: id,
+                        work: { continuation.resume(returning: Result(catching: body)) },
+                        reject: { continuation.resume(returning: .failure($0)) }
+                    ))
             }
         } onCancel: {
             core.withdraw(id)

@@ -12,7 +12,8 @@ extension ConfinedRoot {
     ///   ``SandboxError/Code/permissionDenied``, ``SandboxError/Code/tooManyOpenFiles`` when the
     ///   process is out of descriptors, and resolution errors such as
     ///   ``SandboxError/Code/escapesContainer``.
-    public func openFile(forReadingAt path: ContainerPath, engine: IOEngine = .shared) throws(SandboxError) -> OpenFile {
+    public func openFile(forReadingAt path: ContainerPath, engine: IOEngine = .shared) throws(SandboxError) -> OpenFile
+    {
         let file = try openRegularFile(path)
         return OpenFile(file, path: path.description, access: .reading, buffers: engine.buffers)
     }
@@ -58,7 +59,9 @@ extension ConfinedRoot {
         engine: IOEngine = .shared,
         _ body: (OpenFile) throws(SandboxError) -> R
     ) throws(SandboxError) -> R {
-        let file = access == .reading ? try openFile(forReadingAt: path, engine: engine)
+        let file =
+            access == .reading
+            ? try openFile(forReadingAt: path, engine: engine)
             : try openFile(at: path, access: access, options: options, engine: engine)
         let result: R
         do throws(SandboxError) {
@@ -71,7 +74,9 @@ extension ConfinedRoot {
         return result
     }
 
-    func openFile(at path: ContainerPath, access: FileAccess, options: FileOpenOptions, engine: IOEngine) throws(SandboxError) -> OpenFile {
+    func openFile(
+        at path: ContainerPath, access: FileAccess, options: FileOpenOptions, engine: IOEngine
+    ) throws(SandboxError) -> OpenFile {
         let file = try openRegularFile(path, flags: access.openFlags | options.openFlags, mode: options.permissions)
         return OpenFile(file, path: path.description, access: access, buffers: engine.buffers)
     }
@@ -92,7 +97,9 @@ extension ConfinedRoot {
         case S_IFDIR:
             throw .rule(.isADirectory, "'\(path)' is a directory; a file was expected.", path: path.description)
         default:
-            throw .rule(.notARegularFile, "'\(path)' is a FIFO, socket or device; only regular files can be opened.", path: path.description)
+            throw .rule(
+                .notARegularFile, "'\(path)' is a FIFO, socket or device; only regular files can be opened.",
+                path: path.description)
         }
     }
 }

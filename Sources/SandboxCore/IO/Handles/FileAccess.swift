@@ -45,7 +45,8 @@ public struct FileOpenOptions: Sendable, Hashable {
 
     /// Options from their parts; the named factories (``newFile(replaceExisting:)``,
     /// ``modifyFile(createIfNecessary:)``, ``appendToFile``) cover the usual cases.
-    public init(existingFile: ExistingFile, createIfMissing: Bool, appending: Bool = false, permissions: mode_t = 0o644) {
+    public init(existingFile: ExistingFile, createIfMissing: Bool, appending: Bool = false, permissions: mode_t = 0o644)
+    {
         self.existingFile = existingFile
         self.createIfMissing = createIfMissing
         self.appending = appending

@@ -31,7 +31,9 @@ extension OpenFile {
             while result.count < count {
                 let storage = buffers.take(minimumCapacity: min(count - result.count, IOEngine.defaultChunkSize))
                 let want = min(storage.capacity, count - result.count)
-                let read = try VectoredIO.fill(UnsafeMutableRawBufferPointer(rebasing: storage.mutableBytes[0..<want]), from: fd, atOffset: position, path: path)
+                let read = try VectoredIO.fill(
+                    UnsafeMutableRawBufferPointer(rebasing: storage.mutableBytes[0..<want]), from: fd,
+                    atOffset: position, path: path)
                 result.append(DataRegions(storage: storage, count: read))
                 position = position.map { $0 + Int64(read) }
                 if read < want { break }
@@ -52,7 +54,10 @@ extension OpenFile {
     public func readToEnd(maximumSize: Int = ConfinedRoot.defaultMaximumReadSize) throws(SandboxError) -> DataRegions {
         let data = try read(upToCount: maximumSize == .max ? .max : maximumSize + 1)
         guard data.count <= maximumSize else {
-            throw .rule(.fileTooLarge, "'\(path)' has more than the \(maximumSize)-byte limit for reading into memory left. Read it in chunks instead.", path: path)
+            throw .rule(
+                .fileTooLarge,
+                "'\(path)' has more than the \(maximumSize)-byte limit for reading into memory left. Read it in chunks instead.",
+                path: path)
         }
         return data
     }
@@ -62,7 +67,9 @@ extension OpenFile {
     ///
     /// - Returns: the bytes read.
     /// - Throws: as ``read(upToCount:atOffset:)``.
-    public func read(into buffer: UnsafeMutableRawBufferPointer, atOffset offset: Int64? = nil) throws(SandboxError) -> Int {
+    public func read(
+        into buffer: UnsafeMutableRawBufferPointer, atOffset offset: Int64? = nil
+    ) throws(SandboxError) -> Int {
         if let offset, offset < 0 { throw .negative("offset", offset, path: path) }
         try requireAccess(writing: false)
         return try descriptor.use { fd throws(SandboxError) in
@@ -80,7 +87,9 @@ extension OpenFile {
     ///
     /// - Returns: the bytes read.
     /// - Throws: as ``read(upToCount:atOffset:)``.
-    public func read(into buffers: [UnsafeMutableRawBufferPointer], atOffset offset: Int64? = nil) throws(SandboxError) -> Int {
+    public func read(
+        into buffers: [UnsafeMutableRawBufferPointer], atOffset offset: Int64? = nil
+    ) throws(SandboxError) -> Int {
         if let offset, offset < 0 { throw .negative("offset", offset, path: path) }
         try requireAccess(writing: false)
         return try descriptor.use { fd throws(SandboxError) in

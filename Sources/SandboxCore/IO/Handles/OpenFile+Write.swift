@@ -53,7 +53,9 @@ extension OpenFile {
                 let count = buffer.count - done
                 let written: Int
                 if let offset {
-                    written = try syscall("pwrite", path: path) { pwrite(fd, source, count, off_t(offset + Int64(done))) }
+                    written = try syscall("pwrite", path: path) {
+                        pwrite(fd, source, count, off_t(offset + Int64(done)))
+                    }
                 } else {
                     written = try syscall("write", path: path) { Glibc.write(fd, source, count) }
                 }

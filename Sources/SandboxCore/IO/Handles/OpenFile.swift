@@ -51,7 +51,10 @@ public final class OpenFile: Sendable {
     func requireAccess(writing: Bool) throws(SandboxError) {
         if writing ? access.canWrite : access.canRead { return }
         let allowed = writing ? "reading" : "writing"
-        throw .rule(.invalidArgument, "'\(path)' was opened for \(allowed) only; open it for \(writing ? "writing" : "reading") to do this.", path: path)
+        throw .rule(
+            .invalidArgument,
+            "'\(path)' was opened for \(allowed) only; open it for \(writing ? "writing" : "reading") to do this.",
+            path: path)
     }
 
     // MARK: Position and size
@@ -119,7 +122,11 @@ public final class OpenFile: Sendable {
     ///   ``SandboxError/Code/invalidArgument`` for a negative offset or a length of 0 or less.
     public func allocate(_ length: Int64, atOffset offset: Int64 = 0, keepingSize: Bool = false) throws(SandboxError) {
         guard offset >= 0 else { throw .negative("offset", offset, path: path) }
-        guard length > 0 else { throw .rule(.invalidArgument, "Cannot reserve \(length) bytes in '\(path)': the length must be positive.", path: path) }
+        guard length > 0 else {
+            throw .rule(
+                .invalidArgument, "Cannot reserve \(length) bytes in '\(path)': the length must be positive.",
+                path: path)
+        }
         let keepSize: CInt = 0x01  // FALLOC_FL_KEEP_SIZE, linux/falloc.h
         try descriptor.use { fd throws(SandboxError) in
             _ = try syscall("fallocate", path: path) { csb_fallocate(fd, keepingSize ? keepSize : 0, offset, length) }

@@ -13,12 +13,20 @@ extension SandboxError {
     }
 
     /// A negative offset or count.
-    static func negative(_ what: String, _ value: Int64, path: String, file: String = #fileID, line: Int = #line) -> SandboxError {
-        .rule(.invalidArgument, "The \(what) \(value) for '\(path)' is negative; offsets and counts start at 0.", path: path, file: file, line: line)
+    static func negative(
+        _ what: String, _ value: Int64, path: String, file: String = #fileID, line: Int = #line
+    ) -> SandboxError {
+        .rule(
+            .invalidArgument, "The \(what) \(value) for '\(path)' is negative; offsets and counts start at 0.",
+            path: path, file: file, line: line)
     }
 
     /// A read that starts beyond the end of the file.
-    static func pastEnd(_ offset: Int64, size: Int64, path: String, file: String = #fileID, line: Int = #line) -> SandboxError {
-        .rule(.invalidArgument, "Offset \(offset) is past the end of '\(path)', which is \(size) bytes long.", path: path, file: file, line: line)
+    static func pastEnd(
+        _ offset: Int64, size: Int64, path: String, file: String = #fileID, line: Int = #line
+    ) -> SandboxError {
+        .rule(
+            .invalidArgument, "Offset \(offset) is past the end of '\(path)', which is \(size) bytes long.", path: path,
+            file: file, line: line)
     }
 }

@@ -27,7 +27,9 @@ final class SharedDescriptor: Sendable {
         self.release = Mutex(Release(handler: onRelease))
     }
 
-    convenience init(_ owned: consuming OwnedDescriptor, path: String, onRelease: (@Sendable (SandboxError?) -> Void)? = nil) {
+    convenience init(
+        _ owned: consuming OwnedDescriptor, path: String, onRelease: (@Sendable (SandboxError?) -> Void)? = nil
+    ) {
         self.init(taking: owned.release(), path: path, onRelease: onRelease)
     }
 

@@ -20,7 +20,9 @@ enum VectoredIO {
     }
 
     /// One `writev`/`pwritev` of up to ``maximumVectors`` regions; returns the bytes written.
-    static func writeOnce(_ data: DataRegions, to fd: CInt, atOffset offset: Int64?, path: String) throws(SandboxError) -> Int {
+    static func writeOnce(
+        _ data: DataRegions, to fd: CInt, atOffset offset: Int64?, path: String
+    ) throws(SandboxError) -> Int {
         let regions = data.regions.prefix(maximumVectors)
         var vectors = regions.map { region in
             iovec(iov_base: region.storage.base + region.range.lowerBound, iov_len: region.count)
@@ -39,7 +41,9 @@ enum VectoredIO {
     }
 
     /// One `readv`/`preadv` into `buffers`; returns the bytes read (0 at the end of the file).
-    static func read(into buffers: [UnsafeMutableRawBufferPointer], from fd: CInt, atOffset offset: Int64?, path: String) throws(SandboxError) -> Int {
+    static func read(
+        into buffers: [UnsafeMutableRawBufferPointer], from fd: CInt, atOffset offset: Int64?, path: String
+    ) throws(SandboxError) -> Int {
         var vectors = buffers.prefix(maximumVectors).map { iovec(iov_base: $0.baseAddress, iov_len: $0.count) }
         if let offset {
             return try syscall("preadv", path: path) { preadv(fd, &vectors, CInt(vectors.count), off_t(offset)) }
@@ -49,7 +53,9 @@ enum VectoredIO {
 
     /// Fills `buffer` from `offset` (or the current position) until it is full or the file ends.
     /// Returns the bytes read.
-    static func fill(_ buffer: UnsafeMutableRawBufferPointer, from fd: CInt, atOffset offset: Int64?, path: String) throws(SandboxError) -> Int {
+    static func fill(
+        _ buffer: UnsafeMutableRawBufferPointer, from fd: CInt, atOffset offset: Int64?, path: String
+    ) throws(SandboxError) -> Int {
         var filled = 0
         while filled < buffer.count {
             let target = buffer.baseAddress.map { $0 + filled }

@@ -21,14 +21,19 @@ extension ConfinedRoot {
         access: MappingAccess = .readOnly,
         advice: MappingAdvice = .normal
     ) throws(SandboxError) -> MappedFile {
-        let file = access == .readOnly ? try openRegularFile(path)
+        let file =
+            access == .readOnly
+            ? try openRegularFile(path)
             : try openRegularFile(path, flags: O_RDWR, mode: 0o644)
         let rendered = path.description
         let size = try OpenFile.size(of: file.rawValue, path: rendered)
         let wanted = range ?? 0..<size
         guard wanted.lowerBound >= 0 else { throw .negative("offset", wanted.lowerBound, path: rendered) }
         guard wanted.upperBound <= size else {
-            throw .rule(.invalidArgument, "The range \(wanted.lowerBound)..<\(wanted.upperBound) ends past the end of '\(path)', which is \(size) bytes long; a mapping cannot reach beyond the file.", path: rendered)
+            throw .rule(
+                .invalidArgument,
+                "The range \(wanted.lowerBound)..<\(wanted.upperBound) ends past the end of '\(path)', which is \(size) bytes long; a mapping cannot reach beyond the file.",
+                path: rendered)
         }
         let mapped = try MappedFile(descriptor: file.rawValue, range: wanted, access: access, path: rendered)
         if advice != .normal { try mapped.advise(advice) }

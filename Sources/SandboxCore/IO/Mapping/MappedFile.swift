@@ -69,7 +69,9 @@ public struct MappedFile: ~Copyable {
     ///
     /// - Throws: ``SandboxError/Code/readOnly`` for a ``MappingAccess/readOnly`` mapping, and what
     ///   `body` throws.
-    public func withUnsafeMutableBytes<R>(_ body: (UnsafeMutableRawBufferPointer) throws(SandboxError) -> R) throws(SandboxError) -> R {
+    public func withUnsafeMutableBytes<R>(
+        _ body: (UnsafeMutableRawBufferPointer) throws(SandboxError) -> R
+    ) throws(SandboxError) -> R {
         guard access == .readWrite else {
             throw .rule(.readOnly, "'\(path)' is mapped read-only; map it with .readWrite to change it.", path: path)
         }

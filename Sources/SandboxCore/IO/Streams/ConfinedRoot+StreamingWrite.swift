@@ -25,7 +25,9 @@ extension ConfinedRoot {
         var info = stat()
         _ = try syscall("fstat", path: "descriptor \(source.rawValue)") { fstat(source.rawValue, &info) }
         guard info.st_mode & S_IFMT != S_IFDIR else {
-            throw .rule(.isADirectory, "The source of '\(path)' is a directory; give a file or a stream.", path: path.description)
+            throw .rule(
+                .isADirectory, "The source of '\(path)' is a directory; give a file or a stream.",
+                path: path.description)
         }
         var copied: Int64 = 0
         try writeFile(at: path, options: options) { fd throws(SandboxError) in

@@ -35,8 +35,9 @@ public struct FileChunks: AsyncSequence, Sendable {
         ) { room throws(SandboxError) -> [DataRegions] in
             try position.next { offset, limit throws(SandboxError) in
                 try descriptor.use { fd throws(SandboxError) in
-                    try VectoredIO.readChunks(from: fd, atOffset: offset, limit: limit, chunkSize: chunkSize,
-                                              count: room, pool: buffers, path: descriptor.path)
+                    try VectoredIO.readChunks(
+                        from: fd, atOffset: offset, limit: limit, chunkSize: chunkSize,
+                        count: room, pool: buffers, path: descriptor.path)
                 }
             }
         }
@@ -66,7 +67,9 @@ public struct FileChunks: AsyncSequence, Sendable {
             end = range?.upperBound ?? .max
         }
 
-        func next(_ read: (_ offset: Int64, _ limit: Int64) throws(SandboxError) -> [DataRegions]) throws(SandboxError) -> [DataRegions] {
+        func next(
+            _ read: (_ offset: Int64, _ limit: Int64) throws(SandboxError) -> [DataRegions]
+        ) throws(SandboxError) -> [DataRegions] {
             guard offset < end else { return [] }
             let chunks = try read(offset, end - offset)
             offset += Int64(chunks.reduce(0) { $0 + $1.count })
@@ -100,11 +103,17 @@ extension ConfinedRoot {
         range: Range<Int64>? = nil,
         engine: IOEngine = .shared
     ) throws(SandboxError) -> FileChunks {
-        guard chunkSize > 0 else { throw .rule(.invalidArgument, "A chunk size of \(chunkSize) bytes cannot make progress; use 1 or more.", path: path.description) }
+        guard chunkSize > 0 else {
+            throw .rule(
+                .invalidArgument, "A chunk size of \(chunkSize) bytes cannot make progress; use 1 or more.",
+                path: path.description)
+        }
         if let range, range.lowerBound < 0 { throw .negative("offset", range.lowerBound, path: path.description) }
         let file = try openRegularFile(path)
         _ = posix_fadvise(file.rawValue, 0, 0, POSIX_FADV_SEQUENTIAL)  // a hint: its failure changes nothing
-        return FileChunks(descriptor: SharedDescriptor(file, path: path.description), range: range, chunkSize: chunkSize, engine: engine)
+        return FileChunks(
+            descriptor: SharedDescriptor(file, path: path.description), range: range, chunkSize: chunkSize,
+            engine: engine)
     }
 }
 
@@ -113,8 +122,13 @@ extension OpenFile {
     ///
     /// - Throws: ``SandboxError/Code/invalidArgument`` for a chunk size below 1, a negative range,
     ///   or a handle not open for reading.
-    public func readChunks(chunkSize: Int = IOEngine.defaultChunkSize, range: Range<Int64>? = nil, engine: IOEngine = .shared) throws(SandboxError) -> FileChunks {
-        guard chunkSize > 0 else { throw .rule(.invalidArgument, "A chunk size of \(chunkSize) bytes cannot make progress; use 1 or more.", path: path) }
+    public func readChunks(
+        chunkSize: Int = IOEngine.defaultChunkSize, range: Range<Int64>? = nil, engine: IOEngine = .shared
+    ) throws(SandboxError) -> FileChunks {
+        guard chunkSize > 0 else {
+            throw .rule(
+                .invalidArgument, "A chunk size of \(chunkSize) bytes cannot make progress; use 1 or more.", path: path)
+        }
         if let range, range.lowerBound < 0 { throw .negative("offset", range.lowerBound, path: path) }
         try requireAccess(writing: false)
         return FileChunks(descriptor: descriptor, range: range, chunkSize: chunkSize, engine: engine)

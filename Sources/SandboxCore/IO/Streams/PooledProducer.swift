@@ -59,12 +59,15 @@ final class PooledProducer<Element: Sendable>: Sendable {
         if let (consumer, result) = action.resume { consumer.resume(returning: result) }
         if action.terminated { onTerminated?() }
         if action.startJob {
-            engine.schedule({ self.runJob() }, reject: { error in
-                self.perform(self.machine.withLock { machine in
-                    // The job never ran: end as if it had failed.
-                    machine.produced(.failure(error))
+            engine.schedule(
+                { self.runJob() },
+                reject: { error in
+                    self.perform(
+                        self.machine.withLock { machine in
+                            // The job never ran: end as if it had failed.
+                            machine.produced(.failure(error))
+                        })
                 })
-            })
         }
     }
 

@@ -89,7 +89,11 @@ struct WriterMachine<Waiter> {
             return (nil, action)
         }
         var data = DataRegions()
-        while let next = pending.first, data.isEmpty || (data.count + next.count <= batchLimit && data.regions.count + next.regions.count <= VectoredIO.maximumVectors) {
+        while let next = pending.first,
+            data.isEmpty
+                || (data.count + next.count <= batchLimit
+                    && data.regions.count + next.regions.count <= VectoredIO.maximumVectors)
+        {
             data.append(next)
             _ = pending.popFirst()
         }
