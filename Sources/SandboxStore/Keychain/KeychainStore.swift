@@ -307,16 +307,6 @@ final class KeychainStore: Sendable {
     }
 }
 
-extension Keychain {
-    /// Reads the structure of a keychain file's bytes, opening nothing (no key is involved): the
-    /// entry point for fuzzing the parser of untrusted keychain files.
-    ///
-    /// - Throws: as ``KeychainFile/decode(_:path:)``.
-    package static func checkFileStructure(_ bytes: [UInt8]) throws(StoreError) {
-        _ = try KeychainFile.decode(bytes, path: nil)
-    }
-}
-
 extension KeychainFile {
     /// Reads a keychain file's structure (nothing is opened or checked against a key).
     ///
