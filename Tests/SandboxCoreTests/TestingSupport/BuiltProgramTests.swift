@@ -29,7 +29,10 @@ struct BuiltProgramTests {
         try await ScratchDirectory.with { scratch in
             let hung = try await shell.run(
                 ["-c", "exec sleep 60"], outputIn: scratch.path, timeout: .milliseconds(200))
-            #expect(hung.exit.timedOut && hung.exit.signal == SIGKILL)
+            // Once seen failing in a loaded CI run (not reproduced): say how it ended, and what it printed.
+            #expect(
+                hung.exit.timedOut && hung.exit.signal == SIGKILL,
+                "\(hung.exit) (status \(hung.exit.status.map(String.init) ?? "none")); stderr: \(hung.stderr)")
         }
     }
 
