@@ -61,15 +61,21 @@ public final class RunningProgram: Sendable {
 
     /// Waits for the process to end, killing it with `SIGKILL` if it runs past `timeout` (then
     /// ``ProgramExit/timedOut`` is set).
+    ///
+    /// The deadline is kept by Dispatch, not by a task: a task's sleep ends only when a thread of
+    /// the cooperative pool is free, and tests that block the pool's two threads in CI once kept
+    /// a 200 ms deadline from firing until the program ended by itself a minute later.
     public func exit(timeout: Duration) async -> ProgramExit {
-        let watchdog = Task { [self] in
-            try await Task.sleep(for: timeout)
+        let watchdog = DispatchWorkItem { [self] in
             state.withLock { state in
                 guard state.exit == nil else { return }
                 state.killedForTimeout = true
                 kill(pid, SIGKILL)
             }
         }
+        let (seconds, attoseconds) = timeout.components
+        let nanoseconds = Int(clamping: min(seconds, 1_000_000_000)) * 1_000_000_000 + Int(attoseconds / 1_000_000_000)
+        DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(nanoseconds), execute: watchdog)
         defer { watchdog.cancel() }
         return await exit
     }
