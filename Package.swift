@@ -1,4 +1,4 @@
-// swift-tools-version: 6.0
+// swift-tools-version: 6.1
 import PackageDescription
 
 // Linux only: confinement is built on openat2, statx, inotify and Landlock, which have no
@@ -18,6 +18,7 @@ let package = Package(
         .library(name: "SandboxWatch", targets: ["SandboxWatch"]),
         .library(name: "SandboxStore", targets: ["SandboxStore"]),
         .library(name: "SandboxTransfer", targets: ["SandboxTransfer"]),
+        .library(name: "SandboxShare", targets: ["SandboxShare"]),
         .executable(name: "sandbox", targets: ["SandboxCLI"]),
         // Test servers (nginx, a fault-injecting HTTP server) for this package's tests and
         // benchmarks, and for anyone testing code built on SandboxTransfer.
@@ -32,6 +33,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        // The sharing server. Its default traits pull in swift-configuration, which nothing here uses.
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1", traits: []),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
     ],
     targets: [
         // C wrappers for what the Glibc module does not expose (openat2, statx, renameat2, xattrs, …).
@@ -92,6 +96,21 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
 
+        // File sharing: Documents over WebDAV (and the web page) on Hummingbird.
+        .target(
+            name: "SandboxShare",
+            dependencies: [
+                "Sandbox",
+                .product(name: "SystemPackage", package: "swift-system"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+
         // The command-line tool: parsing and printing only.
         .executableTarget(
             name: "SandboxCLI",
@@ -100,6 +119,7 @@ let package = Package(
                 "SandboxWatch",
                 "SandboxStore",
                 "SandboxTransfer",
+                "SandboxShare",
                 .product(name: "SystemPackage", package: "swift-system"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
@@ -166,6 +186,11 @@ let package = Package(
                 "SandboxTransfer", "SandboxTesting", "SandboxTransferTesting", "SandboxCLI",
                 .product(name: "Logging", package: "swift-log"),
             ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "SandboxShareTests",
+            dependencies: ["SandboxShare", "SandboxTesting", "SandboxTransferTesting", "SandboxCLI"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
