@@ -1,4 +1,5 @@
 import Foundation
+import SandboxCore
 
 /// What identifies one version of a resource, so a resumed request continues only the same bytes:
 /// a strong entity tag, or failing that a `Last-Modified` date that counts as strong.

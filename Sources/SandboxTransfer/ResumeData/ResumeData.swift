@@ -1,4 +1,5 @@
 import Foundation
+import SandboxCore
 
 /// How to continue a download: a versioned, self-validating `Codable` document of our own (never
 /// an opaque archive like the one iOS 10 and 11 broke).

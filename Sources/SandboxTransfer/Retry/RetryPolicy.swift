@@ -1,4 +1,5 @@
 import Foundation
+import SandboxCore
 
 /// When and how often a failed transfer is tried again: exponential back-off with jitter, capped,
 /// and the server's `Retry-After` honoured. Every retry continues from the bytes on disk.

@@ -1,4 +1,5 @@
 import Foundation
+import SandboxCore
 import Testing
 
 @testable import SandboxTransfer

@@ -1,5 +1,4 @@
 import Foundation
-import SandboxCore
 
 /// HTTP dates (RFC 9110 §5.6.7): the preferred IMF-fixdate (`Sun, 06 Nov 1994 08:49:37 GMT`), and
 /// the obsolete RFC 850 (`Sunday, 06-Nov-94 08:49:37 GMT`) and asctime (`Sun Nov  6 08:49:37 1994`)
@@ -7,16 +6,35 @@ import SandboxCore
 ///
 /// Parsed from the ASCII bytes with integer arithmetic, never with `DateFormatter`: a header is
 /// hostile input, and `DateFormatter` traps on some non-ASCII text (a letter and a combining mark).
-enum HTTPDate {
+/// Formatted the same way, always in English and GMT, whatever the locale.
+package enum HTTPDate {
     private static let shortDays = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"]
     private static let longDays = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"]
     private static let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
 
     /// The instant `text` names, or `nil` when it is not an HTTP date (any non-ASCII byte included).
-    static func parse(_ text: String) -> Date? {
+    package static func parse(_ text: String) -> Date? {
         let bytes = Array(text.utf8)
         guard bytes.allSatisfy({ $0 < 0x80 }) else { return nil }
         return imfFixdate(bytes[...]) ?? rfc850(bytes[...]) ?? asctime(bytes[...])
+    }
+
+    /// `date` as an IMF-fixdate, `Sun, 06 Nov 1994 08:49:37 GMT` (fractions of a second dropped,
+    /// rounding down, as `Last-Modified` wants).
+    package static func format(_ date: Date) -> String {
+        let seconds = Int64(date.timeIntervalSince1970.rounded(.down))
+        let days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
+        let time = seconds - days * 86_400
+        let (year, month, day) = ProlepticGregorian.civil(fromDays: days)
+        let weekday = Int(((days % 7) + 7 + 3) % 7)  // 1970-01-01 was a Thursday, index 3 from Monday
+        return "\(shortDays[weekday]), \(digits(day, 2)) \(months[Int(month) - 1]) \(digits(year, 4)) "
+            + "\(digits(time / 3_600, 2)):\(digits(time / 60 % 60, 2)):\(digits(time % 60, 2)) GMT"
+    }
+
+    /// `value` in decimal, zero-padded to `count` digits.
+    private static func digits(_ value: Int64, _ count: Int) -> String {
+        let text = String(value)
+        return String(repeating: "0", count: max(count - text.count, 0)) + text
     }
 
     /// `Sun, 06 Nov 1994 08:49:37 GMT`.
