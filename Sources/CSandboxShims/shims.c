@@ -39,14 +39,14 @@ const unsigned char CSB_DT_REG = DT_REG;
 const unsigned char CSB_DT_LNK = DT_LNK;
 const long CSB_UTIME_OMIT = UTIME_OMIT;
 
-int csb_openat2_beneath(int dirfd, const char *path, int flags, unsigned int mode) {
+int csb_openat2_beneath(int dirfd, const char *path, int flags, unsigned int mode, int no_symlinks) {
 #if defined(__linux__) && defined(SYS_openat2)
     struct open_how how;
     memset(&how, 0, sizeof(how));
     how.flags = (unsigned long long)flags;
     // O_TMPFILE includes O_DIRECTORY's bit: test for all of it, or every directory open would pass a mode.
     how.mode = ((flags & O_CREAT) || (flags & O_TMPFILE) == O_TMPFILE) ? mode : 0;
-    how.resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS;
+    how.resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS | (no_symlinks ? RESOLVE_NO_SYMLINKS : 0);
     return (int)syscall(SYS_openat2, dirfd, path, &how, sizeof(how));
 #else
     errno = ENOSYS;

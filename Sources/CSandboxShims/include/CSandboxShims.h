@@ -46,9 +46,9 @@ extern const unsigned char CSB_DT_REG;
 extern const unsigned char CSB_DT_LNK;
 extern const long CSB_UTIME_OMIT;
 
-/// `openat2(2)` with `RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS`. Returns the descriptor or -1 and errno
-/// (ENOSYS where the kernel lacks it).
-int csb_openat2_beneath(int dirfd, const char *path, int flags, unsigned int mode);
+/// `openat2(2)` with `RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS`, plus `RESOLVE_NO_SYMLINKS` when
+/// `no_symlinks` is non-zero. Returns the descriptor or -1 and errno (ENOSYS where the kernel lacks it).
+int csb_openat2_beneath(int dirfd, const char *path, int flags, unsigned int mode, int no_symlinks);
 
 /// `statx(2)`; fills `out` and returns 0, or returns -1 and sets errno.
 int csb_statx(int dirfd, const char *path, int flags, unsigned int mask, csb_statx_t *out);

@@ -26,7 +26,7 @@ extension ConfinedRoot {
         if resolution == .openat2 {
             let rendered = path.cString
             for _ in 0..<4 {
-                let fd = csb_openat2_beneath(descriptor, rendered, flags, UInt32(mode))
+                let fd = csb_openat2_beneath(descriptor, rendered, flags, UInt32(mode), refusesSymlinks ? 1 : 0)
                 if fd >= 0 { return OwnedDescriptor(taking: fd) }
                 switch errno {
                 case EINTR, EAGAIN:
@@ -82,6 +82,8 @@ extension ConfinedRoot {
         let rendered = path.description
 
         func expand(_ target: [UInt8]) throws(SandboxError) {
+            // As `RESOLVE_NO_SYMLINKS` has it: a symlink that would be followed is ELOOP.
+            guard !refusesSymlinks else { throw .systemCall("openat", errno: .tooManySymbolicLinkLevels, path: rendered) }
             expansions += 1
             guard expansions <= Self.maximumSymlinkExpansions else {
                 throw .systemCall("openat", errno: .tooManySymbolicLinkLevels, path: rendered)

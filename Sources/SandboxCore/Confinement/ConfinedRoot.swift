@@ -40,6 +40,8 @@ public final class ConfinedRoot: Sendable {
     public let hostPath: String
     /// Where atomic writes put their temporary names (``openSubroot(at:stagingWritesIn:)``).
     let staging: ContainerPath?
+    /// Whether every symlink is refused, inside the root or not (``openSubroot(at:refusingSymlinks:)``).
+    public let refusesSymlinks: Bool
 
     /// Opens the directory at `hostPath` as a root.
     ///
@@ -53,6 +55,7 @@ public final class ConfinedRoot: Sendable {
         self.descriptor = fd
         self.hostPath = hostPath
         self.staging = nil
+        self.refusesSymlinks = false
         switch resolution {
         case .automatic:
             let forced = getenv("SANDBOX_RESOLVE").map { String(cString: $0) } == "walk"
@@ -70,11 +73,15 @@ public final class ConfinedRoot: Sendable {
         }
     }
 
-    init(descriptor: CInt, hostPath: String, resolution: Resolution, staging: ContainerPath? = nil) {
+    init(
+        descriptor: CInt, hostPath: String, resolution: Resolution, staging: ContainerPath? = nil,
+        refusesSymlinks: Bool = false
+    ) {
         self.descriptor = descriptor
         self.hostPath = hostPath
         self.resolution = resolution
         self.staging = staging
+        self.refusesSymlinks = refusesSymlinks
     }
 
     deinit {
@@ -84,7 +91,7 @@ public final class ConfinedRoot: Sendable {
     /// Whether `openat2` works here: probed once per process. `ENOSYS` (old kernels) and `EPERM`
     /// (seccomp filters that forbid it) both mean "no".
     static let kernelHasOpenat2: Bool = {
-        let fd = csb_openat2_beneath(CSB_AT_FDCWD, ".", CSB_O_PATH | CSB_O_CLOEXEC, 0)
+        let fd = csb_openat2_beneath(CSB_AT_FDCWD, ".", CSB_O_PATH | CSB_O_CLOEXEC, 0, 1)
         if fd >= 0 {
             Glibc.close(fd)
             return true
@@ -102,10 +109,19 @@ public final class ConfinedRoot: Sendable {
 extension ConfinedRoot {
     /// Opens the directory at `path` beneath this root as a root of its own, confined to it.
     ///
+    /// - Parameters:
+    ///   - path: the directory, relative to this root.
+    ///   - refusingSymlinks: also refuse every symlink met while resolving a path beneath the new
+    ///     root, even one that stays inside it (`RESOLVE_NO_SYMLINKS`), with
+    ///     ``SandboxError/Code/symlinkLoop``; a symlink is still listed, removed and renamed as
+    ///     itself. For roots that strangers reach, where a symlink is a name that means another
+    ///     place (the sharing server). A root that refuses symlinks gives subroots that do too.
     /// - Throws: ``SandboxError/Code/notFound``, ``SandboxError/Code/notADirectory`` and the
     ///   resolution errors of this root.
-    public func openSubroot(at path: ContainerPath) throws(SandboxError) -> ConfinedRoot {
+    public func openSubroot(at path: ContainerPath, refusingSymlinks: Bool = false) throws(SandboxError) -> ConfinedRoot {
         let fd = try open(path, flags: CSB_O_PATH | CSB_O_DIRECTORY)
-        return ConfinedRoot(descriptor: fd.release(), hostPath: displayPath(of: path), resolution: resolution)
+        return ConfinedRoot(
+            descriptor: fd.release(), hostPath: displayPath(of: path), resolution: resolution,
+            refusesSymlinks: refusingSymlinks || refusesSymlinks)
     }
 }

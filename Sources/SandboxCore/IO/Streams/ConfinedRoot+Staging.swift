@@ -20,7 +20,8 @@ extension ConfinedRoot {
     ) throws(SandboxError) -> ConfinedRoot {
         let fd = try open(path, flags: CSB_O_PATH | CSB_O_DIRECTORY)
         return ConfinedRoot(
-            descriptor: fd.release(), hostPath: displayPath(of: path), resolution: resolution, staging: staging)
+            descriptor: fd.release(), hostPath: displayPath(of: path), resolution: resolution, staging: staging,
+            refusesSymlinks: refusesSymlinks)
     }
 
     /// The directory where atomic writes keep their temporary names, or `nil` when they keep them
