@@ -1,0 +1,149 @@
+import Foundation
+
+/// The locks of a share, as a value: taking, refreshing and releasing locks, and the check every
+/// write makes (RFC 4918 §6–7, §9.10–9.11). Pure state, no I/O and no clock: every operation is
+/// given `now`, and ignores the locks that have expired by then (``pruneExpired(now:)`` drops them).
+package struct LockTable: Sendable {
+    /// The most locks the table holds at once; the next LOCK is refused until some end.
+    package static let maximumLockCount = 10_000
+
+    private var locksByToken: [String: ActiveLock] = [:]
+
+    package init() {}
+
+    /// How many locks the table holds, expired ones included until they are pruned.
+    package var count: Int { locksByToken.count }
+
+    /// Takes a new lock on `path`.
+    ///
+    /// - Parameters:
+    ///   - isCollection: whether `path` names a collection, for the lock root's href.
+    ///   - timeoutSeconds: the timeout granted (the caller clamps it to its maximum); `nil` for
+    ///     an infinite lock.
+    /// - Throws: ``ShareError/Code/locked`` (`no-conflicting-lock`, the conflicting roots as a
+    ///   ``LockConflict`` cause) when an exclusive lock, or any lock for an exclusive request,
+    ///   covers `path` or — for depth infinity — lies beneath it;
+    ///   ``ShareError/Code/malformedRequest`` for depth 1; ``ShareError/Code/tooManyRequests``
+    ///   when the table is full.
+    package mutating func lock(
+        _ path: SharePath, isCollection: Bool? = nil, scope: LockScope, depth: Depth, owner: String?,
+        timeoutSeconds: Int?, now: Duration
+    ) throws(ShareError) -> ActiveLock {
+        guard depth != .one else {
+            throw ShareError(
+                .malformedRequest, "A LOCK's Depth is 0 or infinity, not 1; send one of those.", path: path.description)
+        }
+        pruneExpired(now: now)
+        let conflicts = locksByToken.values.filter {
+            !$0.isCompatible(with: scope) && ($0.covers(path) || (depth == .infinity && $0.isWithin(path)))
+        }
+        guard conflicts.isEmpty else {
+            throw ShareError(
+                .locked, "'\(path.description.prefix(64))' is locked by another client; wait until it unlocks.",
+                path: path.description, cause: LockConflict(locks: conflicts), condition: "no-conflicting-lock")
+        }
+        guard locksByToken.count < Self.maximumLockCount else {
+            throw ShareError(
+                .tooManyRequests,
+                "The share holds \(Self.maximumLockCount) locks already; unlock some or let them expire, then retry.",
+                path: path.description)
+        }
+        let lock = ActiveLock(
+            token: "urn:uuid:\(UUID().uuidString.lowercased())", root: path,
+            rootIsCollection: isCollection ?? path.endsWithSlash, depth: depth, scope: scope, owner: owner,
+            timeoutSeconds: timeoutSeconds, expiry: Self.expiry(after: timeoutSeconds, now: now))
+        locksByToken[lock.token] = lock
+        return lock
+    }
+
+    /// Restarts the timeout of the lock `token`, which must cover `path` (RFC 4918 §9.10.2).
+    ///
+    /// - Throws: ``ShareError/Code/preconditionFailed`` (`lock-token-matches-request-uri`) when
+    ///   no live lock with that token covers `path`.
+    package mutating func refresh(
+        token: String, path: SharePath, timeoutSeconds: Int?, now: Duration
+    ) throws(ShareError) -> ActiveLock {
+        guard var lock = liveLock(token, covering: path, now: now) else {
+            throw ShareError(
+                .preconditionFailed,
+                "No lock with the submitted token covers '\(path.description.prefix(64))'; take a new lock.",
+                path: path.description, condition: "lock-token-matches-request-uri")
+        }
+        lock.timeoutSeconds = timeoutSeconds
+        lock.expiry = Self.expiry(after: timeoutSeconds, now: now)
+        locksByToken[token] = lock
+        return lock
+    }
+
+    /// Releases the lock `token`, which must cover `path` (RFC 4918 §9.11).
+    ///
+    /// - Throws: ``ShareError/Code/conflict`` (`lock-token-matches-request-uri`) when no live
+    ///   lock with that token covers `path`.
+    package mutating func unlock(token: String, path: SharePath, now: Duration) throws(ShareError) {
+        guard liveLock(token, covering: path, now: now) != nil else {
+            throw ShareError(
+                .conflict,
+                "No lock with the Lock-Token sent covers '\(path.description.prefix(64))'; "
+                    + "send the token of a lock on it or on a collection above it.",
+                path: path.description, condition: "lock-token-matches-request-uri")
+        }
+        locksByToken[token] = nil
+    }
+
+    /// The live locks that cover `path`: its own and its ancestors' depth-infinity ones.
+    package func locks(covering path: SharePath, now: Duration) -> [ActiveLock] {
+        sorted(locksByToken.values.filter { !$0.hasExpired(at: now) && $0.covers(path) })
+    }
+
+    /// The live locks taken on `path` or on anything beneath it.
+    package func locks(within path: SharePath, now: Duration) -> [ActiveLock] {
+        sorted(locksByToken.values.filter { !$0.hasExpired(at: now) && $0.isWithin(path) })
+    }
+
+    /// The check every write makes before changing `path`: each live lock covering it — and, when
+    /// `recursive` (DELETE or MOVE of a collection, COPY onto one), each lock beneath it — must
+    /// have its token among `submitted` (the tokens of the request's `If` header).
+    ///
+    /// - Throws: ``ShareError/Code/locked`` (`lock-token-submitted`, the locks' roots as a
+    ///   ``LockConflict`` cause) naming the first locked path.
+    package func checkWrite(
+        _ path: SharePath, recursive: Bool, submitted: Set<String>, now: Duration
+    ) throws(ShareError) {
+        var blocking = locks(covering: path, now: now).filter { !submitted.contains($0.token) }
+        if recursive {
+            blocking += locks(within: path, now: now).filter { !submitted.contains($0.token) && !$0.covers(path) }
+        }
+        guard let first = blocking.first else { return }
+        throw ShareError(
+            .locked,
+            "'\(first.root.description.prefix(64))' is locked; submit its lock token in an If header, or unlock it.",
+            path: path.description, cause: LockConflict(locks: blocking), condition: "lock-token-submitted")
+    }
+
+    /// Drops the locks on `path` and beneath it, after DELETE, or MOVE from it (locks do not
+    /// move with the item, RFC 4918 §7.7).
+    package mutating func removeLocks(within path: SharePath) {
+        locksByToken = locksByToken.filter { !$0.value.isWithin(path) }
+    }
+
+    /// Drops the locks that have expired by `now`.
+    package mutating func pruneExpired(now: Duration) {
+        if locksByToken.values.contains(where: { $0.hasExpired(at: now) }) {
+            locksByToken = locksByToken.filter { !$0.value.hasExpired(at: now) }
+        }
+    }
+
+    private func liveLock(_ token: String, covering path: SharePath, now: Duration) -> ActiveLock? {
+        guard let lock = locksByToken[token], !lock.hasExpired(at: now), lock.covers(path) else { return nil }
+        return lock
+    }
+
+    /// Locks in a stable order: shallowest root first, then by token.
+    private func sorted(_ locks: [ActiveLock]) -> [ActiveLock] {
+        locks.sorted { ($0.root.names.count, $0.token) < ($1.root.names.count, $1.token) }
+    }
+
+    private static func expiry(after seconds: Int?, now: Duration) -> Duration? {
+        seconds.map { now + .seconds(max($0, 0)) }
+    }
+}
