@@ -13,8 +13,9 @@ import SandboxTesting
 /// without `Range`, unlimited for one with it: a first download crawls, so a test can always pause
 /// it in time, and its resumption runs at full speed), `/gzip/` (gzip
 /// on for every type), `/named/` (a `Content-Disposition` with `filename*`), `/redirect/N` (a chain
-/// of N redirects to `/files/payload.bin`). The access log records `$bytes_sent`, so a test can
-/// count the bytes served.
+/// of N redirects to `/files/payload.bin`), and, when started with a `davRoot`, `/dav/` (that folder
+/// with nginx's WebDAV methods for uploads: the sharing benchmark's peer). The access log records
+/// `$bytes_sent`, so a test can count the bytes served.
 public final class NginxServer: Sendable {
     /// Where the served files go (`/files/NAME` serves `documentRoot/NAME`).
     public let documentRoot: String
@@ -33,10 +34,15 @@ public final class NginxServer: Sendable {
     }
 
     /// Starts nginx; `slowRate` is `limit_rate`'s value for `/slow/` requests without `Range` (e.g.
-    /// `512k`).
+    /// `512k`). With `davRoot`, `/dav/NAME` serves and writes `davRoot/NAME` (`dav_methods PUT DELETE
+    /// MKCOL COPY MOVE`, no body size limit; request bodies are buffered in this server's temporary
+    /// folder, which must be on the same file system as `davRoot` for the final rename to be one);
+    /// `workers` is `worker_processes` (`auto`: one per core).
     ///
     /// - Throws: ``TestServerError`` when nginx is not installed or does not start within 10 s.
-    public static func start(slowRate: String = "1m") async throws -> NginxServer {
+    public static func start(
+        slowRate: String = "1m", davRoot: String? = nil, workers: String = "1"
+    ) async throws -> NginxServer {
         guard
             let nginx = ["/usr/sbin/nginx", "/usr/bin/nginx", "/usr/local/sbin/nginx"].first(
                 where: FileManager.default.isExecutableFile)
@@ -46,7 +52,8 @@ public final class NginxServer: Sendable {
         var lastError: (any Error)?
         for _ in 0..<5 {
             do {
-                return try await launch(nginx: nginx, port: try freePort(), slowRate: slowRate)
+                return try await launch(
+                    nginx: nginx, port: try freePort(), slowRate: slowRate, davRoot: davRoot, workers: workers)
             } catch {
                 lastError = error  // most likely the port was taken between probing and binding: try another
             }
@@ -61,14 +68,17 @@ public final class NginxServer: Sendable {
         self.process = process
     }
 
-    private static func launch(nginx: String, port: Int, slowRate: String) async throws -> NginxServer {
+    private static func launch(
+        nginx: String, port: Int, slowRate: String, davRoot: String?, workers: String
+    ) async throws -> NginxServer {
         let scratch = try ScratchDirectory.make(prefix: "sandbox-nginx")
         let directory = scratch.path
         let root = directory + "/www"
         for folder in [root, directory + "/tmp"] {
             try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         }
-        let config = configuration(directory: directory, root: root, port: port, slowRate: slowRate)
+        let config = configuration(
+            directory: directory, root: root, port: port, slowRate: slowRate, davRoot: davRoot, workers: workers)
         try config.write(toFile: directory + "/nginx.conf", atomically: true, encoding: .utf8)
         let arguments = ["-c", directory + "/nginx.conf", "-p", directory, "-e", directory + "/error.log"]
         let process = try BuiltProgram(path: nginx).start(arguments, outputIn: nil)
@@ -82,15 +92,30 @@ public final class NginxServer: Sendable {
         return server
     }
 
-    static func configuration(directory: String, root: String, port: Int, slowRate: String) -> String {
+    static func configuration(
+        directory: String, root: String, port: Int, slowRate: String, davRoot: String? = nil, workers: String = "1"
+    ) -> String {
         var redirects = ""
         for step in 1...5 {
             let target = step == 1 ? "/files/payload.bin" : "/redirect/\(step - 1)"
             redirects += "        location = /redirect/\(step) { return 302 \(target); }\n"
         }
+        let dav =
+            davRoot.map { davRoot in
+                """
+                        location /dav/ {
+                            alias \(davRoot)/;
+                            dav_methods PUT DELETE MKCOL COPY MOVE;
+                            create_full_put_path on;
+                            dav_access user:rw group:r all:r;
+                            client_max_body_size 0;
+                        }
+
+                """
+            } ?? ""
         return """
             \(geteuid() == 0 ? "user root root;" : "")
-            worker_processes 1;
+            worker_processes \(workers);
             daemon off;
             pid \(directory)/nginx.pid;
             error_log \(directory)/error.log warn;
@@ -113,7 +138,7 @@ public final class NginxServer: Sendable {
                     location /slow/ { alias \(root)/; limit_rate $slow_rate; }
                     location /gzip/ { alias \(root)/; gzip on; gzip_types *; gzip_min_length 0; }
                     location /named/ { alias \(root)/; add_header Content-Disposition "attachment; filename=\\"fallback.txt\\"; filename*=UTF-8''r%C3%A9sum%C3%A9%20final.pdf"; }
-            \(redirects)    }
+            \(redirects)\(dav)    }
             }
             """
     }
