@@ -65,5 +65,16 @@ let package = Package(
             path: "sandbox-transfer-benchmark",
             swiftSettings: swiftSettings
         ),
+        // The sharing server (`sandbox share`, run as a process) against nginx's WebDAV, with curl and wrk.
+        .executableTarget(
+            name: "sandbox-share-benchmark",
+            dependencies: [
+                .product(name: "Sandbox", package: "Sandbox"),
+                .product(name: "SandboxTransferTesting", package: "Sandbox"),
+                "BenchmarkSupport",
+            ],
+            path: "sandbox-share-benchmark",
+            swiftSettings: swiftSettings
+        ),
     ]
 )

@@ -1,0 +1,156 @@
+// Measures `sandbox share` against the goals of issue 11, with nginx serving the same Documents
+// folder in the same run (`dav_methods PUT DELETE MKCOL COPY MOVE`, no body limit, one worker per
+// core), and prints a markdown table (medians over the runs, ratios ours/nginx). Not run by CI.
+//
+//     apt-get install -y nginx wrk curl
+//     swift build -c release --product sandbox
+//     swift run --package-path Benchmarks -c release sandbox-share-benchmark --runs 3 [--sandbox .build/release/sandbox]
+//         [--mib 1024] [--small 10000] [--seconds 10]
+//
+// 1. GET of one large file (1 GiB), curl -o /dev/null: throughput (goal ≥ 0.8× nginx).
+// 2. GET of 10,000 files of 16 KiB with wrk (keep-alive, 8 connections, a Lua script cycling
+//    through the paths, our requests with the Authorization header): requests/s (≥ 0.5×).
+// 3. PUT of the large file, curl -T: throughput (≥ 0.8×).
+// 4. PROPFIND Depth 1 of the 10,000-file folder (nginx has no PROPFIND without a third-party
+//    module): time (< 1 s).
+// 5. The server's peak resident memory (VmHWM) over all of it (< 64 MiB).
+import BenchmarkSupport
+import Foundation
+import Sandbox
+import SandboxTransferTesting
+
+var runs = 3
+var mebibytes = 1024
+var small = 10_000
+var seconds = 10
+var sandbox = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("sandbox")
+    .path
+if !FileManager.default.isExecutableFile(atPath: sandbox) { sandbox = ".build/release/sandbox" }
+parseOptions(CommandLine.arguments) { flag, value in
+    switch flag {
+    case "--runs": runs = Int(value) ?? runs
+    case "--mib": mebibytes = Int(value) ?? mebibytes
+    case "--small": small = Int(value) ?? small
+    case "--seconds": seconds = Int(value) ?? seconds
+    case "--sandbox": sandbox = value
+    default: return false
+    }
+    return true
+}
+guard FileManager.default.isExecutableFile(atPath: sandbox) else {
+    fatalError("no sandbox at \(sandbox): swift build -c release --product sandbox, or pass --sandbox PATH")
+}
+
+let size = mebibytes << 20
+let scratchDirectory = try ScratchDirectory.make(prefix: "sandbox-share-bench")
+let scratch = scratchDirectory.path
+defer { scratchDirectory.remove() }
+let app = "com.example.share-benchmark"
+let home = try SandboxHome(location: scratch + "/home")
+let documents = try home.createContainer(for: AppIdentifier(app)).hostPath(for: .documents)
+try writeNoise(documents + "/large.bin", size: size)
+try FileManager.default.createDirectory(atPath: documents + "/small", withIntermediateDirectories: true)
+for index in 0..<small { try writeNoise(documents + "/small/s\(index).bin", size: 16 << 10) }
+
+let nginx = try await NginxServer.start(davRoot: documents, workers: "auto")
+let server = try await ShareServer.start(sandbox: sandbox, home: scratch + "/home", app: app, scratch: scratch)
+let curl = try tool("curl")
+print("# sandbox-share-benchmark: \(mebibytes) MiB file, \(small) small files, \(runs) runs, \(sandbox)\n")
+
+/// Times ours and nginx's alternately, each first every other run (the page cache favours the second).
+@MainActor func alternate(_ ours: () async throws -> Double, _ theirs: () async throws -> Double) async rethrows -> ([Double], [Double]) {
+    var (a, b): ([Double], [Double]) = ([], [])
+    for run in 0..<runs {
+        if run % 2 == 1 { b.append(try await theirs()) }
+        a.append(try await ours())
+        if run % 2 == 0 { b.append(try await theirs()) }
+    }
+    return (a, b)
+}
+func mibps(_ seconds: Double) -> Double { Double(size) / 1_048_576 / seconds }
+var rows: [String] = []
+var verdicts: [String] = []
+@MainActor func verdict(_ name: String, _ value: String, _ goal: String, _ met: Bool) {
+    verdicts.append("| \(name) | \(value) | \(goal) | \(met ? "pass" : "**fail**") |")
+}
+
+// 1. GET of the large file.
+let (getOurs, getNginx) = try await alternate(
+    { try timeTool(curl, ["-sf", "-u", server.credentials, "-o", "/dev/null", server.url("/large.bin")]) },
+    { try timeTool(curl, ["-sf", "-o", "/dev/null", nginx.url("/dav/large.bin")]) })
+let getRatio = median(getNginx) / median(getOurs)
+rows.append(
+    String(
+        format: "| GET %d MiB (curl) | %.0f MiB/s | %.0f MiB/s | **%.2f×** |", mebibytes, mibps(median(getOurs)),
+        mibps(median(getNginx)), getRatio))
+verdict("GET large, throughput vs nginx", String(format: "%.2f×", getRatio), "≥ 0.8×", getRatio >= 0.8)
+let afterGet = server.memory()
+
+// 2. GET of the small files.
+let (smallOurs, smallNginx) = try await alternate(
+    {
+        try await wrkRate(
+            base: server.url("/"), prefix: "/small/s", count: small, authorization: server.authorization,
+            seconds: seconds, scratch: scratch)
+    },
+    {
+        try await wrkRate(
+            base: nginx.url("/"), prefix: "/dav/small/s", count: small, authorization: nil, seconds: seconds,
+            scratch: scratch)
+    })
+let smallRatio = median(smallOurs) / median(smallNginx)
+rows.append(
+    String(
+        format: "| GET %d × 16 KiB (wrk, 8 connections) | %.0f req/s | %.0f req/s | **%.2f×** |", small,
+        median(smallOurs), median(smallNginx), smallRatio))
+verdict("GET small, requests/s vs nginx", String(format: "%.2f×", smallRatio), "≥ 0.5×", smallRatio >= 0.5)
+
+// 3. PUT of the large file (from Documents/large.bin, in the page cache for both).
+var putRun = 0
+let (putOurs, putNginx) = try await alternate(
+    {
+        putRun += 1
+        let name = "/put-ours-\(putRun).bin"
+        defer { try? FileManager.default.removeItem(atPath: documents + name) }  // next run starts clean
+        return try timeTool(curl, ["-sf", "-u", server.credentials, "-T", documents + "/large.bin", "-o", "/dev/null", server.url(name)])
+    },
+    {
+        putRun += 1
+        let name = "/put-nginx-\(putRun).bin"
+        defer { try? FileManager.default.removeItem(atPath: documents + name) }  // next run starts clean
+        return try timeTool(curl, ["-sf", "-T", documents + "/large.bin", "-o", "/dev/null", nginx.url("/dav" + name)])
+    })
+let putRatio = median(putNginx) / median(putOurs)
+rows.append(
+    String(
+        format: "| PUT %d MiB (curl -T) | %.0f MiB/s | %.0f MiB/s | **%.2f×** |", mebibytes, mibps(median(putOurs)),
+        mibps(median(putNginx)), putRatio))
+verdict("PUT large, throughput vs nginx", String(format: "%.2f×", putRatio), "≥ 0.8×", putRatio >= 0.8)
+
+// 4. PROPFIND Depth 1 of the small-file folder.
+var propfind: [Double] = []
+for _ in 0..<runs {
+    propfind.append(
+        try timeTool(
+            curl, ["-sf", "-u", server.credentials, "-X", "PROPFIND", "-H", "Depth: 1", "-o", "/dev/null", server.url("/small/")]))
+}
+rows.append(String(format: "| PROPFIND Depth 1, %d items | %.3f s | (no PROPFIND) | |", small, median(propfind)))
+verdict("PROPFIND Depth 1 of \(small) items", String(format: "%.3f s", median(propfind)), "< 1 s", median(propfind) < 1)
+
+// 5. Memory.
+let peak = server.memory()
+verdict("server peak RSS (VmHWM)", mib(peak), "< 64 MiB", peak < 64 << 20)
+
+print("| workload | sandbox share | nginx | ratio (ours/nginx throughput) |")
+print("|---|---|---|---|")
+for row in rows { print(row) }
+print("\nRuns: GET \(getOurs.map { String(format: "%.2f", $0) }) vs \(getNginx.map { String(format: "%.2f", $0) }) s; "
+    + "small \(smallOurs.map { String(format: "%.0f", $0) }) vs \(smallNginx.map { String(format: "%.0f", $0) }) req/s; "
+    + "PUT \(putOurs.map { String(format: "%.2f", $0) }) vs \(putNginx.map { String(format: "%.2f", $0) }) s; "
+    + "PROPFIND \(propfind.map { String(format: "%.3f", $0) }) s; VmHWM after the large GET \(mib(afterGet))\n")
+print("| goal (issue 11) | measured | target | |")
+print("|---|---|---|---|")
+for line in verdicts { print(line) }
+
+await server.stop()
+await nginx.stop()
