@@ -1,0 +1,66 @@
+import Foundation
+import FoundationXML
+
+/// Parses a request body into an ``XMLElementNode`` tree, safely: no DTD (so no external entity
+/// and no entity expansion), UTF-8 only, bounded depth and element count, namespaces required to
+/// be well-formed.
+package enum XMLDocumentParser {
+    /// The root element of `body`.
+    ///
+    /// - Throws: ``ShareError/Code/tooLarge`` for a body over ``XMLLimits/maximumBodySize``;
+    ///   ``ShareError/Code/malformedRequest`` for a body that is empty, not UTF-8 (or declares
+    ///   another encoding), holds a `<!DOCTYPE` or `<!ENTITY` anywhere, nests over
+    ///   ``XMLLimits/maximumDepth`` elements or holds over ``XMLLimits/maximumElements``, binds a
+    ///   prefix to the empty namespace or uses an undeclared prefix, or is not well-formed.
+    package static func parse(_ body: [UInt8], what: String) throws(ShareError) -> XMLElementNode {
+        guard body.count <= XMLLimits.maximumBodySize else {
+            throw ShareError(
+                .tooLarge, "The \(what) body is over \(XMLLimits.maximumBodySize) bytes; send a smaller one.")
+        }
+        try checkPreamble(body, what: what)
+        let builder = XMLTreeBuilder()
+        let parser = XMLParser(data: Data(body))
+        parser.shouldProcessNamespaces = true
+        parser.shouldReportNamespacePrefixes = true
+        parser.shouldResolveExternalEntities = false
+        parser.delegate = builder
+        let parsed = parser.parse()
+        if let problem = builder.problem {
+            throw malformed(what, problem)
+        }
+        guard parsed, let root = builder.root else {
+            let code = (parser.parserError as? NSError)?.code ?? 0
+            throw malformed(what, "is not well-formed XML (parser error \(code))")
+        }
+        return root
+    }
+
+    /// Refuses, before parsing, what the parser must never see: an empty body, a byte sequence
+    /// that is not UTF-8 (which also refuses UTF-16 and UTF-32, whose ASCII characters hold
+    /// NUL bytes, so that a DTD cannot hide from the check below), a declared encoding other than
+    /// UTF-8, and any DTD or entity declaration.
+    private static func checkPreamble(_ body: [UInt8], what: String) throws(ShareError) {
+        guard let text = String(validating: body, as: UTF8.self), !text.utf8.contains(0) else {
+            throw malformed(what, "is not UTF-8 text; send it encoded as UTF-8")
+        }
+        guard text.contains(where: { !$0.isWhitespace }) else { throw malformed(what, "is empty") }
+        let lowered = text.lowercased()
+        guard !lowered.contains("<!doctype"), !lowered.contains("<!entity") else {
+            throw malformed(what, "holds a document type or entity declaration, which this server refuses")
+        }
+        if lowered.hasPrefix("<?xml"), let end = lowered.range(of: "?>") {
+            let declaration = lowered[..<end.lowerBound]
+            if let encoding = declaration.range(of: "encoding") {
+                let value = declaration[encoding.upperBound...].drop { " \t\r\n=\"'".contains($0) }
+                    .prefix { !" \t\r\n\"'".contains($0) }
+                guard value == "utf-8" || value == "utf8" || value == "us-ascii" else {
+                    throw malformed(what, "declares the encoding '\(value.prefix(32))'; send it encoded as UTF-8")
+                }
+            }
+        }
+    }
+
+    static func malformed(_ what: String, _ problem: String) -> ShareError {
+        ShareError(.malformedRequest, "The \(what) body \(problem).")
+    }
+}
