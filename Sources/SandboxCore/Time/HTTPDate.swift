@@ -22,19 +22,10 @@ package enum HTTPDate {
     /// `date` as an IMF-fixdate, `Sun, 06 Nov 1994 08:49:37 GMT` (fractions of a second dropped,
     /// rounding down, as `Last-Modified` wants).
     package static func format(_ date: Date) -> String {
-        let seconds = Int64(date.timeIntervalSince1970.rounded(.down))
-        let days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
-        let time = seconds - days * 86_400
-        let (year, month, day) = ProlepticGregorian.civil(fromDays: days)
-        let weekday = Int(((days % 7) + 7 + 3) % 7)  // 1970-01-01 was a Thursday, index 3 from Monday
-        return "\(shortDays[weekday]), \(digits(day, 2)) \(months[Int(month) - 1]) \(digits(year, 4)) "
-            + "\(digits(time / 3_600, 2)):\(digits(time / 60 % 60, 2)):\(digits(time % 60, 2)) GMT"
-    }
-
-    /// `value` in decimal, zero-padded to `count` digits.
-    private static func digits(_ value: Int64, _ count: Int) -> String {
-        let text = String(value)
-        return String(repeating: "0", count: max(count - text.count, 0)) + text
+        let time = CivilTime(secondsSince1970: Int64(date.timeIntervalSince1970.rounded(.down)))
+        let digits = CivilTime.digits
+        return "\(shortDays[time.weekday]), \(digits(time.day, 2)) \(months[Int(time.month) - 1]) "
+            + "\(digits(time.year, 4)) \(digits(time.hour, 2)):\(digits(time.minute, 2)):\(digits(time.second, 2)) GMT"
     }
 
     /// `Sun, 06 Nov 1994 08:49:37 GMT`.

@@ -102,22 +102,37 @@ package struct LockTable: Sendable {
 
     /// The check every write makes before changing `path`: each live lock covering it — and, when
     /// `recursive` (DELETE or MOVE of a collection, COPY onto one), each lock beneath it — must
-    /// have its token among `submitted` (the tokens of the request's `If` header).
+    /// have its token among `submitted` (the tokens of the request's `If` header). Shared locks are
+    /// the exception: the token of any one shared lock covering an item is enough for the other
+    /// shared locks on it, or no two holders of shared locks could write (as Apache's mod_dav).
     ///
     /// - Throws: ``ShareError/Code/locked`` (`lock-token-submitted`, the locks' roots as a
     ///   ``LockConflict`` cause) naming the first locked path.
     package func checkWrite(
         _ path: SharePath, recursive: Bool, submitted: Set<String>, now: Duration
     ) throws(ShareError) {
-        var blocking = locks(covering: path, now: now).filter { !submitted.contains($0.token) }
+        var blocking = locks(covering: path, now: now).filter { !isSatisfied($0, at: path, submitted, now) }
         if recursive {
-            blocking += locks(within: path, now: now).filter { !submitted.contains($0.token) && !$0.covers(path) }
+            blocking += locks(within: path, now: now).filter {
+                !$0.covers(path) && !isSatisfied($0, at: $0.root, submitted, now)
+            }
         }
         guard let first = blocking.first else { return }
         throw ShareError(
             .locked,
             "'\(first.root.description.prefix(64))' is locked; submit its lock token in an If header, or unlock it.",
             path: path.description, cause: LockConflict(locks: blocking), condition: "lock-token-submitted")
+    }
+
+    /// Whether `lock`, which covers `item`, lets a request that submitted `submitted` write it.
+    private func isSatisfied(
+        _ lock: ActiveLock, at item: SharePath, _ submitted: Set<String>, _ now: Duration
+    ) -> Bool {
+        if submitted.contains(lock.token) { return true }
+        guard lock.scope == .shared else { return false }
+        return submitted.contains { token in
+            locksByToken[token].map { $0.scope == .shared && !$0.hasExpired(at: now) && $0.covers(item) } == true
+        }
     }
 
     /// Drops the locks on `path` and beneath it, after DELETE, or MOVE from it (locks do not

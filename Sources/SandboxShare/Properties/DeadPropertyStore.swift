@@ -1,0 +1,102 @@
+import Logging
+import Sandbox
+
+/// The dead properties clients set with PROPPATCH, kept in the items' user extended attributes:
+/// one attribute per property (``DeadPropertyRecord``). They travel with the file: a MOVE keeps
+/// them, and the core's copy copies them.
+///
+/// An attribute that is not a record this store wrote (written by something else, or damaged) is
+/// skipped and logged, never served.
+package struct DeadPropertyStore: Sendable {
+    /// The largest value stored, in bytes of its XML fragment: a larger one is `507`.
+    package static let maximumValueSize = 64 * 1024
+    /// The most dead properties on one item: one more is `507`.
+    package static let maximumPropertyCount = 256
+
+    /// The shared folder.
+    package let root: ConfinedRoot
+    let logger: Logger
+
+    package init(root: ConfinedRoot, logger: Logger = Logger(label: "sandbox.share.properties")) {
+        self.root = root
+        self.logger = logger
+    }
+
+    /// The dead properties of the item at `path`, by name, each value an XML fragment; none on a
+    /// file system without extended attributes.
+    ///
+    /// - Throws: ``ShareError`` from the file system (``ShareError/Code/notFound``…).
+    package func properties(at path: ContainerPath) throws(ShareError) -> [PropertyName: String] {
+        var properties: [PropertyName: String] = [:]
+        for attribute in try attributeNames(at: path) {
+            guard let bytes = try rawValue(attribute, at: path) else { continue }
+            guard let record = DeadPropertyRecord(decoding: bytes, attribute: attribute),
+                let value = Self.wellFormed(record.value)
+            else {
+                logger.warning(
+                    "Skipped a dead property that this server did not write, or that is damaged",
+                    metadata: ["path": "\(path)", "attribute": "\(attribute)", "bytes": "\(bytes.count)"])
+                continue
+            }
+            properties[record.name] = value
+        }
+        return properties
+    }
+
+    /// The names of the dead properties of the item at `path`, sorted.
+    ///
+    /// - Throws: as ``properties(at:)``.
+    package func names(at path: ContainerPath) throws(ShareError) -> [PropertyName] {
+        try properties(at: path).keys.sorted()
+    }
+
+    /// Copies the dead properties of `source` to `destination` (a collection copied with depth 0:
+    /// the core's copy of a file or a tree copies them itself).
+    ///
+    /// - Throws: ``SandboxError`` from the file system; none where it has no extended attributes.
+    package func copy(from source: ContainerPath, to destination: ContainerPath) throws(SandboxError) {
+        let names: [String]
+        do throws(SandboxError) {
+            names = try root.extendedAttributeNames(at: source).filter {
+                $0.hasPrefix(DeadPropertyRecord.attributePrefix)
+            }
+        } catch where error.code == .unsupported {
+            return
+        }
+        for name in names {
+            guard let value = try root.extendedAttribute(named: name, at: source) else { continue }
+            try root.setExtendedAttribute(named: name, to: value, at: destination)
+        }
+    }
+
+    /// A stored value that parses back as XML content, in the canonical form the parser gives;
+    /// `nil` for anything else, so a response never carries ill-formed XML.
+    private static func wellFormed(_ value: String) -> String? {
+        do throws(ShareError) {
+            let wrapper = try XMLDocumentParser.parse(Array("<v>\(value)</v>".utf8), what: "a stored property")
+            return wrapper.contentFragment
+        } catch {
+            return nil
+        }
+    }
+
+    func attributeNames(at path: ContainerPath) throws(ShareError) -> [String] {
+        do throws(SandboxError) {
+            return try root.extendedAttributeNames(at: path).filter {
+                $0.hasPrefix(DeadPropertyRecord.attributePrefix)
+            }
+        } catch where error.code == .unsupported {
+            return []
+        } catch {
+            throw .fileSystem(error, path: path.description, doing: "read the properties of")
+        }
+    }
+
+    func rawValue(_ attribute: String, at path: ContainerPath) throws(ShareError) -> [UInt8]? {
+        do throws(SandboxError) {
+            return try root.extendedAttribute(named: attribute, at: path)
+        } catch {
+            throw .fileSystem(error, path: path.description, doing: "read the properties of")
+        }
+    }
+}
