@@ -22,6 +22,7 @@ struct SandboxCommand: AsyncParsableCommand {
             Keygen.self, Trust.self, Sign.self, Update.self, Verify.self, Resource.self,
             DefaultsCommand.self, KeychainCommand.self,
             Download.self, Downloads.self,
+            Share.self,
         ]
     )
 

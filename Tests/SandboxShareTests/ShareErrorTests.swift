@@ -10,7 +10,7 @@ import Testing
     ])
     func fileSystemErrorsAnswerWithTheStatusAClientExpects(code: SandboxError.Code, status: Int) {
         let error = ShareError.fileSystem(
-            SandboxError(code, "host detail /srv/secret", path: "a/b"), path: "a/b", doing: "read")
+            SandboxError(code, "host detail /srv/secret", path: "a/b"), path: "/a/b", doing: "read")
         #expect(error.code.status == status)
         #expect(error.message.hasPrefix("Could not read '/a/b': "))
         #expect(!error.message.contains("/srv/secret"), "the host path stays in the log, out of the response")

@@ -11,8 +11,13 @@ final class StopSignals {
             signal(number, SIG_IGN)
             return DispatchSource.makeSignalSource(signal: number, queue: queue)
         }
-        // A parent may have started us with these signals blocked (threads of a Swift program do):
-        // unblock them, or the sources would never fire.
+        Self.unblock()
+    }
+
+    /// Unblocks SIGINT and SIGTERM on the calling thread. A parent may have started us with them
+    /// blocked (threads of a Swift program do), and then no handler — ours, or swift-service-
+    /// lifecycle's — would ever see them.
+    static func unblock() {
         var set = sigset_t()
         sigemptyset(&set)
         sigaddset(&set, SIGINT)

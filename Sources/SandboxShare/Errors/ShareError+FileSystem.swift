@@ -15,7 +15,7 @@ extension ShareError {
     ) -> ShareError {
         let (code, remedy) = classify(error.code)
         return ShareError(
-            code, "Could not \(action) '/\(path)': \(remedy)", path: path, cause: error, file: file, line: line)
+            code, "Could not \(action) '\(path)': \(remedy)", path: path, cause: error, file: file, line: line)
     }
 
     private static func classify(_ code: SandboxError.Code) -> (Code, String) {

@@ -22,6 +22,9 @@ public struct ShareError: Error, Sendable, CustomStringConvertible {
     public var condition: String?
     /// Where the error was raised.
     public var location: SandboxError.SourceLocation
+    /// How long the client should wait before it retries (`Retry-After`), for
+    /// ``Code/tooManyRequests``.
+    public var retryAfter: Duration?
 
     /// An error of `code`, located at the caller.
     ///

@@ -1,0 +1,80 @@
+import ArgumentParser
+import Logging
+import Sandbox
+import SandboxShare
+
+struct Share: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Share an app's Documents folder over WebDAV (iTunes File Sharing), until interrupted.",
+        discussion: """
+            Prints the URL, the user name and a fresh pairing code; connect with Finder (Go > Connect to \
+            Server), Windows (Map network drive), rclone, cadaver or davfs2, giving the code as the password. \
+            Only Documents is shared, without its Inbox and names starting with '.'. Listens on 127.0.0.1 \
+            unless --bind names another address. One log line per request on standard error. SIGINT or \
+            SIGTERM stops it once requests in flight end.
+            """
+    )
+
+    @OptionGroup var app: AppArgument
+    @Option(help: "The address to listen on; 0.0.0.0 shares with the whole network.")
+    var bind = "127.0.0.1"
+    @Option(help: "The TCP port; 0 picks a free one.")
+    var port = 8080
+    @Flag(help: "Refuse every change: clients can only list and download.")
+    var readOnly = false
+    @Option(help: "The largest upload accepted, e.g. 500M or 4G (default: no limit but the disk).")
+    var maxUpload: String?
+
+    func validate() throws {
+        guard (0...65535).contains(port) else { throw ValidationError("--port must be between 0 and 65535.") }
+        if let maxUpload, ByteSize.parse(maxUpload) == nil {
+            throw ValidationError("--max-upload takes a size such as 100M, 4G or 1048576, not '\(maxUpload)'.")
+        }
+    }
+
+    func run() async throws {
+        StopSignals.unblock()
+        let container = try app.container()
+        let credentials = ShareCredentials(user: "sandbox", password: PairingCode.generate())
+        let configuration = ShareConfiguration(
+            host: bind, port: port, readOnly: readOnly, maximumUploadSize: maxUpload.flatMap(ByteSize.parse),
+            credentials: credentials)
+        var logger = Logger(label: "sandbox.share") { StreamLogHandler.standardError(label: $0) }
+        logger.logLevel = .info
+        let server = try ShareServer(container: container, configuration: configuration, logger: logger)
+        if !configuration.isLoopback {
+            StandardStreams.error(
+                "warning: listening on \(bind): anyone on the network who has the pairing code can "
+                    + (readOnly ? "read" : "read and change") + " these documents.\n")
+        }
+        let identifier = container.identifier
+        try await server.run { port in
+            let host = configuration.host.contains(":") ? "[\(configuration.host)]" : configuration.host
+            let text = """
+                Sharing the Documents of \(identifier) (\(readOnly ? "read-only" : "read-write"))
+                  URL:          http://\(host):\(port)/
+                  User:         \(credentials.user)
+                  Pairing code: \(credentials.password)
+                Press Ctrl-C to stop.
+                """
+            do { try Output.line(text) } catch { StandardStreams.error("sandbox: \(error)\n") }
+        }
+    }
+}
+
+/// A size on the command line: bytes, or a number with K, M, G or T (powers of 1024).
+enum ByteSize {
+    static func parse(_ text: String) -> Int64? {
+        let units: [Character: Int64] = ["K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40]
+        var digits = Substring(text.uppercased())
+        if digits.hasSuffix("IB") { digits = digits.dropLast(2) } else if digits.hasSuffix("B") { digits = digits.dropLast() }
+        var multiplier: Int64 = 1
+        if let last = digits.last, let unit = units[last] {
+            multiplier = unit
+            digits = digits.dropLast()
+        }
+        guard let value = Int64(digits), value >= 0 else { return nil }
+        let (product, overflow) = value.multipliedReportingOverflow(by: multiplier)
+        return overflow ? nil : product
+    }
+}

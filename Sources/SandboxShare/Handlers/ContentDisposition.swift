@@ -1,0 +1,23 @@
+/// `Content-Disposition` values the server sends (RFC 6266).
+enum ContentDisposition {
+    /// `attachment` with the file's name: an ASCII fallback in `filename` (other characters and
+    /// quotes replaced by `_`) and the exact name, percent-encoded UTF-8, in `filename*` (RFC 8187).
+    static func attachment(_ name: String) -> String {
+        let fallback = String(
+            name.unicodeScalars.map { scalar -> Character in
+                scalar.isASCII && scalar.value >= 0x20 && scalar != "\"" && scalar != "\\" && scalar.value != 0x7F
+                    ? Character(scalar) : "_"
+            })
+        let encoded = name.utf8.map { byte -> String in
+            let character = Character(Unicode.Scalar(byte))
+            let isAttributeChar = byte < 0x80 && (character.isLetter || character.isNumber || "!#$&+-.^_`|~".contains(character))
+            return isAttributeChar ? String(character) : "%" + String(byte, radix: 16, uppercase: true).leftPadded
+        }.joined()
+        return "attachment; filename=\"\(fallback)\"; filename*=UTF-8''\(encoded)"
+    }
+}
+
+extension String {
+    /// The string padded with a leading zero to two characters (hex bytes).
+    fileprivate var leftPadded: String { count < 2 ? "0" + self : self }
+}

@@ -1,0 +1,49 @@
+import HTTPTypes
+import Hummingbird
+import Sandbox
+
+extension DAVMethods {
+    /// MKCOL: creates a collection. 201; 405 when something exists at the path, 409 without a
+    /// parent collection, 415 with a body (this server defines no MKCOL body).
+    func mkcol(_ path: SharePath, request: Request) async throws(ShareError) -> Response {
+        try requireVisibleName(path)
+        let hasBody = (request.headers[.contentLength].flatMap(Int.init) ?? 0) > 0
+            || request.headers[.transferEncoding] != nil
+        if hasBody {
+            throw ShareError(
+                .unsupportedMediaType, "MKCOL takes no body here; send it without one.", path: path.description)
+        }
+        if try item(at: path) != nil {
+            throw ShareError(.methodNotAllowed, "'\(path)' already exists.", path: path.description)
+        }
+        try requireParentCollection(of: path)
+        try checkLocks(path, recursive: false, request: request)
+        do throws(SandboxError) {
+            try documents.createDirectory(at: path.containerPath)
+        } catch {
+            throw .fileSystem(error, path: path, doing: "create the collection")
+        }
+        return ShareResponses.empty(201)
+    }
+
+    /// DELETE: removes a file, or a collection with everything in it (`Depth` must be infinity
+    /// or absent for a collection). 204; locks on the removed items end with them.
+    func delete(_ path: SharePath, request: Request) throws(ShareError) -> Response {
+        try requireVisibleName(path)
+        let item = try existingItem(at: path)
+        if item.isCollection, try Depth.parse(request.headers[.depth], default: .infinity) != .infinity {
+            throw ShareError(
+                .malformedRequest, "DELETE of a collection removes all of it: send Depth: infinity or none.",
+                path: path.description)
+        }
+        try checkPreconditions(request, existing: item)
+        try checkLocks(path, recursive: item.isCollection, request: request)
+        do throws(SandboxError) {
+            try documents.removeItem(at: path.containerPath, recursively: true)
+        } catch {
+            throw .fileSystem(error, path: path, doing: "delete")
+        }
+        locks.removeLocks(within: path)
+        return ShareResponses.empty(204)
+    }
+}

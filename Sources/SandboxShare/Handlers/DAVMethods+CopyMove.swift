@@ -1,0 +1,66 @@
+import HTTPTypes
+import Hummingbird
+import Sandbox
+
+extension DAVMethods {
+    /// COPY and MOVE (RFC 4918 §9.8–9.9). The `Destination` must be this server (else 502) and a
+    /// shared name inside Documents (else 403). `Overwrite: F` onto an existing item is 412; with
+    /// `T` (the default) the item there is removed first, and the answer is 204 instead of 201. A
+    /// missing destination parent is 409. COPY takes `Depth: 0` (a collection without its
+    /// members) or infinity; MOVE of a collection, infinity only. Locks do not travel: the
+    /// source's end with a MOVE, and both sides must be unlocked or their tokens submitted.
+    func transfer(_ source: SharePath, request: Request, move: Bool) throws(ShareError) -> Response {
+        let name = move ? "MOVE" : "COPY"
+        guard let value = request.headers[.destination] else {
+            throw ShareError(.malformedRequest, "\(name) needs a Destination header.", path: source.description)
+        }
+        let destination = try DestinationHeader.parse(value, allowedAuthorities: allowedAuthorities)
+        if move { try requireVisibleName(source) }
+        let sourceItem = try existingItem(at: source)
+        try requireVisibleName(destination)
+        guard destination != source else {
+            throw ShareError(
+                .forbidden, "The source and the destination of \(name) are the same: '\(source)'.",
+                path: source.description)
+        }
+        if sourceItem.isCollection, destination.isDescendant(of: source) {
+            throw ShareError(
+                .conflict, "'\(source)' cannot be put inside itself ('\(destination)').", path: source.description)
+        }
+        let depth = try Depth.parse(request.headers[.depth], default: .infinity)
+        if sourceItem.isCollection, depth == .one || (move && depth != .infinity) {
+            throw ShareError(
+                .malformedRequest, "\(name) of a collection takes Depth: \(move ? "infinity" : "0 or infinity").",
+                path: source.description)
+        }
+        let overwrite = try Overwrite.parse(request.headers[.overwrite])
+        try requireParentCollection(of: destination)
+        let existing = try item(at: destination)
+        if existing != nil, !overwrite {
+            throw ShareError(
+                .preconditionFailed, "'\(destination)' exists and Overwrite is F: nothing was changed.",
+                path: destination.description)
+        }
+        if move { try checkLocks(source, recursive: true, request: request) }
+        try checkLocks(destination, recursive: true, request: request)
+
+        do throws(SandboxError) {
+            if existing != nil {
+                try documents.removeItem(at: destination.containerPath, recursively: true)
+                locks.removeLocks(within: destination)
+            }
+            if move {
+                try documents.moveItem(from: source.containerPath, to: destination.containerPath)
+                locks.removeLocks(within: source)
+            } else if sourceItem.isCollection, depth == .zero {
+                try documents.createDirectory(at: destination.containerPath)
+                try properties.copy(from: source.containerPath, to: destination.containerPath)
+            } else {
+                try documents.copyItem(from: source.containerPath, to: destination.containerPath)
+            }
+        } catch {
+            throw .fileSystem(error, path: source, doing: move ? "move" : "copy")
+        }
+        return ShareResponses.empty(existing == nil ? 201 : 204)
+    }
+}

@@ -1,0 +1,102 @@
+import HTTPTypes
+import Hummingbird
+import Logging
+import NIOCore
+import Sandbox
+
+extension DAVMethods {
+    /// GET and HEAD of a file: validators (`ETag`, `Last-Modified`), conditional requests
+    /// (`If-Match`, `If-None-Match`, `If-Modified-Since`, `If-Unmodified-Since`), one byte range
+    /// (`Range`, `If-Range`), streamed from the open file in chunks.
+    ///
+    /// A file is never rendered as a page of this origin: `Content-Security-Policy: sandbox` on
+    /// every file, and `Content-Disposition: attachment` for the types a browser would run
+    /// (HTML, SVG, XML).
+    func get(_ path: SharePath, request: Request, includingBody: Bool) throws(ShareError) -> Response {
+        let item = try existingItem(at: path)
+        guard !item.isCollection else {
+            throw ShareError(
+                .methodNotAllowed, "'\(path)' is a collection: list it with PROPFIND.", path: path.description)
+        }
+        let file: OpenFile
+        let size: Int64
+        do throws(SandboxError) {
+            file = try documents.openFile(forReadingAt: path.containerPath)
+            size = try file.size()
+        } catch {
+            throw .fileSystem(error, path: path, doing: "open")
+        }
+        let etag = item.entityTag
+        let modified = item.attributes.modificationDate
+        var headers = HTTPFields()
+        headers[.eTag] = etag
+        headers[.lastModified] = HTTPDate.format(modified)
+        headers[.acceptRanges] = "bytes"
+        headers[.contentType] = ContentType.forName(path.lastName ?? "")
+        headers[.contentSecurityPolicy] = "sandbox"
+        if ContentType.isActive(path.lastName ?? "") {
+            headers[.contentDisposition] = ContentDisposition.attachment(path.lastName ?? "download")
+        }
+
+        if let status = Preconditions.evaluate(request.headers, etag: etag, modified: modified, isRead: true) {
+            closeQuietly(file)
+            return ShareResponses.empty(status, headers: status == 304 ? headers : HTTPFields())
+        }
+        var range: ClosedRange<Int64>? = nil
+        if Preconditions.rangeApplies(request.headers, etag: etag, modified: modified) {
+            do throws(ShareError) {
+                if case .partial(let bounds) = try RangeSelection.select(request.headers[.range], size: size) {
+                    range = bounds
+                }
+            } catch {
+                closeQuietly(file)
+                var headers = HTTPFields()
+                headers[.contentRange] = "bytes */\(size)"
+                return ShareResponses.bytes(Array("\(error.message)\n".utf8), status: 416, headers: headers)
+            }
+        }
+        let length = range.map { $0.upperBound - $0.lowerBound + 1 } ?? size
+        headers[.contentLength] = "\(length)"
+        if let range { headers[.contentRange] = "bytes \(range.lowerBound)-\(range.upperBound)/\(size)" }
+        let status: HTTPResponse.Status = range == nil ? .ok : .partialContent
+        guard includingBody, length > 0 else {
+            closeQuietly(file)
+            return Response(status: status, headers: headers)
+        }
+        let chunks: FileChunks
+        do throws(SandboxError) {
+            chunks = try file.readChunks(range: range.map { $0.lowerBound..<$0.upperBound + 1 } ?? 0..<size)
+        } catch {
+            closeQuietly(file)
+            throw .fileSystem(error, path: path, doing: "read")
+        }
+        let logger = self.logger
+        let body = ResponseBody(contentLength: Int(length)) { writer in
+            defer { closeQuietly(file) }
+            var sent: Int64 = 0
+            do {
+                for try await chunk in chunks {
+                    var buffer = ByteBufferAllocator().buffer(capacity: chunk.count)
+                    chunk.forEachRegion { bytes, _ in
+                        buffer.writeBytes(bytes)
+                        return true
+                    }
+                    sent += Int64(buffer.readableBytes)
+                    try await writer.write(buffer)
+                }
+            } catch {
+                // The head is sent: all that can be done is to cut the connection short, which the
+                // Content-Length tells the client.
+                logger.warning("GET \(path): stopped after \(sent) of \(length) bytes: \(error)")
+                throw error
+            }
+            try await writer.finish(nil)
+        }
+        return Response(status: status, headers: headers, body: body)
+    }
+}
+
+/// Closes `file`; a failure to close a file opened for reading loses nothing, so it is not reported.
+func closeQuietly(_ file: OpenFile) {
+    do { try file.close() } catch {}
+}

@@ -1,0 +1,141 @@
+import Hummingbird
+import NIOCore
+import Sandbox
+
+/// The item a request names, as the share sees it.
+struct SharedItem: Sendable {
+    let path: SharePath
+    let attributes: FileAttributes
+    var isCollection: Bool { attributes.type == .directory }
+    var entityTag: String { EntityTag.of(attributes) }
+    var snapshot: ItemSnapshot { ItemSnapshot(path: path, attributes: attributes, isCollection: isCollection) }
+}
+
+extension DAVMethods {
+    /// The item at `path`, or `nil` when there is none the share shows: missing, hidden, a
+    /// symlink, a device or socket.
+    ///
+    /// - Throws: ``ShareError`` for a file-system failure (a file in the way of a parent is "none").
+    func item(at path: SharePath) throws(ShareError) -> SharedItem? {
+        if path.isHidden { return nil }
+        do throws(SandboxError) {
+            guard let attributes = try documents.attributes(at: path.containerPath, followingSymlink: false),
+                attributes.type == .regular || attributes.type == .directory
+            else { return nil }
+            return SharedItem(path: path, attributes: attributes)
+        } catch where error.code == .notADirectory || error.code == .symlinkLoop {
+            return nil
+        } catch {
+            throw .fileSystem(error, path: path.description, doing: "look at")
+        }
+    }
+
+    /// ``item(at:)``, required.
+    ///
+    /// - Throws: ``ShareError/Code/notFound`` when there is none.
+    func existingItem(at path: SharePath) throws(ShareError) -> SharedItem {
+        guard let item = try item(at: path) else {
+            throw ShareError(.notFound, "Nothing is shared at '\(path)'.", path: path.description)
+        }
+        return item
+    }
+
+    /// Refuses to create or change `path` when the share hides that name.
+    ///
+    /// - Throws: ``ShareError/Code/forbidden`` for the Inbox and names starting with `.`.
+    func requireVisibleName(_ path: SharePath) throws(ShareError) {
+        if path.isHidden {
+            throw ShareError(
+                .forbidden,
+                "'\(path)' is not shared: the Inbox and names starting with '.' cannot be created or changed here.",
+                path: path.description)
+        }
+        if path.isRoot {
+            throw ShareError(.forbidden, "The shared folder itself cannot be replaced or removed.", path: "/")
+        }
+    }
+
+    /// Requires `path`'s parent to be an existing collection (RFC 4918: 409 otherwise).
+    ///
+    /// - Throws: ``ShareError/Code/conflict``.
+    func requireParentCollection(of path: SharePath) throws(ShareError) {
+        guard let parent = try item(at: path.parent), parent.isCollection else {
+            throw ShareError(
+                .conflict, "The collection '\(path.parent)' does not exist; create it first (MKCOL).",
+                path: path.description)
+        }
+    }
+
+    /// The request's XML body, up to ``XMLLimits/maximumBodySize``.
+    ///
+    /// - Throws: ``ShareError/Code/tooLarge`` past the cap.
+    func xmlBody(of request: Request) async throws(ShareError) -> [UInt8] {
+        let limit = XMLLimits.maximumBodySize
+        if let length = request.headers[.contentLength].flatMap(Int.init), length > limit {
+            throw ShareError(.tooLarge, "The XML body is \(length) bytes; this server reads at most \(limit).")
+        }
+        var collected: [UInt8] = []
+        do {
+            for try await buffer in request.body {
+                guard collected.count + buffer.readableBytes <= limit else {
+                    throw ShareError(.tooLarge, "The XML body is over \(limit) bytes, the most this server reads.")
+                }
+                collected.append(contentsOf: buffer.readableBytesView)
+            }
+        } catch let error as ShareError {
+            throw error
+        } catch {
+            throw ShareError(.malformedRequest, "The request body could not be read.", cause: error)
+        }
+        return collected
+    }
+
+    /// Refuses a write whose `If-Match` / `If-None-Match` / `If-Unmodified-Since` do not hold for
+    /// `existing` (`nil`: no item at the path).
+    ///
+    /// - Throws: ``ShareError/Code/preconditionFailed``.
+    func checkPreconditions(_ request: Request, existing: SharedItem?) throws(ShareError) {
+        let modified = existing?.attributes.modificationDate
+        if Preconditions.evaluate(request.headers, etag: existing?.entityTag, modified: modified, isRead: false) != nil {
+            throw ShareError(.preconditionFailed, "The request's preconditions (If-Match, If-None-Match) do not hold.")
+        }
+    }
+
+    /// The lock tokens the request submits in its `If` header.
+    func submittedTokens(_ request: Request) throws(ShareError) -> Set<String> {
+        guard let value = request.headers[.davIf] else { return [] }
+        return try IfHeader.parse(value, allowedAuthorities: allowedAuthorities).submittedTokens
+    }
+
+    /// Refuses a change to `path` (and, when `recursive`, to everything beneath it) that a lock
+    /// covers unless the request submitted the lock's token.
+    ///
+    /// - Throws: ``ShareError/Code/locked`` with `lock-token-submitted`.
+    func checkLocks(_ path: SharePath, recursive: Bool, request: Request) throws(ShareError) {
+        try locks.checkWrite(path, recursive: recursive, submitted: try submittedTokens(request))
+    }
+
+    /// Evaluates an `If` header (RFC 4918 §10.4) against the items' entity tags and locks.
+    ///
+    /// - Throws: ``ShareError/Code/malformedRequest`` when it does not parse,
+    ///   ``ShareError/Code/preconditionFailed`` when no list holds.
+    func checkIfHeader(_ value: String, path: SharePath) throws(ShareError) {
+        let header = try IfHeader.parse(value, allowedAuthorities: allowedAuthorities)
+        let holds = IfEvaluation.evaluate(header, requestPath: path) { resource in
+            let item = try? self.item(at: resource)  // a failure to look counts as "no such item"
+            return ResourceState(
+                etag: item.map(\.entityTag), lockTokens: Set(locks.locks(covering: resource).map(\.token)))
+        }
+        guard holds else {
+            throw ShareError(
+                .preconditionFailed, "The If header's conditions do not hold for '\(path)'.", path: path.description)
+        }
+    }
+}
+
+extension ShareError {
+    /// Wraps a core error met while `action` on `path`.
+    static func fileSystem(_ error: SandboxError, path: SharePath, doing action: String) -> ShareError {
+        .fileSystem(error, path: path.description, doing: action)
+    }
+}

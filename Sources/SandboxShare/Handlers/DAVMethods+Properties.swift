@@ -1,0 +1,147 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import Logging
+import Sandbox
+
+extension DAVMethods {
+    /// Most items one PROPFIND answers for; a deeper listing is refused with 403
+    /// `propfind-finite-depth` (RFC 4918 §9.1), so one request cannot walk a huge tree into memory.
+    static let maximumPropfindItems = 100_000
+
+    /// PROPFIND: the properties of an item and, with `Depth: 1` or infinity (the default), of
+    /// its members — hidden names and symlinks left out. 207 Multi-Status.
+    func propfind(_ path: SharePath, request: Request) async throws(ShareError) -> Response {
+        let depth = try Depth.parse(request.headers[.depth], default: .infinity)
+        let body = try await xmlBody(of: request)
+        let query = try PropfindRequest.parse(body)
+        let root = try existingItem(at: path)
+        let items = try members(of: root, depth: depth)
+        let context = PropertyContext(locks: [], now: locks.now, volume: try volume())
+        var multistatus = Multistatus()
+        for item in items {
+            multistatus.add(href: item.path.href(isCollection: item.isCollection), propstats: try propstats(for: item, query, context))
+        }
+        return ShareResponses.xml(multistatus.bytes, status: 207)
+    }
+
+    /// `root` and its members to `depth`, breadth first.
+    private func members(of root: SharedItem, depth: Depth) throws(ShareError) -> [SharedItem] {
+        var result = [root]
+        guard root.isCollection, depth != .zero else { return result }
+        var next = 0
+        while next < result.count {
+            let directory = result[next]
+            next += 1
+            guard directory.isCollection, directory.path == root.path || depth == .infinity else { continue }
+            let entries: [DirectoryEntry]
+            do throws(SandboxError) {
+                entries = try documents.contentsOfDirectory(at: directory.path.containerPath, prefetchingAttributes: true)
+            } catch where error.code == .notFound {
+                continue  // removed while we looked
+            } catch {
+                throw .fileSystem(error, path: directory.path, doing: "list")
+            }
+            for entry in entries {
+                guard let name = entry.fileName.string, let attributes = entry.attributes,
+                    attributes.type == .regular || attributes.type == .directory
+                else { continue }  // names that are not UTF-8 cannot be sent in an href; symlinks are not shared
+                let path = directory.path.appending(name)
+                if path.isHidden { continue }
+                result.append(SharedItem(path: path, attributes: attributes))
+            }
+            if result.count > Self.maximumPropfindItems {
+                throw ShareError(
+                    .forbidden, "'\(root.path)' holds more than \(Self.maximumPropfindItems) items: list it with Depth: 1.",
+                    path: root.path.description, condition: "propfind-finite-depth")
+            }
+        }
+        return result
+    }
+
+    private func volume() throws(ShareError) -> VolumeValues? {
+        do throws(SandboxError) {
+            return try documents.volumeValues()
+        } catch {
+            logger.warning("PROPFIND: no quota: \(error)")
+            return nil
+        }
+    }
+
+    private func propstats(
+        for item: SharedItem, _ query: PropfindRequest, _ context: PropertyContext
+    ) throws(ShareError) -> [Propstat] {
+        let snapshot = item.snapshot
+        var context = context
+        context.locks = locks.locks(covering: item.path)
+        let dead = try properties.properties(at: item.path.containerPath)
+        switch query {
+        case .propertyNames:
+            let live = LiveProperties.names.filter { LiveProperties.value(of: $0, for: snapshot, context: context) != nil }
+            let names = live + dead.keys.sorted()
+            return [Propstat(status: 200, properties: names.map { ($0, nil) })]
+        case .allProperties(let include):
+            var found: [(PropertyName, String?)] = []
+            for name in LiveProperties.allPropNames + include where !found.contains(where: { $0.0 == name }) {
+                if let value = LiveProperties.value(of: name, for: snapshot, context: context) { found.append((name, value)) }
+            }
+            for (name, value) in dead.sorted(by: { $0.key < $1.key }) { found.append((name, value)) }
+            return [Propstat(status: 200, properties: found)]
+        case .properties(let names):
+            var found: [(PropertyName, String?)] = []
+            var missing: [(PropertyName, String?)] = []
+            for name in names {
+                if let value = LiveProperties.value(of: name, for: snapshot, context: context) ?? dead[name] {
+                    found.append((name, value))
+                } else {
+                    missing.append((name, nil))
+                }
+            }
+            var result: [Propstat] = []
+            if !found.isEmpty { result.append(Propstat(status: 200, properties: found)) }
+            if !missing.isEmpty { result.append(Propstat(status: 404, properties: missing)) }
+            return result
+        }
+    }
+
+    /// PROPPATCH: sets and removes dead properties, all or nothing (RFC 4918 §9.2). Live
+    /// properties are protected (403 `cannot-modify-protected-property`; the others then fail
+    /// with 424). 207 Multi-Status.
+    func proppatch(_ path: SharePath, request: Request) async throws(ShareError) -> Response {
+        try requireVisibleName(path)
+        let body = try await xmlBody(of: request)
+        let patch = try ProppatchRequest.parse(body)
+        let item = try existingItem(at: path)
+        try checkLocks(path, recursive: false, request: request)
+        let protected = patch.operations.map(\.name).filter(LiveProperties.isProtected)
+        var multistatus = Multistatus()
+        let href = path.href(isCollection: item.isCollection)
+        if !protected.isEmpty {
+            let others = patch.operations.map(\.name).filter { !LiveProperties.isProtected($0) }
+            var stats = [
+                Propstat(
+                    status: 403, properties: protected.map { ($0, nil) }, error: "cannot-modify-protected-property")
+            ]
+            if !others.isEmpty { stats.append(Propstat(status: 424, properties: others.map { ($0, nil) })) }
+            multistatus.add(href: href, propstats: stats)
+            return ShareResponses.xml(multistatus.bytes, status: 207)
+        }
+        let statuses = try properties.apply(patch.operations, at: path.containerPath)
+        let grouped = Dictionary(grouping: patch.operations.map(\.name)) { statuses[$0] ?? 200 }
+        multistatus.add(
+            href: href,
+            propstats: grouped.keys.sorted().map { status in
+                Propstat(status: status, properties: (grouped[status] ?? []).map { ($0, nil) })
+            })
+        return ShareResponses.xml(multistatus.bytes, status: 207)
+    }
+}
+
+extension ProppatchRequest.Operation {
+    /// The property the operation sets or removes.
+    var name: PropertyName {
+        switch self {
+        case .set(let name, _), .remove(let name): name
+        }
+    }
+}

@@ -1,0 +1,79 @@
+import HTTPTypes
+import Hummingbird
+import NIOCore
+import Sandbox
+
+extension DAVMethods {
+    /// PUT: the body streamed to an unnamed temporary beside the target (the core's atomic
+    /// writer), `fsync`ed, then put at the name in one step. An upload that fails, is cut off, or
+    /// runs past ``maximumUploadSize`` leaves nothing, and the file it would have replaced intact.
+    ///
+    /// 201 for a new file, 204 for a replaced one. Refused: a collection (405), a missing parent
+    /// (409), `Content-Range` (400: partial PUT is not supported), a locked file without its token
+    /// (423), a full disk (507).
+    func put(_ path: SharePath, request: Request) async throws(ShareError) -> Response {
+        try requireVisibleName(path)
+        if request.headers[.contentRange] != nil {
+            throw ShareError(
+                .malformedRequest, "PUT with Content-Range (a partial update) is not supported; send the whole file.",
+                path: path.description)
+        }
+        let declared = request.headers[.contentLength].flatMap(Int64.init)
+        if let limit = maximumUploadSize, let declared, declared > limit {
+            throw tooLarge(path, limit: limit)
+        }
+        try requireParentCollection(of: path)
+        let existing = try item(at: path)
+        if existing?.isCollection == true {
+            throw ShareError(.methodNotAllowed, "'\(path)' is a collection; PUT replaces files only.", path: path.description)
+        }
+        try checkLocks(path, recursive: false, request: request)
+        try checkPreconditions(request, existing: existing)
+
+        let writer: FileWriter
+        do throws(SandboxError) {
+            writer = try documents.openWriter(at: path.containerPath, options: [.atomic, .durable])
+        } catch {
+            throw .fileSystem(error, path: path, doing: "store the upload at")
+        }
+        do {
+            var received: Int64 = 0
+            for try await buffer in request.body {
+                received += Int64(buffer.readableBytes)
+                if let limit = maximumUploadSize, received > limit { throw tooLarge(path, limit: limit) }
+                let chunk = buffer.withUnsafeReadableBytes { DataRegions(copying: $0) }
+                try await writer.write(chunk)
+            }
+            if let declared, received != declared {
+                throw ShareError(
+                    .malformedRequest, "The upload ended after \(received) of \(declared) bytes; nothing was stored.",
+                    path: path.description)
+            }
+            _ = try await writer.finish()
+        } catch {
+            writer.discard()
+            throw Self.uploadFailure(error, path: path)
+        }
+        let stored = try item(at: path)
+        var headers = HTTPFields()
+        if let stored { headers[.eTag] = stored.entityTag }
+        return ShareResponses.empty(existing == nil ? 201 : 204, headers: headers)
+    }
+
+    private func tooLarge(_ path: SharePath, limit: Int64) -> ShareError {
+        ShareError(
+            .tooLarge, "The upload is larger than this share's limit of \(limit) bytes (--max-upload); nothing was stored.",
+            path: path.description)
+    }
+
+    private static func uploadFailure(_ error: any Error, path: SharePath) -> ShareError {
+        switch error {
+        case let error as ShareError: error
+        case let error as SandboxError: .fileSystem(error, path: path, doing: "store the upload at")
+        default:
+            ShareError(
+                .malformedRequest, "The upload was cut off before its end; nothing was stored.", path: path.description,
+                cause: error)
+        }
+    }
+}

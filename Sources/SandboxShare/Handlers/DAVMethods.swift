@@ -1,0 +1,86 @@
+import HTTPTypes
+import Hummingbird
+import Logging
+import Sandbox
+
+/// The WebDAV methods (RFC 4918, classes 1 and 2) on one Documents folder.
+///
+/// Every file operation goes through ``documents``, a confined root that refuses every symlink:
+/// nothing here opens a host path. The Inbox and names starting with `.` are hidden
+/// (``SharePath/isHidden``): 404 to read or delete, 403 to create. Nothing is cached: each request
+/// sees the folder as the app left it.
+struct DAVMethods: Sendable {
+    /// The shared folder.
+    let documents: ConfinedRoot
+    let locks: LockManager
+    let properties: DeadPropertyStore
+    let readOnly: Bool
+    let maximumUploadSize: Int64?
+    /// The `Host` values (and `Destination` authorities) that name this server.
+    let allowedAuthorities: Set<String>
+    let logger: Logger
+
+    /// The methods a read-only share allows.
+    static let readMethods: [HTTPRequest.Method] = [.options, .get, .head, .propfind]
+    /// The methods a writable share adds.
+    static let writeMethods: [HTTPRequest.Method] = [
+        .put, .delete, .mkcol, .copy, .move, .proppatch, .lock, .unlock,
+    ]
+
+    var allowedMethods: [HTTPRequest.Method] { readOnly ? Self.readMethods : Self.readMethods + Self.writeMethods }
+
+    func respond(to request: Request) async throws(ShareError) -> Response {
+        let path = try SharePath(requestPath: request.uri.path)
+        let method = request.method
+        if readOnly, Self.writeMethods.contains(method) {
+            throw ShareError(.forbidden, "This share is read-only: \(method) is refused.", path: path.description)
+        }
+        if let value = request.headers[.davIf] {
+            try checkIfHeader(value, path: path)
+        }
+        switch method {
+        case .options: return options()
+        case .get: return try get(path, request: request, includingBody: true)
+        case .head: return try get(path, request: request, includingBody: false)
+        case .put: return try await put(path, request: request)
+        case .delete: return try delete(path, request: request)
+        case .mkcol: return try await mkcol(path, request: request)
+        case .copy: return try transfer(path, request: request, move: false)
+        case .move: return try transfer(path, request: request, move: true)
+        case .propfind: return try await propfind(path, request: request)
+        case .proppatch: return try await proppatch(path, request: request)
+        case .lock: return try await lock(path, request: request)
+        case .unlock: return try unlock(path, request: request)
+        default:
+            throw ShareError(
+                .notImplemented,
+                "\(method) is not a method this server implements; it speaks WebDAV: "
+                    + allowedMethods.map(\.rawValue).joined(separator: ", ") + ".")
+        }
+    }
+
+    private func options() -> Response {
+        var headers = HTTPFields()
+        headers[.dav] = "1, 2"
+        headers[.allow] = allowedMethods.map(\.rawValue).joined(separator: ", ")
+        headers[.msAuthorVia] = "DAV"
+        return ShareResponses.empty(200, headers: headers)
+    }
+}
+
+extension HTTPRequest.Method {
+    static let propfind = method("PROPFIND")
+    static let proppatch = method("PROPPATCH")
+    static let mkcol = method("MKCOL")
+    static let copy = method("COPY")
+    static let move = method("MOVE")
+    static let lock = method("LOCK")
+    static let unlock = method("UNLOCK")
+
+    private static func method(_ literal: StaticString) -> HTTPRequest.Method {
+        guard let method = HTTPRequest.Method(literal.description) else {
+            preconditionFailure("'\(literal)' is not an HTTP method")
+        }
+        return method
+    }
+}

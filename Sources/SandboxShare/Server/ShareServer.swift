@@ -1,0 +1,99 @@
+import Hummingbird
+import Logging
+import NIOCore
+import NIOPosix
+import Sandbox
+import ServiceLifecycle
+
+/// Serves one container's Documents folder over WebDAV (classes 1 and 2) on Hummingbird.
+///
+/// ```swift
+/// let server = try ShareServer(container: container, configuration: configuration, logger: logger)
+/// try await server.run { port in print("listening on \(port)") }
+/// ```
+///
+/// Only Documents is reachable, through a confined root that refuses every symlink; the Inbox
+/// and names starting with `.` are hidden. Every request needs the configured credentials.
+/// ``run(onListening:)`` stops gracefully on SIGINT and SIGTERM: the listener closes, requests in
+/// flight finish (an upload cut short publishes nothing), then it returns.
+public struct ShareServer: Sendable {
+    /// The shared folder.
+    public let documents: ConfinedRoot
+    /// How it is served.
+    public let configuration: ShareConfiguration
+    private let logger: Logger
+
+    /// A server for `container`'s Documents folder.
+    ///
+    /// - Throws: ``ShareError`` with the core's code when Documents cannot be opened (missing,
+    ///   not a directory).
+    public init(container: Container, configuration: ShareConfiguration, logger: Logger) throws(ShareError) {
+        guard let documentsPath = ContainerDirectory.documents.path else {
+            throw ShareError(.internalError, "The container has no Documents folder.")
+        }
+        do throws(SandboxError) {
+            documents = try container.root.openSubroot(at: documentsPath, refusingSymlinks: true)
+        } catch {
+            throw .fileSystem(error, path: "/", doing: "open the Documents folder of \(container.identifier)")
+        }
+        self.configuration = configuration
+        self.logger = logger
+    }
+
+    /// A server for the folder `documents` (which should refuse symlinks:
+    /// ``/SandboxCore/ConfinedRoot/openSubroot(at:refusingSymlinks:)``).
+    public init(documents: ConfinedRoot, configuration: ShareConfiguration, logger: Logger) {
+        self.documents = documents
+        self.configuration = configuration
+        self.logger = logger
+    }
+
+    /// Listens and serves until SIGINT or SIGTERM, or until the task is cancelled.
+    ///
+    /// - Parameter onListening: called once with the port the server listens on (the one picked
+    ///   when the configuration's port is 0).
+    /// - Throws: the listener's error when the address cannot be bound (in use, not local).
+    public func run(onListening: @escaping @Sendable (Int) async -> Void) async throws {
+        let configuration = self.configuration
+        let logger = self.logger
+        let documents = self.documents
+        let ready = ResponderSlot()
+        let app = Application(
+            responder: ReadyResponder(slot: ready),
+            server: .http1(
+                configuration: .init(
+                    additionalChannelHandlers: [ExpectContinueHandler(credentials: configuration.credentials)],
+                    idleTimeout: .nanoseconds(Int64(configuration.idleTimeout.components.seconds) * 1_000_000_000))),
+            configuration: ApplicationConfiguration(
+                address: .hostname(configuration.host, port: configuration.port), serverName: nil),
+            onServerRunning: { channel in
+                let port = channel.localAddress?.port ?? configuration.port
+                let authorities = configuration.allowedAuthorities(
+                    port: port, localAddresses: Self.interfaceAddresses(), hostName: Self.hostName())
+                let methods = DAVMethods(
+                    documents: documents, locks: LockManager(), properties: DeadPropertyStore(root: documents),
+                    readOnly: configuration.readOnly, maximumUploadSize: configuration.maximumUploadSize,
+                    allowedAuthorities: authorities, logger: logger)
+                ready.set(ShareResponder(methods: methods, credentials: configuration.credentials, logger: logger))
+                await onListening(port)
+            },
+            logger: logger
+        )
+        try await app.runService()
+    }
+
+    /// The addresses of this machine's interfaces, for a wildcard bind's `Host` check.
+    private static func interfaceAddresses() -> [String] {
+        do {
+            return try System.enumerateDevices().compactMap { $0.address?.ipAddress }
+        } catch {
+            return []
+        }
+    }
+
+    private static func hostName() -> String? {
+        var buffer = [CChar](repeating: 0, count: 256)
+        guard gethostname(&buffer, buffer.count - 1) == 0 else { return nil }
+        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+}
