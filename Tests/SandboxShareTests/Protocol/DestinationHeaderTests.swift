@@ -45,8 +45,10 @@ import Testing
 
     @Test func overwriteIsTOrF() throws {
         #expect(try Overwrite.parse(nil))
-        #expect(try Overwrite.parse("T") && Overwrite.parse(" t "))
-        #expect(try !Overwrite.parse("F") && !Overwrite.parse("f"))
+        #expect(try Overwrite.parse("T"))
+        #expect(try Overwrite.parse(" t "))
+        #expect(try !Overwrite.parse("F"))
+        #expect(try !Overwrite.parse("f"))
         for bad in ["", "TRUE", "0", "1", "T F", "\u{0}", String(repeating: "F", count: 1000)] {
             #expect(throws: ShareError.self) { try Overwrite.parse(bad) }
         }

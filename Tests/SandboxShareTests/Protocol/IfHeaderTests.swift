@@ -59,7 +59,7 @@ import Testing
     }
 
     @Test func refusesOversizedHeadersAndSurvivesDeepInput() throws {
-        let many = String(repeating: "(<urn:x>)", count: 7000)
+        let many = String(repeating: "(<urn:x>)", count: 8000)
         #expect(many.utf8.count > IfHeader.maximumLength)
         #expect(throws: ShareError.self) { try parse(many) }
         let manyButFitting = String(repeating: "(<urn:x>) ", count: 6000)

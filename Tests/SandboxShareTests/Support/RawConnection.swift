@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import SandboxTesting
+import Synchronization
 
 /// Runs `body` on a thread of its own and returns its result: blocking socket calls never hold one
 /// of the cooperative pool's threads (two on CI).
@@ -14,9 +15,9 @@ func onOwnThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async 
 /// A blocking TCP connection to a loopback port that sends exactly the bytes it is given: what
 /// curl would normalise (`..`, `%2e`, a backslash) reaches the server as written. Use it only on
 /// a thread of its own (``onOwnThread(_:)``).
-final class RawConnection {
+final class RawConnection: Sendable {
     let descriptor: Int32
-    private var isClosed = false
+    private let isClosed = Atomic(false)
 
     /// Connects to `127.0.0.1:port`; every send and receive gives up after `timeout` seconds.
     ///
@@ -92,8 +93,7 @@ final class RawConnection {
 
     /// Closes the connection; an `RST` instead of a `FIN` when `abortively`.
     func close(abortively: Bool = false) {
-        guard !isClosed else { return }
-        isClosed = true
+        guard !isClosed.exchange(true, ordering: .relaxed) else { return }
         if abortively {
             var linger = Glibc.linger(l_onoff: 1, l_linger: 0)
             setsockopt(descriptor, SOL_SOCKET, SO_LINGER, &linger, socklen_t(MemoryLayout<Glibc.linger>.size))

@@ -69,8 +69,10 @@ extension ShareServerProcess {
         FileManager.default.contents(atPath: documents(relative)).map { String(decoding: $0, as: UTF8.self) }
     }
 
-    /// Every entry in Documents, recursively, relative to it (sorted).
+    /// Every entry in Documents, recursively, relative to it (sorted), but for the Inbox that
+    /// `sandbox create` makes and the clients never see.
     func documentsTree() -> [String] {
-        (FileManager.default.subpaths(atPath: documents) ?? []).sorted()  // no folder: nothing in it
+        let all = FileManager.default.subpaths(atPath: documents) ?? []  // no folder: nothing in it
+        return all.filter { $0 != "Inbox" && !$0.hasPrefix("Inbox/") }.sorted()
     }
 }
