@@ -44,7 +44,7 @@ package enum XMLDocumentParser {
             throw malformed(what, "is not UTF-8 text; send it encoded as UTF-8")
         }
         guard text.contains(where: { !$0.isWhitespace }) else { throw malformed(what, "is empty") }
-        let lowered = text.lowercased()
+        let lowered = text.lowercased().drop { $0 == "\u{FEFF}" }  // a byte-order mark may precede the declaration
         guard !lowered.contains("<!doctype"), !lowered.contains("<!entity") else {
             throw malformed(what, "holds a document type or entity declaration, which this server refuses")
         }

@@ -86,14 +86,20 @@ final class XMLTreeBuilder: NSObject, XMLParserDelegate {
     }
 
     func parser(_ parser: XMLParser, parseErrorOccurred parseError: any Error) {
-        // libxml2 reports namespace errors (codes 200–299: an empty or undeclared prefix, a
-        // duplicate attribute) without failing the parse; they make the body malformed here.
-        // Warnings (a relative namespace URI, 100–199) are not errors.
+        // libxml2 reports some errors without failing the parse: namespace errors (an empty or
+        // undeclared prefix, a duplicate attribute: codes 200–205) and content after the root
+        // element (5). Every error makes the body malformed here; only warnings, such as a
+        // relative namespace URI, are let through.
         let code = (parseError as NSError).code
-        if (200..<300).contains(code), problem == nil {
-            refuse(parser, "is not namespace-well-formed (parser error \(code))")
+        if !Self.warnings.contains(code) {
+            refuse(parser, "is not well-formed XML (parser error \(code))")
         }
     }
+
+    /// libxml2's `XML_WAR_*` codes (`xmlerror.h`): undeclared entity (in a DTD, which is refused
+    /// anyway), catalog PI, unknown version, `xml:lang` value, namespace URI not valid or relative,
+    /// `xml:space` value, namespace column, entity redefined.
+    private static let warnings: Set<Int> = [27, 93, 97, 98, 99, 100, 102, 106, 107]
 
     private func appendText(_ text: String) {
         if !stack.isEmpty { pendingText += text }
