@@ -31,7 +31,8 @@ package enum Overwrite {
         case "T", "t": return true
         case "F", "f": return false
         default:
-            throw ShareError(.malformedRequest, "The Overwrite header '\(value.prefix(64))' is not T or F; send one of those.")
+            throw ShareError(
+                .malformedRequest, "The Overwrite header '\(value.prefix(64))' is not T or F; send one of those.")
         }
     }
 }

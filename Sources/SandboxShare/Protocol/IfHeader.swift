@@ -65,7 +65,8 @@ package struct IfHeader: Sendable, Equatable {
     ///   tag, anything else outside the grammar, or a Resource-Tag whose path is refused.
     package static func parse(_ value: String, allowedAuthorities: Set<String>) throws(ShareError) -> IfHeader {
         guard value.utf8.count <= maximumLength else {
-            throw ShareError(.malformedRequest, "The If header is over \(maximumLength) bytes; submit fewer conditions.")
+            throw ShareError(
+                .malformedRequest, "The If header is over \(maximumLength) bytes; submit fewer conditions.")
         }
         var parser = IfHeaderParser(value, allowedAuthorities: allowedAuthorities)
         return IfHeader(lists: try parser.parseLists())

@@ -67,7 +67,7 @@ struct IfHeaderParser {
     /// `["Not"] (State-token | "[" entity-tag "]")`.
     private mutating func parseCondition() throws(ShareError) -> IfHeader.Condition {
         var negated = false
-        if bytes.count - position >= 3, String(decoding: bytes[position..<position + 3], as: UTF8.self).lowercased() == "not" {
+        if bytes[position...].prefix(3).map({ $0 | 0x20 }).elementsEqual("not".utf8) {
             negated = true
             position += 3
             skipSpaces()

@@ -33,7 +33,9 @@ package enum ShareURI: Sendable, Equatable {
         let scheme = text[..<colon].lowercased()
         let rest = text[text.index(after: colon)...]
         guard scheme == "http" || scheme == "https" else { return .foreign(String(text.prefix(64))) }
-        guard rest.hasPrefix("//") else { throw refusal(text, "has no authority after its scheme; send http://host/path") }
+        guard rest.hasPrefix("//") else {
+            throw refusal(text, "has no authority after its scheme; send http://host/path")
+        }
         let afterSlashes = rest.dropFirst(2)
         let authorityEnd = afterSlashes.firstIndex(of: "/") ?? afterSlashes.endIndex
         let authority = afterSlashes[..<authorityEnd]

@@ -59,7 +59,9 @@ package struct Multistatus: Sendable {
         switch name.namespace {
         case "DAV:": (open, close) = ("D:\(name.name)", "D:\(name.name)")
         case "": (open, close) = ("\(name.name) xmlns=\"\"", name.name)
-        default: (open, close) = ("ns0:\(name.name) xmlns:ns0=\"\(XMLText.escape(name.namespace))\"", "ns0:\(name.name)")
+        default:
+            let declaration = "xmlns:ns0=\"\(XMLText.escape(name.namespace))\""
+            (open, close) = ("ns0:\(name.name) \(declaration)", "ns0:\(name.name)")
         }
         if let value, !value.isEmpty {
             xml += "<\(open)>\(value)</\(close)>"

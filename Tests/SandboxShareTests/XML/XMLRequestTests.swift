@@ -17,7 +17,8 @@ import Testing
         #expect(try PropfindRequest.parse([]) == .allProperties(include: []))
         #expect(try PropfindRequest.parse(bytes(" \r\n")) == .allProperties(include: []))
         #expect(
-            try PropfindRequest.parse(bytes(#"<?xml version="1.0" encoding="utf-8"?><propfind xmlns="DAV:"><allprop/></propfind>"#))
+            try PropfindRequest.parse(
+                bytes(#"<?xml version="1.0" encoding="utf-8"?><propfind xmlns="DAV:"><allprop/></propfind>"#))
                 == .allProperties(include: []))
         #expect(try PropfindRequest.parse(bytes(#"<D:propfind xmlns:D="DAV:"><D:propname/></D:propfind>"#)) == .propertyNames)
         let named = #"""
@@ -28,7 +29,8 @@ import Testing
             try PropfindRequest.parse(bytes(named))
                 == .properties([.dav("getetag"), PropertyName("http://example.com/ns", "author"), PropertyName("", "plain"),
                     PropertyName("relative", "z")]))
-        let include = #"<propfind xmlns="DAV:"><allprop/><include><quota-used-bytes/></include><x xmlns="urn:x"/></propfind>"#
+        let include = #"<propfind xmlns="DAV:"><allprop/><include><quota-used-bytes/></include>"#
+            + #"<x xmlns="urn:x"/></propfind>"#
         #expect(try PropfindRequest.parse(bytes(include)) == .allProperties(include: [.dav("quota-used-bytes")]))
     }
 
@@ -61,7 +63,8 @@ import Testing
             <?xml version="1.0"?><!DOCTYPE foo [<!ENTITY xxe SYSTEM "file:///etc/passwd">]>
             <D:propfind xmlns:D="DAV:"><D:prop><x xmlns="u">&xxe;</x></D:prop></D:propfind>
             """
-        let externalDTD = #"<!DOCTYPE propfind SYSTEM "http://127.0.0.1:1/evil.dtd"><propfind xmlns="DAV:"><allprop/></propfind>"#
+        let externalDTD = #"<!DOCTYPE propfind SYSTEM "http://127.0.0.1:1/evil.dtd">"#
+            + #"<propfind xmlns="DAV:"><allprop/></propfind>"#
         let lowercase = #"<!doctype x><propfind xmlns="DAV:"><allprop/></propfind>"#
         let parameterEntity = #"<!ENTITY % p SYSTEM "file:///etc/passwd"><propfind xmlns="DAV:"><allprop/></propfind>"#
         for body in [billionLaughs, externalEntity, externalDTD, lowercase, parameterEntity] {
@@ -118,7 +121,8 @@ import Testing
         let body = #"""
             <?xml version="1.0" encoding="utf-8" ?>
             <D:propertyupdate xmlns:D="DAV:" xmlns:Z="http://ns.example.com/z/">
-              <D:set><D:prop><Z:Authors><Z:Author>Jim &amp; "Roy"</Z:Author><Author xmlns="">Ro&lt;y</Author></Z:Authors>
+              <D:set><D:prop><Z:Authors><Z:Author>Jim &amp; "Roy"</Z:Author><Author xmlns="">Ro&lt;y</Author>\#
+            </Z:Authors>
                 <Z:empty/><Z:text>a<![CDATA[<b>]]>c</Z:text></D:prop></D:set>
               <D:remove><D:prop><Z:Copyright-Owner/></D:prop></D:remove>
               <D:set><D:prop><Z:lang xml:lang="en" Z:attr="v&quot;" plain="p">&#x10FFFF;é</Z:lang></D:prop></D:set>
@@ -189,10 +193,12 @@ import Testing
         #expect(
             try LockRequest.parse(bytes(exclusive))
                 == LockRequest(
-                    scope: .exclusive, owner: #"<ns0:href xmlns:ns0="DAV:">http://example.org/~ejw/contact.html</ns0:href>"#))
+                    scope: .exclusive,
+                    owner: #"<ns0:href xmlns:ns0="DAV:">http://example.org/~ejw/contact.html</ns0:href>"#))
         let shared = #"<lockinfo xmlns="DAV:"><lockscope><shared/></lockscope><locktype><write/></locktype></lockinfo>"#
         #expect(try LockRequest.parse(bytes(shared)) == LockRequest(scope: .shared, owner: nil))
-        let textOwner = #"<lockinfo xmlns="DAV:"><locktype><write/></locktype><owner>me &amp; you</owner><lockscope><exclusive/></lockscope></lockinfo>"#
+        let textOwner = #"<lockinfo xmlns="DAV:"><locktype><write/></locktype><owner>me &amp; you</owner>"#
+            + "<lockscope><exclusive/></lockscope></lockinfo>"
         #expect(try LockRequest.parse(bytes(textOwner)) == LockRequest(scope: .exclusive, owner: "me &amp; you"))
     }
 
@@ -203,7 +209,8 @@ import Testing
         #"<lockinfo xmlns="DAV:"><lockscope><exclusive/><shared/></lockscope><locktype><write/></locktype></lockinfo>"#,
         #"<lockinfo xmlns="DAV:"><lockscope><other/></lockscope><locktype><write/></locktype></lockinfo>"#,
         #"<lockinfo xmlns="DAV:"><lockscope><exclusive/></lockscope><locktype><read/></locktype></lockinfo>"#,
-        #"<lockinfo xmlns="DAV:"><lockscope><exclusive/></lockscope><locktype><write xmlns="u"/></locktype></lockinfo>"#,
+        #"<lockinfo xmlns="DAV:"><lockscope><exclusive/></lockscope><locktype><write xmlns="u"/></locktype>"#
+            + "</lockinfo>",
         #"<lockinfo><lockscope><exclusive/></lockscope><locktype><write/></locktype></lockinfo>"#,
         #"<D:propfind xmlns:D="DAV:"><D:allprop/></D:propfind>"#, "<lockinfo",
     ])
