@@ -7,7 +7,8 @@ extension ConfinedRoot {
     ///
     /// Files are copied by reflink or `copy_file_range` where the file system allows, with their
     /// permissions and `user.` extended attributes (which hold "excluded from backup"), and appear
-    /// at `destination` only when complete. Directories are copied with an explicit stack (any depth,
+    /// at `destination` only when complete. Directories keep their `user.` extended attributes too.
+    /// Directories are copied with an explicit stack (any depth,
     /// names byte for byte) through descriptors opened with `O_NOFOLLOW`; symlinks inside them are
     /// copied as symlinks, never followed. A symlink at `source` itself is followed (within the
     /// container).
@@ -50,6 +51,7 @@ extension ConfinedRoot {
                 })
             // A directory copied into itself must not copy its own copy.
             let skipped = try FileIdentity(of: output.rawValue, path: destination.description)
+            try ExtendedAttributes.copyUserAttributes(from: input, to: output.rawValue, path: destination.description)
             var walk = try TreeWalk(root: input, at: source, mirror: output.rawValue)
             var visitor = CopyVisitor(destination: destination, skipped: skipped)
             try walk.run(&visitor)
@@ -121,9 +123,17 @@ private struct CopyVisitor: TreeVisitor {
         _ directory: CInt, named name: FileName, mirrorParent: CInt?, at location: borrowing WalkLocation
     ) throws(SandboxError) -> CInt? {
         guard let mirrorParent else { return nil }
-        return try syscall("openat", path: location.rebased(on: destination).display()) {
+        let path = location.rebased(on: destination).display()
+        let mirror = try syscall("openat", path: path) {
             openat(mirrorParent, name.cString, O_RDONLY | CSB_O_DIRECTORY | CSB_O_NOFOLLOW | CSB_O_CLOEXEC)
         }
+        do throws(SandboxError) {
+            try ExtendedAttributes.copyUserAttributes(from: directory, to: mirror, path: path)
+        } catch {
+            close(mirror)
+            throw error
+        }
+        return mirror
     }
 
     func leave(
