@@ -48,7 +48,7 @@ extension DeadPropertyStore {
             switch operation {
             case .set(let name, let value):
                 guard value.utf8.count <= Self.maximumValueSize else { return 507 }
-                guard present.contains(attribute) || present.count < Self.maximumPropertyCount else { return 507 }
+                guard present.contains(attribute) || present.count < maximumPropertyCount else { return 507 }
                 try root.setExtendedAttribute(
                     named: attribute, to: DeadPropertyRecord(name: name, value: value).encoded, at: path)
                 present.insert(attribute)

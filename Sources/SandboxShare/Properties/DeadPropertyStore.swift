@@ -10,15 +10,22 @@ import Sandbox
 package struct DeadPropertyStore: Sendable {
     /// The largest value stored, in bytes of its XML fragment: a larger one is `507`.
     package static let maximumValueSize = 64 * 1024
-    /// The most dead properties on one item: one more is `507`.
-    package static let maximumPropertyCount = 256
+    /// The most dead properties on one item by default: one more is `507`. (On ext4, whose
+    /// attributes share one 4 KiB block per item, the file system refuses far fewer first.)
+    package static let defaultMaximumPropertyCount = 256
 
     /// The shared folder.
     package let root: ConfinedRoot
+    /// The most dead properties on one item: one more is `507`.
+    package let maximumPropertyCount: Int
     let logger: Logger
 
-    package init(root: ConfinedRoot, logger: Logger = Logger(label: "sandbox.share.properties")) {
+    package init(
+        root: ConfinedRoot, maximumPropertyCount: Int = defaultMaximumPropertyCount,
+        logger: Logger = Logger(label: "sandbox.share.properties")
+    ) {
         self.root = root
+        self.maximumPropertyCount = maximumPropertyCount
         self.logger = logger
     }
 

@@ -33,8 +33,8 @@ package enum LiveProperties {
         case "displayname": return XMLText.escape(item.path.lastName ?? "")
         case "getcontentlength": return item.isCollection ? nil : String(attributes.size)
         case "getcontenttype":
-            return item.isCollection ? nil : XMLText.escape(ContentType.forName(item.path.lastName ?? ""))
-        case "getetag": return item.isCollection ? nil : XMLText.escape(EntityTag.of(attributes))
+            return item.isCollection ? nil : ContentType.forName(item.path.lastName ?? "")
+        case "getetag": return item.isCollection ? nil : EntityTag.of(attributes)
         case "getlastmodified": return PropertyDates.lastModified(attributes.modificationDate)
         case "resourcetype": return item.isCollection ? "<D:collection/>" : ""
         case "supportedlock": return supportedLock
