@@ -222,3 +222,25 @@ import Testing
         }
     }
 }
+
+@Suite struct XMLConcurrencyTests {
+    /// Handlers parse bodies on many threads at once; FoundationXML's parser keeps per-thread state.
+    @Test func parsesConcurrently() async throws {
+        let body = Array(
+            (#"<D:propertyupdate xmlns:D="DAV:"><D:set><D:prop><x xmlns="u">v<y/></x></D:prop></D:set>"#
+                + "</D:propertyupdate>").utf8)
+        let bad = Array(#"<D:propfind xmlns:D="DAV:"><D:prop><b:f xmlns:b=""/></D:prop></D:propfind>"#.utf8)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for _ in 0..<8 {
+                group.addTask {
+                    for _ in 0..<100 {
+                        let patch = try ProppatchRequest.parse(body)
+                        #expect(patch.operations == [.set(PropertyName("u", "x"), value: #"v<ns0:y xmlns:ns0="u"/>"#)])
+                        #expect(throws: ShareError.self) { try PropfindRequest.parse(bad) }
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+    }
+}
