@@ -14,7 +14,8 @@ extension DAVMethods {
         try requireVisibleName(path)
         let body = try await xmlBody(of: request)
         let lockRequest = try LockRequest.parse(body)
-        let seconds = min(LockTimeout.parse(request.headers[.timeout]) ?? Self.maximumLockSeconds, Self.maximumLockSeconds)
+        let asked = LockTimeout.parse(request.headers[.timeout]) ?? Self.maximumLockSeconds
+        let seconds = min(asked, Self.maximumLockSeconds)
         guard let lockRequest else {
             let tokens = try submittedTokens(request)
             guard tokens.count == 1, let token = tokens.first else {
@@ -31,7 +32,8 @@ extension DAVMethods {
             throw ShareError(.malformedRequest, "LOCK takes Depth 0 or infinity, not 1.", path: path.description)
         }
         var created = false
-        if try item(at: path) == nil {
+        let existing = try item(at: path)
+        if existing == nil {
             try requireParentCollection(of: path)
             try checkLocks(path, recursive: false, request: request)
             do throws(SandboxError) {
@@ -44,7 +46,8 @@ extension DAVMethods {
             }
         }
         let granted = try locks.lock(
-            path, scope: lockRequest.scope, depth: depth, owner: lockRequest.owner, timeoutSeconds: seconds)
+            path, isCollection: existing?.isCollection ?? false, scope: lockRequest.scope, depth: depth,
+            owner: lockRequest.owner, timeoutSeconds: seconds)
         return discovery(granted, status: created ? 201 : 200)
     }
 
