@@ -1,5 +1,6 @@
-/// Slows down guessing: counts failed logins per client address and, past a free allowance,
-/// refuses every request from that client for a time that doubles with each further failure.
+/// Slows down guessing: counts failed logins per client address and, once it reaches the
+/// allowance, refuses every request from that client for a time that doubles with each further
+/// failure (so after 10 failures the 11th request is answered 429).
 ///
 /// Only failures are counted — Finder and Windows send hundreds of authenticated requests, which
 /// must never be limited. A success forgives the client's past failures. The table holds at most
@@ -8,7 +9,7 @@
 ///
 /// A value type with the time passed in: the policy is unit-tested without clocks or sockets.
 package struct FailureThrottle: Sendable {
-    /// Failures allowed before a client is blocked.
+    /// Failures that block a client: the last of them starts the first block.
     package static let allowance = 10
     /// The first block's length; each further failure doubles it.
     package static let firstBlock: Duration = .seconds(1)
@@ -34,14 +35,14 @@ package struct FailureThrottle: Sendable {
 
     /// Records a failed login from `client`.
     ///
-    /// - Returns: the block it starts, or `nil` while the client is within its allowance.
+    /// - Returns: the block it starts, or `nil` while the client is below its allowance.
     @discardableResult
     package mutating func recordFailure(from client: String, now: ContinuousClock.Instant) -> Duration? {
         if records[client] == nil, records.count >= Self.maximumClients { evictOne(now: now) }
         var record = records[client, default: Record()]
         record.failures += 1
         defer { records[client] = record }
-        let excess = record.failures - Self.allowance
+        let excess = record.failures - Self.allowance + 1
         guard excess > 0 else { return nil }
         let block = min(Self.firstBlock * (1 << min(excess - 1, 20)), Self.longestBlock)
         record.blockedUntil = now + block

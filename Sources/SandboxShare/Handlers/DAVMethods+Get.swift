@@ -5,6 +5,10 @@ import NIOCore
 import Sandbox
 
 extension DAVMethods {
+    /// The bytes read and sent at a time: small enough that the few chunks in flight (read ahead,
+    /// being copied, queued on the socket) keep a large download's memory flat.
+    static let responseChunkSize = 128 << 10
+
     /// GET and HEAD of a file: validators (`ETag`, `Last-Modified`), conditional requests
     /// (`If-Match`, `If-None-Match`, `If-Modified-Since`, `If-Unmodified-Since`), one byte range
     /// (`Range`, `If-Range`), streamed from the open file in chunks.
@@ -65,7 +69,7 @@ extension DAVMethods {
         }
         let chunks: FileChunks
         do throws(SandboxError) {
-            chunks = try file.readChunks(range: range.map { $0.lowerBound..<$0.upperBound + 1 } ?? 0..<size)
+            chunks = try file.readChunks(chunkSize: Self.responseChunkSize, range: range.map { $0.lowerBound..<$0.upperBound + 1 } ?? 0..<size)
         } catch {
             closeQuietly(file)
             throw .fileSystem(error, path: path, doing: "read")

@@ -40,15 +40,14 @@ extension DAVMethods {
         return item
     }
 
-    /// Refuses to create or change `path` when the share hides that name.
+    /// Refuses to create or change `path` when the share hides that name (as if it did not
+    /// exist) or when it is the shared folder itself.
     ///
-    /// - Throws: ``ShareError/Code/forbidden`` for the Inbox and names starting with `.`.
+    /// - Throws: ``ShareError/Code/notFound`` for the Inbox and names starting with `.`,
+    ///   ``ShareError/Code/forbidden`` for the root.
     func requireVisibleName(_ path: SharePath) throws(ShareError) {
         if path.isHidden {
-            throw ShareError(
-                .forbidden,
-                "'\(path)' is not shared: the Inbox and names starting with '.' cannot be created or changed here.",
-                path: path.description)
+            throw ShareError(.notFound, "Nothing is shared at '\(path)'.", path: path.description)
         }
         if path.isRoot {
             throw ShareError(.forbidden, "The shared folder itself cannot be replaced or removed.", path: "/")

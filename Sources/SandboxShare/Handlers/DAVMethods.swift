@@ -7,7 +7,7 @@ import Sandbox
 ///
 /// Every file operation goes through ``documents``, a confined root that refuses every symlink:
 /// nothing here opens a host path. The Inbox and names starting with `.` are hidden
-/// (``SharePath/isHidden``): 404 to read or delete, 403 to create. Nothing is cached: each request
+/// (``SharePath/isHidden``): 404 for every method, as request path or as `Destination`. Nothing is cached: each request
 /// sees the folder as the app left it.
 struct DAVMethods: Sendable {
     /// The shared folder.
@@ -32,6 +32,9 @@ struct DAVMethods: Sendable {
     func respond(to request: Request) async throws(ShareError) -> Response {
         let path = try SharePath(requestPath: request.uri.path)
         let method = request.method
+        if path.isHidden {
+            throw ShareError(.notFound, "Nothing is shared at '\(path)'.", path: path.description)
+        }
         if readOnly, Self.writeMethods.contains(method) {
             throw ShareError(.forbidden, "This share is read-only: \(method) is refused.", path: path.description)
         }

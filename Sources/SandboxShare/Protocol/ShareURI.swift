@@ -8,10 +8,10 @@ package enum ShareURI: Sendable, Equatable {
 
     /// Resolves `value` (surrounding spaces ignored) against this server's authorities.
     ///
-    /// An absolute URI's scheme and authority compare case-insensitively; `:80` for `http` and
-    /// `:443` for `https` are elided before looking the authority up in `allowedAuthorities`
-    /// (which hold `host` or `host:port`, any case). A URI with another scheme or authority is
-    /// ``foreign(_:)``. The path then follows ``SharePath/init(requestPath:)``.
+    /// An absolute URI's scheme and authority compare case-insensitively; the scheme must be
+    /// `http` (the server speaks nothing else), and `:80` is elided before looking the authority
+    /// up in `allowedAuthorities` (which hold `host` or `host:port`, any case). A URI with another
+    /// scheme or authority is ``foreign(_:)``. The path then follows ``SharePath/init(requestPath:)``.
     ///
     /// - Throws: ``ShareError/Code/malformedRequest`` for something that is neither an absolute
     ///   path nor an absolute URI, user information (`user@host`), a query or fragment, or a path
@@ -32,7 +32,7 @@ package enum ShareURI: Sendable, Equatable {
         }
         let scheme = text[..<colon].lowercased()
         let rest = text[text.index(after: colon)...]
-        guard scheme == "http" || scheme == "https" else { return .foreign(String(text.prefix(64))) }
+        guard scheme == "http" else { return .foreign(String(text.prefix(64))) }
         guard rest.hasPrefix("//") else {
             throw refusal(text, "has no authority after its scheme; send http://host/path")
         }

@@ -47,11 +47,11 @@ import Testing
     @Test func throttleBlocksAfterTheAllowanceAndDoublesTheBlock() {
         var throttle = FailureThrottle()
         let start = ContinuousClock.now
-        for _ in 0..<FailureThrottle.allowance {
+        for _ in 1..<FailureThrottle.allowance {
             #expect(throttle.recordFailure(from: "10.0.0.1", now: start) == nil)
         }
         #expect(throttle.blockRemaining(for: "10.0.0.1", now: start) == nil)
-        #expect(throttle.recordFailure(from: "10.0.0.1", now: start) == .seconds(1))
+        #expect(throttle.recordFailure(from: "10.0.0.1", now: start) == .seconds(1), "the 10th failure blocks")
         #expect(throttle.recordFailure(from: "10.0.0.1", now: start) == .seconds(2))
         #expect(throttle.recordFailure(from: "10.0.0.1", now: start) == .seconds(4))
         #expect(throttle.blockRemaining(for: "10.0.0.1", now: start) == .seconds(4))
