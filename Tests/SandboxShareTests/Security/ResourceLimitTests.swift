@@ -6,6 +6,8 @@ import Testing
 /// Oversized and hostile XML bodies, and connections that hold the server without sending.
 @Suite struct ResourceLimitTests {
     static let limit = 64 << 20
+    /// The most memory one idle connection may cost the server.
+    static let perConnectionLimit = 40 << 10
 
     /// A 100 MB PROPFIND body, announced with Content-Length and sent chunked: 413 before the
     /// client has sent it all, with the server's memory staying low.
@@ -120,6 +122,7 @@ import Testing
         try await ShareServerProcess.with { server in
             try server.plant("file.txt", "served")
             let port = server.port
+            let before = try server.peakResidentBytes()
             let idle = try await onOwnThread { () throws -> [RawConnection] in
                 try (0..<1000).map { index in
                     let connection = try RawConnection(port: port, timeout: 5)
@@ -135,8 +138,11 @@ import Testing
                 #expect(elapsed < .seconds(5), "GET \(attempt) among 1,000 idle connections took \(elapsed)")
             }
             for connection in idle { connection.close() }
-            let peak = try server.peakResidentBytes()
-            #expect(peak < Self.limit, "server peak RSS with 1,000 connections: \(peak >> 20) MiB")
+            // Each open connection costs some memory (a channel, its buffers, a task): bounded per
+            // connection rather than by the transfers' 64 MiB, which a debug build's larger
+            // baseline plus 1,000 connections can pass without anything being wrong.
+            let growth = try server.peakResidentBytes() - before
+            #expect(growth < Self.perConnectionLimit * 1000, "1,000 idle connections took \(growth >> 20) MiB")
         }
     }
 }
