@@ -71,8 +71,9 @@ func wrkRate(
     if let errors = lines.first(where: { $0.contains("Non-2xx") || $0.contains("Socket errors") }) {
         throw BenchmarkFailure("wrk against \(base): \(errors)\n\(output.stdout)")
     }
-    guard let rate = lines.first(where: { $0.hasPrefix("Requests/sec:") })
-        .flatMap({ Double($0.dropFirst("Requests/sec:".count).trimmingCharacters(in: .whitespaces)) })
+    guard
+        let rate = lines.first(where: { $0.hasPrefix("Requests/sec:") })
+            .flatMap({ Double($0.dropFirst("Requests/sec:".count).trimmingCharacters(in: .whitespaces)) })
     else { throw BenchmarkFailure("no rate in wrk's output: \(output.stdout) \(output.stderr)") }
     return rate
 }

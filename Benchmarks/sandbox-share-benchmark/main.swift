@@ -23,8 +23,10 @@ var runs = 3
 var mebibytes = 1024
 var small = 10_000
 var seconds = 10
-var sandbox = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("sandbox")
-    .path
+var sandbox = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent(
+    "sandbox"
+)
+.path
 if !FileManager.default.isExecutableFile(atPath: sandbox) { sandbox = ".build/release/sandbox" }
 parseOptions(CommandLine.arguments) { flag, value in
     switch flag {
@@ -58,7 +60,9 @@ let curl = try tool("curl")
 print("# sandbox-share-benchmark: \(mebibytes) MiB file, \(small) small files, \(runs) runs, \(sandbox)\n")
 
 /// Times ours and nginx's alternately, each first every other run (the page cache favours the second).
-@MainActor func alternate(_ ours: () async throws -> Double, _ theirs: () async throws -> Double) async rethrows -> ([Double], [Double]) {
+@MainActor func alternate(
+    _ ours: () async throws -> Double, _ theirs: () async throws -> Double
+) async rethrows -> ([Double], [Double]) {
     var (a, b): ([Double], [Double]) = ([], [])
     for run in 0..<runs {
         if run % 2 == 1 { b.append(try await theirs()) }
@@ -112,7 +116,9 @@ let (putOurs, putNginx) = try await alternate(
         putRun += 1
         let name = "/put-ours-\(putRun).bin"
         defer { try? FileManager.default.removeItem(atPath: documents + name) }  // next run starts clean
-        return try timeTool(curl, ["-sf", "-u", server.credentials, "-T", documents + "/large.bin", "-o", "/dev/null", server.url(name)])
+        return try timeTool(
+            curl,
+            ["-sf", "-u", server.credentials, "-T", documents + "/large.bin", "-o", "/dev/null", server.url(name)])
     },
     {
         putRun += 1
@@ -132,7 +138,11 @@ var propfind: [Double] = []
 for _ in 0..<runs {
     propfind.append(
         try timeTool(
-            curl, ["-sf", "-u", server.credentials, "-X", "PROPFIND", "-H", "Depth: 1", "-o", "/dev/null", server.url("/small/")]))
+            curl,
+            [
+                "-sf", "-u", server.credentials, "-X", "PROPFIND", "-H", "Depth: 1", "-o", "/dev/null",
+                server.url("/small/"),
+            ]))
 }
 rows.append(String(format: "| PROPFIND Depth 1, %d items | %.3f s | (no PROPFIND) | |", small, median(propfind)))
 verdict("PROPFIND Depth 1 of \(small) items", String(format: "%.3f s", median(propfind)), "< 1 s", median(propfind) < 1)
@@ -144,10 +154,11 @@ verdict("server peak RSS (VmHWM)", mib(peak), "< 64 MiB", peak < 64 << 20)
 print("| workload | sandbox share | nginx | ratio (ours/nginx throughput) |")
 print("|---|---|---|---|")
 for row in rows { print(row) }
-print("\nRuns: GET \(getOurs.map { String(format: "%.2f", $0) }) vs \(getNginx.map { String(format: "%.2f", $0) }) s; "
-    + "small \(smallOurs.map { String(format: "%.0f", $0) }) vs \(smallNginx.map { String(format: "%.0f", $0) }) req/s; "
-    + "PUT \(putOurs.map { String(format: "%.2f", $0) }) vs \(putNginx.map { String(format: "%.2f", $0) }) s; "
-    + "PROPFIND \(propfind.map { String(format: "%.3f", $0) }) s; VmHWM after the large GET \(mib(afterGet))\n")
+print(
+    "\nRuns: GET \(getOurs.map { String(format: "%.2f", $0) }) vs \(getNginx.map { String(format: "%.2f", $0) }) s; "
+        + "small \(smallOurs.map { String(format: "%.0f", $0) }) vs \(smallNginx.map { String(format: "%.0f", $0) }) req/s; "
+        + "PUT \(putOurs.map { String(format: "%.2f", $0) }) vs \(putNginx.map { String(format: "%.2f", $0) }) s; "
+        + "PROPFIND \(propfind.map { String(format: "%.3f", $0) }) s; VmHWM after the large GET \(mib(afterGet))\n")
 print("| goal (issue 11) | measured | target | |")
 print("|---|---|---|---|")
 for line in verdicts { print(line) }

@@ -67,7 +67,11 @@ enum ByteSize {
     static func parse(_ text: String) -> Int64? {
         let units: [Character: Int64] = ["K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40]
         var digits = Substring(text.uppercased())
-        if digits.hasSuffix("IB") { digits = digits.dropLast(2) } else if digits.hasSuffix("B") { digits = digits.dropLast() }
+        if digits.hasSuffix("IB") {
+            digits = digits.dropLast(2)
+        } else if digits.hasSuffix("B") {
+            digits = digits.dropLast()
+        }
         var multiplier: Int64 = 1
         if let last = digits.last, let unit = units[last] {
             multiplier = unit

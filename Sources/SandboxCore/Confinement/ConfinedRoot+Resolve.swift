@@ -83,7 +83,9 @@ extension ConfinedRoot {
 
         func expand(_ target: [UInt8]) throws(SandboxError) {
             // As `RESOLVE_NO_SYMLINKS` has it: a symlink that would be followed is ELOOP.
-            guard !refusesSymlinks else { throw .systemCall("openat", errno: .tooManySymbolicLinkLevels, path: rendered) }
+            guard !refusesSymlinks else {
+                throw .systemCall("openat", errno: .tooManySymbolicLinkLevels, path: rendered)
+            }
             expansions += 1
             guard expansions <= Self.maximumSymlinkExpansions else {
                 throw .systemCall("openat", errno: .tooManySymbolicLinkLevels, path: rendered)

@@ -118,7 +118,8 @@ extension ConfinedRoot {
     ///     place (the sharing server). A root that refuses symlinks gives subroots that do too.
     /// - Throws: ``SandboxError/Code/notFound``, ``SandboxError/Code/notADirectory`` and the
     ///   resolution errors of this root.
-    public func openSubroot(at path: ContainerPath, refusingSymlinks: Bool = false) throws(SandboxError) -> ConfinedRoot {
+    public func openSubroot(at path: ContainerPath, refusingSymlinks: Bool = false) throws(SandboxError) -> ConfinedRoot
+    {
         let fd = try open(path, flags: CSB_O_PATH | CSB_O_DIRECTORY)
         return ConfinedRoot(
             descriptor: fd.release(), hostPath: displayPath(of: path), resolution: resolution,

@@ -10,7 +10,8 @@ enum ContentDisposition {
             })
         let encoded = name.utf8.map { byte -> String in
             let character = Character(Unicode.Scalar(byte))
-            let isAttributeChar = byte < 0x80 && (character.isLetter || character.isNumber || "!#$&+-.^_`|~".contains(character))
+            let isAttributeChar =
+                byte < 0x80 && (character.isLetter || character.isNumber || "!#$&+-.^_`|~".contains(character))
             return isAttributeChar ? String(character) : "%" + String(byte, radix: 16, uppercase: true).leftPadded
         }.joined()
         return "attachment; filename=\"\(fallback)\"; filename*=UTF-8''\(encoded)"

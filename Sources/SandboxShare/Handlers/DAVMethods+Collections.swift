@@ -7,7 +7,8 @@ extension DAVMethods {
     /// parent collection, 415 with a body (this server defines no MKCOL body).
     func mkcol(_ path: SharePath, request: Request) async throws(ShareError) -> Response {
         try requireVisibleName(path)
-        let hasBody = (request.headers[.contentLength].flatMap(Int.init) ?? 0) > 0
+        let hasBody =
+            (request.headers[.contentLength].flatMap(Int.init) ?? 0) > 0
             || request.headers[.transferEncoding] != nil
         if hasBody {
             throw ShareError(

@@ -69,7 +69,8 @@ extension DAVMethods {
         }
         let chunks: FileChunks
         do throws(SandboxError) {
-            chunks = try file.readChunks(chunkSize: Self.responseChunkSize, range: range.map { $0.lowerBound..<$0.upperBound + 1 } ?? 0..<size)
+            chunks = try file.readChunks(
+                chunkSize: Self.responseChunkSize, range: range.map { $0.lowerBound..<$0.upperBound + 1 } ?? 0..<size)
         } catch {
             closeQuietly(file)
             throw .fileSystem(error, path: path, doing: "read")

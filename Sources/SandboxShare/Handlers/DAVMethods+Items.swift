@@ -23,7 +23,7 @@ extension DAVMethods {
                 attributes.type == .regular || attributes.type == .directory
             else { return nil }
             return SharedItem(path: path, attributes: attributes)
-        } catch where error.code == .notADirectory || error.code == .symlinkLoop {
+        } catch  where error.code == .notADirectory || error.code == .symlinkLoop {
             return nil
         } catch {
             throw .fileSystem(error, path: path.description, doing: "look at")
@@ -95,7 +95,8 @@ extension DAVMethods {
     /// - Throws: ``ShareError/Code/preconditionFailed``.
     func checkPreconditions(_ request: Request, existing: SharedItem?) throws(ShareError) {
         let modified = existing?.attributes.modificationDate
-        if Preconditions.evaluate(request.headers, etag: existing?.entityTag, modified: modified, isRead: false) != nil {
+        if Preconditions.evaluate(request.headers, etag: existing?.entityTag, modified: modified, isRead: false) != nil
+        {
             throw ShareError(.preconditionFailed, "The request's preconditions (If-Match, If-None-Match) do not hold.")
         }
     }

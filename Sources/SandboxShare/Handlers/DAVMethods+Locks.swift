@@ -39,7 +39,7 @@ extension DAVMethods {
             do throws(SandboxError) {
                 try documents.writeContents([], to: path.containerPath, options: [.atomic, .withoutOverwriting])
                 created = true
-            } catch where error.code == .alreadyExists {
+            } catch  where error.code == .alreadyExists {
                 // Made meanwhile: lock what is there.
             } catch {
                 throw .fileSystem(error, path: path, doing: "create the locked file")
@@ -64,8 +64,10 @@ extension DAVMethods {
     }
 
     private func discovery(_ lock: ActiveLock, status: Int) -> Response {
-        let body = #"<?xml version="1.0" encoding="utf-8"?>"# + "\n"
-            + #"<D:prop xmlns:D="DAV:"><D:lockdiscovery>"# + lock.activeLockXML(now: locks.now) + "</D:lockdiscovery></D:prop>\n"
+        let body =
+            #"<?xml version="1.0" encoding="utf-8"?>"# + "\n"
+            + #"<D:prop xmlns:D="DAV:"><D:lockdiscovery>"# + lock.activeLockXML(now: locks.now)
+            + "</D:lockdiscovery></D:prop>\n"
         var headers = HTTPFields()
         headers[.lockToken] = "<\(lock.token)>"
         return ShareResponses.xml(Array(body.utf8), status: status, headers: headers)

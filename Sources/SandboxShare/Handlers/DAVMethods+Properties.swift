@@ -20,7 +20,9 @@ extension DAVMethods {
         let context = PropertyContext(locks: [], now: locks.now, volume: try volume())
         var multistatus = Multistatus()
         for item in items {
-            multistatus.add(href: item.path.href(isCollection: item.isCollection), propstats: try propstats(for: item, query, context))
+            multistatus.add(
+                href: item.path.href(isCollection: item.isCollection),
+                propstats: try propstats(for: item, query, context))
         }
         return ShareResponses.xml(multistatus.bytes, status: 207)
     }
@@ -36,8 +38,9 @@ extension DAVMethods {
             guard directory.isCollection, directory.path == root.path || depth == .infinity else { continue }
             let entries: [DirectoryEntry]
             do throws(SandboxError) {
-                entries = try documents.contentsOfDirectory(at: directory.path.containerPath, prefetchingAttributes: true)
-            } catch where error.code == .notFound {
+                entries = try documents.contentsOfDirectory(
+                    at: directory.path.containerPath, prefetchingAttributes: true)
+            } catch  where error.code == .notFound {
                 continue  // removed while we looked
             } catch {
                 throw .fileSystem(error, path: directory.path, doing: "list")
@@ -52,7 +55,8 @@ extension DAVMethods {
             }
             if result.count > Self.maximumPropfindItems {
                 throw ShareError(
-                    .forbidden, "'\(root.path)' holds more than \(Self.maximumPropfindItems) items: list it with Depth: 1.",
+                    .forbidden,
+                    "'\(root.path)' holds more than \(Self.maximumPropfindItems) items: list it with Depth: 1.",
                     path: root.path.description, condition: "propfind-finite-depth")
             }
         }
@@ -77,13 +81,17 @@ extension DAVMethods {
         let dead = try properties.properties(at: item.path.containerPath)
         switch query {
         case .propertyNames:
-            let live = LiveProperties.names.filter { LiveProperties.value(of: $0, for: snapshot, context: context) != nil }
+            let live = LiveProperties.names.filter {
+                LiveProperties.value(of: $0, for: snapshot, context: context) != nil
+            }
             let names = live + dead.keys.sorted()
             return [Propstat(status: 200, properties: names.map { ($0, nil) })]
         case .allProperties(let include):
             var found: [(PropertyName, String?)] = []
             for name in LiveProperties.allPropNames + include where !found.contains(where: { $0.0 == name }) {
-                if let value = LiveProperties.value(of: name, for: snapshot, context: context) { found.append((name, value)) }
+                if let value = LiveProperties.value(of: name, for: snapshot, context: context) {
+                    found.append((name, value))
+                }
             }
             for (name, value) in dead.sorted(by: { $0.key < $1.key }) { found.append((name, value)) }
             return [Propstat(status: 200, properties: found)]

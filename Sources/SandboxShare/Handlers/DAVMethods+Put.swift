@@ -25,7 +25,8 @@ extension DAVMethods {
         try requireParentCollection(of: path)
         let existing = try item(at: path)
         if existing?.isCollection == true {
-            throw ShareError(.methodNotAllowed, "'\(path)' is a collection; PUT replaces files only.", path: path.description)
+            throw ShareError(
+                .methodNotAllowed, "'\(path)' is a collection; PUT replaces files only.", path: path.description)
         }
         try checkLocks(path, recursive: false, request: request)
         try checkPreconditions(request, existing: existing)
@@ -62,7 +63,8 @@ extension DAVMethods {
 
     private func tooLarge(_ path: SharePath, limit: Int64) -> ShareError {
         ShareError(
-            .tooLarge, "The upload is larger than this share's limit of \(limit) bytes (--max-upload); nothing was stored.",
+            .tooLarge,
+            "The upload is larger than this share's limit of \(limit) bytes (--max-upload); nothing was stored.",
             path: path.description)
     }
 

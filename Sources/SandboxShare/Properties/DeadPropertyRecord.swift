@@ -25,10 +25,11 @@ package struct DeadPropertyRecord: Sendable, Equatable {
     /// notation in hex (49 bytes in all, far below the 255 of Linux).
     package static func attributeName(of name: PropertyName) -> String {
         let digest = SHA256.hash(data: Array(name.description.utf8))
-        return attributePrefix + digest.prefix(16).map { byte in
-            let text = String(byte, radix: 16)
-            return byte < 16 ? "0" + text : text
-        }.joined()
+        return attributePrefix
+            + digest.prefix(16).map { byte in
+                let text = String(byte, radix: 16)
+                return byte < 16 ? "0" + text : text
+            }.joined()
     }
 
     /// The attribute's value.

@@ -14,7 +14,9 @@ extension DeadPropertyStore {
     ///   attributes is `507`; another file-system failure has its own status.
     /// - Throws: ``ShareError`` when the item cannot be read (``ShareError/Code/notFound``…), or
     ///   ``ShareError/Code/internalError`` when undoing fails (logged).
-    package func apply(_ operations: [ProppatchRequest.Operation], at path: ContainerPath) throws(ShareError)
+    package func apply(
+        _ operations: [ProppatchRequest.Operation], at path: ContainerPath
+    ) throws(ShareError)
         -> [PropertyName: Int]
     {
         var statuses: [PropertyName: Int] = [:]

@@ -67,7 +67,7 @@ package struct DeadPropertyStore: Sendable {
             names = try root.extendedAttributeNames(at: source).filter {
                 $0.hasPrefix(DeadPropertyRecord.attributePrefix)
             }
-        } catch where error.code == .unsupported {
+        } catch  where error.code == .unsupported {
             return
         }
         for name in names {
@@ -92,7 +92,7 @@ package struct DeadPropertyStore: Sendable {
             return try root.extendedAttributeNames(at: path).filter {
                 $0.hasPrefix(DeadPropertyRecord.attributePrefix)
             }
-        } catch where error.code == .unsupported {
+        } catch  where error.code == .unsupported {
             return []
         } catch {
             throw .fileSystem(error, path: path.description, doing: "read the properties of")

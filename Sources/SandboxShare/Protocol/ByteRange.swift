@@ -45,7 +45,8 @@ package enum RangeSelection: Equatable, Sendable {
             .filter { !$0.isEmpty }
         guard specs.count == 1, let dash = specs[0].firstIndex(of: "-") else { return nil }
         let spec = specs[0]
-        let firstText = spec[..<dash], lastText = spec[spec.index(after: dash)...]
+        let firstText = spec[..<dash]
+        let lastText = spec[spec.index(after: dash)...]
         switch (firstText.isEmpty, lastText.isEmpty) {
         case (true, true):
             return nil

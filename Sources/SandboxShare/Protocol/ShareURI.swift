@@ -16,7 +16,9 @@ package enum ShareURI: Sendable, Equatable {
     /// - Throws: ``ShareError/Code/malformedRequest`` for something that is neither an absolute
     ///   path nor an absolute URI, user information (`user@host`), a query or fragment, or a path
     ///   ``SharePath`` refuses.
-    package static func resolve(_ value: some StringProtocol, allowedAuthorities: Set<String>) throws(ShareError)
+    package static func resolve(
+        _ value: some StringProtocol, allowedAuthorities: Set<String>
+    ) throws(ShareError)
         -> ShareURI
     {
         let text = String(value).trimmingSpaces

@@ -96,4 +96,3 @@ extension Duration {
         return whole + (fraction > 0 ? 1 : 0)
     }
 }
-

@@ -78,8 +78,8 @@ final class XMLTreeBuilder: NSObject, XMLParserDelegate {
         appendText(string)
     }
 
-    func parser(_ parser: XMLParser, foundCDATA CDATABlock: Data) {
-        guard let text = String(validating: CDATABlock, as: UTF8.self) else {
+    func parser(_ parser: XMLParser, foundCDATA block: Data) {
+        guard let text = String(validating: block, as: UTF8.self) else {
             return refuse(parser, "holds a CDATA section that is not UTF-8")
         }
         appendText(text)

@@ -28,7 +28,8 @@ import Testing
 
     @Test func basicAuthorizationParsesWhatClientsSend() {
         func header(_ text: String) -> String { "Basic " + Data(text.utf8).base64EncodedString() }
-        #expect(BasicAuthorization(header: header("sandbox:code")) == BasicAuthorization(user: "sandbox", password: "code"))
+        #expect(
+            BasicAuthorization(header: header("sandbox:code")) == BasicAuthorization(user: "sandbox", password: "code"))
         #expect(BasicAuthorization(header: header(":code")) == BasicAuthorization(user: "", password: "code"))
         #expect(BasicAuthorization(header: header("u:")) == BasicAuthorization(user: "u", password: ""))
         #expect(BasicAuthorization(header: header("u:pa:ss")) == BasicAuthorization(user: "u", password: "pa:ss"))
@@ -69,7 +70,9 @@ import Testing
         for index in 0..<(FailureThrottle.maximumClients + 500) {
             throttle.recordFailure(from: "client-\(index)", now: now)
         }
-        let remembered = (0..<(FailureThrottle.maximumClients + 500)).filter { throttle.failures(of: "client-\($0)") > 0 }
+        let remembered = (0..<(FailureThrottle.maximumClients + 500)).filter {
+            throttle.failures(of: "client-\($0)") > 0
+        }
         #expect(remembered.count == FailureThrottle.maximumClients)
     }
 }

@@ -22,7 +22,9 @@ import Testing
                 #expect(server.contents("docs/hello.txt") == "hello, cadaver\n")
 
                 try await session.expectSuccess(["cd docs", "get hello.txt \(scratch.appending("back.txt"))"])
-                #expect(FileManager.default.contents(atPath: scratch.appending("back.txt")) == Data("hello, cadaver\n".utf8))
+                #expect(
+                    FileManager.default.contents(atPath: scratch.appending("back.txt")) == Data("hello, cadaver\n".utf8)
+                )
 
                 try await session.expectSuccess(["cd docs", "move hello.txt renamed.txt"])
                 #expect(server.contents("docs/hello.txt") == nil)
@@ -33,7 +35,9 @@ import Testing
                 #expect(properties.contains("blue"), "propget after propset: \(properties)")
                 #expect(server.documentsTree() == ["docs", "docs/renamed.txt"], "dead properties are never listed")
 
-                let locked = try await session.expectSuccess(["cd docs", "lock renamed.txt", "showlocks", "unlock renamed.txt"])
+                let locked = try await session.expectSuccess([
+                    "cd docs", "lock renamed.txt", "showlocks", "unlock renamed.txt",
+                ])
                 #expect(locked.contains("opaquelocktoken:") || locked.contains("urn:uuid:"), "a lock token: \(locked)")
                 let unlocked = try await server.send("PUT", "/docs/renamed.txt", text: "after unlock")
                 #expect(unlocked.status == 204, "PUT after cadaver's unlock: \(unlocked)")
@@ -91,9 +95,11 @@ struct CadaverSession {
             input: (commands + ["quit"]).joined(separator: "\n") + "\n", outputIn: scratch.path, timeout: .seconds(60))
         let text = output.stdout + output.stderr
         #expect(output.exit == .exited(0), "cadaver \(commands): \(text)", sourceLocation: sourceLocation)
-        let failed = text.range(of: "failed", options: .caseInsensitive) != nil
+        let failed =
+            text.range(of: "failed", options: .caseInsensitive) != nil
             || text.contains("Could not") || text.contains("Authentication")
-        #expect(!failed, "cadaver \(commands) reported a failure: \(text)\nserver log: \(server.log().suffix(1500))",
+        #expect(
+            !failed, "cadaver \(commands) reported a failure: \(text)\nserver log: \(server.log().suffix(1500))",
             sourceLocation: sourceLocation)
         return text
     }

@@ -16,8 +16,11 @@ import Testing
                 let credentials = "sandbox:\(server.code)"
 
                 let up = try await ExternalTool.run(
-                    "curl", ["-sS", "-u", credentials, "-T", source, "-o", "/dev/null", "-w", "%{http_code}",
-                        server.url("/large.bin")], outputIn: scratch.path, timeout: .seconds(400))
+                    "curl",
+                    [
+                        "-sS", "-u", credentials, "-T", source, "-o", "/dev/null", "-w", "%{http_code}",
+                        server.url("/large.bin"),
+                    ], outputIn: scratch.path, timeout: .seconds(400))
                 #expect(up.stdout == "201", "curl -T of 1 GiB: \(up.stdout) \(up.stderr)")
                 let afterPut = try server.peakResidentBytes()
                 #expect(afterPut < Self.limit, "server peak RSS after a 1 GiB PUT: \(afterPut >> 20) MiB")
@@ -30,9 +33,13 @@ import Testing
                 let afterGet = try server.peakResidentBytes()
                 #expect(afterGet < Self.limit, "server peak RSS after a 1 GiB GET: \(afterGet >> 20) MiB")
 
-                let digests = try await LargeFile.digests([source, server.documents("large.bin"), back], scratch: scratch.path)
-                #expect(digests.count == 3 && Set(digests).count == 1, "SHA-256 of source, stored, downloaded: \(digests)")
-                print("1 GiB PUT/GET: server VmHWM \(afterPut >> 20) MiB after the PUT, \(afterGet >> 20) MiB after the GET")
+                let digests = try await LargeFile.digests(
+                    [source, server.documents("large.bin"), back], scratch: scratch.path)
+                #expect(
+                    digests.count == 3 && Set(digests).count == 1, "SHA-256 of source, stored, downloaded: \(digests)")
+                print(
+                    "1 GiB PUT/GET: server VmHWM \(afterPut >> 20) MiB after the PUT, \(afterGet >> 20) MiB after the GET"
+                )
             }
         }
     }
@@ -79,7 +86,10 @@ import Testing
                 let source = scratch.appending("upload.bin")
                 try LargeFile.write(source, size: 64 << 20)
                 let curl = try ExternalTool.program("curl").start(
-                    ["-sS", "-u", "sandbox:\(server.code)", "--limit-rate", "8M", "-T", source, server.url("/kept.bin")],
+                    [
+                        "-sS", "-u", "sandbox:\(server.code)", "--limit-rate", "8M", "-T", source,
+                        server.url("/kept.bin"),
+                    ],
                     outputIn: scratch.path)
                 // Wait until curl has read (and so sent most of) 16 MiB of the file.
                 let midway = await eventually(timeout: .seconds(30)) { Self.bytesRead(by: curl.pid) > 16 << 20 }

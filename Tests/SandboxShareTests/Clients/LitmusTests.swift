@@ -56,7 +56,8 @@ import Testing
         let report = LitmusReport(parsing: output)
         #expect(
             report.summaries == [
-                .init(suite: "basic", run: 16, passed: 15, failed: 1), .init(suite: "http", run: 4, passed: 4, failed: 0),
+                .init(suite: "basic", run: 16, passed: 15, failed: 1),
+                .init(suite: "http", run: 4, passed: 4, failed: 0),
             ])
         #expect(report.failures.map(\.test) == ["options"])
         #expect(report.failures.first?.suite == "basic")

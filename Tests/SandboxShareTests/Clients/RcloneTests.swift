@@ -22,7 +22,8 @@ import Testing
                         environment: ["HOME": scratch.path], outputIn: scratch.path, timeout: .seconds(400))
                     #expect(
                         output.exit == .exited(0),
-                        "rclone \(arguments.first ?? ""): \(output.stderr.suffix(3000))\nserver: \(server.log().suffix(2000))")
+                        "rclone \(arguments.first ?? ""): \(output.stderr.suffix(3000))\nserver: \(server.log().suffix(2000))"
+                    )
                     return output
                 }
 

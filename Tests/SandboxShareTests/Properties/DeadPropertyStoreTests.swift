@@ -30,7 +30,10 @@ import Testing
             let request = try ProppatchRequest.parse(Array(body.utf8))
             #expect(try store.apply(request.operations, at: file) == [author: 200, title: 200])
             let properties = try store.properties(at: file)
-            guard case .set(_, let value) = request.operations[0] else { Issue.record("not a set"); return }
+            guard case .set(_, let value) = request.operations[0] else {
+                Issue.record("not a set")
+                return
+            }
             #expect(properties == [author: value, title: "T"], "values come back as they were given")
             #expect(try store.names(at: file) == [author, title])
             let never = PropertyName("urn:x", "never-set")

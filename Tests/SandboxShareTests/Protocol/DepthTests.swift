@@ -16,7 +16,9 @@ import Testing
         #expect(try Depth.parse(nil, default: .zero) == .zero)
     }
 
-    @Test(arguments: ["", "2", "-1", "00", "01", "inf", "infinite", "1,0", "0 1", "１", "\u{0}", String(repeating: "9", count: 5000)])
+    @Test(arguments: [
+        "", "2", "-1", "00", "01", "inf", "infinite", "1,0", "0 1", "１", "\u{0}", String(repeating: "9", count: 5000),
+    ])
     func refusesEverythingElse(value: String) {
         #expect {
             try Depth.parse(value, default: .zero)

@@ -16,7 +16,9 @@ import Testing
             try server.plant("file.txt", "untouched")
             let headers = [("Destination", server.url("/moved.txt")), ("Depth", "0")]
             let body = method == "PUT" ? Array("overwritten".utf8) : []
-            for credentials in [Credentials.none, .header(ShareServerProcess.basic(user: "sandbox", password: "wrong-code"))] {
+            for credentials in [
+                Credentials.none, .header(ShareServerProcess.basic(user: "sandbox", password: "wrong-code")),
+            ] {
                 let response = try await server.send(
                     method, "/file.txt", headers: headers, body: body, credentials: credentials)
                 #expect(response.status == 401, "\(method) with \(credentials): \(response)")
@@ -34,7 +36,8 @@ import Testing
         try await ShareServerProcess.with { server in
             let headers = [
                 "Basic", "Basic ", "Basic !!!not-base64!!!", ShareServerProcess.basic(user: "", password: server.code),
-                ShareServerProcess.basic(user: "sandbox", password: ""), "Basic " + Data("sandbox".utf8).base64EncodedString(),
+                ShareServerProcess.basic(user: "sandbox", password: ""),
+                "Basic " + Data("sandbox".utf8).base64EncodedString(),
                 ShareServerProcess.basic(user: "other", password: server.code),
                 ShareServerProcess.basic(user: "sandbox", password: server.code + "x"),
                 "Bearer " + server.code,

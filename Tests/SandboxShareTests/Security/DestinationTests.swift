@@ -7,7 +7,10 @@ import Testing
         try await ShareServerProcess.with { server in
             try server.plant("source.txt", "source")
             for method in ["COPY", "MOVE"] {
-                for destination in ["http://evil.example/x.txt", "http://127.0.0.1:\(server.port + 1)/x.txt", "https://\(server.host)/x.txt"] {
+                for destination in [
+                    "http://evil.example/x.txt", "http://127.0.0.1:\(server.port + 1)/x.txt",
+                    "https://\(server.host)/x.txt",
+                ] {
                     let response = try await server.send(method, "/source.txt", headers: [("Destination", destination)])
                     #expect(response.status == 502, "\(method) to \(destination): \(response)")
                 }

@@ -5,9 +5,11 @@ import Testing
 @Suite struct HeaderTests {
     @Test func aForeignHostIsMisdirected() async throws {
         try await ShareServerProcess.with { server in
-            for host in ["evil.example:\(server.port)", "evil.example", "127.0.0.1:\(server.port + 1)", "127.0.0.2:\(server.port)",
-                "127.0.0.1.evil.example:\(server.port)"]
-            {
+            for host in [
+                "evil.example:\(server.port)", "evil.example", "127.0.0.1:\(server.port + 1)",
+                "127.0.0.2:\(server.port)",
+                "127.0.0.1.evil.example:\(server.port)",
+            ] {
                 let response = try await server.send("GET", "/", host: host)
                 #expect(response.status == 421, "Host \(host): \(response)")
             }
@@ -26,10 +28,16 @@ import Testing
                 ("Access-Control-Request-Headers", "authorization, destination"),
             ]
             for credentials in [Credentials.valid, .none] {
-                for (method, target) in [("OPTIONS", "/"), ("OPTIONS", "/file.txt"), ("GET", "/file.txt"), ("PROPFIND", "/")] {
+                for (method, target) in [
+                    ("OPTIONS", "/"), ("OPTIONS", "/file.txt"), ("GET", "/file.txt"), ("PROPFIND", "/"),
+                ] {
                     let response = try await server.send(method, target, headers: preflight, credentials: credentials)
-                    for name in ["Access-Control-Allow-Origin", "Access-Control-Allow-Methods", "Access-Control-Allow-Credentials"] {
-                        #expect(response.header(name) == nil, "\(method) \(target) \(credentials): \(name) in \(response)")
+                    for name in [
+                        "Access-Control-Allow-Origin", "Access-Control-Allow-Methods",
+                        "Access-Control-Allow-Credentials",
+                    ] {
+                        #expect(
+                            response.header(name) == nil, "\(method) \(target) \(credentials): \(name) in \(response)")
                     }
                 }
             }

@@ -15,13 +15,16 @@ import Testing
             try server.plant(".dir/inside.txt", "hidden inside")
             try server.plant("visible/.nested", "hidden nested")
             let home = try homeTree(server)
-            let targets = ["/Inbox", "/Inbox/", "/Inbox/delivered.txt", "/.hidden", "/.dir/inside.txt", "/visible/.nested",
-                "/.new", "/Inbox/new.txt", "/visible/.new"]
+            let targets = [
+                "/Inbox", "/Inbox/", "/Inbox/delivered.txt", "/.hidden", "/.dir/inside.txt", "/visible/.nested",
+                "/.new", "/Inbox/new.txt", "/visible/.new",
+            ]
             for target in targets {
                 for method in Self.methods {
                     let body = method == "PUT" ? Array("written".utf8) : []
                     let response = try await server.send(
-                        method, target, headers: [("Destination", server.url("/copied.txt")), ("Depth", "0")], body: body)
+                        method, target, headers: [("Destination", server.url("/copied.txt")), ("Depth", "0")],
+                        body: body)
                     #expect(response.status == 404, "\(method) \(target): \(response)")
                 }
             }

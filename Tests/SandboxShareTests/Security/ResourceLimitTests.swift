@@ -29,14 +29,16 @@ import Testing
                 var sent = 0
                 while sent < size {
                     if Self.isReadable(connection.descriptor) { break }
-                    let frame = chunked ? Array("\(String(piece.count, radix: 16))\r\n".utf8) + piece + [13, 10] : piece
+                    let frame =
+                        chunked ? Array("\(String(piece.count, radix: 16))\r\n".utf8) + piece + [13, 10] : piece
                     do { try connection.send(frame) } catch { break }  // the server stopped reading: its answer follows
                     sent += piece.count
                 }
                 return (try? connection.receiveResponse(), sent)  // reset without an answer: nil, reported below
             }
             let elapsed = ContinuousClock.now - start
-            #expect(response?.status == 413, "PROPFIND with 100 MB (chunked: \(chunked)): \(String(describing: response))")
+            #expect(
+                response?.status == 413, "PROPFIND with 100 MB (chunked: \(chunked)): \(String(describing: response))")
             #expect(sent < size, "the server read all 100 MB before refusing")
             #expect(elapsed < .seconds(10), "413 after \(elapsed)")
             let peak = try server.peakResidentBytes()
@@ -106,9 +108,11 @@ import Testing
                     #expect(!response.text.contains("root:x:0:0"), "\(method) with \(name) leaked /etc/passwd")
                 }
             }
-            let properties = try await server.send("PROPFIND", "/file.txt", headers: [("Depth", "0")], text: """
-                <?xml version="1.0"?><D:propfind xmlns:D="DAV:"><D:allprop/></D:propfind>
-                """)
+            let properties = try await server.send(
+                "PROPFIND", "/file.txt", headers: [("Depth", "0")],
+                text: """
+                    <?xml version="1.0"?><D:propfind xmlns:D="DAV:"><D:allprop/></D:propfind>
+                    """)
             #expect(!properties.text.contains("root:x:0:0") && !properties.text.contains("lollol"))
             let peak = try server.peakResidentBytes()
             #expect(peak < Self.limit, "server peak RSS \(peak >> 20) MiB")
@@ -134,7 +138,8 @@ import Testing
                 let start = ContinuousClock.now
                 let response = try await server.send("GET", "/file.txt", timeout: 10)
                 let elapsed = ContinuousClock.now - start
-                #expect(response.status == 200 && response.text == "served", "GET \(attempt) among 1,000 idle: \(response)")
+                #expect(
+                    response.status == 200 && response.text == "served", "GET \(attempt) among 1,000 idle: \(response)")
                 #expect(elapsed < .seconds(5), "GET \(attempt) among 1,000 idle connections took \(elapsed)")
             }
             for connection in idle { connection.close() }

@@ -11,7 +11,9 @@ enum FileTree {
     @discardableResult
     static func make(at root: String, count: Int) throws -> [String] {
         var generator = SeededGenerator(seed: 0x5eed)
-        let folderNames = ["plain", "with space", "café", "日本語", "emoji 🎉", "a..b", "Ünïcödé", "x-y_z", "deep", "last one"]
+        let folderNames = [
+            "plain", "with space", "café", "日本語", "emoji 🎉", "a..b", "Ünïcödé", "x-y_z", "deep", "last one",
+        ]
         var paths: [String] = []
         for index in 0..<count {
             let top = folderNames[(index / 100) % folderNames.count] + " \(index / 1000)"
@@ -30,7 +32,9 @@ enum FileTree {
             var bytes = [UInt8](repeating: 0, count: size)
             for offset in stride(from: 0, to: size, by: 8) {
                 let word = generator.next()
-                for byte in 0..<min(8, size - offset) { bytes[offset + byte] = UInt8(truncatingIfNeeded: word >> (byte * 8)) }
+                for byte in 0..<min(8, size - offset) {
+                    bytes[offset + byte] = UInt8(truncatingIfNeeded: word >> (byte * 8))
+                }
             }
             guard FileManager.default.createFile(atPath: url.path, contents: Data(bytes)) else {
                 throw TestFailure("cannot write \(url.path)")

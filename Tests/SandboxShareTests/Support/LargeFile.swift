@@ -20,7 +20,9 @@ enum LargeFile {
         while written < size {
             withUnsafeBytes(of: index) { stamp in block.replaceSubrange(0..<8, with: stamp) }
             let piece = min(blockSize, size - written)
-            do { try handle.write(contentsOf: block.prefix(piece)) } catch { throw TestFailure("write \(path): \(error)") }
+            do { try handle.write(contentsOf: block.prefix(piece)) } catch {
+                throw TestFailure("write \(path): \(error)")
+            }
             written += piece
             index += 1
         }

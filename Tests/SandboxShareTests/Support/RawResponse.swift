@@ -31,7 +31,8 @@ struct RawResponse: Sendable, CustomStringConvertible {
                 buffer.removeFirst(bodyStart)
                 return response
             }
-            if let length = response.header("Content-Length").flatMap({ Int($0.trimmingCharacters(in: .whitespaces)) }) {
+            if let length = response.header("Content-Length").flatMap({ Int($0.trimmingCharacters(in: .whitespaces)) })
+            {
                 guard buffer.count - bodyStart >= length else { return nil }
                 response.body = Array(buffer[bodyStart..<bodyStart + length])
                 buffer.removeFirst(bodyStart + length)
@@ -78,7 +79,8 @@ struct RawResponse: Sendable, CustomStringConvertible {
         var index = bytes.startIndex
         while true {
             guard let lineEnd = (index..<bytes.endIndex).first(where: { bytes[$0] == 10 }) else { return nil }
-            let sizeText = String(decoding: bytes[index..<lineEnd], as: UTF8.self)
+            let sizeText =
+                String(decoding: bytes[index..<lineEnd], as: UTF8.self)
                 .split(separator: ";").first?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
             guard let size = Int(sizeText, radix: 16) else { return nil }
             index = lineEnd + 1

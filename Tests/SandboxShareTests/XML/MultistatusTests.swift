@@ -16,7 +16,8 @@ import Testing
                         (PropertyName("", "plain"), value: nil),
                     ]),
                 Propstat(status: 404, properties: [(PropertyName("urn:a&b\"", "missing"), value: nil)]),
-                Propstat(status: 403, properties: [(.dav("getetag"), value: nil)], error: "cannot-modify-protected-property"),
+                Propstat(
+                    status: 403, properties: [(.dav("getetag"), value: nil)], error: "cannot-modify-protected-property"),
             ])
         multistatus.add(href: "/<locked>", status: 423, error: "lock-token-submitted")
         multistatus.add(href: "/gone", status: 999)
@@ -64,12 +65,14 @@ import Testing
     }
 
     @Test func errorBodies() throws {
-        let body = String(decoding: Multistatus.errorBody(condition: "lock-token-submitted", hrefs: ["/a", "/b&c"]), as: UTF8.self)
+        let body = String(
+            decoding: Multistatus.errorBody(condition: "lock-token-submitted", hrefs: ["/a", "/b&c"]), as: UTF8.self)
         #expect(
             body.hasSuffix(
                 #"<D:error xmlns:D="DAV:"><D:lock-token-submitted><D:href>/a</D:href><D:href>/b&amp;c</D:href>"#
                     + "</D:lock-token-submitted></D:error>\n"))
-        let empty = String(decoding: Multistatus.errorBody(condition: "propfind-finite-depth", hrefs: []), as: UTF8.self)
+        let empty = String(
+            decoding: Multistatus.errorBody(condition: "propfind-finite-depth", hrefs: []), as: UTF8.self)
         #expect(empty.contains(#"<D:error xmlns:D="DAV:"><D:propfind-finite-depth/></D:error>"#))
         _ = try XMLDocumentParser.parse(Multistatus.errorBody(condition: "<x>", hrefs: ["\u{0}"]), what: "test")
     }
@@ -80,7 +83,8 @@ import Testing
         #expect(XMLText.escape("\u{0}\u{8}\u{B}\u{1F}\u{FFFE}\u{FFFF}") == String(repeating: "\u{FFFD}", count: 6))
         #expect(XMLText.escape("é\u{10FFFF}\u{7F}") == "é\u{10FFFF}\u{7F}")
         #expect(XMLText.isNCName("getetag") && XMLText.isNCName("_a-b.c1") && XMLText.isNCName("été"))
-        #expect(!XMLText.isNCName("") && !XMLText.isNCName("1a") && !XMLText.isNCName("a:b") && !XMLText.isNCName("a b"))
+        #expect(
+            !XMLText.isNCName("") && !XMLText.isNCName("1a") && !XMLText.isNCName("a:b") && !XMLText.isNCName("a b"))
         #expect(HTTPStatusLine.line(424) == "HTTP/1.1 424 Failed Dependency")
         #expect(HTTPStatusLine.line(507) == "HTTP/1.1 507 Insufficient Storage")
     }

@@ -20,16 +20,21 @@ import Testing
             try PropfindRequest.parse(
                 bytes(#"<?xml version="1.0" encoding="utf-8"?><propfind xmlns="DAV:"><allprop/></propfind>"#))
                 == .allProperties(include: []))
-        #expect(try PropfindRequest.parse(bytes(#"<D:propfind xmlns:D="DAV:"><D:propname/></D:propfind>"#)) == .propertyNames)
+        #expect(
+            try PropfindRequest.parse(bytes(#"<D:propfind xmlns:D="DAV:"><D:propname/></D:propfind>"#))
+                == .propertyNames)
         let named = #"""
             <D:propfind xmlns:D="DAV:" xmlns:x="http://example.com/ns"><D:prop>
             <D:getetag/><x:author/><plain xmlns=""/><y:z xmlns:y="relative"/></D:prop></D:propfind>
             """#
         #expect(
             try PropfindRequest.parse(bytes(named))
-                == .properties([.dav("getetag"), PropertyName("http://example.com/ns", "author"), PropertyName("", "plain"),
-                    PropertyName("relative", "z")]))
-        let include = #"<propfind xmlns="DAV:"><allprop/><include><quota-used-bytes/></include>"#
+                == .properties([
+                    .dav("getetag"), PropertyName("http://example.com/ns", "author"), PropertyName("", "plain"),
+                    PropertyName("relative", "z"),
+                ]))
+        let include =
+            #"<propfind xmlns="DAV:"><allprop/><include><quota-used-bytes/></include>"#
             + #"<x xmlns="urn:x"/></propfind>"#
         #expect(try PropfindRequest.parse(bytes(include)) == .allProperties(include: [.dav("quota-used-bytes")]))
     }
@@ -43,7 +48,8 @@ import Testing
         #"<propfind xmlns="DAV:"/>"#, #"<propfind xmlns="DAV:"><allprop/><propname/></propfind>"#,
         #"<propfind><allprop/></propfind>"#, #"<D:propertyupdate xmlns:D="DAV:"/>"#,
         #"<propfind xmlns="DAV:"><allprop/></propfind><second/>"#, #"<propfind xmlns="DAV:"><allprop/>"#,
-        #"<propfind xmlns="DAV:">&undefined;<allprop/></propfind>"#, "<propfind xmlns=\"DAV:\">\u{1}<allprop/></propfind>",
+        #"<propfind xmlns="DAV:">&undefined;<allprop/></propfind>"#,
+        "<propfind xmlns=\"DAV:\">\u{1}<allprop/></propfind>",
         #"<propfind xmlns="DAV:">&#0;<allprop/></propfind>"#, "garbage", "<", "<a></b>",
         #"<?xml version="1.0" encoding="UTF-16"?><propfind xmlns="DAV:"><allprop/></propfind>"#,
         #"<?xml version="1.0" encoding="ISO-8859-1"?><propfind xmlns="DAV:"><allprop/></propfind>"#,
@@ -63,7 +69,8 @@ import Testing
             <?xml version="1.0"?><!DOCTYPE foo [<!ENTITY xxe SYSTEM "file:///etc/passwd">]>
             <D:propfind xmlns:D="DAV:"><D:prop><x xmlns="u">&xxe;</x></D:prop></D:propfind>
             """
-        let externalDTD = #"<!DOCTYPE propfind SYSTEM "http://127.0.0.1:1/evil.dtd">"#
+        let externalDTD =
+            #"<!DOCTYPE propfind SYSTEM "http://127.0.0.1:1/evil.dtd">"#
             + #"<propfind xmlns="DAV:"><allprop/></propfind>"#
         let lowercase = #"<!doctype x><propfind xmlns="DAV:"><allprop/></propfind>"#
         let parameterEntity = #"<!ENTITY % p SYSTEM "file:///etc/passwd"><propfind xmlns="DAV:"><allprop/></propfind>"#
@@ -95,9 +102,14 @@ import Testing
         expectMalformed(nested(65))
         expectMalformed(nested(100))
         expectMalformed(nested(100_000))
-        let wide = #"<propfind xmlns="DAV:"><prop>"# + String(repeating: #"<x xmlns="u"/>"#, count: 9998) + "</prop></propfind>"
-        #expect(try PropfindRequest.parse(bytes(wide)) == .properties(Array(repeating: PropertyName("u", "x"), count: 9998)))
-        expectMalformed(#"<propfind xmlns="DAV:"><prop>"# + String(repeating: "<x/>", count: 10_000) + "</prop></propfind>")
+        let wide =
+            #"<propfind xmlns="DAV:"><prop>"# + String(repeating: #"<x xmlns="u"/>"#, count: 9998)
+            + "</prop></propfind>"
+        #expect(
+            try PropfindRequest.parse(bytes(wide)) == .properties(Array(repeating: PropertyName("u", "x"), count: 9998))
+        )
+        expectMalformed(
+            #"<propfind xmlns="DAV:"><prop>"# + String(repeating: "<x/>", count: 10_000) + "</prop></propfind>")
         let huge = [UInt8](repeating: 0x20, count: XMLLimits.maximumBodySize) + bytes("<a/>")
         #expect {
             try PropfindRequest.parse(huge)
@@ -108,7 +120,8 @@ import Testing
 
     @Test func manySmallTextPiecesParseInLinearTime() throws {
         let amps = String(repeating: "&amp;", count: 150_000)
-        let body = #"<D:propertyupdate xmlns:D="DAV:"><D:set><D:prop><x xmlns="u">"# + amps
+        let body =
+            #"<D:propertyupdate xmlns:D="DAV:"><D:set><D:prop><x xmlns="u">"# + amps
             + "</x></D:prop></D:set></D:propertyupdate>"
         let clock = ContinuousClock()
         let start = clock.now
@@ -155,7 +168,8 @@ import Testing
         }
         // The fragment, put inside a document that binds the same prefixes to other namespaces,
         // parses back to the same elements.
-        let wrapped = #"<D:propertyupdate xmlns:D="DAV:" xmlns:ns0="urn:trap" xmlns="urn:trap2"><D:set><D:prop>"#
+        let wrapped =
+            #"<D:propertyupdate xmlns:D="DAV:" xmlns:ns0="urn:trap" xmlns="urn:trap2"><D:set><D:prop>"#
             + #"<ns1:p xmlns:ns1="urn:p">"# + value + "</ns1:p></D:prop></D:set></D:propertyupdate>"
         guard case .set(_, let again) = try ProppatchRequest.parse(bytes(wrapped)).operations.first else {
             Issue.record("no set")
@@ -197,7 +211,8 @@ import Testing
                     owner: #"<ns0:href xmlns:ns0="DAV:">http://example.org/~ejw/contact.html</ns0:href>"#))
         let shared = #"<lockinfo xmlns="DAV:"><lockscope><shared/></lockscope><locktype><write/></locktype></lockinfo>"#
         #expect(try LockRequest.parse(bytes(shared)) == LockRequest(scope: .shared, owner: nil))
-        let textOwner = #"<lockinfo xmlns="DAV:"><locktype><write/></locktype><owner>me &amp; you</owner>"#
+        let textOwner =
+            #"<lockinfo xmlns="DAV:"><locktype><write/></locktype><owner>me &amp; you</owner>"#
             + "<lockscope><exclusive/></lockscope></lockinfo>"
         #expect(try LockRequest.parse(bytes(textOwner)) == LockRequest(scope: .exclusive, owner: "me &amp; you"))
     }
