@@ -9,6 +9,11 @@ extension DAVMethods {
     /// being copied, queued on the socket) keep a large download's memory flat.
     static let responseChunkSize = 128 << 10
 
+    /// Bodies up to this size are read in one `pread` on the request's own thread and sent in one
+    /// write: for a small file from the page cache that takes microseconds, less than the two
+    /// thread hops of streaming through the I/O engine, which dominate a small request.
+    static let inlineReadLimit: Int64 = 64 << 10
+
     /// GET and HEAD of a file: validators (`ETag`, `Last-Modified`), conditional requests
     /// (`If-Match`, `If-None-Match`, `If-Modified-Since`, `If-Unmodified-Since`), one byte range
     /// (`Range`, `If-Range`), streamed from the open file in chunks.
@@ -67,6 +72,10 @@ extension DAVMethods {
             closeQuietly(file)
             return Response(status: status, headers: headers)
         }
+        if length <= Self.inlineReadLimit {
+            return try smallBody(
+                file, from: range?.lowerBound ?? 0, length: length, status: status, headers: headers, path)
+        }
         let chunks: FileChunks
         do throws(SandboxError) {
             chunks = try file.readChunks(
@@ -104,4 +113,29 @@ extension DAVMethods {
 /// Closes `file`; a failure to close a file opened for reading loses nothing, so it is not reported.
 func closeQuietly(_ file: OpenFile) {
     do { try file.close() } catch {}
+}
+
+extension DAVMethods {
+    /// The response for a body of `length` bytes (at most ``inlineReadLimit``) read at once.
+    private func smallBody(
+        _ file: OpenFile, from offset: Int64, length: Int64, status: HTTPResponse.Status, headers: HTTPFields,
+        _ path: SharePath
+    ) throws(ShareError) -> Response {
+        defer { closeQuietly(file) }
+        let bytes: DataRegions
+        do throws(SandboxError) {
+            bytes = try file.read(upToCount: Int(length), atOffset: offset)
+        } catch {
+            throw .fileSystem(error, path: path, doing: "read")
+        }
+        var buffer = ByteBufferAllocator().buffer(capacity: bytes.count)
+        bytes.forEachRegion { region, _ in
+            buffer.writeBytes(region)
+            return true
+        }
+        var headers = headers
+        // The file may have shrunk since it was measured: send what was read, and say so.
+        headers[.contentLength] = "\(buffer.readableBytes)"
+        return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: buffer))
+    }
 }
