@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import Logging
+import NIOCore
 import Sandbox
 
 extension DAVMethods {
@@ -13,19 +14,38 @@ extension DAVMethods {
     /// its members — hidden names and symlinks left out. 207 Multi-Status.
     func propfind(_ path: SharePath, request: Request) async throws(ShareError) -> Response {
         let depth = try Depth.parse(request.headers[.depth], default: .infinity)
-        let body = try await xmlBody(of: request)
-        let query = try PropfindRequest.parse(body)
+        let query = try PropfindRequest.parse(try await xmlBody(of: request))
         let root = try existingItem(at: path)
         let items = try members(of: root, depth: depth)
         let context = PropertyContext(locks: [], now: locks.now, volume: try volume())
-        var multistatus = Multistatus()
-        for item in items {
-            multistatus.add(
-                href: item.path.href(isCollection: item.isCollection),
-                propstats: try propstats(for: item, query, context))
+        let methods = self
+        // Streamed as it is built, a batch of responses at a time: a 10,000-item listing would
+        // otherwise be held whole, twice (as text and as bytes).
+        let answer = ResponseBody { writer in
+            var multistatus = Multistatus()
+            for (index, item) in items.enumerated() {
+                let href = item.path.href(isCollection: item.isCollection)
+                do throws(ShareError) {
+                    multistatus.add(href: href, propstats: try methods.propstats(for: item, query, context))
+                } catch {
+                    methods.logger.warning("PROPFIND \(item.path): \(error)")
+                    multistatus.add(href: href, status: error.code.status)
+                }
+                if index % Self.propfindBatch == Self.propfindBatch - 1 {
+                    try await writer.write(ByteBuffer(bytes: multistatus.takeBytes()))
+                }
+            }
+            try await writer.write(ByteBuffer(bytes: multistatus.takeBytes() + Multistatus.closingBytes))
+            try await writer.finish(nil)
         }
-        return ShareResponses.xml(multistatus.bytes, status: 207)
+        var headers = HTTPFields()
+        headers[.contentType] = "application/xml; charset=utf-8"
+        return Response(
+            status: HTTPResponse.Status(code: 207, reasonPhrase: "Multi-Status"), headers: headers, body: answer)
     }
+
+    /// Responses written to the socket at a time while a PROPFIND answer is streamed.
+    static let propfindBatch = 256
 
     /// `root` and its members to `depth`, breadth first.
     private func members(of root: SharedItem, depth: Depth) throws(ShareError) -> [SharedItem] {

@@ -34,7 +34,18 @@ package struct Multistatus: Sendable {
     }
 
     /// The body, UTF-8.
-    package var bytes: [UInt8] { Array((xml + "</D:multistatus>\n").utf8) }
+    package var bytes: [UInt8] { Array((xml + Self.closing).utf8) }
+
+    /// The text added since the last call (the prologue first), UTF-8, for a body sent as it is
+    /// built; then ``closingBytes``. Memory stays flat however many responses a listing has.
+    package mutating func takeBytes() -> [UInt8] {
+        defer { xml = "" }
+        return Array(xml.utf8)
+    }
+
+    /// The end of a body sent with ``takeBytes()``.
+    package static let closingBytes = Array(closing.utf8)
+    private static let closing = "</D:multistatus>\n"
 
     /// A `DAV:error` body naming a precondition, with the hrefs it concerns, e.g.
     /// `<D:error xmlns:D="DAV:"><D:lock-token-submitted><D:href>/a</D:href></D:lock-token-submitted></D:error>`.
