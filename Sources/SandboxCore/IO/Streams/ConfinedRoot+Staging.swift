@@ -2,7 +2,7 @@ import CSandboxShims
 import Glibc
 
 extension ConfinedRoot {
-    /// Opens the directory at `path` as a root of its own, as ``openSubroot(at:)`` does, whose
+    /// Opens the directory at `path` as a root of its own, as ``openSubroot(at:refusingSymlinks:)`` does, whose
     /// atomic writes keep their temporary names in `staging`, a directory beneath the new root
     /// that the system empties, such as a container's `tmp/`.
     ///
