@@ -121,10 +121,16 @@ extension DAVMethods {
     ///   ``ShareError/Code/preconditionFailed`` when no list holds.
     func checkIfHeader(_ value: String, path: SharePath) throws(ShareError) {
         let header = try IfHeader.parse(value, allowedAuthorities: allowedAuthorities)
+        // The state of every resource the header names, looked up first: a failure to look is
+        // the request's error, not a condition that silently fails.
+        var states: [SharePath: ResourceState] = [:]
+        for resource in [path] + header.lists.compactMap(\.taggedPath) where states[resource] == nil {
+            states[resource] = ResourceState(
+                etag: try item(at: resource)?.entityTag,
+                lockTokens: Set(locks.locks(covering: resource).map(\.token)))
+        }
         let holds = IfEvaluation.evaluate(header, requestPath: path) { resource in
-            let item = try? self.item(at: resource)  // a failure to look counts as "no such item"
-            return ResourceState(
-                etag: item.map(\.entityTag), lockTokens: Set(locks.locks(covering: resource).map(\.token)))
+            states[resource] ?? ResourceState(etag: nil, lockTokens: [])
         }
         guard holds else {
             throw ShareError(
@@ -137,5 +143,12 @@ extension ShareError {
     /// Wraps a core error met while `action` on `path`.
     static func fileSystem(_ error: SandboxError, path: SharePath, doing action: String) -> ShareError {
         .fileSystem(error, path: path.description, doing: action)
+    }
+}
+
+extension IfHeader.List {
+    /// The resource a tagged list names on this server, or `nil` (untagged, or another server).
+    fileprivate var taggedPath: SharePath? {
+        if case .path(let path) = resource { path } else { nil }
     }
 }
