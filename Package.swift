@@ -117,6 +117,7 @@ let package = Package(
         .executableTarget(
             name: "SandboxCLI",
             dependencies: [
+                "CSandboxShims",
                 "Sandbox",
                 "SandboxWatch",
                 "SandboxStore",

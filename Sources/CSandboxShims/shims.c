@@ -4,6 +4,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <malloc.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
@@ -138,3 +139,8 @@ int csb_fallocate(int fd, int mode, int64_t offset, int64_t len) {
     return fallocate(fd, mode, (off_t)offset, (off_t)len);
 }
 int csb_syncfs(int fd) { return syncfs(fd); }
+
+void csb_bound_malloc(int arenas, int mmap_threshold) {
+    mallopt(M_ARENA_MAX, arenas);
+    mallopt(M_MMAP_THRESHOLD, mmap_threshold);
+}

@@ -22,21 +22,32 @@ extension DAVMethods {
     /// every file, and `Content-Disposition: attachment` for the types a browser would run
     /// (HTML, SVG, XML).
     func get(_ path: SharePath, request: Request, includingBody: Bool) throws(ShareError) -> Response {
-        let item = try existingItem(at: path)
-        guard !item.isCollection else {
-            throw ShareError(
-                .methodNotAllowed, "'\(path)' is a collection: list it with PROPFIND.", path: path.description)
-        }
+        // One open, then the open file described: the path is resolved once, and the validators
+        // are those of the bytes sent.
         let file: OpenFile
-        let size: Int64
         do throws(SandboxError) {
             file = try documents.openFile(forReadingAt: path.containerPath)
-            size = try file.size()
         } catch {
+            switch error.code {
+            case .isADirectory:
+                throw ShareError(
+                    .methodNotAllowed, "'\(path)' is a collection: list it with PROPFIND.", path: path.description)
+            case .notFound, .notADirectory, .symlinkLoop, .notARegularFile:
+                throw ShareError(.notFound, "Nothing is shared at '\(path)'.", path: path.description)
+            default:
+                throw .fileSystem(error, path: path, doing: "open")
+            }
+        }
+        let attributes: FileAttributes
+        do throws(SandboxError) {
+            attributes = try file.attributes()
+        } catch {
+            closeQuietly(file)
             throw .fileSystem(error, path: path, doing: "open")
         }
-        let etag = item.entityTag
-        let modified = item.attributes.modificationDate
+        let size = attributes.size
+        let etag = EntityTag.of(attributes)
+        let modified = attributes.modificationDate
         var headers = HTTPFields()
         headers[.eTag] = etag
         headers[.lastModified] = HTTPDate.format(modified)
