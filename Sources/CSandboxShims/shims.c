@@ -140,7 +140,6 @@ int csb_fallocate(int fd, int mode, int64_t offset, int64_t len) {
 }
 int csb_syncfs(int fd) { return syncfs(fd); }
 
-void csb_bound_malloc(int arenas, int mmap_threshold) {
+void csb_limit_malloc_arenas(int arenas) {
     mallopt(M_ARENA_MAX, arenas);
-    mallopt(M_MMAP_THRESHOLD, mmap_threshold);
 }

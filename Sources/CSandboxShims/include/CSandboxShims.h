@@ -82,8 +82,8 @@ ssize_t csb_flistxattr(int fd, char *list, size_t size);
 int csb_fallocate(int fd, int mode, int64_t offset, int64_t len);
 int csb_syncfs(int fd);
 
-/// `mallopt(M_ARENA_MAX, arenas)` and `mallopt(M_MMAP_THRESHOLD, mmap_threshold)`: glibc's knobs
-/// for how much freed memory the allocator keeps (malloc.h is not in the Glibc module).
-void csb_bound_malloc(int arenas, int mmap_threshold);
+/// `mallopt(M_ARENA_MAX, arenas)`: how many heaps glibc's allocator may keep, one per thread
+/// that allocates under contention by default (malloc.h is not in the Glibc module).
+void csb_limit_malloc_arenas(int arenas);
 
 #endif
