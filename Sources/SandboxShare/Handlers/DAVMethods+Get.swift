@@ -5,10 +5,6 @@ import NIOCore
 import Sandbox
 
 extension DAVMethods {
-    /// The bytes read and sent at a time: small enough that the few chunks in flight (read ahead,
-    /// being copied, queued on the socket) keep a large download's memory flat.
-    static let responseChunkSize = 128 << 10
-
     /// Bodies up to this size are read in one `pread` on the request's own thread and sent in one
     /// write: for a small file from the page cache that takes microseconds, less than the two
     /// thread hops of streaming through the I/O engine, which dominate a small request.
@@ -21,7 +17,9 @@ extension DAVMethods {
     /// A file is never rendered as a page of this origin: `Content-Security-Policy: sandbox` on
     /// every file, and `Content-Disposition: attachment` for the types a browser would run
     /// (HTML, SVG, XML).
-    func get(_ path: SharePath, request: Request, includingBody: Bool) throws(ShareError) -> Response {
+    func get(
+        _ path: SharePath, request: Request, includingBody: Bool, on eventLoop: any EventLoop
+    ) throws(ShareError) -> Response {
         // One open, then the open file described: the path is resolved once, and the validators
         // are those of the bytes sent.
         let file: OpenFile
@@ -87,35 +85,20 @@ extension DAVMethods {
             return try smallBody(
                 file, from: range?.lowerBound ?? 0, length: length, status: status, headers: headers, path)
         }
-        let chunks: FileChunks
-        do throws(SandboxError) {
-            chunks = try file.readChunks(
-                chunkSize: Self.responseChunkSize, range: range.map { $0.lowerBound..<$0.upperBound + 1 } ?? 0..<size)
-        } catch {
-            closeQuietly(file)
-            throw .fileSystem(error, path: path, doing: "read")
-        }
+        let source = FileBody(
+            file: file, range: (range?.lowerBound ?? 0)..<(range.map { $0.upperBound + 1 } ?? size), path: path,
+            eventLoop: eventLoop)
         let logger = self.logger
         let body = ResponseBody(contentLength: Int(length)) { writer in
             defer { closeQuietly(file) }
-            var sent: Int64 = 0
             do {
-                for try await chunk in chunks {
-                    var buffer = ByteBufferAllocator().buffer(capacity: chunk.count)
-                    chunk.forEachRegion { bytes, _ in
-                        buffer.writeBytes(bytes)
-                        return true
-                    }
-                    sent += Int64(buffer.readableBytes)
-                    try await writer.write(buffer)
-                }
+                try await source.write(to: &writer)
             } catch {
                 // The head is sent: all that can be done is to cut the connection short, which the
                 // Content-Length tells the client.
-                logger.warning("GET \(path): stopped after \(sent) of \(length) bytes: \(error)")
+                logger.warning("GET \(path): stopped before its \(length) bytes were sent: \(error)")
                 throw error
             }
-            try await writer.finish(nil)
         }
         return Response(status: status, headers: headers, body: body)
     }

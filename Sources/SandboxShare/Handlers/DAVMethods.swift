@@ -1,6 +1,7 @@
 import HTTPTypes
 import Hummingbird
 import Logging
+import NIOCore
 import Sandbox
 
 /// The WebDAV methods (RFC 4918, classes 1 and 2) on one Documents folder.
@@ -29,7 +30,8 @@ struct DAVMethods: Sendable {
 
     var allowedMethods: [HTTPRequest.Method] { readOnly ? Self.readMethods : Self.readMethods + Self.writeMethods }
 
-    func respond(to request: Request) async throws(ShareError) -> Response {
+    /// The response to `request`, which came on a connection served by `eventLoop`.
+    func respond(to request: Request, on eventLoop: any EventLoop) async throws(ShareError) -> Response {
         let path = try SharePath(requestPath: request.uri.path)
         let method = request.method
         if path.isHidden {
@@ -43,8 +45,8 @@ struct DAVMethods: Sendable {
         }
         switch method {
         case .options: return options()
-        case .get: return try get(path, request: request, includingBody: true)
-        case .head: return try get(path, request: request, includingBody: false)
+        case .get: return try get(path, request: request, includingBody: true, on: eventLoop)
+        case .head: return try get(path, request: request, includingBody: false, on: eventLoop)
         case .put: return try await put(path, request: request)
         case .delete: return try delete(path, request: request)
         case .mkcol: return try await mkcol(path, request: request)

@@ -26,7 +26,7 @@ final class ShareResponder: HTTPResponder, Sendable {
         var response: Response
         do {
             try admit(request, context: context, now: start)
-            response = try await methods.respond(to: request)
+            response = try await methods.respond(to: request, on: context.eventLoop)
         } catch {
             response = errorResponse(error, request: request)
         }
