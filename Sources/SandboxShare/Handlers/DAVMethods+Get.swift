@@ -116,17 +116,8 @@ extension DAVMethods {
         _ path: SharePath
     ) throws(ShareError) -> Response {
         defer { closeQuietly(file) }
-        let bytes: DataRegions
-        do throws(SandboxError) {
-            bytes = try file.read(upToCount: Int(length), atOffset: offset)
-        } catch {
-            throw .fileSystem(error, path: path, doing: "read")
-        }
-        var buffer = ByteBufferAllocator().buffer(capacity: bytes.count)
-        bytes.forEachRegion { region, _ in
-            buffer.writeBytes(region)
-            return true
-        }
+        var buffer = ByteBufferAllocator().buffer(capacity: Int(length))
+        _ = try FileBody.read(Int(length), at: offset, of: file, into: &buffer, path)
         var headers = headers
         // The file may have shrunk since it was measured: send what was read, and say so.
         headers[.contentLength] = "\(buffer.readableBytes)"

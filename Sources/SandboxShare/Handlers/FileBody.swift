@@ -76,15 +76,7 @@ struct FileBody: Sendable {
             // and allocates a fresh one otherwise.
             var buffer = spare.take() ?? ByteBufferAllocator().buffer(capacity: count)
             buffer.clear()
-            let read = try buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: count) {
-                target throws(ShareError) -> Int in
-                do throws(SandboxError) {
-                    return try file.read(
-                        into: UnsafeMutableRawBufferPointer(rebasing: target[0..<count]), atOffset: offset)
-                } catch {
-                    throw .fileSystem(error, path: path, doing: "read")
-                }
-            }
+            let read = try Self.read(count, at: offset, of: file, into: &buffer, path)
             guard read == count else {
                 throw ShareError(
                     .internalError,
@@ -93,6 +85,24 @@ struct FileBody: Sendable {
                     path: path.description)
             }
             return buffer
+        }
+    }
+
+    /// Reads up to `count` bytes at `offset` of `file` (`pread`, on the caller's thread) straight
+    /// into `buffer`'s writable bytes.
+    ///
+    /// - Returns: the bytes read: fewer than `count` only at the end of the file.
+    /// - Throws: ``ShareError`` with the file system's failure.
+    static func read(
+        _ count: Int, at offset: Int64, of file: OpenFile, into buffer: inout ByteBuffer, _ path: SharePath
+    ) throws(ShareError) -> Int {
+        try buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: count) { target throws(ShareError) -> Int in
+            do throws(SandboxError) {
+                return try file.read(
+                    into: UnsafeMutableRawBufferPointer(rebasing: target[0..<count]), atOffset: offset)
+            } catch {
+                throw .fileSystem(error, path: path, doing: "read")
+            }
         }
     }
 }
