@@ -1,0 +1,601 @@
+#!/usr/bin/env python3
+"""Drives the Documents page of a running `sandbox share` in headless Chromium (Selenium).
+
+    python3 share_page.py URL CODE SCRATCH SCENARIO DOCUMENTS
+
+URL is the server's (http://127.0.0.1:PORT/), CODE its pairing code, SCRATCH a folder of the test's
+own (downloads, the Chromium profile, files to upload, screenshots go there), SCENARIO one of
+`page`, `security`, `large`, `cancel`, DOCUMENTS the host path of the shared folder (the "app"
+writes a file there to see the page pick it up, and the outcome of each step is checked there).
+
+Prints progress lines, then one line `RESULT {json}`; exits 0 when every check passed, 1 otherwise
+(the JSON's "failed" says which check, "error" what happened; a screenshot of the moment is in
+SCRATCH/failure.png).
+"""
+
+import http.client
+import json
+import os
+import sys
+import time
+import urllib.parse
+import zipfile
+
+from selenium import webdriver
+from selenium.common.exceptions import NoAlertPresentException, StaleElementReferenceException, TimeoutException
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.action_chains import ActionChains
+from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
+from selenium.webdriver.support.ui import Select, WebDriverWait
+
+XSS_NAME = "<img src=x onerror=alert(1)>.txt"
+
+
+class CheckFailed(Exception):
+    pass
+
+
+class Page:
+    """The browser and the server under test, with the waits and checks the scenarios share."""
+
+    def __init__(self, url, code, scratch, documents):
+        parsed = urllib.parse.urlsplit(url)
+        self.host, self.port = parsed.hostname, parsed.port
+        self.base = f"http://{self.host}:{self.port}"
+        self.code, self.scratch, self.documents = code, scratch, documents
+        self.downloads = os.path.join(scratch, "downloads")
+        os.makedirs(self.downloads, exist_ok=True)
+        self.result = {"checks": []}
+        self.step = "starting Chromium"
+        options = webdriver.ChromeOptions()
+        options.binary_location = os.environ.get("CHROMIUM", "/usr/bin/chromium")
+        for argument in (
+            "--headless=new",
+            "--no-sandbox",  # root in CI containers
+            "--disable-dev-shm-usage",
+            "--disable-gpu",
+            "--window-size=1280,860",
+            "--no-first-run",
+            "--password-store=basic",
+            f"--user-data-dir={os.path.join(scratch, 'chromium-profile')}",
+        ):
+            options.add_argument(argument)
+        options.add_experimental_option(
+            "prefs",
+            {
+                "download.default_directory": self.downloads,
+                "download.prompt_for_download": False,
+                "safebrowsing.enabled": False,
+            },
+        )
+        options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+        service = Service(os.environ.get("CHROMEDRIVER", "/usr/bin/chromedriver"))
+        self.driver = webdriver.Chrome(service=service, options=options)
+        self.driver.set_page_load_timeout(60)
+        self.driver.execute_cdp_cmd(
+            "Browser.setDownloadBehavior", {"behavior": "allow", "downloadPath": self.downloads}
+        )
+
+    # ---- Reporting ----
+
+    def begin(self, step):
+        self.step = step
+        print(f"- {step}", flush=True)
+
+    def check(self, condition, what):
+        if not condition:
+            raise CheckFailed(what)
+        self.result["checks"].append(what)
+
+    def wait(self, condition, what, timeout=20):
+        try:
+            return WebDriverWait(self.driver, timeout, poll_frequency=0.05).until(lambda _: condition())
+        except TimeoutException:
+            raise CheckFailed(f"{what} (not within {timeout} s)") from None
+
+    # ---- Raw HTTP (no browser): what a client without the session gets ----
+
+    def http(self, method, path, body=None, headers=None):
+        connection = http.client.HTTPConnection(self.host, self.port, timeout=30)
+        try:
+            connection.request(method, path, body=body, headers=headers or {})
+            response = connection.getresponse()
+            return response.status, dict(response.getheaders()), response.read()
+        finally:
+            connection.close()
+
+    # ---- The page ----
+
+    def js(self, script, *arguments):
+        return self.driver.execute_script(script, *arguments)
+
+    def open(self, path="/"):
+        self.driver.get(self.base + path)
+
+    def login(self, code=None):
+        self.open("/")
+        self.wait(lambda: self.driver.current_url.endswith("/.sandbox/login"), "/ redirects to the login page")
+        field = self.driver.find_element(By.ID, "code")
+        field.clear()
+        field.send_keys(code or self.code)
+        self.driver.find_element(By.ID, "login-submit").click()
+        if code is None:
+            self.wait_for_app()
+
+    def wait_for_app(self):
+        self.wait(lambda: self.js("return document.querySelector('#breadcrumbs li') !== null"), "the app page loads")
+
+    def row(self, name):
+        """The row of `name` (found in one script: a live refresh can replace the rows any time)."""
+        return self.js(
+            "return [...document.querySelectorAll('#listing tr')].find(tr => tr.dataset.name === arguments[0]) ?? null",
+            name,
+        )
+
+    def names(self):
+        return self.js("return [...document.querySelectorAll('#listing tr')].map(tr => tr.dataset.name)")
+
+    def wait_row(self, name, present=True, timeout=20):
+        what = f"the row “{name}” {'appears' if present else 'goes away'}"
+        self.wait(lambda: (self.row(name) is not None) == present, what, timeout)
+
+    def act(self, name, action):
+        """Clicks the `action` control of the row `name`, again if a refresh replaced the row meanwhile."""
+        for _ in range(10):
+            row = self.row(name)
+            self.check(row is not None, f"a row “{name}” to {action}")
+            try:
+                row.find_element(By.CSS_SELECTOR, f'[data-action="{action}"]').click()
+                return
+            except StaleElementReferenceException:
+                continue
+        raise CheckFailed(f"the row “{name}” kept being replaced")
+
+    def dialog_open(self, dialog_id):
+        return self.js("return document.getElementById(arguments[0]).open", dialog_id)
+
+    def name_dialog(self, text):
+        self.wait(lambda: self.dialog_open("name-dialog"), "the name dialog opens")
+        field = self.driver.find_element(By.ID, "name-input")
+        field.clear()
+        field.send_keys(text)
+        self.driver.find_element(By.ID, "name-ok").click()
+        self.wait(lambda: not self.dialog_open("name-dialog"), "the name dialog closes")
+
+    def upload_rows(self):
+        return self.js(
+            "return [...document.querySelectorAll('#uploads li')].map(li => ({target: li.dataset.upload,"
+            " state: li.dataset.state, percent: Number(li.dataset.percent), saved: li.dataset.saved ?? null,"
+            " value: li.querySelector('progress').value, max: li.querySelector('progress').max,"
+            " note: li.querySelector('.upload-note').textContent}))"
+        )
+
+    def upload_row(self, target):
+        return next((row for row in self.upload_rows() if row["target"] == target), None)
+
+    def wait_uploaded(self, targets, timeout=60):
+        def done():
+            rows = [self.upload_row(target) for target in targets]
+            failed = [row for row in rows if row and row["state"] in ("failed", "cancelled")]
+            if failed:
+                raise CheckFailed(f"upload failed: {failed}")
+            return all(row and row["state"] == "done" for row in rows)
+
+        self.wait(done, f"the uploads {targets} finish", timeout)
+        for target in targets:
+            row = self.upload_row(target)
+            self.check(
+                row["percent"] == 100 and row["value"] == row["max"],
+                f"the progress of {target} reaches 100 % ({row})",
+            )
+
+    def status_text(self):
+        return self.js("const s = document.getElementById('status'); return s.hidden ? '' : s.textContent")
+
+    def wait_download(self, name, timeout=30):
+        path = os.path.join(self.downloads, name)
+
+        def finished():
+            partial = [entry for entry in os.listdir(self.downloads) if entry.endswith(".crdownload")]
+            return os.path.exists(path) and not partial
+
+        self.wait(finished, f"{name} is downloaded into {self.downloads}", timeout)
+        with open(path, "rb") as handle:
+            return handle.read()
+
+    def no_alert(self):
+        try:
+            text = self.driver.switch_to.alert.text
+        except NoAlertPresentException:
+            return True
+        raise CheckFailed(f"a script ran: an alert says {text!r}")
+
+    def screenshot(self, path):
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        self.driver.save_screenshot(path)
+
+    def on_disk(self, relative):
+        return os.path.exists(os.path.join(self.documents, relative))
+
+    def disk(self, relative):
+        with open(os.path.join(self.documents, relative), "rb") as handle:
+            return handle.read()
+
+    def write(self, relative, data):
+        path = os.path.join(self.scratch, "files", relative)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "wb") as handle:
+            handle.write(data)
+        return path
+
+
+# ---- Scenarios ----
+
+
+def page_scenario(page):
+    """Log in, upload (picker, folder picker, drop), folders, move, rename, delete, download,
+    ZIP, live refresh, sorting, filter, the XSS name, screenshots."""
+    page.begin("a wrong code is refused")
+    page.login(code="wrong-code-0000")
+    page.wait(
+        lambda: page.driver.find_element(By.ID, "login-error").text.strip() != "", "the login page says why"
+    )
+    page.check(page.driver.current_url.endswith("/.sandbox/login"), "a wrong code stays on the login page")
+    page.check(
+        not any(c["name"] == "sandbox_session" for c in page.driver.get_cookies()), "a wrong code sets no cookie"
+    )
+    page.result["loginError"] = page.driver.find_element(By.ID, "login-error").text
+
+    page.begin("the right code logs in")
+    page.login()
+    page.check(page.driver.current_url.rstrip("/") == page.base or "#" in page.driver.current_url, "at the app page")
+    page.js("window.notReloaded = true")
+
+    page.begin("two files through the picker")
+    alpha = os.urandom(200_000)
+    beta = os.urandom(3_000_000)
+    paths = [page.write("alpha.txt", alpha), page.write("beta.bin", beta)]
+    page.driver.find_element(By.ID, "upload-files").send_keys("\n".join(paths))
+    page.wait_uploaded(["/alpha.txt", "/beta.bin"])
+    page.wait_row("alpha.txt")
+    page.wait_row("beta.bin")
+    page.check(page.disk("alpha.txt") == alpha and page.disk("beta.bin") == beta, "the picked files' bytes on disk")
+
+    page.begin("a file and the XSS name by a synthetic drag and drop")
+    page.js(
+        """
+        const transfer = new DataTransfer();
+        transfer.items.add(new File(["dropped by drag and drop"], "dropped.txt", {type: "text/plain"}));
+        transfer.items.add(new File(["a name that is markup"], arguments[0], {type: "text/plain"}));
+        const target = document.getElementById("listing");
+        for (const type of ["dragenter", "dragover", "drop"]) {
+            target.dispatchEvent(new DragEvent(type, {bubbles: true, cancelable: true, dataTransfer: transfer}));
+        }
+        """,
+        XSS_NAME,
+    )
+    page.wait_uploaded(["/dropped.txt", "/" + XSS_NAME])
+    page.wait_row("dropped.txt")
+    page.check(page.disk("dropped.txt") == b"dropped by drag and drop", "the dropped file's bytes on disk")
+
+    page.begin("the XSS name renders as text")
+    page.wait_row(XSS_NAME)
+    page.no_alert()
+    page.check(page.js("return document.querySelectorAll('img').length") == 0, "no img element on the page")
+    link_text = page.js(
+        "return [...document.querySelectorAll('#listing tr')].find(tr => tr.dataset.name === arguments[0])"
+        ".querySelector('a.item').textContent",
+        XSS_NAME,
+    )
+    page.check(link_text == XSS_NAME, f"the name is shown as its text ({link_text!r})")
+    upload_name = page.js(
+        "return [...document.querySelectorAll('#uploads li')].find(li => li.dataset.upload === '/' + arguments[0])"
+        ".querySelector('.upload-name').textContent",
+        XSS_NAME,
+    )
+    page.check(upload_name == XSS_NAME, "the upload row shows the name as text")
+
+    page.begin("a folder through the folder picker keeps its structure")
+    photo = os.urandom(50_000)
+    folder = os.path.dirname(os.path.dirname(page.write("Album/2024/photo.jpg", photo)))
+    page.write("Album/notes.txt", b"notes")
+    page.write("Album/.hidden", b"skipped")
+    page.driver.find_element(By.ID, "upload-folder").send_keys(folder)
+    page.wait_uploaded(["/Album/2024/photo.jpg", "/Album/notes.txt"])
+    page.check(page.disk("Album/2024/photo.jpg") == photo, "the folder's file is at its place on disk")
+    page.check(not page.on_disk("Album/.hidden"), "hidden files in a folder are skipped")
+    page.wait_row("Album")
+
+    page.begin("a name clash is saved as “name 2.ext”")
+    page.driver.find_element(By.ID, "upload-files").send_keys(paths[0])
+    page.wait(lambda: page.upload_row("/alpha.txt") and page.upload_rows()[-1]["state"] == "done", "the second alpha")
+    saved = page.upload_rows()[-1]
+    page.check(saved["saved"] == "/alpha 2.txt" and "alpha 2.txt" in saved["note"], f"the clash is said: {saved}")
+    page.wait_row("alpha 2.txt")
+    page.check(page.disk("alpha 2.txt") == alpha and page.disk("alpha.txt") == alpha, "both copies on disk")
+
+    page.begin("create a folder")
+    page.driver.find_element(By.ID, "new-folder").click()
+    page.name_dialog("Reports")
+    page.wait_row("Reports")
+    page.check(os.path.isdir(os.path.join(page.documents, "Reports")), "the folder is on disk")
+
+    page.begin("move a file into it")
+    page.act("beta.bin", "move")
+    page.wait(lambda: page.dialog_open("move-dialog"), "the move dialog opens")
+    Select(page.driver.find_element(By.ID, "move-select")).select_by_value("/Reports")
+    page.driver.find_element(By.ID, "move-ok").click()
+    page.wait_row("beta.bin", present=False)
+    page.check(page.disk("Reports/beta.bin") == beta and not page.on_disk("beta.bin"), "moved on disk")
+    page.js("[...document.querySelectorAll('#listing tr')].find(tr => tr.dataset.name === 'Reports').querySelector('a.item').focus()")
+    page.driver.switch_to.active_element.click()
+    page.wait_row("beta.bin")
+    crumbs = page.js("return [...document.querySelectorAll('#breadcrumbs a')].map(a => a.textContent)")
+    page.check(crumbs == ["Documents", "Reports"], f"breadcrumbs {crumbs}")
+    page.driver.find_element(By.CSS_SELECTOR, '#breadcrumbs a[data-path="/"]').click()
+    page.wait_row("Reports")
+
+    page.begin("rename a file")
+    page.act("alpha.txt", "rename")
+    page.name_dialog("alpha renamed.txt")
+    page.wait_row("alpha renamed.txt")
+    page.check(page.disk("alpha renamed.txt") == alpha and not page.on_disk("alpha.txt"), "renamed on disk")
+
+    page.begin("a rename onto a taken name shows the server's message")
+    page.act("alpha 2.txt", "rename")
+    page.name_dialog("alpha renamed.txt")
+    page.wait(lambda: page.status_text() != "", "the status area shows an error")
+    page.result["nameTakenMessage"] = page.status_text()
+    page.check(page.on_disk("alpha 2.txt"), "the clashing file is still there")
+
+    page.begin("delete with confirmation")
+    page.act("dropped.txt", "delete")
+    page.wait(lambda: page.dialog_open("confirm-dialog"), "the confirmation opens")
+    page.driver.find_element(By.ID, "confirm-cancel").click()
+    page.wait(lambda: not page.dialog_open("confirm-dialog"), "the confirmation closes")
+    page.check(page.on_disk("dropped.txt") and page.row("dropped.txt") is not None, "Cancel keeps the file")
+    page.act("dropped.txt", "delete")
+    page.wait(lambda: page.dialog_open("confirm-dialog"), "the confirmation opens again")
+    page.driver.find_element(By.ID, "confirm-ok").click()
+    page.wait_row("dropped.txt", present=False)
+    page.check(not page.on_disk("dropped.txt"), "deleted on disk")
+
+    page.begin("download a file and compare its bytes")
+    page.act("alpha renamed.txt", "download")
+    page.check(page.wait_download("alpha renamed.txt") == alpha, "the downloaded bytes equal the uploaded ones")
+
+    page.begin("download a folder as a ZIP")
+    page.act("Album", "zip")
+    page.wait_download("Album.zip", timeout=60)
+    with zipfile.ZipFile(os.path.join(page.downloads, "Album.zip")) as archive:
+        names = sorted(archive.namelist())
+        page.check(archive.testzip() is None, "the ZIP's CRCs check")
+        photo_entry = next((name for name in names if name.endswith("2024/photo.jpg")), None)
+        page.check(photo_entry is not None and archive.read(photo_entry) == photo, f"the ZIP holds the folder: {names}")
+
+    page.begin("a file the app adds appears without a reload")
+    started = time.monotonic()
+    with open(os.path.join(page.documents, "added by the app.txt"), "wb") as handle:
+        handle.write(b"written by the app")
+    page.wait_row("added by the app.txt", timeout=10)
+    page.result["liveSeconds"] = round(time.monotonic() - started, 3)
+    page.check(page.js("return window.notReloaded === true"), "the page was not reloaded")
+
+    page.begin("sorting and the filter")
+    page.driver.find_element(By.CSS_SELECTOR, 'button[data-sort-key="size"]').click()
+    names = page.names()
+    page.check(names[:2] == ["Album", "Reports"], f"folders first: {names}")
+    sizes = page.js(
+        "return [...document.querySelectorAll('#listing tr[data-folder=false] td.num')].map(td => Number(td.dataset.size))"
+    )
+    page.check(sizes == sorted(sizes), f"files by size, ascending: {sizes}")
+    page.driver.find_element(By.CSS_SELECTOR, 'button[data-sort-key="size"]').click()
+    sizes = page.js(
+        "return [...document.querySelectorAll('#listing tr[data-folder=false] td.num')].map(td => Number(td.dataset.size))"
+    )
+    page.check(sizes == sorted(sizes, reverse=True), f"then descending: {sizes}")
+    page.driver.find_element(By.CSS_SELECTOR, 'button[data-sort-key="name"]').click()
+    page.driver.find_element(By.ID, "filter").send_keys("ALPHA")
+    page.wait(lambda: page.names() == ["alpha 2.txt", "alpha renamed.txt"], "the filter keeps the alpha files")
+    page.driver.find_element(By.ID, "filter").clear()
+    page.js("document.getElementById('filter').dispatchEvent(new Event('input'))")
+    page.wait(lambda: len(page.names()) > 2, "the filter cleared")
+
+    page.begin("keyboard: Tab reaches the row buttons and Enter opens a dialog")
+    page.js("document.getElementById('filter').focus()")
+    keys = ActionChains(page.driver)  # keys to whatever has focus, as a person types
+    for _ in range(40):
+        keys.send_keys(Keys.TAB).perform()
+        if page.js("return document.activeElement.dataset.action ?? null") == "rename":
+            break
+    page.check(page.js("return document.activeElement.dataset.action ?? null") == "rename", "Tab reaches a Rename button")
+    page.check(
+        page.js("return getComputedStyle(document.activeElement).outlineStyle") != "none", "the focus is visible"
+    )
+    keys.send_keys(Keys.ENTER).perform()
+    page.wait(lambda: page.dialog_open("name-dialog"), "Enter on it opens the dialog")
+    keys.send_keys(Keys.ESCAPE).perform()
+    page.wait(lambda: not page.dialog_open("name-dialog"), "Escape closes it")
+
+    page.begin("screenshots")
+    page.js("document.getElementById('clear-uploads').click()")
+    page.driver.find_element(By.ID, "upload-files").send_keys(paths[1])
+    page.wait(lambda: page.upload_rows() and page.upload_rows()[-1]["state"] == "done", "one more upload")
+    page.wait_row("beta.bin")
+    page.js("window.scrollTo(0, 0); document.activeElement.blur()")
+    page.screenshot(os.path.join(page.scratch, "share-page.png"))
+    page.driver.set_window_size(375, 800)
+    page.wait(lambda: page.js("return window.innerWidth") <= 375, "a 375 px wide window")
+    overflow = page.js("return document.documentElement.scrollWidth - window.innerWidth")
+    page.check(overflow <= 0, f"nothing wider than a 375 px screen (overflow {overflow} px)")
+    page.screenshot(os.path.join(page.scratch, "share-page-phone.png"))
+    page.driver.set_window_size(1280, 860)
+
+    page.begin("log out")
+    page.driver.find_element(By.ID, "logout").click()
+    page.wait(lambda: page.driver.current_url.endswith("/.sandbox/login"), "logging out goes to the login page")
+    page.open("/")
+    page.wait(lambda: page.driver.current_url.endswith("/.sandbox/login"), "after logging out / asks to log in")
+    page.no_alert()
+
+
+def security_scenario(page):
+    """Logged-out requests, the cookie's flags, a cross-site form post, a same-origin POST
+    without the CSRF token."""
+    page.begin("logged-out requests are refused")
+    status, headers, _ = page.http("GET", "/", headers={"Accept": "text/html"})
+    page.check(
+        status == 303 and headers.get("Location", "").endswith("/.sandbox/login"),
+        f"GET / from a browser without a session: 303 to the login page ({status} {headers.get('Location')})",
+    )
+    for method, path in [
+        ("GET", "/.sandbox/api/list?path=%2F"),
+        ("GET", "/.sandbox/api/storage"),
+        ("GET", "/.sandbox/download?path=%2Fkept.txt"),
+        ("GET", "/.sandbox/events"),
+        ("POST", "/.sandbox/api/delete"),
+    ]:
+        status, _, _ = page.http(method, path, body=b'{"path": "/kept.txt"}' if method == "POST" else None)
+        page.check(status == 401, f"{method} {path} without a session: 401 ({status})")
+    page.check(page.on_disk("kept.txt"), "kept.txt is still there")
+
+    page.begin("the session cookie's flags")
+    page.login()
+    cookies = {cookie["name"]: cookie for cookie in page.driver.get_cookies()}
+    session = cookies.get("sandbox_session")
+    page.check(session is not None, f"a sandbox_session cookie ({list(cookies)})")
+    flags = {key: session.get(key) for key in ("httpOnly", "sameSite", "path", "secure")}
+    page.check(flags["httpOnly"] is True, f"HttpOnly ({flags})")
+    page.check(flags["sameSite"] == "Strict", f"SameSite=Strict ({flags})")
+    page.check(flags["path"] == "/", f"Path=/ ({flags})")
+    page.check("sandbox_session" not in page.js("return document.cookie"), "scripts cannot read it")
+    page.result["cookie"] = flags
+    token = page.js("return document.querySelector('meta[name=csrf-token]').content")
+    page.check(len(token) >= 32 and token != "{{csrf}}", "the page carries a CSRF token")
+
+    page.begin("a same-origin POST without the CSRF token changes nothing")
+    statuses = page.driver.execute_async_script(
+        """
+        const done = arguments[arguments.length - 1];
+        const post = (headers) => fetch("/.sandbox/api/delete", {method: "POST", credentials: "same-origin",
+            headers: Object.assign({"Content-Type": "application/json"}, headers), body: JSON.stringify({path: "/kept.txt"})})
+            .then(response => response.status);
+        Promise.all([post({}), post({"X-CSRF-Token": "0".repeat(64)})]).then(done, error => done(String(error)));
+        """
+    )
+    page.check(statuses == [403, 403], f"no token and a wrong token: 403 ({statuses})")
+    page.check(page.on_disk("kept.txt"), "kept.txt is still there after the token-less POSTs")
+
+    page.begin("a cross-site form post changes nothing")
+    target = f"{page.base}/.sandbox/api/delete"
+    attack = (
+        "<!doctype html><title>elsewhere</title>"
+        f'<form method="post" action="{target}" enctype="text/plain">'
+        '<input type="hidden" name=\'{"path": "/kept.txt", "x": "\' value=\'"}\'></form>'
+        f'<form method="post" action="{page.base}/.sandbox/api/mkdir" enctype="text/plain">'
+        '<input type="hidden" name=\'{"path": "/made by another site", "x": "\' value=\'"}\'></form>'
+        "<script>document.forms[0].submit();</script>"
+    )
+    page.driver.get("data:text/html;charset=utf-8," + urllib.parse.quote(attack))
+    page.wait(lambda: page.driver.current_url.startswith(page.base), "the form was sent")
+    page.wait(lambda: page.js("return document.readyState") == "complete", "its answer loaded")
+    page.result["crossSiteAnswer"] = page.js("return document.body ? document.body.innerText.slice(0, 200) : ''")
+    page.check(page.on_disk("kept.txt"), "kept.txt is still there after the cross-site delete")
+    # A second form, submitted from the attacking page by the browser itself (a user's click).
+    page.driver.get("data:text/html;charset=utf-8," + urllib.parse.quote(attack.replace("forms[0]", "forms[1]")))
+    page.wait(lambda: page.driver.current_url.startswith(page.base), "the second form was sent")
+    page.check(not page.on_disk("made by another site"), "no folder made by the cross-site post")
+
+    page.begin("the session still works and logging out ends it on the server")
+    page.open("/")
+    page.wait_for_app()
+    page.wait_row("kept.txt")
+    page.driver.find_element(By.ID, "logout").click()
+    page.wait(lambda: page.driver.current_url.endswith("/.sandbox/login"), "logged out")
+    status, _, _ = page.http(
+        "GET", "/.sandbox/api/list?path=%2F", headers={"Cookie": f"sandbox_session={session['value']}"}
+    )
+    page.check(status == 401, f"the old cookie is refused after logout ({status})")
+
+
+def large_scenario(page, cancel_only=False):
+    """Upload SCRATCH/large.bin (made by the test) from the page through the file picker: first
+    cancelled midway (nothing may be left), then to the end, timed."""
+    source = os.path.join(page.scratch, "large.bin")
+    size = os.path.getsize(source)
+    page.login()
+
+    page.begin("cancel an upload midway")
+    page.driver.find_element(By.ID, "upload-files").send_keys(source)
+    page.wait(lambda: (page.upload_row("/large.bin") or {"percent": 0})["percent"] >= 1, "the upload gets going", 60)
+    page.js("document.querySelector('#uploads li[data-upload=\"/large.bin\"] button').click()")
+    page.wait(lambda: page.upload_row("/large.bin")["state"] == "cancelled", "the upload is cancelled")
+    page.result["cancelledAtPercent"] = page.upload_row("/large.bin")["percent"]
+    page.js("document.getElementById('clear-uploads').click()")
+    if cancel_only:
+        return
+
+    page.begin(f"upload {size} bytes from the page")
+    samples = []
+    started = time.monotonic()
+    page.driver.find_element(By.ID, "upload-files").send_keys(source)
+    while True:
+        row = page.upload_row("/large.bin")
+        if row and row["state"] in ("done", "failed", "cancelled"):
+            break
+        if row:
+            samples.append(row["percent"])
+        if time.monotonic() - started > 600:
+            raise CheckFailed("the 1 GiB upload did not finish within 600 s")
+        time.sleep(0.25)
+    seconds = time.monotonic() - started
+    page.check(row["state"] == "done", f"the upload finished: {row}")
+    page.check(row["percent"] == 100 and row["value"] == row["max"], f"its progress reached 100 % ({row})")
+    between = sorted({sample for sample in samples if 0 < sample < 100})
+    page.check(len(between) >= 2, f"progress was shown along the way ({between})")
+    page.check(os.path.getsize(os.path.join(page.documents, "large.bin")) == size, "all its bytes are on disk")
+    page.result["pageSeconds"] = round(seconds, 3)
+    page.result["progressSamples"] = between
+
+
+SCENARIOS = {
+    "page": page_scenario,
+    "security": security_scenario,
+    "large": large_scenario,
+    "cancel": lambda page: large_scenario(page, cancel_only=True),
+}
+
+
+def main():
+    if len(sys.argv) != 6 or sys.argv[4] not in SCENARIOS:
+        print(__doc__, file=sys.stderr)
+        return 2
+    url, code, scratch, scenario, documents = sys.argv[1:]
+    page = None
+    result = {}
+    try:
+        page = Page(url, code, scratch, documents)
+        result = page.result
+        SCENARIOS[scenario](page)
+        result["ok"] = True
+    except Exception as error:  # every failure ends as the JSON line, whatever raised it
+        result["ok"] = False
+        result["failed"] = page.step if page else "starting Chromium"
+        result["error"] = f"{type(error).__name__}: {error}"
+        if page:
+            try:
+                page.screenshot(os.path.join(scratch, "failure.png"))
+                result["console"] = [entry["message"] for entry in page.driver.get_log("browser")][-20:]
+                result["url"] = page.driver.current_url
+            except Exception as secondary:  # the browser itself is gone: the first error is the one to report
+                result["screenshotError"] = str(secondary)
+    finally:
+        if page:
+            page.driver.quit()
+    print("RESULT " + json.dumps(result), flush=True)
+    return 0 if result.get("ok") else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
