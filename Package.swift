@@ -102,6 +102,7 @@ let package = Package(
             name: "SandboxShare",
             dependencies: [
                 "Sandbox",
+                "SandboxWatch",
                 .product(name: "SystemPackage", package: "swift-system"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -110,6 +111,8 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
+            // The web page's HTML, CSS and script, served as they are.
+            resources: [.copy("Web/Resources")],
             swiftSettings: swiftSettings
         ),
 

@@ -30,6 +30,8 @@ extension ShareError {
         public static let methodNotAllowed = Code("method-not-allowed", status: 405)
         /// The item's state conflicts with the request, e.g. a missing parent collection (409).
         public static let conflict = Code("conflict", status: 409)
+        /// 409: the name asked for is taken (the web page's create, rename and move).
+        public static let nameTaken = Code("name-taken", status: 409)
         /// A precondition failed: `If`, `If-Match`, `Overwrite: F` onto an existing item (412).
         public static let preconditionFailed = Code("precondition-failed", status: 412)
         /// The body is larger than the share accepts: an upload past `--max-upload`, an XML body

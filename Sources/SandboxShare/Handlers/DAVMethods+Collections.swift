@@ -17,6 +17,17 @@ extension DAVMethods {
         if try item(at: path) != nil {
             throw ShareError(.methodNotAllowed, "'\(path)' already exists.", path: path.description)
         }
+        try createCollection(path, request: request)
+        return ShareResponses.empty(201)
+    }
+
+    /// Creates the collection `path` in an existing parent, unless a lock refuses it.
+    ///
+    /// - Throws: ``ShareError/Code/conflict`` without a parent collection,
+    ///   ``ShareError/Code/locked``, and the file system's failure (`already-exists` as
+    ///   ``ShareError/Code/methodNotAllowed``).
+    func createCollection(_ path: SharePath, request: Request) throws(ShareError) {
+        try requireVisibleName(path)
         try requireParentCollection(of: path)
         try checkLocks(path, recursive: false, request: request)
         do throws(SandboxError) {
@@ -24,7 +35,6 @@ extension DAVMethods {
         } catch {
             throw .fileSystem(error, path: path, doing: "create the collection")
         }
-        return ShareResponses.empty(201)
     }
 
     /// DELETE: removes a file, or a collection with everything in it (`Depth` must be infinity

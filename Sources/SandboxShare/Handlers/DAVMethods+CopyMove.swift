@@ -34,6 +34,21 @@ extension DAVMethods {
                 path: source.description)
         }
         let overwrite = try Overwrite.parse(request.headers[.overwrite])
+        return try relocate(
+            source, sourceItem, to: destination, move: move, depth: depth, overwrite: overwrite, request: request)
+    }
+
+    /// Moves or copies `source` (which is `sourceItem`) to `destination` in an existing parent
+    /// collection, replacing what is there only when `overwrite`.
+    ///
+    /// - Returns: 201 (created) or 204 (replaced).
+    /// - Throws: ``ShareError/Code/conflict`` without a parent collection,
+    ///   ``ShareError/Code/preconditionFailed`` when the destination exists and not `overwrite`,
+    ///   ``ShareError/Code/locked``, and the file system's failure.
+    func relocate(
+        _ source: SharePath, _ sourceItem: SharedItem, to destination: SharePath, move: Bool, depth: Depth,
+        overwrite: Bool, request: Request
+    ) throws(ShareError) -> Response {
         try requireParentCollection(of: destination)
         let existing = try item(at: destination)
         if existing != nil, !overwrite {

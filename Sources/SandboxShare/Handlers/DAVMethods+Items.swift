@@ -30,6 +30,33 @@ extension DAVMethods {
         }
     }
 
+    /// What the share shows in the collection at `path`, unsorted: its files and folders, without
+    /// hidden names, symlinks, devices, and names that are not UTF-8 (they cannot be sent in an
+    /// href or a JSON string); none when the collection was removed meanwhile.
+    ///
+    /// - Throws: ``ShareError`` for a file-system failure.
+    func children(of path: SharePath) throws(ShareError) -> [SharedItem] {
+        let entries: [DirectoryEntry]
+        do throws(SandboxError) {
+            entries = try documents.contentsOfDirectory(at: path.containerPath, prefetchingAttributes: true)
+        } catch  where error.code == .notFound {
+            return []  // removed while we looked
+        } catch {
+            throw .fileSystem(error, path: path, doing: "list")
+        }
+        var result: [SharedItem] = []
+        result.reserveCapacity(entries.count)
+        for entry in entries {
+            guard let name = entry.fileName.string, let attributes = entry.attributes,
+                attributes.type == .regular || attributes.type == .directory
+            else { continue }
+            let child = path.appending(name)
+            if child.isHidden { continue }
+            result.append(SharedItem(path: child, attributes: attributes))
+        }
+        return result
+    }
+
     /// ``item(at:)``, required.
     ///
     /// - Throws: ``ShareError/Code/notFound`` when there is none.
@@ -69,15 +96,22 @@ extension DAVMethods {
     ///
     /// - Throws: ``ShareError/Code/tooLarge`` past the cap.
     func xmlBody(of request: Request) async throws(ShareError) -> [UInt8] {
-        let limit = XMLLimits.maximumBodySize
+        try await Self.smallBody(of: request, limit: XMLLimits.maximumBodySize, kind: "XML body")
+    }
+
+    /// A request body read whole, up to `limit` bytes.
+    ///
+    /// - Throws: ``ShareError/Code/tooLarge`` past the cap (announced or sent),
+    ///   ``ShareError/Code/malformedRequest`` when the body cannot be read.
+    static func smallBody(of request: Request, limit: Int, kind: String) async throws(ShareError) -> [UInt8] {
         if let length = request.headers[.contentLength].flatMap(Int.init), length > limit {
-            throw ShareError(.tooLarge, "The XML body is \(length) bytes; this server reads at most \(limit).")
+            throw ShareError(.tooLarge, "The \(kind) is \(length) bytes; this server reads at most \(limit).")
         }
         var collected: [UInt8] = []
         do {
             for try await buffer in request.body {
                 guard collected.count + buffer.readableBytes <= limit else {
-                    throw ShareError(.tooLarge, "The XML body is over \(limit) bytes, the most this server reads.")
+                    throw ShareError(.tooLarge, "The \(kind) is over \(limit) bytes, the most this server reads.")
                 }
                 collected.append(contentsOf: buffer.readableBytesView)
             }

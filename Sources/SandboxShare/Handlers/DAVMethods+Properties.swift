@@ -56,23 +56,7 @@ extension DAVMethods {
             let directory = result[next]
             next += 1
             guard directory.isCollection, directory.path == root.path || depth == .infinity else { continue }
-            let entries: [DirectoryEntry]
-            do throws(SandboxError) {
-                entries = try documents.contentsOfDirectory(
-                    at: directory.path.containerPath, prefetchingAttributes: true)
-            } catch  where error.code == .notFound {
-                continue  // removed while we looked
-            } catch {
-                throw .fileSystem(error, path: directory.path, doing: "list")
-            }
-            for entry in entries {
-                guard let name = entry.fileName.string, let attributes = entry.attributes,
-                    attributes.type == .regular || attributes.type == .directory
-                else { continue }  // names that are not UTF-8 cannot be sent in an href; symlinks are not shared
-                let path = directory.path.appending(name)
-                if path.isHidden { continue }
-                result.append(SharedItem(path: path, attributes: attributes))
-            }
+            result += try children(of: directory.path)
             if result.count > Self.maximumPropfindItems {
                 throw ShareError(
                     .forbidden,

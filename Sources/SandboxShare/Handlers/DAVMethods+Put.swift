@@ -11,7 +11,11 @@ extension DAVMethods {
     /// 201 for a new file, 204 for a replaced one. Refused: a collection (405), a missing parent
     /// (409), `Content-Range` (400: partial PUT is not supported), a locked file without its token
     /// (423), a full disk (507).
-    func put(_ path: SharePath, request: Request) async throws(ShareError) -> Response {
+    ///
+    /// With `overwriting` false (the web page's uploads) an existing file is never replaced: one
+    /// at the name when the upload starts, or put there while it ran, fails it with
+    /// ``ShareError/Code/nameTaken`` and nothing stored.
+    func put(_ path: SharePath, request: Request, overwriting: Bool = true) async throws(ShareError) -> Response {
         try requireVisibleName(path)
         if request.headers[.contentRange] != nil {
             throw ShareError(
@@ -24,6 +28,9 @@ extension DAVMethods {
         }
         try requireParentCollection(of: path)
         let existing = try item(at: path)
+        if !overwriting, existing != nil {
+            throw Self.nameTaken(path)
+        }
         if existing?.isCollection == true {
             throw ShareError(
                 .methodNotAllowed, "'\(path)' is a collection; PUT replaces files only.", path: path.description)
@@ -33,7 +40,9 @@ extension DAVMethods {
 
         let writer: FileWriter
         do throws(SandboxError) {
-            writer = try documents.openWriter(at: path.containerPath, options: [.atomic, .durable])
+            writer = try documents.openWriter(
+                at: path.containerPath,
+                options: overwriting ? [.atomic, .durable] : [.atomic, .durable, .withoutOverwriting])
         } catch {
             throw .fileSystem(error, path: path, doing: "store the upload at")
         }
@@ -51,6 +60,9 @@ extension DAVMethods {
                     path: path.description)
             }
             _ = try await writer.finish()
+        } catch let error as SandboxError where error.code == .alreadyExists && !overwriting {
+            writer.discard()
+            throw Self.nameTaken(path)
         } catch {
             writer.discard()
             throw Self.uploadFailure(error, path: path)
@@ -59,6 +71,12 @@ extension DAVMethods {
         var headers = HTTPFields()
         if let stored { headers[.eTag] = stored.entityTag }
         return ShareResponses.empty(existing == nil ? 201 : 204, headers: headers)
+    }
+
+    static func nameTaken(_ path: SharePath) -> ShareError {
+        ShareError(
+            .nameTaken, "'\(path.lastName ?? "/")' is taken in '\(path.parent)'; choose another name.",
+            path: path.description)
     }
 
     private func tooLarge(_ path: SharePath, limit: Int64) -> ShareError {

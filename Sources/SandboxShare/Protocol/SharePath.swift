@@ -44,7 +44,21 @@ package struct SharePath: Hashable, Sendable, CustomStringConvertible {
         guard raw.utf8.count <= 3 * Self.maximumLength else {
             throw Self.refusal(raw, "is longer than \(Self.maximumLength) bytes; use a shorter path")
         }
-        let decoded = try Self.percentDecoded(raw)
+        try self.init(decoded: try Self.percentDecoded(raw), raw: raw)
+    }
+
+    /// Checks a path that is not percent-encoded, such as `/a b/c.txt` from a JSON body, by the
+    /// same rules as ``init(requestPath:)`` (which it shares, minus the decoding).
+    ///
+    /// - Throws: ``ShareError/Code/malformedRequest`` as ``init(requestPath:)``.
+    package init(plainPath: String) throws(ShareError) {
+        guard plainPath.utf8.first == UInt8(ascii: "/") else {
+            throw Self.refusal(plainPath, "does not start with '/'; send an absolute path")
+        }
+        try self.init(decoded: Array(plainPath.utf8), raw: plainPath)
+    }
+
+    private init(decoded: [UInt8], raw: String) throws(ShareError) {
         guard decoded.count <= Self.maximumLength else {
             throw Self.refusal(raw, "is longer than \(Self.maximumLength) bytes; use a shorter path")
         }

@@ -11,6 +11,9 @@ extension HTTPField.Name {
     static let timeout = named("Timeout")
     static let msAuthorVia = named("MS-Author-Via")
     static let xContentTypeOptions = named("X-Content-Type-Options")
+    static let referrerPolicy = named("Referrer-Policy")
+    static let xCSRFToken = named("X-CSRF-Token")
+    static let secFetchSite = named("Sec-Fetch-Site")
 
     /// The name `literal`, which must be a valid header name (a token): checked when first used.
     private static func named(_ literal: StaticString) -> HTTPField.Name {

@@ -1,7 +1,6 @@
 import HTTPTypes
 import Hummingbird
 import Logging
-import Synchronization
 
 /// The server's one responder: checks every request (the `Host`, the throttle, the credentials),
 /// hands it to the WebDAV methods, turns a ``ShareError`` into its status and a short body, and
@@ -10,25 +9,36 @@ final class ShareResponder: HTTPResponder, Sendable {
     typealias Context = ShareRequestContext
 
     let methods: DAVMethods
-    let credentials: ShareCredentials
-    let throttle: Mutex<FailureThrottle>
+    let gate: PairingGate
+    let page: WebPage
     let logger: Logger
 
     init(methods: DAVMethods, credentials: ShareCredentials, logger: Logger) {
         self.methods = methods
-        self.credentials = credentials
-        self.throttle = Mutex(FailureThrottle())
+        self.gate = PairingGate(credentials: credentials, logger: logger)
+        self.page = WebPage(
+            methods: methods, sessions: WebSessions(), assets: WebAssets.load(),
+            feed: ChangeFeed(documents: methods.documents, logger: logger), gate: gate)
         self.logger = logger
     }
 
     func respond(to request: Request, context: Context) async throws -> Response {
         let start = ContinuousClock.now
         var response: Response
-        do {
-            try admit(request, context: context, now: start)
-            response = try await methods.respond(to: request, on: context.eventLoop)
-        } catch {
-            response = errorResponse(error, request: request)
+        if WebPage.handles(request) {
+            do throws(ShareError) {
+                try checkHost(request)
+                response = try await page.respond(to: request, client: context.client, eventLoop: context.eventLoop)
+            } catch {
+                response = WebResponses.error(error)
+            }
+        } else {
+            do {
+                try admit(request, context: context, now: start)
+                response = try await methods.respond(to: request, on: context.eventLoop)
+            } catch {
+                response = errorResponse(error, request: request)
+            }
         }
         response.headers[.xContentTypeOptions] = "nosniff"
         log(request, response, client: context.client, since: start)
@@ -41,32 +51,21 @@ final class ShareResponder: HTTPResponder, Sendable {
     ///   ``ShareError/Code/tooManyRequests`` while the client is blocked,
     ///   ``ShareError/Code/unauthorized`` without valid credentials.
     private func admit(_ request: Request, context: Context, now: ContinuousClock.Instant) throws(ShareError) {
+        try checkHost(request)
+        let given = BasicAuthorization(header: request.headers[.authorization])
+        try gate.admit(user: given?.user, password: given?.password ?? "", client: context.client, now: now)
+    }
+
+    /// Refuses a request for another host (a DNS-rebinding page, a misdirected client).
+    ///
+    /// - Throws: ``ShareError/Code/misdirected``.
+    private func checkHost(_ request: Request) throws(ShareError) {
         let host = request.head.authority
         guard let host, methods.allowedAuthorities.contains(host.lowercased()) else {
             throw ShareError(
                 .misdirected,
                 "This server does not answer for the host '\(host?.prefix(64) ?? "")'; use the URL it printed.")
         }
-        if let wait = throttle.withLock({ $0.blockRemaining(for: context.client, now: now) }) {
-            var error = ShareError(
-                .tooManyRequests, "Too many failed logins from \(context.client); retry in \(wait.seconds) s.")
-            error.retryAfter = wait
-            throw error
-        }
-        let given = BasicAuthorization(header: request.headers[.authorization])
-        guard let given, credentials.match(user: given.user, password: given.password) else {
-            if given != nil {
-                let block = throttle.withLock { $0.recordFailure(from: context.client, now: now) }
-                if let block {
-                    logger.warning(
-                        "Login failures from \(context.client): blocked for \(block.seconds) s",
-                        metadata: ["client": "\(context.client)"])
-                }
-            }
-            throw ShareError(
-                .unauthorized, "Log in with the user name and pairing code that `sandbox share` printed.")
-        }
-        throttle.withLock { $0.recordSuccess(from: context.client) }
     }
 
     private func errorResponse(_ error: any Error, request: Request) -> Response {

@@ -32,15 +32,8 @@ extension Inbox {
 
     static let maximumNameAttempts = 10_000
 
-    /// `report.pdf` numbered 2 is `report 2.pdf`; number 1 is the name itself. Works on the name's
-    /// bytes, so a name that is not UTF-8 is numbered like any other.
+    /// `report.pdf` numbered 2 is `report 2.pdf` (``/SandboxCore/FileName`` numbers names).
     static func numbered(_ name: FileName, _ number: Int) -> FileName {
-        guard number > 1 else { return name }
-        let bytes = name.bytes
-        let suffix = Array(" \(number)".utf8)
-        if let dot = bytes.lastIndex(of: UInt8(ascii: ".")), dot != bytes.startIndex {
-            return FileName(uncheckedBytes: bytes[..<dot] + suffix + bytes[dot...])
-        }
-        return FileName(uncheckedBytes: bytes + suffix)
+        name.numbered(number)
     }
 }

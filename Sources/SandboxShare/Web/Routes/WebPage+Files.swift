@@ -1,0 +1,250 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import Logging
+import NIOCore
+import Sandbox
+
+extension WebPage {
+    /// One item of a listing, as the page shows it.
+    struct ListedItem: Encodable {
+        let name: String
+        let folder: Bool
+        let size: Int64
+        let modified: String
+    }
+
+    /// `GET /.sandbox/api/list?path=/Folder`: the folder's visible items, unsorted.
+    ///
+    /// - Throws: ``ShareError/Code/notFound`` for a missing or hidden folder,
+    ///   ``ShareError/Code/conflict`` for a file.
+    func list(_ request: Request) throws(ShareError) -> Response {
+        struct Listing: Encodable {
+            let path: String
+            let items: [ListedItem]
+        }
+        let path = try Self.path(in: request)
+        let folder = try methods.existingItem(at: path)
+        guard folder.isCollection else {
+            throw ShareError(.conflict, "'\(path)' is a file, not a folder.", path: path.description)
+        }
+        let items = try methods.children(of: path).map { item in
+            ListedItem(
+                name: item.path.lastName ?? "", folder: item.isCollection,
+                size: item.isCollection ? 0 : item.attributes.size,
+                modified: Self.timestamp(item.attributes.modificationDate))
+        }
+        return WebResponses.json(Listing(path: path.description, items: items))
+    }
+
+    /// `GET /.sandbox/api/storage`: what Documents holds and what the device has free (`du`, `df`).
+    func storage() throws(ShareError) -> Response {
+        struct Storage: Encodable {
+            let documentsBytes: Int64
+            let freeBytes: Int64
+            let totalBytes: Int64
+        }
+        do throws(SandboxError) {
+            let used = try methods.documents.recursiveSize(at: .root)?.allocatedBytes ?? 0
+            let volume = try methods.documents.volumeValues()
+            return WebResponses.json(
+                Storage(documentsBytes: used, freeBytes: volume.availableBytes, totalBytes: volume.capacity))
+        } catch {
+            throw .fileSystem(error, path: "/", doing: "measure")
+        }
+    }
+
+    /// `PUT /.sandbox/api/upload?path=/Folder/name.ext`: the body streamed to disk (WebDAV's PUT,
+    /// never replacing), missing folders created, and a taken name numbered (`name 2.ext`).
+    func upload(_ request: Request) async throws(ShareError) -> Response {
+        struct Stored: Encodable {
+            let path: String
+            let size: Int64
+        }
+        try requireWritable()
+        let asked = try Self.path(in: request)
+        try methods.requireVisibleName(asked)
+        try createFolders(asked.parent, request: request)
+        var lastError: ShareError?
+        // A name taken when the upload starts is numbered; one taken while it ran fails it.
+        for number in 1...Self.maximumNumberedNames {
+            let candidate = try Self.numbered(asked, number)
+            if try methods.item(at: candidate) != nil { continue }
+            do throws(ShareError) {
+                _ = try await methods.put(candidate, request: request, overwriting: false)
+            } catch {
+                lastError = error
+                break
+            }
+            let stored = try methods.existingItem(at: candidate)
+            return WebResponses.json(
+                Stored(path: candidate.description, size: stored.attributes.size), status: .created)
+        }
+        throw lastError
+            ?? ShareError(
+                .nameTaken, "'\(asked.lastName ?? "")' and \(Self.maximumNumberedNames - 1) numbered names are taken.",
+                path: asked.description)
+    }
+
+    /// `POST /.sandbox/api/mkdir {"path": "/Folder/New"}`.
+    func makeFolder(_ request: Request) async throws(ShareError) -> Response {
+        struct Asked: Decodable { let path: String }
+        try requireWritable()
+        let path = try SharePath(plainPath: try await Self.json(Asked.self, from: request).path)
+        if try methods.item(at: path) != nil { throw DAVMethods.nameTaken(path) }
+        try methods.createCollection(path, request: request)
+        return WebResponses.json(["path": path.description], status: .created)
+    }
+
+    /// `POST /.sandbox/api/move {"from": "/a.txt", "to": "/Folder/b.txt"}`: rename and/or move,
+    /// never replacing.
+    func move(_ request: Request) async throws(ShareError) -> Response {
+        struct Asked: Decodable {
+            let from: String
+            let to: String
+        }
+        try requireWritable()
+        let asked = try await Self.json(Asked.self, from: request)
+        let source = try SharePath(plainPath: asked.from)
+        let destination = try SharePath(plainPath: asked.to)
+        try methods.requireVisibleName(source)
+        try methods.requireVisibleName(destination)
+        let item = try methods.existingItem(at: source)
+        guard destination != source else { return WebResponses.json(["path": source.description]) }
+        if item.isCollection, destination.isDescendant(of: source) {
+            throw ShareError(
+                .conflict, "'\(source)' cannot be moved inside itself ('\(destination)').", path: source.description)
+        }
+        if try methods.item(at: destination) != nil { throw DAVMethods.nameTaken(destination) }
+        do throws(ShareError) {
+            _ = try methods.relocate(
+                source, item, to: destination, move: true, depth: .infinity, overwrite: false, request: request)
+        } catch  where error.code == .preconditionFailed {
+            throw DAVMethods.nameTaken(destination)  // taken meanwhile
+        }
+        return WebResponses.json(["path": destination.description])
+    }
+
+    /// `POST /.sandbox/api/delete {"path": "/a.txt"}`: a file, or a folder with all it holds.
+    func delete(_ request: Request) async throws(ShareError) -> Response {
+        struct Asked: Decodable { let path: String }
+        try requireWritable()
+        let path = try SharePath(plainPath: try await Self.json(Asked.self, from: request).path)
+        _ = try methods.delete(path, request: request)
+        return ShareResponses.empty(204)
+    }
+
+    /// `GET /.sandbox/download?path=/a.txt`: WebDAV's GET, always as an attachment.
+    func download(_ request: Request, eventLoop: any EventLoop) throws(ShareError) -> Response {
+        let path = try Self.path(in: request)
+        var response = try methods.get(
+            path, request: request, includingBody: request.method == .get, on: eventLoop)
+        response.headers[.contentDisposition] = ContentDisposition.attachment(path.lastName ?? "download")
+        return response
+    }
+
+    /// `GET /.sandbox/zip?path=/Folder`: the folder as a ZIP archive, streamed as it is made.
+    func zip(_ request: Request, eventLoop: any EventLoop) throws(ShareError) -> Response {
+        let path = try Self.path(in: request)
+        let archive = try FolderZip(documents: methods.documents, folder: path, eventLoop: eventLoop)
+        var headers = HTTPFields()
+        headers[.contentType] = "application/zip"
+        headers[.contentDisposition] = ContentDisposition.attachment(archive.attachmentName)
+        headers[.cacheControl] = "no-store"
+        let logger = methods.logger
+        return Response(
+            status: .ok, headers: headers,
+            body: ResponseBody { writer in
+                do {
+                    try await archive.write(to: &writer)
+                } catch {
+                    logger.warning("ZIP of \(path): stopped: \(error)")
+                    throw error
+                }
+            })
+    }
+
+    /// `GET /.sandbox/events`: the live view's Server-Sent Events (``ChangeFeed``).
+    func events() throws(ShareError) -> Response {
+        let stream = try feed.listen()
+        var headers = HTTPFields()
+        headers[.contentType] = "text/event-stream"
+        headers[.cacheControl] = "no-store"
+        return Response(
+            status: .ok, headers: headers,
+            body: ResponseBody { writer in
+                for await message in stream {
+                    try await writer.write(ByteBuffer(string: message))
+                }
+                try await writer.finish(nil)
+            })
+    }
+
+    static let maximumNumberedNames = 1000
+
+    /// `path` with its last name numbered (`name 2.ext`), as the Inbox numbers its deliveries.
+    private static func numbered(_ path: SharePath, _ number: Int) throws(ShareError) -> SharePath {
+        guard number > 1, let name = path.lastName else { return path }
+        do throws(SandboxError) {
+            let numbered = try FileName(name).numbered(number)
+            return path.parent.appending(numbered.string ?? name)
+        } catch {
+            throw ShareError(.malformedRequest, "'\(name)' is not a name a file can have.", path: path.description)
+        }
+    }
+
+    /// Creates `folder` and the folders above it that are missing (a folder upload's structure).
+    private func createFolders(_ folder: SharePath, request: Request) throws(ShareError) {
+        var path = SharePath.root
+        for name in folder.names {
+            path = path.appending(name)
+            if let item = try methods.item(at: path) {
+                guard item.isCollection else {
+                    throw ShareError(
+                        .nameTaken, "'\(path)' is a file, so a folder of that name cannot be made.",
+                        path: path.description)
+                }
+                continue
+            }
+            do throws(ShareError) {
+                try methods.createCollection(path, request: request)
+            } catch  where error.code == .methodNotAllowed {
+                continue  // made meanwhile, by a parallel upload of the same folder
+            }
+        }
+    }
+
+    private func requireWritable() throws(ShareError) {
+        if methods.readOnly { throw ShareError(.forbidden, "This share is read-only: nothing can be changed.") }
+    }
+
+    /// The `path` query item, percent-decoded once (`encodeURIComponent`'s form) and checked.
+    ///
+    /// - Throws: ``ShareError/Code/malformedRequest`` without one, or for a bad path;
+    ///   ``ShareError/Code/notFound`` for a hidden one.
+    static func path(in request: Request) throws(ShareError) -> SharePath {
+        guard let query = request.uri.query, let value = FormFields.value(of: "path", in: query) else {
+            throw ShareError(.malformedRequest, "Say which item with ?path=/… (encoded with encodeURIComponent).")
+        }
+        let path = try SharePath(plainPath: value)
+        if path.isHidden { throw ShareError(.notFound, "Nothing is shared at '\(path)'.", path: path.description) }
+        return path
+    }
+
+    /// The request's JSON body (at most 16 KiB) as `type`.
+    ///
+    /// - Throws: ``ShareError/Code/malformedRequest`` for a body that is not that JSON.
+    static func json<T: Decodable>(_ type: T.Type, from request: Request) async throws(ShareError) -> T {
+        let body = try await DAVMethods.smallBody(of: request, limit: 16 << 10, kind: "JSON body")
+        do {
+            return try JSONDecoder().decode(type, from: Data(body))
+        } catch {
+            throw ShareError(.malformedRequest, "The request's JSON is not what this address takes: \(error)")
+        }
+    }
+
+    /// RFC 3339 in UTC, to the second.
+    static func timestamp(_ date: Date) -> String {
+        date.formatted(.iso8601)
+    }
+}

@@ -1,0 +1,83 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import Sandbox
+
+extension WebPage {
+    /// The login page, with `message` (escaped) in its `login-error` element.
+    func loginPage(message: String?, status: HTTPResponse.Status) -> Response {
+        let template = String(decoding: assets.files["login.html"] ?? [], as: UTF8.self)
+        let html = template.replacingOccurrences(of: "{{error}}", with: HTMLText.escaped(message ?? ""))
+        return WebResponses.page(Array(html.utf8), status: status, type: "text/html; charset=utf-8")
+    }
+
+    /// The app page, with the session's CSRF token in its `csrf-token` meta element.
+    func indexPage(_ session: WebSessions.Session) -> Response {
+        let template = String(decoding: assets.files["index.html"] ?? [], as: UTF8.self)
+        let html = template.replacingOccurrences(of: "{{csrf}}", with: session.csrfToken)
+        return WebResponses.page(Array(html.utf8), type: "text/html; charset=utf-8")
+    }
+
+    /// One of the page's static files.
+    ///
+    /// - Throws: ``ShareError/Code/notFound`` for a name that is not one of them.
+    func asset(_ name: String) throws(ShareError) -> Response {
+        guard let bytes = assets.files[name], name != "index.html", name != "login.html" else {
+            throw ShareError(.notFound, "The page has no file named '\(name.prefix(100))'.")
+        }
+        return WebResponses.page(bytes, type: WebAssets.contentType(of: name))
+    }
+
+    /// `POST /.sandbox/login` with `code=…`: a session cookie and the app page, or the login page
+    /// again with what went wrong.
+    func login(_ request: Request, client: String) async -> Response {
+        do throws(ShareError) {
+            let body = try await DAVMethods.smallBody(of: request, limit: 4096, kind: "login form")
+            let code = FormFields.value(of: "code", in: String(decoding: body, as: UTF8.self)) ?? ""
+            try gate.admit(
+                user: gate.credentials.user, password: code.trimmingCharacters(in: .whitespaces), client: client,
+                now: .now)
+        } catch {
+            let status = HTTPResponse.Status(code: error.code.status)
+            let message =
+                error.code == .unauthorized
+                ? "That is not the pairing code. Type the code `sandbox share` printed." : error.message
+            return loginPage(message: message, status: status)
+        }
+        let (token, _) = sessions.open()
+        return WebResponses.redirect(to: "/", headers: [.setCookie: SessionCookie.setting(token)])
+    }
+}
+
+/// Text for HTML: `&`, `<`, `>`, `"` and `'` as entities.
+enum HTMLText {
+    static func escaped(_ text: String) -> String {
+        var result = ""
+        result.reserveCapacity(text.utf8.count)
+        for character in text {
+            switch character {
+            case "&": result += "&amp;"
+            case "<": result += "&lt;"
+            case ">": result += "&gt;"
+            case "\"": result += "&quot;"
+            case "'": result += "&#39;"
+            default: result.append(character)
+            }
+        }
+        return result
+    }
+}
+
+/// `application/x-www-form-urlencoded` and query strings.
+enum FormFields {
+    /// The value of the first field `name` in `encoded` (`a=1&b=2`), decoded (`+` is a space),
+    /// or `nil` when absent or not valid UTF-8 once decoded.
+    static func value(of name: String, in encoded: String) -> String? {
+        for pair in encoded.split(separator: "&") {
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            guard parts.count == 2, parts[0] == Substring(name) else { continue }
+            return String(parts[1]).replacingOccurrences(of: "+", with: " ").removingPercentEncoding
+        }
+        return nil
+    }
+}

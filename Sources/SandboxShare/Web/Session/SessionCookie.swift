@@ -1,0 +1,36 @@
+import HTTPTypes
+
+/// The session cookie: `sandbox_session`, HttpOnly (the page's script never sees it),
+/// SameSite=Strict (no other site's page can send it), for the whole server.
+enum SessionCookie {
+    static let name = "sandbox_session"
+
+    /// The `Set-Cookie` value that stores `token` (a session cookie: it ends with the browser).
+    static func setting(_ token: String) -> String {
+        "\(name)=\(token); Path=/; HttpOnly; SameSite=Strict"
+    }
+
+    /// The `Set-Cookie` value that removes the cookie.
+    static let clearing = "\(name)=; Path=/; HttpOnly; SameSite=Strict; Max-Age=0"
+
+    /// The session token in the request's `Cookie` fields, if any: the last `sandbox_session`
+    /// pair of well-formed `name=value` pairs (RFC 6265 §5.4); anything malformed is skipped.
+    static func token(in fields: HTTPFields) -> String? {
+        var found: String?
+        for value in fields[values: .cookie] {
+            for pair in value.split(separator: ";") {
+                let trimmed = pair.drop { $0 == " " }
+                guard let equals = trimmed.firstIndex(of: "=") else { continue }
+                if trimmed[..<equals] == Substring(name) {
+                    let token = trimmed[trimmed.index(after: equals)...]
+                    if token.count == 64, token.utf8.allSatisfy(Self.isHex) { found = String(token) }
+                }
+            }
+        }
+        return found
+    }
+
+    private static func isHex(_ byte: UInt8) -> Bool {
+        (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(byte)
+    }
+}

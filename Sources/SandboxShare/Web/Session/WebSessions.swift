@@ -1,0 +1,75 @@
+import Synchronization
+
+/// The page's logins: a random session token (the cookie) and a CSRF token per login, held in
+/// memory only, so every session ends when the server stops.
+///
+/// At most ``maximumCount`` sessions are kept (the least recently used one goes first), and one
+/// unused for ``idleLimit`` ends.
+final class WebSessions: Sendable {
+    /// A login.
+    struct Session: Sendable {
+        /// Sent with every change the page asks for (`X-CSRF-Token`), and only the page knows it.
+        let csrfToken: String
+        var lastUsed: ContinuousClock.Instant
+    }
+
+    static let maximumCount = 64
+    static let idleLimit: Duration = .seconds(12 * 3600)
+
+    private let sessions = Mutex<[String: Session]>([:])
+
+    /// Starts a session.
+    ///
+    /// - Returns: the session token (for the cookie) and its CSRF token.
+    func open(now: ContinuousClock.Instant = .now) -> (token: String, session: Session) {
+        let token = Self.randomToken()
+        let session = Session(csrfToken: Self.randomToken(), lastUsed: now)
+        sessions.withLock { sessions in
+            if sessions.count >= Self.maximumCount,
+                let oldest = sessions.min(by: { $0.value.lastUsed < $1.value.lastUsed })?.key
+            {
+                sessions[oldest] = nil
+            }
+            sessions[token] = session
+        }
+        return (token, session)
+    }
+
+    /// The live session of `token`, marked as used now; `nil` for an unknown or idle one.
+    func session(for token: String?, now: ContinuousClock.Instant = .now) -> Session? {
+        guard let token else { return nil }
+        return sessions.withLock { sessions -> Session? in
+            guard var session = sessions[token] else { return nil }
+            guard now - session.lastUsed < Self.idleLimit else {
+                sessions[token] = nil
+                return nil
+            }
+            session.lastUsed = now
+            sessions[token] = session
+            return session
+        }
+    }
+
+    /// Ends the session of `token`.
+    func close(_ token: String) {
+        _ = sessions.withLock { $0.removeValue(forKey: token) }
+    }
+
+    /// 32 random bytes as hex (the system's cryptographic generator: `getrandom`).
+    private static func randomToken() -> String {
+        var generator = SystemRandomNumberGenerator()
+        let hex = Array("0123456789abcdef".utf8)
+        var text: [UInt8] = []
+        text.reserveCapacity(64)
+        for _ in 0..<4 {
+            var word = generator.next() as UInt64
+            for _ in 0..<8 {
+                let byte = UInt8(truncatingIfNeeded: word)
+                text.append(hex[Int(byte >> 4)])
+                text.append(hex[Int(byte & 0xF)])
+                word >>= 8
+            }
+        }
+        return String(decoding: text, as: UTF8.self)
+    }
+}
