@@ -37,6 +37,9 @@ extension SharePath {
         guard part.count <= maximumNameLength else {
             throw refusal(raw, "has a name of \(part.count) bytes; names may have at most \(maximumNameLength)")
         }
+        guard !part.contains(where: { $0 < 0x20 || $0 == 0x7F || $0 == UInt8(ascii: "\\") }) else {
+            throw refusal(raw, "has a control character or a backslash in a name; rename the item")
+        }
         guard let name = String(validating: part, as: UTF8.self) else {
             throw refusal(raw, "is not valid UTF-8 once decoded; encode names as UTF-8")
         }

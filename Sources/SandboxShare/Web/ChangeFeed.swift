@@ -34,11 +34,17 @@ final class ChangeFeed: Sendable {
         self.logger = logger
     }
 
-    /// A new listener's messages; the listener ends by ending its iteration (or the connection).
+    /// One listener: its messages, and a way to end them (when the server shuts down).
+    struct Listener: Sendable {
+        let messages: AsyncStream<String>
+        let end: @Sendable () -> Void
+    }
+
+    /// A new listener; it ends by ending its iteration, or by ``Listener/end``.
     ///
     /// - Throws: ``ShareError/Code/tooManyRequests`` past ``maximumListeners``; the monitor's
     ///   failure to start, as ``ShareError``.
-    func listen() throws(ShareError) -> AsyncStream<String> {
+    func listen() throws(ShareError) -> Listener {
         let (stream, continuation) = AsyncStream.makeStream(of: String.self, bufferingPolicy: .bufferingNewest(64))
         let result = state.withLock { state -> Result<(Int, Bool), ShareError> in
             guard state.listeners.count < Self.maximumListeners else {
@@ -63,7 +69,7 @@ final class ChangeFeed: Sendable {
             }
         }
         continuation.yield(": listening\n\n")
-        return stream
+        return Listener(messages: stream, end: { continuation.finish() })
     }
 
     private func start() throws(ShareError) {

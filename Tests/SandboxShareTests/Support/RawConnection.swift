@@ -74,6 +74,22 @@ final class RawConnection: Sendable {
         }
     }
 
+    /// Everything received until it contains `marker` (for a stream that stays open, such as
+    /// Server-Sent Events), as text.
+    ///
+    /// - Throws: ``TestFailure`` on a timeout, a reset, or the end of the stream first.
+    func receive(until marker: String) throws -> String {
+        var received: [UInt8] = []
+        while !String(decoding: received, as: UTF8.self).contains(marker) {
+            let piece = try receive()
+            guard !piece.isEmpty else {
+                throw TestFailure("the stream ended before '\(marker)': \(String(decoding: received, as: UTF8.self))")
+            }
+            received += piece
+        }
+        return String(decoding: received, as: UTF8.self)
+    }
+
     /// Reads one response (a `1xx` interim one is skipped), its body framed by `Content-Length`,
     /// chunked encoding, or the end of the stream; `HEAD` responses have none.
     ///

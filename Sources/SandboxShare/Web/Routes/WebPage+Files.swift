@@ -4,6 +4,7 @@ import Hummingbird
 import Logging
 import NIOCore
 import Sandbox
+import ServiceLifecycle
 
 extension WebPage {
     /// One item of a listing, as the page shows it.
@@ -166,15 +167,21 @@ extension WebPage {
 
     /// `GET /.sandbox/events`: the live view's Server-Sent Events (``ChangeFeed``).
     func events() throws(ShareError) -> Response {
-        let stream = try feed.listen()
+        let listener = try feed.listen()
         var headers = HTTPFields()
         headers[.contentType] = "text/event-stream"
         headers[.cacheControl] = "no-store"
         return Response(
             status: .ok, headers: headers,
             body: ResponseBody { writer in
-                for await message in stream {
-                    try await writer.write(ByteBuffer(string: message))
+                // The stream never ends by itself: a server asked to stop ends it, or the stop
+                // would wait for every open page.
+                try await withGracefulShutdownHandler {
+                    for await message in listener.messages {
+                        try await writer.write(ByteBuffer(string: message))
+                    }
+                } onGracefulShutdown: {
+                    listener.end()
                 }
                 try await writer.finish(nil)
             })

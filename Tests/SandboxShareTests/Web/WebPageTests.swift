@@ -1,0 +1,185 @@
+import Foundation
+import SandboxTesting
+import Testing
+
+/// The page's server contract over real HTTP against a real `sandbox share`: login, the session
+/// cookie, CSRF, the JSON API's operations and refusals. (The browser itself: Browser/.)
+@Suite struct WebPageTests {
+    /// Logs in and returns the session cookie and CSRF token.
+    private func login(_ server: ShareServerProcess) async throws -> (cookie: String, csrf: String) {
+        let response = try await server.send(
+            "POST", "/.sandbox/login", headers: [("Content-Type", "application/x-www-form-urlencoded")],
+            text: "code=\(server.code)", credentials: .none)
+        #expect(response.status == 303, "\(response)")
+        let setCookie = try #require(response.header("Set-Cookie"))
+        let cookie = String(setCookie.prefix { $0 != ";" })
+        let page = try await server.send(
+            "GET", "/", headers: [("Accept", "text/html"), ("Cookie", cookie)], credentials: .none)
+        #expect(page.status == 200, "\(page)")
+        #expect(page.header("Content-Security-Policy")?.contains("script-src 'self'") == true)
+        let marker = "name=\"csrf-token\" content=\""
+        let text = page.text
+        let start = try #require(text.range(of: marker)).upperBound
+        return (cookie, String(text[start...].prefix(64)))
+    }
+
+    @Test func logInUseTheAPIAndLogOut() async throws {
+        try await ShareServerProcess.with { server in
+            // Logged out: / sends a browser to the login page, the API answers 401.
+            let home = try await server.send("GET", "/", headers: [("Accept", "text/html")], credentials: .none)
+            #expect(home.status == 303 && home.header("Location") == "/.sandbox/login", "\(home)")
+            let api = try await server.send("GET", "/.sandbox/api/list?path=%2F", credentials: .none)
+            #expect(api.status == 401, "\(api)")
+            // WebDAV clients still get WebDAV at /.
+            let dav = try await server.send("PROPFIND", "/", headers: [("Depth", "0")])
+            #expect(dav.status == 207, "\(dav)")
+            // A wrong code is refused and sets no cookie.
+            let wrong = try await server.send(
+                "POST", "/.sandbox/login", text: "code=wrong-code-123", credentials: .none)
+            #expect(wrong.status == 401 && wrong.header("Set-Cookie") == nil, "\(wrong)")
+
+            let (cookie, csrf) = try await login(server)
+            let session = [("Cookie", cookie), ("X-CSRF-Token", csrf)]
+            let up = try await server.send(
+                "PUT", "/.sandbox/api/upload?path=%2FNew%20folder%2Fsub%2Fa.txt", headers: session, text: "first")
+            #expect(up.status == 201 && up.text.contains("\"/New folder/sub/a.txt\""), "\(up)")
+            let again = try await server.send(
+                "PUT", "/.sandbox/api/upload?path=%2FNew%20folder%2Fsub%2Fa.txt", headers: session, text: "second")
+            #expect(again.status == 201 && again.text.contains("\"/New folder/sub/a 2.txt\""), "\(again)")
+            #expect(server.contents("New folder/sub/a.txt") == "first")
+            #expect(server.contents("New folder/sub/a 2.txt") == "second")
+
+            let listing = try await server.send(
+                "GET", "/.sandbox/api/list?path=%2FNew%20folder%2Fsub", headers: [("Cookie", cookie)],
+                credentials: .none)
+            #expect(listing.status == 200 && listing.text.contains("\"a 2.txt\""), "\(listing)")
+
+            let mkdir = try await server.send(
+                "POST", "/.sandbox/api/mkdir", headers: session, text: #"{"path": "/Archive"}"#, credentials: .none)
+            #expect(mkdir.status == 201, "\(mkdir)")
+            let taken = try await server.send(
+                "POST", "/.sandbox/api/mkdir", headers: session, text: #"{"path": "/Archive"}"#, credentials: .none)
+            #expect(taken.status == 409 && taken.text.contains("name-taken"), "\(taken)")
+            let move = try await server.send(
+                "POST", "/.sandbox/api/move", headers: session,
+                text: #"{"from": "/New folder/sub/a.txt", "to": "/Archive/renamed.txt"}"#, credentials: .none)
+            #expect(move.status == 200, "\(move)")
+            #expect(server.contents("Archive/renamed.txt") == "first")
+            let clash = try await server.send(
+                "POST", "/.sandbox/api/move", headers: session,
+                text: #"{"from": "/New folder/sub/a 2.txt", "to": "/Archive/renamed.txt"}"#, credentials: .none)
+            #expect(clash.status == 409, "\(clash)")
+            #expect(
+                server.contents("Archive/renamed.txt") == "first" && server.contents("New folder/sub/a 2.txt") != nil)
+
+            let download = try await server.send(
+                "GET", "/.sandbox/download?path=%2FArchive%2Frenamed.txt", headers: [("Cookie", cookie)],
+                credentials: .none)
+            #expect(download.status == 200 && download.text == "first", "\(download)")
+            #expect(download.header("Content-Disposition")?.hasPrefix("attachment") == true)
+
+            let delete = try await server.send(
+                "POST", "/.sandbox/api/delete", headers: session, text: #"{"path": "/New folder"}"#,
+                credentials: .none)
+            #expect(delete.status == 204, "\(delete)")
+            #expect(server.contents("New folder/sub/a 2.txt") == nil)
+
+            let logout = try await server.send("POST", "/.sandbox/logout", headers: session, credentials: .none)
+            #expect(logout.status == 204 && logout.header("Set-Cookie")?.contains("Max-Age=0") == true, "\(logout)")
+            let after = try await server.send(
+                "GET", "/.sandbox/api/list?path=%2F", headers: [("Cookie", cookie)], credentials: .none)
+            #expect(after.status == 401, "\(after)")
+        }
+    }
+
+    @Test func changesWithoutTheTokenOrFromAnotherSiteChangeNothing() async throws {
+        try await ShareServerProcess.with { server in
+            try server.plant("keep.txt", "kept")
+            let (cookie, csrf) = try await login(server)
+            let attempts: [[(String, String)]] = [
+                [("Cookie", cookie)],
+                [("Cookie", cookie), ("X-CSRF-Token", String(repeating: "0", count: 64))],
+                [("Cookie", cookie), ("X-CSRF-Token", csrf + "0")],
+                [("Cookie", cookie), ("X-CSRF-Token", csrf), ("Sec-Fetch-Site", "cross-site")],
+            ]
+            for headers in attempts {
+                let response = try await server.send(
+                    "POST", "/.sandbox/api/delete", headers: headers + [("Content-Type", "text/plain")],
+                    text: #"{"path": "/keep.txt"}"#, credentials: .none)
+                #expect(response.status == 403, "\(headers.map(\.0)): \(response)")
+            }
+            #expect(server.contents("keep.txt") == "kept")
+            // A foreign Host (DNS rebinding) is refused before anything else.
+            let rebound = try await server.send(
+                "GET", "/.sandbox/api/list?path=%2F", headers: [("Cookie", cookie)], credentials: .none,
+                host: "attacker.example")
+            #expect(rebound.status == 421, "\(rebound)")
+        }
+    }
+
+    @Test func hiddenAndHostilePathsAreRefused() async throws {
+        try await ShareServerProcess.with { server in
+            try server.plant(".secret", "hidden")
+            let (cookie, csrf) = try await login(server)
+            let session = [("Cookie", cookie), ("X-CSRF-Token", csrf)]
+            for target in [
+                "/.sandbox/api/list?path=%2FInbox", "/.sandbox/download?path=%2F.secret",
+                "/.sandbox/zip?path=%2FInbox",
+            ] {
+                let response = try await server.send("GET", target, headers: [("Cookie", cookie)], credentials: .none)
+                #expect(response.status == 404, "\(target): \(response)")
+            }
+            for target in [
+                "/.sandbox/api/list?path=%2F..%2F..", "/.sandbox/api/list?path=a", "/.sandbox/api/list",
+                "/.sandbox/api/list?path=%2Fa%00b",
+            ] {
+                let response = try await server.send("GET", target, headers: [("Cookie", cookie)], credentials: .none)
+                #expect(response.status == 400, "\(target): \(response)")
+            }
+            let hiddenUpload = try await server.send(
+                "PUT", "/.sandbox/api/upload?path=%2F.profile", headers: session, text: "x", credentials: .none)
+            #expect(hiddenUpload.status == 404, "\(hiddenUpload)")
+            let intoItself = try await server.send(
+                "POST", "/.sandbox/api/mkdir", headers: session, text: #"{"path": "/A"}"#, credentials: .none)
+            #expect(intoItself.status == 201)
+            let cycle = try await server.send(
+                "POST", "/.sandbox/api/move", headers: session, text: #"{"from": "/A", "to": "/A/B"}"#,
+                credentials: .none)
+            #expect(cycle.status == 409, "\(cycle)")
+            let notJSON = try await server.send(
+                "POST", "/.sandbox/api/delete", headers: session, text: "{", credentials: .none)
+            #expect(notJSON.status == 400, "\(notJSON)")
+            #expect(server.contents(".secret") == "hidden")
+        }
+    }
+
+    @Test func aReadOnlyShareRefusesThePagesChanges() async throws {
+        try await ShareServerProcess.with(arguments: ["--read-only"]) { server in
+            try server.plant("keep.txt", "kept")
+            let (cookie, csrf) = try await login(server)
+            let response = try await server.send(
+                "POST", "/.sandbox/api/delete", headers: [("Cookie", cookie), ("X-CSRF-Token", csrf)],
+                text: #"{"path": "/keep.txt"}"#, credentials: .none)
+            #expect(response.status == 403, "\(response)")
+            #expect(server.contents("keep.txt") == "kept")
+        }
+    }
+
+    @Test func theLiveViewReportsAChangeMadeBehindItsBack() async throws {
+        try await ShareServerProcess.with { server in
+            let (cookie, _) = try await login(server)
+            let port = server.port
+            let request = server.rawRequest(
+                "GET", "/.sandbox/events", headers: [("Cookie", cookie)], credentials: .none, close: false)
+            let connection = try await onOwnThread { try RawConnection(port: port, timeout: 20) }
+            defer { connection.close() }
+            try await onOwnThread { try connection.send(request) }
+            // Listening starts before the change: the first bytes are the stream's greeting.
+            let greeting = try await onOwnThread { try connection.receive(until: ": listening") }
+            #expect(greeting.contains("text/event-stream"), "\(greeting)")
+            try server.plant("Reports/new.txt", "from the app")
+            let events = try await onOwnThread { try connection.receive(until: "\"path\":\"/Reports\"") }
+            #expect(events.contains("event: change"), "\(events)")
+        }
+    }
+}
