@@ -68,7 +68,11 @@ enum ZipCheck {
     /// every entry with the item of the same name (bytes) under `source`. Returns one line per
     /// entry: `<name in hex> <bit 11 set> <mode in octal> same|differs`.
     static func verify(_ path: String, against source: String, scratch: String) async throws -> [String] {
-        _ = try await python("import sys, runpy; sys.argv = ['zipfile', '-t', sys.argv[1]]; runpy.run_module('zipfile', run_name='__main__')", [path], scratch: scratch)
+        // `python3 -m zipfile -t` exits 0 either way: what it prints says.
+        let test = try await ExternalTool.run("python3", ["-m", "zipfile", "-t", path], outputIn: scratch)
+        guard test.status == 0, test.stdout == "Done testing\n" else {
+            throw TestFailure("python3 -m zipfile -t \(path): \(test.stdout)\n\(test.stderr)")
+        }
         let unzip = try await ExternalTool.run("unzip", ["-t", path], outputIn: scratch)
         guard unzip.status == 0 else { throw TestFailure("unzip -t \(path): \(unzip.stdout)\n\(unzip.stderr)") }
         let output = try await python(Self.compareScript, [path, source], scratch: scratch)
