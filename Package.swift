@@ -198,6 +198,8 @@ let package = Package(
         .testTarget(
             name: "SandboxShareTests",
             dependencies: ["SandboxShare", "SandboxTesting", "SandboxTransferTesting", "SandboxCLI"],
+            // The browser tests' Selenium script, run by Python from its source folder.
+            exclude: ["Browser/share_page.py"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -5,7 +5,7 @@
 
 URL is the server's (http://127.0.0.1:PORT/), CODE its pairing code, SCRATCH a folder of the test's
 own (downloads, the Chromium profile, files to upload, screenshots go there), SCENARIO one of
-`page`, `security`, `large`, `cancel`, DOCUMENTS the host path of the shared folder (the "app"
+`page`, `security`, `large`, `cancel`, `limit`, DOCUMENTS the host path of the shared folder (the "app"
 writes a file there to see the page pick it up, and the outcome of each step is checked there).
 
 Prints progress lines, then one line `RESULT {json}`; exits 0 when every check passed, 1 otherwise
@@ -139,6 +139,16 @@ class Page:
     def wait_row(self, name, present=True, timeout=20):
         what = f"the row “{name}” {'appears' if present else 'goes away'}"
         self.wait(lambda: (self.row(name) is not None) == present, what, timeout)
+
+    def click(self, selector):
+        """Clicks the element `selector` finds, again if a refresh replaced it meanwhile."""
+        for _ in range(10):
+            try:
+                self.driver.find_element(By.CSS_SELECTOR, selector).click()
+                return
+            except StaleElementReferenceException:
+                continue
+        raise CheckFailed(f"{selector} kept being replaced")
 
     def act(self, name, action):
         """Clicks the `action` control of the row `name`, again if a refresh replaced the row meanwhile."""
@@ -329,11 +339,11 @@ def page_scenario(page):
     page.wait_row("beta.bin", present=False)
     page.check(page.disk("Reports/beta.bin") == beta and not page.on_disk("beta.bin"), "moved on disk")
     page.js("[...document.querySelectorAll('#listing tr')].find(tr => tr.dataset.name === 'Reports').querySelector('a.item').focus()")
-    page.driver.switch_to.active_element.click()
+    ActionChains(page.driver).send_keys(Keys.ENTER).perform()  # the keyboard opens the folder
     page.wait_row("beta.bin")
     crumbs = page.js("return [...document.querySelectorAll('#breadcrumbs a')].map(a => a.textContent)")
     page.check(crumbs == ["Documents", "Reports"], f"breadcrumbs {crumbs}")
-    page.driver.find_element(By.CSS_SELECTOR, '#breadcrumbs a[data-path="/"]').click()
+    page.click('#breadcrumbs a[data-path="/"]')
     page.wait_row("Reports")
 
     page.begin("rename a file")
@@ -424,6 +434,7 @@ def page_scenario(page):
     page.wait(lambda: page.upload_rows() and page.upload_rows()[-1]["state"] == "done", "one more upload")
     page.wait_row("beta.bin")
     page.js("window.scrollTo(0, 0); document.activeElement.blur()")
+    ActionChains(page.driver).move_to_element(page.driver.find_element(By.TAG_NAME, "h1")).perform()  # no hover
     page.screenshot(os.path.join(page.scratch, "share-page.png"))
     page.driver.set_window_size(375, 800)
     page.wait(lambda: page.js("return window.innerWidth") <= 375, "a 375 px wide window")
@@ -559,10 +570,24 @@ def large_scenario(page, cancel_only=False):
     page.result["progressSamples"] = between
 
 
+def limit_scenario(page):
+    """An upload past the server's --max-upload (2 MB against 1 MiB): the row and the status area
+    show the server's message."""
+    page.login()
+    page.begin("an upload past the limit is refused with the server's message")
+    source = page.write("too large.bin", os.urandom(2_000_000))
+    page.driver.find_element(By.ID, "upload-files").send_keys(source)
+    page.wait(lambda: (page.upload_row("/too large.bin") or {}).get("state") == "failed", "the upload fails")
+    page.check(page.status_text() != "", "the status area shows why")
+    page.result["limitMessage"] = page.status_text()
+    page.result["limitRow"] = page.upload_row("/too large.bin")["note"]
+
+
 SCENARIOS = {
     "page": page_scenario,
     "security": security_scenario,
     "large": large_scenario,
+    "limit": limit_scenario,
     "cancel": lambda page: large_scenario(page, cancel_only=True),
 }
 
@@ -582,7 +607,8 @@ def main():
     except Exception as error:  # every failure ends as the JSON line, whatever raised it
         result["ok"] = False
         result["failed"] = page.step if page else "starting Chromium"
-        result["error"] = f"{type(error).__name__}: {error}"
+        message = getattr(error, "msg", None) or str(error)  # Selenium's without its stack of addresses
+        result["error"] = f"{type(error).__name__}: {message}"
         if page:
             try:
                 page.screenshot(os.path.join(scratch, "failure.png"))

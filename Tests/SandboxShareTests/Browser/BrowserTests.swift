@@ -1,0 +1,65 @@
+import Foundation
+import SandboxTesting
+import Testing
+
+/// The Documents page in real (headless) Chromium against a real `sandbox share`, driven by
+/// Selenium (`share_page.py`); each test then checks what is on disk.
+@Suite(.serialized) struct BrowserTests {
+    static let xssName = "<img src=x onerror=alert(1)>.txt"
+
+    @Test(.enabled(if: SharePageScript.available), .timeLimit(.minutes(5)))
+    func thePageLogsInUploadsManagesDownloadsAndRefreshesLive() async throws {
+        try await ShareServerProcess.with { server in
+            try await ScratchDirectory.with(prefix: "sandbox-browser") { scratch in
+                let result = try await SharePageScript.run(.page, on: server, scratch: scratch)
+                guard result.ok else { return }
+                #expect(result.loginError?.isEmpty == false, "the login page says why a wrong code failed")
+                #expect(
+                    result.nameTakenMessage?.isEmpty == false, "a rename onto a taken name shows the server's message")
+                let live = try #require(result.liveSeconds)
+                #expect(live < 2, "a file the app added was shown after \(live) s")
+                #expect(
+                    server.documentsTree()
+                        == [
+                            Self.xssName, "Album", "Album/2024", "Album/2024/photo.jpg", "Album/notes.txt", "Reports",
+                            "Reports/beta.bin", "added by the app.txt", "alpha 2.txt", "alpha renamed.txt", "beta.bin",
+                        ].sorted(), "Documents after the page's work: \(server.documentsTree())")
+                #expect(server.contents("added by the app.txt") == "written by the app")
+                let desktop = try SharePageScript.keepArtifact("share-page.png", from: scratch)
+                let phone = try SharePageScript.keepArtifact("share-page-phone.png", from: scratch)
+                print("Documents page: a file the app added shown after \(live) s; screenshots \(desktop), \(phone)")
+            }
+        }
+    }
+
+    @Test(.enabled(if: SharePageScript.available), .timeLimit(.minutes(5)))
+    func crossSitePostsTokenlessRequestsAndLoggedOutRequestsChangeNothing() async throws {
+        try await ShareServerProcess.with { server in
+            try await ScratchDirectory.with(prefix: "sandbox-browser") { scratch in
+                try server.plant("kept.txt", "kept")
+                let before = try homeTree(server)
+                try await SharePageScript.run(.security, on: server, scratch: scratch)
+                #expect(server.contents("kept.txt") == "kept")
+                #expect(server.documentsTree() == ["kept.txt"], "Documents: \(server.documentsTree())")
+                #expect(try homeTree(server) == before)
+            }
+        }
+    }
+
+    @Test(.enabled(if: SharePageScript.available), .timeLimit(.minutes(3)))
+    func anUploadPastTheLimitShowsTheServersMessageAndLeavesNothing() async throws {
+        try await ShareServerProcess.with(arguments: ["--max-upload", "1M"]) { server in
+            try await ScratchDirectory.with(prefix: "sandbox-browser") { scratch in
+                let before = try homeTree(server)
+                let result = try await SharePageScript.run(.limit, on: server, scratch: scratch)
+                guard result.ok else { return }
+                let message = result.limitMessage ?? ""
+                #expect(message.contains("too large.bin"), "the status names the file: \(message)")
+                #expect(message.contains("1 MiB") || message.contains("limit"), "the status says the limit: \(message)")
+                #expect(result.limitRow == message.split(separator: ": ", maxSplits: 1).last.map(String.init))
+                #expect(server.documentsTree().isEmpty, "Documents: \(server.documentsTree())")
+                #expect(try homeTree(server) == before)
+            }
+        }
+    }
+}
