@@ -443,6 +443,11 @@ def page_scenario(page):
     page.screenshot(os.path.join(page.scratch, "share-page-phone.png"))
     page.driver.set_window_size(1280, 860)
 
+    page.begin("no script error and nothing the Content-Security-Policy refused")
+    console = [entry["message"] for entry in page.driver.get_log("browser")]
+    broken = [line for line in console if "Content Security Policy" in line or "Uncaught" in line]
+    page.check(not broken, f"the console: {broken}")
+
     page.begin("log out")
     page.driver.find_element(By.ID, "logout").click()
     page.wait(lambda: page.driver.current_url.endswith("/.sandbox/login"), "logging out goes to the login page")
