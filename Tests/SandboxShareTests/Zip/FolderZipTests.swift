@@ -167,6 +167,36 @@ struct FolderZipTests {
     }
 }
 
+extension FolderZipTests {
+    /// Folders nested past the 4095 bytes a container path can name: the archive is whole, and
+    /// the folder whose items cannot be named is stored empty.
+    @Test func folderNestedBeyondThePathLimitIsStoredEmpty() async throws {
+        try await ScratchDirectory.with { scratch in
+            try #require(mkdir(scratch.appending("Documents"), 0o755) == 0)
+            try plantFile(Array(scratch.appending("Documents/first.txt").utf8), Array("first".utf8))
+            // 17 names of 250 bytes: 4267 bytes, made one level at a time (mkdir takes at most 4096).
+            let name = String(repeating: "d", count: 250)
+            var fd = open(scratch.appending("Documents"), O_RDONLY | O_DIRECTORY)
+            for _ in 0..<17 {
+                try #require(mkdirat(fd, name, 0o755) == 0)
+                let next = openat(fd, name, O_RDONLY | O_DIRECTORY)
+                close(fd)
+                fd = next
+                try #require(fd >= 0)
+            }
+            close(fd)
+            let container = try ConfinedRoot(openingDirectoryAt: scratch.path)
+            let documents = try container.openSubroot(at: ContainerPath("Documents"), refusingSymlinks: true)
+            let (bytes, _) = try await Self.zip("/", in: documents)
+            let path = scratch.appending("deep.zip")
+            try ZipCheck.save(bytes, to: path)
+            let script = "import sys, zipfile; z = zipfile.ZipFile(sys.argv[1]); print(len(z.namelist()), z.testzip())"
+            // Documents/, first.txt, and the folders down to the one whose items cannot be named.
+            #expect(try await ZipCheck.python(script, [path], scratch: scratch.path) == "18 None\n")
+        }
+    }
+}
+
 extension Array where Element == UInt8 {
     fileprivate func contains(subsequence: [UInt8]) -> Bool {
         guard subsequence.count <= count else { return false }

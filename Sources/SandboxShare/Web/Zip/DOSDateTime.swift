@@ -53,11 +53,6 @@ struct DOSDateTime: Sendable, Hashable {
             year: year, month: month, day: day, hour: second / 3600, minute: second / 60 % 60, second: second % 60)
     }
 
-    /// `instant` in the process's time zone, as unzip tools read DOS times back.
-    init(local instant: Date) {
-        self.init(instant, secondsFromGMT: TimeZone.current.secondsFromGMT(for: instant))
-    }
-
     /// The Gregorian date `days` after 1970-01-01 (Howard Hinnant's `civil_from_days`).
     private static func civil(fromDaysSince1970 days: Int) -> (year: Int, month: Int, day: Int) {
         let shifted = days + 719_468

@@ -13,8 +13,8 @@ import Synchronization
 /// stored, and FIFOs, sockets and devices are left out. Each file is opened once and copied in
 /// 1 MiB chunks (``FileBody/read(_:at:of:into:_:)``) on the I/O engine, up to the size it had when
 /// opened: a file that shrinks meanwhile gets the bytes actually read (its data descriptor says
-/// how many), one that vanishes before it is opened is left out. Items nested deeper than a
-/// container path can name (4095 bytes) are left out too.
+/// how many), one that vanishes before it is opened is left out. A folder whose items lie deeper
+/// than a container path can name (4095 bytes) is stored empty.
 ///
 /// Like ``FileBody``, each chunk is read while the last one is written, and after each write the
 /// connection's event loop is waited for, so that a fast reader cannot queue chunks the socket

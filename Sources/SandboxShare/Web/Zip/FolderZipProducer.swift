@@ -39,6 +39,8 @@ struct FolderZipProducer: Sendable {
     private var pending: [Item]
     private var current: CurrentFile?
     private var finished = false
+    /// The time zone of the entries' DOS times, looked up once.
+    private let timeZone = TimeZone.current
 
     /// Bytes gathered before a buffer is handed over.
     static let chunkSize = FileBody.chunkSize
@@ -85,16 +87,18 @@ struct FolderZipProducer: Sendable {
         let entries: [DirectoryEntry]
         do throws(SandboxError) {
             entries = try documents.contentsOfDirectory(
-                at: item.path, prefetchingAttributes: true, stoppingAtPathLimit: true)
+                at: item.path, prefetchingAttributes: true)
         } catch where Self.isGone(error) {
             return
+        } catch where error.code == .nameTooLong {
+            entries = []  // its items are too deep for a container path to name: the folder is kept, empty
         } catch {
             throw .fileSystem(error, path: item.sharePath, doing: "list")
         }
         let modified = item.attributes?.modificationDate ?? Date()
         let permissions = UInt16(item.attributes?.permissions.rawValue ?? 0o755)
         buffer.writeBytes(
-            encoder.directory(named: item.zipName, modified: DOSDateTime(local: modified), permissions: permissions))
+            encoder.directory(named: item.zipName, modified: dosTime(modified), permissions: permissions))
         var children: [Item] = []
         for entry in entries where entry.type == .regular || entry.type == .directory {
             let bytes = entry.fileName.bytes
@@ -132,7 +136,7 @@ struct FolderZipProducer: Sendable {
         }
         buffer.writeBytes(
             encoder.beginFile(
-                named: item.zipName, modified: DOSDateTime(local: attributes.modificationDate),
+                named: item.zipName, modified: dosTime(attributes.modificationDate),
                 permissions: UInt16(attributes.permissions.rawValue), expectedSize: UInt64(attributes.size)))
         current = CurrentFile(file: file, sharePath: item.sharePath, limit: attributes.size)
     }
@@ -162,6 +166,12 @@ struct FolderZipProducer: Sendable {
         } else {
             current = file
         }
+    }
+
+    /// `instant` as the wall-clock time of the server's time zone, which is how extractors read
+    /// a DOS time back.
+    private func dosTime(_ instant: Date) -> DOSDateTime {
+        DOSDateTime(instant, secondsFromGMT: timeZone.secondsFromGMT(for: instant))
     }
 
     /// Whether `error` says the item is no longer there to archive: removed, or replaced by a
