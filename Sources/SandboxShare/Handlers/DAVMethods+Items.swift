@@ -31,8 +31,9 @@ extension DAVMethods {
     }
 
     /// What the share shows in the collection at `path`, unsorted: its files and folders, without
-    /// hidden names, symlinks, devices, and names that are not UTF-8 (they cannot be sent in an
-    /// href or a JSON string); none when the collection was removed meanwhile.
+    /// hidden names, symlinks, devices, names that are not UTF-8 (they cannot be sent in an href
+    /// or a JSON string) and names with control characters or backslashes; none when the
+    /// collection was removed meanwhile.
     ///
     /// - Throws: ``ShareError`` for a file-system failure.
     func children(of path: SharePath) throws(ShareError) -> [SharedItem] {
@@ -47,8 +48,10 @@ extension DAVMethods {
         var result: [SharedItem] = []
         result.reserveCapacity(entries.count)
         for entry in entries {
-            guard let name = entry.fileName.string, let attributes = entry.attributes,
-                attributes.type == .regular || attributes.type == .directory
+            // A name with a control character or a backslash is one no request could name again
+            // (``SharePath/init(requestPath:)`` refuses it): not shown, like one that is not UTF-8.
+            guard let name = entry.fileName.string, SharePath.isValidName(Array(name.utf8)),
+                let attributes = entry.attributes, attributes.type == .regular || attributes.type == .directory
             else { continue }
             let child = path.appending(name)
             if child.isHidden { continue }

@@ -42,7 +42,8 @@ extension DAVMethods {
         do throws(SandboxError) {
             writer = try documents.openWriter(
                 at: path.containerPath,
-                options: overwriting ? [.atomic, .durable] : [.atomic, .durable, .withoutOverwriting])
+                options: overwriting ? [.atomic, .durable] : [.atomic, .durable, .withoutOverwriting],
+                queueLimit: Self.uploadQueueLimit)
         } catch {
             throw .fileSystem(error, path: path, doing: "store the upload at")
         }
@@ -72,6 +73,11 @@ extension DAVMethods {
         if let stored { headers[.eTag] = stored.entityTag }
         return ShareResponses.empty(existing == nil ? 201 : 204, headers: headers)
     }
+
+    /// The bytes of an upload queued for the disk before reading its body waits: a quarter of
+    /// the core's default, so a server with several uploads keeps its memory small (measured:
+    /// sandbox-share-benchmark's PUT, BENCHMARKS.md).
+    static let uploadQueueLimit = 1 << 20
 
     static func nameTaken(_ path: SharePath) -> ShareError {
         ShareError(

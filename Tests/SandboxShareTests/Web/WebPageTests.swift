@@ -153,6 +153,24 @@ import Testing
         }
     }
 
+    /// A name on disk that no request could name (a newline, a backslash) is left out of every
+    /// listing instead of tripping the path's invariant (it trapped a debug build's PROPFIND).
+    @Test func namesNoRequestCouldNameAreNotListed() async throws {
+        try await ShareServerProcess.with { server in
+            try server.plant("line\nbreak.txt")
+            try server.plant("back\\slash.txt")
+            try server.plant("plain.txt")
+            let propfind = try await server.send("PROPFIND", "/", headers: [("Depth", "1")])
+            #expect(propfind.status == 207 && propfind.text.contains("plain.txt"), "\(propfind)")
+            #expect(!propfind.text.contains("break.txt") && !propfind.text.contains("slash.txt"))
+            let (cookie, _) = try await login(server)
+            let listing = try await server.send(
+                "GET", "/.sandbox/api/list?path=%2F", headers: [("Cookie", cookie)], credentials: .none)
+            #expect(listing.status == 200 && listing.text.contains("plain.txt"), "\(listing)")
+            #expect(!listing.text.contains("break.txt") && !listing.text.contains("slash.txt"))
+        }
+    }
+
     @Test func aReadOnlyShareRefusesThePagesChanges() async throws {
         try await ShareServerProcess.with(arguments: ["--read-only"]) { server in
             try server.plant("keep.txt", "kept")

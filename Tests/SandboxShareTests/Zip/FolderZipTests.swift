@@ -88,8 +88,9 @@ struct FolderZipTests {
             #expect(names.count == expected.count, "no entry twice")
             let latin = lines.first { $0.hasPrefix(ZipCheck.hex(Array("Documents/Folder/caf".utf8) + [0xE9])) }
             #expect(latin?.contains(" False ") == true, "no UTF-8 flag on a name that is not UTF-8: \(latin ?? "")")
-            #expect(lines.filter { !$0.hasPrefix(ZipCheck.hex(Array("Documents/Folder/caf".utf8) + [0xE9])) }
-                .allSatisfy { $0.contains(" True ") })
+            #expect(
+                lines.filter { !$0.hasPrefix(ZipCheck.hex(Array("Documents/Folder/caf".utf8) + [0xE9])) }
+                    .allSatisfy { $0.contains(" True ") })
             let modes = lines.first { $0.hasPrefix(ZipCheck.hex("Documents/Folder/a.txt".utf8)) }
             #expect(modes?.contains(" 0o100600 ") == true, "permission bits kept: \(modes ?? "")")
             #expect(!bytes.contains(subsequence: Array("secret".utf8)), "the symlinks were not followed")
@@ -103,14 +104,16 @@ struct FolderZipTests {
             #expect(zip.attachmentName == "sub.zip")
             let path = scratch.appending("sub.zip")
             try ZipCheck.save(bytes, to: path)
-            let lines = try await ZipCheck.verify(path, against: scratch.appending("Documents/Folder"), scratch: scratch.path)
+            let lines = try await ZipCheck.verify(
+                path, against: scratch.appending("Documents/Folder"), scratch: scratch.path)
             #expect(lines.count == 4 && lines.allSatisfy { $0.hasSuffix(" same") }, "\(lines)")
             // unzip extracts it; the big file through the Folder archive.
             let (folderBytes, _) = try await Self.zip("/Folder", in: documents)
             try ZipCheck.save(folderBytes, to: scratch.appending("Folder.zip"))
             try #require(mkdir(scratch.appending("out"), 0o755) == 0)
             let unzip = try await ExternalTool.run(
-                "unzip", ["-q", scratch.appending("Folder.zip"), "-d", scratch.appending("out")], outputIn: scratch.path)
+                "unzip", ["-q", scratch.appending("Folder.zip"), "-d", scratch.appending("out")], outputIn: scratch.path
+            )
             #expect(unzip.status == 0, "\(unzip.stdout) \(unzip.stderr)")
             let extracted = try Data(contentsOf: URL(fileURLWithPath: scratch.appending("out/Folder/big.bin")))
             #expect(Array(extracted) == big)
@@ -159,7 +162,8 @@ struct FolderZipTests {
                 assert archive.testzip() is None
                 print(archive.getinfo('Folder/big.bin').file_size, archive.read('Folder/big.bin') == open(sys.argv[2], 'rb').read(), 'Folder/sub/deeper/c.txt' in archive.namelist())
                 """
-            #expect(try await ZipCheck.python(
+            #expect(
+                try await ZipCheck.python(
                     script, [path, scratch.appending("Documents/Folder/big.bin")], scratch: scratch.path)
                     == "\(shrunk) True False\n")
             #expect(big.count > shrunk)
@@ -200,6 +204,8 @@ extension FolderZipTests {
 extension Array where Element == UInt8 {
     fileprivate func contains(subsequence: [UInt8]) -> Bool {
         guard subsequence.count <= count else { return false }
-        return (0...(count - subsequence.count)).contains { self[$0..<($0 + subsequence.count)].elementsEqual(subsequence) }
+        return (0...(count - subsequence.count)).contains {
+            self[$0..<($0 + subsequence.count)].elementsEqual(subsequence)
+        }
     }
 }

@@ -76,7 +76,8 @@ import Testing
     @Test(arguments: [(UInt64(0xFFFF_FFFE), false), (0xFFFF_FFFF, true), (5 << 30, true)])
     func zip64FromTheLocalHeaderAtTheThreshold(size: UInt64, zip64: Bool) {
         var encoder = ZipStreamEncoder()
-        let header = encoder.beginFile(named: Array("big".utf8), modified: modified, permissions: 0o644, expectedSize: size)
+        let header = encoder.beginFile(
+            named: Array("big".utf8), modified: modified, permissions: 0o644, expectedSize: size)
         #expect(header.count == 30 + 3 + (zip64 ? 20 : 0))
         #expect(ZipCheck.integer(header, at: 4, as: UInt16.self) == (zip64 ? 45 : 20))
         #expect(ZipCheck.integer(header, at: 18, as: UInt64.self) == (zip64 ? 0xFFFF_FFFF_FFFF_FFFF : 0))
@@ -113,13 +114,18 @@ import Testing
             }
             var encoder = ZipStreamEncoder()
             let big: UInt64 = 5 << 30
-            try put(encoder.beginFile(named: Array("big.bin".utf8), modified: modified, permissions: 0o644, expectedSize: big))
+            try put(
+                encoder.beginFile(
+                    named: Array("big.bin".utf8), modified: modified, permissions: 0o644, expectedSize: big))
             offset += Int(big)  // a hole: zeros
             // The CRC-32 of 5 GiB of zeros (zlib.crc32), which a debug build would take a minute
             // to compute.
             try put(encoder.endFile(crc: 0x1938_38C3, size: big))
             let small = Array("after the hole".utf8)
-            try put(encoder.beginFile(named: Array("small.txt".utf8), modified: modified, permissions: 0o644, expectedSize: UInt64(small.count)))
+            try put(
+                encoder.beginFile(
+                    named: Array("small.txt".utf8), modified: modified, permissions: 0o644,
+                    expectedSize: UInt64(small.count)))
             try put(small)
             try put(encoder.endFile(crc: CRC32.checksum(small), size: UInt64(small.count)))
             try put(encoder.finish())
@@ -143,7 +149,8 @@ import Testing
         var encoder = ZipStreamEncoder()
         var archive: [UInt8] = []
         for index in 0..<65_535 {
-            archive += encoder.beginFile(named: Array("\(index)".utf8), modified: modified, permissions: 0o644, expectedSize: 0)
+            archive += encoder.beginFile(
+                named: Array("\(index)".utf8), modified: modified, permissions: 0o644, expectedSize: 0)
             archive += encoder.endFile(crc: 0, size: 0)
         }
         archive += encoder.finish()

@@ -16,8 +16,6 @@ import Synchronization
 public final class FileWriter: Sendable {
     /// Bytes queued before appends wait: 4 MiB.
     public static let highWatermark = 4 << 20
-    static let lowWatermark = 2 << 20
-    static let batchLimit = 8 << 20
 
     typealias Waiter = UnsafeContinuation<Result<Void, SandboxError>, Never>
 
@@ -27,13 +25,14 @@ public final class FileWriter: Sendable {
     private let engine: IOEngine
     private let machine: Mutex<WriterMachine<Waiter>>
 
-    init(staged: StagedFile, engine: IOEngine) {
+    /// - Parameter queueLimit: the bytes queued before appends wait (``highWatermark`` by
+    ///   default); appends resume below half of it, and one write takes at most twice it.
+    init(staged: StagedFile, engine: IOEngine, queueLimit: Int = FileWriter.highWatermark) {
         self.staged = staged
         self.engine = engine
         path = staged.path.description
         machine = Mutex(
-            WriterMachine(
-                highWatermark: Self.highWatermark, lowWatermark: Self.lowWatermark, batchLimit: Self.batchLimit))
+            WriterMachine(highWatermark: queueLimit, lowWatermark: queueLimit / 2, batchLimit: 2 * queueLimit))
     }
 
     /// Appends `data` without copying it.
@@ -141,6 +140,16 @@ extension ConfinedRoot {
         at path: ContainerPath, options: WriteOptions = .atomic, engine: IOEngine = .shared
     ) throws(SandboxError) -> FileWriter {
         FileWriter(staged: try StagedFile(root: self, path: path, options: options), engine: engine)
+    }
+
+    /// ``openWriter(at:options:engine:)`` with at most `queueLimit` bytes queued before appends
+    /// wait: for a server running many writers at once (the sharing server's uploads).
+    package func openWriter(
+        at path: ContainerPath, options: WriteOptions, queueLimit: Int, engine: IOEngine = .shared
+    ) throws(SandboxError) -> FileWriter {
+        FileWriter(
+            staged: try StagedFile(root: self, path: path, options: options), engine: engine,
+            queueLimit: max(queueLimit, 2))
     }
 
     /// Writes the file at `path` with the appends `body` makes, then publishes it; if `body` throws,

@@ -24,9 +24,11 @@ struct CRC32: Sendable, Hashable {
             while count - index >= 16 {
                 let first = UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: index, as: UInt64.self))
                 let second = UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: index + 8, as: UInt64.self))
-                let high = Self.fold(UInt32(truncatingIfNeeded: first) ^ crc, table, slice: 12)
+                let high =
+                    Self.fold(UInt32(truncatingIfNeeded: first) ^ crc, table, slice: 12)
                     ^ Self.fold(UInt32(truncatingIfNeeded: first >> 32), table, slice: 8)
-                let low = Self.fold(UInt32(truncatingIfNeeded: second), table, slice: 4)
+                let low =
+                    Self.fold(UInt32(truncatingIfNeeded: second), table, slice: 4)
                     ^ Self.fold(UInt32(truncatingIfNeeded: second >> 32), table, slice: 0)
                 crc = high ^ low
                 index += 16

@@ -40,7 +40,7 @@ struct FolderZip: Sendable {
         } else {
             do throws(SandboxError) {
                 attributes = try documents.attributes(at: folder.containerPath, followingSymlink: false)
-            } catch where error.code == .notADirectory || error.code == .symlinkLoop {
+            } catch  where error.code == .notADirectory || error.code == .symlinkLoop {
                 attributes = nil
             } catch {
                 throw .fileSystem(error, path: folder, doing: "look at")

@@ -88,9 +88,9 @@ struct FolderZipProducer: Sendable {
         do throws(SandboxError) {
             entries = try documents.contentsOfDirectory(
                 at: item.path, prefetchingAttributes: true)
-        } catch where Self.isGone(error) {
+        } catch  where Self.isGone(error) {
             return
-        } catch where error.code == .nameTooLong {
+        } catch  where error.code == .nameTooLong {
             entries = []  // its items are too deep for a container path to name: the folder is kept, empty
         } catch {
             throw .fileSystem(error, path: item.sharePath, doing: "list")
@@ -123,7 +123,7 @@ struct FolderZipProducer: Sendable {
         let attributes: FileAttributes
         do throws(SandboxError) {
             file = try documents.openFile(forReadingAt: item.path)
-        } catch where Self.isGone(error) || error.code == .isADirectory {
+        } catch  where Self.isGone(error) || error.code == .isADirectory {
             return
         } catch {
             throw .fileSystem(error, path: item.sharePath, doing: "open")
