@@ -103,6 +103,9 @@ extension TransferError {
         public static let stalled = Code(rawValue: "stalled")
         /// The redirect limit was reached or a redirect cycle found.
         public static let tooManyRedirects = Code(rawValue: "too-many-redirects")
+        /// A data task's body is larger than its request allows (``DataRequest/maximumSize``); what
+        /// arrived was dropped.
+        public static let tooLarge = Code(rawValue: "too-large")
         /// The file's digest differs from the expected one; the file was deleted.
         public static let checksumMismatch = Code(rawValue: "checksum-mismatch")
         /// Resume data that does not decode, has an unknown version, or names no usable partial file.

@@ -203,13 +203,7 @@ struct TransferRun: Sendable {
     /// GET with `Accept-Encoding: identity` (ranges count encoded bytes), and `Range` + `If-Range`
     /// when continuing.
     static func request(for record: TaskRecord, plan: RequestPlan) -> HTTPClientRequest {
-        var request = HTTPClientRequest(url: record.originalURL)
-        request.method = .GET
-        for (name, value) in record.headers { request.headers.replaceOrAdd(name: name, value: value) }
-        request.headers.replaceOrAdd(name: "Accept-Encoding", value: "identity")
-        if request.headers["User-Agent"].isEmpty {
-            request.headers.add(name: "User-Agent", value: "sandbox-transfer/1")
-        }
+        var request = HTTPClientRequest.transfer(url: record.originalURL, headers: record.headers)
         if plan.offset > 0, let validator = plan.validator {
             request.headers.replaceOrAdd(name: "Range", value: "bytes=\(plan.offset)-")
             request.headers.replaceOrAdd(name: "If-Range", value: validator.ifRangeValue)

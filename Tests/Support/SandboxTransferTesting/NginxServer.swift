@@ -13,7 +13,8 @@ import SandboxTesting
 /// without `Range`, unlimited for one with it: a first download crawls, so a test can always pause
 /// it in time, and its resumption runs at full speed), `/gzip/` (gzip
 /// on for every type), `/named/` (a `Content-Disposition` with `filename*`), `/redirect/N` (a chain
-/// of N redirects to `/files/payload.bin`), and, when started with a `davRoot`, `/dav/` (that folder
+/// of N redirects to `/files/payload.bin`), `/text/` (`text/plain`), `/charset/NAME?charset=C`
+/// (`text/plain; charset=C`, the value as given, quotes included; `charset` is required), and, when started with a `davRoot`, `/dav/` (that folder
 /// with nginx's WebDAV methods for uploads: the sharing benchmark's peer). The access log records
 /// `$bytes_sent`, so a test can count the bytes served.
 public final class NginxServer: Sendable {
@@ -137,6 +138,8 @@ public final class NginxServer: Sendable {
                     location /files/ { alias \(root)/; }
                     location /slow/ { alias \(root)/; limit_rate $slow_rate; }
                     location /gzip/ { alias \(root)/; gzip on; gzip_types *; gzip_min_length 0; }
+                    location /text/ { alias \(root)/; types { } default_type text/plain; }
+                    location /charset/ { alias \(root)/; types { } default_type text/plain; charset $arg_charset; charset_types text/plain; }
                     location /named/ { alias \(root)/; add_header Content-Disposition "attachment; filename=\\"fallback.txt\\"; filename*=UTF-8''r%C3%A9sum%C3%A9%20final.pdf"; }
             \(redirects)\(dav)    }
             }
