@@ -21,7 +21,7 @@ struct SandboxCommand: AsyncParsableCommand {
             Watch.self, OpenIn.self, ProcessInbox.self,
             Keygen.self, Trust.self, Sign.self, Update.self, Verify.self, Resource.self,
             DefaultsCommand.self, KeychainCommand.self,
-            Download.self, Downloads.self,
+            Download.self, Downloads.self, Fetch.self,
             Share.self,
         ]
     )
