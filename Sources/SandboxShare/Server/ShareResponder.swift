@@ -52,8 +52,7 @@ final class ShareResponder: HTTPResponder, Sendable {
     ///   ``ShareError/Code/unauthorized`` without valid credentials.
     private func admit(_ request: Request, context: Context, now: ContinuousClock.Instant) throws(ShareError) {
         try checkHost(request)
-        let given = BasicAuthorization(header: request.headers[.authorization])
-        try gate.admit(user: given?.user, password: given?.password ?? "", client: context.client, now: now)
+        try gate.admit(authorization: request.headers[.authorization], client: context.client, now: now)
     }
 
     /// Refuses a request for another host (a DNS-rebinding page, a misdirected client).
