@@ -22,7 +22,7 @@ package struct BasicAuthorization: Sendable, Equatable {
         guard let header, header.utf8.count <= Self.maximumLength else { return nil }
         let parts = header.trimmingSpaces.split(separator: " ", maxSplits: 1)
         guard parts.count == 2, parts[0].lowercased() == "basic",
-            let decoded = Data(base64Encoded: String(parts[1])),
+            let decoded = Data(base64Encoded: String(String(parts[1]).trimmingSpaces)),  // 1*SP (RFC 9110 §11.4)
             let text = String(validating: decoded, as: UTF8.self),
             let colon = text.firstIndex(of: ":")
         else { return nil }

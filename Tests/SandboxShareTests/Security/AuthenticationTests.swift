@@ -59,6 +59,26 @@ import Testing
             for _ in 0..<12 { statuses.append(try await server.send("GET", "/", credentials: wrong).status) }
             #expect(Array(statuses.prefix(10)) == Array(repeating: 401, count: 10), "the first ten: \(statuses)")
             #expect(statuses.suffix(2) == [429, 429], "the 11th and 12th: \(statuses)")
+            // While blocked, even the right code is refused (the exact header's fast path too),
+            // and so is the web page's login form.
+            let right = try await server.send("GET", "/", credentials: .valid)
+            #expect(right.status == 429 && right.header("Retry-After") != nil, "\(right)")
+            let form = try await server.send(
+                "POST", "/.sandbox/login", text: "code=\(server.code)", credentials: .none)
+            #expect(form.status == 429 && form.header("Set-Cookie") == nil, "\(form)")
+        }
+    }
+
+    /// Any spelling of the right credentials is accepted: the scheme's case, spaces around.
+    @Test func otherSpellingsOfTheRightCredentialsAreAccepted() async throws {
+        try await ShareServerProcess.with { server in
+            let token =
+                ShareServerProcess.basic(user: "sandbox", password: server.code).split(separator: " ").last ?? ""
+            for header in ["basic \(token)", "BASIC \(token)", "Basic  \(token)", " Basic \(token) "] {
+                let response = try await server.send(
+                    "PROPFIND", "/", headers: [("Depth", "0")], credentials: .header(header))
+                #expect(response.status == 207, "\(header.debugDescription): \(response)")
+            }
         }
     }
 }
