@@ -19,11 +19,20 @@ struct WebAssets: Sendable {
         if let executable = Bundle.main.executableURL?.resolvingSymlinksInPath() {
             candidates.append(executable.deletingLastPathComponent().appendingPathComponent(bundleName))
         }
-        candidates.append(Bundle.main.bundleURL.appendingPathComponent(bundleName))
+        let main = Bundle.main.bundleURL.appendingPathComponent(bundleName)
+        if !candidates.contains(where: { $0.standardizedFileURL == main.standardizedFileURL }) {
+            candidates.append(main)
+        }
+        var misses: [String] = []
         for bundle in candidates {
             let folder = bundle.appendingPathComponent("Resources")
-            guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder.path) else {
-                continue  // not this candidate: the next is tried, and the miss reported below
+            let names: [String]
+            do {
+                names = try FileManager.default.contentsOfDirectory(atPath: folder.path)
+            } catch {
+                // Not this candidate: the next is tried, and every miss is reported below.
+                misses.append("\(folder.path): \((error as NSError).localizedDescription)")
+                continue
             }
             var files: [String: [UInt8]] = [:]
             for name in names where !name.hasPrefix(".") {
@@ -35,12 +44,12 @@ struct WebAssets: Sendable {
                 return WebAssets(files: files, missingReason: nil)
             }
         }
-        let looked = candidates.map(\.path).joined(separator: ", ")
         return WebAssets(
             files: [:],
             missingReason:
                 "The web page's files are missing: install \(bundleName) beside the sandbox executable "
-                + "(looked in \(looked)). WebDAV works without them.")
+                + "(\(misses.isEmpty ? "no index.html and login.html found" : misses.joined(separator: "; "))). "
+                + "WebDAV works without them.")
     }
 
     /// The content type of an asset, by its extension.
