@@ -64,8 +64,8 @@ import Testing
 
     @Test func namesAreEscapedForHTML() {
         #expect(
-            HTMLText.escaped("<img src=x onerror=\"a('1')\">&")
-                == "&lt;img src=x onerror=&quot;a(&#39;1&#39;)&quot;&gt;&amp;")
+            XMLText.escape("<img src=x onerror=\"a('1')\">&")
+                == "&lt;img src=x onerror=&quot;a(&apos;1&apos;)&quot;&gt;&amp;")
     }
 
     @Test func plainPathsFollowTheRequestPathRules() throws {

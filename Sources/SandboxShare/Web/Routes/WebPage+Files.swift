@@ -33,7 +33,7 @@ extension WebPage {
             ListedItem(
                 name: item.path.lastName ?? "", folder: item.isCollection,
                 size: item.isCollection ? 0 : item.attributes.size,
-                modified: Self.timestamp(item.attributes.modificationDate))
+                modified: PropertyDates.creationDate(item.attributes.modificationDate))
         }
         return WebResponses.json(Listing(path: path.description, items: items))
     }
@@ -248,10 +248,5 @@ extension WebPage {
         } catch {
             throw ShareError(.malformedRequest, "The request's JSON is not what this address takes: \(error)")
         }
-    }
-
-    /// RFC 3339 in UTC, to the second.
-    static func timestamp(_ date: Date) -> String {
-        date.formatted(.iso8601)
     }
 }

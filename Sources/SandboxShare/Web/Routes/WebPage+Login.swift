@@ -7,7 +7,7 @@ extension WebPage {
     /// The login page, with `message` (escaped) in its `login-error` element.
     func loginPage(message: String?, status: HTTPResponse.Status) -> Response {
         let template = String(decoding: assets.files["login.html"] ?? [], as: UTF8.self)
-        let html = template.replacingOccurrences(of: "{{error}}", with: HTMLText.escaped(message ?? ""))
+        let html = template.replacingOccurrences(of: "{{error}}", with: XMLText.escape(message ?? ""))
         return WebResponses.page(Array(html.utf8), status: status, type: "text/html; charset=utf-8")
     }
 
@@ -46,25 +46,6 @@ extension WebPage {
         }
         let (token, _) = sessions.open()
         return WebResponses.redirect(to: "/", headers: [.setCookie: SessionCookie.setting(token)])
-    }
-}
-
-/// Text for HTML: `&`, `<`, `>`, `"` and `'` as entities.
-enum HTMLText {
-    static func escaped(_ text: String) -> String {
-        var result = ""
-        result.reserveCapacity(text.utf8.count)
-        for character in text {
-            switch character {
-            case "&": result += "&amp;"
-            case "<": result += "&lt;"
-            case ">": result += "&gt;"
-            case "\"": result += "&quot;"
-            case "'": result += "&#39;"
-            default: result.append(character)
-            }
-        }
-        return result
     }
 }
 
