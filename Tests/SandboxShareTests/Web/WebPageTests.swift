@@ -171,6 +171,24 @@ import Testing
         }
     }
 
+    /// Bodies the page reads whole are capped: a huge login form or JSON body is refused with 413
+    /// before it is held, and changes nothing.
+    @Test func oversizedFormsAndJSONAreRefused() async throws {
+        try await ShareServerProcess.with { server in
+            try server.plant("keep.txt", "kept")
+            let form = try await server.send(
+                "POST", "/.sandbox/login", text: "code=" + String(repeating: "a", count: 5000), credentials: .none)
+            #expect(form.status == 413 && form.header("Set-Cookie") == nil, "\(form)")
+            let (cookie, csrf) = try await login(server)
+            let padding = String(repeating: " ", count: 20_000)
+            let json = try await server.send(
+                "POST", "/.sandbox/api/delete", headers: [("Cookie", cookie), ("X-CSRF-Token", csrf)],
+                text: #"{"path": "/keep.txt"}"# + padding, credentials: .none)
+            #expect(json.status == 413, "\(json)")
+            #expect(server.contents("keep.txt") == "kept")
+        }
+    }
+
     @Test func aReadOnlyShareRefusesThePagesChanges() async throws {
         try await ShareServerProcess.with(arguments: ["--read-only"]) { server in
             try server.plant("keep.txt", "kept")
