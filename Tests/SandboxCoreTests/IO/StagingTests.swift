@@ -92,11 +92,18 @@ struct StagingTests {
         try fixture.hostWrite("Documents/f", [1])
         // A loop that never ends: killed while writing, it must leave its temporary in tmp/ only.
         let harness = try fixture.startHarness([
-            "write", fixture.directory, "Documents/f", "\(64 << 20)", "1", "2", "writer", "loop", "staged", "named",
+            "write", fixture.directory, "Documents/f", "\(8 << 20)", "1", "2", "writer", "loop", "staged", "named",
         ])
-        #expect(await eventually(timeout: .seconds(30)) { !fixture.hostList("tmp").isEmpty })
+        // Waits for the temporary, or for the harness to end early (then its exit and stderr are
+        // the failure); generous, since a loaded CI machine may start the harness late.
+        let appeared = await eventually(timeout: .seconds(90)) {
+            !fixture.hostList("tmp").isEmpty || !harness.isRunning
+        }
+        let early = harness.isRunning ? nil : await harness.exit
         harness.signal(SIGKILL)
         _ = await harness.exit
+        let stderr = try harness.standardError()
+        #expect(appeared && early == nil, "harness: \(early.map { "\($0)" } ?? "still running"), stderr: \(stderr)")
         let staged = fixture.hostList("tmp")
         // One temporary, or none if the kill landed between a rename and the next round.
         #expect(staged.count <= 1 && staged.allSatisfy(ConfinedRoot.isInterruptedWriteName), "tmp/: \(staged)")
