@@ -111,8 +111,7 @@ struct CrashSafetyTests {
                 ? Int.random(in: full / 2...full * 3, using: &generator)
                 : Int.random(in: 0...full * 5 / 4, using: &generator)
             let harness = try fixture.startHarness(arguments + flags)
-            try await Task.sleep(for: .microseconds(delay))
-            harness.signal(SIGKILL)
+            harness.signal(SIGKILL, after: .microseconds(delay))
             let exit = await harness.exit(timeout: RunningProgram.defaultTimeout)
             if exit.signal == SIGKILL { outcomes.killed += 1 } else { outcomes.exited += 1 }
             #expect(exit.signal == SIGKILL || exit.status == 0, "trial \(trial): the harness failed: \(exit)")

@@ -46,6 +46,18 @@ public final class RunningProgram: Sendable {
         }
     }
 
+    /// Sends `signal` to the process `delay` from now (unless it has ended by then).
+    ///
+    /// The delay is kept by Dispatch, not by a task: a task's sleep ends only when a thread of the
+    /// cooperative pool is free, and on a loaded 2-core machine that can be long after `delay`.
+    public func signal(_ signal: Int32, after delay: Duration) {
+        let (seconds, attoseconds) = delay.components
+        let nanoseconds = Int(clamping: min(seconds, 1_000_000_000)) * 1_000_000_000 + Int(attoseconds / 1_000_000_000)
+        DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(nanoseconds)) { [self] in
+            self.signal(signal)
+        }
+    }
+
     /// How the process ended, once it has.
     public var exit: ProgramExit {
         get async {
