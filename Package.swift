@@ -203,6 +203,12 @@ let package = Package(
             exclude: ["Browser/share_page.py"],
             swiftSettings: swiftSettings
         ),
+        // MARK: Background transfers (sandboxd)
+        .testTarget(
+            name: "SandboxDaemonTests",
+            dependencies: ["SandboxTransfer", "SandboxTesting", "SandboxTransferTesting"],
+            swiftSettings: swiftSettings
+        ),
         .testTarget(
             name: "SandboxCLITests",
             dependencies: ["SandboxCLI", "Sandbox", "SandboxTesting"],

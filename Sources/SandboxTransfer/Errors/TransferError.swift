@@ -118,6 +118,17 @@ extension TransferError {
         /// An argument is out of range or malformed. Spelled as the core's `invalid-argument`.
         public static let invalidArgument = Code(.invalidArgument)
 
+        // MARK: Background transfers (sandboxd)
+        /// A background-transfer message broke the protocol (not JSON, an unknown type, a
+        /// connection cut inside a frame).
+        public static let protocolViolation = Code(rawValue: "protocol-violation")
+        /// The app's library and `sandboxd` speak different protocol versions.
+        public static let protocolVersion = Code(rawValue: "protocol-version")
+        /// `sandboxd` could not be reached or started.
+        public static let daemonUnavailable = Code(rawValue: "daemon-unavailable")
+        /// A code as received from `sandboxd` (its stable spelling).
+        init(wire rawValue: String) { self.rawValue = rawValue }
+
         /// The core's `not-found`: a file or checkpoint the download needs is gone.
         public static let notFound = Code(.notFound)
         /// The core's `no-space`: the file system is full.

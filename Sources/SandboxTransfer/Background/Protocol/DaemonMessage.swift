@@ -1,0 +1,74 @@
+/// What `sandboxd` sends to a client: one JSON object per frame, `type` saying which.
+struct DaemonMessage: Codable, Sendable, Equatable {
+    enum Kind: String, Codable, Sendable {
+        /// The handshake's answer: the daemon's version and process.
+        case welcome
+        /// A request failed (``requestID`` set) or the connection is refused (then it closes).
+        case failure
+        /// A task was made: ``taskID``.
+        case submitted
+        /// The answer to `list`: ``tasks``.
+        case tasks
+        /// A request without data succeeded.
+        case done
+        /// An event of the attached session: ``event``.
+        case event
+        /// Every queued event was sent (`URLSessionDidFinishEventsForBackgroundURLSession`).
+        case allEventsDelivered
+        /// The answer to `status`: ``status``.
+        case status
+    }
+
+    var type: Kind
+    var protocolVersion: Int?
+    var daemonPID: Int32?
+    var requestID: Int?
+    var code: String?
+    var message: String?
+    var taskID: Int?
+    var tasks: [BackgroundTaskInfo]?
+    var event: BackgroundEventRecord?
+    var status: DaemonStatus?
+
+    static func welcome(pid: Int32) -> DaemonMessage {
+        DaemonMessage(type: .welcome, protocolVersion: BackgroundProtocol.version, daemonPID: pid)
+    }
+    static func failure(_ error: TransferError, requestID: Int? = nil) -> DaemonMessage {
+        DaemonMessage(type: .failure, requestID: requestID, code: error.code.description, message: error.message)
+    }
+    static func submitted(task: Int, requestID: Int) -> DaemonMessage {
+        DaemonMessage(type: .submitted, requestID: requestID, taskID: task)
+    }
+    static func tasks(_ tasks: [BackgroundTaskInfo], requestID: Int) -> DaemonMessage {
+        DaemonMessage(type: .tasks, requestID: requestID, tasks: tasks)
+    }
+    static func done(requestID: Int) -> DaemonMessage { DaemonMessage(type: .done, requestID: requestID) }
+    static func event(_ event: BackgroundEventRecord) -> DaemonMessage { DaemonMessage(type: .event, event: event) }
+    static let allEventsDelivered = DaemonMessage(type: .allEventsDelivered)
+    static func status(_ status: DaemonStatus, requestID: Int) -> DaemonMessage {
+        DaemonMessage(type: .status, requestID: requestID, status: status)
+    }
+
+    /// The error a `failure` carries.
+    var error: TransferError {
+        TransferError(
+            code.map(TransferError.Code.init(wire:)) ?? .protocolViolation,
+            message ?? "sandboxd refused the request without saying why.")
+    }
+}
+
+/// What `sandboxd --status` and the `status` request report.
+public struct DaemonStatus: Codable, Sendable, Hashable {
+    /// The daemon's process identifier.
+    public var pid: Int32
+    /// The protocol version it speaks.
+    public var protocolVersion: Int
+    /// The sandbox home it serves.
+    public var home: String
+    /// Connected clients.
+    public var clients: Int
+    /// Unfinished tasks, over all apps.
+    public var activeTasks: Int
+    /// Events queued for apps that have not handled them yet.
+    public var queuedEvents: Int
+}

@@ -1,0 +1,57 @@
+import Foundation
+
+/// JSON for frame bodies: unknown fields ignored (Codable's default), failures as
+/// ``TransferError/Code/protocolViolation`` naming what could not be read.
+enum WireCoding {
+    static func encode(_ value: some Encodable) throws(TransferError) -> [UInt8] {
+        do {
+            return try FrameEncoder.frame(Array(JSONEncoder().encode(value)))
+        } catch let error as TransferError {
+            throw error
+        } catch {
+            throw TransferError(.protocolViolation, "A message could not be encoded: \(error).", cause: error)
+        }
+    }
+
+    static func decode<T: Decodable>(_ type: T.Type, from body: [UInt8]) throws(TransferError) -> T {
+        do {
+            return try JSONDecoder().decode(type, from: Data(body))
+        } catch {
+            throw TransferError(
+                .protocolViolation, "A \(body.count)-byte message is not a valid \(T.self) (JSON): \(error).",
+                cause: error)
+        }
+    }
+
+    /// The `protocolVersion` of a hello, read before anything else in it so a hello of another
+    /// version gets a clear answer whatever its other fields are.
+    ///
+    /// - Throws: ``TransferError/Code/protocolVersion`` when the message is not a hello of
+    ///   ``BackgroundProtocol/version``; ``TransferError/Code/protocolViolation`` when it is not JSON.
+    static func checkHelloVersion(_ body: [UInt8]) throws(TransferError) {
+        struct Probe: Decodable {
+            var type: String?
+            var protocolVersion: Int?
+        }
+        let probe = try decode(Probe.self, from: body)
+        guard probe.type == ClientMessage.Kind.hello.rawValue else {
+            throw TransferError(
+                .protocolViolation, "The first message must be a hello, not '\(probe.type ?? "(no type)")'.")
+        }
+        guard let version = probe.protocolVersion else {
+            throw TransferError(
+                .protocolVersion,
+                "The hello names no protocolVersion; this sandboxd speaks \(BackgroundProtocol.version).")
+        }
+        guard version == BackgroundProtocol.version else {
+            let remedy =
+                version > BackgroundProtocol.version
+                ? "update sandboxd (stop the running one: it is older than the app's library)"
+                : "rebuild the app with this version of the library"
+            throw TransferError(
+                .protocolVersion,
+                "The client speaks protocol version \(version), this sandboxd speaks \(BackgroundProtocol.version): \(remedy)."
+            )
+        }
+    }
+}
