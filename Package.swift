@@ -20,6 +20,8 @@ let package = Package(
         .library(name: "SandboxTransfer", targets: ["SandboxTransfer"]),
         .library(name: "SandboxShare", targets: ["SandboxShare"]),
         .executable(name: "sandbox", targets: ["SandboxCLI"]),
+        // The background-transfer daemon apps start on demand.
+        .executable(name: "sandboxd", targets: ["sandboxd"]),
         // Test servers (nginx, a fault-injecting HTTP server) for this package's tests and
         // benchmarks, and for anyone testing code built on SandboxTransfer.
         .library(name: "SandboxTransferTesting", targets: ["SandboxTransferTesting"]),
@@ -91,6 +93,8 @@ let package = Package(
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
+                // sandboxd's client: the Unix socket to the daemon.
+                .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -114,6 +118,32 @@ let package = Package(
             ],
             // The web page's HTML, CSS and script, served as they are.
             resources: [.copy("Web/Resources")],
+            swiftSettings: swiftSettings
+        ),
+
+        // MARK: Background transfers (sandboxd)
+        // The daemon: the socket server, the durable event queue, the sessions it runs.
+        .target(
+            name: "SandboxDaemon",
+            dependencies: [
+                "Sandbox",
+                "SandboxTransfer",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // `sandboxd`: parsing only.
+        .executableTarget(
+            name: "sandboxd",
+            dependencies: [
+                "Sandbox", "SandboxTransfer", "SandboxDaemon",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
             swiftSettings: swiftSettings
         ),
 
@@ -207,9 +237,18 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         // MARK: Background transfers (sandboxd)
+        // The app of the background-download tests, SIGKILLed by them.
+        .executableTarget(
+            name: "sandbox-background-app",
+            dependencies: ["Sandbox", "SandboxTransfer"],
+            path: "Tests/Harnesses/BackgroundApp",
+            swiftSettings: swiftSettings
+        ),
         .testTarget(
             name: "SandboxDaemonTests",
-            dependencies: ["SandboxTransfer", "SandboxTesting", "SandboxTransferTesting"],
+            dependencies: [
+                "SandboxTransfer", "SandboxTesting", "SandboxTransferTesting", "sandbox-background-app", "sandboxd",
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -127,7 +127,7 @@ extension TransferError {
         /// `sandboxd` could not be reached or started.
         public static let daemonUnavailable = Code(rawValue: "daemon-unavailable")
         /// A code as received from `sandboxd` (its stable spelling).
-        init(wire rawValue: String) { self.rawValue = rawValue }
+        package init(wire rawValue: String) { self.rawValue = rawValue }
 
         /// The core's `not-found`: a file or checkpoint the download needs is gone.
         public static let notFound = Code(.notFound)

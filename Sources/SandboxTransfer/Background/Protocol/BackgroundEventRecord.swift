@@ -74,4 +74,18 @@ public struct BackgroundTaskInfo: Codable, Sendable, Hashable {
     public var path: String?
     /// Why it failed, when it did.
     public var errorCode: String?
+
+    package init(
+        session: String, taskID: Int, url: String, state: DownloadTaskState, bytesWritten: Int64,
+        expectedLength: Int64?, path: String?, errorCode: String?
+    ) {
+        self.session = session
+        self.taskID = taskID
+        self.url = url
+        self.state = state
+        self.bytesWritten = bytesWritten
+        self.expectedLength = expectedLength
+        self.path = path
+        self.errorCode = errorCode
+    }
 }

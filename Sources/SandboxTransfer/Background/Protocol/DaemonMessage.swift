@@ -1,6 +1,6 @@
 /// What `sandboxd` sends to a client: one JSON object per frame, `type` saying which.
-struct DaemonMessage: Codable, Sendable, Equatable {
-    enum Kind: String, Codable, Sendable {
+package struct DaemonMessage: Codable, Sendable, Equatable {
+    package enum Kind: String, Codable, Sendable {
         /// The handshake's answer: the daemon's version and process.
         case welcome
         /// A request failed (``requestID`` set) or the connection is refused (then it closes).
@@ -19,38 +19,40 @@ struct DaemonMessage: Codable, Sendable, Equatable {
         case status
     }
 
-    var type: Kind
-    var protocolVersion: Int?
-    var daemonPID: Int32?
-    var requestID: Int?
-    var code: String?
-    var message: String?
-    var taskID: Int?
-    var tasks: [BackgroundTaskInfo]?
-    var event: BackgroundEventRecord?
-    var status: DaemonStatus?
+    package var type: Kind
+    package var protocolVersion: Int?
+    package var daemonPID: Int32?
+    package var requestID: Int?
+    package var code: String?
+    package var message: String?
+    package var taskID: Int?
+    package var tasks: [BackgroundTaskInfo]?
+    package var event: BackgroundEventRecord?
+    package var status: DaemonStatus?
 
-    static func welcome(pid: Int32) -> DaemonMessage {
+    package static func welcome(pid: Int32) -> DaemonMessage {
         DaemonMessage(type: .welcome, protocolVersion: BackgroundProtocol.version, daemonPID: pid)
     }
-    static func failure(_ error: TransferError, requestID: Int? = nil) -> DaemonMessage {
+    package static func failure(_ error: TransferError, requestID: Int? = nil) -> DaemonMessage {
         DaemonMessage(type: .failure, requestID: requestID, code: error.code.description, message: error.message)
     }
-    static func submitted(task: Int, requestID: Int) -> DaemonMessage {
+    package static func submitted(task: Int, requestID: Int) -> DaemonMessage {
         DaemonMessage(type: .submitted, requestID: requestID, taskID: task)
     }
-    static func tasks(_ tasks: [BackgroundTaskInfo], requestID: Int) -> DaemonMessage {
+    package static func tasks(_ tasks: [BackgroundTaskInfo], requestID: Int) -> DaemonMessage {
         DaemonMessage(type: .tasks, requestID: requestID, tasks: tasks)
     }
-    static func done(requestID: Int) -> DaemonMessage { DaemonMessage(type: .done, requestID: requestID) }
-    static func event(_ event: BackgroundEventRecord) -> DaemonMessage { DaemonMessage(type: .event, event: event) }
-    static let allEventsDelivered = DaemonMessage(type: .allEventsDelivered)
-    static func status(_ status: DaemonStatus, requestID: Int) -> DaemonMessage {
+    package static func done(requestID: Int) -> DaemonMessage { DaemonMessage(type: .done, requestID: requestID) }
+    package static func event(_ event: BackgroundEventRecord) -> DaemonMessage {
+        DaemonMessage(type: .event, event: event)
+    }
+    package static let allEventsDelivered = DaemonMessage(type: .allEventsDelivered)
+    package static func status(_ status: DaemonStatus, requestID: Int) -> DaemonMessage {
         DaemonMessage(type: .status, requestID: requestID, status: status)
     }
 
     /// The error a `failure` carries.
-    var error: TransferError {
+    package var error: TransferError {
         TransferError(
             code.map(TransferError.Code.init(wire:)) ?? .protocolViolation,
             message ?? "sandboxd refused the request without saying why.")
@@ -71,4 +73,13 @@ public struct DaemonStatus: Codable, Sendable, Hashable {
     public var activeTasks: Int
     /// Events queued for apps that have not handled them yet.
     public var queuedEvents: Int
+
+    package init(pid: Int32, protocolVersion: Int, home: String, clients: Int, activeTasks: Int, queuedEvents: Int) {
+        self.pid = pid
+        self.protocolVersion = protocolVersion
+        self.home = home
+        self.clients = clients
+        self.activeTasks = activeTasks
+        self.queuedEvents = queuedEvents
+    }
 }

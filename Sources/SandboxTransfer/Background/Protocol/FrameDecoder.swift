@@ -4,18 +4,18 @@
 /// against ``maximumSize`` as soon as its four bytes are in, before a body is collected, so a
 /// hostile length costs nothing; at most one frame's bytes (plus what arrived in the same read) are
 /// buffered.
-struct FrameDecoder: Sendable {
+package struct FrameDecoder: Sendable {
     /// The largest body accepted.
-    let maximumSize: Int
+    package let maximumSize: Int
     private var buffer: [UInt8] = []
     private var start = 0
 
-    init(maximumSize: Int = BackgroundProtocol.maximumFrameSize) {
+    package init(maximumSize: Int = BackgroundProtocol.maximumFrameSize) {
         self.maximumSize = maximumSize
     }
 
     /// Adds bytes read from the connection.
-    mutating func append(_ bytes: some Sequence<UInt8>) {
+    package mutating func append(_ bytes: some Sequence<UInt8>) {
         if start > 0 && start >= buffer.count / 2 {
             buffer.removeFirst(start)
             start = 0
@@ -24,13 +24,13 @@ struct FrameDecoder: Sendable {
     }
 
     /// Bytes received that no complete frame holds yet.
-    var pendingByteCount: Int { buffer.count - start }
+    package var pendingByteCount: Int { buffer.count - start }
 
     /// The next complete frame's body, `nil` when more bytes are needed.
     ///
     /// - Throws: ``TransferError/Code/tooLarge`` when the declared length exceeds ``maximumSize``
     ///   (the connection cannot be resynchronised: close it).
-    mutating func nextFrame() throws(TransferError) -> [UInt8]? {
+    package mutating func nextFrame() throws(TransferError) -> [UInt8]? {
         guard pendingByteCount >= 4 else { return nil }
         let length = buffer[start..<start + 4].reduce(0) { $0 << 8 | Int($1) }
         guard length <= maximumSize else {
@@ -47,7 +47,7 @@ struct FrameDecoder: Sendable {
     /// Throws when the stream ended inside a frame.
     ///
     /// - Throws: ``TransferError/Code/protocolViolation`` naming how many bytes were left over.
-    func finish() throws(TransferError) {
+    package func finish() throws(TransferError) {
         guard pendingByteCount > 0 else { return }
         throw TransferError(
             .protocolViolation, "The connection ended inside a frame (\(pendingByteCount) bytes of it arrived).")
@@ -55,11 +55,11 @@ struct FrameDecoder: Sendable {
 }
 
 /// Frames a body for ``FrameDecoder``.
-enum FrameEncoder {
+package enum FrameEncoder {
     /// The 4-byte big-endian length of `body`, then `body`.
     ///
     /// - Throws: ``TransferError/Code/tooLarge`` when `body` exceeds `maximumSize`.
-    static func frame(
+    package static func frame(
         _ body: [UInt8], maximumSize: Int = BackgroundProtocol.maximumFrameSize
     ) throws(TransferError) -> [UInt8] {
         guard body.count <= maximumSize else {

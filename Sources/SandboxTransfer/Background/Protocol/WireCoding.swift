@@ -2,8 +2,8 @@ import Foundation
 
 /// JSON for frame bodies: unknown fields ignored (Codable's default), failures as
 /// ``TransferError/Code/protocolViolation`` naming what could not be read.
-enum WireCoding {
-    static func encode(_ value: some Encodable) throws(TransferError) -> [UInt8] {
+package enum WireCoding {
+    package static func encode(_ value: some Encodable) throws(TransferError) -> [UInt8] {
         do {
             return try FrameEncoder.frame(Array(JSONEncoder().encode(value)))
         } catch let error as TransferError {
@@ -13,7 +13,7 @@ enum WireCoding {
         }
     }
 
-    static func decode<T: Decodable>(_ type: T.Type, from body: [UInt8]) throws(TransferError) -> T {
+    package static func decode<T: Decodable>(_ type: T.Type, from body: [UInt8]) throws(TransferError) -> T {
         do {
             return try JSONDecoder().decode(type, from: Data(body))
         } catch {
@@ -28,7 +28,7 @@ enum WireCoding {
     ///
     /// - Throws: ``TransferError/Code/protocolVersion`` when the message is not a hello of
     ///   ``BackgroundProtocol/version``; ``TransferError/Code/protocolViolation`` when it is not JSON.
-    static func checkHelloVersion(_ body: [UInt8]) throws(TransferError) {
+    package static func checkHelloVersion(_ body: [UInt8]) throws(TransferError) {
         struct Probe: Decodable {
             var type: String?
             var protocolVersion: Int?

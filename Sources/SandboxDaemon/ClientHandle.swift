@@ -1,0 +1,39 @@
+import NIOCore
+import SandboxTransfer
+
+/// A connected client as the daemon sees it: who it is, what its hello said, and its outbox.
+///
+/// Messages go into the outbox without waiting (the connection's writer task drains it in order),
+/// so the daemon never waits on a slow client.
+final class ClientHandle: Sendable {
+    let id: Int
+    let credentials: PeerCredentials
+    let hello: ClientMessage.Hello
+    private let outbox: AsyncStream<DaemonMessage>.Continuation
+    private let channel: any Channel
+
+    init(
+        id: Int, credentials: PeerCredentials, hello: ClientMessage.Hello,
+        outbox: AsyncStream<DaemonMessage>.Continuation, channel: any Channel
+    ) {
+        self.id = id
+        self.credentials = credentials
+        self.hello = hello
+        self.outbox = outbox
+        self.channel = channel
+    }
+
+    /// The session this client attached to, if it did.
+    var attachedSession: SessionKey? {
+        guard hello.attach, let app = hello.app, let session = hello.session else { return nil }
+        return SessionKey(app: app, session: session)
+    }
+
+    func send(_ message: DaemonMessage) { outbox.yield(message) }
+
+    /// Ends the connection after what is queued is written.
+    func finish() { outbox.finish() }
+
+    /// Closes the connection at once.
+    func close() { channel.close(promise: nil) }
+}

@@ -1,0 +1,85 @@
+import Glibc
+import Logging
+import NIOCore
+import SandboxTransfer
+
+/// Serves one connection: checks the peer's user, the hello, then handles requests in order.
+/// Whatever the client sends, only its own connection is affected: a bad frame gets an error
+/// frame and (when the stream cannot be resynchronised) the connection is closed.
+struct ConnectionHandler {
+    let daemon: Daemon
+    let logger: Logger
+
+    func serve(_ connection: NIOAsyncChannel<ByteBuffer, ByteBuffer>, credentials: PeerCredentials) async {
+        let channel = connection.channel
+        do {
+            try await connection.executeThenClose { inbound, outbound in
+                let (outbox, sink) = AsyncStream.makeStream(of: DaemonMessage.self)
+                try await withThrowingTaskGroup { group in
+                    group.addTask {
+                        for await message in outbox {
+                            do {
+                                try await outbound.write(ByteBuffer(bytes: WireCoding.encode(message)))
+                            } catch {
+                                return  // the peer is gone: reading ends too
+                            }
+                        }
+                    }
+                    await read(inbound, credentials: credentials, sink: sink, channel: channel)
+                    sink.finish()
+                    try await group.waitForAll()
+                }
+            }
+        } catch {
+            logger.debug("connection ended: \(error)")
+        }
+    }
+
+    private func read(
+        _ inbound: NIOAsyncChannelInboundStream<ByteBuffer>, credentials: PeerCredentials,
+        sink: AsyncStream<DaemonMessage>.Continuation, channel: any Channel
+    ) async {
+        guard credentials.uid == geteuid() else {
+            logger.warning("refused pid \(credentials.pid): user \(credentials.uid), not \(geteuid())")
+            sink.yield(
+                .failure(
+                    TransferError(
+                        TransferError.Code(.permissionDenied),
+                        "sandboxd runs for user \(geteuid()); user \(credentials.uid) may not use it. Each user has a daemon of their own."
+                    )))
+            return
+        }
+        var decoder = FrameDecoder()
+        var client: ClientHandle?
+        defer {
+            if let client { Task { await daemon.disconnected(client) } }
+        }
+        do {
+            for try await buffer in inbound {
+                decoder.append(buffer.readableBytesView)
+                while let body = try decoder.nextFrame() {
+                    if let client {
+                        do throws(TransferError) {
+                            await daemon.handle(try WireCoding.decode(ClientMessage.self, from: body), from: client)
+                        } catch {
+                            sink.yield(.failure(error))  // a message it cannot read: answered, the connection stays
+                        }
+                        continue
+                    }
+                    try WireCoding.checkHelloVersion(body)
+                    let message = try WireCoding.decode(ClientMessage.self, from: body)
+                    guard let hello = message.hello else {
+                        throw TransferError(.protocolViolation, "The hello carries no 'hello' object.")
+                    }
+                    client = try await daemon.admit(hello, credentials: credentials, outbox: sink, channel: channel)
+                }
+            }
+            try decoder.finish()
+        } catch let error as TransferError {
+            logger.info("pid \(credentials.pid): \(error)")
+            sink.yield(.failure(error))
+        } catch {
+            logger.debug("pid \(credentials.pid): reading failed: \(error)")
+        }
+    }
+}

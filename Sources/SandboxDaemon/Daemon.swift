@@ -1,0 +1,205 @@
+import Foundation
+import Logging
+import NIOCore
+import Sandbox
+import SandboxTransfer
+
+/// The daemon's state: connected clients, the sessions it runs, and its queue. An actor, so each
+/// message is handled whole before the next, and a session's events reach its client in order.
+actor Daemon {
+    let home: SandboxHome
+    let options: DaemonOptions
+    let queue: EventQueue
+    let logger: Logger
+    private var clients: [Int: ClientHandle] = [:]
+    private var nextClient = 1
+    /// The client attached to each session.
+    private var attached: [SessionKey: ClientHandle] = [:]
+    var hosts: [SessionKey: SessionHost] = [:]
+    private var lastActivity = ContinuousClock.now
+    private(set) var stopping = false
+
+    init(home: SandboxHome, options: DaemonOptions, queue: EventQueue, logger: Logger) {
+        self.home = home
+        self.options = options
+        self.queue = queue
+        self.logger = logger
+    }
+
+    // MARK: Clients
+
+    /// Admits a client whose hello passed the version check: sends its welcome and, when it
+    /// attaches to a session, the session's queued events and then "all events delivered".
+    ///
+    /// - Throws: ``TransferError`` when the hello names another home, an app without a container
+    ///   or a session name that is not one plain name.
+    func admit(
+        _ hello: ClientMessage.Hello, credentials: PeerCredentials,
+        outbox: AsyncStream<DaemonMessage>.Continuation, channel: any Channel
+    ) throws(TransferError) -> ClientHandle {
+        guard hello.home == home.location else {
+            throw TransferError(
+                .invalidArgument,
+                "This sandboxd serves the home '\(home.location)', not '\(hello.home)'; give each home its own XDG_RUNTIME_DIR.",
+                path: hello.home)
+        }
+        if let app = hello.app {
+            _ = try container(for: app)
+            if let session = hello.session { try SessionHost.validate(session: session) }
+        }
+        let client = ClientHandle(
+            id: nextClient, credentials: credentials, hello: hello, outbox: outbox, channel: channel)
+        nextClient += 1
+        clients[client.id] = client
+        touch()
+        client.send(.welcome(pid: getpid()))
+        if let key = client.attachedSession {
+            if let previous = attached[key] {
+                previous.send(
+                    .failure(TransferError(.sessionInUse, "Another process attached to the session '\(key)'.")))
+                previous.finish()
+            }
+            attached[key] = client
+            try host(for: key)
+            for event in try queue.pending(for: key) { client.send(.event(event)) }
+            client.send(.allEventsDelivered)
+        }
+        logger.info(
+            "client \(client.id) connected: pid \(credentials.pid), \(hello.app ?? "-")/\(hello.session ?? "-")")
+        return client
+    }
+
+    /// Forgets a client whose connection ended.
+    func disconnected(_ client: ClientHandle) {
+        clients[client.id] = nil
+        if let key = client.attachedSession, attached[key] === client { attached[key] = nil }
+        touch()
+        logger.info("client \(client.id) disconnected")
+    }
+
+    /// The client attached to `key`, if any.
+    func attachedClient(_ key: SessionKey) -> ClientHandle? { attached[key] }
+
+    // MARK: Requests
+
+    /// Handles a request; answers go to the client's outbox.
+    func handle(_ message: ClientMessage, from client: ClientHandle) {
+        touch()
+        let id = message.requestID ?? 0
+        do throws(TransferError) {
+            switch message.type {
+            case .hello:
+                throw TransferError(.protocolViolation, "A connection says hello once.")
+            case .status:
+                client.send(.status(try status(), requestID: id))
+            case .list:
+                guard let app = client.hello.app else {
+                    throw TransferError(.invalidArgument, "Listing tasks needs a hello that names an app.")
+                }
+                let tasks = try queue.tasks(app: app, session: client.hello.session).map(\.info)
+                client.send(.tasks(tasks, requestID: id))
+            case .submit:
+                let key = try sessionKey(of: client)
+                guard let request = message.request else {
+                    throw TransferError(.protocolViolation, "A submit message carries no request.")
+                }
+                let task = try host(for: key).submit(request)
+                client.send(.submitted(task: task, requestID: id))
+            case .cancel:
+                let key = try sessionKey(of: client)
+                guard let task = message.taskID else {
+                    throw TransferError(.protocolViolation, "A cancel message names no taskID.")
+                }
+                try host(for: key).cancel(task)
+                client.send(.done(requestID: id))
+            case .acknowledge:
+                let key = try sessionKey(of: client)
+                try queue.acknowledge(key, upTo: message.sequence ?? 0)
+            }
+        } catch {
+            client.send(.failure(error, requestID: message.requestID))
+        }
+    }
+
+    private func sessionKey(of client: ClientHandle) throws(TransferError) -> SessionKey {
+        guard let app = client.hello.app, let session = client.hello.session else {
+            throw TransferError(.invalidArgument, "This request needs a hello that names an app and a session.")
+        }
+        return SessionKey(app: app, session: session)
+    }
+
+    func status() throws(TransferError) -> DaemonStatus {
+        DaemonStatus(
+            pid: getpid(), protocolVersion: BackgroundProtocol.version, home: home.location, clients: clients.count,
+            activeTasks: hosts.values.reduce(0) { $0 + $1.activeTaskCount }, queuedEvents: try queue.queuedEventCount())
+    }
+
+    // MARK: Sessions
+
+    func container(for app: String) throws(TransferError) -> Container {
+        do throws(SandboxError) {
+            return try home.container(for: AppIdentifier(app))
+        } catch {
+            throw TransferError(
+                TransferError.Code(error.code), "No container for '\(app)': \(error.message)", cause: error)
+        }
+    }
+
+    /// The running session `key`, opened (and its unfinished tasks resumed) if it is not yet.
+    @discardableResult
+    func host(for key: SessionKey) throws(TransferError) -> SessionHost {
+        if let host = hosts[key] { return host }
+        let host = try SessionHost(key: key, container: try container(for: key.app), daemon: self)
+        hosts[key] = host
+        try host.resumeStoredTasks()
+        return host
+    }
+
+    /// Opens every session with unfinished tasks: after a restart, their transfers continue at once.
+    func resumeAll() {
+        do throws(TransferError) {
+            let keys = Set(try queue.tasks().filter { $0.info.state != .completed }.map(\.key))
+            for key in keys { try host(for: key) }
+        } catch {
+            logger.error("Resuming the stored tasks failed: \(error)")
+        }
+    }
+
+    /// Queues `event` of `key` (progress only goes to an attached client) and sends it to the
+    /// attached client.
+    func deliver(_ event: BackgroundEventRecord, for key: SessionKey) {
+        guard !stopping else { return }
+        var event = event
+        if event.isQueued {
+            do throws(TransferError) {
+                event = try queue.append(event, for: key)
+            } catch {
+                logger.error("An event of \(key) could not be queued: \(error)")
+            }
+        }
+        attached[key]?.send(.event(event))
+        touch()
+    }
+
+    // MARK: Lifetime
+
+    private func touch() { lastActivity = .now }
+
+    /// Whether the daemon has had no client and no unfinished task for the idle limit.
+    func isIdle() -> Bool {
+        if !clients.isEmpty || hosts.values.contains(where: { $0.activeTaskCount > 0 }) {
+            touch()
+            return false
+        }
+        return ContinuousClock.now - lastActivity >= options.idleExit
+    }
+
+    /// Stops: every transfer pauses with its partial file and checkpoint kept (the next start
+    /// continues them), clients are disconnected.
+    func shutdown() async {
+        stopping = true
+        for host in hosts.values { await host.pause() }
+        for client in clients.values { client.close() }
+        logger.info("stopped")
+    }
+}

@@ -1,0 +1,73 @@
+import Foundation
+import Glibc
+import Logging
+import NIOCore
+import NIOPosix
+import Sandbox
+import SandboxTransfer
+import ServiceLifecycle
+
+/// `sandboxd`'s server: the Unix socket, one task per connection, the idle exit and the graceful
+/// stop. Run it in a `ServiceGroup` that turns SIGTERM into a graceful shutdown.
+public struct DaemonServer: Service {
+    let options: DaemonOptions
+    let logger: Logger
+    let home: SandboxHome
+
+    /// A server for `home` with `options`.
+    public init(home: SandboxHome, options: DaemonOptions, logger: Logger) {
+        self.home = home
+        self.options = options
+        self.logger = logger
+    }
+
+    /// Listens until a graceful shutdown or the idle limit, then pauses every transfer (partial
+    /// files and checkpoints kept) and returns.
+    ///
+    /// - Throws: ``TransferError`` when the socket or the queue cannot be set up.
+    public func run() async throws {
+        let paths = options.paths
+        try paths.prepare()
+        let queue = try EventQueue(path: paths.queue)
+        let daemon = Daemon(home: home, options: options, queue: queue, logger: logger)
+        // Only one daemon runs per runtime folder (the caller holds the pid lock), so a socket file
+        // left by a killed one is stale and replaced.
+        let server = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .bind(unixDomainSocketPath: paths.socket, cleanupExistingSocketFile: true) { channel in
+                PeerCredentials.of(channel).flatMapThrowing { credentials in
+                    (try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel), credentials)
+                }
+            }
+        chmod(paths.socket, 0o600)
+        logger.info("listening on \(paths.socket), pid \(getpid())")
+        await daemon.resumeAll()
+        let idleWatch = Task {
+            while !Task.isCancelled {
+                try? await Task.sleep(for: .milliseconds(100))  // cancelled: the loop ends
+                if await daemon.isIdle() {
+                    logger.info("idle for \(options.idleExit): exiting")
+                    server.channel.close(promise: nil)
+                    return
+                }
+            }
+        }
+        defer { idleWatch.cancel() }
+        try await withGracefulShutdownHandler {
+            try await withThrowingDiscardingTaskGroup { group in
+                try await server.executeThenClose { connections in
+                    for try await (connection, credentials) in connections {
+                        group.addTask {
+                            await ConnectionHandler(daemon: daemon, logger: logger)
+                                .serve(connection, credentials: credentials)
+                        }
+                    }
+                }
+                await daemon.shutdown()
+            }
+        } onGracefulShutdown: {
+            logger.info("stopping (graceful shutdown)")
+            server.channel.close(promise: nil)
+        }
+        unlink(paths.socket)
+    }
+}

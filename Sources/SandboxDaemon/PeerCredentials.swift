@@ -1,0 +1,37 @@
+import Glibc
+import NIOCore
+
+/// Who is at the other end of a Unix socket: `SO_PEERCRED` (socket(7)), the credentials the kernel
+/// recorded when the peer connected, which it cannot forge.
+struct PeerCredentials: Sendable, Hashable {
+    /// `struct ucred` from `<sys/socket.h>` (under `_GNU_SOURCE`, which the Glibc module lacks):
+    /// three 32-bit fields, laid out the same way.
+    private struct UCred: Sendable {
+        var pid: Int32 = 0
+        var uid: UInt32 = 0
+        var gid: UInt32 = 0
+    }
+
+    var pid: Int32
+    var uid: UInt32
+    var gid: UInt32
+
+    /// The credentials of `channel`'s peer.
+    ///
+    /// - Throws: when the channel is not a socket NIO can ask (a programming error) or the call fails.
+    static func of(_ channel: any Channel) -> EventLoopFuture<PeerCredentials> {
+        guard let provider = channel as? any SocketOptionProvider else {
+            return channel.eventLoop.makeFailedFuture(
+                TransferErrorBox("The connection is not a socket; its peer cannot be identified."))
+        }
+        let future: EventLoopFuture<UCred> = provider.unsafeGetSocketOption(
+            level: SocketOptionLevel(SOL_SOCKET), name: SocketOptionName(SO_PEERCRED))
+        return future.map { PeerCredentials(pid: $0.pid, uid: $0.uid, gid: $0.gid) }
+    }
+}
+
+/// An error raised on an event loop, where typed throws cannot reach.
+struct TransferErrorBox: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}

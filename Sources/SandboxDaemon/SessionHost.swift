@@ -1,0 +1,206 @@
+import Foundation
+import Logging
+import Sandbox
+import SandboxTransfer
+import Synchronization
+
+/// One background session the daemon runs: the existing ``DownloadSession`` (its checkpoints,
+/// resume rules and retries) in the app's container, its tasks numbered by the daemon so that they
+/// keep their identifiers across the daemon's restarts, its finished files moved into the
+/// session's staging folder in `Library/Caches`, and its events handed to the ``Daemon``.
+final class SessionHost: Sendable {
+    /// The staging folders' parent, relative to the container's home.
+    static let stagingFolder = ContainerPath(constant: "Library/Caches/com.sandbox.background")
+    /// The download session's identifier is the background session's with this prefix, so that it
+    /// never clashes with a foreground session of the app.
+    static let sessionPrefix = "background-"
+
+    let key: SessionKey
+    private let container: Container
+    private let session: DownloadSession
+    private let daemon: Daemon
+    private let logger: Logger
+
+    private struct Live {
+        /// Background task identifier by download task identifier, for the tasks running now.
+        var byUnderlying: [Int: Int] = [:]
+        var tasks: [Int: DownloadTask] = [:]
+        /// Set while the daemon stops: the cancellations that pause the tasks are not reported.
+        var pausing = false
+    }
+
+    private let live = Mutex(Live())
+    private let consumer = Mutex<Task<Void, Never>?>(nil)
+
+    /// Checks that `session` can name a background session.
+    ///
+    /// - Throws: ``TransferError/Code/invalidArgument`` when it is not one plain name.
+    static func validate(session: String) throws(TransferError) {
+        do throws(SandboxError) {
+            _ = try ContainerPath.validateName(sessionPrefix + session)
+        } catch {
+            throw TransferError(
+                .invalidArgument, "'\(session)' cannot name a background session: \(error.message)", cause: error)
+        }
+    }
+
+    /// Opens the download session of `key` in `container` and starts reading its events.
+    ///
+    /// - Throws: as ``DownloadSession/init(identifier:container:configuration:delegate:httpClient:logger:)``.
+    init(key: SessionKey, container: Container, daemon: Daemon) throws(TransferError) {
+        try Self.validate(session: key.session)
+        self.key = key
+        self.container = container
+        self.daemon = daemon
+        self.logger = daemon.logger
+        session = try DownloadSession(
+            identifier: Self.sessionPrefix + key.session, container: container, logger: daemon.logger)
+        let events = session.events
+        consumer.withLock { consumer in
+            consumer = Task { [self] in
+                for await event in events { await handle(event) }
+            }
+        }
+    }
+
+    deinit { consumer.withLock { $0?.cancel() } }
+
+    /// Tasks running or waiting.
+    var activeTaskCount: Int { live.withLock { $0.tasks.count } }
+
+    /// The live progress and state of background task `id`, if it is running in this process.
+    func liveState(of id: Int) -> (DownloadTaskState, TransferProgress)? {
+        guard let task = live.withLock({ $0.tasks[id] }) else { return nil }
+        return (task.state, task.progress)
+    }
+
+    // MARK: Tasks
+
+    /// Records and starts a task for `request`; returns its identifier.
+    ///
+    /// - Throws: ``TransferError/Code/invalidURL`` for a URL a download cannot use; the queue's
+    ///   error when it cannot be recorded.
+    func submit(_ request: BackgroundRequest) throws(TransferError) -> Int {
+        let downloadRequest = try Self.downloadRequest(request)
+        let id = try daemon.queue.addTask(request, to: key)
+        try start(id, task: try session.downloadTask(with: downloadRequest))
+        return id
+    }
+
+    /// Continues this session's unfinished stored tasks: from their resume data (the partial file
+    /// and the checkpoint the stopped or killed daemon left), else from zero.
+    func resumeStoredTasks() throws(TransferError) {
+        let paused = session.pendingResumeData()
+        for stored in try daemon.queue.tasks(app: key.app, session: key.session) where stored.info.state != .completed {
+            let request = try Self.downloadRequest(stored.request)
+            let task: DownloadTask
+            if let data = paused.first(where: { $0.taskIdentifier == stored.underlying }) {
+                task = try session.downloadTask(withResumeData: data, destination: request.destination)
+            } else {
+                task = try session.downloadTask(with: request)
+            }
+            try start(stored.info.taskID, task: task)
+        }
+    }
+
+    private func start(_ id: Int, task: DownloadTask) throws(TransferError) {
+        live.withLock { live in
+            live.byUnderlying[task.taskIdentifier] = id
+            live.tasks[id] = task
+        }
+        try daemon.queue.updateTask(key, id) { stored in
+            stored.underlying = task.taskIdentifier
+            stored.info.state = .running
+        }
+        task.resume()
+    }
+
+    /// Cancels background task `id` (it completes with `cancelled`).
+    ///
+    /// - Throws: ``TransferError/Code/notFound`` when the session has no such unfinished task.
+    func cancel(_ id: Int) throws(TransferError) {
+        guard let task = live.withLock({ $0.tasks[id] }) else {
+            throw TransferError(.notFound, "The background session '\(key)' has no unfinished task \(id).")
+        }
+        task.cancel()
+    }
+
+    /// Pauses every task, keeping partial files and checkpoints, and waits until they have stopped.
+    func pause() async {
+        let tasks = live.withLock { live in
+            live.pausing = true
+            return Array(live.tasks.values)
+        }
+        for task in tasks { _ = await task.cancelByProducingResumeData() }
+    }
+
+    private static func downloadRequest(_ request: BackgroundRequest) throws(TransferError) -> DownloadRequest {
+        guard let url = URL(string: request.url), DownloadRequest.isSupported(url) else {
+            throw TransferError(
+                .invalidURL, "'\(request.url)' is not an absolute http or https URL.", url: request.url)
+        }
+        return DownloadRequest(
+            url: url, headers: request.headers, expectedDigest: request.expectedDigest,
+            destination: request.destination)
+    }
+
+    // MARK: Events
+
+    private func handle(_ event: DownloadEvent) async {
+        let underlying = event.task.taskIdentifier
+        guard let id = live.withLock({ $0.pausing ? nil : $0.byUnderlying[underlying] }) else {
+            return  // a task of an earlier process, reported by recovery; or the daemon is stopping
+        }
+        var finishedPath: String?
+        if case .didFinishDownloading(_, let file) = event {
+            finishedPath = stage(file, id: id)
+        }
+        let record = BackgroundEventRecord(event, taskID: id, finishedPath: finishedPath)
+        if case .didComplete(_, let error) = event {
+            live.withLock { live in
+                live.byUnderlying[underlying] = nil
+                live.tasks[id] = nil
+            }
+            let progress = event.task.progress
+            do throws(TransferError) {
+                try daemon.queue.updateTask(key, id) { stored in
+                    stored.info.state = .completed
+                    stored.info.errorCode = error?.code.description
+                    stored.info.bytesWritten = error == nil ? progress.totalBytesWritten : 0
+                    stored.info.expectedLength = progress.totalBytesExpectedToWrite
+                }
+            } catch {
+                logger.error("Task \(id) of \(key) could not be recorded as completed: \(error)")
+            }
+        } else if let finishedPath {
+            do throws(TransferError) {
+                try daemon.queue.updateTask(key, id) { $0.info.path = finishedPath }
+            } catch {
+                logger.error("Task \(id) of \(key) could not record its file: \(error)")
+            }
+        }
+        await daemon.deliver(record, for: key)
+    }
+
+    /// Moves a finished file that went to no destination into the staging folder
+    /// (`Library/Caches/com.sandbox.background/<session>/<task>-<name>`), through the container's
+    /// confined root. Returns its path, or `nil` (logged) when it could not be moved.
+    private func stage(_ file: DownloadedFile, id: Int) -> String? {
+        if let moved = file.movedPath { return moved.description }
+        do throws(SandboxError) {
+            let folder = try Self.stagingFolder.appending(key.session)
+            try container.root.createDirectory(at: folder, withIntermediateDirectories: true)
+            let path = try folder.appending("\(id)-\(file.suggestedFilename)")
+            do throws(TransferError) {
+                try file.move(toPath: path, replacingExisting: true)
+            } catch {
+                logger.error("The finished file of task \(id) of \(key) could not be staged: \(error)")
+                return nil
+            }
+            return path.description
+        } catch {
+            logger.error("The staging folder of \(key) could not be made: \(error)")
+            return nil
+        }
+    }
+}

@@ -1,0 +1,51 @@
+/// What a background session reports: the events of ``DownloadEvent``, about daemon-owned tasks,
+/// then ``didFinishEvents`` once everything queued while the app was away has been delivered.
+public enum BackgroundEvent: Sendable {
+    /// The task continues a partial file at `offset`.
+    case didResume(BackgroundTask, atOffset: Int64, expectedTotalBytes: Int64?)
+    /// The task starts again from zero, for `reason`.
+    case didRestart(BackgroundTask, reason: RestartReason?)
+    /// Bytes were written (only while the app is attached: progress is not queued).
+    case didWriteData(BackgroundTask, TransferProgress)
+    /// An attempt failed with a transient error; the next starts after `delay`.
+    case willRetry(BackgroundTask, attempt: Int, delay: Duration, error: TransferError?)
+    /// The file is complete. Without a destination in the request it waits in the session's staging
+    /// folder in `Library/Caches`: move it while handling the event, or it is deleted (as iOS does
+    /// with `location`); with one, it is there already (``DownloadedFile/movedPath``).
+    case didFinishDownloading(BackgroundTask, DownloadedFile)
+    /// The task is over; `error` is `nil` on success.
+    case didComplete(BackgroundTask, error: TransferError?)
+    /// Every event queued while the app was away has been delivered:
+    /// `urlSessionDidFinishEvents(forBackgroundURLSession:)`. Sent once per attach.
+    case didFinishEvents
+}
+
+/// The delegate of a ``BackgroundSession``, shaped like `URLSessionDownloadDelegate` with
+/// `URLSessionDidFinishEventsForBackgroundURLSession`. Called one event at a time, in order; an
+/// event is acknowledged to the daemon (and never delivered again) when its method returns.
+public protocol BackgroundSessionDelegate: AnyObject, Sendable {
+    /// The download finished: move `location` now; when this returns, it is deleted if still there.
+    func backgroundSession(
+        _ session: BackgroundSession, downloadTask: BackgroundTask, didFinishDownloadingTo location: DownloadedFile)
+    /// Progress, while attached.
+    func backgroundSession(
+        _ session: BackgroundSession, downloadTask: BackgroundTask, didWriteData progress: TransferProgress)
+    /// The task is over.
+    func backgroundSession(
+        _ session: BackgroundSession, task: BackgroundTask, didCompleteWithError error: TransferError?)
+    /// Everything queued while the app was away has been delivered.
+    func backgroundSessionDidFinishEvents(_ session: BackgroundSession)
+}
+
+extension BackgroundSessionDelegate {
+    /// Does nothing.
+    public func backgroundSession(
+        _ session: BackgroundSession, downloadTask: BackgroundTask, didWriteData progress: TransferProgress
+    ) {}
+    /// Does nothing.
+    public func backgroundSession(
+        _ session: BackgroundSession, task: BackgroundTask, didCompleteWithError error: TransferError?
+    ) {}
+    /// Does nothing.
+    public func backgroundSessionDidFinishEvents(_ session: BackgroundSession) {}
+}

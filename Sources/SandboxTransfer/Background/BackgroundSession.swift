@@ -1,0 +1,205 @@
+import Foundation
+import Logging
+import Sandbox
+import Synchronization
+
+/// A background download session: its tasks run in `sandboxd`, which keeps downloading when the
+/// app exits, is killed or crashes, and hands every event back.
+///
+/// Making the session connects to the daemon (starting it if needed) and attaches to the session
+/// ``BackgroundConfiguration/identifier``: the events queued while no app was attached arrive
+/// first, in their original order, then ``BackgroundEvent/didFinishEvents``, then live events.
+/// Each event is acknowledged once the delegate (or, without one, the event stream) has taken it,
+/// and is never delivered again. One process is attached to a session at a time; a newer one
+/// replaces the older.
+public final class BackgroundSession: Sendable {
+    /// The session's configuration.
+    public let configuration: BackgroundConfiguration
+    /// The app's container, where finished files are delivered.
+    public let container: Container
+    /// Every event, in order. Iterate it once; unread events are buffered.
+    public let events: AsyncStream<BackgroundEvent>
+    /// The daemon's process identifier.
+    public var daemonPID: Int32 { connection.daemonPID }
+
+    let delegate: (any BackgroundSessionDelegate)?
+    private let connection: DaemonConnection
+    private let tasks = Mutex<[Int: BackgroundTask]>([:])
+    private let eventSink: AsyncStream<BackgroundEvent>.Continuation
+    private let reader = Mutex<Task<Void, Never>?>(nil)
+
+    /// Attaches to the background session `configuration.identifier` of `app` in `home`.
+    ///
+    /// - Throws: the core's code when the app has no container;
+    ///   ``TransferError/Code/invalidArgument`` for an identifier that is not one plain name;
+    ///   ``TransferError/Code/daemonUnavailable`` when `sandboxd` cannot be reached or started;
+    ///   ``TransferError/Code/protocolVersion`` when it speaks another protocol version.
+    public init(
+        configuration: BackgroundConfiguration, app: AppIdentifier, in home: SandboxHome,
+        delegate: (any BackgroundSessionDelegate)? = nil
+    ) async throws(TransferError) {
+        self.configuration = configuration
+        self.delegate = delegate
+        do throws(SandboxError) {
+            container = try home.container(for: app)
+        } catch {
+            throw .fileSystem(error, doing: "open the container of '\(app.rawValue)'")
+        }
+        let paths = configuration.daemonPaths ?? DaemonPaths(home: home)
+        let hello = ClientMessage.Hello(
+            app: container.identifier.rawValue, session: configuration.identifier, home: paths.home, attach: true)
+        connection = try await DaemonLauncher.connect(
+            paths: paths, hello: hello, startIfNeeded: configuration.startsDaemon)
+        (events, eventSink) = AsyncStream.makeStream(of: BackgroundEvent.self)
+        let messages = connection.messages
+        reader.withLock { reader in
+            reader = Task { [weak self] in
+                for await message in messages {
+                    guard let self else { return }
+                    await self.receive(message)
+                }
+                self?.eventSink.finish()
+            }
+        }
+    }
+
+    deinit {
+        reader.withLock { $0?.cancel() }
+        connection.close()
+        eventSink.finish()
+    }
+
+    // MARK: Tasks
+
+    /// Starts a background download of `url` in the daemon.
+    ///
+    /// - Throws: as ``downloadTask(with:)-(DownloadRequest)``.
+    public func downloadTask(with url: URL) async throws(TransferError) -> BackgroundTask {
+        try await downloadTask(with: DownloadRequest(url: url))
+    }
+
+    /// Starts a background download of `request` in the daemon (it runs at once: there is no
+    /// suspended state for a task the app does not own).
+    ///
+    /// - Throws: ``TransferError/Code/invalidURL`` unless the URL is absolute http(s);
+    ///   ``TransferError/Code/daemonUnavailable`` when the daemon connection is gone.
+    public func downloadTask(with request: DownloadRequest) async throws(TransferError) -> BackgroundTask {
+        guard DownloadRequest.isSupported(request.url) else {
+            throw TransferError(
+                .invalidURL, "'\(request.url.absoluteString)' is not an absolute http or https URL.",
+                url: request.url.absoluteString)
+        }
+        let answer = try await connection.request { .submit(BackgroundRequest(request), id: $0) }
+        guard let id = answer.taskID else {
+            throw TransferError(.protocolViolation, "sandboxd made a task without saying its identifier.")
+        }
+        return task(
+            BackgroundTaskInfo(
+                session: configuration.identifier, taskID: id, url: request.url.absoluteString, state: .running,
+                bytesWritten: 0, expectedLength: nil, path: nil, errorCode: nil))
+    }
+
+    /// The session's unfinished tasks, as live objects (`getTasksWithCompletionHandler`): the same
+    /// objects the events name.
+    ///
+    /// - Throws: ``TransferError/Code/daemonUnavailable`` when the daemon connection is gone.
+    public func allTasks() async throws(TransferError) -> [BackgroundTask] {
+        try await taskList().filter { $0.state != .completed }.map(task)
+    }
+
+    /// Every task the daemon keeps for this session, finished ones included.
+    ///
+    /// - Throws: ``TransferError/Code/daemonUnavailable`` when the daemon connection is gone.
+    public func taskList() async throws(TransferError) -> [BackgroundTaskInfo] {
+        try await connection.request { .list(id: $0) }.tasks ?? []
+    }
+
+    /// Detaches from the daemon: its tasks go on, and their events are queued for the next attach.
+    public func detach() {
+        connection.close()
+    }
+
+    func cancel(_ id: Int) async throws(TransferError) {
+        _ = try await connection.request { .cancel(task: id, id: $0) }
+    }
+
+    /// The live object of task `info.taskID`, made on first sight.
+    private func task(_ info: BackgroundTaskInfo) -> BackgroundTask {
+        tasks.withLock { tasks in
+            if let task = tasks[info.taskID] { return task }
+            let task = BackgroundTask(info: info, session: self)
+            tasks[info.taskID] = task
+            return task
+        }
+    }
+
+    // MARK: Events
+
+    private func receive(_ message: DaemonMessage) async {
+        switch message.type {
+        case .allEventsDelivered:
+            eventSink.yield(.didFinishEvents)
+            delegate?.backgroundSessionDidFinishEvents(self)
+        case .event:
+            guard let record = message.event else { return }
+            deliver(record)
+            guard record.sequence > 0 else { return }
+            do throws(TransferError) {
+                try await connection.send(.acknowledge(record.sequence))
+            } catch {
+                // The connection is gone: the event stays queued and comes again on the next attach.
+            }
+        default:
+            break
+        }
+    }
+
+    private func deliver(_ record: BackgroundEventRecord) {
+        let task = task(
+            BackgroundTaskInfo(
+                session: configuration.identifier, taskID: record.taskID, url: "", state: .running, bytesWritten: 0,
+                expectedLength: nil, path: nil, errorCode: nil))
+        task.apply(record)
+        switch record.kind {
+        case .resumed:
+            eventSink.yield(
+                .didResume(task, atOffset: record.offset ?? 0, expectedTotalBytes: record.expectedTotalBytes))
+        case .restarted:
+            eventSink.yield(.didRestart(task, reason: record.reason))
+        case .progress:
+            guard let progress = record.progress else { return }
+            eventSink.yield(.didWriteData(task, progress))
+            delegate?.backgroundSession(self, downloadTask: task, didWriteData: progress)
+        case .retry:
+            eventSink.yield(
+                .willRetry(
+                    task, attempt: record.attempt ?? 0, delay: .milliseconds(record.delayMilliseconds ?? 0),
+                    error: record.error))
+        case .finished:
+            guard let file = finishedFile(record) else { return }
+            eventSink.yield(.didFinishDownloading(task, file))
+            if let delegate {
+                delegate.backgroundSession(self, downloadTask: task, didFinishDownloadingTo: file)
+                file.discardIfNotMoved()
+            }
+        case .completed:
+            tasks.withLock { _ = $0.removeValue(forKey: record.taskID) }
+            eventSink.yield(.didComplete(task, error: record.error))
+            delegate?.backgroundSession(self, task: task, didCompleteWithError: record.error)
+        }
+    }
+
+    /// The finished file an event names: in the staging folder (to be moved), or already at the
+    /// request's destination. `nil` when the daemon could not place it (its log says why).
+    private func finishedFile(_ record: BackgroundEventRecord) -> DownloadedFile? {
+        guard let text = record.path, let path = try? ContainerPath(text) else { return nil }  // no file to hand over
+        let staged = text.hasPrefix(Self.stagingFolder + "/")
+        return DownloadedFile(
+            root: container.root, temporaryPath: path,
+            suggestedFilename: record.suggestedFilename ?? path.lastName?.description ?? SuggestedFilename.fallback,
+            byteCount: record.byteCount ?? 0, digest: record.digest, movedTo: staged ? nil : path)
+    }
+
+    /// Where the daemon stages finished files, relative to the container's home.
+    static let stagingFolder = "Library/Caches/com.sandbox.background"
+}

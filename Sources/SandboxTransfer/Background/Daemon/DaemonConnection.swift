@@ -1,0 +1,211 @@
+import NIOCore
+import NIOPosix
+import Synchronization
+
+/// A connection to `sandboxd`: the handshake, requests answered by `requestID`, and the messages
+/// the daemon sends unasked (events, "all events delivered") on ``messages``.
+///
+/// NIO owns the socket; the connection's reading runs in a task of its own, so nothing blocks a
+/// thread of the cooperative pool.
+package final class DaemonConnection: Sendable {
+    private struct State {
+        var nextRequest = 1
+        var pending: [Int: CheckedContinuation<DaemonMessage, any Error>] = [:]
+        var closed: TransferError?
+    }
+
+    /// The state the reading task and the callers share.
+    private final class Shared: Sendable {
+        let state = Mutex(State())
+    }
+
+    /// Events and "all events delivered", in the order the daemon sent them; ends when the
+    /// connection closes.
+    package let messages: AsyncStream<DaemonMessage>
+    /// The daemon's process identifier, from its welcome.
+    package let daemonPID: Int32
+    private let channel: any Channel
+    private let writer: NIOAsyncChannelOutboundWriter<ByteBuffer>
+    private let shared: Shared
+    private let messageSink: AsyncStream<DaemonMessage>.Continuation
+
+    private init(
+        channel: any Channel, writer: NIOAsyncChannelOutboundWriter<ByteBuffer>, daemonPID: Int32,
+        messages: AsyncStream<DaemonMessage>, messageSink: AsyncStream<DaemonMessage>.Continuation,
+        shared: Shared
+    ) {
+        self.channel = channel
+        self.writer = writer
+        self.daemonPID = daemonPID
+        self.messages = messages
+        self.messageSink = messageSink
+        self.shared = shared
+    }
+
+    /// Connects to the socket at `path` and shakes hands.
+    ///
+    /// - Throws: ``TransferError/Code/daemonUnavailable`` when nothing listens there; the daemon's
+    ///   refusal (e.g. ``TransferError/Code/protocolVersion``, `permission-denied`) otherwise.
+    package static func connect(
+        path: String, hello: ClientMessage.Hello
+    ) async throws(TransferError) -> DaemonConnection {
+        let asyncChannel: NIOAsyncChannel<ByteBuffer, ByteBuffer>
+        do {
+            asyncChannel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+                .connect(unixDomainSocketPath: path) { channel in
+                    channel.eventLoop.makeCompletedFuture {
+                        try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel)
+                    }
+                }
+        } catch {
+            throw TransferError(
+                .daemonUnavailable, "Could not connect to sandboxd at '\(path)': \(error).", path: path, cause: error)
+        }
+        let (messages, sink) = AsyncStream.makeStream(of: DaemonMessage.self)
+        let shared = Shared()
+        let (started, startedSink) = AsyncStream.makeStream(
+            of: Result<(NIOAsyncChannelOutboundWriter<ByteBuffer>, DaemonMessage), TransferError>.self)
+        Task {
+            do {
+                try await asyncChannel.executeThenClose { inbound, outbound in
+                    try await run(
+                        inbound: inbound, outbound: outbound, hello: hello, started: startedSink, messages: sink,
+                        shared: shared)
+                }
+            } catch {
+                startedSink.yield(.failure(Self.closedError(error)))
+            }
+            startedSink.finish()
+            let pending = shared.state.withLock { state in
+                if state.closed == nil {
+                    state.closed = TransferError(.daemonUnavailable, "The connection to sandboxd closed.")
+                }
+                defer { state.pending = [:] }
+                return state.pending.values
+            }
+            let closed = shared.state.withLock { $0.closed }
+            for continuation in pending {
+                continuation.resume(throwing: closed ?? TransferError(.daemonUnavailable, "closed"))
+            }
+            sink.finish()
+        }
+        var first: Result<(NIOAsyncChannelOutboundWriter<ByteBuffer>, DaemonMessage), TransferError>?
+        for await result in started {
+            first = result
+            break
+        }
+        guard let first else {
+            throw TransferError(.daemonUnavailable, "sandboxd closed the connection at '\(path)' during the handshake.")
+        }
+        let (writer, welcome) = try first.get()
+        return DaemonConnection(
+            channel: asyncChannel.channel, writer: writer, daemonPID: welcome.daemonPID ?? 0, messages: messages,
+            messageSink: sink, shared: shared)
+    }
+
+    private static func closedError(_ error: any Error) -> TransferError {
+        if let error = error as? TransferError { return error }
+        return TransferError(.daemonUnavailable, "The connection to sandboxd failed: \(error).", cause: error)
+    }
+
+    /// Sends the hello, waits for the welcome, then reads until the connection ends.
+    private static func run(
+        inbound: NIOAsyncChannelInboundStream<ByteBuffer>, outbound: NIOAsyncChannelOutboundWriter<ByteBuffer>,
+        hello: ClientMessage.Hello,
+        started: AsyncStream<Result<(NIOAsyncChannelOutboundWriter<ByteBuffer>, DaemonMessage), TransferError>>
+            .Continuation,
+        messages: AsyncStream<DaemonMessage>.Continuation, shared: Shared
+    ) async throws {
+        try await outbound.write(ByteBuffer(bytes: WireCoding.encode(ClientMessage.hello(hello))))
+        var decoder = FrameDecoder()
+        var welcomed = false
+        for try await buffer in inbound {
+            decoder.append(buffer.readableBytesView)
+            while let body = try decoder.nextFrame() {
+                let message = try WireCoding.decode(DaemonMessage.self, from: body)
+                if !welcomed {
+                    guard message.type == .welcome else {
+                        let error =
+                            message.type == .failure
+                            ? message.error
+                            : TransferError(
+                                .protocolViolation, "sandboxd answered the hello with '\(message.type.rawValue)'.")
+                        shared.state.withLock { $0.closed = error }
+                        started.yield(.failure(error))
+                        return
+                    }
+                    welcomed = true
+                    started.yield(.success((outbound, message)))
+                    continue
+                }
+                if let id = message.requestID,
+                    let waiter = shared.state.withLock({ $0.pending.removeValue(forKey: id) })
+                {
+                    waiter.resume(returning: message)
+                } else if message.type == .failure {
+                    shared.state.withLock { $0.closed = message.error }  // refused: the daemon closes now
+                } else {
+                    messages.yield(message)
+                }
+            }
+        }
+        try decoder.finish()
+    }
+
+    /// Sends the request `make` builds with a fresh request identifier and waits for its answer.
+    ///
+    /// - Throws: the daemon's error when it answers `failure`;
+    ///   ``TransferError/Code/daemonUnavailable`` when the connection closes first.
+    package func request(_ make: (Int) -> ClientMessage) async throws(TransferError) -> DaemonMessage {
+        let id = shared.state.withLock { state in
+            defer { state.nextRequest += 1 }
+            return state.nextRequest
+        }
+        let frame = try WireCoding.encode(make(id))
+        let answer: DaemonMessage
+        do {
+            answer = try await withCheckedThrowingContinuation { continuation in
+                let closed = shared.state.withLock { state in
+                    if state.closed == nil { state.pending[id] = continuation }
+                    return state.closed
+                }
+                if let closed { return continuation.resume(throwing: closed) }
+                Task {
+                    do {
+                        try await writer.write(ByteBuffer(bytes: frame))
+                    } catch {
+                        if let waiter = shared.state.withLock({ $0.pending.removeValue(forKey: id) }) {
+                            waiter.resume(throwing: Self.closedError(error))
+                        }
+                    }
+                }
+            }
+        } catch {
+            throw Self.closedError(error)
+        }
+        if answer.type == .failure { throw answer.error }
+        return answer
+    }
+
+    /// Sends a message that has no answer (an acknowledgement).
+    ///
+    /// - Throws: ``TransferError/Code/daemonUnavailable`` when the connection is closed.
+    package func send(_ message: ClientMessage) async throws(TransferError) {
+        let frame = try WireCoding.encode(message)
+        do {
+            try await writer.write(ByteBuffer(bytes: frame))
+        } catch {
+            throw Self.closedError(error)
+        }
+    }
+
+    /// Closes the connection; pending requests fail.
+    package func close() {
+        channel.close(promise: nil)
+    }
+
+    deinit {
+        channel.close(promise: nil)
+        messageSink.finish()
+    }
+}

@@ -1,0 +1,89 @@
+import Foundation
+import Glibc
+import Sandbox
+
+/// Where `sandboxd` keeps its socket, locks, queue and log for one sandbox home.
+///
+/// The socket and the locks live in the runtime directory `$XDG_RUNTIME_DIR/sandbox/` (the home's
+/// `Device/` when the variable is unset), mode 0700; the event queue and the log live in the home's
+/// `Device/sandboxd/`, which survives a logout (the runtime directory does not).
+public struct DaemonPaths: Sendable, Hashable {
+    /// The folder of the socket and the locks.
+    public var runtimeDirectory: String
+    /// The folder of the queue and the log.
+    public var stateDirectory: String
+    /// The sandbox home the daemon serves (a host path).
+    public var home: String
+
+    /// The Unix socket apps connect to.
+    public var socket: String { runtimeDirectory + "/sandboxd.sock" }
+    /// The lock an app holds while it starts the daemon, so two apps starting at once make one.
+    var spawnLock: String { runtimeDirectory + "/sandboxd.spawn.lock" }
+    /// The lock the daemon holds while it runs; it holds the daemon's pid.
+    public var pidFile: String { runtimeDirectory + "/sandboxd.pid" }
+    /// The daemon's log.
+    public var log: String { stateDirectory + "/sandboxd.log" }
+    /// The durable event queue.
+    public var queue: String { stateDirectory + "/queue.sqlite" }
+
+    /// The longest socket path Linux accepts (`sun_path` is 108 bytes with its NUL).
+    static let maximumSocketPathLength = 107
+
+    /// The paths for `home` under `environment`'s `XDG_RUNTIME_DIR`.
+    public init(home: SandboxHome, environment: [String: String] = ProcessInfo.processInfo.environment) {
+        self.home = home.location
+        let device = home.location + "/Device"
+        if let runtime = environment["XDG_RUNTIME_DIR"], runtime.hasPrefix("/") {
+            runtimeDirectory = runtime + "/sandbox"
+        } else {
+            runtimeDirectory = device
+        }
+        stateDirectory = device + "/sandboxd"
+    }
+
+    /// Creates the folders (0700) and checks they are this user's and closed to others.
+    ///
+    /// - Throws: ``TransferError/Code/permissionDenied`` (the core's) when a folder belongs to
+    ///   another user or cannot be made private; ``TransferError/Code/invalidArgument`` when the
+    ///   socket path is too long for a Unix socket.
+    public func prepare() throws(TransferError) {
+        guard socket.utf8.count <= Self.maximumSocketPathLength else {
+            throw TransferError(
+                .invalidArgument,
+                "The socket path '\(socket)' is longer than the \(Self.maximumSocketPathLength) bytes a Unix socket allows; set XDG_RUNTIME_DIR to a shorter folder.",
+                path: socket)
+        }
+        for directory in [runtimeDirectory, stateDirectory] {
+            try Self.makePrivateDirectory(directory)
+        }
+    }
+
+    private static func makePrivateDirectory(_ path: String) throws(TransferError) {
+        do {
+            try FileManager.default.createDirectory(
+                atPath: path, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        } catch {
+            throw TransferError(
+                TransferError.Code(.permissionDenied), "Could not create sandboxd's folder '\(path)': \(error).",
+                path: path, cause: error)
+        }
+        var info = stat()
+        guard lstat(path, &info) == 0, info.st_mode & S_IFMT == S_IFDIR else {
+            throw TransferError(
+                TransferError.Code(.notADirectory), "sandboxd's folder '\(path)' is not a directory; remove it.",
+                path: path)
+        }
+        guard info.st_uid == geteuid() else {
+            throw TransferError(
+                TransferError.Code(.permissionDenied),
+                "sandboxd's folder '\(path)' belongs to user \(info.st_uid), not to this user (\(geteuid())); set XDG_RUNTIME_DIR to a folder of yours.",
+                path: path)
+        }
+        if info.st_mode & 0o077 != 0 && chmod(path, 0o700) != 0 {
+            throw TransferError(
+                TransferError.Code(.permissionDenied),
+                "sandboxd's folder '\(path)' is open to other users and could not be made private (errno \(errno)).",
+                path: path)
+        }
+    }
+}

@@ -1,0 +1,125 @@
+import Foundation
+import Sandbox
+import SandboxTransfer
+import Synchronization
+
+// The app of the background-download tests: attaches to a background session, optionally submits
+// downloads, and prints one JSON line per event (flushed at once, so a test that SIGKILLs it
+// reads every line it printed). Finished files are moved into Library/Caches under their
+// suggested names, as the seed's apps do.
+//
+//   sandbox-background-app APP SESSION connect              print the daemon's pid, wait for didFinishEvents
+//   sandbox-background-app APP SESSION submit URL... [--exit-after N]
+//   sandbox-background-app APP SESSION attach [--exit-after N]   (N completions; 0: after didFinishEvents)
+//   sandbox-background-app APP SESSION list                 print the unfinished tasks' identifiers
+//   sandbox-background-app APP SESSION background URL...    submit, detach (the app "in the background"),
+//                                                            wait until the daemon has no task, re-attach
+
+func emit(_ object: [String: Any]) {
+    guard let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]) else { return }
+    FileHandle.standardOutput.write(data + Data("\n".utf8))
+}
+
+final class Delegate: BackgroundSessionDelegate {
+    let completions = Mutex(0)
+    let finishedEvents = Mutex(false)
+
+    func backgroundSession(
+        _ session: BackgroundSession, downloadTask: BackgroundTask, didFinishDownloadingTo location: DownloadedFile
+    ) {
+        do {
+            let path = try location.move(to: .caches)
+            emit([
+                "kind": "finished", "task": downloadTask.taskIdentifier, "path": path.description,
+                "staged": location.temporaryPath.description,
+            ])
+        } catch {
+            emit(["kind": "finished", "task": downloadTask.taskIdentifier, "moveError": error.message])
+        }
+    }
+
+    func backgroundSession(
+        _ session: BackgroundSession, task: BackgroundTask, didCompleteWithError error: TransferError?
+    ) {
+        emit(["kind": "completed", "task": task.taskIdentifier, "error": error?.code.description ?? ""])
+        completions.withLock { $0 += 1 }
+    }
+
+    func backgroundSessionDidFinishEvents(_ session: BackgroundSession) {
+        emit(["kind": "didFinishEvents"])
+        finishedEvents.withLock { $0 = true }
+    }
+}
+
+let arguments = Array(CommandLine.arguments.dropFirst())
+guard arguments.count >= 3 else {
+    FileHandle.standardError.write(Data("usage: sandbox-background-app APP SESSION COMMAND [ARGS]\n".utf8))
+    exit(2)
+}
+let (app, sessionName, command) = (arguments[0], arguments[1], arguments[2])
+var rest = Array(arguments.dropFirst(3))
+var exitAfter: Int?
+if let index = rest.firstIndex(of: "--exit-after"), index + 1 < rest.count {
+    exitAfter = Int(rest[index + 1])
+    rest.removeSubrange(index...index + 1)
+}
+
+do {
+    let home = try SandboxHome()
+    let delegate = Delegate()
+    let session = try await BackgroundSession(
+        configuration: .background(identifier: sessionName), app: AppIdentifier(app), in: home, delegate: delegate)
+    let events = session.events
+    Task { for await _ in events {} }  // the delegate is the consumer; the stream is drained
+    switch command {
+    case "connect":
+        emit(["daemonPID": Int(session.daemonPID)])
+        while !delegate.finishedEvents.withLock({ $0 }) { try await Task.sleep(for: .milliseconds(5)) }
+    case "submit":
+        for url in rest {
+            guard let address = URL(string: url) else { throw TransferError(.invalidURL, url) }
+            let task = try await session.downloadTask(with: address)
+            emit(["submitted": task.taskIdentifier, "url": url])
+        }
+        if let exitAfter {
+            while delegate.completions.withLock({ $0 }) < exitAfter { try await Task.sleep(for: .milliseconds(5)) }
+        } else {
+            while true { try await Task.sleep(for: .seconds(1)) }  // until the test kills it
+        }
+    case "attach":
+        let wanted = exitAfter ?? 0
+        while !delegate.finishedEvents.withLock({ $0 }) || delegate.completions.withLock({ $0 }) < wanted {
+            try await Task.sleep(for: .milliseconds(5))
+        }
+    case "background":
+        for url in rest {
+            guard let address = URL(string: url) else { throw TransferError(.invalidURL, url) }
+            let task = try await session.downloadTask(with: address)
+            emit(["submitted": task.taskIdentifier, "url": url])
+        }
+        session.detach()
+        delegate.finishedEvents.withLock { $0 = false }
+        emit(["detached": true])
+        let paths = DaemonPaths(home: home)
+        while try await DaemonStatus.query(paths: paths).activeTasks > 0 {
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        let again = try await BackgroundSession(
+            configuration: .background(identifier: sessionName), app: AppIdentifier(app), in: home, delegate: delegate)
+        emit(["reattached": true])
+        while !delegate.finishedEvents.withLock({ $0 }) { try await Task.sleep(for: .milliseconds(5)) }
+        again.detach()
+    case "list":
+        let tasks = try await session.allTasks()
+        emit(["tasks": tasks.map(\.taskIdentifier)])
+    default:
+        throw TransferError(.invalidArgument, "unknown command '\(command)'")
+    }
+    session.detach()
+} catch let error as TransferError {
+    emit(["error": error.code.description, "message": error.message])
+    exit(1)
+} catch {
+    emit(["error": "\(error)"])
+    exit(1)
+}
