@@ -1,8 +1,6 @@
 import ArgumentParser
 import CSandboxShims
 import Logging
-import NIOCore
-import NIOPosix
 import Sandbox
 import SandboxShare
 
@@ -38,7 +36,6 @@ struct Share: AsyncParsableCommand {
     func run() async throws {
         StopSignals.unblock()
         Self.boundMallocMemory()
-        Self.runTasksOnEventLoops()
         let container = try app.container()
         let credentials = ShareCredentials(user: "sandbox", password: PairingCode.generate())
         let configuration = ShareConfiguration(
@@ -77,20 +74,6 @@ extension Share {
     /// transfers' throughput: measured, and not kept.)
     fileprivate static func boundMallocMemory() {
         csb_limit_malloc_arenas(2)
-    }
-
-    /// Makes SwiftNIO's event loops the executor of every task, instead of Swift's own pool.
-    ///
-    /// Hummingbird reads each request on an event loop and runs its handler in a task: with two
-    /// pools, every request crosses between threads twice (a wake-up and a context switch each
-    /// way), which was most of a small GET's cost. With one, a handler runs on the loop that read
-    /// its request (small GETs: 0.56–0.60× nginx's requests/s → 0.88–0.91× in the same runs,
-    /// BENCHMARKS.md). Safe here because nothing in the server waits on a task's thread for
-    /// long: file contents are read and written by the I/O engine's threads, log lines by a
-    /// writer thread of its own; what runs inline (`openat2`, `fstat`, a directory read for a
-    /// listing) ran on one of the pool's two threads before, and now runs on one of the two loops.
-    fileprivate static func runTasksOnEventLoops() {
-        NIOSingletons.unsafeTryInstallSingletonPosixEventLoopGroupAsConcurrencyGlobalExecutor()
     }
 }
 
