@@ -19,6 +19,7 @@ let package = Package(
         .library(name: "SandboxStore", targets: ["SandboxStore"]),
         .library(name: "SandboxTransfer", targets: ["SandboxTransfer"]),
         .library(name: "SandboxShare", targets: ["SandboxShare"]),
+        .library(name: "SandboxBackup", targets: ["SandboxBackup"]),
         .executable(name: "sandbox", targets: ["SandboxCLI"]),
         // The background-transfer daemon apps start on demand.
         .executable(name: "sandboxd", targets: ["sandboxd"]),
@@ -147,6 +148,39 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
 
+        // MARK: Backup and restore (SandboxBackup)
+        // Incremental, verifiable snapshots of containers in a content-addressed repository.
+        .target(
+            name: "SandboxBackup",
+            dependencies: [
+                "Sandbox",
+                "SandboxStore",
+                "SandboxCore",
+                .product(name: "SystemPackage", package: "swift-system"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // A backup or a restore the kill tests end with SIGKILL at random moments.
+        .executableTarget(
+            name: "sandbox-backup-harness",
+            dependencies: ["SandboxBackup"],
+            path: "Tests/Harnesses/BackupHarness",
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "SandboxBackupTests",
+            dependencies: [
+                "SandboxBackup", "SandboxTesting", "sandbox-backup-harness", "SandboxCLI",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // MARK: End of backup and restore
+
         // The command-line tool: parsing and printing only.
         .executableTarget(
             name: "SandboxCLI",
@@ -157,6 +191,7 @@ let package = Package(
                 "SandboxStore",
                 "SandboxTransfer",
                 "SandboxShare",
+                "SandboxBackup",
                 .product(name: "SystemPackage", package: "swift-system"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),

@@ -1,0 +1,258 @@
+import Crypto
+import Foundation
+import Glibc
+import Sandbox
+import SandboxCore
+import SandboxStore
+
+/// Backs up apps' containers into a repository: one snapshot per run.
+///
+/// For each app: scan the data container by iOS's rules (``ContainerScanner``), then store each
+/// file's content-defined chunks (FastCDC) as blobs — a file whose size, times and inode match the
+/// previous snapshot reuses its chunks unread; SQLite databases are copied with the online backup
+/// API first; the preferences file is read under the preferences lock. Then the app's tree, its
+/// `Manifest.db` and its keychain record are stored as blobs too. When every app is done, the
+/// index of the new blobs is written, and last the snapshot record: a process killed before that
+/// leaves no snapshot, only blobs that `prune` removes. The repository's exclusive lock is held
+/// throughout.
+public enum Backup {
+    /// Runs a backup of `apps` on `home` into `repository`.
+    ///
+    /// - Parameter progress: called as the backup moves on (on the calling thread).
+    /// - Throws: ``SandboxCore/SandboxError/Code/repositoryLocked`` when a backup or prune holds the
+    ///   repository; ``SandboxCore/SandboxError/Code/notFound`` for an app that is not installed;
+    ///   file-system and repository errors.
+    public static func run(
+        apps: [AppIdentifier], from home: SandboxHome, to repository: Repository,
+        progress: @escaping (BackupProgress) -> Void = { _ in }
+    ) throws(SandboxError) -> BackupReport {
+        let containers = try apps.map { (app) throws(SandboxError) in try home.container(for: app) }
+        let lock = try RepositoryLock.acquire(repository.storage, operation: "backup")
+        defer { _ = try? lock.release() }  // a failed release leaves a stale lock the next run takes over
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        var run = BackupRun(repository: repository, home: home, scratch: scratch, progress: progress)
+        try run.prepare()
+        for container in containers { try run.backUp(container) }
+        return try run.finish(apps: apps.map(\.rawValue))
+    }
+}
+
+/// The state of one backup run.
+struct BackupRun {
+    let repository: Repository
+    let home: SandboxHome
+    let scratch: ScratchDirectory
+    let progress: (BackupProgress) -> Void
+    let chunker: ContentChunker
+    var machine = BackupMachine()
+    var known: Set<String> = []
+    var newBlobs: [String: Int] = [:]
+    var appSnapshots: [AppSnapshot] = []
+    var warnings: [String] = []
+    var previous: Snapshot?
+    var filesTotal = 0
+    let started = Date()
+
+    init(
+        repository: Repository, home: SandboxHome, scratch: ScratchDirectory,
+        progress: @escaping (BackupProgress) -> Void
+    ) {
+        self.repository = repository
+        self.home = home
+        self.scratch = scratch
+        self.progress = progress
+        chunker = ContentChunker(parameters: repository.config.chunking)
+    }
+
+    mutating func prepare() throws(SandboxError) {
+        known = Set(try repository.indexedBlobs().keys)
+        previous = try repository.snapshots().last
+    }
+
+    private mutating func advance(_ event: BackupMachine.Event) {
+        do {
+            progress(try machine.handle(event))
+        } catch {
+            preconditionFailure("backup event out of order in phase \(error.phase)")
+        }
+    }
+
+    /// The previous snapshot's nodes of `app` by path, for reuse; empty when there is none or it
+    /// cannot be read (then everything is read again, with a warning).
+    private mutating func previousNodes(of app: String) -> [Data: TreeNode] {
+        guard let previous, let part = previous.record.apps.first(where: { $0.app == app }) else { return [:] }
+        do {
+            let bytes = try repository.loadSplit(part.tree)
+            let nodes = try JSONDecoder.repository.decode([TreeNode].self, from: Data(bytes))
+            return Dictionary(nodes.map { ($0.path, $0) }, uniquingKeysWith: { first, _ in first })
+        } catch {
+            warnings.append(
+                "The previous snapshot's tree of '\(app)' could not be read (\(error)); every file was read again.")
+            return [:]
+        }
+    }
+
+    mutating func backUp(_ container: Container) throws(SandboxError) {
+        let app = container.identifier.rawValue
+        let root = container.root
+        let names = PreferencesBackupAccess.fileNames(for: container.identifier)
+        let preferencesDirectory = ContainerPath(constant: "Library/Preferences")
+        let preferencesFile = preferencesDirectory.appendingTrusted(names.file)
+        let scanner = try ContainerScanner.scan(root, skipping: [preferencesDirectory.appendingTrusted(names.lock)])
+        warnings += scanner.warnings
+        let items = scanner.items
+        var total: Int64 = 0
+        for item in items where item.kind == .file { total += Int64(item.info.st_size) }
+        advance(.scanned(app: app, files: items.count, bytes: total))
+        filesTotal += items.count
+        let reusable = previousNodes(of: app)
+        // Databases first, so their -wal, -shm and -journal files can be left out.
+        var databases: Set<ContainerPath> = []
+        for item in items where item.kind == .file && item.info.st_nlink == 1 {
+            if DatabaseCopy.companionSuffixes.contains(where: { item.path.description.hasSuffix($0) }) { continue }
+            if try DatabaseCopy.isDatabase(item.path, in: root, size: Int64(item.info.st_size)) {
+                databases.insert(item.path)
+            }
+        }
+        var firstLinks: [UInt64: Data] = [:]  // inode → first path, for hard links
+        var nodes: [TreeNode] = []
+        var bytes: Int64 = 0
+        for item in items {
+            if item.kind == .file && DatabaseCopy.isCompanion(item.path, ofAnyOf: databases) {
+                advance(.fileDone)
+                continue
+            }
+            var node = item.node()
+            if item.kind == .file {
+                if item.info.st_nlink > 1, let first = firstLinks[node.inode] {
+                    node.hardLinkTo = first
+                } else {
+                    if item.info.st_nlink > 1 { firstLinks[node.inode] = node.path }
+                    try storeContents(
+                        of: item, into: &node, root: root, container: container,
+                        isDatabase: databases.contains(item.path), isPreferences: item.path == preferencesFile,
+                        previous: reusable[node.path])
+                    bytes += node.size
+                }
+            }
+            nodes.append(node)
+            advance(.fileDone)
+        }
+        try storeAppRecords(app: app, container: container, nodes: nodes, bytes: bytes)
+        advance(.appDone)
+    }
+
+    private mutating func storeContents(
+        of item: ScannedItem, into node: inout TreeNode, root: ConfinedRoot, container: Container,
+        isDatabase: Bool, isPreferences: Bool, previous: TreeNode?
+    ) throws(SandboxError) {
+        if !isDatabase, let previous, previous.kind == .file, previous.hardLinkTo == nil, let chunks = previous.chunks,
+            previous.size == node.size, previous.modified == node.modified, previous.changed == node.changed,
+            previous.inode == node.inode, previous.device == node.device, previous.source == nil || isPreferences
+        {
+            node.chunks = chunks
+            node.source = previous.source
+            advance(.stored(bytesRead: 0, bytesWritten: 0))
+            return
+        }
+        if isDatabase {
+            let copyName = "db-\(UInt64.random(in: 0...UInt64.max)).sqlite"
+            try DatabaseCopy.copy(
+                from: root.displayPath(of: item.path), to: scratch.hostPath(copyName),
+                display: root.displayPath(of: item.path))
+            let copyPath = try ContainerPath(copyName)
+            defer { _ = try? scratch.root.removeItem(at: copyPath) }  // scratch clean-up only
+            node.source = "sqlite-online-backup"
+            try chunk(copyPath, in: scratch.root, into: &node)
+        } else if isPreferences {
+            node.source = "preferences-lock"
+            var chunked = node
+            try storeCall { () throws(StoreError) in
+                try PreferencesBackupAccess.withFileLocked(in: container) { (path) throws(SandboxError) in
+                    try chunk(path, in: root, into: &chunked)
+                }
+            }
+            node = chunked
+        } else {
+            try chunk(item.path, in: root, into: &node)
+        }
+    }
+
+    /// Stores the chunks of the file at `path` and records them (and the size read) in `node`.
+    private mutating func chunk(
+        _ path: ContainerPath, in root: ConfinedRoot, into node: inout TreeNode
+    )
+        throws(SandboxError)
+    {
+        var ids: [String] = []
+        var written: Int64 = 0
+        let repository = repository
+        var known = known
+        var newBlobs = newBlobs
+        let size = try chunker.forEachChunk(of: path, in: root) { (bytes) throws(SandboxError) in
+            let id = repository.blobID(of: bytes)
+            if known.insert(id).inserted {
+                written += Int64(try repository.storeBlob(bytes, id: id))
+                newBlobs[id] = bytes.count
+            }
+            ids.append(id)
+        }
+        self.known = known
+        self.newBlobs = newBlobs
+        node.chunks = ids
+        node.size = size
+        advance(.stored(bytesRead: size, bytesWritten: written))
+    }
+
+    private mutating func storeAppRecords(
+        app: String, container: Container, nodes: [TreeNode], bytes: Int64
+    )
+        throws(SandboxError)
+    {
+        var written: Int64 = 0
+        let tree = try repository.storeSplit(
+            RepositoryJSON.encode(nodes), stored: &written, known: &known, index: &newBlobs)
+        let manifestName = "Manifest-\(UInt64.random(in: 0...UInt64.max)).db"
+        try ManifestDatabase.write(app: app, nodes: nodes, snapshotTime: started, to: scratch.hostPath(manifestName))
+        let manifestPath = try ContainerPath(manifestName)
+        var manifestNode = TreeNode(
+            path: Data(), kind: .file, mode: 0, uid: 0, gid: 0, size: 0,
+            modified: Timestamp(seconds: 0, nanoseconds: 0),
+            accessed: Timestamp(seconds: 0, nanoseconds: 0), extendedAttributes: nil, chunks: nil, target: nil,
+            hardLinkTo: nil, source: nil, inode: 0, device: 0, changed: Timestamp(seconds: 0, nanoseconds: 0))
+        try chunk(manifestPath, in: scratch.root, into: &manifestNode)
+        _ = try? scratch.root.removeItem(at: manifestPath)  // scratch clean-up only
+        var keychain: String?
+        if let record = try KeychainRecord.capture(
+            home: home, app: container.identifier, portable: repository.cipher.isEncrypted)
+        {
+            keychain = try repository.storeSplit(
+                RepositoryJSON.encode(record), stored: &written, known: &known, index: &newBlobs
+            ).joined(separator: ",")
+        }
+        advance(.stored(bytesRead: 0, bytesWritten: written))
+        appSnapshots.append(
+            AppSnapshot(
+                app: app, tree: tree, manifest: manifestNode.chunks ?? [], keychain: keychain,
+                files: nodes.count, bytes: bytes))
+    }
+
+    mutating func finish(apps: [String]) throws(SandboxError) -> BackupReport {
+        var indexBytes: Int64 = 0
+        if !newBlobs.isEmpty {
+            let id = try repository.storeRecord(IndexRecord(blobs: newBlobs), kind: .index)
+            indexBytes = try repository.storage.size(of: ObjectName(.index, id)) ?? 0
+        }
+        advance(.indexWritten(bytesWritten: indexBytes))
+        let record = SnapshotRecord(
+            time: started, hostname: ProcessInfo.processInfo.hostName, device: try DeviceIdentity.id(of: home),
+            home: home.location, apps: appSnapshots, parent: previous?.id)
+        let id = try repository.storeRecord(record, kind: .snapshot)
+        let final = machine.progress
+        advance(.snapshotWritten(id: id))
+        return BackupReport(
+            snapshot: id, apps: apps, files: filesTotal, bytesRead: final.bytesDone, bytesTotal: final.bytesTotal,
+            bytesStored: final.bytesStored, warnings: warnings)
+    }
+}

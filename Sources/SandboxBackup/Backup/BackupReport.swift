@@ -1,0 +1,14 @@
+/// What ``Backup/run(apps:from:to:progress:)`` did.
+public struct BackupReport: Sendable, Hashable, Codable {
+    public var snapshot: String
+    public var apps: [String]
+    public var files: Int
+    /// Bytes read from the containers (files reused from the previous snapshot are not read).
+    public var bytesRead: Int64
+    /// Bytes of the files backed up.
+    public var bytesTotal: Int64
+    /// Bytes written to the repository: new data after deduplication, plus the index.
+    public var bytesStored: Int64
+    /// Things skipped, with the reason (a FIFO, an unreadable previous snapshot…).
+    public var warnings: [String]
+}

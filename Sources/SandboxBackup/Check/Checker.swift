@@ -1,0 +1,94 @@
+import Foundation
+import SandboxCore
+
+/// What ``Checker/check(_:readingData:)`` found.
+public struct CheckReport: Sendable, Hashable, Codable {
+    public var snapshots: Int
+    public var blobs: Int
+    /// Blobs whose contents were read and re-hashed (`--read-data`).
+    public var blobsRead: Int
+    /// Each problem, in a sentence naming the object and what it affects.
+    public var problems: [String]
+    /// The files (`<snapshot> <app>:<path>`) a missing or damaged blob affects.
+    public var affectedFiles: [String]
+
+    public var isHealthy: Bool { problems.isEmpty }
+}
+
+/// Checks a repository as `restic check` does: structure first — the config, every index and
+/// snapshot record opens and matches its name, every tree reads, every blob a snapshot refers to
+/// exists — then, with `readingData`, every blob is read and re-hashed (and authenticated, when
+/// encrypted), and the files a bad blob affects are named.
+public enum Checker {
+    public static func check(_ repository: Repository, readingData: Bool) throws(SandboxError) -> CheckReport {
+        var report = CheckReport(snapshots: 0, blobs: 0, blobsRead: 0, problems: [], affectedFiles: [])
+        for name in try repository.storage.list(.index) {
+            do {
+                _ = try repository.loadRecord(IndexRecord.self, name)
+            } catch {
+                report.problems.append(error.message)
+            }
+        }
+        let present = Set(try repository.storage.list(.data).map(\.name))
+        report.blobs = present.count
+        // blob → the files it belongs to
+        var users: [String: [String]] = [:]
+        for name in try repository.storage.list(.snapshot) {
+            let record: SnapshotRecord
+            do {
+                record = try repository.loadRecord(SnapshotRecord.self, name)
+            } catch {
+                report.problems.append(error.message)
+                continue
+            }
+            report.snapshots += 1
+            let short = String(name.name.prefix(8))
+            for part in record.apps {
+                for id in part.tree + part.manifest + (part.keychain?.split(separator: ",").map(String.init) ?? []) {
+                    users[id, default: []].append(
+                        "\(short) \(part.app): (its \(part.tree.contains(id) ? "tree" : part.manifest.contains(id) ? "Manifest.db" : "keychain"))"
+                    )
+                }
+                let nodes: [TreeNode]
+                do {
+                    nodes = try JSONDecoder.repository.decode(
+                        [TreeNode].self, from: Data(try repository.loadSplit(part.tree)))
+                } catch let error as SandboxError {
+                    report.problems.append(
+                        "The tree of '\(part.app)' in snapshot \(short) cannot be read: \(error.message)")
+                    continue
+                } catch {
+                    report.problems.append(
+                        "The tree of '\(part.app)' in snapshot \(short) cannot be decoded: \(error).")
+                    continue
+                }
+                for node in nodes {
+                    for id in node.chunks ?? [] {
+                        users[id, default: []].append("\(short) \(part.app):\(node.displayPath)")
+                    }
+                }
+            }
+        }
+        var bad: Set<String> = []
+        for (id, files) in users where !present.contains(id) {
+            bad.insert(id)
+            report.problems.append(
+                "The blob 'data/\(id.prefix(2))/\(id)' is missing; it holds part of \(files.count) file(s).")
+        }
+        if readingData {
+            for id in present.sorted() {
+                report.blobsRead += 1
+                do {
+                    _ = try repository.loadBlob(id)
+                } catch {
+                    bad.insert(id)
+                    report.problems.append(
+                        "The blob 'data/\(id.prefix(2))/\(id)' is damaged: \(error.message) It holds part of \(users[id]?.count ?? 0) file(s)."
+                    )
+                }
+            }
+        }
+        report.affectedFiles = Array(Set(bad.flatMap { users[$0] ?? [] })).sorted()
+        return report
+    }
+}

@@ -1,0 +1,90 @@
+import Crypto
+import Foundation
+import SandboxCore
+
+/// How a repository's objects are sealed and named.
+///
+/// - Unencrypted: objects are stored as they are and a blob is named by the SHA-256 of its bytes.
+/// - Encrypted: every blob, tree, manifest, index and snapshot is sealed with AES-256-GCM under the
+///   repository's master key (a random 96-bit nonce each; `nonce ‖ ciphertext ‖ tag`), and a blob
+///   is named by HMAC-SHA256 of its plaintext under a second key, so names reveal nothing of the
+///   contents (restic's choice too).
+public struct RepositoryCipher: Sendable {
+    let encryptionKey: SymmetricKey?
+    let namingKey: SymmetricKey?
+
+    /// The cipher of an unencrypted repository.
+    public static let plain = RepositoryCipher(encryptionKey: nil, namingKey: nil)
+
+    /// The cipher of the master key `master` (64 bytes: encryption key, then naming key).
+    init(master: [UInt8]) {
+        encryptionKey = SymmetricKey(data: master[0..<32])
+        namingKey = SymmetricKey(data: master[32..<64])
+    }
+
+    private init(encryptionKey: SymmetricKey?, namingKey: SymmetricKey?) {
+        self.encryptionKey = encryptionKey
+        self.namingKey = namingKey
+    }
+
+    public var isEncrypted: Bool { encryptionKey != nil }
+
+    /// The name of a blob holding `bytes`: lowercase hex.
+    func blobID(of bytes: UnsafeRawBufferPointer) -> String {
+        if let namingKey {
+            return Hex.string(HMAC<SHA256>.authenticationCode(for: bytes, using: namingKey))
+        }
+        return Hex.string(SHA256.hash(data: bytes))
+    }
+
+    /// `bytes` as stored.
+    func seal(_ bytes: UnsafeRawBufferPointer) throws(SandboxError) -> [UInt8] {
+        guard let encryptionKey else { return Array(bytes) }
+        do {
+            guard let combined = try AES.GCM.seal(bytes, using: encryptionKey).combined else {
+                throw SandboxError(.unknown, "AES-GCM gave no combined output.")
+            }
+            return Array(combined)
+        } catch let error as SandboxError {
+            throw error
+        } catch {
+            throw SandboxError(.unknown, "AES-GCM sealing failed: \(error).")
+        }
+    }
+
+    /// The plaintext of an object as stored, authenticated.
+    ///
+    /// - Throws: ``SandboxCore/SandboxError/Code/repositoryDamaged`` when it fails authentication
+    ///   (damaged, truncated, or sealed under another key). swift-crypto on Linux reports a failed
+    ///   tag as `underlyingCoreCryptoError`, not `authenticationFailure`: any error means damage.
+    func open(_ stored: [UInt8], name: String) throws(SandboxError) -> [UInt8] {
+        guard let encryptionKey else { return stored }
+        do {
+            let box = try AES.GCM.SealedBox(combined: stored)
+            return Array(try AES.GCM.open(box, using: encryptionKey))
+        } catch {
+            throw SandboxError(
+                .repositoryDamaged,
+                "The repository object '\(name)' fails its authentication check: it is damaged or truncated. Run `sandbox check REPO --read-data` to see what it affects.",
+                path: name)
+        }
+    }
+}
+
+/// Lowercase hexadecimal.
+enum Hex {
+    static func string(_ bytes: some Sequence<UInt8>) -> String {
+        let digits = Array("0123456789abcdef".utf8)
+        var out: [UInt8] = []
+        for byte in bytes {
+            out.append(digits[Int(byte >> 4)])
+            out.append(digits[Int(byte & 0x0F)])
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// Whether `text` is `count` lowercase hex digits.
+    static func isID(_ text: String, count: Int = 64) -> Bool {
+        text.utf8.count == count && text.utf8.allSatisfy { (48...57).contains($0) || (97...102).contains($0) }
+    }
+}

@@ -1,0 +1,13 @@
+import SandboxCore
+
+extension SandboxError.Code {
+    /// The backup repository's password is wrong (its key file did not open with it), or a
+    /// password is missing for an encrypted repository or given for an unencrypted one.
+    public static let wrongPassword = SandboxError.Code("wrong-password")
+    /// Another backup or prune holds the repository's lock.
+    public static let repositoryLocked = SandboxError.Code("repository-locked")
+    /// The directory is not a backup repository (no `config`), or one of a newer format.
+    public static let notARepository = SandboxError.Code("not-a-repository")
+    /// An object a snapshot needs (a blob, a tree, an index) is missing or damaged.
+    public static let repositoryDamaged = SandboxError.Code("repository-damaged")
+}

@@ -1,0 +1,95 @@
+import SandboxCore
+
+/// A repository in a directory on this machine. Every access goes through one ``ConfinedRoot``:
+/// writes through its atomic, durable publisher (`O_TMPFILE` + `linkat`, both `fsync`ed), lists
+/// through its directory reader.
+public struct LocalRepositoryStorage: RepositoryStorage {
+    let root: ConfinedRoot
+    /// The largest object read (a chunk is at most 8 MiB; trees and manifests are split too).
+    static let maximumObjectSize = 64 << 20
+
+    /// The repository in the existing directory `hostPath`.
+    ///
+    /// - Throws: ``SandboxCore/SandboxError/Code/notFound`` and ``SandboxCore/SandboxError/Code/notADirectory``.
+    public init(openingDirectoryAt hostPath: String) throws(SandboxError) {
+        root = try ConfinedRoot(openingDirectoryAt: hostPath)
+    }
+
+    /// Makes (if missing) the directory `hostPath` and the folders of every object kind, including
+    /// the 256 `data/` subfolders.
+    public static func creatingLayout(atHostPath hostPath: String) throws(SandboxError) -> LocalRepositoryStorage {
+        let root = try ConfinedRoot.creatingDirectory(atHostPath: hostPath)
+        for kind in ObjectKind.allCases where kind != .config {
+            try root.createDirectory(at: try ContainerPath(kind.rawValue), withIntermediateDirectories: true)
+        }
+        for byte in 0..<256 {
+            let folder = try ContainerPath("data/" + Hex.string([UInt8(byte)]))
+            try root.createDirectory(at: folder, withIntermediateDirectories: true)
+        }
+        return LocalRepositoryStorage(root: root)
+    }
+
+    private init(root: ConfinedRoot) {
+        self.root = root
+    }
+
+    public var location: String { root.hostPath }
+
+    func path(_ name: ObjectName) throws(SandboxError) -> ContainerPath {
+        guard name.kind == .config || (!name.name.isEmpty && !name.name.contains("/") && !name.name.hasPrefix("."))
+        else {
+            throw SandboxError(.invalidArgument, "'\(name.name)' is not a repository object name.", path: name.name)
+        }
+        return try ContainerPath(name.description)
+    }
+
+    public func putIfAbsent(_ bytes: [UInt8], as name: ObjectName) throws(SandboxError) -> Bool {
+        let path = try path(name)
+        do {
+            try root.writeContents(bytes, to: path, options: [.atomic, .durable, .withoutOverwriting])
+            return true
+        } catch  where error.code == .alreadyExists {
+            return false
+        } catch  where error.code == .notFound && name.kind == .data {
+            // A data folder removed by hand: make it again.
+            try root.createDirectory(at: path.parent, withIntermediateDirectories: true)
+            return try putIfAbsent(bytes, as: name)
+        }
+    }
+
+    public func get(_ name: ObjectName) throws(SandboxError) -> [UInt8] {
+        try root.readContents(of: try path(name), maximumSize: Self.maximumObjectSize)
+    }
+
+    public func size(of name: ObjectName) throws(SandboxError) -> Int64? {
+        try root.attributes(at: try path(name), followingSymlink: false)?.size
+    }
+
+    public func list(_ kind: ObjectKind) throws(SandboxError) -> [ObjectName] {
+        switch kind {
+        case .config:
+            return try root.fileExists(at: try path(.config)) ? [.config] : []
+        case .data:
+            var names: [ObjectName] = []
+            for folder in try root.subdirectoryNames(at: ContainerPath(constant: "data")) {
+                let folderPath = try ContainerPath("data/" + folder)
+                for file in try root.fileNames(at: folderPath) where Hex.isID(file) {
+                    names.append(ObjectName(.data, file))
+                }
+            }
+            return names
+        default:
+            return try root.fileNames(at: ContainerPath(kind.rawValue)).filter {
+                !$0.hasPrefix(".") && !ConfinedRoot.isInterruptedWriteName($0)
+            }.map { ObjectName(kind, $0) }
+        }
+    }
+
+    public func delete(_ name: ObjectName) throws(SandboxError) {
+        do {
+            _ = try root.removeItem(at: try path(name))
+        } catch  where error.code == .notFound {
+            return
+        }
+    }
+}

@@ -1,0 +1,278 @@
+import Crypto
+import Foundation
+import SandboxCore
+
+/// A backup repository: content-addressed, write-once blobs, then indexes, then snapshot records,
+/// each object published atomically, so a process killed at any moment leaves a valid repository
+/// (at worst some blobs no snapshot refers to yet, which ``Pruner`` removes).
+///
+/// Layout: `config`, `keys/`, `data/<2 hex>/<id>`, `index/`, `snapshots/`, `locks/`. Objects are
+/// one a chunk (no pack files yet): a 1 GiB file is ~1,000 objects of ~1 MiB.
+public final class Repository: Sendable {
+    public let storage: any RepositoryStorage
+    public let config: RepositoryConfig
+    let cipher: RepositoryCipher
+
+    private init(storage: any RepositoryStorage, config: RepositoryConfig, cipher: RepositoryCipher) {
+        self.storage = storage
+        self.config = config
+        self.cipher = cipher
+    }
+
+    // MARK: Opening
+
+    /// Opens the repository in `storage`.
+    ///
+    /// - Parameter password: the password of an encrypted repository; `nil` for an unencrypted one.
+    /// - Throws: ``SandboxCore/SandboxError/Code/notARepository`` when there is no `config` (or one
+    ///   of a newer format); ``SandboxCore/SandboxError/Code/wrongPassword`` for a wrong password,
+    ///   a missing one (encrypted repository) or one given to an unencrypted repository.
+    public static func open(_ storage: any RepositoryStorage, password: [UInt8]?) throws(SandboxError) -> Repository {
+        let bytes: [UInt8]
+        do {
+            bytes = try storage.get(.config)
+        } catch  where error.code == .notFound {
+            throw SandboxError(
+                .notARepository,
+                "'\(storage.location)' is not a backup repository (it has no 'config'). Give the directory a backup wrote to, or run `sandbox backup` to make one.",
+                path: storage.location)
+        }
+        let config: RepositoryConfig
+        do {
+            config = try RepositoryJSON.decode(RepositoryConfig.self, from: bytes, name: "config")
+        } catch {
+            throw SandboxError(
+                .notARepository, "The repository's 'config' in '\(storage.location)' is damaged: \(error.detail).",
+                path: storage.location)
+        }
+        guard config.version == RepositoryConfig.currentVersion else {
+            throw SandboxError(
+                .notARepository,
+                "The repository '\(storage.location)' has format version \(config.version); this program reads version \(RepositoryConfig.currentVersion).",
+                path: storage.location)
+        }
+        guard config.encrypted else {
+            if password != nil {
+                throw SandboxError(
+                    .wrongPassword,
+                    "The repository '\(storage.location)' is not encrypted, so it takes no password: leave out --password-file.",
+                    path: storage.location)
+            }
+            return Repository(storage: storage, config: config, cipher: .plain)
+        }
+        guard let password else {
+            throw SandboxError(
+                .wrongPassword,
+                "The repository '\(storage.location)' is encrypted: give its password with --password-file FILE.",
+                path: storage.location)
+        }
+        for name in try storage.list(.key) {
+            let keyFile: KeyFile
+            do {
+                keyFile = try RepositoryJSON.decode(KeyFile.self, from: try storage.get(name), name: name.description)
+            } catch {
+                continue  // a damaged key file: another may open
+            }
+            let key = try keyFile.derivation.deriveKey(from: password)
+            guard let box = try? AES.GCM.SealedBox(combined: keyFile.sealedMasterKey),
+                let master = try? AES.GCM.open(box, using: key), master.count == 64
+            else { continue }  // not this password's key file
+            return Repository(storage: storage, config: config, cipher: RepositoryCipher(master: Array(master)))
+        }
+        throw SandboxError(
+            .wrongPassword,
+            "The password does not open the repository '\(storage.location)'. Check the password file (a trailing newline is ignored).",
+            path: storage.location)
+    }
+
+    /// Opens the repository in `storage`, making a new one first when it has no `config`.
+    ///
+    /// - Throws: as ``open(_:password:)``.
+    public static func openOrCreate(
+        _ storage: any RepositoryStorage, password: [UInt8]?, chunking: ChunkingParameters = .standard
+    ) throws(SandboxError) -> Repository {
+        if try storage.size(of: .config) != nil { return try open(storage, password: password) }
+        var master: [UInt8] = []
+        if let password {
+            var generator = SystemRandomNumberGenerator()
+            master = (0..<64).map { _ in UInt8.random(in: 0...255, using: &generator) }
+            let derivation = PasswordKeyDerivation.standard()
+            let key = try derivation.deriveKey(from: password)
+            let sealed: Data
+            do {
+                guard let combined = try AES.GCM.seal(master, using: key).combined else {
+                    throw SandboxError(.unknown, "AES-GCM gave no combined output.")
+                }
+                sealed = combined
+            } catch let error as SandboxError {
+                throw error
+            } catch {
+                throw SandboxError(.unknown, "Sealing the master key failed: \(error).")
+            }
+            let keyBytes = RepositoryJSON.encode(KeyFile(derivation: derivation, sealedMasterKey: sealed))
+            _ = try storage.putIfAbsent(keyBytes, as: ObjectName(.key, Hex.string(SHA256.hash(data: keyBytes))))
+        }
+        var generator = SystemRandomNumberGenerator()
+        let id = Hex.string((0..<32).map { _ in UInt8.random(in: 0...255, using: &generator) })
+        let config = RepositoryConfig(
+            version: RepositoryConfig.currentVersion, id: id, chunking: chunking, encrypted: password != nil)
+        // Two processes creating one repository at once: the first config wins, the other opens it.
+        if try !storage.putIfAbsent(RepositoryJSON.encode(config), as: .config) {
+            return try open(storage, password: password)
+        }
+        return Repository(
+            storage: storage, config: config, cipher: password == nil ? .plain : RepositoryCipher(master: master))
+    }
+
+    // MARK: Blobs
+
+    /// The id `bytes` would be stored under.
+    func blobID(of bytes: UnsafeRawBufferPointer) -> String {
+        cipher.blobID(of: bytes)
+    }
+
+    /// Stores `bytes` as a blob unless one of the same id exists.
+    ///
+    /// - Returns: the id, and how many bytes were written (0 when it existed).
+    func storeBlob(_ bytes: UnsafeRawBufferPointer, id: String) throws(SandboxError) -> Int {
+        let sealed = try cipher.seal(bytes)
+        return try storage.putIfAbsent(sealed, as: ObjectName(.data, id)) ? sealed.count : 0
+    }
+
+    /// The plaintext of blob `id`, checked against its id.
+    ///
+    /// - Throws: ``SandboxCore/SandboxError/Code/repositoryDamaged`` when it is missing or its
+    ///   contents do not match its id.
+    func loadBlob(_ id: String) throws(SandboxError) -> [UInt8] {
+        let name = ObjectName(.data, id)
+        let stored: [UInt8]
+        do {
+            stored = try storage.get(name)
+        } catch  where error.code == .notFound {
+            throw SandboxError(
+                .repositoryDamaged,
+                "The blob '\(name)' is missing from the repository '\(storage.location)'. Run `sandbox check` to see which snapshots and files it affects.",
+                path: name.description)
+        }
+        let plain = try cipher.open(stored, name: name.description)
+        let actual = plain.withUnsafeBytes { cipher.blobID(of: $0) }
+        guard actual == id else {
+            throw SandboxError(
+                .repositoryDamaged,
+                "The blob '\(name)' does not match its id (its contents are damaged). Run `sandbox check --read-data` to see which files it affects.",
+                path: name.description)
+        }
+        return plain
+    }
+
+    // MARK: Records
+
+    /// Seals and stores a JSON record of `kind`, named by the SHA-256 of its stored bytes.
+    func storeRecord(_ value: some Encodable, kind: ObjectKind) throws(SandboxError) -> String {
+        let plain = RepositoryJSON.encode(value)
+        let sealed = try plain.withBytes { (buffer) throws(SandboxError) in try cipher.seal(buffer) }
+        let id = Hex.string(SHA256.hash(data: sealed))
+        _ = try storage.putIfAbsent(sealed, as: ObjectName(kind, id))
+        return id
+    }
+
+    /// Reads a record, checking its name against its stored bytes.
+    ///
+    /// - Throws: ``SandboxCore/SandboxError/Code/repositoryDamaged`` when it is truncated or damaged.
+    func loadRecord<T: Decodable>(_ type: T.Type, _ name: ObjectName) throws(SandboxError) -> T {
+        let stored = try storage.get(name)
+        guard Hex.string(SHA256.hash(data: stored)) == name.name else {
+            throw SandboxError(
+                .repositoryDamaged,
+                "The repository object '\(name)' in '\(storage.location)' does not match its name: it is truncated or damaged. Remove it, or run `sandbox prune` to rebuild the index.",
+                path: name.description)
+        }
+        let plain = try cipher.open(stored, name: name.description)
+        do {
+            return try RepositoryJSON.decode(type, from: plain, name: name.description)
+        } catch {
+            throw SandboxError(
+                .repositoryDamaged, "The repository object '\(name)' cannot be read: \(error.detail).",
+                path: name.description)
+        }
+    }
+
+    /// Every blob id the indexes list, with its plaintext size.
+    ///
+    /// - Throws: ``SandboxCore/SandboxError/Code/repositoryDamaged`` for a damaged index.
+    func indexedBlobs() throws(SandboxError) -> [String: Int] {
+        var blobs: [String: Int] = [:]
+        for name in try storage.list(.index) {
+            blobs.merge(try loadRecord(IndexRecord.self, name).blobs) { first, _ in first }
+        }
+        return blobs
+    }
+
+    /// The snapshots, oldest first.
+    ///
+    /// - Throws: ``SandboxCore/SandboxError/Code/repositoryDamaged`` for a damaged snapshot record.
+    public func snapshots() throws(SandboxError) -> [Snapshot] {
+        var result: [Snapshot] = []
+        for name in try storage.list(.snapshot) {
+            result.append(Snapshot(id: name.name, record: try loadRecord(SnapshotRecord.self, name)))
+        }
+        return result.sorted { ($0.record.time, $0.id) < ($1.record.time, $1.id) }
+    }
+
+    /// The snapshot whose id starts with `prefix` (at least 4 hex digits), or the latest when `nil`.
+    ///
+    /// - Throws: ``SandboxCore/SandboxError/Code/notFound`` when none (or several) match.
+    public func snapshot(matching prefix: String?) throws(SandboxError) -> Snapshot {
+        let all = try snapshots()
+        guard let prefix else {
+            guard let last = all.last else {
+                throw SandboxError(.notFound, "The repository '\(storage.location)' has no snapshots yet.")
+            }
+            return last
+        }
+        let matches = all.filter { $0.id.hasPrefix(prefix.lowercased()) }
+        guard prefix.count >= 4, matches.count == 1, let match = matches.first else {
+            throw SandboxError(
+                .notFound,
+                "No single snapshot has an id starting with '\(prefix)' in '\(storage.location)' (\(matches.count) do). List them with `sandbox snapshots REPO`."
+            )
+        }
+        return match
+    }
+
+    /// Stores `bytes` (a tree, a manifest) as content-defined chunks; returns their ids.
+    func storeSplit(
+        _ bytes: [UInt8], stored: inout Int64, known: inout Set<String>, index: inout [String: Int]
+    )
+        throws(SandboxError) -> [String]
+    {
+        var ids: [String] = []
+        var cdc = FastCDC(parameters: config.chunking)
+        try bytes.withBytes { (all) throws(SandboxError) in
+            var start = 0
+            var position = 0
+            while position < all.count {
+                let (count, ends) = cdc.consume(UnsafeRawBufferPointer(rebasing: all[position...]))
+                position += count
+                if ends || position == all.count {
+                    let piece = UnsafeRawBufferPointer(rebasing: all[start..<position])
+                    let id = blobID(of: piece)
+                    if known.insert(id).inserted {
+                        stored += Int64(try storeBlob(piece, id: id))
+                        index[id] = piece.count
+                    }
+                    ids.append(id)
+                    start = position
+                }
+            }
+        }
+        return ids
+    }
+
+    /// The bytes of blobs `ids`, concatenated.
+    func loadSplit(_ ids: [String]) throws(SandboxError) -> [UInt8] {
+        var bytes: [UInt8] = []
+        for id in ids { bytes += try loadBlob(id) }
+        return bytes
+    }
+}

@@ -1,0 +1,70 @@
+import SandboxCore
+
+/// The kinds of object a repository holds, each in its own folder.
+public enum ObjectKind: String, Sendable, CaseIterable {
+    /// `config`: the format version, the repository's id, chunking, whether it is encrypted.
+    case config
+    /// `keys/<id>`: the master key sealed under a password-derived key (encrypted repositories).
+    case key = "keys"
+    /// `data/<2 hex>/<id>`: chunks of file contents, trees, manifests, keychains. Write-once.
+    case data
+    /// `index/<id>`: which blobs a backup stored (written after its blobs).
+    case index
+    /// `snapshots/<id>`: one record per backup (written last).
+    case snapshot = "snapshots"
+    /// `locks/<name>`: who holds the repository for a backup or a prune.
+    case lock = "locks"
+}
+
+/// The name of one object in a repository.
+public struct ObjectName: Hashable, Sendable, CustomStringConvertible {
+    public var kind: ObjectKind
+    public var name: String
+
+    public init(_ kind: ObjectKind, _ name: String) {
+        self.kind = kind
+        self.name = name
+    }
+
+    /// The repository's `config`.
+    public static let config = ObjectName(.config, "config")
+
+    /// Where the object lives relative to the repository: `data/ab/abcd…`, `snapshots/…`, `config`.
+    public var description: String {
+        switch kind {
+        case .config: "config"
+        case .data: "data/\(name.prefix(2))/\(name)"
+        default: "\(kind.rawValue)/\(name)"
+        }
+    }
+}
+
+/// Where a repository's objects are stored: named objects that are written once (put-if-absent),
+/// read, listed and deleted. ``LocalRepositoryStorage`` keeps them in a directory; an S3 backend
+/// (PUT with `If-None-Match: *`, GET, ListObjectsV2, DELETE) fits the same four calls.
+///
+/// A put is atomic: an object appears complete or not at all, also when the process is killed.
+public protocol RepositoryStorage: Sendable {
+    /// Where the repository is, for messages.
+    var location: String { get }
+
+    /// Stores `bytes` as `name` unless an object of that name exists.
+    ///
+    /// - Returns: whether the object was stored (`false`: it existed).
+    /// - Throws: ``SandboxCore/SandboxError/Code/noSpace`` and other storage failures.
+    func putIfAbsent(_ bytes: [UInt8], as name: ObjectName) throws(SandboxError) -> Bool
+
+    /// The bytes of `name`.
+    ///
+    /// - Throws: ``SandboxCore/SandboxError/Code/notFound`` when there is no such object.
+    func get(_ name: ObjectName) throws(SandboxError) -> [UInt8]
+
+    /// The size of `name` in bytes, or `nil` when there is no such object.
+    func size(of name: ObjectName) throws(SandboxError) -> Int64?
+
+    /// The objects of `kind`, in no particular order; interrupted writes are not listed.
+    func list(_ kind: ObjectKind) throws(SandboxError) -> [ObjectName]
+
+    /// Removes `name`; removing a missing object is not an error.
+    func delete(_ name: ObjectName) throws(SandboxError)
+}

@@ -1,0 +1,129 @@
+import Foundation
+import Glibc
+import Sandbox
+import SandboxCore
+import SandboxStore
+import SystemPackage
+
+/// What ``Restore/run(app:snapshot:from:into:progress:)`` did.
+public struct RestoreReport: Sendable, Hashable, Codable {
+    public var snapshot: String
+    public var app: String
+    public var files: Int
+    public var bytes: Int64
+    /// Keychain items written, or `nil` when the keychain was left as it was.
+    public var keychainItems: Int?
+    /// What a person should know: a keychain not restored and why.
+    public var notes: [String]
+}
+
+/// Restores an app's container from a snapshot: into a staging directory beside the container,
+/// then swapped in with one atomic exchange (`renameat2(RENAME_EXCHANGE)`, the one restart and
+/// update use), so a failed or killed restore changes nothing — the container is the old one or
+/// the restored one, never a mix. The bundle is left as installed; `Library/Caches` and `tmp` are
+/// empty; then the keychain, by its rules (see ``KeychainRecord``).
+public enum Restore {
+    static let dataContainers = ContainerPath(constant: "Containers/Data")
+    static let stagePrefix = ".restoring-"
+
+    /// Restores `app` (which must be installed) from `snapshot`.
+    ///
+    /// - Throws: ``SandboxCore/SandboxError/Code/notFound`` when the app is not installed or not in
+    ///   the snapshot; ``SandboxCore/SandboxError/Code/repositoryDamaged`` for a missing or damaged
+    ///   blob (nothing is changed); file-system errors.
+    public static func run(
+        app: AppIdentifier, snapshot: Snapshot, from repository: Repository, into home: SandboxHome,
+        progress: (RestoreProgress) -> Void = { _ in }
+    ) throws(SandboxError) -> RestoreReport {
+        _ = try home.container(for: app)  // installed: the bundle stays as it is
+        guard let part = snapshot.record.apps.first(where: { $0.app == app.rawValue }) else {
+            throw SandboxError(
+                .notFound,
+                "The snapshot \(snapshot.shortID) holds no '\(app)' (it holds \(snapshot.record.apps.map(\.app).joined(separator: ", ")))."
+            )
+        }
+        let nodes: [TreeNode]
+        do {
+            nodes = try JSONDecoder.repository.decode([TreeNode].self, from: Data(try repository.loadSplit(part.tree)))
+        } catch let error as SandboxError {
+            throw error
+        } catch {
+            throw SandboxError(
+                .repositoryDamaged, "The tree of '\(app)' in snapshot \(snapshot.shortID) cannot be read: \(error).")
+        }
+        try sweepStages(of: app, in: home)
+        let live = dataContainers.appendingTrusted(app.rawValue)
+        let stage = dataContainers.appendingTrusted(
+            "\(stagePrefix)\(String(UInt64.random(in: 0...UInt64.max), radix: 36))-\(app.rawValue)")
+        var machine = RestoreMachine(app: app.rawValue, files: nodes.count, bytes: part.bytes)
+        func advance(_ event: RestoreMachine.Event) {
+            do {
+                progress(try machine.handle(event))
+            } catch {
+                preconditionFailure("restore event out of order in phase \(error.phase)")
+            }
+        }
+        do throws(SandboxError) {
+            try home.root.createDirectory(at: stage)
+            try home.root.setPermissions(FilePermissions(rawValue: 0o700), at: stage)
+            let stageRoot = try home.root.openSubroot(at: stage)
+            var writer = TreeWriter(root: stageRoot, repository: repository)
+            for node in nodes {
+                let written = try writer.write(node)
+                if written > 0 { advance(.wrote(bytes: written)) }
+                advance(.fileDone)
+            }
+            try writer.finish()
+            advance(.staged)
+            try home.root.exchangeItems(at: live, with: stage)
+            advance(.exchanged)
+        } catch {
+            _ = try? home.root.removeItem(at: stage, recursively: true)  // roll back; `error` propagates
+            throw error
+        }
+        var notes: [String] = []
+        do throws(SandboxError) {
+            try home.root.removeItem(at: stage, recursively: true)
+        } catch {
+            notes.append(
+                "The replaced container could not be removed from '\(home.root.displayPath(of: stage))' (\(error.message)); the next restore removes it."
+            )
+        }
+        var keychainItems: Int?
+        if let keychain = part.keychain {
+            let ids = keychain.split(separator: ",").map(String.init)
+            let record: KeychainRecord
+            do {
+                record = try JSONDecoder.repository.decode(
+                    KeychainRecord.self, from: Data(try repository.loadSplit(ids)))
+            } catch let error as SandboxError {
+                throw error
+            } catch {
+                throw SandboxError(
+                    .repositoryDamaged,
+                    "The keychain of '\(app)' in snapshot \(snapshot.shortID) cannot be read: \(error).")
+            }
+            let (items, note) = try record.itemsToRestore(on: home, app: app)
+            if let items {
+                try storeCall { () throws(StoreError) in
+                    try KeychainBackupAccess.replaceItems(items, home: home, app: app)
+                }
+                keychainItems = items.count
+            }
+            if let note { notes.append(note) }
+        }
+        advance(.keychainDone)
+        return RestoreReport(
+            snapshot: snapshot.id, app: app.rawValue, files: nodes.count, bytes: part.bytes,
+            keychainItems: keychainItems,
+            notes: notes)
+    }
+
+    /// Removes the staging directories of restores of `app` that were killed.
+    static func sweepStages(of app: AppIdentifier, in home: SandboxHome) throws(SandboxError) {
+        for name in try home.root.subdirectoryNames(at: dataContainers)
+        where name.hasPrefix(stagePrefix) && name.hasSuffix("-" + app.rawValue) {
+            try home.root.removeItem(at: dataContainers.appendingTrusted(name), recursively: true)
+        }
+    }
+}

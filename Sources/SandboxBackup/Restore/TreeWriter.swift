@@ -1,0 +1,119 @@
+import CSandboxShims
+import Foundation
+import Glibc
+import SandboxCore
+import SystemPackage
+
+/// Makes a snapshot's tree again in a staging root: directories, files (chunk by chunk, each
+/// checked against its id), hard links (once), symlinks (as links), with modes, `user.` extended
+/// attributes and times. Directories get their modes and times last, after their contents.
+struct TreeWriter {
+    let root: ConfinedRoot
+    let repository: Repository
+    private var directories: [(ContainerPath, TreeNode)] = []
+
+    /// The container's layout, made (empty) when the snapshot has none of it: `Library/Caches`
+    /// and `tmp` are never in a snapshot.
+    static let layout: [ContainerPath] = [
+        "Documents", "Documents/Inbox", "Library", "Library/Preferences", "Library/Application Support",
+        "Library/Caches", "tmp",
+    ].map { ContainerPath(constant: $0) }
+
+    init(root: ConfinedRoot, repository: Repository) {
+        self.root = root
+        self.repository = repository
+    }
+
+    /// Makes `node`; returns the bytes written.
+    mutating func write(_ node: TreeNode) throws(SandboxError) -> Int64 {
+        let path = try RestorePath.path(of: node.path)
+        if ContainerScanner.skippedDirectories.contains(where: { path.isDescendant(of: $0) }) { return 0 }
+        switch node.kind {
+        case .directory:
+            try root.createDirectory(at: path, withIntermediateDirectories: true)
+            try setAttributes(node, at: path)
+            directories.append((path, node))
+            return 0
+        case .symlink:
+            let parent = try root.openParent(of: path)
+            let target = Array(node.target ?? Data()) + [0]
+            let result = target.withUnsafeBufferPointer { buffer in
+                buffer.withMemoryRebound(to: CChar.self) { chars -> CInt in
+                    guard let base = chars.baseAddress else { return -1 }
+                    return symlinkat(base, parent.rawValue, parent.name.cString)
+                }
+            }
+            guard result == 0 else {
+                throw .systemCall("symlinkat", errno: Errno(rawValue: errno), path: path.description)
+            }
+            try setTimes(node, at: path)
+            return 0
+        case .file:
+            if let first = node.hardLinkTo {
+                let firstPath = try RestorePath.path(of: first)
+                let from = try root.openParent(of: firstPath)
+                let to = try root.openParent(of: path)
+                guard linkat(from.rawValue, from.name.cString, to.rawValue, to.name.cString, 0) == 0 else {
+                    throw .systemCall("linkat", errno: Errno(rawValue: errno), path: path.description)
+                }
+                return 0
+            }
+            var written: Int64 = 0
+            let file = try root.openFile(forWritingAt: path, options: .newFile(replaceExisting: false))
+            do throws(SandboxError) {
+                for id in node.chunks ?? [] {
+                    let bytes = try repository.loadBlob(id)
+                    try bytes.withBytes { (buffer) throws(SandboxError) in try file.write(buffer) }
+                    written += Int64(bytes.count)
+                }
+                try file.close()
+            } catch {
+                _ = try? file.close()  // the write's error is the one to report
+                throw error
+            }
+            guard written == node.size else {
+                throw SandboxError(
+                    .repositoryDamaged,
+                    "'\(path)' should be \(node.size) bytes but its chunks hold \(written); the snapshot is damaged.",
+                    path: path.description)
+            }
+            try setAttributes(node, at: path)
+            return written
+        }
+    }
+
+    /// Makes the layout's missing directories, then gives directories their modes and times.
+    mutating func finish() throws(SandboxError) {
+        for path in Self.layout where try !root.directoryExists(at: path) {
+            try root.createDirectory(at: path, withIntermediateDirectories: true)
+        }
+        for (path, node) in directories.reversed() {
+            try root.setPermissions(FilePermissions(rawValue: CInterop.Mode(node.mode)), at: path)
+            try setTimes(node, at: path)
+        }
+        // Durable before the exchange publishes it (Glibc does not export syncfs(2); sync(2) is
+        // one call for the whole restore).
+        sync()
+    }
+
+    private func setAttributes(_ node: TreeNode, at path: ContainerPath) throws(SandboxError) {
+        for (name, value) in node.extendedAttributes ?? [:] where name.hasPrefix("user.") {
+            try root.setExtendedAttribute(named: name, to: Array(value), at: path)
+        }
+        if node.kind == .file {
+            try root.setPermissions(FilePermissions(rawValue: CInterop.Mode(node.mode)), at: path)
+            try setTimes(node, at: path)
+        }
+    }
+
+    private func setTimes(_ node: TreeNode, at path: ContainerPath) throws(SandboxError) {
+        let parent = try root.openParent(of: path)
+        var times = [
+            timespec(tv_sec: Int(node.accessed.seconds), tv_nsec: Int(node.accessed.nanoseconds)),
+            timespec(tv_sec: Int(node.modified.seconds), tv_nsec: Int(node.modified.nanoseconds)),
+        ]
+        guard utimensat(parent.rawValue, parent.name.cString, &times, AT_SYMLINK_NOFOLLOW) == 0 else {
+            throw .systemCall("utimensat", errno: Errno(rawValue: errno), path: path.description)
+        }
+    }
+}

@@ -1,0 +1,59 @@
+import Crypto
+import Foundation
+import GRDB
+import SandboxCore
+
+/// An iOS-shaped `Manifest.db` (as Finder and iTunes write): `Files(fileID, domain, relativePath,
+/// flags, file)` with `fileID = SHA1(domain + "-" + relativePath)`, `flags` 1 file, 2 directory,
+/// 4 symlink, and `file` our own JSON of the item (not an `MBFile` keyed archive: that class cannot
+/// be archived faithfully here), plus `Properties(key, value)`.
+enum ManifestDatabase {
+    static func domain(for app: String) -> String { "AppDomain-" + app }
+
+    static func fileID(domain: String, relativePath: String) -> String {
+        Hex.string(Insecure.SHA1.hash(data: Data((domain + "-" + relativePath).utf8)))
+    }
+
+    static func flags(_ kind: TreeNode.Kind) -> Int {
+        switch kind {
+        case .file: 1
+        case .directory: 2
+        case .symlink: 4
+        }
+    }
+
+    /// Writes the manifest of `nodes` to the new database at host path `path`.
+    static func write(app: String, nodes: [TreeNode], snapshotTime: Date, to path: String) throws(SandboxError) {
+        let domain = domain(for: app)
+        do {
+            let queue = try DatabaseQueue(path: path)
+            try queue.write { db in
+                try db.execute(
+                    sql: """
+                        CREATE TABLE Files (fileID TEXT PRIMARY KEY, domain TEXT, relativePath TEXT, flags INTEGER, file BLOB);
+                        CREATE INDEX FilesDomainIdx ON Files(domain);
+                        CREATE INDEX FilesRelativePathIdx ON Files(relativePath);
+                        CREATE INDEX FilesFlagsIdx ON Files(flags);
+                        CREATE TABLE Properties (key TEXT PRIMARY KEY, value BLOB);
+                        """)
+                let insert = try db.makeStatement(
+                    sql:
+                        "INSERT OR REPLACE INTO Files (fileID, domain, relativePath, flags, file) VALUES (?, ?, ?, ?, ?)"
+                )
+                for node in nodes {
+                    let relative = node.displayPath
+                    try insert.execute(arguments: [
+                        fileID(domain: domain, relativePath: relative), domain, relative, flags(node.kind),
+                        Data(RepositoryJSON.encode(node)),
+                    ])
+                }
+                try db.execute(
+                    sql: "INSERT INTO Properties (key, value) VALUES ('Version', '1'), ('Date', ?), ('Domain', ?)",
+                    arguments: [ISO8601DateFormatter().string(from: snapshotTime), domain])
+            }
+            try queue.close()
+        } catch {
+            throw SandboxError(.io, "Writing the manifest of '\(app)' failed: \(error).", path: path)
+        }
+    }
+}

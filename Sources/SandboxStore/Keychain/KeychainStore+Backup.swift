@@ -1,0 +1,56 @@
+import Crypto
+import Foundation
+import Sandbox
+
+/// What the backup module needs of an app's keychain: every item, whatever its service; replacing
+/// them all at once; and a key only this device can derive, to seal the items a backup may restore
+/// on this device only.
+package enum KeychainBackupAccess {
+    /// Every item of `app`'s keychain (all services), opened.
+    ///
+    /// - Throws: the errors of ``Keychain/allItems()``.
+    package static func items(home: SandboxHome, app: AppIdentifier) throws(StoreError) -> [KeychainItem] {
+        let store = try KeychainStore(home: home, app: app)
+        let (rows, _) = try store.snapshot()
+        var items: [KeychainItem] = []
+        for row in rows { items.append(try store.open(row)) }
+        return items
+    }
+
+    /// Replaces every item of `app`'s keychain with `items`, in one write under the keychain's lock.
+    ///
+    /// - Throws: the errors of ``Keychain/set(_:key:)-(Data,_)``.
+    package static func replaceItems(
+        _ items: [KeychainItem], home: SandboxHome, app: AppIdentifier
+    ) throws(StoreError) {
+        let store = try KeychainStore(home: home, app: app)
+        try store.modify { (change: inout KeychainStore.Change) throws(StoreError) in
+            var rows: [KeychainFile.Row] = []
+            for item in items { rows.append(try change.seal(item)) }
+            change.rows = rows
+        }
+    }
+
+    /// A key derived from the device key for `purpose` (HKDF-SHA256), or `nil` when the device has
+    /// no key yet. It never leaves the device: what it seals opens on this device only.
+    ///
+    /// - Throws: the errors of reading `Device/device.key`.
+    package static func deviceBoundKey(home: SandboxHome, purpose: String) throws(StoreError) -> SymmetricKey? {
+        guard let deviceKey = try DeviceKey.existing(in: home) else { return nil }
+        return HKDF<SHA256>.deriveKey(
+            inputKeyMaterial: deviceKey, info: Data(purpose.utf8), outputByteCount: 32)
+    }
+}
+
+extension KeychainItem {
+    /// An item from all its parts, as a backup recorded it.
+    package init(
+        restoring service: String, account: String, label: String?, comment: String?,
+        accessibility: KeychainAccessibility, attributes: [String: String], creationDate: Date,
+        modificationDate: Date, secret: Data
+    ) {
+        self.init(
+            service: service, account: account, label: label, comment: comment, accessibility: accessibility,
+            attributes: attributes, creationDate: creationDate, modificationDate: modificationDate, secret: secret)
+    }
+}

@@ -1,0 +1,23 @@
+import Sandbox
+
+/// What the backup module needs of an app's preferences: their file, read while no writer can
+/// replace it (the writers' lock held shared).
+package enum PreferencesBackupAccess {
+    /// The name of `app`'s preferences file in `Library/Preferences`, and of its lock file.
+    package static func fileNames(for app: AppIdentifier) -> (file: String, lock: String) {
+        ("\(app.rawValue).plist", ".\(app.rawValue).plist.lock")
+    }
+
+    /// Runs `body` with the path of `container`'s preferences file while holding the preferences
+    /// lock shared, so no writer replaces the file meanwhile.
+    ///
+    /// - Throws: ``StoreError`` with the core's codes (also what `body` throws, carried inside).
+    package static func withFileLocked<T>(
+        in container: Container, _ body: (ContainerPath) throws(SandboxError) -> T
+    ) throws(StoreError) -> T {
+        let file = try PreferencesFile(root: container.root, app: container.identifier)
+        return try file.lock.withLock(exclusive: false) { () throws(StoreError) in
+            try fileSystem { () throws(SandboxError) in try body(file.path) }
+        }
+    }
+}
