@@ -11,10 +11,14 @@ let swiftSettings: [SwiftSetting] = [
     .enableUpcomingFeature("MemberImportVisibility"),
 ]
 
+// Every benchmark reads its options with swift-argument-parser (`--help` lists them).
+let argumentParser: Target.Dependency = .product(name: "ArgumentParser", package: "swift-argument-parser")
+
 let package = Package(
     name: "SandboxBenchmarks",
     dependencies: [
-        .package(name: "Sandbox", path: "..")
+        .package(name: "Sandbox", path: ".."),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
     ],
     targets: [
         // Timing helpers the benchmarks share (spawning peers, medians).
@@ -23,35 +27,35 @@ let package = Package(
         // The core against du, find, rm and cp.
         .executableTarget(
             name: "sandbox-benchmark",
-            dependencies: [.product(name: "SandboxCore", package: "Sandbox"), "BenchmarkSupport"],
+            dependencies: [argumentParser, .product(name: "SandboxCore", package: "Sandbox"), "BenchmarkSupport"],
             path: "sandbox-benchmark",
             swiftSettings: swiftSettings
         ),
         // The I/O engine against dd, Foundation and fio.
         .executableTarget(
             name: "sandbox-io-benchmark",
-            dependencies: [.product(name: "SandboxCore", package: "Sandbox")],
+            dependencies: [argumentParser, .product(name: "SandboxCore", package: "Sandbox")],
             path: "sandbox-io-benchmark",
             swiftSettings: swiftSettings
         ),
         // The folder monitor against inotifywait.
         .executableTarget(
             name: "sandbox-watch-benchmark",
-            dependencies: [.product(name: "SandboxWatch", package: "Sandbox"), "BenchmarkSupport"],
+            dependencies: [argumentParser, .product(name: "SandboxWatch", package: "Sandbox"), "BenchmarkSupport"],
             path: "sandbox-watch-benchmark",
             swiftSettings: swiftSettings
         ),
         // Bundle signing and verification against sha256sum.
         .executableTarget(
             name: "sandbox-bundle-benchmark",
-            dependencies: [.product(name: "Sandbox", package: "Sandbox"), "BenchmarkSupport"],
+            dependencies: [argumentParser, .product(name: "Sandbox", package: "Sandbox"), "BenchmarkSupport"],
             path: "sandbox-bundle-benchmark",
             swiftSettings: swiftSettings
         ),
         // Property lists and preferences against Foundation.
         .executableTarget(
             name: "sandbox-store-benchmark",
-            dependencies: [.product(name: "SandboxStore", package: "Sandbox")],
+            dependencies: [argumentParser, .product(name: "SandboxStore", package: "Sandbox")],
             path: "sandbox-store-benchmark",
             swiftSettings: swiftSettings
         ),
@@ -59,6 +63,7 @@ let package = Package(
         .executableTarget(
             name: "sandbox-transfer-benchmark",
             dependencies: [
+                argumentParser,
                 .product(name: "SandboxTransfer", package: "Sandbox"),
                 .product(name: "SandboxTransferTesting", package: "Sandbox"),
             ],
@@ -69,6 +74,7 @@ let package = Package(
         .executableTarget(
             name: "sandbox-share-benchmark",
             dependencies: [
+                argumentParser,
                 .product(name: "Sandbox", package: "Sandbox"),
                 .product(name: "SandboxTransferTesting", package: "Sandbox"),
                 "BenchmarkSupport",

@@ -40,14 +40,3 @@ public func median(_ values: [Double]) -> Double {
     return sorted.count % 2 == 1
         ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
 }
-
-/// Reads the `--flag value` pairs that follow the program's name, handing each to `apply`, which
-/// returns `false` for a flag it does not know; an unknown flag ends the program with a message.
-public func parseOptions(_ arguments: [String], _ apply: (_ flag: String, _ value: String) -> Bool) {
-    var iterator = arguments.dropFirst().makeIterator()
-    while let flag = iterator.next() {
-        guard apply(flag, iterator.next() ?? "") else {
-            fatalError("unknown option \(flag); see the comment at the top of main.swift")
-        }
-    }
-}

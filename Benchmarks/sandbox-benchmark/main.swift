@@ -4,30 +4,22 @@
 // the ratio ours/theirs in time (≤ 1.0 means at least as fast). Not run by CI.
 //
 //     swift run -c release sandbox-benchmark [--files N] [--folders N] [--copy-mib N] [--runs N] [--dir PATH]
+import ArgumentParser
 import BenchmarkSupport
 import Foundation
 import SandboxCore
 
-struct Configuration {
-    var files = 100_000
-    var folders = 1_000
-    var copyMiB = 1_024
-    var runs = 5
-    var directory = "/var/tmp"
+struct Configuration: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "sandbox-benchmark",
+        abstract: "SandboxCore against du, find, rm -rf and cp, alternating, with medians and ratios ours/peer."
+    )
 
-    init(arguments: [String]) {
-        parseOptions(arguments) { flag, value in
-            switch flag {
-            case "--files": files = Int(value) ?? files
-            case "--folders": folders = Int(value) ?? folders
-            case "--copy-mib": copyMiB = Int(value) ?? copyMiB
-            case "--runs": runs = Int(value) ?? runs
-            case "--dir": directory = value
-            default: return false
-            }
-            return true
-        }
-    }
+    @Option(help: "How many small files the tree holds.") var files = 100_000
+    @Option(help: "How many folders the files are spread over.") var folders = 1_000
+    @Option(name: .customLong("copy-mib"), help: "The size of the copied file, in MiB.") var copyMiB = 1_024
+    @Option(help: "How many times each case runs.") var runs = 5
+    @Option(name: .customLong("dir"), help: "The folder the scratch tree is made in.") var directory = "/var/tmp"
 }
 
 /// Creates `files` small files spread over `folders` folders, with plain system calls.
@@ -47,7 +39,7 @@ func buildTree(at path: String, files: Int, folders: Int) {
 }
 
 func run() throws {
-    let configuration = Configuration(arguments: CommandLine.arguments)
+    let configuration = Configuration.parseOrExit()
     var template = Array("\(configuration.directory)/sandbox-bench-XXXXXX".utf8CString)
     guard let made = mkdtemp(&template) else { fatalError("cannot create a directory in \(configuration.directory)") }
     let base = String(cString: made)

@@ -6,30 +6,22 @@
 // ratio ours/theirs in time (≤ 1.0 means at least as fast). Not run by CI.
 //
 //     swift run -c release sandbox-bundle-benchmark [--big-mib N] [--files N] [--file-kib N] [--runs N] [--dir PATH]
+import ArgumentParser
 import BenchmarkSupport
 import Foundation
 import Sandbox
 
-struct Configuration {
-    var bigMiB = 512
-    var files = 5_000
-    var fileKiB = 16
-    var runs = 5
-    var directory = "/var/tmp"
+struct Configuration: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "sandbox-bundle-benchmark",
+        abstract: "Bundle signing and verification against sha256sum and openssl dgst, with medians and ratios."
+    )
 
-    init(arguments: [String]) {
-        parseOptions(arguments) { flag, value in
-            switch flag {
-            case "--big-mib": bigMiB = Int(value) ?? bigMiB
-            case "--files": files = Int(value) ?? files
-            case "--file-kib": fileKiB = Int(value) ?? fileKiB
-            case "--runs": runs = Int(value) ?? runs
-            case "--dir": directory = value
-            default: return false
-            }
-            return true
-        }
-    }
+    @Option(name: .customLong("big-mib"), help: "The size of the one large file, in MiB.") var bigMiB = 512
+    @Option(help: "How many small files the second bundle holds.") var files = 5_000
+    @Option(name: .customLong("file-kib"), help: "The size of each small file, in KiB.") var fileKiB = 16
+    @Option(help: "How many times each case runs.") var runs = 5
+    @Option(name: .customLong("dir"), help: "The folder the bundles are made in.") var directory = "/var/tmp"
 }
 
 /// Writes `count` files of `size` bytes of varied content under `path`, 100 to a folder; returns
@@ -55,7 +47,7 @@ func writeFiles(at path: String, count: Int, size: Int, prefix: String) throws -
 }
 
 func run() throws {
-    let configuration = Configuration(arguments: CommandLine.arguments)
+    let configuration = Configuration.parseOrExit()
     var template = Array("\(configuration.directory)/sandbox-bundle-bench-XXXXXX".utf8CString)
     guard let made = mkdtemp(&template) else { fatalError("cannot create a directory in \(configuration.directory)") }
     let base = String(cString: made)

@@ -1,32 +1,27 @@
+import ArgumentParser
 import Foundation
 
 /// The benchmark's options: `--size-mib`, `--stream-mib`, `--small-files`, `--random-reads`,
 /// `--runs`, `--dir`, `--only`.
-struct Configuration {
-    var sizeMiB = 1_024
-    var streamMiB = 4_096
-    var smallFiles = 10_000
-    var randomReads = 256_000
-    var runs = 5
-    var directory = "/var/tmp"
-    var only: Set<String> = []
+struct Configuration: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "sandbox-io-benchmark",
+        abstract: "The I/O engine against dd, Foundation and fio (or threads doing pread), throughput ratios."
+    )
 
-    init(arguments: [String]) {
-        var iterator = arguments.makeIterator()
-        while let flag = iterator.next() {
-            let value = iterator.next() ?? ""
-            switch flag {
-            case "--size-mib": sizeMiB = Int(value) ?? sizeMiB
-            case "--stream-mib": streamMiB = Int(value) ?? streamMiB
-            case "--small-files": smallFiles = Int(value) ?? smallFiles
-            case "--random-reads": randomReads = Int(value) ?? randomReads
-            case "--runs": runs = Int(value) ?? runs
-            case "--dir": directory = value
-            case "--only": only = Set(value.split(separator: ",").map(String.init))
-            default: fatalError("unknown option \(flag); see the comment at the top of main.swift")
-            }
-        }
-    }
+    @Option(name: .customLong("size-mib"), help: "The size of the sequential files, in MiB.") var sizeMiB = 1_024
+    @Option(name: .customLong("stream-mib"), help: "The size of the streamed file for peak memory, in MiB.")
+    var streamMiB = 4_096
+    @Option(help: "How many 4 KiB files the small-file case writes.") var smallFiles = 10_000
+    @Option(help: "How many random 4 KiB reads each depth makes.") var randomReads = 256_000
+    @Option(help: "How many times each case runs.") var runs = 5
+    @Option(name: .customLong("dir"), help: "The folder the files are made in.") var directory = "/var/tmp"
+    @Option(
+        name: .customLong("only"),
+        help: "Run only these groups, separated by commas: read, write, small, random, peak.",
+        transform: { Set($0.split(separator: ",").map(String.init)) }
+    )
+    var only: Set<String> = []
 
     func wants(_ group: String) -> Bool { only.isEmpty || only.contains(group) }
 }

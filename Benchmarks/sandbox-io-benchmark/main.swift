@@ -8,16 +8,18 @@
 //
 //     swift run -c release sandbox-io-benchmark [--size-mib 1024] [--stream-mib 4096] [--small-files 10000]
 //         [--random-reads 256000] [--runs 5] [--dir /var/tmp] [--only read,write,small,random,peak]
+import ArgumentParser
 import Foundation
 import SandboxCore
 
+// The peak-memory case runs this program again as a child: `--child-stream DIRECTORY NAME`.
 let arguments = Array(CommandLine.arguments.dropFirst())
 if arguments.first == "--child-stream", arguments.count == 3 {
     try await childStream(directory: arguments[1], name: arguments[2])
     exit(0)
 }
 
-let configuration = Configuration(arguments: arguments)
+let configuration = Configuration.parseOrExit()
 let directory = configuration.directory + "/sandbox-io-benchmark-\(getpid())"
 try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
 defer { try? FileManager.default.removeItem(atPath: directory) }  // teardown: nothing to report

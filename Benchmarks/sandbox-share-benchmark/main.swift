@@ -14,31 +14,37 @@
 // 4. PROPFIND Depth 1 of the 10,000-file folder (nginx has no PROPFIND without a third-party
 //    module): time (< 1 s).
 // 5. The server's peak resident memory (VmHWM) over all of it (< 64 MiB).
+import ArgumentParser
 import BenchmarkSupport
 import Foundation
 import Sandbox
 import SandboxTransferTesting
 
-var runs = 3
-var mebibytes = 1024
-var small = 10_000
-var seconds = 10
+struct Options: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "sandbox-share-benchmark",
+        abstract: "sandbox share against nginx's WebDAV serving the same folder, with curl and wrk."
+    )
+
+    @Option(help: "How many times each workload runs.") var runs = 3
+    @Option(name: .customLong("mib"), help: "The size of the large file, in MiB.") var mebibytes = 1024
+    @Option(help: "How many 16 KiB files the small-GET workload cycles through.") var small = 10_000
+    @Option(help: "How long each wrk run lasts, in seconds.") var seconds = 10
+    @Option(help: "The sandbox executable (default: beside this one, else .build/release/sandbox).")
+    var sandbox: String?
+}
+
+let options = Options.parseOrExit()
+let runs = options.runs
+let mebibytes = options.mebibytes
+let small = options.small
+let seconds = options.seconds
 var sandbox = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent(
     "sandbox"
 )
 .path
 if !FileManager.default.isExecutableFile(atPath: sandbox) { sandbox = ".build/release/sandbox" }
-parseOptions(CommandLine.arguments) { flag, value in
-    switch flag {
-    case "--runs": runs = Int(value) ?? runs
-    case "--mib": mebibytes = Int(value) ?? mebibytes
-    case "--small": small = Int(value) ?? small
-    case "--seconds": seconds = Int(value) ?? seconds
-    case "--sandbox": sandbox = value
-    default: return false
-    }
-    return true
-}
+if let chosen = options.sandbox { sandbox = chosen }
 guard FileManager.default.isExecutableFile(atPath: sandbox) else {
     fatalError("no sandbox at \(sandbox): swift build -c release --product sandbox, or pass --sandbox PATH")
 }

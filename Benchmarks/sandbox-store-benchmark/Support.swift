@@ -1,3 +1,4 @@
+import ArgumentParser
 import Foundation
 import Glibc
 import SandboxStore
@@ -43,31 +44,20 @@ struct Scratch {
 }
 
 /// The command line: `--writes N --write-runs N --reads N --items N --megabytes N --runs N --dir PATH`.
-struct Settings {
-    var writes = 10_000
-    var writeRuns = 1
-    var reads = 10_000_000
-    var items = 1_000
-    var megabytes = 10
-    var runs = 3
-    var directory = FileManager.default.currentDirectoryPath
+struct Settings: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "sandbox-store-benchmark",
+        abstract: "Preferences, keychain and property lists against UserDefaults and PropertyListSerialization."
+    )
 
-    init(_ arguments: [String]) {
-        var iterator = arguments.dropFirst().makeIterator()
-        while let flag = iterator.next() {
-            guard let value = iterator.next() else { break }
-            switch flag {
-            case "--writes": writes = Int(value) ?? writes
-            case "--write-runs": writeRuns = Int(value) ?? writeRuns
-            case "--reads": reads = Int(value) ?? reads
-            case "--items": items = Int(value) ?? items
-            case "--megabytes": megabytes = Int(value) ?? megabytes
-            case "--runs": runs = Int(value) ?? runs
-            case "--dir": directory = value
-            default: print("unknown option \(flag)")
-            }
-        }
-    }
+    @Option(help: "How many durable preference writes each side makes.") var writes = 10_000
+    @Option(help: "How many times the writes run (the median is reported).") var writeRuns = 1
+    @Option(help: "How many cached preference reads each run makes.") var reads = 10_000_000
+    @Option(help: "How many keychain items each run sets and gets.") var items = 1_000
+    @Option(help: "The size of the property-list document, in MB.") var megabytes = 10
+    @Option(help: "How many times the other cases run.") var runs = 3
+    @Option(name: .customLong("dir"), help: "The folder the scratch homes are made in (default: the current one).")
+    var directory = FileManager.default.currentDirectoryPath
 }
 
 /// A document of about `megabytes` MB of every property-list type, as a Codable value and as the

@@ -5,6 +5,7 @@
 //
 //     swift run -c release sandbox-store-benchmark [--writes 10000] [--write-runs 1] [--reads 10000000]
 //         [--items 1000] [--megabytes 10] [--runs 3] [--dir PATH]
+import ArgumentParser
 import Foundation
 import SandboxStore
 
@@ -12,7 +13,7 @@ extension Preferences.Keys {
     static let benchmark = Preferences.Key<Double>("benchmark", default: 0)
 }
 
-let settings = Settings(CommandLine.arguments)
+let settings = Settings.parseOrExit()
 print("sandbox-store-benchmark: \(settings.runs) runs, medians; scratch in \(settings.directory)")
 
 func report(_ name: String, ours: Double, peer: Double?, unit: String, lowerIsBetter: Bool = true) {

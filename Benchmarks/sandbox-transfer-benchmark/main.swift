@@ -10,34 +10,26 @@
 //    against `aria2c -i list -j 8` and `curl --parallel --parallel-max 8`.
 // 3. Resume of a half-done large download: cancelled with resume data past half, resumed; the bytes
 //    nginx sent for the resumed request, from its access log, against the remaining half.
+import ArgumentParser
 import Foundation
 import Sandbox
 import SandboxTransfer
 import SandboxTransferTesting
 
-struct Options {
-    var mebibytes = 1024
-    var runs = 3
-    var small = 1000
-    /// `large`, `small` or `resume`: run only that part.
-    var only: String?
+struct Options: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "sandbox-transfer-benchmark",
+        abstract: "Downloads from a local nginx against curl and aria2c: one large file, many small ones, a resume."
+    )
 
-    init(arguments: [String]) {
-        var iterator = arguments.dropFirst().makeIterator()
-        while let flag = iterator.next() {
-            let value = iterator.next() ?? ""
-            switch flag {
-            case "--mib": mebibytes = Int(value) ?? mebibytes
-            case "--runs": runs = Int(value) ?? runs
-            case "--small": small = Int(value) ?? small
-            case "--only": only = value
-            default: fatalError("unknown option \(flag); see the comment at the top of main.swift")
-            }
-        }
-    }
+    @Option(name: .customLong("mib"), help: "The size of the large file, in MiB.") var mebibytes = 1024
+    @Option(help: "How many times each part runs.") var runs = 3
+    @Option(help: "How many 16 KiB files the small-file part downloads.") var small = 1000
+    /// `large`, `small` or `resume`: run only that part.
+    @Option(help: "Run only this part: large, small or resume.") var only: String?
 }
 
-let options = Options(arguments: CommandLine.arguments)
+let options = Options.parseOrExit()
 let size = options.mebibytes << 20
 let nginx = try await NginxServer.start()
 let scratch = try ScratchDirectory.make(prefix: "sandbox-transfer-bench").path

@@ -7,33 +7,24 @@
 //
 // Goal 3 pauses the monitor's reader with its `pauseReading()` hook (SPI `Testing`, the same one the
 // overflow tests use), creating `max_queued_events / 2 + 1000` files meanwhile.
+import ArgumentParser
 import BenchmarkSupport
 import Foundation
 import Glibc
 @_spi(Testing) import SandboxWatch
 
-struct Configuration {
-    var files = 1_000
-    var burst = 10_000
-    var runs = 5
-    var pauseRuns = 3
-    var settleSamples = 50
-    var directory = "/tmp"
+struct Configuration: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "sandbox-watch-benchmark",
+        abstract: "The folder monitor against the goals of issue 6, with inotifywait as the peer."
+    )
 
-    init(arguments: [String]) {
-        parseOptions(arguments) { flag, value in
-            switch flag {
-            case "--files": files = Int(value) ?? files
-            case "--burst": burst = Int(value) ?? burst
-            case "--runs": runs = Int(value) ?? runs
-            case "--pause-runs": pauseRuns = Int(value) ?? pauseRuns
-            case "--settle-samples": settleSamples = Int(value) ?? settleSamples
-            case "--dir": directory = value
-            default: return false
-            }
-            return true
-        }
-    }
+    @Option(help: "How many files goal 1 writes, one at a time.") var files = 1_000
+    @Option(help: "How many files goal 2's burst writes.") var burst = 10_000
+    @Option(help: "How many times goals 1 to 3 run.") var runs = 5
+    @Option(help: "How many times goal 4 (writers pausing 2 s) runs.") var pauseRuns = 3
+    @Option(help: "How many coalesced updates goal 1 times.") var settleSamples = 50
+    @Option(name: .customLong("dir"), help: "The folder watched.") var directory = "/tmp"
 }
 
 /// One row of the table: a measurement per run, how to show it, and whether it meets the goal.
@@ -56,7 +47,7 @@ struct Row {
 func count(_ value: Double) -> String { value.isNaN ? "–" : String(Int(value)) }
 func yesNo(_ value: Double) -> String { value.isNaN ? "–" : value == 1 ? "yes" : "no" }
 
-let configuration = Configuration(arguments: CommandLine.arguments)
+let configuration = Configuration.parseOrExit()
 let maxQueued =
     Int(
         (try? String(contentsOfFile: "/proc/sys/fs/inotify/max_queued_events", encoding: .utf8))?.trimmingCharacters(
