@@ -233,6 +233,14 @@ let package = Package(
             path: "Tests/Harnesses/StoreHarness",
             swiftSettings: swiftSettings
         ),
+        // MARK: sandbox run
+        // A small C program the `sandbox run` tests execute confined (open, link, connect, kill, …).
+        // Linked with the Swift runtime static: SwiftPM links every executable with libswiftCore,
+        // whose folder (the toolchain's) the sandbox cannot read.
+        .executableTarget(
+            name: "sandbox-run-probe", path: "Tests/Harnesses/RunProbe",
+            linkerSettings: [.unsafeFlags(["-static-stdlib"])]
+        ),
 
         .testTarget(
             name: "SandboxCoreTests",
@@ -285,7 +293,7 @@ let package = Package(
         ),
         .testTarget(
             name: "SandboxCLITests",
-            dependencies: ["SandboxCLI", "Sandbox", "SandboxTesting"],
+            dependencies: ["SandboxCLI", "Sandbox", "SandboxTesting", "sandbox-run-probe"],
             swiftSettings: swiftSettings
         ),
     ]

@@ -23,6 +23,7 @@ struct SandboxCommand: AsyncParsableCommand {
             DefaultsCommand.self, KeychainCommand.self,
             Download.self, Downloads.self, Fetch.self,
             Share.self,
+            Run.self,
         ]
     )
 

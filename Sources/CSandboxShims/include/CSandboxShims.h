@@ -86,4 +86,65 @@ int csb_syncfs(int fd);
 /// that allocates under contention by default (malloc.h is not in the Glibc module).
 void csb_limit_malloc_arenas(int arenas);
 
+// MARK: - Landlock and confined launches (landlock.c)
+
+/// The highest Landlock ABI the kernel offers, or -1 with errno (`ENOSYS`: not built in;
+/// `EOPNOTSUPP`: built in but disabled at boot).
+int csb_landlock_abi_version(void);
+
+/// `landlock_create_ruleset(2)`: a ruleset handling these file-system and network rights and
+/// these scopes (`handled_net` needs ABI 4, `scoped` ABI 6). Returns the ruleset's descriptor
+/// (close-on-exec) or -1 and errno.
+int csb_landlock_create_ruleset(uint64_t handled_fs, uint64_t handled_net, uint64_t scoped);
+
+/// `landlock_add_rule(2)` of a `LANDLOCK_RULE_PATH_BENEATH` rule: `allowed_access` beneath the
+/// file or directory `parent_fd` (preferably `O_PATH`) names.
+int csb_landlock_add_path_rule(int ruleset_fd, int parent_fd, uint64_t allowed_access);
+
+/// `landlock_add_rule(2)` of a `LANDLOCK_RULE_NET_PORT` rule (ABI 4).
+int csb_landlock_add_net_rule(int ruleset_fd, uint64_t port, uint64_t allowed_access);
+
+/// `landlock_restrict_self(2)`: confines the calling thread (and what it executes) to the ruleset.
+int csb_landlock_restrict_self(int ruleset_fd);
+
+/// One resource limit for the child of `csb_confined_spawn`.
+typedef struct {
+    int resource;
+    uint64_t soft;
+    uint64_t hard;
+} csb_rlimit_t;
+
+/// What `csb_confined_spawn` starts.
+typedef struct {
+    const char *path;            ///< the executable; no `PATH` search
+    char *const *argv;           ///< NULL-terminated
+    char *const *envp;           ///< NULL-terminated
+    int directory_fd;            ///< the working directory (`fchdir`), or -1 to keep the parent's
+    int stdio_fds[3];            ///< descriptors for the child's stdin, stdout, stderr; -1 keeps the parent's
+    int ruleset_fd;              ///< the Landlock ruleset to restrict to, or -1 for none
+    int new_session;             ///< whether to call setsid()
+    const csb_rlimit_t *limits;  ///< set with setrlimit() in the child
+    int limit_count;
+} csb_confined_spawn_t;
+
+/// The steps of the child of `csb_confined_spawn`, reported with errno when one fails.
+enum {
+    CSB_SPAWN_STEP_FORK = 1,
+    CSB_SPAWN_STEP_SIGNALS = 2,
+    CSB_SPAWN_STEP_STDIO = 9,
+    CSB_SPAWN_STEP_SESSION = 3,
+    CSB_SPAWN_STEP_NO_NEW_PRIVS = 4,
+    CSB_SPAWN_STEP_LIMITS = 5,
+    CSB_SPAWN_STEP_DIRECTORY = 6,
+    CSB_SPAWN_STEP_RESTRICT = 7,
+    CSB_SPAWN_STEP_EXEC = 8,
+};
+
+/// Forks; the child resets its signal mask and dispositions, puts `stdio_fds` in place, marks every descriptor above 2
+/// close-on-exec, starts a new session, sets `PR_SET_NO_NEW_PRIVS`, applies the limits, changes
+/// directory, restricts itself to the ruleset and executes `path`. Only async-signal-safe calls run
+/// in the child. Returns the child's pid once it has executed the program, or -1 with the failed
+/// step and its errno (the child is then reaped already). Blocks until the child has executed or failed.
+pid_t csb_confined_spawn(const csb_confined_spawn_t *spec, int *failed_step, int *failed_errno);
+
 #endif

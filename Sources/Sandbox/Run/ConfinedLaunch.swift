@@ -1,0 +1,215 @@
+import CSandboxShims
+import Foundation
+import Glibc
+import SandboxCore
+import SystemPackage
+
+/// A program ready to start confined to an app's container: `sandbox run`.
+///
+/// Made from an app opened as a launch does (``SandboxHome/openApp(_:preferredLanguages:environment:)``
+/// checks the bundle against its signature), then ``start(standardInput:standardOutput:standardError:)`` forks a child that starts a new
+/// session, sets `PR_SET_NO_NEW_PRIVS`, applies ``limits``, changes to the home, restricts itself
+/// with Landlock and executes the program with ``environment``.
+///
+/// Landlock grants (everything else is denied):
+/// - the data container: read, write, create, remove, rename and link within it (no device nodes,
+///   no execution);
+/// - the bundle: read and execute;
+/// - the system: read and execute beneath ``SystemAllowances/executableTrees``, read the files of
+///   ``SystemAllowances/systemFiles`` (and ``SystemAllowances/networkFiles`` unless the network is
+///   blocked), the devices of ``SystemAllowances/devices``, `/proc` (``SystemAllowances/proc``);
+/// - read each of ``ConfinementOptions/readablePaths``.
+///
+/// Signals to processes outside the sandbox are blocked (ABI 6); with
+/// ``ConfinementOptions/blocksNetwork``, TCP connect and bind (ABI 4) and abstract Unix sockets
+/// outside the sandbox (ABI 6) are too.
+public struct ConfinedLaunch: Sendable {
+    /// The app, its bundle verified.
+    public let app: OpenedApp
+    /// The command: the program (as given) and its arguments.
+    public let command: [String]
+    /// The program to execute: the command's first word, found in `PATH` unless it holds a `/`.
+    public let executable: String
+    /// What is allowed beyond the container.
+    public let options: ConfinementOptions
+    /// The kernel's Landlock ABI.
+    public let abi: LandlockABI
+    /// The app's environment (``AppEnvironment``).
+    public let environment: [String: String]
+    /// The resource limits.
+    public let limits: ResourceLimits
+    /// What the kernel's ABI leaves unenforced (only with ``ConfinementOptions/bestEffort``; empty
+    /// from ABI ``LandlockABI/required`` on): say it to the user.
+    public let unenforced: [String]
+
+    /// Prepares `command` for `app`.
+    ///
+    /// - Parameter environment: the launcher's variables: `PATH` and the locale are kept from
+    ///   them, `SANDBOX_LANDLOCK_ABI` caps the ABI (``LandlockABI/current(environment:)``).
+    /// - Throws: ``/SandboxCore/SandboxError/Code/unsupported`` naming the kernel and ABI when
+    ///   Landlock is missing or older than ``LandlockABI/required`` and `bestEffort` is off;
+    ///   ``/SandboxCore/SandboxError/Code/invalidArgument`` for an empty command;
+    ///   ``/SandboxCore/SandboxError/Code/notFound`` (cause `execve`) when the program is not in `PATH`.
+    public init(
+        app: OpenedApp,
+        command: [String],
+        options: ConfinementOptions = ConfinementOptions(),
+        environment: [String: String] = ProcessInfo.processInfo.environment
+    ) throws(SandboxError) {
+        guard let name = command.first, !name.isEmpty else {
+            throw SandboxError(.invalidArgument, "No command to run: give it after `--`, e.g. `sandbox run APP -- ls`.")
+        }
+        let abi = LandlockABI.current(environment: environment)
+        let gaps = abi.unenforced(blockingNetwork: options.blocksNetwork)
+        if !gaps.isEmpty && !options.bestEffort {
+            throw SandboxError(
+                .unsupported,
+                "Cannot confine '\(app.container.identifier)': \(abi) does not enforce everything `sandbox run` promises (it needs ABI \(LandlockABI.required), Linux 6.12 or later): \(gaps.joined(separator: "; ")). Upgrade the kernel, or pass --best-effort to run with what it enforces."
+            )
+        }
+        let home = Self.absolute(app.container.homeDirectory)
+        let bundle = Self.absolute(app.container.hostPath(for: .bundle))
+        let variables = AppEnvironment.variables(
+            app: app.container.identifier, home: home, bundle: bundle, inheriting: environment)
+        self.app = app
+        self.command = command
+        self.executable = try ExecutableSearch.resolve(name, path: variables["PATH"] ?? "")
+        self.options = options
+        self.abi = abi
+        self.environment = variables
+        self.limits = ResourceLimits(availableBytes: try app.container.root.volumeValues().availableBytes)
+        self.unenforced = gaps
+    }
+
+    /// Starts the program, confined. Blocks only until the child has executed the program (or
+    /// failed to).
+    ///
+    /// - Parameters:
+    ///   - standardInput: the program's standard input; `nil` shares the launcher's.
+    ///   - standardOutput: the program's standard output; `nil` shares the launcher's.
+    ///   - standardError: the program's standard error; `nil` shares the launcher's.
+    ///   Give descriptors above 2 (or the launcher's own 0, 1, 2 in their places); the caller
+    ///   keeps them and may close them once this returns.
+    ///
+    /// - Throws: ``/SandboxCore/SandboxError/Code/notADirectory`` or
+    ///   ``/SandboxCore/SandboxError/Code/escapesContainer`` when the container or bundle on disk is
+    ///   not the one opened; the errors of ``LandlockRuleset``; the errno of the child's failed step
+    ///   mapped as usual (cause `execve` when the program could not be executed, e.g.
+    ///   ``/SandboxCore/SandboxError/Code/permissionDenied`` for one outside what Landlock allows).
+    public func start(
+        standardInput: FileDescriptor? = nil,
+        standardOutput: FileDescriptor? = nil,
+        standardError: FileDescriptor? = nil
+    ) throws(SandboxError) -> AppProcess {
+        let home = try openVerified(
+            Self.absolute(app.container.homeDirectory), as: app.container.root, at: .root, label: "data container")
+        defer { Glibc.close(home) }
+        let ruleset = try abi.version >= 1 ? makeRuleset(home: home) : nil
+        let stdio = (standardInput?.rawValue ?? -1, standardOutput?.rawValue ?? -1, standardError?.rawValue ?? -1)
+        return try spawn(directory: home, ruleset: ruleset, stdio: stdio)
+    }
+
+    private func makeRuleset(home: CInt) throws(SandboxError) -> LandlockRuleset {
+        var scopes: LandlockScope = [.signal]
+        if options.blocksNetwork { scopes.insert(.abstractUnixSocket) }
+        let ruleset = try LandlockRuleset(
+            abi: abi, handling: .handled(byABI: abi.version),
+            network: options.blocksNetwork ? [.bindTCP, .connectTCP] : [], scopes: scopes)
+        try ruleset.allow(.container, beneath: home, label: app.container.homeDirectory)
+        let container = app.container
+        let bundle = try openVerified(
+            Self.absolute(container.hostPath(for: .bundle)), as: container.bundleRoot,
+            at: ContainerPath.root.appendingName(container.bundleName), label: "bundle")
+        defer { Glibc.close(bundle) }
+        try ruleset.allow(.readAndExecute, beneath: bundle, label: container.hostPath(for: .bundle))
+        for tree in SystemAllowances.executableTrees {
+            try ruleset.allow(.readAndExecute, atHostPath: tree, ifPresent: true)
+        }
+        var files = SystemAllowances.systemFiles
+        if !options.blocksNetwork { files += SystemAllowances.networkFiles }
+        for file in files { try ruleset.allow(.readOnly, atHostPath: file, ifPresent: true) }
+        try ruleset.allow(.readOnly, atHostPath: SystemAllowances.proc, ifPresent: true)
+        for device in SystemAllowances.devices {
+            try ruleset.allow(device.access, atHostPath: device.path, ifPresent: true)
+        }
+        for path in options.readablePaths { try ruleset.allow(.readOnly, atHostPath: path) }
+        return ruleset
+    }
+
+    /// Opens `hostPath` with `O_PATH | O_NOFOLLOW` and checks that it is the directory `path`
+    /// beneath `root` (same device and inode): a rule or working directory is never given to
+    /// something put in its place.
+    private func openVerified(
+        _ hostPath: String, as root: ConfinedRoot, at path: ContainerPath, label: String
+    ) throws(SandboxError) -> CInt {
+        let fd = Glibc.open(hostPath, CSB_O_PATH | CSB_O_DIRECTORY | CSB_O_NOFOLLOW | CSB_O_CLOEXEC)
+        guard fd >= 0 else { throw .systemCall("open", errno: Errno(rawValue: errno), path: hostPath) }
+        var info = csb_statx_t()
+        let expected = try root.attributes(at: path, followingSymlink: false)
+        let found = csb_statx(fd, "", CSB_AT_EMPTY_PATH, CSB_STATX_BASIC_STATS, &info) == 0
+        // FileAttributes.device is statx's major << 32 | minor.
+        guard found, let expected, expected.inode == info.ino,
+            expected.device == UInt64(info.dev_major) << 32 | UInt64(info.dev_minor)
+        else {
+            Glibc.close(fd)
+            throw SandboxError(
+                .escapesContainer,
+                "The \(label) of '\(app.container.identifier)' at '\(hostPath)' is no longer the one that was opened (it was moved or replaced). Run the command again.",
+                path: hostPath)
+        }
+        return fd
+    }
+
+    private func spawn(
+        directory: CInt, ruleset: LandlockRuleset?, stdio: (CInt, CInt, CInt)
+    ) throws(SandboxError) -> AppProcess {
+        let argv = ([executable] + command.dropFirst()).map { strdup($0) }
+        let envp = environment.sorted { $0.key < $1.key }.map { strdup("\($0.key)=\($0.value)") }
+        defer { for pointer in argv + envp { free(pointer) } }
+        let limits = self.limits.entries
+        var step: CInt = 0
+        var failure: CInt = 0
+        let pid = (argv + [nil]).withUnsafeBufferPointer { argv in
+            (envp + [nil]).withUnsafeBufferPointer { envp in
+                limits.withUnsafeBufferPointer { limits in
+                    executable.withCString { path in
+                        var spec = csb_confined_spawn_t(
+                            path: path, argv: argv.baseAddress, envp: envp.baseAddress, directory_fd: directory,
+                            stdio_fds: stdio,
+                            ruleset_fd: ruleset?.descriptor ?? -1,
+                            new_session: 1, limits: limits.baseAddress, limit_count: CInt(limits.count))
+                        return csb_confined_spawn(&spec, &step, &failure)
+                    }
+                }
+            }
+        }
+        withExtendedLifetime(ruleset) {}
+        guard pid > 0 else { throw childFailure(step: step, errno: Errno(rawValue: failure)) }
+        return AppProcess(pid: pid)
+    }
+
+    private func childFailure(step: CInt, errno: Errno) -> SandboxError {
+        let calls: [CInt: String] = [
+            CInt(CSB_SPAWN_STEP_FORK): "fork", CInt(CSB_SPAWN_STEP_SIGNALS): "sigprocmask",
+            CInt(CSB_SPAWN_STEP_STDIO): "dup2",
+            CInt(CSB_SPAWN_STEP_SESSION): "setsid", CInt(CSB_SPAWN_STEP_NO_NEW_PRIVS): "prctl(PR_SET_NO_NEW_PRIVS)",
+            CInt(CSB_SPAWN_STEP_LIMITS): "setrlimit", CInt(CSB_SPAWN_STEP_DIRECTORY): "fchdir",
+            CInt(CSB_SPAWN_STEP_RESTRICT): "landlock_restrict_self", CInt(CSB_SPAWN_STEP_EXEC): "execve",
+        ]
+        let call = calls[step] ?? "spawn"
+        var error = SandboxError.systemCall(
+            call, errno: errno, path: call == "execve" ? executable : app.container.homeDirectory)
+        if call == "execve" {
+            error.message =
+                "Cannot execute '\(executable)' in the sandbox of '\(app.container.identifier)': \(errno). The sandbox executes programs in the bundle and beneath \(SystemAllowances.executableTrees.joined(separator: ", ")) only."
+        } else {
+            error.message = "Cannot start '\(executable)' confined: \(call) failed in the child (\(errno))."
+        }
+        return error
+    }
+
+    /// `path` made absolute against the working directory (a relative `SANDBOX_HOME`).
+    static func absolute(_ path: String) -> String {
+        path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
+    }
+}

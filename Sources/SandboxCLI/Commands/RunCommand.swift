@@ -1,0 +1,58 @@
+import ArgumentParser
+import Sandbox
+import SystemPackage
+
+struct Run: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Run a program confined to an app's container with Landlock.",
+        discussion: """
+            Opens the app as a launch does (a bundle changed since install is refused and nothing runs), \
+            then runs COMMAND with HOME, TMPDIR, CFFIXED_USER_HOME and XDG_*_HOME inside the data container, \
+            the bundle's path in SANDBOX_BUNDLE_PATH, the home as working directory, in a new session, with \
+            PR_SET_NO_NEW_PRIVS and resource limits. The program can read and write its container, read and \
+            execute its bundle and the system's programs and libraries, and nothing else.
+            Exits with the program's status, or 128+N when signal N ended it; 126 when it could not be \
+            executed, 127 when it was not found. SIGINT, SIGTERM, SIGHUP and SIGQUIT are passed on to it.
+            """
+    )
+
+    @OptionGroup var app: AppArgument
+    @Flag(help: "Block TCP connect and bind, and abstract Unix sockets outside the sandbox.")
+    var noNetwork = false
+    @Option(
+        name: .customLong("allow-read"), help: "Also allow reading PATH (a file, or a folder and what is beneath it).")
+    var allowRead: [String] = []
+    @Flag(help: "Run even where the kernel's Landlock cannot enforce everything, saying on stderr what is not.")
+    var bestEffort = false
+    @Argument(parsing: .postTerminator, help: "The program and its arguments, after `--`.")
+    var command: [String] = []
+
+    func validate() throws {
+        guard !command.isEmpty else { throw ValidationError("Give the program to run after `--`, e.g. `-- ls -l`.") }
+    }
+
+    func run() async throws {
+        let forwarder = SignalForwarder()
+        let process = try start()
+        forwarder.forward(to: process)
+        let exit = await process.exit
+        throw ExitCode(exit.shellStatus)
+    }
+
+    /// Opens the app and starts the program. A program that cannot be executed ends the command
+    /// as a shell would: 127 when it was not found, 126 otherwise.
+    private func start() throws -> AppProcess {
+        let options = ConfinementOptions(blocksNetwork: noNetwork, readablePaths: allowRead, bestEffort: bestEffort)
+        do {
+            let launch = try SandboxHome().prepareRun(app.identifier(), command: command, options: options)
+            for gap in launch.unenforced {
+                StandardStreams.error("sandbox: warning: not enforced (\(launch.abi)): \(gap)\n")
+            }
+            return try launch.start()
+        } catch {
+            guard let cause = error.cause, cause.systemCall == "execve" else { throw error }
+            StandardStreams.error(Remedies.line(for: error) + "\n")
+            throw ExitCode(cause.errno == .noSuchFileOrDirectory ? 127 : 126)
+        }
+    }
+}

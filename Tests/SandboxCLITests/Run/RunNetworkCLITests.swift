@@ -1,0 +1,54 @@
+import Foundation
+import Glibc
+import SandboxTesting
+import Testing
+
+@Suite("sandbox run --no-network")
+struct RunNetworkCLITests {
+    /// A TCP socket listening on 127.0.0.1 at a free port; connections wait in its backlog.
+    private struct Listener: ~Copyable {
+        let fd: Int32
+        let port: UInt16
+
+        init() throws {
+            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_addr.s_addr = in_addr_t(0x7F00_0001).bigEndian
+            var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+            let bound = withUnsafeMutablePointer(to: &address) { pointer in
+                pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { address in
+                    bind(fd, address, length) == 0 && listen(fd, 16) == 0 && getsockname(fd, address, &length) == 0
+                }
+            }
+            guard fd >= 0, bound else {
+                if fd >= 0 { close(fd) }
+                throw TestFailure("cannot listen on 127.0.0.1: \(String(cString: strerror(errno)))")
+            }
+            self.fd = fd
+            port = UInt16(bigEndian: address.sin_port)
+        }
+
+        deinit { close(fd) }
+    }
+
+    @Test("a TCP connect to a loopback server works without the flag and is refused with it")
+    func connect() async throws {
+        try await RunFixture.with { fixture in
+            let listener = try Listener()
+            let port = String(listener.port)
+            let allowed = try await fixture.run("--", fixture.probe, "connect", port)
+            #expect(allowed.stdout == "ok\n", "\(allowed.stderr)")
+            let blocked = try await fixture.run("--no-network", "--", fixture.probe, "connect", port)
+            #expect(blocked.stdout == "error: Permission denied\n")
+            #expect(blocked.status == 1)
+            let bind = try await fixture.run("--no-network", "--", fixture.probe, "bind", "0")
+            #expect(bind.stdout == "error: Permission denied\n")
+            let python = try await fixture.run(
+                "--no-network", "--", try RunFixture.system("python3"), "-c",
+                "import socket; socket.create_connection(('127.0.0.1', \(port)))")
+            #expect(python.status == 1)
+            #expect(python.stderr.contains("PermissionError"), "\(python.stderr)")
+        }
+    }
+}
