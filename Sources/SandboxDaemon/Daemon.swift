@@ -96,8 +96,7 @@ actor Daemon {
                 guard let app = client.hello.app else {
                     throw TransferError(.invalidArgument, "Listing tasks needs a hello that names an app.")
                 }
-                let tasks = try queue.tasks(app: app, session: client.hello.session).map(\.info)
-                client.send(.tasks(tasks, requestID: id))
+                client.send(.tasks(try listing(app: app, session: client.hello.session), requestID: id))
             case .submit:
                 let key = try sessionKey(of: client)
                 guard let request = message.request else {
@@ -118,6 +117,19 @@ actor Daemon {
             }
         } catch {
             client.send(.failure(error, requestID: message.requestID))
+        }
+    }
+
+    /// The stored tasks of `app`, with the live state and progress of those running now.
+    private func listing(app: String, session: String?) throws(TransferError) -> [BackgroundTaskInfo] {
+        try queue.tasks(app: app, session: session).map { stored in
+            var info = stored.info
+            if let (state, progress) = hosts[stored.key]?.liveState(of: info.taskID) {
+                info.state = state
+                info.bytesWritten = progress.totalBytesWritten
+                info.expectedLength = progress.totalBytesExpectedToWrite
+            }
+            return info
         }
     }
 

@@ -27,6 +27,8 @@ struct Download: AsyncParsableCommand {
     var sha256: String?
     @Option(help: ArgumentHelp("Bytes per second at most.", visibility: .hidden))
     var limitRate: Int64?
+    @Flag(help: "Hand the download to sandboxd (started if needed) and print its task id at once.")
+    var background = false
     @OptionGroup var output: OutputOptions
 
     func validate() throws {
@@ -42,6 +44,11 @@ struct Download: AsyncParsableCommand {
         let container = try app.container()
         guard let address = URL(string: url) else { throw ValidationError("'\(url)' is not a URL.") }
         let digest = try sha256.map { hex throws(TransferError) in try ExpectedDigest(.sha256, hex: hex) }
+        if background {
+            let request = DownloadRequest(
+                url: address, expectedDigest: digest, destination: DownloadDestination(folder: folder))
+            return try await BackgroundCommands.submit(app: app.identifier(), request: request, json: output.json)
+        }
         var configuration = DownloadSession.Configuration.standard
         configuration.rateLimit = limitRate
         // One session per URL, so that downloads of different URLs run at once and a re-run continues.
@@ -91,24 +98,45 @@ struct Download: AsyncParsableCommand {
     }
 }
 
-struct Downloads: ParsableCommand {
+struct Downloads: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "List an app's downloads and their states.",
-        discussion: "States: interrupted, paused (resumable), finishing, completed, cancelled, failed."
+        discussion: """
+            States: interrupted, paused (resumable), finishing, completed, cancelled, failed; background \
+            downloads (sandboxd's, marked with a B, "background": true in JSON) are waiting, running or \
+            finished. With --wait, attaches to the CLI's background session and prints its events until \
+            every queued one was delivered and none is running.
+            """
     )
 
     @OptionGroup var app: AppArgument
+    @Flag(help: "Print the background downloads' events until all are delivered and none runs.")
+    var wait = false
     @OptionGroup var output: OutputOptions
 
-    func run() throws {
+    func run() async throws {
+        if wait { return try await BackgroundCommands.wait(app: app.identifier(), json: output.json) }
         let container = try app.container()
-        let tasks = try DownloadSession.storedTasks(container: container)
-        if output.json { return try Output.json(tasks) }
+        // The daemon's own download sessions are listed through the daemon, with their stable ids.
+        let foreground = try DownloadSession.storedTasks(container: container).filter {
+            !$0.sessionIdentifier.hasPrefix("background-")
+        }
+        let background = try await BackgroundCommands.tasks(of: app.identifier())
+        if output.json {
+            return try Output.json(
+                foreground.map(ListedDownload.foreground) + background.map(ListedDownload.background))
+        }
         try Output.line("ID\tSTATE\tBYTES\tTOTAL\tURL\tPATH")
-        for task in tasks {
+        for task in foreground {
             let total = task.expectedLength.map(String.init) ?? "?"
             try Output.line(
                 "\(task.taskIdentifier)\t\(task.state)\t\(task.bytesOnDisk)\t\(total)\t\(task.url)\t\(task.path ?? task.error ?? "")"
+            )
+        }
+        for task in background.map(ListedDownload.BackgroundRow.init) {
+            let total = task.expectedLength.map(String.init) ?? "?"
+            try Output.line(
+                "B\(task.taskIdentifier)\t\(task.state)\t\(task.bytesOnDisk)\t\(total)\t\(task.url)\t\(task.path ?? task.error ?? "")"
             )
         }
     }

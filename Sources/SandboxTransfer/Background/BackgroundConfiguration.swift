@@ -11,9 +11,12 @@ public struct BackgroundConfiguration: Sendable, Hashable {
     public var daemonPaths: DaemonPaths?
     /// Whether connecting starts `sandboxd` when it is not running (the default).
     public var startsDaemon: Bool
+    /// Whether this session receives the session's events (the default). A tool that only starts,
+    /// lists or cancels tasks sets it to `false`: the events stay queued for the app.
+    public var receivesEvents: Bool
 
     /// A background configuration named `identifier`.
     public static func background(identifier: String) -> BackgroundConfiguration {
-        BackgroundConfiguration(identifier: identifier, daemonPaths: nil, startsDaemon: true)
+        BackgroundConfiguration(identifier: identifier, daemonPaths: nil, startsDaemon: true, receivesEvents: true)
     }
 }

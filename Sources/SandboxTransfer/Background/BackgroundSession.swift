@@ -47,7 +47,8 @@ public final class BackgroundSession: Sendable {
         }
         let paths = configuration.daemonPaths ?? DaemonPaths(home: home)
         let hello = ClientMessage.Hello(
-            app: container.identifier.rawValue, session: configuration.identifier, home: paths.home, attach: true)
+            app: container.identifier.rawValue, session: configuration.identifier, home: paths.home,
+            attach: configuration.receivesEvents)
         connection = try await DaemonLauncher.connect(
             paths: paths, hello: hello, startIfNeeded: configuration.startsDaemon)
         (events, eventSink) = AsyncStream.makeStream(of: BackgroundEvent.self)
@@ -112,6 +113,22 @@ public final class BackgroundSession: Sendable {
     /// - Throws: ``TransferError/Code/daemonUnavailable`` when the daemon connection is gone.
     public func taskList() async throws(TransferError) -> [BackgroundTaskInfo] {
         try await connection.request { .list(id: $0) }.tasks ?? []
+    }
+
+    /// The tasks the daemon keeps for every background session of `app`, without attaching to any.
+    ///
+    /// - Parameter startingDaemon: whether to start `sandboxd` when it is not running (its
+    ///   unfinished tasks then continue); without it, a stopped daemon lists nothing.
+    /// - Throws: ``TransferError/Code/daemonUnavailable`` when the daemon is not running and may
+    ///   not be started, or cannot be reached.
+    public static func tasks(
+        of app: AppIdentifier, in home: SandboxHome, startingDaemon: Bool = false
+    ) async throws(TransferError) -> [BackgroundTaskInfo] {
+        let paths = DaemonPaths(home: home)
+        let hello = ClientMessage.Hello(app: app.rawValue, session: nil, home: paths.home, attach: false)
+        let connection = try await DaemonLauncher.connect(paths: paths, hello: hello, startIfNeeded: startingDaemon)
+        defer { connection.close() }
+        return try await connection.request { .list(id: $0) }.tasks ?? []
     }
 
     /// Detaches from the daemon: its tasks go on, and their events are queued for the next attach.

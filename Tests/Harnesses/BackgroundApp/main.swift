@@ -67,8 +67,10 @@ if let index = rest.firstIndex(of: "--exit-after"), index + 1 < rest.count {
 do {
     let home = try SandboxHome()
     let delegate = Delegate()
+    var configuration = BackgroundConfiguration.background(identifier: sessionName)
+    configuration.receivesEvents = command != "list"  // listing leaves the events queued for the app
     let session = try await BackgroundSession(
-        configuration: .background(identifier: sessionName), app: AppIdentifier(app), in: home, delegate: delegate)
+        configuration: configuration, app: AppIdentifier(app), in: home, delegate: delegate)
     let events = session.events
     Task { for await _ in events {} }  // the delegate is the consumer; the stream is drained
     switch command {

@@ -45,11 +45,14 @@ import Testing
                 s.sendall(frame(sys.argv[2]) + frame('{"type":"list","requestID":1}'))
                 s.settimeout(10)
                 data = b""
-                while True:
-                    chunk = s.recv(65536)
-                    if not chunk: break
-                    data += chunk
-                print("received", data[4:].decode(errors="replace"))
+                try:
+                    while True:
+                        chunk = s.recv(65536)
+                        if not chunk: break
+                        data += chunk
+                except socket.timeout:
+                    pass
+                print("received", data.decode(errors="replace"))
                 """
             return try await BuiltProgram(path: "/usr/bin/setpriv").run(
                 [
@@ -64,11 +67,23 @@ import Testing
             print("skipped: making a second user needs root (useradd)")
             return
         }
-        defer { Task { await user.remove() } }
+        do {
+            try await refuse(user)
+        } catch {
+            await user.remove()
+            throw error
+        }
+        await user.remove()
+    }
+
+    private func refuse(_ user: TestUser) async throws {
         try await DaemonFixture.with { fixture in
-            let started = try await fixture.runApp("s", ["submit", "http://127.0.0.1:9/never"], idleExit: 60)
-                .output  // the task fails at once (nothing listens on port 9); it is listed
-            _ = started
+            // A task of this user's (retried while nothing listens on port 9), which the other user
+            // must not see.
+            let app = try fixture.startApp("s", ["submit", "http://127.0.0.1:9/never"], idleExit: 60)
+            #expect(await eventually { (try? app.standardOutput().contains("\"submitted\"")) == true })
+            app.signal(SIGKILL)
+            _ = await app.exit
             let socket = fixture.paths.socket
             let hello =
                 #"{"type":"hello","protocolVersion":1,"hello":{"app":"\#(DaemonFixture.app)","home":"\#(fixture.home.location)","attach":false}}"#

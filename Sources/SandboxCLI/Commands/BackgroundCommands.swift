@@ -1,0 +1,143 @@
+import ArgumentParser
+import Foundation
+import Sandbox
+import SandboxTransfer
+
+/// The background side of `download` and `downloads`: tasks handed to `sandboxd`.
+enum BackgroundCommands {
+    /// The background session the CLI's downloads belong to.
+    static let session = "cli"
+
+    /// `download --background`: hands the download to the daemon and prints the task's id.
+    static func submit(app: AppIdentifier, request: DownloadRequest, json: Bool) async throws {
+        var configuration = BackgroundConfiguration.background(identifier: session)
+        configuration.receivesEvents = false  // the events stay queued for `downloads --wait`
+        let background = try await BackgroundSession(configuration: configuration, app: app, in: SandboxHome())
+        defer { background.detach() }
+        let task = try await background.downloadTask(with: request)
+        if json {
+            try Output.json(SubmittedLine(task: task.taskIdentifier, session: session, daemon: background.daemonPID))
+        } else {
+            try Output.line("\(task.taskIdentifier)")
+        }
+    }
+
+    /// The daemon's tasks of `app`; none when it is not running.
+    static func tasks(of app: AppIdentifier) async throws -> [BackgroundTaskInfo] {
+        let home = try SandboxHome()
+        do throws(TransferError) {
+            return try await BackgroundSession.tasks(of: app, in: home)
+        } catch  where error.code == .daemonUnavailable {
+            return []
+        } catch {
+            throw error
+        }
+    }
+
+    /// `downloads --wait`: attaches to the CLI's background session and prints each event until
+    /// all queued ones were delivered and no task is unfinished.
+    static func wait(app: AppIdentifier, json: Bool) async throws {
+        let background = try await BackgroundSession(
+            configuration: .background(identifier: session), app: app, in: SandboxHome())
+        defer { background.detach() }
+        var delivered = false
+        for await event in background.events {
+            if case .didFinishEvents = event { delivered = true }
+            try print(event, json: json)
+            if delivered, try await background.allTasks().isEmpty { return }
+        }
+        throw TransferError(.daemonUnavailable, "The connection to sandboxd closed before every event was delivered.")
+    }
+
+    private static func print(_ event: BackgroundEvent, json: Bool) throws {
+        let line: EventLine
+        switch event {
+        case .didResume(let task, let offset, _):
+            line = EventLine(event: "resumed", task: task.taskIdentifier, offset: offset)
+        case .didRestart(let task, let reason):
+            line = EventLine(event: "restarted", task: task.taskIdentifier, reason: reason?.rawValue)
+        case .didWriteData(let task, let progress):
+            line = EventLine(
+                event: "progress", task: task.taskIdentifier, bytes: progress.totalBytesWritten,
+                total: progress.totalBytesExpectedToWrite)
+        case .willRetry(let task, let attempt, _, let error):
+            line = EventLine(event: "retry", task: task.taskIdentifier, attempt: attempt, error: error?.message)
+        case .didFinishDownloading(let task, let file):
+            // The CLI's tasks name a destination, so the daemon has moved the file there already;
+            // a file still in the staging folder is claimed where it is, so it is not deleted.
+            let path = file.movedPath ?? file.temporaryPath
+            if file.movedPath == nil { try file.move(toPath: path, replacingExisting: true) }
+            line = EventLine(
+                event: "finished", task: task.taskIdentifier, bytes: file.byteCount, path: path.description)
+        case .didComplete(let task, let error):
+            line = EventLine(event: "completed", task: task.taskIdentifier, error: error?.code.description)
+        case .didFinishEvents:
+            line = EventLine(event: "all-delivered")
+        }
+        if json { return try Output.json(line) }
+        guard line.event != "progress" else { return }
+        var text = line.event
+        if let task = line.task { text += " \(task)" }
+        if let path = line.path { text += " \(path)" }
+        if let error = line.error { text += " \(error)" }
+        try Output.line(text)
+    }
+
+    private struct SubmittedLine: Encodable {
+        var event = "submitted"
+        var task: Int
+        var session: String
+        var daemon: Int32
+    }
+
+    private struct EventLine: Encodable {
+        var event: String
+        var task: Int?
+        var offset: Int64?
+        var reason: String?
+        var bytes: Int64?
+        var total: Int64?
+        var attempt: Int?
+        var path: String?
+        var error: String?
+    }
+}
+
+/// A row of `downloads`: a task of a session the process ran, or one `sandboxd` owns.
+enum ListedDownload: Encodable {
+    case foreground(DownloadTaskSummary)
+    case background(BackgroundTaskInfo)
+
+    func encode(to encoder: any Encoder) throws {
+        switch self {
+        case .foreground(let summary): try summary.encode(to: encoder)
+        case .background(let info): try BackgroundRow(info).encode(to: encoder)
+        }
+    }
+
+    /// A daemon-owned task with the keys of ``DownloadTaskSummary`` and `background: true`.
+    struct BackgroundRow: Encodable {
+        var sessionIdentifier: String
+        var taskIdentifier: Int
+        var url: String
+        var state: String
+        var bytesOnDisk: Int64
+        var expectedLength: Int64?
+        var path: String?
+        var error: String?
+        var background = true
+
+        init(_ info: BackgroundTaskInfo) {
+            sessionIdentifier = info.session
+            taskIdentifier = info.taskID
+            url = info.url
+            state =
+                info.state != .completed
+                ? info.state.rawValue : info.errorCode.map { $0 == "cancelled" ? "cancelled" : "failed" } ?? "completed"
+            bytesOnDisk = info.bytesWritten
+            expectedLength = info.expectedLength
+            path = info.path
+            error = info.errorCode
+        }
+    }
+}
