@@ -54,16 +54,29 @@ package struct TreeWalk: ~Copyable {
         mirror: CInt? = nil,
         maximumOpenDescriptors: Int = TreeWalk.defaultMaximumOpenDescriptors
     ) throws(SandboxError) {
-        location = WalkLocation(base: base)
+        try self.init(
+            root: root, at: WalkLocation(base: base), mirror: mirror, maximumOpenDescriptors: maximumOpenDescriptors)
+    }
+
+    /// Prepares a walk of the open directory `root`, the directory `location` names (a walk of a
+    /// subtree met by another walk, whose names may not all fit a ``ContainerPath``).
+    init(
+        root: CInt,
+        at location: WalkLocation,
+        mirror: CInt? = nil,
+        maximumOpenDescriptors: Int = TreeWalk.defaultMaximumOpenDescriptors
+    ) throws(SandboxError) {
+        self.location = location
         maximumOpenFrames = max(2, maximumOpenDescriptors / (mirror == nil ? 1 : 2))
-        let identity = try FileIdentity(of: root, path: base.description)
+        let identity = try FileIdentity(of: root, path: location.display())
         let mirrorIdentity = try mirror.map { (fd) throws(SandboxError) in
-            try FileIdentity(of: fd, path: base.description)
+            try FileIdentity(of: fd, path: location.display())
         }
         frames.append(
             Frame(
                 descriptor: root, mirror: mirror ?? -1, hasMirror: mirror != nil, identity: identity,
-                mirrorIdentity: mirrorIdentity, name: base.lastName ?? FileName.parentReference))
+                mirrorIdentity: mirrorIdentity,
+                name: location.names.last ?? location.base.lastName ?? FileName.parentReference))
     }
 
     deinit {
