@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 import SandboxTesting
 import Testing
 
@@ -41,7 +42,9 @@ struct RunConfinementCLITests {
                 })
             let files = [fixture.secret, fixture.cli.home + "/Device/" + deviceFile, "/etc/shadow"]
             for file in files {
-                #expect(FileManager.default.isReadableFile(atPath: file), "outside the sandbox, root reads \(file)")
+                if getuid() == 0 {
+                    #expect(FileManager.default.isReadableFile(atPath: file), "outside the sandbox, root reads \(file)")
+                }
                 let output = try await fixture.run("--", cat, file)
                 #expect(output.status == 1 && output.stdout.isEmpty, "\(file): \(output.stdout)")
                 #expect(output.stderr.contains("Permission denied"), "\(file): \(output.stderr)")
@@ -128,6 +131,44 @@ struct RunConfinementCLITests {
             let output = try await fixture.run("--", "./Documents/true")
             #expect(output.status == 126, "\(output.stderr)")
             #expect(output.stderr.contains("Cannot execute './Documents/true'"), "\(output.stderr)")
+        }
+    }
+
+    @Test("--allow-read opens one more path, read-only")
+    func allowRead() async throws {
+        try await RunFixture.with { fixture in
+            let shared = fixture.cli.scratch + "/shared"
+            try FileManager.default.createDirectory(atPath: shared, withIntermediateDirectories: true)
+            try Data("shared\n".utf8).write(to: URL(fileURLWithPath: shared + "/a.txt"))
+            let cat = try RunFixture.system("cat")
+            let denied = try await fixture.run("--", cat, shared + "/a.txt")
+            #expect(denied.stderr.contains("Permission denied"), "\(denied.stderr)")
+            let allowed = try await fixture.run("--allow-read", shared, "--", cat, shared + "/a.txt")
+            #expect(allowed.stdout == "shared\n", "\(allowed.stderr)")
+            let write = try await fixture.run("--allow-read", shared, "--", fixture.probe, "write", shared + "/a.txt")
+            #expect(write.stdout == "error: Permission denied\n")
+            let missing = try await fixture.run("--allow-read", shared + "/none", "--", cat, "/dev/null")
+            #expect(missing.status == 1)
+            #expect(missing.stderr.contains("[not-found]"), "\(missing.stderr)")
+        }
+    }
+
+    @Test("resource limits: 1,024 open files (4,096 hard), files no larger than the free space, no core dumps")
+    func limits() async throws {
+        try await RunFixture.with { fixture in
+            let output = try await fixture.run("--", try RunFixture.system("cat"), "/proc/self/limits")
+            #expect(output.status == 0, "\(output.stderr)")
+            let lines = output.stdout.split(separator: "\n").map { $0.split(separator: " ").joined(separator: " ") }
+            var launcher = rlimit()
+            getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &launcher)
+            let hard = min(UInt64(launcher.rlim_max), 4096)
+            #expect(lines.contains("Max open files \(min(1024, hard)) \(hard) files"), "\(lines)")
+            #expect(lines.contains("Max core file size 0 0 bytes"), "\(lines)")
+            let fileSize = try #require(lines.first { $0.hasPrefix("Max file size ") })
+            let limit = try #require(Int64(fileSize.split(separator: " ")[3]))
+            let volume = try FileManager.default.attributesOfFileSystem(forPath: fixture.cli.home)
+            let capacity = try #require(volume[.systemSize] as? Int64)
+            #expect(limit > 0 && limit <= capacity, "\(fileSize)")
         }
     }
 }
