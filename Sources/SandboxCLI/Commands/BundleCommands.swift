@@ -5,6 +5,7 @@ import SandboxStore
 
 struct Keygen: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "keygen",
         abstract: "Create an Ed25519 key for signing bundles.",
         discussion:
             "Writes the private key to KEYFILE (mode 0600) and the public key to KEYFILE.pub; neither may exist. With --trust, this device also trusts the new key."
@@ -30,6 +31,7 @@ struct Keygen: ParsableCommand {
 
 struct Trust: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "trust",
         abstract: "Trust a public key on this device, so bundles it signed can be installed and opened.",
         discussion:
             "Trusted keys live in $SANDBOX_HOME/Device/TrustedKeys/<key ID>.pub. --remove stops trusting a key: apps it signed then refuse to open until updated."
@@ -74,6 +76,7 @@ struct Trust: ParsableCommand {
 
 struct Sign: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "sign",
         abstract: "Sign a bundle directory: a manifest of every file's SHA-256, signed with Ed25519.",
         discussion:
             "Writes BUNDLE-DIR/_CodeSignature/manifest.json and BUNDLE-DIR/_CodeSignature/signature, replacing an earlier signature. Hidden files are included; symbolic links, FIFOs, sockets and devices are refused. The app identifier and version signed into the manifest are CFBundleIdentifier and CFBundleVersion of BUNDLE-DIR/Info.plist: the bundle then installs only as that app, and an update never goes back to a lower version."
@@ -98,6 +101,7 @@ struct Sign: ParsableCommand {
 
 struct Update: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "update",
         abstract: "Replace an app's bundle with a new signed one, keeping its data.",
         discussion:
             "The new bundle must be signed for this app, with a version no lower than the installed one (the same version re-installs it). It is checked, then staged beside the old one, then swapped in atomically. Documents and Library (Preferences, Application Support, Caches) are kept and tmp is cleared; the keychain is untouched. On any failure the old app is left as it was."
@@ -125,6 +129,7 @@ struct Update: ParsableCommand {
 
 struct Verify: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "verify",
         abstract: "Open an app as a launch does: check its bundle against its signature and manifest.",
         discussion: "Fails, naming the file, when anything in the bundle was modified, added or removed since install."
     )
@@ -147,6 +152,7 @@ struct Verify: ParsableCommand {
 
 struct Resource: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "resource",
         abstract: "Find a resource in an app's bundle, as Bundle.path(forResource:ofType:) does.",
         discussion:
             "Looks in the best <lang>.lproj for the app's languages (its AppleLanguages preference, else LANGUAGE/LANG), then Base.lproj, then the bundle's top."

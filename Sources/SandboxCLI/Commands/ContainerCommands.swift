@@ -3,7 +3,8 @@ import Foundation
 import Sandbox
 
 struct Create: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Create an app's data and bundle containers.")
+    static let configuration = CommandConfiguration(
+        commandName: "create", abstract: "Create an app's data and bundle containers.")
 
     @OptionGroup var app: AppArgument
     @Option(help: "A directory to install as the app's bundle (<Name>.app).")
@@ -22,6 +23,7 @@ struct Create: ParsableCommand {
 
 struct List: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "list",
         abstract: "List the installed apps.",
         discussion:
             "An app whose containers cannot be opened is named on standard error and the status is 1; the others are listed."
@@ -68,7 +70,8 @@ struct PathCommand: ParsableCommand {
 extension ContainerDirectory: ExpressibleByArgument {}
 
 struct Uninstall: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Remove an app: its data container and bundle.")
+    static let configuration = CommandConfiguration(
+        commandName: "uninstall", abstract: "Remove an app: its data container and bundle.")
 
     @OptionGroup var app: AppArgument
 
@@ -79,6 +82,7 @@ struct Uninstall: ParsableCommand {
 
 struct Restart: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "restart",
         abstract: "Simulate a device restart: empty every container's tmp/.",
         discussion:
             "An app whose tmp/ cannot be emptied (replaced by a symbolic link, say) is skipped and named on standard error, and the status is 1; every other app's tmp/ is still emptied."
@@ -100,6 +104,7 @@ struct Restart: ParsableCommand {
 
 struct Purge: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "purge",
         abstract: "Free storage: evict tmp/ then Library/Caches/ contents, least recently used first.",
         discussion:
             "Without --bytes, everything purgeable is evicted. Nothing outside tmp/ and Library/Caches/ is touched. An app whose directories cannot be purged is skipped and named on standard error, and the status is 1; the others are still purged."

@@ -5,6 +5,7 @@ import SandboxTransfer
 
 struct Fetch: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "fetch",
         abstract: "Fetch a URL into memory (a data task) and print its body.",
         discussion: """
             Text is printed decoded: the charset comes from a byte-order mark, else the Content-Type's \

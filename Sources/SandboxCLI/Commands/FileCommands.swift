@@ -47,7 +47,7 @@ struct ListDirectory: ParsableCommand {
 }
 
 struct Stat: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Show an item's resource values.")
+    static let configuration = CommandConfiguration(commandName: "stat", abstract: "Show an item's resource values.")
 
     @OptionGroup var app: AppArgument
     @Argument(help: "An item, relative to the container's home.")
@@ -119,6 +119,7 @@ struct Remove: ParsableCommand {
 
 struct Put: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "put",
         abstract: "Copy a host file into a container, atomically and durably.",
         discussion:
             "The file is streamed (never held in memory) and appears at PATH only when complete. If PATH is a directory, the file keeps its name."
@@ -139,7 +140,8 @@ struct Put: ParsableCommand {
 }
 
 struct Cat: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Write a file of a container to standard output.")
+    static let configuration = CommandConfiguration(
+        commandName: "cat", abstract: "Write a file of a container to standard output.")
 
     @OptionGroup var app: AppArgument
     @Argument(help: "The file, relative to the container's home.")
@@ -194,6 +196,7 @@ struct SourceAndDestination: ParsableArguments {
 
 struct Exclude: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "exclude",
         abstract: "Mark an item as excluded from backups (iOS isExcludedFromBackup).")
 
     @OptionGroup var app: AppArgument

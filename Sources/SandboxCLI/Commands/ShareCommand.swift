@@ -6,6 +6,7 @@ import SandboxShare
 
 struct Share: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "share",
         abstract: "Share an app's Documents folder over WebDAV (iTunes File Sharing), until interrupted.",
         discussion: """
             Prints the URL, the user name and a fresh pairing code; connect with Finder (Go > Connect to \

@@ -5,6 +5,7 @@ import SandboxWatch
 
 struct Watch: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "watch",
         abstract: "Print the changes in a folder of a container as they happen, until interrupted.",
         discussion: """
             One line per event: added, removed, renamed, modified, ready (a file finished being written), \
