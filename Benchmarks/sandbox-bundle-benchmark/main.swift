@@ -5,7 +5,11 @@
 // (per-file cost). Each case alternates ours and theirs, several runs, and reports medians and the
 // ratio ours/theirs in time (≤ 1.0 means at least as fast). Not run by CI.
 //
+// Then `sandbox run APP -- /bin/true` against `/bin/true`: the added start-up time, through the
+// library and through the `sandbox` executable (`--sandbox PATH`, default .build/release/sandbox).
+//
 //     swift run -c release sandbox-bundle-benchmark [--big-mib N] [--files N] [--file-kib N] [--runs N] [--dir PATH]
+//         [--run-runs N] [--sandbox PATH]
 import ArgumentParser
 import BenchmarkSupport
 import Foundation
@@ -22,6 +26,10 @@ struct Configuration: ParsableCommand {
     @Option(name: .customLong("file-kib"), help: "The size of each small file, in KiB.") var fileKiB = 16
     @Option(help: "How many times each case runs.") var runs = 5
     @Option(name: .customLong("dir"), help: "The folder the bundles are made in.") var directory = "/var/tmp"
+    @Option(name: .customLong("run-runs"), help: "How many times `sandbox run -- /bin/true` starts.")
+    var runRuns = 200
+    @Option(help: "The `sandbox` executable for the whole-command `sandbox run` rows (skipped when absent).")
+    var sandbox = ".build/release/sandbox"
 }
 
 /// Writes `count` files of `size` bytes of varied content under `path`, 100 to a folder; returns
@@ -106,6 +114,21 @@ func run() throws {
     print("| operation | peer | ours (median) | peer (median) | ratio ours/peer |")
     print("|---|---|---|---|---|")
     for row in rows { print(row.line) }
+
+    // `sandbox run`: the small-file bundle's app is the verified one; an app with an empty bundle
+    // measures the launch alone.
+    let empty = try AppIdentifier("com.example.empty")
+    try home.createContainer(for: empty)
+    let cli = FileManager.default.isExecutableFile(atPath: configuration.sandbox) ? configuration.sandbox : nil
+    let runRows = try runOverheadRows(
+        home: home, emptyApp: empty, verifiedApp: try AppIdentifier("com.example.small"),
+        verifiedLabel: "\(configuration.files) × \(configuration.fileKiB) KiB", runs: configuration.runRuns, cli: cli)
+    print("\n| sandbox run (\(configuration.runRuns) starts, medians) | peer | ours | peer | added |")
+    print("|---|---|---|---|---|")
+    for row in runRows { print(row) }
+    if cli == nil {
+        print("(no \(configuration.sandbox): build it with `swift build -c release` for the whole-command rows)")
+    }
 }
 
 do {

@@ -1,0 +1,52 @@
+// `sandbox run` start-up overhead: starting `/bin/true` confined against starting it directly.
+import BenchmarkSupport
+import Foundation
+import Sandbox
+
+/// A row `| case | /bin/true | ours | theirs | +added ms |` from per-run times.
+private func overheadLine(_ name: String, ours: [Double], theirs: [Double]) -> String {
+    let added = (median(ours) - median(theirs)) * 1000
+    return String(
+        format: "| %@ | /bin/true | %.2f ms | %.2f ms | **+%.2f ms** |", name, median(ours) * 1000,
+        median(theirs) * 1000, added)
+}
+
+/// Measures `sandbox run APP -- /bin/true` against `/bin/true`, alternating, `runs` times each:
+/// - through the library, the bundle verified once beforehand (what the launch itself adds: the
+///   Landlock ruleset, fork, setsid, limits, restrict, exec, wait);
+/// - through the `sandbox` executable at `cli` (when given) for `emptyApp`, an app with an empty
+///   bundle (the whole command: start-up, opening the home, the launch), and for `verifiedApp`, whose
+///   bundle's verification is then included.
+func runOverheadRows(
+    home: SandboxHome, emptyApp: AppIdentifier, verifiedApp: AppIdentifier, verifiedLabel: String, runs: Int,
+    cli: String?
+) throws -> [String] {
+    let launch = try home.prepareRun(emptyApp, command: ["/bin/true"])
+    var library = Comparison(name: "library", peer: "/bin/true")
+    try library.measure(runs: runs) {
+        let exit = try launch.start().waitUntilExit()
+        precondition(exit == .exited(0), "sandbox run -- /bin/true: \(exit)")
+    } theirs: {
+        try timeTool("/bin/true", [])
+    }
+    var rows = [
+        overheadLine(
+            "`sandbox run` start-up, library (`ConfinedLaunch.start` + wait; bundle verified beforehand)",
+            ours: library.ours, theirs: library.theirs)
+    ]
+    guard let cli else { return rows }
+    setenv("SANDBOX_HOME", home.location, 1)
+    for (app, name, count) in [
+        (emptyApp, "`sandbox run APP -- /bin/true`, whole command (empty bundle)", runs),
+        (verifiedApp, "`sandbox run APP -- /bin/true`, whole command (\(verifiedLabel) bundle verified)", 5),
+    ] {
+        var command = Comparison(name: name, peer: "/bin/true")
+        try command.measure(runs: count) {
+            _ = try timeTool(cli, ["run", app.rawValue, "--", "/bin/true"])
+        } theirs: {
+            try timeTool("/bin/true", [])
+        }
+        rows.append(overheadLine(name, ours: command.ours, theirs: command.theirs))
+    }
+    return rows
+}
