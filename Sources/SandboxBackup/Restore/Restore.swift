@@ -22,6 +22,9 @@ public struct RestoreReport: Sendable, Hashable, Codable {
 /// update use), so a failed or killed restore changes nothing — the container is the old one or
 /// the restored one, never a mix. The bundle is left as installed; `Library/Caches` and `tmp` are
 /// empty; then the keychain, by its rules (see ``KeychainRecord``).
+///
+/// A `Container` opened before the restore keeps the replaced directory (its root is a descriptor,
+/// which follows the directory): open the container again afterwards.
 public enum Restore {
     static let dataContainers = ContainerPath(constant: "Containers/Data")
     static let stagePrefix = ".restoring-"

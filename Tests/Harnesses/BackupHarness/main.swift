@@ -1,1 +1,40 @@
-// Placeholder replaced below.
+import Foundation
+import Sandbox
+import SandboxBackup
+import SandboxCore
+
+// The process the kill tests end with SIGKILL at random moments:
+//
+//     sandbox-backup-harness backup  HOME REPO APP
+//     sandbox-backup-harness restore HOME REPO APP SNAPSHOT
+//
+// It prints "ready" on standard output once the repository is open, then works; exit 0 when done.
+
+func fail(_ message: String) -> Never {
+    FileHandle.standardError.write(Data((message + "\n").utf8))
+    exit(1)
+}
+
+let arguments = CommandLine.arguments
+guard arguments.count >= 5 else { fail("usage: sandbox-backup-harness backup|restore HOME REPO APP [SNAPSHOT]") }
+do {
+    let home = try SandboxHome(location: arguments[2])
+    let app = try AppIdentifier(arguments[4])
+    let storage = try LocalRepositoryStorage.creatingLayout(atHostPath: arguments[3])
+    let repository = try Repository.openOrCreate(storage, password: nil)
+    FileHandle.standardOutput.write(Data("ready\n".utf8))
+    switch arguments[1] {
+    case "backup":
+        let report = try Backup.run(apps: [app], from: home, to: repository)
+        print(report.snapshot)
+    case "restore" where arguments.count == 6:
+        _ = try Restore.run(
+            app: app, snapshot: try repository.snapshot(matching: arguments[5]), from: repository, into: home)
+    default:
+        fail("unknown command \(arguments[1])")
+    }
+} catch let error as SandboxError {
+    fail(error.description)
+} catch {
+    fail("\(error)")
+}

@@ -1,0 +1,151 @@
+import Foundation
+import Glibc
+import Sandbox
+import SandboxBackup
+import SandboxCore
+import SandboxTesting
+import Testing
+
+@Suite struct RepositoryFailureTests {
+    /// A repository with one snapshot of a container holding two files of distinct contents.
+    static func backedUp(_ fixture: BackupFixture, password: String? = nil) throws -> Repository {
+        try fixture.write("Documents/one.bin", ChunkerTests.pseudoRandom(100_000, seed: 11))
+        try fixture.write("Documents/two.bin", ChunkerTests.pseudoRandom(100_000, seed: 12))
+        let repository = try fixture.repository(password: password)
+        _ = try Backup.run(apps: [BackupFixture.app], from: fixture.home, to: repository)
+        return repository
+    }
+
+    /// The data object holding the first chunk of `relative`.
+    static func blobPath(of relative: String, _ fixture: BackupFixture, _ repository: Repository) throws -> String {
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: fixture.hostPath(relative)))
+        let report = try Checker.check(repository, readingData: false)
+        #expect(report.isHealthy)
+        // Find it by content: the unencrypted blob is the file itself.
+        for folder in try FileManager.default.contentsOfDirectory(atPath: fixture.repositoryPath + "/data") {
+            for name in try FileManager.default.contentsOfDirectory(atPath: fixture.repositoryPath + "/data/" + folder)
+            {
+                let path = fixture.repositoryPath + "/data/\(folder)/\(name)"
+                if try Data(contentsOf: URL(fileURLWithPath: path)) == bytes { return path }
+            }
+        }
+        throw TestFailure("no blob holds \(relative)")
+    }
+
+    @Test func checkReadDataFindsAFlippedByteAndNamesTheFile() async throws {
+        try await BackupFixture.with { fixture in
+            let repository = try Self.backedUp(fixture)
+            let blob = try Self.blobPath(of: "Documents/two.bin", fixture, repository)
+            var bytes = try Data(contentsOf: URL(fileURLWithPath: blob))
+            bytes[500] ^= 0x01
+            #expect(chmod(blob, 0o644) == 0)
+            try bytes.write(to: URL(fileURLWithPath: blob))
+            #expect(try Checker.check(repository, readingData: false).isHealthy)  // structure is intact
+            let report = try Checker.check(repository, readingData: true)
+            #expect(!report.isHealthy)
+            #expect(report.affectedFiles.count == 1)
+            #expect(report.affectedFiles.first?.hasSuffix("com.example.notes:Documents/two.bin") == true)
+            // A restore refuses it and changes nothing.
+            #expect(throws: SandboxError.self) {
+                try Restore.run(
+                    app: BackupFixture.app, snapshot: try repository.snapshot(matching: nil), from: repository,
+                    into: fixture.home)
+            }
+            #expect(FileManager.default.fileExists(atPath: fixture.hostPath("Documents/one.bin")))
+        }
+    }
+
+    @Test func aMissingBlobIsNamedByCheckAndRefusedByRestore() async throws {
+        try await BackupFixture.with { fixture in
+            let repository = try Self.backedUp(fixture)
+            #expect(unlink(try Self.blobPath(of: "Documents/one.bin", fixture, repository)) == 0)
+            let report = try Checker.check(repository, readingData: false)
+            #expect(report.problems.contains { $0.contains("missing") })
+            #expect(report.affectedFiles.contains { $0.hasSuffix("Documents/one.bin") })
+            try fixture.write("Documents/keep.txt", [1])
+            let error = failure { () throws(SandboxError) in
+                _ = try Restore.run(
+                    app: BackupFixture.app, snapshot: try repository.snapshot(matching: nil), from: repository,
+                    into: fixture.home)
+            }
+            #expect(error?.code == .repositoryDamaged)
+            #expect(error?.message.contains("missing") == true)
+            #expect(FileManager.default.fileExists(atPath: fixture.hostPath("Documents/keep.txt")))
+        }
+    }
+
+    @Test func aTruncatedIndexIsAClearError() async throws {
+        try await BackupFixture.with { fixture in
+            _ = try Self.backedUp(fixture)
+            let index = try FileManager.default.contentsOfDirectory(atPath: fixture.repositoryPath + "/index")
+            let path = fixture.repositoryPath + "/index/" + (index.first ?? "")
+            #expect(truncate(path, 10) == 0)
+            let repository = try fixture.repository()
+            let report = try Checker.check(repository, readingData: false)
+            #expect(report.problems.contains { $0.contains("index/") && $0.contains("truncated") })
+            let error = failure { () throws(SandboxError) in
+                _ = try Backup.run(apps: [BackupFixture.app], from: fixture.home, to: repository)
+            }
+            #expect(error?.code == .repositoryDamaged)
+            #expect(error?.message.contains("index/") == true)
+        }
+    }
+
+    @Test func aWrongOrMissingPasswordIsAClearError() async throws {
+        try await BackupFixture.with { fixture in
+            _ = try Self.backedUp(fixture, password: "right")
+            let storage = try LocalRepositoryStorage(openingDirectoryAt: fixture.repositoryPath)
+            for password: String? in ["wrong", nil] {
+                let error = failure { () throws(SandboxError) in
+                    _ = try Repository.open(storage, password: password.map { Array($0.utf8) })
+                }
+                #expect(error?.code == .wrongPassword)
+            }
+            // Encrypted at rest: no blob holds a file's bytes.
+            let plain = try Data(contentsOf: URL(fileURLWithPath: fixture.hostPath("Documents/one.bin")))
+            let repository = try Repository.open(storage, password: Array("right".utf8))
+            #expect(throws: TestFailure.self) { try Self.blobPath(of: "Documents/one.bin", fixture, repository) }
+            #expect(!plain.isEmpty)
+            #expect(try Checker.check(repository, readingData: true).isHealthy)
+        }
+    }
+
+    @Test func pruneKeepsTheLastSnapshotsAndRemovesOnlyUnreferencedBlobs() async throws {
+        try await BackupFixture.with { fixture in
+            let repository = try Self.backedUp(fixture)
+            #expect(unlink(fixture.hostPath("Documents/one.bin")) == 0)
+            try fixture.write("Documents/three.bin", ChunkerTests.pseudoRandom(50_000, seed: 13))
+            _ = try Backup.run(apps: [BackupFixture.app], from: fixture.home, to: repository)
+            let report = try Pruner.prune(repository, keepingLast: 1)
+            #expect(report.snapshotsRemoved == 1)
+            #expect(report.blobsRemoved >= 1)
+            #expect(try Checker.check(repository, readingData: true).isHealthy)
+            try fixture.write("Documents/three.bin", [0])
+            _ = try Restore.run(
+                app: BackupFixture.app, snapshot: try repository.snapshot(matching: nil), from: repository,
+                into: fixture.home)
+            #expect(try Data(contentsOf: URL(fileURLWithPath: fixture.hostPath("Documents/three.bin"))).count == 50_000)
+            #expect(!FileManager.default.fileExists(atPath: fixture.hostPath("Documents/one.bin")))
+        }
+    }
+
+    @Test func aSecondBackupWaitsForNoOneButIsRefusedWhileTheLockIsHeld() async throws {
+        try await BackupFixture.with { fixture in
+            let repository = try Self.backedUp(fixture)
+            // A lock held by a live process (this one) on this boot.
+            let record = """
+                {"bootID":"\(try String(contentsOfFile: "/proc/sys/kernel/random/boot_id", encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines))","hostname":"\(ProcessInfo.processInfo.hostName)","operation":"backup","pid":\(getpid()),"time":"2026-01-01T00:00:00Z"}
+                """
+            try Data(record.utf8).write(to: URL(fileURLWithPath: fixture.repositoryPath + "/locks/exclusive"))
+            let error = failure { () throws(SandboxError) in
+                _ = try Backup.run(apps: [BackupFixture.app], from: fixture.home, to: repository)
+            }
+            #expect(error?.code == .repositoryLocked)
+            // The same lock left by a process that is gone is taken over.
+            let stale = record.replacingOccurrences(of: "\"pid\":\(getpid())", with: "\"pid\":999999")
+            try Data(stale.utf8).write(to: URL(fileURLWithPath: fixture.repositoryPath + "/locks/exclusive"))
+            _ = try Backup.run(apps: [BackupFixture.app], from: fixture.home, to: repository)
+            #expect(!FileManager.default.fileExists(atPath: fixture.repositoryPath + "/locks/exclusive"))
+        }
+    }
+}
