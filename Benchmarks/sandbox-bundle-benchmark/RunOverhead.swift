@@ -14,7 +14,8 @@ private func overheadLine(_ name: String, ours: [Double], theirs: [Double]) -> S
 /// Measures `sandbox run APP -- /bin/true` against `/bin/true`, alternating, `runs` times each:
 /// - through the library, the bundle verified once beforehand (what the launch itself adds: the
 ///   Landlock ruleset, fork, setsid, limits, restrict, exec, wait);
-/// - through the `sandbox` executable at `cli` (when given) for `emptyApp`, an app with an empty
+/// - through the `sandbox` executable at `cli` (when given): `sandbox path` (its own start-up, for
+///   reference), and `sandbox run` for `emptyApp`, an app with an empty
 ///   bundle (the whole command: start-up, opening the home, the launch), and for `verifiedApp`, whose
 ///   bundle's verification is then included.
 func runOverheadRows(
@@ -36,13 +37,24 @@ func runOverheadRows(
     ]
     guard let cli else { return rows }
     setenv("SANDBOX_HOME", home.location, 1)
-    for (app, name, count) in [
-        (emptyApp, "`sandbox run APP -- /bin/true`, whole command (empty bundle)", runs),
-        (verifiedApp, "`sandbox run APP -- /bin/true`, whole command (\(verifiedLabel) bundle verified)", 5),
-    ] {
+    let cases: [(arguments: [String], name: String, count: Int)] = [
+        (
+            ["path", emptyApp.rawValue, "home"],
+            "`sandbox path APP home` (the command line's own start-up, for reference)", runs
+        ),
+        (
+            ["run", emptyApp.rawValue, "--", "/bin/true"],
+            "`sandbox run APP -- /bin/true`, whole command (empty bundle)", runs
+        ),
+        (
+            ["run", verifiedApp.rawValue, "--", "/bin/true"],
+            "`sandbox run APP -- /bin/true`, whole command (\(verifiedLabel) bundle verified)", 5
+        ),
+    ]
+    for (arguments, name, count) in cases {
         var command = Comparison(name: name, peer: "/bin/true")
         try command.measure(runs: count) {
-            _ = try timeTool(cli, ["run", app.rawValue, "--", "/bin/true"])
+            _ = try timeTool(cli, arguments)
         } theirs: {
             try timeTool("/bin/true", [])
         }

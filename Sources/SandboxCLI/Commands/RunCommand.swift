@@ -32,23 +32,26 @@ struct Run: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let forwarder = SignalForwarder()
-        let process = try start()
-        forwarder.forward(to: process)
+        let (process, forwarder) = try start()
         let exit = await process.exit
+        withExtendedLifetime(forwarder) {}
         throw ExitCode(exit.shellStatus)
     }
 
-    /// Opens the app and starts the program. A program that cannot be executed ends the command
-    /// as a shell would: 127 when it was not found, 126 otherwise.
-    private func start() throws -> AppProcess {
+    /// Opens the app and starts the program, with the signals forwarded to it from just before it
+    /// starts (while the bundle is verified, Ctrl-C still ends the command). A program that cannot
+    /// be executed ends the command as a shell would: 127 when it was not found, 126 otherwise.
+    private func start() throws -> (AppProcess, SignalForwarder) {
         let options = ConfinementOptions(blocksNetwork: noNetwork, readablePaths: allowRead, bestEffort: bestEffort)
         do {
             let launch = try SandboxHome().prepareRun(app.identifier(), command: command, options: options)
             for gap in launch.unenforced {
                 StandardStreams.error("sandbox: warning: not enforced (\(launch.abi)): \(gap)\n")
             }
-            return try launch.start()
+            let forwarder = SignalForwarder()
+            let process = try launch.start()
+            forwarder.forward(to: process)
+            return (process, forwarder)
         } catch {
             guard let cause = error.cause, cause.systemCall == "execve" else { throw error }
             StandardStreams.error(Remedies.line(for: error) + "\n")
