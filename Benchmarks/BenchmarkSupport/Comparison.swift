@@ -15,12 +15,20 @@ public struct Comparison {
         self.bytes = bytes
     }
 
-    /// `| name | peer | ours | theirs | ratio |`: medians (with throughput when ``bytes`` is set)
-    /// and the median of the per-run ratios ours/theirs.
+    /// The header of ``line``'s table.
+    public static let header = """
+        | operation | peer | ours (median) | peer (median) | ratio ours/peer | each run's ratio |
+        |---|---|---|---|---|---|
+        """
+
+    /// `| name | peer | ours | theirs | ratio | runs |`: medians (with throughput when ``bytes`` is
+    /// set), the median of the per-run ratios ours/theirs, and each run's ratio (a goal such as
+    /// "≤ 1.0 in five runs of five" is read there).
     public var line: String {
         let ratios = zip(ours, theirs).map { $0 / $1 }
+        let each = ratios.map { String(format: "%.2f", $0) }.joined(separator: ", ")
         return
-            "| \(name) | \(peer) | \(shown(median(ours))) | \(shown(median(theirs))) | **\(String(format: "%.2f", median(ratios)))** |"
+            "| \(name) | \(peer) | \(shown(median(ours))) | \(shown(median(theirs))) | **\(String(format: "%.2f", median(ratios)))** | \(each) |"
     }
 
     private func shown(_ seconds: Double) -> String {

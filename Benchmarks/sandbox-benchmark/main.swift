@@ -95,8 +95,7 @@ func run() throws {
         try root.removeItem(at: ContainerPath("copy-cp-\(run)"))
     }
 
-    print("| operation | peer | ours (median) | peer (median) | ratio ours/peer |")
-    print("|---|---|---|---|---|")
+    print(Comparison.header)
     for row in [size, enumeration, removal, copy] { print(row.line) }
 }
 

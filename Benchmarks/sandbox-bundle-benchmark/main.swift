@@ -111,8 +111,7 @@ func run() throws {
         }
     }
 
-    print("| operation | peer | ours (median) | peer (median) | ratio ours/peer |")
-    print("|---|---|---|---|---|")
+    print(Comparison.header)
     for row in rows { print(row.line) }
 
     // `sandbox run`: the small-file bundle's app is the verified one; an app with an empty bundle
