@@ -23,6 +23,7 @@ struct SandboxCommand: AsyncParsableCommand {
             DefaultsCommand.self, KeychainCommand.self,
             Download.self, Downloads.self, Fetch.self,
             Share.self,
+            BackupCommand.self, SnapshotsCommand.self, CheckCommand.self, RestoreCommand.self, PruneCommand.self,
             Run.self,
         ]
     )

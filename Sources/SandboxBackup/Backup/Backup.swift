@@ -181,10 +181,8 @@ struct BackupRun {
 
     /// Stores the chunks of the file at `path` and records them (and the size read) in `node`.
     private mutating func chunk(
-        _ path: ContainerPath, in root: ConfinedRoot, into node: inout TreeNode
-    )
-        throws(SandboxError)
-    {
+        _ path: ContainerPath, in root: ConfinedRoot, into node: inout TreeNode, countingAsRead: Bool = true
+    ) throws(SandboxError) {
         var ids: [String] = []
         var written: Int64 = 0
         let repository = repository
@@ -202,7 +200,7 @@ struct BackupRun {
         self.newBlobs = newBlobs
         node.chunks = ids
         node.size = size
-        advance(.stored(bytesRead: size, bytesWritten: written))
+        advance(.stored(bytesRead: countingAsRead ? size : 0, bytesWritten: written))
     }
 
     private mutating func storeAppRecords(
@@ -219,9 +217,9 @@ struct BackupRun {
         var manifestNode = TreeNode(
             path: Data(), kind: .file, mode: 0, uid: 0, gid: 0, size: 0,
             modified: Timestamp(seconds: 0, nanoseconds: 0),
-            accessed: Timestamp(seconds: 0, nanoseconds: 0), extendedAttributes: nil, chunks: nil, target: nil,
+            accessed: nil, extendedAttributes: nil, chunks: nil, target: nil,
             hardLinkTo: nil, source: nil, inode: 0, device: 0, changed: Timestamp(seconds: 0, nanoseconds: 0))
-        try chunk(manifestPath, in: scratch.root, into: &manifestNode)
+        try chunk(manifestPath, in: scratch.root, into: &manifestNode, countingAsRead: false)
         _ = try? scratch.root.removeItem(at: manifestPath)  // scratch clean-up only
         var keychain: String?
         if let record = try KeychainRecord.capture(

@@ -11,7 +11,6 @@ struct ScannedItem {
     var target: [UInt8]?
 
     var modified: Timestamp { Timestamp(seconds: Int64(info.st_mtim.tv_sec), nanoseconds: Int64(info.st_mtim.tv_nsec)) }
-    var accessed: Timestamp { Timestamp(seconds: Int64(info.st_atim.tv_sec), nanoseconds: Int64(info.st_atim.tv_nsec)) }
     var changed: Timestamp { Timestamp(seconds: Int64(info.st_ctim.tv_sec), nanoseconds: Int64(info.st_ctim.tv_nsec)) }
     var pathBytes: [UInt8] { Self.bytes(of: path) }
 
@@ -32,7 +31,7 @@ struct ScannedItem {
         let mode = UInt32(info.st_mode & 0o7777)
         return TreeNode(
             path: Data(pathBytes), kind: kind, mode: mode, uid: info.st_uid, gid: info.st_gid, size: size,
-            modified: modified, accessed: accessed, extendedAttributes: attributes, chunks: nil,
+            modified: modified, accessed: nil, extendedAttributes: attributes, chunks: nil,
             target: target.map { Data($0) }, hardLinkTo: nil, source: nil, inode: UInt64(info.st_ino),
             device: UInt64(info.st_dev), changed: changed)
     }

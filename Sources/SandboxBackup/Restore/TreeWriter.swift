@@ -109,7 +109,8 @@ struct TreeWriter {
     private func setTimes(_ node: TreeNode, at path: ContainerPath) throws(SandboxError) {
         let parent = try root.openParent(of: path)
         var times = [
-            timespec(tv_sec: Int(node.accessed.seconds), tv_nsec: Int(node.accessed.nanoseconds)),
+            node.accessed.map { timespec(tv_sec: Int($0.seconds), tv_nsec: Int($0.nanoseconds)) }
+                ?? timespec(tv_sec: 0, tv_nsec: (1 << 30) - 2),  // UTIME_OMIT: leave it
             timespec(tv_sec: Int(node.modified.seconds), tv_nsec: Int(node.modified.nanoseconds)),
         ]
         guard utimensat(parent.rawValue, parent.name.cString, &times, AT_SYMLINK_NOFOLLOW) == 0 else {

@@ -26,7 +26,10 @@ public struct TreeNode: Sendable, Hashable, Codable {
     public var gid: UInt32
     public var size: Int64
     public var modified: Timestamp
-    public var accessed: Timestamp
+    /// Not recorded (always `nil`), as restic by default: reading a file for the backup moves its
+    /// access time, so recording it would change every tree — and every `Manifest.db` — at every
+    /// backup, defeating deduplication. A restore leaves access times at the time of the restore.
+    public var accessed: Timestamp?
     /// `user.` extended attributes but the excluded-from-backup flag (an excluded item is not in
     /// the snapshot at all).
     public var extendedAttributes: [String: Data]?

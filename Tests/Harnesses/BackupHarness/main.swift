@@ -33,8 +33,6 @@ do {
     default:
         fail("unknown command \(arguments[1])")
     }
-} catch let error as SandboxError {
-    fail(error.description)
 } catch {
-    fail("\(error)")
+    fail(error.description)
 }

@@ -1,0 +1,227 @@
+import ArgumentParser
+import Foundation
+import Glibc
+import Sandbox
+import SandboxBackup
+
+/// `REPO` and `--password-file`, shared by the backup commands.
+struct RepositoryOptions: ParsableArguments {
+    @Option(help: "A file holding the repository's password (its first line). Encrypts a new repository.")
+    var passwordFile: String?
+
+    /// The password from `--password-file`: the file's first line, without its newline.
+    func password() throws(SandboxError) -> [UInt8]? {
+        guard let passwordFile else { return nil }
+        guard let data = FileManager.default.contents(atPath: passwordFile) else {
+            throw SandboxError(.notFound, "The password file '\(passwordFile)' cannot be read.", path: passwordFile)
+        }
+        let line = data.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).first ?? Data()
+        guard !line.isEmpty else {
+            throw SandboxError(.invalidArgument, "The password file '\(passwordFile)' is empty.", path: passwordFile)
+        }
+        return Array(line)
+    }
+}
+
+/// Opens an existing repository at `path`.
+func openRepository(_ path: String, password: [UInt8]?) throws(SandboxError) -> Repository {
+    try Repository.open(LocalRepositoryStorage(openingDirectoryAt: path), password: password)
+}
+
+struct BackupCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "backup",
+        abstract: "Back up apps' containers into a repository (made if missing): one snapshot per run.",
+        discussion: """
+            Everything but the bundle, Library/Caches, tmp and items excluded from backup; SQLite databases through \
+            SQLite's online backup; the keychain (restorable on this device only, unless the repository is \
+            encrypted with --password-file, when items that are not ThisDeviceOnly move to other devices too).
+            """)
+
+    @Argument(help: "App identifiers, then the repository directory.")
+    var arguments: [String]
+    @OptionGroup var repositoryOptions: RepositoryOptions
+    @OptionGroup var output: OutputOptions
+
+    func validate() throws {
+        guard arguments.count >= 2 else { throw ValidationError("Give at least one app identifier and REPO.") }
+    }
+
+    func run() throws {
+        let apps = try arguments.dropLast().map { (raw) throws(SandboxError) in try AppIdentifier(raw) }
+        let path = arguments[arguments.count - 1]
+        let storage = try LocalRepositoryStorage.creatingLayout(atHostPath: path)
+        let repository = try Repository.openOrCreate(storage, password: try repositoryOptions.password())
+        let printer = BackupProgressLine(json: output.json)
+        let report = try Backup.run(apps: apps, from: SandboxHome(), to: repository) { printer.show($0) }
+        try printer.end()
+        if output.json { return try Output.json(BackupLine(event: "finished", report: report)) }
+        for warning in report.warnings { StandardStreams.error("warning: \(warning)\n") }
+        try Output.line(
+            "snapshot \(report.snapshot.prefix(8)) saved: \(report.files) items, \(Output.bytes(report.bytesTotal)) (\(Output.bytes(report.bytesRead)) read, \(Output.bytes(report.bytesStored)) stored)"
+        )
+    }
+}
+
+/// A JSON line of `sandbox backup --json`.
+struct BackupLine: Encodable {
+    var event: String
+    var progress: BackupProgress?
+    var report: BackupReport?
+}
+
+/// Shows a backup's progress: a line rewritten on a terminal (standard error), JSON lines with
+/// `--json` (standard output), nothing otherwise.
+final class BackupProgressLine {
+    // Called on the backup's one thread only.
+    private let json: Bool
+    /// The first failure to write a JSON line (standard output closed, say), thrown by ``end()``.
+    private var failure: (any Error)?
+    private let terminal: Bool
+    private var shown = false
+    private var lastPhase: BackupPhase?
+    private var lastTime = ContinuousClock.now
+
+    init(json: Bool) {
+        self.json = json
+        terminal = !json && isatty(STDERR_FILENO) == 1
+    }
+
+    func show(_ progress: BackupProgress) {
+        let now = ContinuousClock.now
+        // At most ten lines a second, and every change of phase.
+        guard progress.phase != lastPhase || now - lastTime > .milliseconds(100) else { return }
+        lastPhase = progress.phase
+        lastTime = now
+        if json {
+            guard failure == nil else { return }
+            do {
+                try Output.json(BackupLine(event: "progress", progress: progress))
+            } catch {
+                failure = error
+            }
+        } else if terminal {
+            shown = true
+            let fraction = progress.bytesTotal > 0 ? Double(progress.bytesDone) / Double(progress.bytesTotal) : 0
+            let width = 24
+            let filled = min(width, Int(fraction * Double(width)))
+            StandardStreams.error(
+                "\r[" + String(repeating: "#", count: filled) + String(repeating: ".", count: width - filled) + "] "
+                    + "\(progress.phase.rawValue) \(progress.app ?? "") \(progress.filesDone)/\(progress.filesTotal) files  "
+                    + "\(Output.bytes(progress.bytesDone)) / \(Output.bytes(progress.bytesTotal))  stored \(Output.bytes(progress.bytesStored))\u{1B}[K"
+            )
+        }
+    }
+
+    /// Ends the line; throws the first failure to write progress.
+    func end() throws {
+        if shown { StandardStreams.error("\n") }
+        if let failure { throw failure }
+    }
+}
+
+struct SnapshotsCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "snapshots", abstract: "List a repository's snapshots, oldest first.")
+
+    @Argument(help: "The repository directory.") var repository: String
+    @OptionGroup var repositoryOptions: RepositoryOptions
+    @OptionGroup var output: OutputOptions
+
+    func run() throws {
+        let snapshots = try openRepository(repository, password: try repositoryOptions.password()).snapshots()
+        if output.json {
+            return try Output.json(
+                snapshots.map {
+                    SnapshotLine(
+                        id: $0.id, time: $0.record.time, apps: $0.record.apps.map(\.app), host: $0.record.hostname)
+                })
+        }
+        try Output.line("ID\tTIME\tHOST\tAPPS")
+        for snapshot in snapshots {
+            try Output.line(
+                "\(snapshot.shortID)\t\(ISO8601DateFormatter().string(from: snapshot.record.time))\t\(snapshot.record.hostname)\t\(snapshot.record.apps.map(\.app).joined(separator: ","))"
+            )
+        }
+    }
+}
+
+struct SnapshotLine: Encodable {
+    var id: String
+    var time: Date
+    var apps: [String]
+    var host: String
+}
+
+struct CheckCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "check",
+        abstract: "Check a repository's structure; with --read-data, also re-hash every blob.",
+        discussion: "Exits 1 when a problem is found, naming the files a missing or damaged blob affects.")
+
+    @Argument(help: "The repository directory.") var repository: String
+    @Flag(help: "Read every blob and check it against its id.") var readData = false
+    @OptionGroup var repositoryOptions: RepositoryOptions
+    @OptionGroup var output: OutputOptions
+
+    func run() throws {
+        let opened = try openRepository(repository, password: try repositoryOptions.password())
+        let report = try Checker.check(opened, readingData: readData)
+        if output.json {
+            try Output.json(report)
+        } else {
+            for problem in report.problems { StandardStreams.error("error: \(problem)\n") }
+            for file in report.affectedFiles { StandardStreams.error("affected: \(file)\n") }
+            try Output.line(
+                "\(report.snapshots) snapshots, \(report.blobs) blobs\(readData ? ", \(report.blobsRead) read" : ""): \(report.isHealthy ? "no problems" : "\(report.problems.count) problem(s)")"
+            )
+        }
+        if !report.isHealthy { throw ExitCode(ExitStatus.failure) }
+    }
+}
+
+struct RestoreCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "restore",
+        abstract: "Restore an app's container from a snapshot (the latest by default), all or nothing.",
+        discussion:
+            "The container is rebuilt beside the old one and swapped in at once; the bundle is left as installed, Library/Caches and tmp are empty."
+    )
+
+    @OptionGroup var app: AppArgument
+    @Argument(help: "The repository directory.") var repository: String
+    @Option(help: "The snapshot id (or a unique prefix of at least 4 digits).") var snapshot: String?
+    @OptionGroup var repositoryOptions: RepositoryOptions
+    @OptionGroup var output: OutputOptions
+
+    func run() throws {
+        let opened = try openRepository(repository, password: try repositoryOptions.password())
+        let report = try Restore.run(
+            app: try app.identifier(), snapshot: try opened.snapshot(matching: snapshot), from: opened,
+            into: SandboxHome())
+        if output.json { return try Output.json(report) }
+        for note in report.notes { StandardStreams.error("note: \(note)\n") }
+        try Output.line(
+            "restored \(report.app) from \(report.snapshot.prefix(8)): \(report.files) items, \(Output.bytes(report.bytes))\(report.keychainItems.map { ", \($0) keychain item(s)" } ?? "")"
+        )
+    }
+}
+
+struct PruneCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "prune", abstract: "Remove all but the last N snapshots and the blobs nothing refers to any more.")
+
+    @Argument(help: "The repository directory.") var repository: String
+    @Option(help: "How many of the newest snapshots to keep.") var keepLast: Int
+    @OptionGroup var repositoryOptions: RepositoryOptions
+    @OptionGroup var output: OutputOptions
+
+    func run() throws {
+        let opened = try openRepository(repository, password: try repositoryOptions.password())
+        let report = try Pruner.prune(opened, keepingLast: keepLast)
+        if output.json { return try Output.json(report) }
+        try Output.line(
+            "kept \(report.snapshotsKept) snapshot(s), removed \(report.snapshotsRemoved) and \(report.blobsRemoved) blob(s) (\(Output.bytes(report.bytesRemoved)))"
+        )
+    }
+}
