@@ -15,6 +15,10 @@
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <sys/socket.h>
+#include <linux/audit.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
 
 #ifndef SYS_landlock_create_ruleset
 #define SYS_landlock_create_ruleset 444
@@ -90,6 +94,48 @@ int csb_landlock_restrict_self(int ruleset_fd) {
 
 // MARK: - The child of a confined launch
 
+#if defined(__x86_64__)
+#define CSB_AUDIT_ARCH AUDIT_ARCH_X86_64
+#elif defined(__aarch64__)
+#define CSB_AUDIT_ARCH AUDIT_ARCH_AARCH64
+#endif
+#ifndef SYS_io_uring_setup
+#define SYS_io_uring_setup 425
+#endif
+
+/// A seccomp filter for `--no-network`: `socket(2)` of any family but `AF_UNIX` fails with EACCES
+/// (UDP, ICMP, raw, netlink: what Landlock's TCP rules do not cover); `io_uring_setup` fails with
+/// EPERM (io_uring can create sockets without the `socket` system call); so does every system
+/// call of another ABI (i386's `socketcall` through `int 0x80`, x32). Needs `PR_SET_NO_NEW_PRIVS`.
+static int csb_deny_network_sockets(void) {
+#ifdef CSB_AUDIT_ARCH
+    struct sock_filter filter[] = {
+        /* 0 */ BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
+        /* 1 */ BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, CSB_AUDIT_ARCH, 1, 0),
+        /* 2 */ BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM),
+        /* 3 */ BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+#if defined(__x86_64__)
+        /* 4 */ BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, 0x40000000, 0, 1),  // x32 system calls
+#else
+        /* 4 */ BPF_JUMP(BPF_JMP | BPF_JA, 1, 0, 0),
+#endif
+        /* 5 */ BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM),
+        /* 6 */ BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_io_uring_setup, 0, 1),
+        /* 7 */ BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM),
+        /* 8 */ BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_socket, 0, 3),
+        /* 9 */ BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[0])),  // domain (low word)
+        /* 10 */ BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AF_UNIX, 1, 0),
+        /* 11 */ BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EACCES),
+        /* 12 */ BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+    };
+    struct sock_fprog program = { .len = (unsigned short)(sizeof(filter) / sizeof(filter[0])), .filter = filter };
+    return prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &program, 0, 0);
+#else
+    errno = ENOSYS;
+    return -1;
+#endif
+}
+
 /// Reports the failed step and errno to the parent and ends the child. Async-signal-safe.
 static void csb_child_fail(int report_fd, int step) {
     int report[2] = { step, errno };
@@ -126,6 +172,7 @@ static void csb_confined_child(const csb_confined_spawn_t *spec, int report_fd) 
     }
     if (spec->new_session && setsid() < 0) csb_child_fail(report_fd, CSB_SPAWN_STEP_SESSION);
     if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) csb_child_fail(report_fd, CSB_SPAWN_STEP_NO_NEW_PRIVS);
+    if (spec->deny_network_sockets && csb_deny_network_sockets() != 0) csb_child_fail(report_fd, CSB_SPAWN_STEP_SECCOMP);
     for (int index = 0; index < spec->limit_count; index++) {
         struct rlimit limit = { .rlim_cur = spec->limits[index].soft, .rlim_max = spec->limits[index].hard };
         if (setrlimit(spec->limits[index].resource, &limit) != 0) csb_child_fail(report_fd, CSB_SPAWN_STEP_LIMITS);

@@ -123,6 +123,7 @@ typedef struct {
     int stdio_fds[3];            ///< descriptors for the child's stdin, stdout, stderr; -1 keeps the parent's
     int ruleset_fd;              ///< the Landlock ruleset to restrict to, or -1 for none
     int new_session;             ///< whether to call setsid()
+    int deny_network_sockets;    ///< whether a seccomp filter refuses socket() but AF_UNIX, and io_uring
     const csb_rlimit_t *limits;  ///< set with setrlimit() in the child
     int limit_count;
 } csb_confined_spawn_t;
@@ -132,6 +133,7 @@ enum {
     CSB_SPAWN_STEP_FORK = 1,
     CSB_SPAWN_STEP_SIGNALS = 2,
     CSB_SPAWN_STEP_STDIO = 9,
+    CSB_SPAWN_STEP_SECCOMP = 10,
     CSB_SPAWN_STEP_SESSION = 3,
     CSB_SPAWN_STEP_NO_NEW_PRIVS = 4,
     CSB_SPAWN_STEP_LIMITS = 5,
@@ -141,7 +143,7 @@ enum {
 };
 
 /// Forks; the child resets its signal mask and dispositions, puts `stdio_fds` in place, marks every descriptor above 2
-/// close-on-exec, starts a new session, sets `PR_SET_NO_NEW_PRIVS`, applies the limits, changes
+/// close-on-exec, starts a new session, sets `PR_SET_NO_NEW_PRIVS` (and the socket filter), applies the limits, changes
 /// directory, restricts itself to the ruleset and executes `path`. Only async-signal-safe calls run
 /// in the child. Returns the child's pid once it has executed the program, or -1 with the failed
 /// step and its errno (the child is then reaped already). Blocks until the child has executed or failed.

@@ -22,7 +22,8 @@ import SystemPackage
 ///
 /// Signals to processes outside the sandbox are blocked (ABI 6); with
 /// ``ConfinementOptions/blocksNetwork``, TCP connect and bind (ABI 4) and abstract Unix sockets
-/// outside the sandbox (ABI 6) are too.
+/// outside the sandbox (ABI 6) are too, and a seccomp filter refuses creating any socket but a
+/// Unix one (UDP, ICMP, raw, netlink) and `io_uring`.
 public struct ConfinedLaunch: Sendable {
     /// The app, its bundle verified.
     public let app: OpenedApp
@@ -177,7 +178,8 @@ public struct ConfinedLaunch: Sendable {
                             path: path, argv: argv.baseAddress, envp: envp.baseAddress, directory_fd: directory,
                             stdio_fds: stdio,
                             ruleset_fd: ruleset?.descriptor ?? -1,
-                            new_session: 1, limits: limits.baseAddress, limit_count: CInt(limits.count))
+                            new_session: 1, deny_network_sockets: options.blocksNetwork ? 1 : 0,
+                            limits: limits.baseAddress, limit_count: CInt(limits.count))
                         return csb_confined_spawn(&spec, &step, &failure)
                     }
                 }
@@ -192,6 +194,7 @@ public struct ConfinedLaunch: Sendable {
         let calls: [CInt: String] = [
             CInt(CSB_SPAWN_STEP_FORK): "fork", CInt(CSB_SPAWN_STEP_SIGNALS): "sigprocmask",
             CInt(CSB_SPAWN_STEP_STDIO): "dup2",
+            CInt(CSB_SPAWN_STEP_SECCOMP): "prctl(PR_SET_SECCOMP)",
             CInt(CSB_SPAWN_STEP_SESSION): "setsid", CInt(CSB_SPAWN_STEP_NO_NEW_PRIVS): "prctl(PR_SET_NO_NEW_PRIVS)",
             CInt(CSB_SPAWN_STEP_LIMITS): "setrlimit", CInt(CSB_SPAWN_STEP_DIRECTORY): "fchdir",
             CInt(CSB_SPAWN_STEP_RESTRICT): "landlock_restrict_self", CInt(CSB_SPAWN_STEP_EXEC): "execve",

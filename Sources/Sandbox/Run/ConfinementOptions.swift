@@ -1,7 +1,9 @@
 /// What ``ConfinedLaunch`` allows beyond the app's own container and the system's libraries.
 public struct ConfinementOptions: Sendable, Hashable {
     /// Blocks TCP connect and bind (Landlock ABI 4) and, from ABI 6, connecting to abstract Unix
-    /// sockets outside the sandbox. UDP, ICMP and Unix sockets by path are not covered by Landlock.
+    /// sockets outside the sandbox; a seccomp filter refuses creating any socket but a Unix one
+    /// (`EACCES`: UDP, ICMP, raw, netlink) and `io_uring` (`EPERM`). Unix sockets by path stay
+    /// reachable where the program can name them.
     public var blocksNetwork: Bool
     /// Host paths the app may also read (files, or folders and everything beneath them).
     public var readablePaths: [String]

@@ -2,7 +2,8 @@
 // Each command tries one operation and prints "ok" (exit 0) or "error: <strerror>" (exit 1).
 //
 //   read PATH | write PATH | truncate PATH | link FROM TO | rename FROM TO | symlink TARGET NAME
-//   connect PORT (TCP to 127.0.0.1) | bind PORT | kill PID SIGNAL | ids (prints uid/euid)
+//   connect PORT (TCP to 127.0.0.1) | bind PORT | udp PORT (a datagram to 127.0.0.1)
+//   kill PID SIGNAL | ids (prints uid/euid)
 //   exit STATUS | wait-term (prints "ready", exits 42 on SIGTERM)
 #include <arpa/inet.h>
 #include <errno.h>
@@ -59,6 +60,12 @@ int main(int argc, char **argv) {
     if (!strcmp(command, "symlink") && argc == 4) return report(symlink(argv[2], argv[3]));
     if (!strcmp(command, "connect") && argc == 3) return report(tcp(argv[2], 0));
     if (!strcmp(command, "bind") && argc == 3) return report(tcp(argv[2], 1));
+    if (!strcmp(command, "udp") && argc == 3) {
+        int fd = socket(AF_INET, SOCK_DGRAM, 0);
+        struct sockaddr_in address = { .sin_family = AF_INET, .sin_port = htons((unsigned short)atoi(argv[2])) };
+        address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+        return report(fd < 0 ? -1 : (int)sendto(fd, "probe", 5, 0, (struct sockaddr *)&address, sizeof(address)));
+    }
     if (!strcmp(command, "kill") && argc == 4) return report(kill(atoi(argv[2]), atoi(argv[3])));
     if (!strcmp(command, "ids")) {
         printf("uid=%d euid=%d\n", (int)getuid(), (int)geteuid());

@@ -5,20 +5,22 @@ import Testing
 
 @Suite("sandbox run --no-network")
 struct RunNetworkCLITests {
-    /// A TCP socket listening on 127.0.0.1 at a free port; connections wait in its backlog.
+    /// A socket bound to 127.0.0.1 at a free port: TCP, listening (connections wait in its
+    /// backlog), or UDP.
     private struct Listener: ~Copyable {
         let fd: Int32
         let port: UInt16
 
-        init() throws {
-            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        init(udp: Bool = false) throws {
+            let fd = socket(AF_INET, Int32((udp ? SOCK_DGRAM : SOCK_STREAM).rawValue), 0)
             var address = sockaddr_in()
             address.sin_family = sa_family_t(AF_INET)
             address.sin_addr.s_addr = in_addr_t(0x7F00_0001).bigEndian
             var length = socklen_t(MemoryLayout<sockaddr_in>.size)
             let bound = withUnsafeMutablePointer(to: &address) { pointer in
                 pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { address in
-                    bind(fd, address, length) == 0 && listen(fd, 16) == 0 && getsockname(fd, address, &length) == 0
+                    bind(fd, address, length) == 0 && (udp || listen(fd, 16) == 0)
+                        && getsockname(fd, address, &length) == 0
                 }
             }
             guard fd >= 0, bound else {
@@ -93,6 +95,26 @@ struct RunNetworkCLITests {
             let blocked = try await fixture.run("--no-network", "--", python, "-c", script)
             #expect(blocked.status == 1)
             #expect(blocked.stderr.contains("PermissionError"), "\(blocked.stderr)")
+        }
+    }
+
+    @Test("a UDP datagram and a raw socket are refused with --no-network (a seccomp filter), UDP sent without it")
+    func otherSockets() async throws {
+        try await RunFixture.with { fixture in
+            let listener = try Listener(udp: true)
+            let port = String(listener.port)
+            let allowed = try await fixture.run("--", fixture.probe, "udp", port)
+            #expect(allowed.stdout == "ok\n", "\(allowed.stderr)")
+            var buffer = [UInt8](repeating: 0, count: 16)
+            #expect(recv(listener.fd, &buffer, buffer.count, Int32(MSG_DONTWAIT)) == 5)
+            let blocked = try await fixture.run("--no-network", "--", fixture.probe, "udp", port)
+            #expect(blocked.stdout == "error: Permission denied\n")
+            #expect(recv(listener.fd, &buffer, buffer.count, Int32(MSG_DONTWAIT)) == -1)
+            let python = try await fixture.run(
+                "--no-network", "--", try RunFixture.system("python3"), "-c",
+                "import socket\nfor kind in (socket.SOCK_DGRAM, socket.SOCK_RAW):\n    try: socket.socket(socket.AF_INET, kind); print('made')\n    except PermissionError: print('refused')\nsocket.socket(socket.AF_UNIX); print('unix')"
+            )
+            #expect(python.stdout == "refused\nrefused\nunix\n", "\(python.stderr)")
         }
     }
 }
