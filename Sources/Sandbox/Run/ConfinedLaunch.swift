@@ -15,9 +15,12 @@ import SystemPackage
 /// - the data container: read, write, create, remove, rename and link within it (no device nodes,
 ///   no execution);
 /// - the bundle: read and execute;
-/// - the system: read and execute beneath ``SystemAllowances/executableTrees``, read the files of
-///   ``SystemAllowances/systemFiles`` (and ``SystemAllowances/networkFiles`` unless the network is
-///   blocked), the devices of ``SystemAllowances/devices``, `/proc` (``SystemAllowances/proc``);
+/// - the system: read and execute beneath `/usr`, `/bin`, `/sbin`, `/lib`, `/lib32`, `/lib64`,
+///   `/libx32`; read the files the loader, the C library and common programs read (`/etc/ld.so.*`,
+///   `localtime`, `timezone`, `nsswitch.conf`, `passwd`, `group`, `locale.alias`; and, unless the
+///   network is blocked, `resolv.conf`, `hosts`, `host.conf`, `gai.conf`, `services`, `protocols`,
+///   `/etc/ssl/certs`); `/dev/null`, `/dev/zero`, `/dev/full` (read and write), `/dev/urandom`,
+///   `/dev/random` (read); `/proc` (read: every process of the sandbox needs its own `/proc/self`);
 /// - read each of ``ConfinementOptions/readablePaths``.
 ///
 /// Signals to processes outside the sandbox are blocked (ABI 6); with
