@@ -48,8 +48,13 @@ public struct ConfinedLaunch: Sendable {
 
     /// Prepares `command` for `app`.
     ///
-    /// - Parameter environment: the launcher's variables: `PATH` and the locale are kept from
-    ///   them, `SANDBOX_LANDLOCK_ABI` caps the ABI (``LandlockABI/current(environment:)``).
+    /// - Parameters:
+    ///   - app: the app, opened (its bundle verified) by
+    ///     ``SandboxHome/openApp(_:preferredLanguages:environment:)``.
+    ///   - command: the program and its arguments.
+    ///   - options: what is allowed beyond the container, and whether to run on an older ABI.
+    ///   - environment: the launcher's variables: `PATH` and the locale are kept from them,
+    ///     `SANDBOX_LANDLOCK_ABI` caps the ABI (``LandlockABI/current(environment:)``).
     /// - Throws: ``/SandboxCore/SandboxError/Code/unsupported`` naming the kernel and ABI when
     ///   Landlock is missing or older than ``LandlockABI/required`` and `bestEffort` is off;
     ///   ``/SandboxCore/SandboxError/Code/invalidArgument`` for an empty command;

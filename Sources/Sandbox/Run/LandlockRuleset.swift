@@ -56,6 +56,10 @@ public final class LandlockRuleset: Sendable {
 
     /// Grants `access` beneath the file or folder `descriptor` names (preferably `O_PATH`).
     ///
+    /// - Parameters:
+    ///   - access: the rights to grant.
+    ///   - descriptor: the file or folder; the caller keeps it and may close it afterwards.
+    ///   - label: what to call it in errors (its host path).
     /// - Returns: the rights granted, after trimming; empty when none were left (no rule added).
     /// - Throws: ``/SandboxCore/SandboxError/Code/invalidArgument`` when the kernel refuses the rule.
     @discardableResult
@@ -78,7 +82,10 @@ public final class LandlockRuleset: Sendable {
     /// Grants `access` beneath the host path `path`, opened with `O_PATH` (symbolic links
     /// followed: the rule applies to what they lead to).
     ///
-    /// - Parameter ifPresent: whether a missing path is skipped (`nil` returned) rather than an error.
+    /// - Parameters:
+    ///   - access: the rights to grant.
+    ///   - path: a host path, absolute or relative to the working directory.
+    ///   - ifPresent: whether a missing path is skipped (`nil` returned) rather than an error.
     /// - Returns: the rights granted, or `nil` when the path is missing and `ifPresent`.
     /// - Throws: ``/SandboxCore/SandboxError/Code/notFound`` and the errors of
     ///   ``allow(_:beneath:label:)``.
@@ -99,6 +106,9 @@ public final class LandlockRuleset: Sendable {
 
     /// Allows TCP `access` on `port` (rules for ports; the ruleset must handle network rights).
     ///
+    /// - Parameters:
+    ///   - access: the TCP rights to grant.
+    ///   - port: the port they apply to.
     /// - Throws: ``/SandboxCore/SandboxError/Code/invalidArgument`` when the kernel refuses the rule.
     public func allow(_ access: NetworkAccess, port: UInt16) throws(SandboxError) {
         let granted = access.intersection(handledNetwork)

@@ -7,7 +7,7 @@ extension SandboxHome {
     /// started until ``ConfinedLaunch/start(standardInput:standardOutput:standardError:)``.
     ///
     /// - Throws: the errors of ``openApp(_:preferredLanguages:environment:)``
-    ///   (``/SandboxCore/SandboxError/Code/bundleModified`` for a tampered bundle) and of
+    ///   (``SandboxCore/SandboxError/Code/bundleModified`` for a tampered bundle) and of
     ///   ``ConfinedLaunch/init(app:command:options:environment:)``.
     public func prepareRun(
         _ app: AppIdentifier,
