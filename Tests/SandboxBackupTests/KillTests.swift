@@ -1,0 +1,118 @@
+import Foundation
+import Glibc
+import Sandbox
+import SandboxBackup
+import SandboxCore
+import SandboxTesting
+import Testing
+
+/// SIGKILL at random moments, 30 times each, to a real process (`sandbox-backup-harness`).
+@Suite(.serialized) struct KillTests {
+    static let rounds = 30
+
+    /// A container of a few MiB in a few hundred items, so a backup or restore takes long enough to
+    /// be killed in its middle.
+    static func populate(_ fixture: BackupFixture, variant: UInt64) throws {
+        for index in 0..<4 {
+            try fixture.write(
+                "Documents/big\(index).bin", ChunkerTests.pseudoRandom(2 << 20, seed: variant * 10 + UInt64(index)))
+        }
+        for index in 0..<200 {
+            try fixture.write("Documents/small/\(index).txt", Array("item \(index) of variant \(variant)\n".utf8))
+        }
+    }
+
+    static func start(_ fixture: BackupFixture, _ arguments: [String]) throws -> RunningProgram {
+        try BuiltProgram("sandbox-backup-harness").start(
+            arguments, environment: [:], outputIn: fixture.scratch.path)
+    }
+
+    /// How long an uninterrupted run takes, so kills land anywhere in it.
+    static func duration(of arguments: [String], _ fixture: BackupFixture) async throws -> Duration {
+        let clock = ContinuousClock()
+        let started = clock.now
+        let output = try await start(fixture, arguments).finish()
+        #expect(output.status == 0, "\(output.stderr)")
+        return clock.now - started
+    }
+
+    static func randomDelay(upTo duration: Duration) -> Duration {
+        .microseconds(Int64.random(in: 0...max(1, Int64(duration / .microseconds(1)))))
+    }
+
+    @Test func killedBackupsLeaveARepositoryThatVerifiesAndEarlierSnapshotsRestore() async throws {
+        try await BackupFixture.with { fixture in
+            try Self.populate(fixture, variant: 0)
+            let arguments = ["backup", fixture.home.location, fixture.repositoryPath, BackupFixture.app.rawValue]
+            _ = try await Self.duration(of: arguments, fixture)
+            // Kills land within the time of a backup like the killed ones: one file changed.
+            try fixture.write("Documents/big0.bin", ChunkerTests.pseudoRandom(2 << 20, seed: 999))
+            let full = try await Self.duration(of: arguments, fixture)
+            var killed = 0
+            for round in 1...Self.rounds {
+                try fixture.write("Documents/round.txt", Array("round \(round)".utf8))
+                try fixture.write("Documents/big0.bin", ChunkerTests.pseudoRandom(2 << 20, seed: 1000 + UInt64(round)))
+                let program = try Self.start(fixture, arguments)
+                program.signal(SIGKILL, after: Self.randomDelay(upTo: full))
+                let exit = await program.exit(timeout: .seconds(120))
+                if exit.signal == SIGKILL {
+                    killed += 1
+                } else {
+                    let stderr = try program.standardError()
+                    #expect(exit.status == 0, "\(stderr)")
+                }
+                let report = try Checker.check(try fixture.repository(), readingData: false)
+                #expect(report.isHealthy, "round \(round): \(report.problems)")
+            }
+            #expect(killed > Self.rounds / 3, "only \(killed) of \(Self.rounds) runs were killed mid-way")
+            let repository = try fixture.repository()
+            let report = try Checker.check(repository, readingData: true)
+            #expect(report.isHealthy, "\(report.problems)")
+            // Every snapshot restores, on a device of its own.
+            let (other, _) = try fixture.otherDevice()
+            for snapshot in try repository.snapshots() {
+                _ = try Restore.run(app: BackupFixture.app, snapshot: snapshot, from: repository, into: other)
+            }
+        }
+    }
+
+    @Test func aKilledRestoreLeavesTheOldContainerOrTheNewOneNeverAMix() async throws {
+        try await BackupFixture.with { fixture in
+            let repository = try fixture.repository()
+            try Self.populate(fixture, variant: 1)
+            let old = try Backup.run(apps: [BackupFixture.app], from: fixture.home, to: repository).snapshot
+            try FileManager.default.removeItem(atPath: fixture.hostPath("Documents/small"))
+            try Self.populate(fixture, variant: 2)
+            try fixture.write("Documents/only-new.txt", [1])
+            let new = try Backup.run(apps: [BackupFixture.app], from: fixture.home, to: repository).snapshot
+            let home = fixture.container.homeDirectory
+            func restore(_ id: String) throws -> TreeDescription {
+                _ = try Restore.run(
+                    app: BackupFixture.app, snapshot: try repository.snapshot(matching: id), from: repository,
+                    into: fixture.home)
+                return try TreeDescription(home)
+            }
+            let after = try restore(new)
+            let before = try restore(old)
+            #expect(before != after)
+            let arguments = ["restore", fixture.home.location, fixture.repositoryPath, BackupFixture.app.rawValue, new]
+            let full = try await Self.duration(of: arguments, fixture)
+            _ = try restore(old)
+            var killed = 0
+            for round in 1...Self.rounds {
+                let program = try Self.start(fixture, arguments)
+                program.signal(SIGKILL, after: Self.randomDelay(upTo: full))
+                let exit = await program.exit(timeout: .seconds(120))
+                if exit.signal == SIGKILL { killed += 1 }
+                let now = try TreeDescription(home)
+                #expect(now == before || now == after, "round \(round): a mix of old and new")
+                if now == after { _ = try restore(old) }
+            }
+            #expect(killed > Self.rounds / 3, "only \(killed) of \(Self.rounds) runs were killed mid-way")
+            // The staging directories of killed restores are swept by the next one.
+            _ = try restore(new)
+            let left = try FileManager.default.contentsOfDirectory(atPath: fixture.home.location + "/Containers/Data")
+            #expect(left == ["com.example.notes"])
+        }
+    }
+}
