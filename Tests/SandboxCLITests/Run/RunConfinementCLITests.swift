@@ -6,7 +6,9 @@ import Testing
 /// `sandbox run` confines real programs (`cat`, `ls`, `sh`, `python3`, a compiled probe) to
 /// their container with Landlock. The tests run as root, whom file modes do not stop: every
 /// refusal below is Landlock's (each test first shows that the file is reachable outside).
-@Suite("sandbox run: the file system a confined program sees")
+@Suite(
+    "sandbox run: the file system a confined program sees",
+    .enabled(if: landlockIsComplete, "needs Landlock ABI 6: Linux 6.12 or later"))
 struct RunConfinementCLITests {
     @Test("cat, sh, python3 and the probe read and write the app's Documents")
     func readsAndWritesDocuments() async throws {

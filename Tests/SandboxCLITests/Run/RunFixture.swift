@@ -1,5 +1,11 @@
 import Foundation
+import Sandbox
 import SandboxTesting
+
+/// Whether this kernel's Landlock enforces everything `sandbox run` promises: the tests that run
+/// programs confined need it (on an older kernel `sandbox run` refuses, which the ABI tests check
+/// by lowering the ABI with `SANDBOX_LANDLOCK_ABI`).
+let landlockIsComplete = LandlockABI.current().version >= LandlockABI.required
 
 /// A device with two apps for the `sandbox run` tests: `com.example.notes`, installed from a signed
 /// bundle that holds the compiled probe (`sandbox-run-probe`) and a text file, and

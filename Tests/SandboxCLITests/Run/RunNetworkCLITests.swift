@@ -3,7 +3,7 @@ import Glibc
 import SandboxTesting
 import Testing
 
-@Suite("sandbox run --no-network")
+@Suite("sandbox run --no-network", .enabled(if: landlockIsComplete, "needs Landlock ABI 6: Linux 6.12 or later"))
 struct RunNetworkCLITests {
     /// A socket bound to 127.0.0.1 at a free port: TCP, listening (connections wait in its
     /// backlog), or UDP.

@@ -5,7 +5,9 @@ import SandboxTesting
 import SystemPackage
 import Testing
 
-@Suite("sandbox run: the process — environment, privileges, exit status, signals, refusals")
+@Suite(
+    "sandbox run: the process — environment, privileges, exit status, signals, refusals",
+    .enabled(if: landlockIsComplete, "needs Landlock ABI 6: Linux 6.12 or later"))
 struct RunProcessCLITests {
     @Test("the app's variables point into its container; the launcher's others do not pass")
     func environment() async throws {

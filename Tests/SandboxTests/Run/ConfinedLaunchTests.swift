@@ -4,7 +4,9 @@ import SandboxTesting
 import SystemPackage
 import Testing
 
-@Suite("ConfinedLaunch: what is prepared before anything starts")
+@Suite(
+    "ConfinedLaunch: what is prepared before anything starts",
+    .enabled(if: LandlockABI.current().version >= LandlockABI.required, "needs Landlock ABI 6: Linux 6.12 or later"))
 struct ConfinedLaunchTests {
     let app: AppIdentifier
     init() throws { app = try AppIdentifier("com.example.notes") }

@@ -3,7 +3,9 @@ import Glibc
 import Sandbox
 import Testing
 
-@Suite("Landlock: the ABI probe, rights per ABI, rulesets")
+@Suite(
+    "Landlock: the ABI probe, rights per ABI, rulesets",
+    .enabled(if: LandlockABI.current().version >= LandlockABI.required, "needs Landlock ABI 6: Linux 6.12 or later"))
 struct LandlockTests {
     @Test("the probe reads the kernel's ABI; SANDBOX_LANDLOCK_ABI only lowers it")
     func probe() throws {
