@@ -288,6 +288,7 @@ let package = Package(
             name: "SandboxDaemonTests",
             dependencies: [
                 "SandboxTransfer", "SandboxTesting", "SandboxTransferTesting", "sandbox-background-app", "sandboxd",
+                "SandboxCLI",
             ],
             swiftSettings: swiftSettings
         ),

@@ -47,15 +47,18 @@ struct ConnectionHandler {
                         TransferError.Code(.permissionDenied),
                         "sandboxd runs for user \(geteuid()); user \(credentials.uid) may not use it. Each user has a daemon of their own."
                     )))
-            return
+            var iterator = inbound.makeAsyncIterator()
+            return await discardUnread(&iterator, channel: channel)
         }
         var decoder = FrameDecoder()
         var client: ClientHandle?
         defer {
             if let client { Task { await daemon.disconnected(client) } }
         }
+        // One iterator for the whole connection: after an error, the same one drains what is left.
+        var iterator = inbound.makeAsyncIterator()
         do {
-            for try await buffer in inbound {
+            while let buffer = try await iterator.next() {
                 decoder.append(buffer.readableBytesView)
                 while let body = try decoder.nextFrame() {
                     if let client {
@@ -78,8 +81,28 @@ struct ConnectionHandler {
         } catch let error as TransferError {
             logger.info("pid \(credentials.pid): \(error)")
             sink.yield(.failure(error))
+            await discardUnread(&iterator, channel: channel)
         } catch {
             logger.debug("pid \(credentials.pid): reading failed: \(error)")
+        }
+    }
+
+    /// Reads and drops what the client still sends, for at most a second and 1 MiB, before the
+    /// connection closes after an error: closing a Unix socket with unread bytes resets it, and the
+    /// client would lose the error frame that says why.
+    private func discardUnread(
+        _ iterator: inout NIOAsyncChannelInboundStream<ByteBuffer>.AsyncIterator, channel: any Channel
+    ) async {
+        let deadline = channel.eventLoop.scheduleTask(in: .seconds(1)) { channel.close(promise: nil) }
+        defer { deadline.cancel() }
+        var discarded = 0
+        do {
+            while let buffer = try await iterator.next() {
+                discarded += buffer.readableBytes
+                if discarded > BackgroundProtocol.maximumFrameSize { break }
+            }
+        } catch {
+            // closed by the deadline or reset by the client: nothing more to read either way
         }
     }
 }

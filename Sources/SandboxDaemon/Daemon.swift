@@ -195,6 +195,17 @@ actor Daemon {
 
     // MARK: Lifetime
 
+    /// Drops events older than the retention limit: an app that never comes back does not keep
+    /// them forever (its finished files stay in the staging folder, in `Library/Caches`).
+    func expireOldEvents() {
+        let (seconds, attoseconds) = options.eventRetention.components
+        do throws(TransferError) {
+            try queue.expire(olderThan: Double(seconds) + Double(attoseconds) / 1e18)
+        } catch {
+            logger.error("Expiring old events failed: \(error)")
+        }
+    }
+
     private func touch() { lastActivity = .now }
 
     /// Whether the daemon has had no client and no unfinished task for the idle limit.

@@ -42,8 +42,13 @@ public struct DaemonServer: Service {
         logger.info("listening on \(paths.socket), pid \(getpid())")
         await daemon.resumeAll()
         let idleWatch = Task {
+            var lastExpiry = ContinuousClock.now - .seconds(3600)
             while !Task.isCancelled {
                 try? await Task.sleep(for: .milliseconds(100))  // cancelled: the loop ends
+                if ContinuousClock.now - lastExpiry > .seconds(600) {
+                    lastExpiry = .now
+                    await daemon.expireOldEvents()
+                }
                 if await daemon.isIdle() {
                     logger.info("idle for \(options.idleExit): exiting")
                     server.channel.close(promise: nil)

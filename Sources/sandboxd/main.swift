@@ -24,6 +24,8 @@ struct SandboxDaemonCommand: AsyncParsableCommand {
     var runtimeDirectory: String?
     @Option(help: "Seconds without clients or transfers before exiting (default: $SANDBOXD_IDLE_EXIT, else 30).")
     var idleExit: Double?
+    @Option(help: "Seconds queued events are kept for an app that does not come back (default 7 days).")
+    var eventRetention: Double = 7 * 86_400
     @Flag(help: "Print the running daemon's status and exit (1 when none runs).")
     var status = false
     @Flag(help: "Print the status as JSON.")
@@ -56,7 +58,9 @@ struct SandboxDaemonCommand: AsyncParsableCommand {
         }
         let environment = ProcessInfo.processInfo.environment
         let seconds = idleExit ?? environment["SANDBOXD_IDLE_EXIT"].flatMap(Double.init) ?? 30
-        let options = DaemonOptions(paths: paths, idleExit: .milliseconds(Int64(seconds * 1000)))
+        let options = DaemonOptions(
+            paths: paths, idleExit: .milliseconds(Int64(seconds * 1000)),
+            eventRetention: .milliseconds(Int64(eventRetention * 1000)))
         guard try await DaemonProcess.run(home: sandboxHome, options: options, detach: detach) else {
             FileHandle.standardError.write(Data("sandboxd: already running for '\(paths.socket)'\n".utf8))
             return

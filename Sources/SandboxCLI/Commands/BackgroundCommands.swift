@@ -13,8 +13,14 @@ enum BackgroundCommands {
         var configuration = BackgroundConfiguration.background(identifier: session)
         configuration.receivesEvents = false  // the events stay queued for `downloads --wait`
         let background = try await BackgroundSession(configuration: configuration, app: app, in: SandboxHome())
-        defer { background.detach() }
-        let task = try await background.downloadTask(with: request)
+        let task: BackgroundTask
+        do {
+            task = try await background.downloadTask(with: request)
+        } catch {
+            await background.detach()
+            throw error
+        }
+        await background.detach()
         if json {
             try Output.json(SubmittedLine(task: task.taskIdentifier, session: session, daemon: background.daemonPID))
         } else {
@@ -39,12 +45,13 @@ enum BackgroundCommands {
     static func wait(app: AppIdentifier, json: Bool) async throws {
         let background = try await BackgroundSession(
             configuration: .background(identifier: session), app: app, in: SandboxHome())
-        defer { background.detach() }
         var delivered = false
         for await event in background.events {
             if case .didFinishEvents = event { delivered = true }
             try print(event, json: json)
-            if delivered, try await background.allTasks().isEmpty { return }
+            if delivered, try await background.allTasks().isEmpty {
+                return await background.detach()
+            }
         }
         throw TransferError(.daemonUnavailable, "The connection to sandboxd closed before every event was delivered.")
     }

@@ -27,6 +27,9 @@ public final class BackgroundSession: Sendable {
     private let tasks = Mutex<[Int: BackgroundTask]>([:])
     private let eventSink: AsyncStream<BackgroundEvent>.Continuation
     private let reader = Mutex<Task<Void, Never>?>(nil)
+    /// Whether an event is being handled (delivered and not yet acknowledged), and whether the
+    /// session is detaching (no more deliveries).
+    private let delivery = Mutex((handling: false, detaching: false))
 
     /// Attaches to the background session `configuration.identifier` of `app` in `home`.
     ///
@@ -132,8 +135,18 @@ public final class BackgroundSession: Sendable {
     }
 
     /// Detaches from the daemon: its tasks go on, and their events are queued for the next attach.
-    public func detach() {
-        connection.close()
+    /// Waits until the event being handled (if any) is acknowledged, so that an event whose
+    /// delegate method returned is never delivered again; later events are not delivered.
+    public func detach() async {
+        while true {
+            let busy = delivery.withLock { delivery in
+                delivery.detaching = true
+                return delivery.handling
+            }
+            guard busy else { break }
+            do { try await Task.sleep(for: .milliseconds(1)) } catch { break }
+        }
+        await connection.finish()
     }
 
     func cancel(_ id: Int) async throws(TransferError) {
@@ -159,6 +172,12 @@ public final class BackgroundSession: Sendable {
             delegate?.backgroundSessionDidFinishEvents(self)
         case .event:
             guard let record = message.event else { return }
+            let detaching = delivery.withLock { delivery in
+                if !delivery.detaching { delivery.handling = true }
+                return delivery.detaching
+            }
+            guard !detaching else { return }  // stays queued for the next attach
+            defer { delivery.withLock { $0.handling = false } }
             deliver(record)
             guard record.sequence > 0 else { return }
             do throws(TransferError) {

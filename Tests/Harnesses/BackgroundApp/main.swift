@@ -99,7 +99,7 @@ do {
             let task = try await session.downloadTask(with: address)
             emit(["submitted": task.taskIdentifier, "url": url])
         }
-        session.detach()
+        await session.detach()
         delegate.finishedEvents.withLock { $0 = false }
         emit(["detached": true])
         let paths = DaemonPaths(home: home)
@@ -110,14 +110,14 @@ do {
             configuration: .background(identifier: sessionName), app: AppIdentifier(app), in: home, delegate: delegate)
         emit(["reattached": true])
         while !delegate.finishedEvents.withLock({ $0 }) { try await Task.sleep(for: .milliseconds(5)) }
-        again.detach()
+        await again.detach()
     case "list":
         let tasks = try await session.allTasks()
         emit(["tasks": tasks.map(\.taskIdentifier)])
     default:
         throw TransferError(.invalidArgument, "unknown command '\(command)'")
     }
-    session.detach()
+    await session.detach()
 } catch let error as TransferError {
     emit(["error": error.code.description, "message": error.message])
     exit(1)

@@ -18,7 +18,7 @@ import Testing
             for app in apps {
                 let output = AppOutput(try await app.finish(timeout: .seconds(60)))
                 #expect(output.status == 0, "\(output.output.stdout) \(output.output.stderr)")
-                if let pid = output.lines.first?["daemonPID"] as? Int { pids.insert(pid) }
+                if let pid = output.daemonPID { pids.insert(pid) }
                 #expect(output.events == ["didFinishEvents"])
             }
             #expect(pids.count == 1, "daemons: \(pids)")
@@ -32,7 +32,7 @@ import Testing
     @Test func badClientsGetClearErrorsAndOthersAreServed() async throws {
         try await DaemonFixture.with { fixture in
             let first = try await fixture.runApp("s", ["connect"])
-            let daemon = try #require(first.lines.first?["daemonPID"] as? Int)
+            let daemon = try #require(first.daemonPID)
             let socket = fixture.paths.socket
             let hello = hello(fixture)
             // A length of 4 GiB: refused at once, before any body is sent.
@@ -73,7 +73,7 @@ import Testing
                 await onThread { RawClient.exchange(path: socket, send: [0, 0, 1, 0, 1], timeout: 5) }
             }
             let second = try await fixture.runApp("s", ["connect"])
-            #expect(second.lines.first?["daemonPID"] as? Int == daemon)
+            #expect(second.daemonPID == daemon)
             #expect(fixture.daemonPIDs() == [pid_t(daemon)])
             _ = await stalled.value
         }
@@ -82,7 +82,7 @@ import Testing
     @Test func sigtermStopsTheDaemonAndIdleExitToo() async throws {
         try await DaemonFixture.with { fixture in
             let first = try await fixture.runApp("s", ["connect"], idleExit: 600)
-            let pid = try #require(first.lines.first?["daemonPID"] as? Int)
+            let pid = try #require(first.daemonPID)
             kill(pid_t(pid), SIGTERM)
             #expect(await eventually { fixture.daemonPIDs().isEmpty })
             #expect(!FileManager.default.fileExists(atPath: fixture.paths.socket))

@@ -91,6 +91,9 @@ struct AppOutput {
 
     var status: Int32 { output.status }
 
+    /// The daemon's pid the `connect` command printed.
+    var daemonPID: Int? { lines.lazy.compactMap { $0["daemonPID"] as? Int }.first }
+
     /// The `kind` of each event line, with its task: `completed 1`, `didFinishEvents`.
     var events: [String] {
         lines.compactMap { line in

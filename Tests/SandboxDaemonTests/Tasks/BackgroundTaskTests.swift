@@ -29,7 +29,7 @@ import Testing
             #expect(try fixture.contents("Library/Caches/two.bin") == two)
             #expect(try fixture.stagedFiles("s").isEmpty, "the app moved every file")
             // Everything was handled and acknowledged: nothing is queued.
-            #expect(try await DaemonStatus.query(paths: fixture.paths).queuedEvents == 0)
+            #expect(await eventuallyAsync { (try? await DaemonStatus.query(paths: fixture.paths))?.queuedEvents == 0 })
         }
         await server.stop()
     }

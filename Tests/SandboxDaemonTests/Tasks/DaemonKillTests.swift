@@ -42,6 +42,12 @@ import Testing
                 $0.chunkSize = 64 * 1024
             }
             #expect(await eventually(timeout: .seconds(120)) { (try? fixture.stagedFiles("s")) == ["1-big.bin"] })
+            // Both events queued before the app comes back.
+            #expect(
+                await eventuallyAsync {
+                    let status = try? await DaemonStatus.query(paths: fixture.paths)
+                    return status?.activeTasks == 0 && status?.queuedEvents ?? 0 >= 2
+                })
             let file = try fixture.contents("Library/Caches/com.sandbox.background/s/1-big.bin")
             #expect(TestData.sha256(file) == TestData.sha256(payload))
             let output = try await fixture.runApp("s", ["attach", "--exit-after", "1"])

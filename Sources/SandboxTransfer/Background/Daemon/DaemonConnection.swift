@@ -54,7 +54,10 @@ package final class DaemonConnection: Sendable {
             asyncChannel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
                 .connect(unixDomainSocketPath: path) { channel in
                     channel.eventLoop.makeCompletedFuture {
-                        try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel)
+                        // Half-closure: finishing the writer (``finish()``) sends what is pending, then EOF.
+                        try NIOAsyncChannel<ByteBuffer, ByteBuffer>(
+                            wrappingChannelSynchronously: channel,
+                            configuration: .init(isOutboundHalfClosureEnabled: true))
                     }
                 }
         } catch {
@@ -199,7 +202,21 @@ package final class DaemonConnection: Sendable {
         }
     }
 
-    /// Closes the connection; pending requests fail.
+    /// Ends the connection gracefully: what was written (acknowledgements) reaches the daemon
+    /// before it sees the end, then the daemon closes. Waits at most two seconds for that.
+    package func finish() async {
+        writer.finish()
+        let channel = self.channel
+        let deadline = channel.eventLoop.scheduleTask(in: .seconds(2)) { channel.close(promise: nil) }
+        defer { deadline.cancel() }
+        do {
+            try await channel.closeFuture.get()
+        } catch {
+            // Closing failed: the socket is gone either way.
+        }
+    }
+
+    /// Closes the connection at once; pending requests fail and unsent writes are dropped.
     package func close() {
         channel.close(promise: nil)
     }
