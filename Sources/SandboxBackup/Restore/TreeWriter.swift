@@ -88,7 +88,7 @@ struct TreeWriter {
             try root.createDirectory(at: path, withIntermediateDirectories: true)
         }
         for (path, node) in directories.reversed() {
-            try root.setPermissions(FilePermissions(rawValue: CInterop.Mode(node.mode)), at: path)
+            try root.setPermissions(Self.permissions(node), at: path)
             try setTimes(node, at: path)
         }
         // Durable before the exchange publishes it (Glibc does not export syncfs(2); sync(2) is
@@ -96,12 +96,18 @@ struct TreeWriter {
         sync()
     }
 
+    /// The node's permission bits without set-user-ID and set-group-ID: a snapshot is data from
+    /// the repository, and no app file needs them.
+    static func permissions(_ node: TreeNode) -> FilePermissions {
+        FilePermissions(rawValue: CInterop.Mode(node.mode & 0o1777))
+    }
+
     private func setAttributes(_ node: TreeNode, at path: ContainerPath) throws(SandboxError) {
         for (name, value) in node.extendedAttributes ?? [:] where name.hasPrefix("user.") {
             try root.setExtendedAttribute(named: name, to: Array(value), at: path)
         }
         if node.kind == .file {
-            try root.setPermissions(FilePermissions(rawValue: CInterop.Mode(node.mode)), at: path)
+            try root.setPermissions(Self.permissions(node), at: path)
             try setTimes(node, at: path)
         }
     }
