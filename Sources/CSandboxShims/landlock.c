@@ -144,6 +144,24 @@ static void csb_child_fail(int report_fd, int step) {
     _exit(127);
 }
 
+#ifndef PR_CAPBSET_DROP
+#define PR_CAPBSET_DROP 24
+#endif
+
+/// Drops from the capability bounding set every capability but those in `kept` (a bit mask of
+/// capability numbers): a root program then executes with only those. Numbers the kernel does not
+/// know (EINVAL) end the loop; EPERM (no `CAP_SETPCAP`: not root, nothing to drop) is ignored.
+static int csb_limit_capabilities(uint64_t kept) {
+    for (int capability = 0; capability < 64; capability++) {
+        if (kept & (1ULL << capability)) continue;
+        if (prctl(PR_CAPBSET_DROP, capability, 0, 0, 0) != 0) {
+            if (errno == EINVAL) return 0;
+            if (errno != EPERM) return -1;
+        }
+    }
+    return 0;
+}
+
 /// Everything between fork and execve: only async-signal-safe calls (signal-safety(7)); no
 /// allocation, no locks, no Swift.
 static void csb_confined_child(const csb_confined_spawn_t *spec, int report_fd) {
@@ -172,6 +190,8 @@ static void csb_confined_child(const csb_confined_spawn_t *spec, int report_fd) 
     }
     if (spec->new_session && setsid() < 0) csb_child_fail(report_fd, CSB_SPAWN_STEP_SESSION);
     if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) csb_child_fail(report_fd, CSB_SPAWN_STEP_NO_NEW_PRIVS);
+    if (spec->limit_capabilities && csb_limit_capabilities(spec->kept_capabilities) != 0)
+        csb_child_fail(report_fd, CSB_SPAWN_STEP_CAPABILITIES);
     if (spec->deny_network_sockets && csb_deny_network_sockets() != 0) csb_child_fail(report_fd, CSB_SPAWN_STEP_SECCOMP);
     for (int index = 0; index < spec->limit_count; index++) {
         struct rlimit limit = { .rlim_cur = spec->limits[index].soft, .rlim_max = spec->limits[index].hard };

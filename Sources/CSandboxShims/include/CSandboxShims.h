@@ -124,6 +124,8 @@ typedef struct {
     int ruleset_fd;              ///< the Landlock ruleset to restrict to, or -1 for none
     int new_session;             ///< whether to call setsid()
     int deny_network_sockets;    ///< whether a seccomp filter refuses socket() but AF_UNIX, and io_uring
+    int limit_capabilities;      ///< whether to drop from the bounding set every capability not in kept_capabilities
+    uint64_t kept_capabilities;  ///< bit N: keep capability N
     const csb_rlimit_t *limits;  ///< set with setrlimit() in the child
     int limit_count;
 } csb_confined_spawn_t;
@@ -134,6 +136,7 @@ enum {
     CSB_SPAWN_STEP_SIGNALS = 2,
     CSB_SPAWN_STEP_STDIO = 9,
     CSB_SPAWN_STEP_SECCOMP = 10,
+    CSB_SPAWN_STEP_CAPABILITIES = 11,
     CSB_SPAWN_STEP_SESSION = 3,
     CSB_SPAWN_STEP_NO_NEW_PRIVS = 4,
     CSB_SPAWN_STEP_LIMITS = 5,
@@ -143,7 +146,7 @@ enum {
 };
 
 /// Forks; the child resets its signal mask and dispositions, puts `stdio_fds` in place, marks every descriptor above 2
-/// close-on-exec, starts a new session, sets `PR_SET_NO_NEW_PRIVS` (and the socket filter), applies the limits, changes
+/// close-on-exec, starts a new session, sets `PR_SET_NO_NEW_PRIVS` (and the socket filter), narrows the capability bounding set, applies the limits, changes
 /// directory, restricts itself to the ruleset and executes `path`. Only async-signal-safe calls run
 /// in the child. Returns the child's pid once it has executed the program, or -1 with the failed
 /// step and its errno (the child is then reaped already). Blocks until the child has executed or failed.

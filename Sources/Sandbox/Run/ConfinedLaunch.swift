@@ -8,7 +8,8 @@ import SystemPackage
 ///
 /// Made from an app opened as a launch does (``SandboxHome/openApp(_:preferredLanguages:environment:)``
 /// checks the bundle against its signature), then ``start(standardInput:standardOutput:standardError:)`` forks a child that starts a new
-/// session, sets `PR_SET_NO_NEW_PRIVS`, applies ``limits``, changes to the home, restricts itself
+/// session, sets `PR_SET_NO_NEW_PRIVS`, narrows the capability bounding set (a root program keeps
+/// only the capabilities of file work), applies ``limits``, changes to the home, restricts itself
 /// with Landlock and executes the program with ``environment``.
 ///
 /// Landlock grants (everything else is denied):
@@ -187,6 +188,7 @@ public struct ConfinedLaunch: Sendable {
                             stdio_fds: stdio,
                             ruleset_fd: ruleset?.descriptor ?? -1,
                             new_session: 1, deny_network_sockets: options.blocksNetwork ? 1 : 0,
+                            limit_capabilities: 1, kept_capabilities: KeptCapabilities.mask,
                             limits: limits.baseAddress, limit_count: CInt(limits.count))
                         return csb_confined_spawn(&spec, &step, &failure)
                     }
@@ -203,6 +205,7 @@ public struct ConfinedLaunch: Sendable {
             CInt(CSB_SPAWN_STEP_FORK): "fork", CInt(CSB_SPAWN_STEP_SIGNALS): "sigprocmask",
             CInt(CSB_SPAWN_STEP_STDIO): "dup2",
             CInt(CSB_SPAWN_STEP_SECCOMP): "prctl(PR_SET_SECCOMP)",
+            CInt(CSB_SPAWN_STEP_CAPABILITIES): "prctl(PR_CAPBSET_DROP)",
             CInt(CSB_SPAWN_STEP_SESSION): "setsid", CInt(CSB_SPAWN_STEP_NO_NEW_PRIVS): "prctl(PR_SET_NO_NEW_PRIVS)",
             CInt(CSB_SPAWN_STEP_LIMITS): "setrlimit", CInt(CSB_SPAWN_STEP_DIRECTORY): "fchdir",
             CInt(CSB_SPAWN_STEP_RESTRICT): "landlock_restrict_self", CInt(CSB_SPAWN_STEP_EXEC): "execve",

@@ -9,7 +9,7 @@ import Glibc
 ///   action ends the program).
 /// - `RLIMIT_CORE`: 0, no core dumps (a dump would carry the app's memory out of the container).
 ///
-/// A process running as root keeps `CAP_SYS_RESOURCE` and can raise its hard limits again.
+/// They hold for root too: `CAP_SYS_RESOURCE` is dropped (``ConfinedLaunch``).
 public struct ResourceLimits: Sendable, Hashable {
     /// Open files: the soft limit.
     public var openFiles: UInt64

@@ -93,6 +93,23 @@ struct RunProcessCLITests {
         }
     }
 
+    @Test(
+        "a root program keeps only the capabilities of file work: no module loading, reboot or raising its limits",
+        .enabled(if: getuid() == 0, "checks what root keeps"))
+    func rootCapabilities() async throws {
+        try await RunFixture.with { fixture in
+            let status = try await fixture.run(
+                "--", try RunFixture.system("sh"), "-c", "grep -E '^Cap(Eff|Bnd)' /proc/self/status")
+            // CHOWN, DAC_OVERRIDE, DAC_READ_SEARCH, FOWNER, FSETID, KILL, SETGID, SETUID, NET_BIND_SERVICE
+            #expect(status.stdout == "CapEff:\t00000000000004ff\nCapBnd:\t00000000000004ff\n", "\(status.stderr)")
+            let raise = try await fixture.run(
+                "--", try RunFixture.system("python3"), "-c",
+                "import resource; resource.setrlimit(resource.RLIMIT_NOFILE, (1024, 1 << 20))")
+            #expect(raise.status == 1)
+            #expect(raise.stderr.contains("not allowed to raise maximum limit"), "\(raise.stderr)")
+        }
+    }
+
     @Test("a tampered bundle is refused before anything runs")
     func tamperedBundle() async throws {
         try await RunFixture.with { fixture in
