@@ -82,5 +82,12 @@ let package = Package(
             path: "sandbox-share-benchmark",
             swiftSettings: swiftSettings
         ),
+        // MARK: Backup and restore against restic
+        .executableTarget(
+            name: "sandbox-backup-benchmark",
+            dependencies: [argumentParser, .product(name: "SandboxBackup", package: "Sandbox"), "BenchmarkSupport"],
+            path: "sandbox-backup-benchmark",
+            swiftSettings: swiftSettings
+        ),
     ]
 )
