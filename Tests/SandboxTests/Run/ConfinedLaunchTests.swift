@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 import Sandbox
 import SandboxTesting
 import SystemPackage
@@ -75,6 +76,24 @@ struct ConfinedLaunchTests {
             #expect(await process.exit == .exited(1))
             #expect(try container.root.readContents(of: ContainerPath("Documents/a")) == Array("hi\n".utf8))
             #expect(try String(contentsOfFile: scratch + "/err", encoding: .utf8).contains("Permission denied"))
+        }
+    }
+
+    @Test("no descriptor of the launcher's but the standard streams reaches the program")
+    func descriptorsClosed() async throws {
+        try await ScratchDirectory.with(prefix: "sandbox-run") { directory in
+            let home = try SandboxHome(location: directory.appending("home"))
+            try home.createContainer(for: app)
+            let inherited = open("/etc/hostname", O_RDONLY)  // without O_CLOEXEC
+            #expect(inherited > 2)
+            defer { close(inherited) }
+            let launch = try home.prepareRun(app, command: ["/bin/ls", "/proc/self/fd"])
+            let output = try FileDescriptor.open(
+                directory.appending("out"), .writeOnly, options: [.create, .truncate], permissions: .ownerReadWrite)
+            let process = try output.closeAfter { try launch.start(standardOutput: output) }
+            #expect(await process.exit == .exited(0))
+            // 0, 1, 2, and the descriptor ls opened to list the folder.
+            #expect(try String(contentsOfFile: directory.appending("out"), encoding: .utf8) == "0\n1\n2\n3\n")
         }
     }
 }
