@@ -111,6 +111,13 @@ actor Daemon {
                 }
                 try host(for: key).cancel(task)
                 client.send(.done(requestID: id))
+            case .relaunch:
+                let key = try sessionKey(of: client)
+                guard let command = message.relaunch else {
+                    throw TransferError(.protocolViolation, "A relaunch message carries no command.")
+                }
+                try queue.setRelaunch(command, for: key)
+                client.send(.done(requestID: id))
             case .acknowledge:
                 let key = try sessionKey(of: client)
                 try queue.acknowledge(key, upTo: message.sequence ?? 0)
@@ -191,6 +198,33 @@ actor Daemon {
         }
         attached[key]?.send(.event(event))
         touch()
+        if event.kind == .completed { relaunchIfReady(key) }
+    }
+
+    /// Processes started by ``relaunchIfReady(_:)``, by session.
+    private var relaunched: [SessionKey: DetachedProcess] = [:]
+
+    /// Runs `key`'s relaunch command when its events are ready: no task unfinished, no process
+    /// attached, and the command not running already.
+    private func relaunchIfReady(_ key: SessionKey) {
+        guard attached[key] == nil, (hosts[key]?.activeTaskCount ?? 0) == 0,
+            relaunched[key].map({ $0.hasExited }) ?? true
+        else { return }
+        do throws(TransferError) {
+            guard let command = try queue.relaunch(for: key) else { return }
+            var environment = ProcessInfo.processInfo.environment
+            environment["SANDBOX_APP"] = key.app
+            environment["SANDBOX_BACKGROUND_SESSION"] = key.session
+            let process = try DetachedProcess(
+                command.arguments, environment: environment, directory: try container(for: key.app).homeDirectory,
+                code: .invalidArgument)
+            relaunched[key] = process
+            logger.info("relaunched \(key): pid \(process.pid), \(command.arguments)")
+            let limit = max(0, command.timeLimitSeconds)
+            DispatchQueue.global().asyncAfter(deadline: .now() + limit) { process.signal(SIGKILL) }
+        } catch {
+            logger.error("The relaunch command of \(key) failed: \(error)")
+        }
     }
 
     // MARK: Lifetime

@@ -37,6 +37,14 @@ final class EventQueue: Sendable {
                         CREATE INDEX event_session ON event (app, session, sequence);
                         """)
             }
+            migrator.registerMigration("v2 relaunch") { db in
+                try db.execute(
+                    sql: """
+                        CREATE TABLE relaunch (
+                            app TEXT NOT NULL, session TEXT NOT NULL, command TEXT NOT NULL,
+                            PRIMARY KEY (app, session));
+                        """)
+            }
             try migrator.migrate(database)
         } catch {
             throw TransferError(
@@ -194,5 +202,34 @@ final class EventQueue: Sendable {
     /// How many events wait, over all sessions.
     func queuedEventCount() throws(TransferError) -> Int {
         try read("count events") { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM event") ?? 0 }
+    }
+
+    // MARK: Relaunch
+
+    /// Registers (or, with no arguments, removes) `key`'s relaunch command.
+    func setRelaunch(_ command: RelaunchCommand, for key: SessionKey) throws(TransferError) {
+        let body = String(decoding: (try? JSONEncoder().encode(command)) ?? Data(), as: UTF8.self)
+        try write("register a relaunch command") { db in
+            if command.arguments.isEmpty {
+                try db.execute(
+                    sql: "DELETE FROM relaunch WHERE app = ? AND session = ?", arguments: [key.app, key.session])
+            } else {
+                try db.execute(
+                    sql: "INSERT OR REPLACE INTO relaunch (app, session, command) VALUES (?, ?, ?)",
+                    arguments: [key.app, key.session, body])
+            }
+        }
+    }
+
+    /// `key`'s relaunch command, if one is registered.
+    func relaunch(for key: SessionKey) throws(TransferError) -> RelaunchCommand? {
+        try read("read a relaunch command") { db in
+            guard
+                let body = try String.fetchOne(
+                    db, sql: "SELECT command FROM relaunch WHERE app = ? AND session = ?",
+                    arguments: [key.app, key.session])
+            else { return nil }
+            return try JSONDecoder().decode(RelaunchCommand.self, from: Data(body.utf8))
+        }
     }
 }

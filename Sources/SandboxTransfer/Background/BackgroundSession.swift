@@ -118,6 +118,24 @@ public final class BackgroundSession: Sendable {
         try await connection.request { .list(id: $0) }.tasks ?? []
     }
 
+    /// Registers the command `sandboxd` runs when this session's events are ready (its last task
+    /// completed) and no process is attached — iOS relaunching an app in the background (the
+    /// seed's case 3). It runs in the container's home, with `SANDBOX_APP` and
+    /// `SANDBOX_BACKGROUND_SESSION` set, and is killed after `timeLimit`; it should re-create the
+    /// session to receive the events. An empty `arguments` removes the registration.
+    ///
+    /// - Throws: ``TransferError/Code/invalidArgument`` when the program is not an absolute path;
+    ///   ``TransferError/Code/daemonUnavailable`` when the daemon connection is gone.
+    public func registerRelaunch(arguments: [String], timeLimit: Duration = .seconds(30)) async throws(TransferError) {
+        if let program = arguments.first, !program.hasPrefix("/") {
+            throw TransferError(.invalidArgument, "The relaunch program '\(program)' must be an absolute path.")
+        }
+        let (seconds, attoseconds) = timeLimit.components
+        let command = RelaunchCommand(
+            arguments: arguments, timeLimitSeconds: Double(seconds) + Double(attoseconds) / 1e18)
+        _ = try await connection.request { .relaunch(command, id: $0) }
+    }
+
     /// The tasks the daemon keeps for every background session of `app`, without attaching to any.
     ///
     /// - Parameter startingDaemon: whether to start `sandboxd` when it is not running (its

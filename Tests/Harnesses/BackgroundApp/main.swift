@@ -9,7 +9,9 @@ import Synchronization
 // suggested names, as the seed's apps do.
 //
 //   sandbox-background-app APP SESSION connect              print the daemon's pid, wait for didFinishEvents
-//   sandbox-background-app APP SESSION submit URL... [--exit-after N]
+//   sandbox-background-app APP SESSION submit URL... [--exit-after N] [--relaunch]
+//                          (--relaunch: the daemon runs `APP SESSION attach --exit-after 1` when the events
+//                          are ready; a relaunched app writes tmp/relaunched in its working directory)
 //   sandbox-background-app APP SESSION attach [--exit-after N]   (N completions; 0: after didFinishEvents)
 //   sandbox-background-app APP SESSION list                 print the unfinished tasks' identifiers
 //   sandbox-background-app APP SESSION background URL...    submit, detach (the app "in the background"),
@@ -59,9 +61,16 @@ guard arguments.count >= 3 else {
 let (app, sessionName, command) = (arguments[0], arguments[1], arguments[2])
 var rest = Array(arguments.dropFirst(3))
 var exitAfter: Int?
+let registersRelaunch = rest.contains("--relaunch")
+rest.removeAll { $0 == "--relaunch" }
 if let index = rest.firstIndex(of: "--exit-after"), index + 1 < rest.count {
     exitAfter = Int(rest[index + 1])
     rest.removeSubrange(index...index + 1)
+}
+
+if ProcessInfo.processInfo.environment["SANDBOX_BACKGROUND_SESSION"] == sessionName {
+    // Relaunched by the daemon: the working directory is the container's home.
+    FileManager.default.createFile(atPath: "tmp/relaunched", contents: Data(command.utf8))
 }
 
 do {
@@ -78,6 +87,10 @@ do {
         emit(["daemonPID": Int(session.daemonPID)])
         while !delegate.finishedEvents.withLock({ $0 }) { try await Task.sleep(for: .milliseconds(5)) }
     case "submit":
+        if registersRelaunch {
+            let program = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().path
+            try await session.registerRelaunch(arguments: [program, app, sessionName, "attach", "--exit-after", "1"])
+        }
         for url in rest {
             guard let address = URL(string: url) else { throw TransferError(.invalidURL, url) }
             let task = try await session.downloadTask(with: address)

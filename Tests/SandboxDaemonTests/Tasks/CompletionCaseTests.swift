@@ -68,6 +68,31 @@ import Testing
         await server.stop()
     }
 
+    /// Case 3 with a relaunch command registered: the daemon runs it (in the container's home)
+    /// when the events are ready, and the relaunched app receives them and moves the file.
+    @Test func killedAndRelaunchedByTheDaemon() async throws {
+        let server = try await NginxServer.start(slowRate: "2m")
+        let payload = TestData.bytes(1 << 20, seed: 16)
+        try server.serve(payload, as: "relaunch.bin")
+        try await DaemonFixture.with { fixture in
+            let app = try fixture.startApp("s", ["submit", server.url("/slow/relaunch.bin"), "--relaunch"])
+            #expect(await eventually { (try? app.standardOutput().contains("\"submitted\"")) == true })
+            app.signal(SIGKILL)
+            _ = await app.exit
+            #expect(await eventually(timeout: .seconds(60)) { (try? fixture.contents("tmp/relaunched")) != nil })
+            #expect(
+                await eventually(timeout: .seconds(60)) {
+                    (try? fixture.contents("Library/Caches/relaunch.bin")) == payload
+                })
+            #expect(
+                await eventuallyAsync {
+                    (try? await DaemonStatus.query(paths: fixture.paths))?.queuedEvents == 0
+                })
+            #expect(try fixture.stagedFiles("s").isEmpty)
+        }
+        await server.stop()
+    }
+
     /// Case 4: killed, then reopened with the session re-created while the download runs: the
     /// rest arrives live.
     @Test func killedAndReopenedWithTheSession() async throws {

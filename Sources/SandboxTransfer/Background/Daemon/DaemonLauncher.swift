@@ -31,7 +31,7 @@ package enum DaemonLauncher {
             // still not running: this app starts it
         }
         let executable = try DaemonExecutable.path(environment: environment)
-        let (pid, exit) = try DaemonExecutable.start(executable, paths: paths, environment: environment)
+        let daemon = try DaemonExecutable.start(executable, paths: paths, environment: environment)
         let deadline = ContinuousClock.now + startTimeout
         var lastError: TransferError?
         while ContinuousClock.now < deadline {
@@ -40,17 +40,17 @@ package enum DaemonLauncher {
             } catch  where error.code == .daemonUnavailable {
                 lastError = error
             }
-            if exit.hasExited {
+            if daemon.hasExited {
                 throw TransferError(
                     .daemonUnavailable,
-                    "sandboxd (\(executable), pid \(pid)) exited before listening on '\(paths.socket)'; its log is '\(paths.log)'.",
+                    "sandboxd (\(executable), pid \(daemon.pid)) exited before listening on '\(paths.socket)'; its log is '\(paths.log)'.",
                     path: paths.socket)
             }
             do { try await Task.sleep(for: .milliseconds(10)) } catch { break }
         }
         throw TransferError(
             .daemonUnavailable,
-            "sandboxd (pid \(pid)) did not listen on '\(paths.socket)' within \(startTimeout); its log is '\(paths.log)'.",
+            "sandboxd (pid \(daemon.pid)) did not listen on '\(paths.socket)' within \(startTimeout); its log is '\(paths.log)'.",
             path: paths.socket, cause: lastError)
     }
 }

@@ -18,6 +18,9 @@ package struct ClientMessage: Codable, Sendable, Equatable {
         case acknowledge
         /// The daemon's status; answered by `status`.
         case status
+        /// Register (or, without arguments, remove) the command the daemon runs when the session's
+        /// events are ready and no app is attached (``relaunch``); answered by `done`.
+        case relaunch
     }
 
     package var type: Kind
@@ -28,6 +31,7 @@ package struct ClientMessage: Codable, Sendable, Equatable {
     package var request: BackgroundRequest?
     package var taskID: Int?
     package var sequence: Int64?
+    package var relaunch: RelaunchCommand?
 
     package static func hello(_ hello: Hello) -> ClientMessage {
         ClientMessage(type: .hello, protocolVersion: BackgroundProtocol.version, hello: hello)
@@ -43,6 +47,9 @@ package struct ClientMessage: Codable, Sendable, Equatable {
         ClientMessage(type: .acknowledge, sequence: sequence)
     }
     package static func status(id: Int) -> ClientMessage { ClientMessage(type: .status, requestID: id) }
+    package static func relaunch(_ command: RelaunchCommand, id: Int) -> ClientMessage {
+        ClientMessage(type: .relaunch, requestID: id, relaunch: command)
+    }
 
     /// The handshake's content.
     package struct Hello: Codable, Sendable, Equatable {
@@ -73,5 +80,20 @@ package struct BackgroundRequest: Codable, Sendable, Equatable {
         headers = request.headers
         expectedDigest = request.expectedDigest
         destination = request.destination
+    }
+}
+
+/// What the daemon runs to bring an app back when its session's events are ready (iOS launching
+/// the app in the background): the program and its arguments, in the app's container, killed
+/// after the time limit.
+package struct RelaunchCommand: Codable, Sendable, Equatable {
+    /// The absolute path of the program, then its arguments; empty to remove the registration.
+    package var arguments: [String]
+    /// Seconds the program may run.
+    package var timeLimitSeconds: Double
+
+    package init(arguments: [String], timeLimitSeconds: Double) {
+        self.arguments = arguments
+        self.timeLimitSeconds = timeLimitSeconds
     }
 }
