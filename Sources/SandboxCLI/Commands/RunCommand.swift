@@ -17,10 +17,11 @@ struct Run: AsyncParsableCommand {
     )
 
     @OptionGroup var app: AppArgument
-    @Flag(help: "Block TCP connect and bind, and abstract Unix sockets outside the sandbox.")
+    @Flag(help: "Block the network: TCP, UDP and raw sockets, and abstract Unix sockets outside the sandbox.")
     var noNetwork = false
     @Option(
-        name: .customLong("allow-read"), help: "Also allow reading PATH (a file, or a folder and what is beneath it).")
+        name: .customLong("allow-read"),
+        help: ArgumentHelp("Also allow reading PATH (a file, or a folder and what is beneath it).", valueName: "path"))
     var allowRead: [String] = []
     @Flag(help: "Run even where the kernel's Landlock cannot enforce everything, saying on stderr what is not.")
     var bestEffort = false
