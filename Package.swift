@@ -288,7 +288,7 @@ let package = Package(
             name: "SandboxDaemonTests",
             dependencies: [
                 "SandboxTransfer", "SandboxTesting", "SandboxTransferTesting", "sandbox-background-app", "sandboxd",
-                "SandboxCLI",
+                "SandboxCLI", "SandboxDaemon",
             ],
             swiftSettings: swiftSettings
         ),

@@ -29,7 +29,13 @@ final class ClientHandle: Sendable {
         return SessionKey(app: app, session: session)
     }
 
-    func send(_ message: DaemonMessage) { outbox.yield(message) }
+    /// How many messages may wait for a client that does not read: past it the connection is
+    /// closed (queued events stay in the queue for its next attach; only progress is lost).
+    static let outboxLimit = 10_000
+
+    func send(_ message: DaemonMessage) {
+        if case .dropped = outbox.yield(message) { close() }
+    }
 
     /// Ends the connection after what is queued is written.
     func finish() { outbox.finish() }

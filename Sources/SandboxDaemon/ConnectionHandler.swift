@@ -14,7 +14,8 @@ struct ConnectionHandler {
         let channel = connection.channel
         do {
             try await connection.executeThenClose { inbound, outbound in
-                let (outbox, sink) = AsyncStream.makeStream(of: DaemonMessage.self)
+                let (outbox, sink) = AsyncStream.makeStream(
+                    of: DaemonMessage.self, bufferingPolicy: .bufferingOldest(ClientHandle.outboxLimit))
                 try await withThrowingTaskGroup { group in
                     group.addTask {
                         for await message in outbox {

@@ -1,0 +1,71 @@
+import Foundation
+import SandboxTesting
+import SandboxTransfer
+import Testing
+
+@testable import SandboxDaemon
+
+/// The durable queue without sockets: order, acknowledgement, survival across a reopen, expiry,
+/// task numbering per session.
+@Suite struct EventQueueTests {
+    private let key = SessionKey(app: "com.example.a", session: "s")
+    private let other = SessionKey(app: "com.example.a", session: "t")
+
+    @Test func eventsComeBackInOrderUntilAcknowledgedAndSurviveAReopen() throws {
+        try ScratchDirectory.with(prefix: "sbd-queue") { scratch in
+            let path = scratch.appending("queue.sqlite")
+            var queue = try EventQueue(path: path)
+            var sequences: [Int64] = []
+            for task in 1...5 {
+                let event = try queue.append(BackgroundEventRecord(taskID: task, kind: .completed), for: key)
+                sequences.append(event.sequence)
+                _ = try queue.append(BackgroundEventRecord(taskID: task, kind: .finished), for: other)
+            }
+            #expect(sequences == sequences.sorted() && Set(sequences).count == 5)
+            #expect(try queue.pending(for: key).map(\.taskID) == [1, 2, 3, 4, 5])
+            try queue.acknowledge(key, upTo: sequences[1])
+            #expect(try queue.pending(for: key).map(\.taskID) == [3, 4, 5])
+            #expect(try queue.pending(for: other).count == 5, "another session's events are untouched")
+            queue = try EventQueue(path: path)  // as after a kill: only committed state is read
+            #expect(try queue.pending(for: key).map(\.sequence) == Array(sequences[2...]))
+            try queue.acknowledge(key, upTo: sequences[4])
+            #expect(try queue.pending(for: key).isEmpty)
+            #expect(try queue.queuedEventCount() == 5)
+            try queue.expire(olderThan: -1)  // everything is older than "one second from now"
+            #expect(try queue.queuedEventCount() == 0)
+        }
+    }
+
+    @Test func tasksAreNumberedPerSessionAndUpdated() throws {
+        try ScratchDirectory.with(prefix: "sbd-queue") { scratch in
+            let queue = try EventQueue(path: scratch.appending("queue.sqlite"))
+            let request = BackgroundRequest(DownloadRequest(url: try #require(URL(string: "http://h/x"))))
+            #expect(try queue.addTask(request, to: key) == 1)
+            #expect(try queue.addTask(request, to: key) == 2)
+            #expect(try queue.addTask(request, to: other) == 1)
+            try queue.updateTask(key, 2) {
+                $0.info.state = .completed
+                $0.info.errorCode = "cancelled"
+                $0.underlying = 7
+            }
+            let stored = try queue.tasks(app: key.app, session: key.session)
+            #expect(stored.map(\.info.state) == [.waiting, .completed])
+            #expect(stored.last?.underlying == 7 && stored.last?.info.errorCode == "cancelled")
+            #expect(try queue.tasks(app: key.app).count == 3)
+        }
+    }
+
+    @Test func aDamagedQueueIsACorruptError() throws {
+        try ScratchDirectory.with(prefix: "sbd-queue") { scratch in
+            let path = scratch.appending("queue.sqlite")
+            try Data(repeating: 0x41, count: 4096).write(to: URL(fileURLWithPath: path))
+            do throws(TransferError) {
+                _ = try EventQueue(path: path)
+                Issue.record("a damaged queue opened")
+            } catch {
+                #expect(error.code == .corrupt)
+                #expect(error.message.contains(path) && error.message.contains("move the file away"))
+            }
+        }
+    }
+}
