@@ -28,7 +28,7 @@ public enum DaemonProcess {
                 close(log)
             }
         }
-        guard let lock = try LifetimeLock(path: paths.pidFile) else { return false }
+        guard let lock = try await LifetimeLock.acquire(paths.pidFile) else { return false }
         defer { withExtendedLifetime(lock) {} }
         var logger = Logger(label: "sandboxd")
         logger.logLevel = .info
@@ -48,23 +48,40 @@ public enum DaemonProcess {
 final class LifetimeLock: Sendable {
     private let fd: Int32
 
-    /// Takes the lock and writes this process's id, or returns `nil` when another process holds it.
+    /// How long a new daemon waits for the lock: a daemon that was just killed holds it until the
+    /// kernel has closed its files, a moment after it stopped being listed as running.
+    static let patience: Duration = .seconds(3)
+
+    /// Takes the lock and writes this process's id, or returns `nil` when another process still
+    /// holds it after ``patience``.
     ///
     /// - Throws: ``TransferError/Code/daemonUnavailable`` when the file cannot be opened.
-    init?(path: String) throws(TransferError) {
-        fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+    static func acquire(_ path: String) async throws(TransferError) -> LifetimeLock? {
+        let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
         guard fd >= 0 else {
             throw TransferError(
                 .daemonUnavailable, "Could not open '\(path)': \(String(cString: strerror(errno))).", path: path)
         }
-        guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
-            close(fd)
-            return nil
+        let deadline = ContinuousClock.now + patience
+        while flock(fd, LOCK_EX | LOCK_NB) != 0 {
+            guard ContinuousClock.now < deadline else {
+                close(fd)
+                return nil
+            }
+            do {
+                try await Task.sleep(for: .milliseconds(10))
+            } catch {
+                close(fd)
+                return nil
+            }
         }
         let text = Array("\(getpid())\n".utf8)
         ftruncate(fd, 0)
         _ = text.withUnsafeBytes { pwrite(fd, $0.baseAddress, $0.count, 0) }
+        return LifetimeLock(fd: fd)
     }
+
+    private init(fd: Int32) { self.fd = fd }
 
     deinit { close(fd) }
 }

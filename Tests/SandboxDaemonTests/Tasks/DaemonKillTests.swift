@@ -35,7 +35,11 @@ import Testing
                 kills += 1
                 // The next use starts the daemon again, which resumes the session's task.
                 let probe = try await fixture.runApp("probe", ["connect"])
-                #expect(probe.status == 0, "\(probe.output.stdout)")
+                guard probe.status == 0 else {
+                    let log = (try? String(contentsOfFile: fixture.paths.log, encoding: .utf8)) ?? "(no log)"
+                    Issue.record("the daemon did not start again: \(probe.output.stdout)\n\(log.suffix(3000))")
+                    return
+                }
             }
             server.change("/big.bin") {
                 $0.chunkDelayMilliseconds = 0
