@@ -62,6 +62,16 @@ final class EventQueue: Sendable {
         }
     }
 
+    /// `value` as the JSON text stored in a row. Encoding these plain records does not fail in
+    /// practice; if it ever did, nothing is stored (an empty body would lose the record silently).
+    private static func json(_ value: some Encodable, _ what: String) throws(TransferError) -> String {
+        do {
+            return String(decoding: try JSONEncoder().encode(value), as: UTF8.self)
+        } catch {
+            throw TransferError(.corrupt, "sandboxd could not encode a \(what) for its queue: \(error).", cause: error)
+        }
+    }
+
     private func read<T>(_ what: String, _ body: (Database) throws -> T) throws(TransferError) -> T {
         do {
             return try database.read(body)
@@ -74,7 +84,7 @@ final class EventQueue: Sendable {
 
     /// Records a new task of `key` and returns its identifier (one more than the session's largest).
     func addTask(_ request: BackgroundRequest, to key: SessionKey) throws(TransferError) -> Int {
-        let body = String(decoding: (try? JSONEncoder().encode(request)) ?? Data(), as: UTF8.self)
+        let body = try Self.json(request, "task")
         return try write("record a task") { db in
             let largest =
                 try Int.fetchOne(
@@ -155,7 +165,7 @@ final class EventQueue: Sendable {
     /// Appends `event` to `key`'s queue; returns it with its sequence number.
     func append(_ event: BackgroundEventRecord, for key: SessionKey) throws(TransferError) -> BackgroundEventRecord {
         var event = event
-        let body = String(decoding: (try? JSONEncoder().encode(event)) ?? Data(), as: UTF8.self)
+        let body = try Self.json(event, "event")
         event.sequence = try write("queue an event") { db in
             try db.execute(
                 sql: "INSERT INTO event (app, session, body, createdAt) VALUES (?, ?, ?, ?)",
@@ -208,7 +218,7 @@ final class EventQueue: Sendable {
 
     /// Registers (or, with no arguments, removes) `key`'s relaunch command.
     func setRelaunch(_ command: RelaunchCommand, for key: SessionKey) throws(TransferError) {
-        let body = String(decoding: (try? JSONEncoder().encode(command)) ?? Data(), as: UTF8.self)
+        let body = try Self.json(command, "relaunch command")
         try write("register a relaunch command") { db in
             if command.arguments.isEmpty {
                 try db.execute(
