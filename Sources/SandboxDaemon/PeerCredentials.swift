@@ -1,5 +1,6 @@
 import Glibc
 import NIOCore
+import SandboxTransfer
 
 /// Who is at the other end of a Unix socket: `SO_PEERCRED` (socket(7)), the credentials the kernel
 /// recorded when the peer connected, which it cannot forge.
@@ -18,20 +19,17 @@ struct PeerCredentials: Sendable, Hashable {
 
     /// The credentials of `channel`'s peer.
     ///
-    /// - Throws: when the channel is not a socket NIO can ask (a programming error) or the call fails.
+    /// - Throws: (in the future) ``SandboxTransfer/TransferError`` with `permission-denied` when the
+    ///   channel is not a socket NIO can ask (a programming error), or the call's error.
     static func of(_ channel: any Channel) -> EventLoopFuture<PeerCredentials> {
         guard let provider = channel as? any SocketOptionProvider else {
             return channel.eventLoop.makeFailedFuture(
-                TransferErrorBox("The connection is not a socket; its peer cannot be identified."))
+                TransferError(
+                    TransferError.Code(.permissionDenied),
+                    "The connection is not a socket whose peer can be identified (SO_PEERCRED); it is refused."))
         }
         let future: EventLoopFuture<UCred> = provider.unsafeGetSocketOption(
             level: SocketOptionLevel(SOL_SOCKET), name: SocketOptionName(SO_PEERCRED))
         return future.map { PeerCredentials(pid: $0.pid, uid: $0.uid, gid: $0.gid) }
     }
-}
-
-/// An error raised on an event loop, where typed throws cannot reach.
-struct TransferErrorBox: Error, CustomStringConvertible {
-    var description: String
-    init(_ description: String) { self.description = description }
 }
