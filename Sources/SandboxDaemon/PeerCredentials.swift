@@ -19,8 +19,9 @@ struct PeerCredentials: Sendable, Hashable {
 
     /// The credentials of `channel`'s peer.
     ///
-    /// - Throws: (in the future) ``SandboxTransfer/TransferError`` with `permission-denied` when the
-    ///   channel is not a socket NIO can ask (a programming error), or the call's error.
+    /// - Returns: the credentials; the future fails with ``SandboxTransfer/TransferError``
+    ///   (`permission-denied`) when the channel is not a socket NIO can ask (a programming error),
+    ///   or with the error of `getsockopt`.
     static func of(_ channel: any Channel) -> EventLoopFuture<PeerCredentials> {
         guard let provider = channel as? any SocketOptionProvider else {
             return channel.eventLoop.makeFailedFuture(
