@@ -38,3 +38,19 @@ import Testing
         #expect(try machine.handle(.keychainDone).phase == .finished)
     }
 }
+
+@Suite struct SnapshotOrderTests {
+    /// Two snapshots in one second: the second is the latest (it was decided by random ids when
+    /// dates were kept to the second).
+    @Test func snapshotsTakenWithinOneSecondKeepTheirOrder() async throws {
+        try await BackupFixture.with { fixture in
+            let repository = try fixture.repository()
+            var ids: [String] = []
+            for round in 0..<6 {
+                try fixture.write("Documents/round.txt", Array("\(round)".utf8))
+                ids.append(try Backup.run(apps: [BackupFixture.app], from: fixture.home, to: repository).snapshot)
+            }
+            #expect(try repository.snapshots().map(\.id) == ids)
+        }
+    }
+}

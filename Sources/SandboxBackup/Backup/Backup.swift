@@ -238,6 +238,7 @@ struct BackupRun {
 
     mutating func finish(apps: [String]) throws(SandboxError) -> BackupReport {
         var indexBytes: Int64 = 0
+        try repository.storage.synchronize()  // the blobs are durable before anything refers to them
         if !newBlobs.isEmpty {
             let id = try repository.storeRecord(IndexRecord(blobs: newBlobs), kind: .index)
             indexBytes = try repository.storage.size(of: ObjectName(.index, id)) ?? 0

@@ -20,7 +20,9 @@ enum DatabaseCopy {
 
     /// Whether the regular file at `path` starts with SQLite's header.
     static func isDatabase(_ path: ContainerPath, in root: ConfinedRoot, size: Int64) throws(SandboxError) -> Bool {
-        guard size >= 512 else { return false }
+        // A database is whole pages (a power of two from 512 to 65,536 bytes): anything else is not
+        // opened, which spares most files a second open.
+        guard size >= 512, size % 512 == 0 else { return false }
         let file = try root.openFile(forReadingAt: path)
         defer { _ = try? file.close() }  // read-only: nothing to lose on a failed close
         return try file.read(upToCount: header.count, atOffset: 0).bytes == header

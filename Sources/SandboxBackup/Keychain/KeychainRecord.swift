@@ -132,7 +132,7 @@ extension KeychainRecord {
 extension JSONDecoder {
     static var repository: JSONDecoder {
         let decoder = JSONDecoder()
-        decoder.dateDecodingStrategy = .iso8601
+        decoder.dateDecodingStrategy = RepositoryDate.decoding
         return decoder
     }
 }

@@ -1,7 +1,8 @@
+import Glibc
 import SandboxCore
 
 /// A repository in a directory on this machine. Every access goes through one ``ConfinedRoot``:
-/// writes through its atomic, durable publisher (`O_TMPFILE` + `linkat`, both `fsync`ed), lists
+/// writes through its atomic publisher (`O_TMPFILE` + `linkat`; durable as ``RepositoryStorage`` says), lists
 /// through its directory reader.
 public struct LocalRepositoryStorage: RepositoryStorage {
     let root: ConfinedRoot
@@ -46,7 +47,8 @@ public struct LocalRepositoryStorage: RepositoryStorage {
     public func putIfAbsent(_ bytes: [UInt8], as name: ObjectName) throws(SandboxError) -> Bool {
         let path = try path(name)
         do {
-            try root.writeContents(bytes, to: path, options: [.atomic, .durable, .withoutOverwriting])
+            let durable: WriteOptions = name.kind == .data ? [] : .durable
+            try root.writeContents(bytes, to: path, options: durable.union([.atomic, .withoutOverwriting]))
             return true
         } catch  where error.code == .alreadyExists {
             return false
@@ -83,6 +85,12 @@ public struct LocalRepositoryStorage: RepositoryStorage {
                 !$0.hasPrefix(".") && !ConfinedRoot.isInterruptedWriteName($0)
             }.map { ObjectName(kind, $0) }
         }
+    }
+
+    /// `sync(2)`: Glibc does not export `syncfs(2)`, and one call a backup is cheap next to an
+    /// `fsync` an object.
+    public func synchronize() throws(SandboxError) {
+        sync()
     }
 
     public func delete(_ name: ObjectName) throws(SandboxError) {

@@ -26,7 +26,7 @@ enum RepositoryJSON {
     static func encode(_ value: some Encodable) -> [UInt8] {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
-        encoder.dateEncodingStrategy = .iso8601
+        encoder.dateEncodingStrategy = RepositoryDate.encoding
         do {
             return Array(try encoder.encode(value))
         } catch {
@@ -37,12 +37,37 @@ enum RepositoryJSON {
 
     static func decode<T: Decodable>(_ type: T.Type, from bytes: [UInt8], name: String) throws(SandboxErrorBox) -> T {
         let decoder = JSONDecoder()
-        decoder.dateDecodingStrategy = .iso8601
+        decoder.dateDecodingStrategy = RepositoryDate.decoding
         do {
             return try decoder.decode(type, from: Data(bytes))
         } catch {
             throw SandboxErrorBox(name: name, detail: String(describing: error))
         }
+    }
+}
+
+/// Dates in repository records: ISO 8601 with fractional seconds. Whole seconds (`.iso8601`) made
+/// two snapshots taken within one second tie, so "the latest" — and what `prune --keep-last`
+/// keeps — was decided by their random ids.
+enum RepositoryDate {
+    static func formatter() -> ISO8601DateFormatter {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        return formatter
+    }
+
+    static let encoding = JSONEncoder.DateEncodingStrategy.custom { date, encoder in
+        var container = encoder.singleValueContainer()
+        try container.encode(formatter().string(from: date))
+    }
+
+    static let decoding = JSONDecoder.DateDecodingStrategy.custom { decoder in
+        let text = try decoder.singleValueContainer().decode(String.self)
+        guard let date = formatter().date(from: text) ?? ISO8601DateFormatter().date(from: text) else {
+            throw DecodingError.dataCorrupted(
+                .init(codingPath: decoder.codingPath, debugDescription: "'\(text)' is not an ISO 8601 date"))
+        }
+        return date
     }
 }
 

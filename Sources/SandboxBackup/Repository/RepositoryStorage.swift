@@ -44,6 +44,9 @@ public struct ObjectName: Hashable, Sendable, CustomStringConvertible {
 /// (PUT with `If-None-Match: *`, GET, ListObjectsV2, DELETE) fits the same four calls.
 ///
 /// A put is atomic: an object appears complete or not at all, also when the process is killed.
+/// Objects other than data are durable when the put returns; data objects (many, small) become
+/// durable at the next ``synchronize()``, which a backup calls before it writes the index that
+/// refers to them — one flush instead of two `fsync`s an object (10,000 small files cost 20,000).
 public protocol RepositoryStorage: Sendable {
     /// Where the repository is, for messages.
     var location: String { get }
@@ -67,4 +70,7 @@ public protocol RepositoryStorage: Sendable {
 
     /// Removes `name`; removing a missing object is not an error.
     func delete(_ name: ObjectName) throws(SandboxError)
+
+    /// Makes every object put so far durable (survive a power cut).
+    func synchronize() throws(SandboxError)
 }
