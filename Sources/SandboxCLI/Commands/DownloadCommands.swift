@@ -7,6 +7,7 @@ extension DownloadDestination.Folder: ExpressibleByArgument {}
 
 struct Download: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "download",
         abstract: "Download a URL into a container's Caches (or Documents), resumably.",
         discussion: """
             The file is named from the server's Content-Disposition (filename*, then filename) or the URL, \
@@ -100,6 +101,7 @@ struct Download: AsyncParsableCommand {
 
 struct Downloads: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "downloads",
         abstract: "List an app's downloads and their states.",
         discussion: """
             States: interrupted, paused (resumable), finishing, completed, cancelled, failed; background \

@@ -4,6 +4,7 @@ import SystemPackage
 
 struct Run: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "run",
         abstract: "Run a program confined to an app's container with Landlock.",
         discussion: """
             Opens the app as a launch does (a bundle changed since install is refused and nothing runs), \
