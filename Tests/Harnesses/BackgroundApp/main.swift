@@ -70,7 +70,11 @@ if let index = rest.firstIndex(of: "--exit-after"), index + 1 < rest.count {
 
 if ProcessInfo.processInfo.environment["SANDBOX_BACKGROUND_SESSION"] == sessionName {
     // Relaunched by the daemon: the working directory is the container's home.
-    FileManager.default.createFile(atPath: "tmp/relaunched", contents: Data(command.utf8))
+    guard FileManager.default.createFile(atPath: "tmp/relaunched", contents: Data(command.utf8)) else {
+        let directory = FileManager.default.currentDirectoryPath
+        FileHandle.standardError.write(Data("cannot write tmp/relaunched in \(directory)\n".utf8))
+        exit(1)
+    }
 }
 
 do {
