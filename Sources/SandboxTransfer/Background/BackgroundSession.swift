@@ -138,8 +138,11 @@ public final class BackgroundSession: Sendable {
 
     /// The tasks the daemon keeps for every background session of `app`, without attaching to any.
     ///
-    /// - Parameter startingDaemon: whether to start `sandboxd` when it is not running (its
-    ///   unfinished tasks then continue); without it, a stopped daemon lists nothing.
+    /// - Parameters:
+    ///   - app: the app whose tasks are listed.
+    ///   - home: the device home the app is installed in (the daemon's socket is found from it).
+    ///   - startingDaemon: whether to start `sandboxd` when it is not running (its unfinished
+    ///     tasks then continue); without it, a stopped daemon lists nothing.
     /// - Throws: ``TransferError/Code/daemonUnavailable`` when the daemon is not running and may
     ///   not be started, or cannot be reached.
     public static func tasks(

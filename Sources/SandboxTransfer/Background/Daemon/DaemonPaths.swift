@@ -43,7 +43,7 @@ public struct DaemonPaths: Sendable, Hashable {
 
     /// Creates the folders (0700) and checks they are this user's and closed to others.
     ///
-    /// - Throws: ``TransferError/Code/permissionDenied`` (the core's) when a folder belongs to
+    /// - Throws: ``TransferError`` with the core's `permission-denied` code when a folder belongs to
     ///   another user or cannot be made private; ``TransferError/Code/invalidArgument`` when the
     ///   socket path is too long for a Unix socket.
     public func prepare() throws(TransferError) {
