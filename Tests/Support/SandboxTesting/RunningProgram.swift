@@ -20,6 +20,7 @@ public final class RunningProgram: Sendable {
 
     private struct State {
         var exit: ProgramExit?
+        var runTime: Duration?
         var killedForTimeout = false
         var waiters: [CheckedContinuation<ProgramExit, Never>] = []
     }
@@ -28,16 +29,25 @@ public final class RunningProgram: Sendable {
     public let pid: pid_t
     let files: Files
     private let state = Mutex(State())
+    private let started: ContinuousClock.Instant
 
     init(pid: pid_t, files: Files) {
         self.pid = pid
         self.files = files
+        self.started = .now
         let waiter = Thread { [self] in reap() }
         waiter.start()
     }
 
     /// Whether the process has not ended yet.
     public var isRunning: Bool { state.withLock { $0.exit == nil } }
+
+    /// How long the process ran, from its start to its end as the waiting thread saw it (`nil`
+    /// while it runs).
+    ///
+    /// Timing an `await` of ``exit`` instead measures also how long the awaiting task waited for a
+    /// thread of the cooperative pool, which on a loaded 2-core machine can be many times the run.
+    public var runTime: Duration? { state.withLock { $0.runTime } }
 
     /// Sends `signal` to the process; does nothing once it has ended.
     public func signal(_ signal: Int32) {
@@ -123,6 +133,7 @@ public final class RunningProgram: Sendable {
         let waiters = state.withLock { state in
             var status: Int32 = 0
             while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+            state.runTime = ContinuousClock.now - started
             let signal = status & 0x7F
             state.exit = ProgramExit(
                 status: signal == 0 ? (status >> 8) & 0xFF : nil,
