@@ -86,6 +86,26 @@ int csb_syncfs(int fd);
 /// that allocates under contention by default (malloc.h is not in the Glibc module).
 void csb_limit_malloc_arenas(int arenas);
 
+// MARK: keyring (keyring.c)
+
+/// `add_key("user", description, payload)` into the user keyring (`KEY_SPEC_USER_KEYRING`),
+/// replacing a key of that description, readable by every process of the user. Returns the key's
+/// serial number, or -1 with errno.
+int32_t csb_keyring_add(const char *description, const void *payload, size_t length);
+/// The serial number of the user key `description` in the user keyring, or -1 with errno
+/// (`ENOKEY`: there is none).
+int32_t csb_keyring_search(const char *description);
+/// `keyctl(KEYCTL_READ)`: copies up to `length` bytes of the key's payload, returns its full size
+/// or -1 with errno.
+ssize_t csb_keyring_read(int32_t key, void *buffer, size_t length);
+/// Removes the key from the user keyring; 0 or -1 with errno.
+int csb_keyring_unlink(int32_t key);
+/// 0 when the kernel has a user keyring for this process, -1 with errno (`ENOSYS`) otherwise.
+int csb_keyring_probe(void);
+/// `FS_IOC_ENABLE_VERITY` with SHA-256 and 4 KiB blocks on a file opened read-only; 0 or -1 with
+/// errno (`EOPNOTSUPP`/`ENOTTY`: the file system has no verity).
+int csb_enable_verity(int fd);
+
 // MARK: - Landlock and confined launches (landlock.c)
 
 /// The highest Landlock ABI the kernel offers, or -1 with errno (`ENOSYS`: not built in;

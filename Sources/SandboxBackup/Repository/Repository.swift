@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import SandboxCore
+import SandboxStore
 
 /// A backup repository: content-addressed, write-once blobs, then indexes, then snapshot records,
 /// each object published atomically, so a process killed at any moment leaves a valid repository

@@ -1,4 +1,5 @@
 import Foundation
+import SandboxStore
 
 /// The repository's `config` object: readable without a password, holding no secret.
 public struct RepositoryConfig: Sendable, Hashable, Codable {

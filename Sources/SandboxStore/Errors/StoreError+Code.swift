@@ -50,5 +50,13 @@ extension StoreError {
         public static let readOnly = Code(.readOnly)
         /// SQLite reported an error.
         public static let database = Code(rawValue: "database")
+        /// A protected file or keychain item's class key is not available: the device is locked
+        /// (``ProtectionClass/complete``, `whenUnlocked` items) or has not been unlocked since the
+        /// last restart (``ProtectionClass/untilFirstUserAuthentication``). Unlock with the passcode.
+        public static let protectedDataUnavailable = Code(rawValue: "protected-data-unavailable")
+        /// The passcode given is not the device's. Each failure adds to the back-off.
+        public static let passcodeIncorrect = Code(rawValue: "passcode-incorrect")
+        /// Too many wrong passcodes: another try is refused until the back-off delay has passed.
+        public static let passcodeBackoff = Code(rawValue: "passcode-backoff")
     }
 }

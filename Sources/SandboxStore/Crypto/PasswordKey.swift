@@ -1,11 +1,12 @@
 import Crypto
 import Foundation
-import SandboxCore
+import Sandbox
 import _CryptoExtras
 
-/// How a password becomes the key that opens a repository's master key: **scrypt** (`_CryptoExtras`
+/// How a password or passcode becomes a key (a backup repository's master key, the device's
+/// passcode classes): **scrypt** (`_CryptoExtras`
 /// `KDF.Scrypt`, memory-hard, as restic uses), N = 2^15, r = 8, p = 1 — 32 MiB and about 0.1 s a
-/// try here. The parameters and salt are stored with the key file; the password never is.
+/// try here. The parameters and salt are stored with what the key opens; the password never is.
 public struct PasswordKeyDerivation: Sendable, Hashable, Codable {
     public var algorithm: String
     public var rounds: Int
@@ -27,13 +28,13 @@ public struct PasswordKeyDerivation: Sendable, Hashable, Codable {
     ///
     /// - Throws: ``SandboxCore/SandboxError/Code/corrupt`` for parameters this version does not
     ///   accept (another algorithm, or costs out of range: a damaged key file).
-    func deriveKey(from password: [UInt8]) throws(SandboxError) -> SymmetricKey {
+    public func deriveKey(from password: [UInt8]) throws(SandboxError) -> SymmetricKey {
         guard algorithm == "scrypt", rounds >= 1 << 10, rounds <= 1 << 22, rounds.nonzeroBitCount == 1,
             (1...32).contains(blockSize), (1...16).contains(parallelism)
         else {
             throw SandboxError(
                 .corrupt,
-                "The repository's key file asks for '\(algorithm)' with N=\(rounds), r=\(blockSize), p=\(parallelism), which this version does not accept; the key file is damaged."
+                "The stored key derivation asks for '\(algorithm)' with N=\(rounds), r=\(blockSize), p=\(parallelism), which this version does not accept; the file that holds it is damaged."
             )
         }
         do {

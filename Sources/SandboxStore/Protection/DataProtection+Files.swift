@@ -1,0 +1,140 @@
+import Crypto
+import Foundation
+import Sandbox
+
+extension DataProtection {
+    /// Writes `bytes` to `path` in `root` (a container's), encrypted with `protection`, atomically:
+    /// readers see the old file or the new one, never a part (``WriteOptions/atomic`` is implied).
+    ///
+    /// - Parameters:
+    ///   - protection: the class; `nil`: the default class of the file's folder
+    ///     (``setDefaultProtection(_:forDirectoryAt:in:)``), and a plain, unencrypted file when the
+    ///     folder has none.
+    ///   - options: add ``WriteOptions/durable`` or ``WriteOptions/withoutOverwriting`` as for
+    ///     ``ConfinedRoot/writeContents(_:to:options:)``.
+    /// - Throws: ``StoreError/Code/protectedDataUnavailable`` for a ``ProtectionClass/complete``
+    ///   or ``ProtectionClass/untilFirstUserAuthentication`` file while its key is not unlocked
+    ///   (``ProtectionClass/completeUnlessOpen`` files can always be written), and the core's codes.
+    public func write(
+        _ bytes: [UInt8], to path: ContainerPath, in root: ConfinedRoot, protection: ProtectionClass? = nil,
+        options: WriteOptions = [.atomic]
+    ) throws(StoreError) {
+        var chosen = protection
+        if chosen == nil { chosen = try defaultProtection(forDirectoryAt: path.parent, in: root) }
+        guard let protection = chosen else {
+            return try fileSystem { () throws(SandboxError) in try root.writeContents(bytes, to: path, options: options)
+            }
+        }
+        let sealed = try seal(bytes, protection: protection, path: path.description)
+        try fileSystem { () throws(SandboxError) in
+            try root.writeContents(sealed, to: path, options: options.union(.atomic))
+            do throws(SandboxError) {
+                // The header is what decides; the attribute is for `stat` (iOS's
+                // NSFileProtectionKey), and a file system without attributes only loses that.
+                try root.setExtendedAttribute(
+                    named: ProtectionClass.attributeName, to: Array(protection.rawValue.utf8), at: path)
+            } catch  where error.code == .unsupported {}
+        }
+    }
+
+    /// The contents of the file at `path`: decrypted when it is protected, as they are otherwise.
+    ///
+    /// - Throws: ``StoreError/Code/protectedDataUnavailable`` while its class key is not unlocked,
+    ///   ``StoreError/Code/corrupt`` for a damaged header, wrapped key or segment (no byte of it is
+    ///   returned), and the core's codes.
+    public func readContents(
+        of path: ContainerPath, in root: ConfinedRoot, maximumSize: Int = ConfinedRoot.defaultMaximumReadSize
+    ) throws(StoreError) -> [UInt8] {
+        let overhead = 1024 + (maximumSize / ProtectedFileFormat.defaultSegmentSize + 1) * ProtectedFileFormat.tagSize
+        let file = try fileSystem { () throws(SandboxError) in
+            try root.readContents(of: path, maximumSize: maximumSize + overhead)
+        }
+        guard ProtectedFileFormat.isProtected(file) else { return file }
+        return try open(file, path: path.description)
+    }
+
+    /// The class of the file at `path`, from its header; `nil` for an unprotected file.
+    ///
+    /// - Throws: ``StoreError/Code/corrupt`` for a damaged header, and the core's codes.
+    public func protectionClass(of path: ContainerPath, in root: ConfinedRoot) throws(StoreError) -> ProtectionClass? {
+        let start = try fileSystem { () throws(SandboxError) in
+            try root.withFile(at: path) { file throws(SandboxError) in
+                Array(try file.read(upToCount: ProtectedFileFormat.fixedHeaderSize, atOffset: 0))
+            }
+        }
+        guard ProtectedFileFormat.isProtected(start) else { return nil }
+        return try ProtectedFileFormat.header(of: start, path: path.description).protection
+    }
+
+    /// Sets (or with `nil` removes) the class that new files written in the folder at `path` get
+    /// when ``write(_:to:in:protection:options:)`` is given none. Kept as the folder's
+    /// ``ProtectionClass/attributeName`` extended attribute.
+    ///
+    /// - Throws: the core's codes (`unsupported` without extended attributes).
+    public func setDefaultProtection(
+        _ protection: ProtectionClass?, forDirectoryAt path: ContainerPath, in root: ConfinedRoot
+    ) throws(StoreError) {
+        try fileSystem { () throws(SandboxError) in
+            if let protection {
+                try root.setExtendedAttribute(
+                    named: ProtectionClass.attributeName, to: Array(protection.rawValue.utf8), at: path)
+            } else {
+                try root.removeExtendedAttribute(named: ProtectionClass.attributeName, at: path)
+            }
+        }
+    }
+
+    /// The default class of the folder at `path`, or `nil`.
+    ///
+    /// - Throws: ``StoreError/Code/corrupt`` for an attribute that names no class.
+    public func defaultProtection(
+        forDirectoryAt path: ContainerPath, in root: ConfinedRoot
+    ) throws(StoreError)
+        -> ProtectionClass?
+    {
+        let value: [UInt8]?
+        do {
+            value = try root.extendedAttribute(named: ProtectionClass.attributeName, at: path)
+        } catch  where error.code == .unsupported || error.code == .notFound {
+            return nil
+        } catch {
+            throw StoreError(error)
+        }
+        guard let value else { return nil }
+        guard let protection = ProtectionClass(rawValue: String(decoding: value, as: UTF8.self)) else {
+            throw StoreError(
+                .corrupt,
+                "The folder '\(path)' has a default protection class '\(String(decoding: value, as: UTF8.self))' that does not exist; set it again.",
+                path: path.description)
+        }
+        return protection
+    }
+
+    func seal(_ bytes: [UInt8], protection: ProtectionClass, path: String) throws(StoreError) -> [UInt8] {
+        let segmentSize = ProtectedFileFormat.defaultSegmentSize
+        let prefix = SymmetricKey(size: .bits128).withUnsafeBytes { Array($0.prefix(7)) }
+        let fixed = ProtectedFileFormat.fixedHeader(
+            protection: protection, segmentSize: segmentSize, noncePrefix: prefix,
+            wrappedKeySize: FileKeyWrapping.wrappedSize(for: protection))
+        let fileKey = SymmetricKey(size: .bits256)
+        let wrapped: [UInt8]
+        if protection == .completeUnlessOpen {
+            wrapped = try FileKeyWrapping.wrap(
+                fileKey, toPublicKey: completeUnlessOpenPublicKey(), authenticating: fixed)
+        } else {
+            let classKey = SymmetricKey(data: try classKey(for: protection, path: path))
+            wrapped = try FileKeyWrapping.wrap(fileKey, with: classKey, authenticating: fixed)
+        }
+        return try ProtectedFileFormat.seal(bytes, header: fixed + wrapped, fileKey: fileKey, segmentSize: segmentSize)
+    }
+
+    func open(_ file: [UInt8], path: String) throws(StoreError) -> [UInt8] {
+        let header = try ProtectedFileFormat.header(of: file, path: path)
+        let classKey = try classKey(for: header.protection, path: path)
+        guard let fileKey = FileKeyWrapping.unwrap(header, classKey: classKey) else {
+            throw ProtectedFileFormat.corrupt(
+                path, "its wrapped file key fails authentication (damaged, or from another device)")
+        }
+        return try ProtectedFileFormat.open(file, header: header, fileKey: fileKey, path: path)
+    }
+}

@@ -1,0 +1,159 @@
+import Crypto
+import Foundation
+
+/// The bytes of a protected file: a header, then the contents in AES-256-GCM sealed segments.
+///
+/// Header (big-endian): `SBPROT`, format version (1), class number, segment size (4 bytes), a
+/// 7-byte random nonce prefix, a zero byte, the wrapped file key's length (2 bytes) and the wrapped
+/// file key. The wrapped key is authenticated with the header's fixed part, so neither the class nor
+/// the segment size can be changed.
+///
+/// Segment `i` holds bytes `i × segmentSize ..< (i + 1) × segmentSize` sealed with the file key,
+/// nonce = prefix ‖ `i` (4 bytes) ‖ final flag (1 byte), and the whole header as additional data;
+/// each is followed by its 16-byte tag. Only the last segment has the final flag (an empty file is
+/// one empty final segment), so truncation at a segment boundary, reordering, and splicing segments
+/// of another file are all detected, and segment `i` can be read alone.
+enum ProtectedFileFormat {
+    static let magic: [UInt8] = Array("SBPROT".utf8)
+    static let version: UInt8 = 1
+    static let defaultSegmentSize = 64 << 10
+    static let tagSize = 16
+    static let fixedHeaderSize = 22
+    static let maximumWrappedKeySize = 512
+
+    /// A parsed header.
+    struct Header {
+        var protection: ProtectionClass
+        var segmentSize: Int
+        var noncePrefix: [UInt8]
+        var wrappedKey: [UInt8]
+        /// The header as stored: the additional data of every segment.
+        var bytes: [UInt8]
+        /// The fixed part: the additional data of the wrapped key.
+        var fixedPart: ArraySlice<UInt8> { bytes[0..<ProtectedFileFormat.fixedHeaderSize] }
+    }
+
+    /// Whether `bytes` start like a protected file.
+    static func isProtected(_ bytes: some Collection<UInt8>) -> Bool {
+        bytes.starts(with: magic)
+    }
+
+    /// The fixed part of a header: what the wrapped key is sealed with.
+    static func fixedHeader(
+        protection: ProtectionClass, segmentSize: Int, noncePrefix: [UInt8], wrappedKeySize: Int
+    ) -> [UInt8] {
+        var bytes = magic + [version, protection.code]
+        bytes += withUnsafeBytes(of: UInt32(segmentSize).bigEndian, Array.init)
+        bytes += noncePrefix + [0]
+        bytes += withUnsafeBytes(of: UInt16(wrappedKeySize).bigEndian, Array.init)
+        return bytes
+    }
+
+    /// Seals `plaintext` under `fileKey` after `header` (the fixed part and the wrapped key).
+    static func seal(
+        _ plaintext: [UInt8], header: [UInt8], fileKey: SymmetricKey, segmentSize: Int
+    )
+        throws(StoreError) -> [UInt8]
+    {
+        let prefix = Array(header[12..<19])
+        let count = max(1, (plaintext.count + segmentSize - 1) / segmentSize)
+        var output = header
+        output.reserveCapacity(header.count + plaintext.count + count * tagSize)
+        for index in 0..<count {
+            let range = index * segmentSize..<min(plaintext.count, (index + 1) * segmentSize)
+            let nonce = try segmentNonce(prefix: prefix, index: index, final: index == count - 1)
+            do {
+                let box = try AES.GCM.seal(plaintext[range], using: fileKey, nonce: nonce, authenticating: header)
+                output += box.ciphertext
+                output += box.tag
+            } catch {
+                throw StoreError(.encodingFailed, "AES-GCM could not seal a segment: \(error).")
+            }
+        }
+        return output
+    }
+
+    /// The header of a protected file.
+    ///
+    /// - Throws: ``StoreError/Code/corrupt`` for a damaged or truncated header,
+    ///   ``StoreError/Code/newerVersion`` for a format this version does not know.
+    static func header(of file: [UInt8], path: String) throws(StoreError) -> Header {
+        guard file.count >= fixedHeaderSize, isProtected(file) else {
+            throw corrupt(path, "its header is truncated or not a protected file's")
+        }
+        guard file[6] == version else {
+            throw StoreError(
+                .newerVersion,
+                "The protected file '\(path)' has format version \(file[6]); this version reads only \(version). Read it with a newer version.",
+                path: path)
+        }
+        guard let protection = ProtectionClass(code: file[7]) else {
+            throw corrupt(path, "its header names protection class \(file[7]), which does not exist")
+        }
+        let segmentSize = file[8..<12].reduce(0) { $0 << 8 | Int($1) }
+        let keySize = file[20..<22].reduce(0) { $0 << 8 | Int($1) }
+        guard (4096...(16 << 20)).contains(segmentSize), keySize <= maximumWrappedKeySize,
+            file[19] == 0, file.count >= fixedHeaderSize + keySize
+        else {
+            throw corrupt(path, "its header is damaged (segment size \(segmentSize), wrapped key \(keySize) bytes)")
+        }
+        let end = fixedHeaderSize + keySize
+        return Header(
+            protection: protection, segmentSize: segmentSize, noncePrefix: Array(file[12..<19]),
+            wrappedKey: Array(file[fixedHeaderSize..<end]), bytes: Array(file[0..<end]))
+    }
+
+    /// The contents of the protected file `file`, opened with `fileKey`.
+    ///
+    /// - Throws: ``StoreError/Code/corrupt`` when a segment fails authentication, is missing, out
+    ///   of order or truncated: no byte of a damaged file is returned.
+    static func open(
+        _ file: [UInt8], header: Header, fileKey: SymmetricKey, path: String
+    ) throws(StoreError)
+        -> [UInt8]
+    {
+        let sealedSize = header.segmentSize + tagSize
+        let body = file.count - header.bytes.count
+        let count = max(1, (body + sealedSize - 1) / sealedSize)
+        var output: [UInt8] = []
+        output.reserveCapacity(body)
+        for index in 0..<count {
+            let start = header.bytes.count + index * sealedSize
+            let end = min(file.count, start + sealedSize)
+            guard end - start >= tagSize else {
+                throw corrupt(path, "it is truncated inside segment \(index)")
+            }
+            let nonce = try segmentNonce(prefix: header.noncePrefix, index: index, final: index == count - 1)
+            do {
+                let box = try AES.GCM.SealedBox(
+                    nonce: nonce, ciphertext: file[start..<end - tagSize], tag: file[end - tagSize..<end])
+                output += try AES.GCM.open(box, using: fileKey, authenticating: header.bytes)
+            } catch {
+                throw corrupt(
+                    path,
+                    "segment \(index) of \(count) fails authentication (damaged, truncated, reordered or from another file)"
+                )
+            }
+        }
+        return output
+    }
+
+    private static func segmentNonce(prefix: [UInt8], index: Int, final: Bool) throws(StoreError) -> AES.GCM.Nonce {
+        guard let index = UInt32(exactly: index) else {
+            throw StoreError(.tooLarge, "A protected file may have at most 2^32 segments.")
+        }
+        let bytes = prefix + withUnsafeBytes(of: index.bigEndian, Array.init) + [final ? 1 : 0]
+        do {
+            return try AES.GCM.Nonce(data: bytes)
+        } catch {
+            throw StoreError(.encodingFailed, "A segment nonce could not be made: \(error).")
+        }
+    }
+
+    static func corrupt(_ path: String, _ reason: String) -> StoreError {
+        StoreError(
+            .corrupt,
+            "The protected file '\(path)' cannot be opened: \(reason). No data was returned; restore the file from a backup.",
+            path: path)
+    }
+}

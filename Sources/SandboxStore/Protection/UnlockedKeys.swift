@@ -1,0 +1,105 @@
+import CSandboxShims
+import Crypto
+import Foundation
+import Glibc
+import Sandbox
+
+/// Where the class keys of an unlocked device live: the kernel's **user keyring** (keyrings(7)),
+/// shared by every process of the user and never written to disk, one `user` key per class named
+/// `sandbox-protection:<home digest>:<class>`. A reboot empties it, as it forgets iOS's class keys.
+///
+/// Where the kernel has no keyring (`keyctl` fails with `ENOSYS`), the keys go to 0600 files in a
+/// 0700 folder under `$XDG_RUNTIME_DIR` (a tmpfs: memory, emptied at logout and reboot).
+struct UnlockedKeys: Sendable {
+    /// The prefix of every key of this sandbox home: a digest of its location.
+    let prefix: String
+    /// `nil`: the keyring; otherwise the fallback folder.
+    let fallbackDirectory: String?
+
+    init(home: SandboxHome) throws(StoreError) {
+        let digest = SHA256.hash(data: Array(home.location.utf8)).prefix(12).map { String(format: "%02x", $0) }.joined()
+        prefix = "sandbox-protection:\(digest):"
+        if csb_keyring_probe() == 0 {
+            fallbackDirectory = nil
+        } else {
+            guard let runtime = ProcessInfo.processInfo.environment["XDG_RUNTIME_DIR"], runtime.hasPrefix("/") else {
+                throw StoreError(
+                    StoreError.Code(.unsupported),
+                    "The kernel has no user keyring (keyctl: \(String(cString: strerror(errno)))) and XDG_RUNTIME_DIR is not set, so an unlocked device's class keys have nowhere to live outside the disk. Set XDG_RUNTIME_DIR to a tmpfs folder of this user."
+                )
+            }
+            fallbackDirectory = runtime + "/" + prefix.replacingOccurrences(of: ":", with: "-")
+        }
+    }
+
+    /// Keeps `key` as the unlocked key of `protection`, replacing the one kept.
+    func store(_ key: [UInt8], for protection: ProtectionClass) throws(StoreError) {
+        if let folder = fallbackDirectory {
+            if mkdir(folder, 0o700) != 0 && errno != EEXIST { throw failure("mkdir", folder) }
+            let file = folder + "/" + protection.rawValue
+            let fd = open(file, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0o600)
+            guard fd >= 0 else { throw failure("open", file) }
+            defer { close(fd) }
+            guard write(fd, key, key.count) == key.count else { throw failure("write", file) }
+            return
+        }
+        let added = key.withUnsafeBytes { csb_keyring_add(prefix + protection.rawValue, $0.baseAddress, $0.count) }
+        guard added >= 0 else { throw failure("add_key", prefix + protection.rawValue) }
+    }
+
+    /// The unlocked key of `protection`, or `nil` when it is not kept (locked, or not unlocked
+    /// since the last restart).
+    func key(for protection: ProtectionClass) throws(StoreError) -> [UInt8]? {
+        var buffer = [UInt8](repeating: 0, count: 64)
+        if let folder = fallbackDirectory {
+            let file = folder + "/" + protection.rawValue
+            let fd = open(file, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
+            guard fd >= 0 else {
+                if errno == ENOENT { return nil }
+                throw failure("open", file)
+            }
+            defer { close(fd) }
+            let count = read(fd, &buffer, buffer.count)
+            guard count >= 0 else { throw failure("read", file) }
+            return Array(buffer[0..<count])
+        }
+        let id = csb_keyring_search(prefix + protection.rawValue)
+        guard id >= 0 else {
+            if errno == ENOKEY || errno == EKEYREVOKED || errno == EKEYEXPIRED { return nil }
+            throw failure("keyctl search", prefix + protection.rawValue)
+        }
+        let count = buffer.withUnsafeMutableBytes { csb_keyring_read(id, $0.baseAddress, $0.count) }
+        guard count >= 0 else {
+            if errno == ENOKEY || errno == EKEYREVOKED { return nil }  // removed meanwhile
+            throw failure("keyctl read", prefix + protection.rawValue)
+        }
+        return Array(buffer[0..<min(count, buffer.count)])
+    }
+
+    /// Forgets the unlocked key of `protection`; forgetting one not kept is not an error.
+    func forget(_ protection: ProtectionClass) throws(StoreError) {
+        if let folder = fallbackDirectory {
+            let file = folder + "/" + protection.rawValue
+            guard unlink(file) == 0 || errno == ENOENT else { throw failure("unlink", file) }
+            return
+        }
+        while true {
+            let id = csb_keyring_search(prefix + protection.rawValue)
+            guard id >= 0 else {
+                if errno == ENOKEY || errno == EKEYREVOKED || errno == EKEYEXPIRED { return }
+                throw failure("keyctl search", prefix + protection.rawValue)
+            }
+            guard csb_keyring_unlink(id) == 0 || errno == ENOENT else {
+                throw failure("keyctl unlink", prefix + protection.rawValue)
+            }
+        }
+    }
+
+    private func failure(_ call: String, _ name: String) -> StoreError {
+        let reason = String(cString: strerror(errno))
+        return StoreError(
+            StoreError.Code(.unknown),
+            "The unlocked class key '\(name)' could not be kept or read (\(call): \(reason)); lock and unlock the device again."
+        )
+    }
+}
