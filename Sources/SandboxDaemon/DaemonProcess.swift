@@ -12,10 +12,12 @@ public enum DaemonProcess {
     /// Runs until stopped or idle.
     ///
     /// - Parameters:
+    ///   - home: the sandbox home whose apps' background sessions the daemon runs.
+    ///   - options: where the socket, locks and log are, and the idle and retention limits.
     ///   - detach: started by an app: a session of its own (so the app's terminal and process
-    ///     group do not reach it) and standard output and error appended to ``DaemonPaths/log``.
+    ///     group do not reach it) and standard output and error appended to ``/SandboxTransfer/DaemonPaths/log``.
     /// - Returns: `false` when another daemon already runs for these paths (nothing was done).
-    /// - Throws: ``TransferError`` when the folders, the lock, the socket or the queue fail.
+    /// - Throws: ``/SandboxTransfer/TransferError`` when the folders, the lock, the socket or the queue fail.
     public static func run(home: SandboxHome, options: DaemonOptions, detach: Bool) async throws -> Bool {
         let paths = options.paths
         try paths.prepare()

@@ -7,7 +7,7 @@ import SandboxStore
 
 /// Backs up apps' containers into a repository: one snapshot per run.
 ///
-/// For each app: scan the data container by iOS's rules (``ContainerScanner``), then store each
+/// For each app: scan the data container by iOS's rules, then store each
 /// file's content-defined chunks (FastCDC) as blobs — a file whose size, times and inode match the
 /// previous snapshot reuses its chunks unread; SQLite databases are copied with the online backup
 /// API first; the preferences file is read under the preferences lock. Then the app's tree, its
@@ -18,9 +18,13 @@ import SandboxStore
 public enum Backup {
     /// Runs a backup of `apps` on `home` into `repository`.
     ///
-    /// - Parameter progress: called as the backup moves on (on the calling thread).
+    /// - Parameters:
+    ///   - apps: the apps whose data containers are backed up, each installed on `home`.
+    ///   - home: the sandbox home the apps are installed on.
+    ///   - repository: the repository the snapshot is written to.
+    ///   - progress: called as the backup moves on (on the calling thread).
     /// - Throws: ``SandboxCore/SandboxError/Code/repositoryLocked`` when a backup or prune holds the
-    ///   repository; ``SandboxCore/SandboxError/Code/notFound`` for an app that is not installed;
+    ///   repository; ``/SandboxCore/SandboxError/Code/notFound`` for an app that is not installed;
     ///   file-system and repository errors.
     public static func run(
         apps: [AppIdentifier], from home: SandboxHome, to repository: Repository,

@@ -23,7 +23,7 @@ public final class ContentChunker {
     /// empty file has no chunks. The buffer given to `body` is valid only during the call.
     ///
     /// - Returns: the number of bytes read.
-    /// - Throws: the errors of ``SandboxCore/ConfinedRoot/forEachChunk(of:using:_:)`` and what
+    /// - Throws: the errors of ``/SandboxCore/ConfinedRoot/forEachChunk(of:using:_:)`` and what
     ///   `body` throws.
     @discardableResult
     public func forEachChunk(

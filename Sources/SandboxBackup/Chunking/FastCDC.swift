@@ -9,7 +9,7 @@
 /// keeps sizes close to the average. The first `minimumSize` bytes of a chunk are skipped without
 /// hashing (cut-point skipping).
 ///
-/// Deterministic: the same bytes give the same cuts however they are fed (see ``GearTable``).
+/// Deterministic: the same bytes give the same cuts however they are fed (the gear table is fixed).
 public struct FastCDC: Sendable {
     public let parameters: ChunkingParameters
     private let strictMask: UInt64

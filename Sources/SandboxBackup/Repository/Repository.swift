@@ -24,7 +24,9 @@ public final class Repository: Sendable {
 
     /// Opens the repository in `storage`.
     ///
-    /// - Parameter password: the password of an encrypted repository; `nil` for an unencrypted one.
+    /// - Parameters:
+    ///   - storage: where the repository's objects are kept.
+    ///   - password: the password of an encrypted repository; `nil` for an unencrypted one.
     /// - Throws: ``SandboxCore/SandboxError/Code/notARepository`` when there is no `config` (or one
     ///   of a newer format); ``SandboxCore/SandboxError/Code/wrongPassword`` for a wrong password,
     ///   a missing one (encrypted repository) or one given to an unencrypted repository.
@@ -222,7 +224,7 @@ public final class Repository: Sendable {
 
     /// The snapshot whose id starts with `prefix` (at least 4 hex digits), or the latest when `nil`.
     ///
-    /// - Throws: ``SandboxCore/SandboxError/Code/notFound`` when none (or several) match.
+    /// - Throws: ``/SandboxCore/SandboxError/Code/notFound`` when none (or several) match.
     public func snapshot(matching prefix: String?) throws(SandboxError) -> Snapshot {
         let all = try snapshots()
         guard let prefix else {

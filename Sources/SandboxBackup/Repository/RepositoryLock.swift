@@ -43,7 +43,7 @@ struct LockRecord: Codable, Sendable {
     }
 }
 
-/// A held repository lock; ``release()`` removes it.
+/// A held repository lock; releasing it removes it.
 public struct RepositoryLock: Sendable {
     let storage: any RepositoryStorage
 

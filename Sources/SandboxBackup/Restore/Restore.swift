@@ -21,7 +21,7 @@ public struct RestoreReport: Sendable, Hashable, Codable {
 /// then swapped in with one atomic exchange (`renameat2(RENAME_EXCHANGE)`, the one restart and
 /// update use), so a failed or killed restore changes nothing — the container is the old one or
 /// the restored one, never a mix. The bundle is left as installed; `Library/Caches` and `tmp` are
-/// empty; then the keychain, by its rules (see ``KeychainRecord``).
+/// empty; then the keychain, by its rules (device-bound items on the same device only).
 ///
 /// A `Container` opened before the restore keeps the replaced directory (its root is a descriptor,
 /// which follows the directory): open the container again afterwards.
@@ -31,7 +31,7 @@ public enum Restore {
 
     /// Restores `app` (which must be installed) from `snapshot`.
     ///
-    /// - Throws: ``SandboxCore/SandboxError/Code/notFound`` when the app is not installed or not in
+    /// - Throws: ``/SandboxCore/SandboxError/Code/notFound`` when the app is not installed or not in
     ///   the snapshot; ``SandboxCore/SandboxError/Code/repositoryDamaged`` for a missing or damaged
     ///   blob (nothing is changed); file-system errors.
     public static func run(

@@ -60,7 +60,7 @@ public struct AppSnapshot: Sendable, Hashable, Codable {
     public var tree: [String]
     /// The iOS-shaped `Manifest.db` (SQLite), split into blobs.
     public var manifest: [String]
-    /// The keychain record (``KeychainRecord``), one blob; absent when the app has no items.
+    /// The keychain record (the app's items and their rules), one blob; absent when the app has no items.
     public var keychain: String?
     public var files: Int
     public var bytes: Int64
