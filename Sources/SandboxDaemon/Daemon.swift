@@ -11,6 +11,8 @@ actor Daemon {
     let options: DaemonOptions
     let queue: EventQueue
     let logger: Logger
+    /// When tasks may transfer: connectivity and discretionary tasks.
+    let scheduler: TransferScheduler
     private var clients: [Int: ClientHandle] = [:]
     private var nextClient = 1
     /// The client attached to each session.
@@ -24,6 +26,7 @@ actor Daemon {
         self.options = options
         self.queue = queue
         self.logger = logger
+        scheduler = TransferScheduler(logger: logger)
     }
 
     // MARK: Clients
@@ -255,6 +258,7 @@ actor Daemon {
     /// continues them), clients are disconnected.
     func shutdown() async {
         stopping = true
+        scheduler.stop()
         for host in hosts.values { await host.pause() }
         for client in clients.values { client.close() }
         logger.info("stopped")

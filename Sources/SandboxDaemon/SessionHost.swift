@@ -32,6 +32,15 @@ final class SessionHost: Sendable {
     private let live = Mutex(Live())
     private let consumer = Mutex<Task<Void, Never>?>(nil)
 
+    /// What the host handles, in one ordered stream: the download session's events and the
+    /// scheduler's reports.
+    private enum Input: Sendable {
+        case download(DownloadEvent)
+        case waitingForConnectivity(taskID: Int)
+    }
+
+    private let inputs: AsyncStream<Input>.Continuation
+
     /// Checks that `session` can name a background session.
     ///
     /// - Throws: ``TransferError/Code/invalidArgument`` when it is not one plain name.
@@ -56,14 +65,31 @@ final class SessionHost: Sendable {
         session = try DownloadSession(
             identifier: Self.sessionPrefix + key.session, container: container, logger: daemon.logger)
         let events = session.events
+        let (stream, inputs) = AsyncStream.makeStream(of: Input.self)
+        self.inputs = inputs
         consumer.withLock { consumer in
             consumer = Task { [self] in
-                for await event in events { await handle(event) }
+                await withDiscardingTaskGroup { group in
+                    group.addTask {
+                        for await event in events { inputs.yield(.download(event)) }
+                    }
+                    for await input in stream {
+                        switch input {
+                        case .download(let event): await handle(event)
+                        case .waitingForConnectivity(let id):
+                            await daemon.deliver(
+                                BackgroundEventRecord(taskID: id, kind: .waitingForConnectivity), for: key)
+                        }
+                    }
+                }
             }
         }
     }
 
-    deinit { consumer.withLock { $0?.cancel() } }
+    deinit {
+        consumer.withLock { $0?.cancel() }
+        inputs.finish()
+    }
 
     /// Tasks running or waiting.
     var activeTaskCount: Int { live.withLock { $0.tasks.count } }
@@ -83,7 +109,7 @@ final class SessionHost: Sendable {
     func submit(_ request: BackgroundRequest) throws(TransferError) -> Int {
         let downloadRequest = try Self.downloadRequest(request)
         let id = try daemon.queue.addTask(request, to: key)
-        try start(id, task: try session.downloadTask(with: downloadRequest))
+        try start(id, task: try session.downloadTask(with: downloadRequest), request: request)
         return id
     }
 
@@ -99,11 +125,13 @@ final class SessionHost: Sendable {
             } else {
                 task = try session.downloadTask(with: request)
             }
-            try start(stored.info.taskID, task: task)
+            try start(stored.info.taskID, task: task, request: stored.request)
         }
     }
 
-    private func start(_ id: Int, task: DownloadTask) throws(TransferError) {
+    /// Records `task` as background task `id` and hands it to the daemon's scheduler, which
+    /// resumes it now or when it may run (connectivity, discretionary).
+    private func start(_ id: Int, task: DownloadTask, request: BackgroundRequest) throws(TransferError) {
         live.withLock { live in
             live.byUnderlying[task.taskIdentifier] = id
             live.tasks[id] = task
@@ -112,7 +140,13 @@ final class SessionHost: Sendable {
             stored.underlying = task.taskIdentifier
             stored.info.state = .running
         }
-        task.resume()
+        let policy = SchedulerMachine.Policy(
+            waitsForConnectivity: request.waitsForConnectivity ?? true,
+            isDiscretionary: request.isDiscretionary ?? false)
+        let inputs = inputs
+        daemon.scheduler.add(
+            TaskReference(key: key, id: id), url: task.request.url, policy: policy,
+            TransferScheduler.Scheduled(task: task) { inputs.yield(.waitingForConnectivity(taskID: id)) })
     }
 
     /// Cancels background task `id` (it completes with `cancelled`).
@@ -156,11 +190,15 @@ final class SessionHost: Sendable {
             finishedPath = stage(file, id: id)
         }
         let record = BackgroundEventRecord(event, taskID: id, finishedPath: finishedPath)
+        if case .willRetry = event {
+            daemon.scheduler.requestProbe()  // the network may be gone with no change reported
+        }
         if case .didComplete(_, let error) = event {
             live.withLock { live in
                 live.byUnderlying[underlying] = nil
                 live.tasks[id] = nil
             }
+            daemon.scheduler.remove(TaskReference(key: key, id: id))
             let progress = event.task.progress
             do throws(TransferError) {
                 try daemon.queue.updateTask(key, id) { stored in

@@ -69,6 +69,8 @@ enum BackgroundCommands {
                 total: progress.totalBytesExpectedToWrite)
         case .willRetry(let task, let attempt, _, let error):
             line = EventLine(event: "retry", task: task.taskIdentifier, attempt: attempt, error: error?.message)
+        case .taskIsWaitingForConnectivity(let task):
+            line = EventLine(event: "waiting-for-connectivity", task: task.taskIdentifier)
         case .didFinishDownloading(let task, let file):
             // The CLI's tasks name a destination, so the daemon has moved the file there already;
             // a file still in the staging folder is claimed where it is, so it is not deleted.

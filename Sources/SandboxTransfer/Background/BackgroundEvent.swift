@@ -9,6 +9,10 @@ public enum BackgroundEvent: Sendable {
     case didWriteData(BackgroundTask, TransferProgress)
     /// An attempt failed with a transient error; the next starts after `delay`.
     case willRetry(BackgroundTask, attempt: Int, delay: Duration, error: TransferError?)
+    /// The task's host cannot be reached now (no route, or the link carrying it is down): the
+    /// task waits, without counting a failed attempt, and continues from its partial file when
+    /// the network comes back (`urlSession(_:taskIsWaitingForConnectivity:)`). Sent once per wait.
+    case taskIsWaitingForConnectivity(BackgroundTask)
     /// The file is complete. Without a destination in the request it waits in the session's staging
     /// folder in `Library/Caches`: move it while handling the event, or it is deleted (as iOS does
     /// with `location`); with one, it is there already (``DownloadedFile/movedPath``).
@@ -27,6 +31,8 @@ public protocol BackgroundSessionDelegate: AnyObject, Sendable {
     /// The download finished: move `location` now; when this returns, it is deleted if still there.
     func backgroundSession(
         _ session: BackgroundSession, downloadTask: BackgroundTask, didFinishDownloadingTo location: DownloadedFile)
+    /// The task waits for the network to come back (``BackgroundEvent/taskIsWaitingForConnectivity(_:)``).
+    func backgroundSession(_ session: BackgroundSession, taskIsWaitingForConnectivity task: BackgroundTask)
     /// Progress, while attached.
     func backgroundSession(
         _ session: BackgroundSession, downloadTask: BackgroundTask, didWriteData progress: TransferProgress)
@@ -38,6 +44,8 @@ public protocol BackgroundSessionDelegate: AnyObject, Sendable {
 }
 
 extension BackgroundSessionDelegate {
+    /// Does nothing.
+    public func backgroundSession(_ session: BackgroundSession, taskIsWaitingForConnectivity task: BackgroundTask) {}
     /// Does nothing.
     public func backgroundSession(
         _ session: BackgroundSession, downloadTask: BackgroundTask, didWriteData progress: TransferProgress

@@ -93,7 +93,10 @@ public final class BackgroundSession: Sendable {
                 .invalidURL, "'\(request.url.absoluteString)' is not an absolute http or https URL.",
                 url: request.url.absoluteString)
         }
-        let answer = try await connection.request { .submit(BackgroundRequest(request), id: $0) }
+        let submitted = BackgroundRequest(
+            request, waitsForConnectivity: configuration.waitsForConnectivity,
+            isDiscretionary: configuration.isDiscretionary)
+        let answer = try await connection.request { .submit(submitted, id: $0) }
         guard let id = answer.taskID else {
             throw TransferError(.protocolViolation, "sandboxd made a task without saying its identifier.")
         }
@@ -232,6 +235,9 @@ public final class BackgroundSession: Sendable {
                 .willRetry(
                     task, attempt: record.attempt ?? 0, delay: .milliseconds(record.delayMilliseconds ?? 0),
                     error: record.error))
+        case .waitingForConnectivity:
+            eventSink.yield(.taskIsWaitingForConnectivity(task))
+            delegate?.backgroundSession(self, taskIsWaitingForConnectivity: task)
         case .finished:
             guard let file = finishedFile(record) else { return }
             eventSink.yield(.didFinishDownloading(task, file))

@@ -66,6 +66,8 @@ public final class BackgroundTask: Sendable, Hashable, Identifiable, CustomStrin
                 }
             case .resumed, .restarted, .retry:
                 live.state = .running
+            case .waitingForConnectivity:
+                live.state = .suspended
             }
         }
     }

@@ -9,13 +9,19 @@ import Synchronization
 // suggested names, as the seed's apps do.
 //
 //   sandbox-background-app APP SESSION connect              print the daemon's pid, wait for didFinishEvents
-//   sandbox-background-app APP SESSION submit URL... [--exit-after N] [--relaunch]
+//   sandbox-background-app APP SESSION submit URL... [--exit-after N] [--relaunch] [--discretionary] [--no-wait]
+//                          (--discretionary: the session's tasks are discretionary; --no-wait: they do not
+//                          wait for connectivity)
 //                          (--relaunch: the daemon runs `APP SESSION attach --exit-after 1` when the events
 //                          are ready; a relaunched app writes tmp/relaunched in its working directory)
 //   sandbox-background-app APP SESSION attach [--exit-after N]   (N completions; 0: after didFinishEvents)
 //   sandbox-background-app APP SESSION list                 print the unfinished tasks' identifiers
 //   sandbox-background-app APP SESSION background URL...    submit, detach (the app "in the background"),
 //                                                            wait until the daemon has no task, re-attach
+//
+// Lines with "kind" are the delegate's calls (what AppOutput.events lists); lines with "stream" are
+// events the delegate has no method for, from the session's event stream: "retry", "resumed" and
+// "progress" (with "bytes").
 
 func emit(_ object: [String: Any]) {
     guard let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]) else { return }
@@ -47,6 +53,10 @@ final class Delegate: BackgroundSessionDelegate {
         completions.withLock { $0 += 1 }
     }
 
+    func backgroundSession(_ session: BackgroundSession, taskIsWaitingForConnectivity task: BackgroundTask) {
+        emit(["kind": "waiting", "task": task.taskIdentifier])
+    }
+
     func backgroundSessionDidFinishEvents(_ session: BackgroundSession) {
         emit(["kind": "didFinishEvents"])
         finishedEvents.withLock { $0 = true }
@@ -62,7 +72,9 @@ let (app, sessionName, command) = (arguments[0], arguments[1], arguments[2])
 var rest = Array(arguments.dropFirst(3))
 var exitAfter: Int?
 let registersRelaunch = rest.contains("--relaunch")
-rest.removeAll { $0 == "--relaunch" }
+let discretionary = rest.contains("--discretionary")
+let waits = !rest.contains("--no-wait")
+rest.removeAll { ["--relaunch", "--discretionary", "--no-wait"].contains($0) }
 if let index = rest.firstIndex(of: "--exit-after"), index + 1 < rest.count {
     exitAfter = Int(rest[index + 1])
     rest.removeSubrange(index...index + 1)
@@ -82,10 +94,28 @@ do {
     let delegate = Delegate()
     var configuration = BackgroundConfiguration.background(identifier: sessionName)
     configuration.receivesEvents = command != "list"  // listing leaves the events queued for the app
+    configuration.isDiscretionary = discretionary
+    configuration.waitsForConnectivity = waits
     let session = try await BackgroundSession(
         configuration: configuration, app: AppIdentifier(app), in: home, delegate: delegate)
     let events = session.events
-    Task { for await _ in events {} }  // the delegate is the consumer; the stream is drained
+    // The delegate is the consumer; the stream reports what the delegate has no method for.
+    Task {
+        for await event in events {
+            switch event {
+            case .willRetry(let task, let attempt, _, let error):
+                emit([
+                    "stream": "retry", "task": task.taskIdentifier, "attempt": attempt, "error": error?.message ?? "",
+                ])
+            case .didWriteData(let task, let progress):
+                emit(["stream": "progress", "task": task.taskIdentifier, "bytes": progress.totalBytesWritten])
+            case .didResume(let task, let offset, _):
+                emit(["stream": "resumed", "task": task.taskIdentifier, "offset": offset])
+            default:
+                break
+            }
+        }
+    }
     switch command {
     case "connect":
         emit(["daemonPID": Int(session.daemonPID)])

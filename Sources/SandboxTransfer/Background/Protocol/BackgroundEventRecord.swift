@@ -13,6 +13,9 @@ public struct BackgroundEventRecord: Codable, Sendable, Hashable {
         case progress
         /// A transfer attempt failed (``error``); attempt ``attempt`` starts after ``delayMilliseconds``.
         case retry
+        /// The task's host is unreachable: it waits for the network to come back, then continues
+        /// (iOS's `taskIsWaitingForConnectivity`). Not a failed attempt.
+        case waitingForConnectivity
         /// The file is complete: at ``path`` in the container (the staging folder, or the request's
         /// destination).
         case finished

@@ -74,12 +74,19 @@ package struct BackgroundRequest: Codable, Sendable, Equatable {
     /// Where the daemon moves the finished file itself; `nil` leaves it in the session's staging
     /// folder for the app to move when it handles `didFinishDownloading`.
     package var destination: DownloadDestination?
+    /// Whether the task waits while its host is unreachable instead of failing; `nil` (an older
+    /// client) means yes, the default of background sessions.
+    package var waitsForConnectivity: Bool?
+    /// Whether the task runs only while no other task of the daemon runs; `nil` means no.
+    package var isDiscretionary: Bool?
 
-    package init(_ request: DownloadRequest) {
+    package init(_ request: DownloadRequest, waitsForConnectivity: Bool = true, isDiscretionary: Bool = false) {
         url = request.url.absoluteString
         headers = request.headers
         expectedDigest = request.expectedDigest
         destination = request.destination
+        self.waitsForConnectivity = waitsForConnectivity
+        self.isDiscretionary = isDiscretionary
     }
 }
 

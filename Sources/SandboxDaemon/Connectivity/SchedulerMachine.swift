@@ -1,0 +1,126 @@
+/// A task the daemon schedules: its session and its identifier there.
+struct TaskReference: Hashable, Sendable, CustomStringConvertible {
+    var key: SessionKey
+    var id: Int
+
+    var description: String { "\(key)#\(id)" }
+}
+
+/// Where a task connects: its URL's host and port. Reachability is decided per endpoint.
+struct Endpoint: Hashable, Sendable, CustomStringConvertible {
+    var host: String
+    var port: Int
+
+    var description: String { "\(host):\(port)" }
+}
+
+/// When the daemon's tasks may transfer: the I/O-free policy for waiting for connectivity and for
+/// discretionary tasks, in the style of a state machine whose inputs return the actions to take
+/// (the owner performs them outside its lock).
+///
+/// A task runs when its endpoint is reachable (or it does not wait for connectivity: it then
+/// tries and fails on its own) and, if it is discretionary, when no other (non-discretionary) task
+/// of the daemon — which serves one user — is running. A running task that stops qualifying is
+/// suspended (its partial file kept; resuming continues it in a new run, whose retry budget is
+/// whole: waiting never counts as a failed attempt); a task that goes into waiting for
+/// connectivity is reported once per wait (iOS's `taskIsWaitingForConnectivity`).
+struct SchedulerMachine: Sendable {
+    /// How a task waits.
+    struct Policy: Sendable, Hashable {
+        /// Wait while the endpoint is unreachable instead of failing (on by default, as for iOS's
+        /// background sessions).
+        var waitsForConnectivity = true
+        /// Run only while no other task runs.
+        var isDiscretionary = false
+    }
+
+    enum Phase: Sendable, Hashable {
+        /// Added, not yet decided.
+        case new
+        case running
+        case waitingForConnectivity
+        /// Discretionary, held while other tasks run.
+        case waitingForOtherTransfers
+    }
+
+    enum Action: Sendable, Hashable {
+        /// Resume the task (start it, or continue it from its partial file).
+        case start(TaskReference)
+        /// Suspend the running task, keeping its partial file.
+        case suspend(TaskReference)
+        /// Report that the task waits for connectivity.
+        case reportWaiting(TaskReference)
+    }
+
+    private struct Entry: Sendable {
+        var endpoint: Endpoint
+        var policy: Policy
+        var phase: Phase = .new
+    }
+
+    private var entries: [TaskReference: Entry] = [:]
+    /// The references in the order they were added: actions come in that order.
+    private var order: [TaskReference] = []
+    private var unreachable: Set<Endpoint> = []
+
+    init() {}
+
+    /// The task's phase, `nil` when it is not scheduled.
+    func phase(of task: TaskReference) -> Phase? { entries[task]?.phase }
+
+    /// The endpoints of tasks that wait for connectivity: what a change of the network should probe.
+    var endpointsToProbe: Set<Endpoint> {
+        Set(entries.values.filter(\.policy.waitsForConnectivity).map(\.endpoint))
+    }
+
+    /// Schedules `task`: it starts now, or waits (reported when for connectivity).
+    mutating func add(_ task: TaskReference, endpoint: Endpoint, policy: Policy) -> [Action] {
+        if entries[task] == nil { order.append(task) }
+        entries[task] = Entry(endpoint: endpoint, policy: policy)
+        return settle()
+    }
+
+    /// Forgets `task` (it completed): held discretionary tasks may start.
+    mutating func remove(_ task: TaskReference) -> [Action] {
+        guard entries.removeValue(forKey: task) != nil else { return [] }
+        order.removeAll { $0 == task }
+        // What is known of endpoints no task uses any more is dropped (a new task probes again).
+        unreachable = unreachable.filter { endpoint in entries.values.contains { $0.endpoint == endpoint } }
+        return settle()
+    }
+
+    /// A probe found `endpoint` reachable or not.
+    mutating func set(_ reachability: Reachability, of endpoint: Endpoint) -> [Action] {
+        switch reachability {
+        case .reachable: unreachable.remove(endpoint)
+        case .unreachable: unreachable.insert(endpoint)
+        }
+        return settle()
+    }
+
+    /// Moves every task to the phase the policy wants for it now.
+    private mutating func settle() -> [Action] {
+        var wanted: [TaskReference: Phase] = [:]
+        for (task, entry) in entries where !entry.policy.isDiscretionary {
+            wanted[task] = connectivityPhase(entry) ?? .running
+        }
+        let othersRunning = wanted.values.contains(.running)
+        for (task, entry) in entries where entry.policy.isDiscretionary {
+            wanted[task] = connectivityPhase(entry) ?? (othersRunning ? .waitingForOtherTransfers : .running)
+        }
+        var actions: [Action] = []
+        for task in order {
+            guard var entry = entries[task], let phase = wanted[task], phase != entry.phase else { continue }
+            if entry.phase == .running { actions.append(.suspend(task)) }
+            if phase == .running { actions.append(.start(task)) }
+            if phase == .waitingForConnectivity { actions.append(.reportWaiting(task)) }
+            entry.phase = phase
+            entries[task] = entry
+        }
+        return actions
+    }
+
+    private func connectivityPhase(_ entry: Entry) -> Phase? {
+        entry.policy.waitsForConnectivity && unreachable.contains(entry.endpoint) ? .waitingForConnectivity : nil
+    }
+}
