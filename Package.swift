@@ -157,6 +157,7 @@ let package = Package(
             name: "SandboxBackup",
             dependencies: [
                 "Sandbox",
+                "CSandboxShims",
                 "SandboxStore",
                 "SandboxCore",
                 .product(name: "SystemPackage", package: "swift-system"),

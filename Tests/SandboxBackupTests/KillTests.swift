@@ -22,15 +22,19 @@ import Testing
         }
     }
 
-    static func start(_ fixture: BackupFixture, _ arguments: [String]) throws -> RunningProgram {
+    static func start(
+        _ fixture: BackupFixture, _ arguments: [String], environment: [String: String] = [:]
+    ) throws -> RunningProgram {
         try BuiltProgram("sandbox-backup-harness").start(
-            arguments, environment: [:], outputIn: fixture.scratch.path)
+            arguments, environment: environment, outputIn: fixture.scratch.path)
     }
 
     /// How long an uninterrupted run takes, so kills land anywhere in it: the process's own run
     /// time, which a starved cooperative pool does not stretch (the time to an `await` would).
-    static func duration(of arguments: [String], _ fixture: BackupFixture) async throws -> Duration {
-        let program = try start(fixture, arguments)
+    static func duration(
+        of arguments: [String], _ fixture: BackupFixture, environment: [String: String] = [:]
+    ) async throws -> Duration {
+        let program = try start(fixture, arguments, environment: environment)
         let output = try await program.finish()
         #expect(output.status == 0, "\(output.stderr)")
         return program.runTime ?? .seconds(1)
@@ -48,38 +52,50 @@ import Testing
 
     @Test func killedBackupsLeaveARepositoryThatVerifiesAndEarlierSnapshotsRestore() async throws {
         try await BackupFixture.with { fixture in
-            try Self.populate(fixture, variant: 0)
-            let arguments = ["backup", fixture.home.location, fixture.repositoryPath, BackupFixture.app.rawValue]
-            _ = try await Self.duration(of: arguments, fixture)
-            // Kills land within the time of a backup like the killed ones: one file changed.
-            try fixture.write("Documents/big0.bin", ChunkerTests.pseudoRandom(2 << 20, seed: 999))
-            var full = try await Self.duration(of: arguments, fixture)
-            var killed = 0
-            for round in 1...Self.rounds {
-                try fixture.write("Documents/round.txt", Array("round \(round)".utf8))
-                try fixture.write("Documents/big0.bin", ChunkerTests.pseudoRandom(2 << 20, seed: 1000 + UInt64(round)))
-                let program = try Self.start(fixture, arguments)
-                program.signal(SIGKILL, after: Self.randomDelay(upTo: full))
-                let exit = await program.exit(timeout: .seconds(120))
-                if exit.signal == SIGKILL {
-                    killed += 1
-                } else {
-                    let stderr = try program.standardError()
-                    #expect(exit.status == 0, "\(stderr)")
-                    full = Self.shortest(full, program)
-                }
-                let report = try Checker.check(try fixture.repository(), readingData: false)
-                #expect(report.isHealthy, "round \(round): \(report.problems)")
+            try await Self.killBackups(fixture, repository: fixture.repositoryPath, rounds: Self.rounds) {
+                try fixture.repository()
             }
-            #expect(killed > Self.rounds / 3, "only \(killed) of \(Self.rounds) runs were killed mid-way")
-            let repository = try fixture.repository()
-            let report = try Checker.check(repository, readingData: true)
-            #expect(report.isHealthy, "\(report.problems)")
-            // Every snapshot restores, on a device of its own.
-            let (other, _) = try fixture.otherDevice()
-            for snapshot in try repository.snapshots() {
-                _ = try Restore.run(app: BackupFixture.app, snapshot: snapshot, from: repository, into: other)
+        }
+    }
+
+    /// Backs up `rounds` times into `repository` (a directory or `s3://…`), each run killed at a
+    /// random moment of its run time, checking the repository after each; then reads every blob
+    /// and restores every snapshot on another device.
+    static func killBackups(
+        _ fixture: BackupFixture, repository address: String, environment: [String: String] = [:], rounds: Int,
+        open: () throws -> Repository
+    ) async throws {
+        try Self.populate(fixture, variant: 0)
+        let arguments = ["backup", fixture.home.location, address, BackupFixture.app.rawValue]
+        _ = try await Self.duration(of: arguments, fixture, environment: environment)
+        // Kills land within the time of a backup like the killed ones: one file changed.
+        try fixture.write("Documents/big0.bin", ChunkerTests.pseudoRandom(2 << 20, seed: 999))
+        var full = try await Self.duration(of: arguments, fixture, environment: environment)
+        var killed = 0
+        for round in 1...rounds {
+            try fixture.write("Documents/round.txt", Array("round \(round)".utf8))
+            try fixture.write("Documents/big0.bin", ChunkerTests.pseudoRandom(2 << 20, seed: 1000 + UInt64(round)))
+            let program = try Self.start(fixture, arguments, environment: environment)
+            program.signal(SIGKILL, after: Self.randomDelay(upTo: full))
+            let exit = await program.exit(timeout: .seconds(120))
+            if exit.signal == SIGKILL {
+                killed += 1
+            } else {
+                let stderr = try program.standardError()
+                #expect(exit.status == 0, "\(stderr)")
+                full = Self.shortest(full, program)
             }
+            let report = try Checker.check(try open(), readingData: false)
+            #expect(report.isHealthy, "round \(round): \(report.problems)")
+        }
+        #expect(killed > rounds / 3, "only \(killed) of \(rounds) runs were killed mid-way")
+        let repository = try open()
+        let report = try Checker.check(repository, readingData: true)
+        #expect(report.isHealthy, "\(report.problems)")
+        // Every snapshot restores, on a device of its own.
+        let (other, _) = try fixture.otherDevice()
+        for snapshot in try repository.snapshots() {
+            _ = try Restore.run(app: BackupFixture.app, snapshot: snapshot, from: repository, into: other)
         }
     }
 

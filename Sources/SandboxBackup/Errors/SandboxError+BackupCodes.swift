@@ -11,3 +11,9 @@ extension SandboxError.Code {
     /// An object a snapshot needs (a blob, a tree, an index) is missing or damaged.
     public static let repositoryDamaged = SandboxError.Code("repository-damaged")
 }
+
+extension SandboxError.Code {
+    /// The repository's object store (an S3 endpoint) did not answer, or kept failing, after the
+    /// bounded retries.
+    public static let repositoryUnreachable = SandboxError.Code("repository-unreachable")
+}

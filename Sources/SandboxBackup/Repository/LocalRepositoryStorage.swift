@@ -59,6 +59,10 @@ public struct LocalRepositoryStorage: RepositoryStorage {
         }
     }
 
+    public func replace(_ bytes: [UInt8], as name: ObjectName) throws(SandboxError) {
+        try root.writeContents(bytes, to: try path(name), options: [.atomic, .durable])
+    }
+
     public func get(_ name: ObjectName) throws(SandboxError) -> [UInt8] {
         try root.readContents(of: try path(name), maximumSize: Self.maximumObjectSize)
     }
@@ -87,10 +91,10 @@ public struct LocalRepositoryStorage: RepositoryStorage {
         }
     }
 
-    /// `sync(2)`: Glibc does not export `syncfs(2)`, and one call a backup is cheap next to an
-    /// `fsync` an object.
+    /// `syncfs(2)` of the repository's file system: one call a backup, cheap next to an `fsync` an
+    /// object, and only this file system (not every one of the machine, as `sync(2)`).
     public func synchronize() throws(SandboxError) {
-        sync()
+        try FileSystemSync.synchronize(directoryAt: root.hostPath)
     }
 
     public func delete(_ name: ObjectName) throws(SandboxError) {

@@ -57,6 +57,12 @@ public protocol RepositoryStorage: Sendable {
     /// - Throws: ``SandboxCore/SandboxError/Code/noSpace`` and other storage failures.
     func putIfAbsent(_ bytes: [UInt8], as name: ObjectName) throws(SandboxError) -> Bool
 
+    /// Stores `bytes` as `name`, replacing an object of that name, atomically and durably (a lock
+    /// refreshing its expiry).
+    ///
+    /// - Throws: storage failures.
+    func replace(_ bytes: [UInt8], as name: ObjectName) throws(SandboxError)
+
     /// The bytes of `name`.
     ///
     /// - Throws: ``SandboxCore/SandboxError/Code/notFound`` when there is no such object.

@@ -91,9 +91,9 @@ struct TreeWriter {
             try root.setPermissions(Self.permissions(node), at: path)
             try setTimes(node, at: path)
         }
-        // Durable before the exchange publishes it (Glibc does not export syncfs(2); sync(2) is
-        // one call for the whole restore).
-        sync()
+        // Durable before the exchange publishes it: one syncfs(2) of the container's file system
+        // for the whole restore.
+        try FileSystemSync.synchronize(directoryAt: root.hostPath)
     }
 
     /// The node's permission bits without set-user-ID and set-group-ID: a snapshot is data from

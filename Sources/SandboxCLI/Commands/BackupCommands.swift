@@ -23,9 +23,9 @@ struct RepositoryOptions: ParsableArguments {
     }
 }
 
-/// Opens an existing repository at `path`.
+/// Opens an existing repository at `path`: a directory, or `s3://bucket/prefix`.
 func openRepository(_ path: String, password: [UInt8]?) throws(SandboxError) -> Repository {
-    try Repository.open(LocalRepositoryStorage(openingDirectoryAt: path), password: password)
+    try Repository.open(RepositoryAddress.storage(path, creating: false), password: password)
 }
 
 struct BackupCommand: ParsableCommand {
@@ -38,7 +38,10 @@ struct BackupCommand: ParsableCommand {
             encrypted with --password-file, when items that are not ThisDeviceOnly move to other devices too).
             """)
 
-    @Argument(help: "App identifiers, then the repository directory.")
+    @Argument(
+        help:
+            "App identifiers, then the repository: a directory, or s3://BUCKET/PREFIX (S3_ENDPOINT, S3_ACCESS_KEY, S3_SECRET_KEY, S3_REGION from the environment)."
+    )
     var arguments: [String]
     @OptionGroup var repositoryOptions: RepositoryOptions
     @OptionGroup var output: OutputOptions
@@ -50,7 +53,7 @@ struct BackupCommand: ParsableCommand {
     func run() throws {
         let apps = try arguments.dropLast().map { (raw) throws(SandboxError) in try AppIdentifier(raw) }
         let path = arguments[arguments.count - 1]
-        let storage = try LocalRepositoryStorage.creatingLayout(atHostPath: path)
+        let storage = try RepositoryAddress.storage(path, creating: true)
         let repository = try Repository.openOrCreate(storage, password: try repositoryOptions.password())
         let printer = BackupProgressLine(json: output.json)
         let report = try Backup.run(apps: apps, from: SandboxHome(), to: repository) { printer.show($0) }
@@ -124,7 +127,7 @@ struct SnapshotsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "snapshots", abstract: "List a repository's snapshots, oldest first.")
 
-    @Argument(help: "The repository directory.") var repository: String
+    @Argument(help: "The repository: a directory, or s3://BUCKET/PREFIX.") var repository: String
     @OptionGroup var repositoryOptions: RepositoryOptions
     @OptionGroup var output: OutputOptions
 
@@ -159,7 +162,7 @@ struct CheckCommand: ParsableCommand {
         abstract: "Check a repository's structure; with --read-data, also re-hash every blob.",
         discussion: "Exits 1 when a problem is found, naming the files a missing or damaged blob affects.")
 
-    @Argument(help: "The repository directory.") var repository: String
+    @Argument(help: "The repository: a directory, or s3://BUCKET/PREFIX.") var repository: String
     @Flag(help: "Read every blob and check it against its id.") var readData = false
     @OptionGroup var repositoryOptions: RepositoryOptions
     @OptionGroup var output: OutputOptions
@@ -189,7 +192,7 @@ struct RestoreCommand: ParsableCommand {
     )
 
     @OptionGroup var app: AppArgument
-    @Argument(help: "The repository directory.") var repository: String
+    @Argument(help: "The repository: a directory, or s3://BUCKET/PREFIX.") var repository: String
     @Option(help: "The snapshot id (or a unique prefix of at least 4 digits).") var snapshot: String?
     @OptionGroup var repositoryOptions: RepositoryOptions
     @OptionGroup var output: OutputOptions
@@ -211,7 +214,7 @@ struct PruneCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "prune", abstract: "Remove all but the last N snapshots and the blobs nothing refers to any more.")
 
-    @Argument(help: "The repository directory.") var repository: String
+    @Argument(help: "The repository: a directory, or s3://BUCKET/PREFIX.") var repository: String
     @Option(help: "How many of the newest snapshots to keep.") var keepLast: Int
     @OptionGroup var repositoryOptions: RepositoryOptions
     @OptionGroup var output: OutputOptions

@@ -8,6 +8,8 @@ import SandboxCore
 //     sandbox-backup-harness backup  HOME REPO APP
 //     sandbox-backup-harness restore HOME REPO APP SNAPSHOT
 //
+// REPO is a directory or s3://bucket/prefix (S3_ENDPOINT and the keys from the environment).
+//
 // It prints "ready" on standard output once the repository is open, then works; exit 0 when done.
 
 func fail(_ message: String) -> Never {
@@ -20,7 +22,7 @@ guard arguments.count >= 5 else { fail("usage: sandbox-backup-harness backup|res
 do {
     let home = try SandboxHome(location: arguments[2])
     let app = try AppIdentifier(arguments[4])
-    let storage = try LocalRepositoryStorage.creatingLayout(atHostPath: arguments[3])
+    let storage = try RepositoryAddress.storage(arguments[3], creating: true)
     let repository = try Repository.openOrCreate(storage, password: nil)
     FileHandle.standardOutput.write(Data("ready\n".utf8))
     switch arguments[1] {

@@ -1,0 +1,27 @@
+import Foundation
+import SandboxCore
+
+/// `REPO` as the commands take it: a directory on this machine, or `s3://bucket/prefix` (see
+/// ``S3Location`` for the environment variables it reads).
+public enum RepositoryAddress {
+    /// The storage `address` names.
+    ///
+    /// - Parameter creating: make what is missing — the directory and its layout, or the bucket —
+    ///   as a backup does; otherwise the repository must exist.
+    /// - Throws: ``SandboxCore/SandboxError/Code/invalidArgument`` for a malformed `s3://` address
+    ///   or missing keys; ``SandboxCore/SandboxError/Code/notFound`` for a missing directory or
+    ///   bucket (when not `creating`); ``SandboxCore/SandboxError/Code/permissionDenied`` for keys
+    ///   the endpoint refuses; ``SandboxCore/SandboxError/Code/repositoryUnreachable``.
+    public static func storage(
+        _ address: String, creating: Bool, environment: [String: String] = ProcessInfo.processInfo.environment
+    ) throws(SandboxError) -> any RepositoryStorage {
+        guard S3Location.isS3(address) else {
+            return creating
+                ? try LocalRepositoryStorage.creatingLayout(atHostPath: address)
+                : try LocalRepositoryStorage(openingDirectoryAt: address)
+        }
+        let storage = S3Storage(try S3Location.parse(address, environment: environment))
+        if creating { try storage.createBucketIfMissing() } else { try storage.checkBucket() }
+        return storage
+    }
+}

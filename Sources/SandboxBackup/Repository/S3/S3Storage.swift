@@ -1,0 +1,230 @@
+import AsyncHTTPClient
+import Crypto
+import NIOHTTP1
+import SandboxCore
+
+/// A repository in an S3 bucket (`s3://bucket/prefix`): each object is one S3 object under the
+/// prefix, named as in a local repository (`config`, `data/ab/abcd…`, `index/…`, `snapshots/…`).
+///
+/// The guarantees of ``RepositoryStorage`` hold because S3 publishes an object whole or not at
+/// all: a PUT that is cut off leaves nothing (a cut-off multipart upload leaves only an
+/// invisible, incomplete upload). A put is conditional (`If-None-Match: *`, 412 when the object
+/// exists), so the lock object is taken by one client only. Objects are durable once the PUT is
+/// answered, so ``synchronize()`` has nothing to do, and the backup's order — blobs, then the
+/// index, then the snapshot record, the commit point — is kept by making each PUT in turn.
+///
+/// Objects over ``multipartThreshold`` are sent in parts of ``partSize`` (multipart upload; the
+/// upload is aborted when a part fails). A multipart upload cannot be made conditional on every
+/// gateway (Ceph 16 ignores `If-None-Match` on completion), so the object's absence is checked
+/// with a HEAD first: fine for content-addressed data, where a racing writer stores the same
+/// bytes; locks are small and never multipart.
+public struct S3Storage: RepositoryStorage {
+    var client: S3Client
+    /// Objects larger than this are sent as a multipart upload.
+    public var multipartThreshold: Int
+    /// The size of each part but the last (S3 requires at least 5 MiB).
+    public var partSize: Int
+    /// Keys a listing asks for at a time (ListObjectsV2's `max-keys`; S3 gives at most 1,000).
+    public var pageSize = 1000
+    /// How many times a request is tried before ``SandboxCore/SandboxError/Code/repositoryUnreachable``.
+    public var maximumAttempts: Int {
+        get { client.maximumAttempts }
+        set { client.maximumAttempts = max(1, newValue) }
+    }
+
+    /// The repository at `location`.
+    ///
+    /// - Parameters:
+    ///   - httpClient: the client to send with; `nil`: one for the process, which retries nothing
+    ///     itself and follows no redirect.
+    ///   - multipartThreshold: objects larger than this go as multipart uploads (default 16 MiB:
+    ///     chunks are at most 8 MiB, so only large records do).
+    ///   - partSize: each part's size (default 8 MiB; S3's minimum is 5 MiB).
+    public init(
+        _ location: S3Location, httpClient: HTTPClient? = nil, multipartThreshold: Int = 16 << 20,
+        partSize: Int = 8 << 20
+    ) {
+        client = S3Client(location: location, client: httpClient ?? S3Client.sharedHTTPClient)
+        self.multipartThreshold = multipartThreshold
+        self.partSize = max(partSize, 5 << 20)
+    }
+
+    public var location: String { client.location.description }
+
+    /// The object's key, after checking the name as a local repository does.
+    func key(_ name: ObjectName) throws(SandboxError) -> String {
+        guard name.kind == .config || (!name.name.isEmpty && !name.name.contains("/") && !name.name.hasPrefix("."))
+        else {
+            throw SandboxError(.invalidArgument, "'\(name.name)' is not a repository object name.", path: name.name)
+        }
+        return client.location.key(name.description)
+    }
+
+    /// Checks that the bucket exists.
+    ///
+    /// - Throws: ``SandboxCore/SandboxError/Code/notFound`` naming the bucket when it does not;
+    ///   ``SandboxCore/SandboxError/Code/permissionDenied`` for refused keys;
+    ///   ``SandboxCore/SandboxError/Code/repositoryUnreachable``.
+    public func checkBucket() throws(SandboxError) {
+        let probe = try probeBucket()
+        guard probe.status == .ok else { throw client.failure(probe, doing: "open the bucket of", key: nil) }
+    }
+
+    /// A listing of no keys: unlike HEAD, its error answers carry S3's code (`NoSuchBucket`,
+    /// `SignatureDoesNotMatch`, `InvalidAccessKeyId`) for the message.
+    func probeBucket() throws(SandboxError) -> S3Client.Response {
+        try client.send(.GET, key: nil, query: [("list-type", "2"), ("max-keys", "0")])
+    }
+
+    /// Creates the bucket unless it exists.
+    ///
+    /// - Throws: ``SandboxCore/SandboxError/Code/permissionDenied`` for refused keys;
+    ///   ``SandboxCore/SandboxError/Code/repositoryUnreachable``.
+    public func createBucketIfMissing() throws(SandboxError) {
+        let probe = try probeBucket()
+        if probe.status == .ok { return }
+        guard probe.errorCode == "NoSuchBucket" else {
+            throw client.failure(probe, doing: "open the bucket of", key: nil)
+        }
+        let made = try client.send(.PUT, key: nil)
+        guard made.status == .ok || made.errorCode == "BucketAlreadyOwnedByYou" else {
+            throw client.failure(made, doing: "create the bucket of", key: nil)
+        }
+    }
+
+    public func putIfAbsent(_ bytes: [UInt8], as name: ObjectName) throws(SandboxError) -> Bool {
+        let key = try key(name)
+        if bytes.count > multipartThreshold {
+            if try size(of: name) != nil { return false }
+            try uploadInParts(bytes, key: key)
+            return true
+        }
+        let response = try client.send(.PUT, key: key, headers: [("If-None-Match", "*")], body: bytes)
+        switch response.status.code {
+        case 200: return true
+        case 412: return false
+        default: throw client.failure(response, doing: "write", key: key)
+        }
+    }
+
+    public func replace(_ bytes: [UInt8], as name: ObjectName) throws(SandboxError) {
+        let key = try key(name)
+        let response = try client.send(.PUT, key: key, body: bytes)
+        guard response.status == .ok else { throw client.failure(response, doing: "write", key: key) }
+    }
+
+    public func get(_ name: ObjectName) throws(SandboxError) -> [UInt8] {
+        let key = try key(name)
+        let response = try client.send(.GET, key: key)
+        guard response.status == .ok else { throw client.failure(response, doing: "read", key: key) }
+        return response.body
+    }
+
+    public func size(of name: ObjectName) throws(SandboxError) -> Int64? {
+        let key = try key(name)
+        let response = try client.send(.HEAD, key: key)
+        if response.status == .notFound {
+            // A HEAD answer has no body to tell a missing object from a missing bucket.
+            try checkBucket()
+            return nil
+        }
+        guard response.status == .ok, let length = response.headers.first(name: "content-length").flatMap(Int64.init)
+        else { throw client.failure(response, doing: "look up", key: key) }
+        return length
+    }
+
+    /// Every key under `<prefix>/<folder>/`, page by page (ListObjectsV2, 1,000 a page).
+    func keys(under folder: String) throws(SandboxError) -> [String] {
+        let prefix = client.location.key(folder) + "/"
+        var keys: [String] = []
+        var token: String?
+        repeat {
+            var query = [("list-type", "2"), ("prefix", prefix), ("max-keys", String(pageSize))]
+            if let token { query.append(("continuation-token", token)) }
+            let response = try client.send(.GET, key: nil, query: query)
+            guard response.status == .ok else { throw client.failure(response, doing: "list", key: prefix) }
+            let text = response.text
+            keys += S3XML.values(of: "Key", in: text)
+            token =
+                S3XML.value(of: "IsTruncated", in: text) == "true"
+                ? S3XML.value(of: "NextContinuationToken", in: text) : nil
+        } while token != nil
+        return keys.map { String($0.dropFirst(prefix.count)) }
+    }
+
+    public func list(_ kind: ObjectKind) throws(SandboxError) -> [ObjectName] {
+        switch kind {
+        case .config:
+            return try size(of: .config) != nil ? [.config] : []
+        case .data:
+            return try keys(under: kind.rawValue).compactMap { (relative) -> ObjectName? in
+                let parts = relative.split(separator: "/")
+                guard parts.count == 2, parts[0] == parts[1].prefix(2), Hex.isID(String(parts[1])) else { return nil }
+                return ObjectName(.data, String(parts[1]))
+            }
+        default:
+            return try keys(under: kind.rawValue).filter { !$0.isEmpty && !$0.contains("/") && !$0.hasPrefix(".") }
+                .map { ObjectName(kind, $0) }
+        }
+    }
+
+    public func delete(_ name: ObjectName) throws(SandboxError) {
+        let key = try key(name)
+        let response = try client.send(.DELETE, key: key)
+        guard response.status == .noContent || response.status == .ok || response.status == .notFound else {
+            throw client.failure(response, doing: "remove", key: key)
+        }
+    }
+
+    /// Nothing to do: an S3 object is durable once its PUT is answered.
+    public func synchronize() throws(SandboxError) {}
+
+    /// A multipart upload of `bytes` to `key`, aborted when any step fails.
+    func uploadInParts(_ bytes: [UInt8], key: String) throws(SandboxError) {
+        let started = try client.send(.POST, key: key, query: [("uploads", "")])
+        guard started.status == .ok, let uploadID = S3XML.value(of: "UploadId", in: started.text) else {
+            throw client.failure(started, doing: "start a multipart upload of", key: key)
+        }
+        do throws(SandboxError) {
+            var parts: [(Int, String)] = []
+            var offset = 0
+            while offset < bytes.count {
+                let end = min(offset + partSize, bytes.count)
+                let number = parts.count + 1
+                let response = try client.send(
+                    .PUT, key: key, query: [("partNumber", String(number)), ("uploadId", uploadID)],
+                    body: Array(bytes[offset..<end]))
+                guard response.status == .ok, let etag = response.headers.first(name: "etag") else {
+                    throw client.failure(response, doing: "upload part \(number) of", key: key)
+                }
+                parts.append((number, etag))
+                offset = end
+            }
+            let body =
+                "<CompleteMultipartUpload>"
+                + parts.map { "<Part><PartNumber>\($0.0)</PartNumber><ETag>\(S3XML.escaped($0.1))</ETag></Part>" }
+                .joined() + "</CompleteMultipartUpload>"
+            let done = try client.send(.POST, key: key, query: [("uploadId", uploadID)], body: Array(body.utf8))
+            // S3 may answer 200 with an <Error> body when completing fails late; Ceph 16 answers an
+            // empty <ETag>, so the ETag is not relied on.
+            guard done.status == .ok, done.errorCode == nil else {
+                throw client.failure(done, doing: "complete the multipart upload of", key: key)
+            }
+        } catch {
+            _ = try? client.send(.DELETE, key: key, query: [("uploadId", uploadID)])  // best effort; `error` propagates
+            throw error
+        }
+    }
+
+    /// How many multipart uploads under the repository's prefix were started and neither
+    /// completed nor aborted (a process killed mid-upload leaves one; a bucket lifecycle rule
+    /// `AbortIncompleteMultipartUpload` removes them).
+    ///
+    /// - Throws: as the other requests.
+    public func pendingMultipartUploads() throws(SandboxError) -> Int {
+        let prefix = client.location.key("")
+        let response = try client.send(.GET, key: nil, query: [("uploads", ""), ("prefix", prefix)])
+        guard response.status == .ok else { throw client.failure(response, doing: "list the uploads of", key: prefix) }
+        return S3XML.values(of: "UploadId", in: response.text).count
+    }
+}
