@@ -3,7 +3,8 @@ import Sandbox
 extension ConfinedRoot {
     /// Moves a finished download into `folder` under `name`, or `name (1)`, `name (2)`, … when taken:
     /// each try is one `renameat2(RENAME_NOREPLACE)`, so nothing is ever overwritten and the file is
-    /// never outside the container.
+    /// never outside the container. The folder is created only when the first try finds it missing
+    /// (creating it every time costs a `mkdirat` and an `openat2` per component, per download).
     ///
     /// - Returns: where the file now is.
     /// - Throws: the core's code of a file failure (its ``/SandboxCore/SandboxError`` is the cause)
@@ -12,15 +13,19 @@ extension ConfinedRoot {
         from source: ContainerPath, into folder: ContainerPath, name: String
     ) throws(TransferError) -> ContainerPath {
         do throws(SandboxError) {
-            try createDirectory(at: folder, withIntermediateDirectories: true)
-            for number in 0..<1000 {
+            var folderChecked = false
+            var number = 0
+            while number < 1000 {
                 let candidate = number == 0 ? name : SuggestedFilename.numbered(name, number)
                 let destination = try folder.appending(candidate)
                 do throws(SandboxError) {
                     try moveItem(from: source, to: destination, replacingExisting: false)
                     return destination
                 } catch  where error.code == .alreadyExists {
-                    continue
+                    number += 1
+                } catch  where error.code == .notFound && !folderChecked {
+                    folderChecked = true  // the folder (or the source) is missing: make the folder, try again
+                    try createDirectory(at: folder, withIntermediateDirectories: true)
                 }
             }
         } catch {

@@ -3,8 +3,9 @@ import Synchronization
 
 extension DownloadSession {
     /// Hands a finished, checked file over: moves it to the request's destination (checkpointing
-    /// `finishing` first, so a kill in between is finished by the next session), or gives it to the
-    /// delegate and the event stream as a temporary file.
+    /// `finishing` first, so a kill in between is finished by the next session — unless the task
+    /// was never checkpointed, a small download that a kill lets the next session forget), or gives
+    /// it to the delegate and the event stream as a temporary file.
     func deliver(_ task: DownloadTask) {
         guard let record = store.record(task.taskIdentifier) else { return }
         let finished = task.live.withLock { $0.finished }
@@ -16,7 +17,7 @@ extension DownloadSession {
         do throws(TransferError) {
             let partial = try partialPath(record.partialName)
             if let destination = record.destination {
-                try store.update(record.id) { $0.phase = .finishing(name: name) }
+                try store.update(record.id, deferring: true) { $0.phase = .finishing(name: name) }
                 let path = try root.moveDownload(from: partial, into: destination.folder.path, name: name)
                 try store.update(record.id) {
                     $0.phase = .completed(path: path.description)

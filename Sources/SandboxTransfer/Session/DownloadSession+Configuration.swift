@@ -19,6 +19,14 @@ extension DownloadSession {
         public var progressInterval: Duration
         /// How often a running task records its length in the checkpoint (for listings).
         public var checkpointInterval: Duration
+        /// The largest transfer, as its answer announces it, that is checkpointed only when it has
+        /// run for ``checkpointInterval``, fails, pauses or completes — 1 MiB by default. A process
+        /// killed before then forgets the task (its next session sweeps the partial file), and
+        /// downloading it again costs at most this many bytes; a small download writes one
+        /// checkpoint instead of three. Larger transfers, and those of unknown length, are
+        /// checkpointed when their answer is accepted, before their first byte is written. 0
+        /// checkpoints every transfer at once.
+        public var smallTransferLimit: Int64
         /// Whether a finished file is fsync'd before it is handed over, so that it survives a power
         /// cut too (a kill never loses it either way). Off by default, like curl and iOS: it costs
         /// a write-back of the whole file.
@@ -35,7 +43,8 @@ extension DownloadSession {
             rateLimit: Int64? = nil,
             progressInterval: Duration = .milliseconds(100),
             checkpointInterval: Duration = .seconds(1),
-            synchronizesFinishedFiles: Bool = false
+            synchronizesFinishedFiles: Bool = false,
+            smallTransferLimit: Int64 = 1 << 20
         ) {
             self.maximumConcurrentTasks = maximumConcurrentTasks
             self.maximumConcurrentTasksPerHost = maximumConcurrentTasksPerHost
@@ -47,6 +56,7 @@ extension DownloadSession {
             self.progressInterval = progressInterval
             self.checkpointInterval = checkpointInterval
             self.synchronizesFinishedFiles = synchronizesFinishedFiles
+            self.smallTransferLimit = smallTransferLimit
         }
 
         /// Six tasks (four per host), standard retries, 30 s stall timeout, 10 redirects.

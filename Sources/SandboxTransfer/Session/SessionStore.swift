@@ -8,18 +8,28 @@ import Synchronization
 /// or 10,000. Pauses, failures and cancellations are also fsync'd (`.durable`), as a power cut
 /// would otherwise lose them.
 ///
-/// A new task's record is written at its first change (when its response is accepted, before any
-/// byte reaches its partial file): a task killed before that had nothing to resume, and every
-/// file written costs an inode allocation, which ext4 makes slow under churn.
+/// A new task's record is written at its first change that may not wait (``update(_:durable:deferring:_:)``):
+/// a task killed before its record was written is forgotten, and its partial file is swept by the
+/// next session. A small transfer's acceptance and hand-over may wait (see
+/// ``DownloadSession/Configuration/smallTransferLimit``), so a small download writes one record,
+/// once, when it completes: every record written costs an inode, and every record replaced frees
+/// one, which ext4 makes slow to allocate again under churn (`recently_deleted` scans).
 final class SessionStore: Sendable {
     let root: ConfinedRoot
     let folder: ContainerPath
     private struct State: Sendable {
         var records: [Int: TaskRecord]
         var nextIdentifier: Int
+        /// The records not yet on disk.
+        var unwritten: Set<Int> = []
     }
 
+    /// The records, held only to read or change them in memory: never during a file's write.
     private let state: Mutex<State>
+    /// Held while the checkpoint is written (taken before ``state``), so writes of a record
+    /// happen in the order of its changes, and readers of the records never wait for the disk
+    /// (on the cooperative pool's two threads, a reader blocked on a writer stalled every task).
+    private let writer = Mutex(())
 
     /// Opens (creating if needed) the store in `folder` and loads its records.
     ///
@@ -84,37 +94,78 @@ final class SessionStore: Sendable {
     /// Adds a record with a new identifier, made by `make`, and removes the records among `replaced`
     /// that are not unfinished. With records to replace, the new one is written at once, before
     /// they are removed (a kill in between leaves both, and the next session supersedes the older
-    /// by the same rule); otherwise at its first ``update(_:durable:_:)``.
+    /// by the same rule); otherwise at its first ``update(_:durable:deferring:_:)`` that may not wait.
     func add(replacing replaced: Set<Int> = [], _ make: (Int) -> TaskRecord) throws(TransferError) -> TaskRecord {
-        let added = try withState { state throws(TransferError) in
-            let added = make(state.nextIdentifier)
-            state.nextIdentifier += 1
-            if !replaced.isEmpty { try write(added, durable: false) }
-            state.records[added.id] = added
-            return added
+        let added: TaskRecord
+        if replaced.isEmpty {
+            added = state.withLock { state in
+                let added = make(state.nextIdentifier)
+                state.nextIdentifier += 1
+                state.records[added.id] = added
+                state.unwritten.insert(added.id)
+                return added
+            }
+        } else {
+            added = try writing { () throws(TransferError) in
+                let added = state.withLock { state in
+                    defer { state.nextIdentifier += 1 }
+                    return make(state.nextIdentifier)
+                }
+                try write(added, durable: false)
+                state.withLock { $0.records[added.id] = added }
+                return added
+            }
         }
         for id in replaced where record(id)?.isUnfinished == false { try remove(id) }
         return added
     }
 
-    /// Changes the record `id` (if present) and writes it; `durable` also fsyncs it.
+    /// Changes the record `id` (if present) and writes it; `durable` also fsyncs it. The change is
+    /// in memory before the write: when the write fails, the caller fails its task with the error,
+    /// and the next write of the record carries the change.
+    ///
+    /// - Parameter deferring: whether the change may stay in memory when the record was never
+    ///   written: a kill then forgets the task, which is fine for a small download fetched again
+    ///   from zero. A record on disk is always written, so the checkpoint never lags behind it.
     @discardableResult
     func update(
-        _ id: Int, durable: Bool = false, _ change: (inout TaskRecord) -> Void
+        _ id: Int, durable: Bool = false, deferring: Bool = false, _ change: (inout TaskRecord) -> Void
     ) throws(TransferError) -> TaskRecord? {
-        try withState { state throws(TransferError) in
-            guard var record = state.records[id] else { return nil }
-            change(&record)
-            record.updatedAt = Date()
-            try write(record, durable: durable)
-            state.records[id] = record
-            return record
+        if deferring {
+            // In memory only, without waiting for another record's write, when it was never written.
+            let deferred = state.withLock { state -> TaskRecord? in
+                guard state.unwritten.contains(id), var record = state.records[id] else { return nil }
+                change(&record)
+                record.updatedAt = Date()
+                state.records[id] = record
+                return record
+            }
+            if let deferred { return deferred }
+        }
+        return try writing { () throws(TransferError) in
+            // Marked written before the write, so a change that may wait, made meanwhile, waits for
+            // this lock and is written after it rather than left behind in memory.
+            let changed = state.withLock { state -> TaskRecord? in
+                guard var record = state.records[id] else { return nil }
+                change(&record)
+                record.updatedAt = Date()
+                state.records[id] = record
+                state.unwritten.remove(id)
+                return record
+            }
+            guard let changed else { return nil }
+            try write(changed, durable: durable)
+            return changed
         }
     }
 
     /// Removes the record `id`.
     func remove(_ id: Int) throws(TransferError) {
-        try withState { state throws(TransferError) in
+        try writing { () throws(TransferError) in
+            guard state.withLock({ $0.unwritten.remove(id) == nil }) else {
+                state.withLock { _ = $0.records.removeValue(forKey: id) }
+                return
+            }
             let file = try Self.path("\(id).json", in: folder)
             do throws(SandboxError) {
                 _ = try root.removeItem(at: file)
@@ -122,7 +173,7 @@ final class SessionStore: Sendable {
             } catch {
                 throw .fileSystem(error, doing: "remove the checkpoint '\(file)'")
             }
-            state.records[id] = nil
+            state.withLock { _ = $0.records.removeValue(forKey: id) }
         }
     }
 
@@ -138,10 +189,10 @@ final class SessionStore: Sendable {
         }
     }
 
-    /// Runs `body` under the lock, so that writes of the store happen in order.
-    private func withState<R>(_ body: (inout State) throws(TransferError) -> R) throws(TransferError) -> R {
-        let result: Result<R, TransferError> = state.withLock { state in
-            do throws(TransferError) { return .success(try body(&state)) } catch { return .failure(error) }
+    /// Runs `body` holding ``writer``.
+    private func writing<R>(_ body: () throws(TransferError) -> R) throws(TransferError) -> R {
+        let result: Result<R, TransferError> = writer.withLock { _ in
+            do throws(TransferError) { return .success(try body()) } catch { return .failure(error) }
         }
         return try result.get()
     }

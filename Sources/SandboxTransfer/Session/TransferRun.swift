@@ -246,8 +246,11 @@ struct TransferRun: Sendable {
         let validator = offset > 0 ? record.validator : ResponseDecision.resumeValidator(headers)
         let suggested = SuggestedFilename.make(
             contentDisposition: headers.first(name: "content-disposition"), url: response.url ?? URL(string: url))
+        // A small transfer's record waits (see `Configuration.smallTransferLimit`); a larger one is
+        // written before its first byte, so a kill at any moment keeps what reached the disk.
+        let small = total.map { $0 - offset <= session.configuration.smallTransferLimit } ?? false
         try fatal { () throws(TransferError) in
-            try session.store.update(record.id) {
+            try session.store.update(record.id, deferring: small) {
                 $0.validator = validator
                 $0.expectedLength = total
                 $0.finalURL = response.url?.absoluteString
