@@ -25,6 +25,7 @@ struct SandboxCommand: AsyncParsableCommand {
             Share.self,
             BackupCommand.self, SnapshotsCommand.self, CheckCommand.self, RestoreCommand.self, PruneCommand.self,
             Run.self,
+            PasscodeCommand.self, LockCommand.self, UnlockCommand.self, ProtectedWrite.self,
         ]
     )
 

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Sandbox
+import SandboxStore
 
 struct Create: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -83,7 +84,7 @@ struct Uninstall: ParsableCommand {
 struct Restart: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "restart",
-        abstract: "Simulate a device restart: empty every container's tmp/.",
+        abstract: "Simulate a device restart: empty every container's tmp/ and forget every unlocked class key.",
         discussion:
             "An app whose tmp/ cannot be emptied (replaced by a symbolic link, say) is skipped and named on standard error, and the status is 1; every other app's tmp/ is still emptied."
     )
@@ -91,7 +92,9 @@ struct Restart: ParsableCommand {
     @OptionGroup var output: OutputOptions
 
     func run() throws {
-        let report = try SandboxHome().restart()
+        let home = try SandboxHome()
+        let report = try home.restart()
+        try DataProtection(home: home).forgetKeysAtRestart()  // until-first-user-authentication too
         if output.json {
             try Output.json(report)
         } else {

@@ -63,7 +63,10 @@ struct Stat: ParsableCommand {
                 path: itemPath.description)
         }
         let excluded = attributes.type == .symlink ? nil : try excludedFromBackup(itemPath, in: container.root)
-        let summary = StatSummary(path: itemPath.description, attributes: attributes, excludedFromBackup: excluded)
+        var summary = StatSummary(path: itemPath.description, attributes: attributes, excludedFromBackup: excluded)
+        if attributes.type != .symlink {
+            summary.protection = try ProtectedCat.attribute(of: itemPath, in: container.root)
+        }
         if output.json { return try Output.json(summary) }
         try Output.line(summary.text)
     }
@@ -148,7 +151,7 @@ struct Cat: ParsableCommand {
     var path: String
 
     func run() throws {
-        try app.container().root.copyContents(of: ContainerPath.argument(path), to: .standardOutput)
+        try ProtectedCat.write(ContainerPath.argument(path), of: app.container())
     }
 }
 

@@ -35,6 +35,8 @@ struct StatSummary: Encodable {
     var accessed: Date
     var changed: Date
     var excludedFromBackup: Bool?
+    /// The Data Protection class (`user.sandbox.protection`), `nil` for an unprotected item.
+    var protection: String?
 
     init(path: String, attributes: FileAttributes, excludedFromBackup: Bool?) {
         self.path = path
@@ -62,6 +64,6 @@ struct StatSummary: Encodable {
             "created: \(created.map(format.string(from:)) ?? "unknown")", "modified: \(format.string(from: modified))",
             "accessed: \(format.string(from: accessed))", "changed: \(format.string(from: changed))",
             "excluded from backup: \(excludedFromBackup.map { $0 ? "yes" : "no" } ?? "unknown")",
-        ].joined(separator: "\n")
+        ].joined(separator: "\n") + (protection.map { "\nprotection: \($0)" } ?? "")
     }
 }

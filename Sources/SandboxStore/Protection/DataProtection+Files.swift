@@ -59,7 +59,7 @@ extension DataProtection {
     public func protectionClass(of path: ContainerPath, in root: ConfinedRoot) throws(StoreError) -> ProtectionClass? {
         let start = try fileSystem { () throws(SandboxError) in
             try root.withFile(at: path) { file throws(SandboxError) in
-                Array(try file.read(upToCount: ProtectedFileFormat.fixedHeaderSize, atOffset: 0))
+                Array(try file.read(upToCount: ProtectedFileFormat.maximumHeaderSize, atOffset: 0))
             }
         }
         guard ProtectedFileFormat.isProtected(start) else { return nil }

@@ -20,6 +20,7 @@ enum ProtectedFileFormat {
     static let tagSize = 16
     static let fixedHeaderSize = 22
     static let maximumWrappedKeySize = 512
+    static let maximumHeaderSize = fixedHeaderSize + maximumWrappedKeySize
 
     /// A parsed header.
     struct Header {
