@@ -56,6 +56,9 @@ struct Settings: ParsableCommand {
     @Option(help: "How many keychain items each run sets and gets.") var items = 1_000
     @Option(help: "The size of the property-list document, in MB.") var megabytes = 10
     @Option(help: "How many times the other cases run.") var runs = 3
+    @Option(help: "The size of the file protected and read back, in MiB.") var protectionMegabytes = 64
+    @Flag(help: "Run only the Data Protection case: protected against plain write and read throughput.")
+    var protectionOnly = false
     @Option(name: .customLong("dir"), help: "The folder the scratch homes are made in (default: the current one).")
     var directory = FileManager.default.currentDirectoryPath
 }

@@ -5,6 +5,7 @@
 //
 //     swift run -c release sandbox-store-benchmark [--writes 10000] [--write-runs 1] [--reads 10000000]
 //         [--items 1000] [--megabytes 10] [--runs 3] [--dir PATH]
+//     swift run -c release sandbox-store-benchmark --protection-only [--protection-megabytes 64] [--runs 3]
 import ArgumentParser
 import Foundation
 import SandboxStore
@@ -15,6 +16,10 @@ extension Preferences.Keys {
 
 let settings = Settings.parseOrExit()
 print("sandbox-store-benchmark: \(settings.runs) runs, medians; scratch in \(settings.directory)")
+if settings.protectionOnly {
+    try benchmarkProtection(megabytes: settings.protectionMegabytes, runs: settings.runs, directory: settings.directory)
+    exit(0)
+}
 
 func report(_ name: String, ours: Double, peer: Double?, unit: String, lowerIsBetter: Bool = true) {
     var line = "\(name): ours \(String(format: "%.3f", ours)) \(unit)"
@@ -162,3 +167,7 @@ do {
         "  decode", ours: megabytes / median(decodeOurs), peer: megabytes / median(decodePeer), unit: "MB/s",
         lowerIsBetter: false)
 }
+
+// MARK: Data Protection
+
+try benchmarkProtection(megabytes: settings.protectionMegabytes, runs: settings.runs, directory: settings.directory)

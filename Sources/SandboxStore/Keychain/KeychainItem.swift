@@ -2,9 +2,11 @@ import Foundation
 
 /// When a keychain item may be read, as iOS names the classes (`kSecAttrAccessible…`).
 ///
-/// The simulated device has no passcode and no lock screen, so every class is readable while the
-/// app runs; the class is stored with the item and decides what a backup may carry to another
-/// device (`…ThisDeviceOnly` never leaves this one).
+/// Reading follows the device's lock state (``DataProtection``): `whenUnlocked…` items cannot be
+/// read while the device is locked, `afterFirstUnlock…` ones until the first unlock after a
+/// restart (see ``protectionClass``); without a passcode every class is readable. The class is
+/// stored with the item and decides what a backup may carry to another device
+/// (`…ThisDeviceOnly` never leaves this one).
 public enum KeychainAccessibility: String, Sendable, Hashable, Codable, CaseIterable {
     case whenUnlocked
     /// The default, as in KeychainAccess: readable by background work after the first unlock.

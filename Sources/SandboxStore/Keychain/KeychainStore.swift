@@ -171,12 +171,15 @@ final class KeychainStore: Sendable {
         return made
     }
 
-    /// Opens one row (of rows that ``snapshot()`` returned: their keys are made).
+    /// Opens one row (of rows that ``snapshot()`` returned: their keys are made), refusing an item
+    /// whose accessibility class is not available now (``DataProtection``).
     func open(_ row: KeychainFile.Row) throws(StoreError) -> KeychainItem {
         let keys = try cache.withLock { (cache: inout Cache) throws(StoreError) in
             try self.keys(&cache.keys, creating: false)
         }
-        return try Self.open(row, with: keys, path: path)
+        let item = try Self.open(row, with: keys, path: path)
+        try DataProtection.requireAvailable(item, home: home)
+        return item
     }
 
     private static func open(

@@ -22,13 +22,11 @@ public struct DataProtection: Sendable {
     public let home: SandboxHome
     let unlockedKeys: UnlockedKeys
 
-    /// The Data Protection of `home`; reads nothing yet.
-    ///
-    /// - Throws: ``StoreError`` (`unsupported`) when the kernel has no user keyring and
-    ///   `XDG_RUNTIME_DIR` is unset.
-    public init(home: SandboxHome) throws(StoreError) {
+    /// The Data Protection of `home`; reads nothing yet. Where the kernel has no user keyring and
+    /// `XDG_RUNTIME_DIR` is unset, what needs an unlocked key later throws `unsupported`.
+    public init(home: SandboxHome) {
         self.home = home
-        unlockedKeys = try UnlockedKeys(home: home)
+        unlockedKeys = UnlockedKeys(home: home)
     }
 
     /// Whether a passcode is set.

@@ -15,25 +15,36 @@ struct UnlockedKeys: Sendable {
     let prefix: String
     /// `nil`: the keyring; otherwise the fallback folder.
     let fallbackDirectory: String?
+    /// Why neither is usable (no keyring, no `XDG_RUNTIME_DIR`); reported when a key is needed, so
+    /// that a device without a passcode, which needs none, works anyway.
+    let unusable: String?
 
-    init(home: SandboxHome) throws(StoreError) {
+    init(home: SandboxHome) {
         let digest = SHA256.hash(data: Array(home.location.utf8)).prefix(12).map { String(format: "%02x", $0) }.joined()
         prefix = "sandbox-protection:\(digest):"
         if csb_keyring_probe() == 0 {
             fallbackDirectory = nil
-        } else {
-            guard let runtime = ProcessInfo.processInfo.environment["XDG_RUNTIME_DIR"], runtime.hasPrefix("/") else {
-                throw StoreError(
-                    StoreError.Code(.unsupported),
-                    "The kernel has no user keyring (keyctl: \(String(cString: strerror(errno)))) and XDG_RUNTIME_DIR is not set, so an unlocked device's class keys have nowhere to live outside the disk. Set XDG_RUNTIME_DIR to a tmpfs folder of this user."
-                )
-            }
+            unusable = nil
+        } else if let runtime = ProcessInfo.processInfo.environment["XDG_RUNTIME_DIR"], runtime.hasPrefix("/") {
             fallbackDirectory = runtime + "/" + prefix.replacingOccurrences(of: ":", with: "-")
+            unusable = nil
+        } else {
+            fallbackDirectory = nil
+            unusable = "keyctl: \(String(cString: strerror(errno)))"
         }
+    }
+
+    private func requireUsable() throws(StoreError) {
+        guard let unusable else { return }
+        throw StoreError(
+            StoreError.Code(.unsupported),
+            "The kernel has no user keyring (\(unusable)) and XDG_RUNTIME_DIR is not set, so an unlocked device's class keys have nowhere to live outside the disk. Set XDG_RUNTIME_DIR to a tmpfs folder of this user."
+        )
     }
 
     /// Keeps `key` as the unlocked key of `protection`, replacing the one kept.
     func store(_ key: [UInt8], for protection: ProtectionClass) throws(StoreError) {
+        try requireUsable()
         if let folder = fallbackDirectory {
             if mkdir(folder, 0o700) != 0 && errno != EEXIST { throw failure("mkdir", folder) }
             let file = folder + "/" + protection.rawValue
@@ -50,6 +61,7 @@ struct UnlockedKeys: Sendable {
     /// The unlocked key of `protection`, or `nil` when it is not kept (locked, or not unlocked
     /// since the last restart).
     func key(for protection: ProtectionClass) throws(StoreError) -> [UInt8]? {
+        try requireUsable()
         var buffer = [UInt8](repeating: 0, count: 64)
         if let folder = fallbackDirectory {
             let file = folder + "/" + protection.rawValue
@@ -78,6 +90,7 @@ struct UnlockedKeys: Sendable {
 
     /// Forgets the unlocked key of `protection`; forgetting one not kept is not an error.
     func forget(_ protection: ProtectionClass) throws(StoreError) {
+        guard unusable == nil else { return }  // nothing can have been kept
         if let folder = fallbackDirectory {
             let file = folder + "/" + protection.rawValue
             guard unlink(file) == 0 || errno == ENOENT else { throw failure("unlink", file) }

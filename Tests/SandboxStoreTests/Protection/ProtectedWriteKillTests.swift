@@ -16,7 +16,7 @@ import Testing
 
     @Test func killedProtectedWritesLeaveTheOldFileOrTheNewOne() async throws {
         try await Fixture.with { fixture in
-            let protection = try DataProtection(home: fixture.home)
+            let protection = DataProtection(home: fixture.home)
             let root = fixture.container.root
             let arguments = ["write", Fixture.app.rawValue, Self.path.description, "--protection", "complete"]
             func start(_ round: Int) throws -> RunningProgram {

@@ -34,7 +34,7 @@ struct ProtectionClassTests {
                     [1], to: ContainerPath(constant: "Documents/new"), in: f.root, protection: .complete)
             }
             // Another instance (another process) sees the same lock state: it lives in the keyring.
-            let other = try DataProtection(home: f.fixture.home)
+            let other = DataProtection(home: f.fixture.home)
             #expect(try other.isAvailable(.complete) == false)
             try other.unlock(passcode: ProtectionFixture.passcode)
             #expect(try f.protection.readContents(of: document, in: f.root) == plaintext)

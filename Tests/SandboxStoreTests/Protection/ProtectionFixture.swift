@@ -14,7 +14,7 @@ struct ProtectionFixture {
 
     static func with<T>(_ body: (ProtectionFixture) throws -> T) throws -> T {
         try Fixture.with { fixture in
-            let protection = try DataProtection(home: fixture.home)
+            let protection = DataProtection(home: fixture.home)
             defer {
                 // Teardown: a failure here must not hide the test's own.
                 do { try protection.forgetKeysAtRestart() } catch { Issue.record("keyring cleanup: \(error)") }
