@@ -37,7 +37,7 @@ public enum Backup {
         defer { scratch.remove() }
         var run = BackupRun(repository: repository, home: home, scratch: scratch, progress: progress)
         try run.prepare()
-        for container in containers { try run.backUp(container) }
+        for container in containers { try run.backUp(container, refreshing: lock) }
         return try run.finish(apps: apps.map(\.rawValue))
     }
 }
@@ -97,7 +97,7 @@ struct BackupRun {
         }
     }
 
-    mutating func backUp(_ container: Container) throws(SandboxError) {
+    mutating func backUp(_ container: Container, refreshing lock: RepositoryLock) throws(SandboxError) {
         let app = container.identifier.rawValue
         let root = container.root
         let names = PreferencesBackupAccess.fileNames(for: container.identifier)
@@ -123,6 +123,7 @@ struct BackupRun {
         var nodes: [TreeNode] = []
         var bytes: Int64 = 0
         for item in items {
+            try lock.refreshIfDue()
             if item.kind == .file && DatabaseCopy.isCompanion(item.path, ofAnyOf: databases) {
                 advance(.fileDone)
                 continue

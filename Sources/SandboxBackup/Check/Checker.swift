@@ -20,7 +20,13 @@ public struct CheckReport: Sendable, Hashable, Codable {
 /// exists — then, with `readingData`, every blob is read and re-hashed (and authenticated, when
 /// encrypted), and the files a bad blob affects are named.
 public enum Checker {
+    /// Holds a shared lock of the repository throughout, so that no prune removes what it reads.
+    ///
+    /// - Throws: ``SandboxCore/SandboxError/Code/repositoryLocked`` while a prune runs; the
+    ///   storage's errors (a problem found is reported, not thrown).
     public static func check(_ repository: Repository, readingData: Bool) throws(SandboxError) -> CheckReport {
+        let lock = try RepositoryLock.acquireShared(repository.storage, operation: "check")
+        defer { _ = try? lock.release() }  // a failed release leaves a stale lock the next prune takes over
         var report = CheckReport(snapshots: 0, blobs: 0, blobsRead: 0, problems: [], affectedFiles: [])
         for name in try repository.storage.list(.index) {
             do {
@@ -77,6 +83,7 @@ public enum Checker {
         }
         if readingData {
             for id in present.sorted() {
+                try lock.refreshIfDue()
                 report.blobsRead += 1
                 do {
                     _ = try repository.loadBlob(id)

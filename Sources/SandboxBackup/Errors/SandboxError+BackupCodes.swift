@@ -4,7 +4,8 @@ extension SandboxError.Code {
     /// The backup repository's password is wrong (its key file did not open with it), or a
     /// password is missing for an encrypted repository or given for an unencrypted one.
     public static let wrongPassword = SandboxError.Code("wrong-password")
-    /// Another backup or prune holds the repository's lock.
+    /// Another backup or prune holds the repository's lock (or, for a prune, a check or restore
+    /// holds a shared one; for a check or restore, a prune holds it).
     public static let repositoryLocked = SandboxError.Code("repository-locked")
     /// The directory is not a backup repository (no `config`), or one of a newer format.
     public static let notARepository = SandboxError.Code("not-a-repository")

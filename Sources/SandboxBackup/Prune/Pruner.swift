@@ -12,18 +12,20 @@ public struct PruneReport: Sendable, Hashable, Codable {
 /// Removes all but the newest snapshots, then the blobs no remaining snapshot refers to.
 ///
 /// Holds the repository's exclusive lock, so it never runs alongside a backup (whose new blobs no
-/// snapshot refers to yet). Order: snapshot records first, then a new index of what stays, then
+/// snapshot refers to yet), and is refused while a check or a restore holds a shared lock (it
+/// could remove the snapshot being read). Order: snapshot records first, then a new index of what stays, then
 /// old indexes and unreferenced blobs; killed at any moment, every remaining snapshot still
 /// restores (at worst some unreferenced blobs remain, for the next prune).
 public enum Pruner {
-    /// - Throws: ``SandboxCore/SandboxError/Code/repositoryLocked`` while a backup or prune runs;
+    /// - Throws: ``SandboxCore/SandboxError/Code/repositoryLocked`` while a backup, prune, check or
+    ///   restore runs;
     ///   ``SandboxCore/SandboxError/Code/repositoryDamaged`` when a kept snapshot's tree cannot be
     ///   read (nothing is removed then: its blobs might be removed wrongly).
     public static func prune(_ repository: Repository, keepingLast count: Int) throws(SandboxError) -> PruneReport {
         guard count >= 1 else {
             throw SandboxError(.invalidArgument, "--keep-last must be at least 1 (it was \(count)).")
         }
-        let lock = try RepositoryLock.acquire(repository.storage, operation: "prune")
+        let lock = try RepositoryLock.acquireForPrune(repository.storage)
         defer { _ = try? lock.release() }  // a failed release leaves a stale lock the next run takes over
         let all = try repository.snapshots()
         let kept = Array(all.suffix(count))
@@ -65,6 +67,7 @@ public enum Pruner {
         let newIndex = try repository.storeRecord(IndexRecord(blobs: keptBlobs), kind: .index)
         for name in oldIndexes where name.name != newIndex { try repository.storage.delete(name) }
         for name in doomed {
+            try lock.refreshIfDue()
             report.bytesRemoved += try repository.storage.size(of: name) ?? 0
             try repository.storage.delete(name)
             report.blobsRemoved += 1

@@ -12,7 +12,8 @@ public enum ObjectKind: String, Sendable, CaseIterable {
     case index
     /// `snapshots/<id>`: one record per backup (written last).
     case snapshot = "snapshots"
-    /// `locks/<name>`: who holds the repository for a backup or a prune.
+    /// `locks/<name>`: who holds the repository: `exclusive` (a backup or a prune), `shared-<owner>`
+    /// (a check or a restore).
     case lock = "locks"
 }
 

@@ -31,7 +31,10 @@ public enum Restore {
 
     /// Restores `app` (which must be installed) from `snapshot`.
     ///
-    /// - Throws: ``/SandboxCore/SandboxError/Code/notFound`` when the app is not installed or not in
+    /// Holds a shared lock of the repository throughout, so that no prune removes the snapshot.
+    ///
+    /// - Throws: ``/SandboxCore/SandboxError/Code/repositoryLocked`` while a prune runs;
+    ///   ``SandboxCore/SandboxError/Code/notFound`` when the app is not installed or not in
     ///   the snapshot; ``SandboxCore/SandboxError/Code/repositoryDamaged`` for a missing or damaged
     ///   blob (nothing is changed); file-system errors.
     public static func run(
@@ -39,6 +42,8 @@ public enum Restore {
         progress: (RestoreProgress) -> Void = { _ in }
     ) throws(SandboxError) -> RestoreReport {
         _ = try home.container(for: app)  // installed: the bundle stays as it is
+        let lock = try RepositoryLock.acquireShared(repository.storage, operation: "restore")
+        defer { _ = try? lock.release() }  // a failed release leaves a stale lock the next prune takes over
         guard let part = snapshot.record.apps.first(where: { $0.app == app.rawValue }) else {
             throw SandboxError(
                 .notFound,
@@ -72,6 +77,7 @@ public enum Restore {
             let stageRoot = try home.root.openSubroot(at: stage)
             var writer = TreeWriter(root: stageRoot, repository: repository)
             for node in nodes {
+                try lock.refreshIfDue()
                 let written = try writer.write(node)
                 if written > 0 { advance(.wrote(bytes: written)) }
                 advance(.fileDone)

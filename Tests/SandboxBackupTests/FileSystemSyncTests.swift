@@ -1,0 +1,36 @@
+import Foundation
+import Sandbox
+import SandboxBackup
+import SandboxCore
+import SandboxTesting
+import Testing
+
+/// A backup and a restore flush only the file system they wrote to (`syncfs(2)`), never every file
+/// system of the machine (`sync(2)`, which waits on other disks and network mounts too). Seen from
+/// outside with `strace` (installed by scripts/install-test-tools).
+@Suite struct FileSystemSyncTests {
+    static func traced(_ arguments: [String], _ fixture: BackupFixture) async throws -> String {
+        let trace = fixture.scratch.appending("trace-\(UUID().uuidString)")
+        let harness = try BuiltProgram("sandbox-backup-harness").path
+        let output = try await BuiltProgram(path: "/usr/bin/strace").run(
+            ["-f", "-qq", "-e", "trace=sync,syncfs", "-o", trace, harness] + arguments, outputIn: fixture.scratch.path)
+        #expect(output.status == 0, "\(output.stderr)")
+        return try String(contentsOfFile: trace, encoding: .utf8)
+    }
+
+    @Test func backupAndRestoreSyncOnlyTheirFileSystem() async throws {
+        try await BackupFixture.with { fixture in
+            try fixture.write("Documents/a.txt", Array("hello".utf8))
+            let backup = try await Self.traced(
+                ["backup", fixture.home.location, fixture.repositoryPath, BackupFixture.app.rawValue], fixture)
+            #expect(!backup.contains("sync()"), "\(backup)")
+            #expect(backup.contains("syncfs("), "\(backup)")
+            let snapshot = try fixture.repository().snapshots()[0].id
+            let restore = try await Self.traced(
+                ["restore", fixture.home.location, fixture.repositoryPath, BackupFixture.app.rawValue, snapshot],
+                fixture)
+            #expect(!restore.contains("sync()"), "\(restore)")
+            #expect(restore.contains("syncfs("), "\(restore)")
+        }
+    }
+}
