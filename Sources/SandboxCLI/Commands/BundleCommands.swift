@@ -131,7 +131,8 @@ struct Verify: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "verify",
         abstract: "Open an app as a launch does: check its bundle against its signature and manifest.",
-        discussion: "Fails, naming the file, when anything in the bundle was modified, added or removed since install."
+        discussion:
+            "Fails, naming the file, when anything in the bundle was modified, added or removed since install. Then turns fs-verity on for the bundle's files where the file system supports it, and says whether it did."
     )
 
     @OptionGroup var app: AppArgument
@@ -147,6 +148,7 @@ struct Verify: ParsableCommand {
         try Output.line(
             "\(app.app): bundle intact\(report.identity.map { ", version \($0.version)" } ?? ""): \(report.files) file(s), \(report.directories) folder(s), \(Output.bytes(report.bytes)); key ID \(report.keyID ?? "")"
         )
+        try Output.line("fs-verity: \(try opened.bundle.enableVerity())")
     }
 }
 
