@@ -7,6 +7,8 @@ struct Measurement {
     /// Peak resident memory (`ru_maxrss`), in bytes.
     var peakBytes: Int
     var status: Int32
+    /// User plus system CPU time (`wait4`'s rusage), in seconds.
+    var cpuSeconds: Double = 0
 }
 
 /// Runs `arguments` (the first is the program, found on PATH) with `environment` added, output to
@@ -33,16 +35,31 @@ func measure(_ arguments: [String], environment: [String: String] = [:]) throws 
     // this process's own size, which a spawned child inherits as its high-water mark until exec.
     var status: Int32 = 0
     var peak = 0
+    var usage = rusage()
     while true {
         peak = max(peak, highWaterMark(of: pid))
-        let done = waitpid(pid, &status, WNOHANG)
+        let done = wait4(pid, &status, WNOHANG, &usage)
         if done == pid { break }
         if done < 0 && errno != EINTR { throw BenchmarkError("waitpid: errno \(errno)") }
         usleep(2_000)
     }
     let elapsed = ContinuousClock.now - start
     let exitStatus = (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
-    return Measurement(seconds: elapsed.seconds, peakBytes: peak, status: exitStatus)
+    return Measurement(seconds: elapsed.seconds, peakBytes: peak, status: exitStatus, cpuSeconds: usage.cpuSeconds)
+}
+
+extension rusage {
+    /// User plus system time, in seconds.
+    var cpuSeconds: Double {
+        Double(ru_utime.tv_sec + ru_stime.tv_sec) + Double(ru_utime.tv_usec + ru_stime.tv_usec) / 1e6
+    }
+
+    /// This process's use so far (every thread).
+    static func ofSelf() -> rusage {
+        var usage = rusage()
+        getrusage(RUSAGE_SELF.rawValue, &usage)
+        return usage
+    }
 }
 
 /// `VmHWM` of a running process, in bytes (0 once it has exited).

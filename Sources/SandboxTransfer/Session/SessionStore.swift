@@ -13,15 +13,33 @@ import Synchronization
 /// next session. A small transfer's acceptance and hand-over may wait (see
 /// ``DownloadSession/Configuration/smallTransferLimit``), so a small download writes one record,
 /// once, when it completes: every record written costs an inode, and every record replaced frees
-/// one, which ext4 makes slow to allocate again under churn (`recently_deleted` scans).
+/// one, which ext4 makes slow to allocate again under churn (`recently_deleted` scans). A completed
+/// record goes to the ``FinishedRecordLog`` instead of a file of its own (a kill between its append
+/// and the removal of the task's file leaves both: the log wins, and the next session removes the
+/// file), and so do the record's later changes.
 final class SessionStore: Sendable {
     let root: ConfinedRoot
     let folder: ContainerPath
+    private let log: FinishedRecordLog
     private struct State: Sendable {
         var records: [Int: TaskRecord]
         var nextIdentifier: Int
         /// The records not yet on disk.
         var unwritten: Set<Int> = []
+        /// The records in ``log`` (and in no file of their own).
+        var logged: Set<Int>
+    }
+
+    /// What a checkpoint folder holds.
+    struct Contents {
+        /// The records, by identifier.
+        var records: [TaskRecord] = []
+        /// The records that live in the finished-record log.
+        var logged: Set<Int> = []
+        /// The records whose file the log supersedes (a kill came between the two).
+        var superseded: [Int] = []
+        /// The length of the log's whole lines.
+        var logLength: Int64 = 0
     }
 
     /// The records, held only to read or change them in memory: never during a file's write.
@@ -43,10 +61,14 @@ final class SessionStore: Sendable {
         } catch {
             throw .fileSystem(error, doing: "create the checkpoint folder '\(folder)'")
         }
-        let records = try Self.load(root: root, folder: folder)
-        let next = (records.map(\.id).max() ?? 0) + 1
+        let contents = try Self.read(root: root, folder: folder)
+        for id in contents.superseded { try Self.removeFile(of: id, root: root, folder: folder) }
+        log = try FinishedRecordLog(root: root, folder: folder, length: contents.logLength)
+        let next = (contents.records.map(\.id).max() ?? 0) + 1
         state = Mutex(
-            State(records: Dictionary(uniqueKeysWithValues: records.map { ($0.id, $0) }), nextIdentifier: next))
+            State(
+                records: Dictionary(uniqueKeysWithValues: contents.records.map { ($0.id, $0) }), nextIdentifier: next,
+                logged: contents.logged))
     }
 
     /// The records in `folder`, by identifier; a missing folder has none.
@@ -54,15 +76,22 @@ final class SessionStore: Sendable {
     /// - Throws: the core's code when a record cannot be read, ``TransferError/Code/corrupt`` when
     ///   one is damaged.
     static func load(root: ConfinedRoot, folder: ContainerPath) throws(TransferError) -> [TaskRecord] {
+        try read(root: root, folder: folder).records
+    }
+
+    /// What `folder` holds: the task files, then the finished-record log's lines over them.
+    ///
+    /// - Throws: as ``load(root:folder:)``.
+    static func read(root: ConfinedRoot, folder: ContainerPath) throws(TransferError) -> Contents {
         let names: [String]
         do throws(SandboxError) {
             names = try root.fileNames(at: folder)
         } catch  where error.code == .notFound {
-            return []
+            return Contents()
         } catch {
             throw .fileSystem(error, doing: "list the checkpoint folder '\(folder)'")
         }
-        var records: [TaskRecord] = []
+        var records: [Int: TaskRecord] = [:]
         for name in names where name.hasSuffix(".json") && Int(name.dropLast(5)) != nil {
             let file = try path(name, in: folder)
             let bytes: [UInt8]
@@ -71,9 +100,31 @@ final class SessionStore: Sendable {
             } catch {
                 throw .fileSystem(error, doing: "read the checkpoint '\(file)'")
             }
-            records.append(try TaskRecord.decoding(bytes, path: file.description))
+            let record = try TaskRecord.decoding(bytes, path: file.description)
+            records[record.id] = record
         }
-        return records.sorted { $0.id < $1.id }
+        var contents = Contents()
+        let (logged, length) = try FinishedRecordLog.read(root: root, folder: folder)
+        contents.logLength = length
+        for record in logged {
+            if records[record.id] != nil && !contents.logged.contains(record.id) {
+                contents.superseded.append(record.id)
+            }
+            records[record.id] = record
+            contents.logged.insert(record.id)
+        }
+        contents.records = records.values.sorted { $0.id < $1.id }
+        return contents
+    }
+
+    /// Deletes the file of record `id`, if it is there.
+    private static func removeFile(of id: Int, root: ConfinedRoot, folder: ContainerPath) throws(TransferError) {
+        let file = try path("\(id).json", in: folder)
+        do throws(SandboxError) {
+            _ = try root.removeItem(at: file)  // 0 when already gone
+        } catch {
+            throw .fileSystem(error, doing: "remove the checkpoint '\(file)'")
+        }
     }
 
     /// The file `name` in `folder`.
@@ -145,35 +196,46 @@ final class SessionStore: Sendable {
         return try writing { () throws(TransferError) in
             // Marked written before the write, so a change that may wait, made meanwhile, waits for
             // this lock and is written after it rather than left behind in memory.
-            let changed = state.withLock { state -> TaskRecord? in
+            let changed = state.withLock { state -> (record: TaskRecord, hadFile: Bool, logs: Bool)? in
                 guard var record = state.records[id] else { return nil }
                 change(&record)
                 record.updatedAt = Date()
                 state.records[id] = record
-                state.unwritten.remove(id)
-                return record
+                let hadFile = state.unwritten.remove(id) == nil && !state.logged.contains(id)
+                if case .completed = record.phase { state.logged.insert(id) }
+                return (record, hadFile, state.logged.contains(id))
             }
             guard let changed else { return nil }
-            try write(changed, durable: durable)
-            return changed
+            if changed.logs {
+                try log.append(changed.record, durable: durable)
+                if changed.hadFile { try Self.removeFile(of: id, root: root, folder: folder) }
+            } else {
+                try write(changed.record, durable: durable)
+            }
+            return changed.record
         }
     }
 
     /// Removes the record `id`.
     func remove(_ id: Int) throws(TransferError) {
         try writing { () throws(TransferError) in
-            guard state.withLock({ $0.unwritten.remove(id) == nil }) else {
-                state.withLock { _ = $0.records.removeValue(forKey: id) }
-                return
+            let (unwritten, remainingLogged) = state.withLock { state in
+                let logged = state.logged.contains(id)
+                return (
+                    state.unwritten.contains(id),
+                    logged ? state.records.values.filter { $0.id != id && state.logged.contains($0.id) } : nil
+                )
             }
-            let file = try Self.path("\(id).json", in: folder)
-            do throws(SandboxError) {
-                _ = try root.removeItem(at: file)
-            } catch  where error.code == .notFound {
-            } catch {
-                throw .fileSystem(error, doing: "remove the checkpoint '\(file)'")
+            if let remainingLogged {
+                try log.rewrite(remainingLogged.sorted { $0.id < $1.id })
+            } else if !unwritten {
+                try Self.removeFile(of: id, root: root, folder: folder)
             }
-            state.withLock { _ = $0.records.removeValue(forKey: id) }
+            state.withLock { state in
+                state.records[id] = nil
+                state.unwritten.remove(id)
+                state.logged.remove(id)
+            }
         }
     }
 
