@@ -1,6 +1,8 @@
 import Crypto
 import Foundation
+import Glibc
 import Sandbox
+import SystemPackage
 
 extension DataProtection {
     /// Writes `bytes` to `path` in `root` (a container's), encrypted with `protection`, atomically:
@@ -41,16 +43,37 @@ extension DataProtection {
     ///
     /// - Throws: ``StoreError/Code/protectedDataUnavailable`` while its class key is not unlocked,
     ///   ``StoreError/Code/corrupt`` for a damaged header, wrapped key or segment (no byte of it is
-    ///   returned), and the core's codes.
+    ///   returned), `file-too-large` past `maximumSize` (of plaintext), and the core's codes.
     public func readContents(
         of path: ContainerPath, in root: ConfinedRoot, maximumSize: Int = ConfinedRoot.defaultMaximumReadSize
     ) throws(StoreError) -> [UInt8] {
-        let overhead = 1024 + (maximumSize / ProtectedFileFormat.defaultSegmentSize + 1) * ProtectedFileFormat.tagSize
-        let file = try fileSystem { () throws(SandboxError) in
-            try root.readContents(of: path, maximumSize: maximumSize + overhead)
+        let start = try fileSystem { () throws(SandboxError) in
+            try root.withFile(at: path) { file throws(SandboxError) in
+                Array(try file.read(upToCount: ProtectedFileFormat.maximumHeaderSize, atOffset: 0))
+            }
         }
-        guard ProtectedFileFormat.isProtected(file) else { return file }
-        return try open(file, path: path.description)
+        guard ProtectedFileFormat.isProtected(start) else {
+            return try fileSystem { () throws(SandboxError) in try root.readContents(of: path, maximumSize: maximumSize)
+            }
+        }
+        let header = try ProtectedFileFormat.header(of: start, path: path.description)
+        let fileKey = try fileKey(of: header, path: path.description)
+        let file = try fileSystem { () throws(SandboxError) in try root.openFile(forReadingAt: path) }
+        defer { try? file.close() }  // read-only: a failed close loses nothing, and the result stands
+        let (size, descriptor) = try fileSystem { () throws(SandboxError) in
+            (Int(try file.size()), try file.withUnsafeDescriptor { $0 })
+        }
+        let segments = (maximumSize + header.segmentSize - 1) / header.segmentSize + 1
+        guard size <= header.bytes.count + maximumSize + segments * ProtectedFileFormat.tagSize else {
+            throw StoreError(
+                StoreError.Code(.fileTooLarge),
+                "The protected file '\(path)' holds more than \(maximumSize) bytes; read it with a larger limit.",
+                path: path.description)
+        }
+        return try ProtectedFileFormat.open(size: size, header: header, fileKey: fileKey, path: path.description) {
+            (offset, buffer) throws(StoreError) in
+            try Self.readFully(descriptor, into: buffer, at: offset, path: path.description)
+        }
     }
 
     /// The class of the file at `path`, from its header; `nil` for an unprotected file.
@@ -128,13 +151,31 @@ extension DataProtection {
         return try ProtectedFileFormat.seal(bytes, header: fixed + wrapped, fileKey: fileKey, segmentSize: segmentSize)
     }
 
-    func open(_ file: [UInt8], path: String) throws(StoreError) -> [UInt8] {
-        let header = try ProtectedFileFormat.header(of: file, path: path)
+    func fileKey(of header: ProtectedFileFormat.Header, path: String) throws(StoreError) -> SymmetricKey {
         let classKey = try classKey(for: header.protection, path: path)
         guard let fileKey = FileKeyWrapping.unwrap(header, classKey: classKey) else {
             throw ProtectedFileFormat.corrupt(
                 path, "its wrapped file key fails authentication (damaged, or from another device)")
         }
-        return try ProtectedFileFormat.open(file, header: header, fileKey: fileKey, path: path)
+        return fileKey
+    }
+
+    /// `pread` until `buffer` is full or the file ends; returns how many bytes were read.
+    static func readFully(
+        _ descriptor: FileDescriptor, into buffer: UnsafeMutableRawBufferPointer, at offset: Int, path: String
+    ) throws(StoreError) -> Int {
+        guard let base = buffer.baseAddress else { return 0 }
+        var done = 0
+        while done < buffer.count {
+            let count = pread(descriptor.rawValue, base + done, buffer.count - done, off_t(offset + done))
+            if count < 0 && errno == EINTR { continue }
+            guard count >= 0 else {
+                throw StoreError(
+                    SandboxError(.io, "Reading '\(path)' failed: \(String(cString: strerror(errno))).", path: path))
+            }
+            if count == 0 { break }
+            done += count
+        }
+        return done
     }
 }
