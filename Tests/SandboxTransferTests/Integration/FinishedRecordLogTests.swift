@@ -27,6 +27,18 @@ import Testing
         return try result.get()
     }
 
+    /// A new task of `session` for `/<name>.bin`, its record changed by `change` and written:
+    /// completed (to the log) by default.
+    @discardableResult
+    func task(
+        _ name: String, of session: DownloadSession,
+        _ change: (inout TaskRecord) -> Void = { $0.phase = .completed(path: nil) }
+    ) throws -> Int {
+        let task = try session.downloadTask(with: try #require(URL(string: "http://127.0.0.1:9/\(name).bin")))
+        try session.store.update(task.taskIdentifier, change)
+        return task.taskIdentifier
+    }
+
     func states(_ fixture: Fixture) throws -> [String] {
         try DownloadSession.storedTasks(identifier: "test", container: fixture.container).map(\.state)
     }
@@ -55,13 +67,7 @@ import Testing
     /// next session removes the file.
     @Test func aFileTheLogSupersedesIsRemoved() async throws {
         try await Fixture.with { fixture in
-            var id = 0
-            do {
-                let session = try fixture.session()
-                let task = try session.downloadTask(with: try #require(URL(string: "http://127.0.0.1:9/a.bin")))
-                id = task.taskIdentifier
-                try session.store.update(id) { _ in }  // its own file
-            }
+            let id = try task("a", of: try fixture.session()) { _ in }  // its own file
             let stale = try fixture.root.readContents(of: Self.tasks.appending("\(id).json"))
             do {
                 let session = try await reopen(fixture)
@@ -79,20 +85,12 @@ import Testing
     /// append; the lines before it stay.
     @Test func aLineCutShortIsIgnoredThenCutOff() async throws {
         try await Fixture.with { fixture in
-            var first = 0
-            do {
-                let session = try fixture.session()
-                let task = try session.downloadTask(with: try #require(URL(string: "http://127.0.0.1:9/a.bin")))
-                first = task.taskIdentifier
-                try session.store.update(first) { $0.phase = .completed(path: nil) }
-            }
+            try task("a", of: try fixture.session())
             let whole = try log(fixture)
             try fixture.root.writeContents(
                 whole + Array(whole.prefix(40)), to: Self.tasks.appending(FinishedRecordLog.name))
             #expect(try states(fixture) == ["completed"])
-            let session = try await reopen(fixture)
-            let task = try session.downloadTask(with: try #require(URL(string: "http://127.0.0.1:9/b.bin")))
-            try session.store.update(task.taskIdentifier) { $0.phase = .completed(path: nil) }
+            try task("b", of: try await reopen(fixture))
             let lines = try log(fixture).split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
             #expect(lines.count == 3 && lines.last?.isEmpty == true)  // two whole lines
             #expect(Array(lines[0]) + [UInt8(ascii: "\n")] == whole)
@@ -103,11 +101,7 @@ import Testing
     /// A damaged whole line is refused with the log and the line named; nothing is changed.
     @Test func aDamagedLineIsRefused() async throws {
         try await Fixture.with { fixture in
-            do {
-                let session = try fixture.session()
-                let task = try session.downloadTask(with: try #require(URL(string: "http://127.0.0.1:9/a.bin")))
-                try session.store.update(task.taskIdentifier) { $0.phase = .completed(path: nil) }
-            }
+            try task("a", of: try fixture.session())
             let path = try Self.tasks.appending(FinishedRecordLog.name)
             let damaged = Array("{\"id\": 1}\n".utf8) + (try log(fixture))
             try fixture.root.writeContents(damaged, to: path)
@@ -123,16 +117,9 @@ import Testing
         try await Fixture.with { fixture in
             do {
                 let session = try fixture.session()
-                var ids: [Int] = []
-                for name in ["a", "b", "c"] {
-                    let task = try session.downloadTask(
-                        with: try #require(URL(string: "http://127.0.0.1:9/\(name).bin")))
-                    ids.append(task.taskIdentifier)
-                    try session.store.update(task.taskIdentifier) { $0.phase = .completed(path: nil) }
-                }
+                let ids = try ["a", "b", "c"].map { try task($0, of: session) }
                 try session.store.remove(ids[1])
-                let task = try session.downloadTask(with: try #require(URL(string: "http://127.0.0.1:9/d.bin")))
-                try session.store.update(task.taskIdentifier) { $0.phase = .completed(path: nil) }
+                try task("d", of: session)
             }
             let urls = try DownloadSession.storedTasks(identifier: "test", container: fixture.container).map(\.url)
             #expect(urls == ["http://127.0.0.1:9/a.bin", "http://127.0.0.1:9/c.bin", "http://127.0.0.1:9/d.bin"])
