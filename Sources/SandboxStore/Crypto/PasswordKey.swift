@@ -26,7 +26,7 @@ public struct PasswordKeyDerivation: Sendable, Hashable, Codable {
 
     /// The 256-bit key `password` gives.
     ///
-    /// - Throws: ``SandboxCore/SandboxError/Code/corrupt`` for parameters this version does not
+    /// - Throws: ``/SandboxCore/SandboxError/Code/corrupt`` for parameters this version does not
     ///   accept (another algorithm, or costs out of range: a damaged key file).
     public func deriveKey(from password: [UInt8]) throws(SandboxError) -> SymmetricKey {
         guard algorithm == "scrypt", rounds >= 1 << 10, rounds <= 1 << 22, rounds.nonzeroBitCount == 1,

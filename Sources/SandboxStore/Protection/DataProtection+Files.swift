@@ -6,14 +6,14 @@ import SystemPackage
 
 extension DataProtection {
     /// Writes `bytes` to `path` in `root` (a container's), encrypted with `protection`, atomically:
-    /// readers see the old file or the new one, never a part (``WriteOptions/atomic`` is implied).
+    /// readers see the old file or the new one, never a part (``/SandboxCore/WriteOptions/atomic`` is implied).
     ///
     /// - Parameters:
     ///   - protection: the class; `nil`: the default class of the file's folder
     ///     (``setDefaultProtection(_:forDirectoryAt:in:)``), and a plain, unencrypted file when the
     ///     folder has none.
-    ///   - options: add ``WriteOptions/durable`` or ``WriteOptions/withoutOverwriting`` as for
-    ///     ``ConfinedRoot/writeContents(_:to:options:)``.
+    ///   - options: add ``/SandboxCore/WriteOptions/durable`` or ``/SandboxCore/WriteOptions/withoutOverwriting`` as for
+    ///     ``/SandboxCore/ConfinedRoot/writeContents(_:to:options:)``.
     /// - Throws: ``StoreError/Code/protectedDataUnavailable`` for a ``ProtectionClass/complete``
     ///   or ``ProtectionClass/untilFirstUserAuthentication`` file while its key is not unlocked
     ///   (``ProtectionClass/completeUnlessOpen`` files can always be written), and the core's codes.
