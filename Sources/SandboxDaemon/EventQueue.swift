@@ -19,6 +19,16 @@ final class EventQueue: Sendable {
         do {
             var configuration = Configuration()
             configuration.busyMode = .timeout(5)
+            // Write-ahead log with `synchronous = NORMAL`: a commit is an append to the log, with
+            // no fsync (the log is synced at checkpoints). A commit survives the daemon's or the
+            // app's SIGKILL and crash (the log is in the kernel's page cache) — the guarantee the
+            // queue promises; only a power cut can lose the last commits. The default (a rollback
+            // journal, `synchronous = FULL`) cost two to three fsyncs per event, which bounded a
+            // batch of small background downloads at ~30 tasks/s (BENCHMARKS.md, issue 13).
+            configuration.prepareDatabase { db in
+                try db.execute(sql: "PRAGMA journal_mode = WAL")
+                try db.execute(sql: "PRAGMA synchronous = NORMAL")
+            }
             database = try DatabaseQueue(path: path, configuration: configuration)
             var migrator = DatabaseMigrator()
             migrator.registerMigration("v1") { db in

@@ -14,6 +14,10 @@ final class SessionHost: Sendable {
     /// The download session's identifier is the background session's with this prefix, so that it
     /// never clashes with a foreground session of the app.
     static let sessionPrefix = "background-"
+    /// How the daemon transfers: eight tasks at once, from one host too (aria2c's `-j 8`; the
+    /// foreground default is six, four per host); otherwise the foreground's defaults.
+    static let configuration = DownloadSession.Configuration(
+        maximumConcurrentTasks: 8, maximumConcurrentTasksPerHost: 8)
 
     let key: SessionKey
     private let container: Container
@@ -63,7 +67,8 @@ final class SessionHost: Sendable {
         self.daemon = daemon
         self.logger = daemon.logger
         session = try DownloadSession(
-            identifier: Self.sessionPrefix + key.session, container: container, logger: daemon.logger)
+            identifier: Self.sessionPrefix + key.session, container: container, configuration: Self.configuration,
+            logger: daemon.logger)
         let events = session.events
         let (stream, inputs) = AsyncStream.makeStream(of: Input.self)
         self.inputs = inputs

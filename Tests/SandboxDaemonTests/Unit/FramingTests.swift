@@ -24,6 +24,28 @@ import Testing
         }
     }
 
+    /// Found by the daemon-frames fuzz target: the same message encoded twice gave its keys in
+    /// different orders. Messages are encoded with sorted keys, so a message has one encoding.
+    @Test func aMessageHasOneEncodingWithSortedKeys() throws {
+        let hello = ClientMessage.hello(.init(app: "com.example.a", session: "s", home: "/h", attach: true))
+        let submit = ClientMessage.submit(
+            BackgroundRequest(DownloadRequest(url: try #require(URL(string: "http://h/x")))), id: 3)
+        for message in [
+            hello, submit, .acknowledge(9), .relaunch(.init(arguments: ["/bin/true"], timeLimitSeconds: 1), id: 4),
+        ] {
+            let once = try WireCoding.encode(message)
+            let body = Array(once.dropFirst(4))
+            let again = try WireCoding.encode(try WireCoding.decode(ClientMessage.self, from: body))
+            #expect(once == again)
+            let object = try #require(try JSONSerialization.jsonObject(with: Data(body)) as? [String: Any])
+            let keys = object.keys.map { "\"\($0)\":" }
+            let positions = try keys.sorted().map { key in
+                try #require(String(decoding: body, as: UTF8.self).range(of: key)).lowerBound
+            }
+            #expect(positions == positions.sorted(), "\(String(decoding: body, as: UTF8.self))")
+        }
+    }
+
     @Test func refusesAnOversizedLengthBeforeItsBodyArrives() {
         var decoder = FrameDecoder(maximumSize: 1024)
         decoder.append([0xFF, 0xFF, 0xFF, 0xFF])  // 4 GiB declared, nothing sent

@@ -1,11 +1,14 @@
 import Foundation
 
 /// JSON for frame bodies: unknown fields ignored (Codable's default), failures as
-/// ``TransferError/Code/protocolViolation`` naming what could not be read.
+/// ``TransferError/Code/protocolViolation`` naming what could not be read. Keys are sorted, so a
+/// message has one encoding (JSONEncoder's own order varies from one encoding to the next).
 package enum WireCoding {
     package static func encode(_ value: some Encodable) throws(TransferError) -> [UInt8] {
         do {
-            return try FrameEncoder.frame(Array(JSONEncoder().encode(value)))
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = .sortedKeys
+            return try FrameEncoder.frame(Array(encoder.encode(value)))
         } catch let error as TransferError {
             throw error
         } catch {
