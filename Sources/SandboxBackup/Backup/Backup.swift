@@ -31,6 +31,9 @@ public enum Backup {
         progress: @escaping (BackupProgress) -> Void = { _ in }
     ) throws(SandboxError) -> BackupReport {
         let containers = try apps.map { (app) throws(SandboxError) in try home.container(for: app) }
+        // A restore killed between its keychain write and its exchange: the keychain goes back to
+        // the one that matches the container before it is read.
+        for app in apps { try Restore.recoverInterrupted(app: app, in: home) }
         let lock = try RepositoryLock.acquire(repository.storage, operation: "backup")
         defer { _ = try? lock.release() }  // a failed release leaves a stale lock the next run takes over
         let scratch = try ScratchDirectory()

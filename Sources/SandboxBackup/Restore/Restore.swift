@@ -21,7 +21,11 @@ public struct RestoreReport: Sendable, Hashable, Codable {
 /// then swapped in with one atomic exchange (`renameat2(RENAME_EXCHANGE)`, the one restart and
 /// update use), so a failed or killed restore changes nothing — the container is the old one or
 /// the restored one, never a mix. The bundle is left as installed; `Library/Caches` and `tmp` are
-/// empty; then the keychain, by its rules (device-bound items on the same device only).
+/// empty. The keychain, by its rules (device-bound items on the same device only), is written
+/// just before the exchange with a record to roll it back by, so that a kill at any moment leaves
+/// the old container with the old keychain or the new with the new (see `KeychainRollback`;
+/// ``recoverInterrupted(app:in:)`` finishes a killed restore, and every restore and backup of the
+/// app calls it first).
 ///
 /// A `Container` opened before the restore keeps the replaced directory (its root is a descriptor,
 /// which follows the directory): open the container again afterwards.
@@ -59,46 +63,9 @@ public enum Restore {
             throw SandboxError(
                 .repositoryDamaged, "The tree of '\(app)' in snapshot \(snapshot.shortID) cannot be read: \(error).")
         }
-        try sweepStages(of: app, in: home)
-        let live = dataContainers.appendingTrusted(app.rawValue)
-        let stage = dataContainers.appendingTrusted(
-            "\(stagePrefix)\(String(UInt64.random(in: 0...UInt64.max), radix: 36))-\(app.rawValue)")
-        var machine = RestoreMachine(app: app.rawValue, files: nodes.count, bytes: part.bytes)
-        func advance(_ event: RestoreMachine.Event) {
-            do {
-                progress(try machine.handle(event))
-            } catch {
-                preconditionFailure("restore event out of order in phase \(error.phase)")
-            }
-        }
-        do throws(SandboxError) {
-            try home.root.createDirectory(at: stage)
-            try home.root.setPermissions(FilePermissions(rawValue: 0o700), at: stage)
-            let stageRoot = try home.root.openSubroot(at: stage)
-            var writer = TreeWriter(root: stageRoot, repository: repository)
-            for node in nodes {
-                try lock.refreshIfDue()
-                let written = try writer.write(node)
-                if written > 0 { advance(.wrote(bytes: written)) }
-                advance(.fileDone)
-            }
-            try writer.finish()
-            advance(.staged)
-            try home.root.exchangeItems(at: live, with: stage)
-            advance(.exchanged)
-        } catch {
-            _ = try? home.root.removeItem(at: stage, recursively: true)  // roll back; `error` propagates
-            throw error
-        }
+        // The keychain to write, read before anything changes (a damaged one changes nothing).
         var notes: [String] = []
-        do throws(SandboxError) {
-            try home.root.removeItem(at: stage, recursively: true)
-        } catch {
-            notes.append(
-                "The replaced container could not be removed from '\(home.root.displayPath(of: stage))' (\(error.message)); the next restore removes it."
-            )
-        }
-        var keychainItems: Int?
+        var keychainItems: [KeychainItem]?
         if let keychain = part.keychain {
             let ids = keychain.split(separator: ",").map(String.init)
             let record: KeychainRecord
@@ -113,19 +80,76 @@ public enum Restore {
                     "The keychain of '\(app)' in snapshot \(snapshot.shortID) cannot be read: \(error).")
             }
             let (items, note) = try record.itemsToRestore(on: home, app: app)
-            if let items {
-                try storeCall { () throws(StoreError) in
-                    try KeychainBackupAccess.replaceItems(items, home: home, app: app)
-                }
-                keychainItems = items.count
-            }
+            keychainItems = items
             if let note { notes.append(note) }
+        }
+        try KeychainRollback.recover(app: app, in: home)
+        let live = dataContainers.appendingTrusted(app.rawValue)
+        let stageName = "\(stagePrefix)\(String(UInt64.random(in: 0...UInt64.max), radix: 36))-\(app.rawValue)"
+        let stage = dataContainers.appendingTrusted(stageName)
+        var machine = RestoreMachine(app: app.rawValue, files: nodes.count, bytes: part.bytes)
+        func advance(_ event: RestoreMachine.Event) {
+            do {
+                progress(try machine.handle(event))
+            } catch {
+                preconditionFailure("restore event out of order in phase \(error.phase)")
+            }
+        }
+        var rollback: (path: ContainerPath, record: KeychainRollback)?
+        do throws(SandboxError) {
+            try home.root.createDirectory(at: stage)
+            try home.root.setPermissions(FilePermissions(rawValue: 0o700), at: stage)
+            let stageRoot = try home.root.openSubroot(at: stage)
+            var writer = TreeWriter(root: stageRoot, repository: repository)
+            for node in nodes {
+                try lock.refreshIfDue()
+                let written = try writer.write(node)
+                if written > 0 { advance(.wrote(bytes: written)) }
+                advance(.fileDone)
+            }
+            try writer.finish()
+            advance(.staged)
+            // The keychain just before the exchange, with a record to roll it back by (see
+            // KeychainRollback): the exchange is the one commit point of both.
+            if let keychainItems {
+                rollback = try KeychainRollback.record(app: app, stageNamed: stageName, in: home)
+                try storeCall { () throws(StoreError) in
+                    try KeychainBackupAccess.replaceItems(keychainItems, home: home, app: app)
+                }
+            }
+            try home.root.exchangeItems(at: live, with: stage)
+        } catch {
+            // Roll back; `error` propagates. A rollback that fails here is done by the next
+            // restore or backup (the record stays).
+            if let rollback, (try? rollback.record.rollBack(app: app, in: home)) != nil {
+                _ = try? home.root.removeItem(at: rollback.path)
+            }
+            _ = try? home.root.removeItem(at: stage, recursively: true)
+            throw error
+        }
+        advance(.exchanged)
+        do throws(SandboxError) {
+            if let rollback { try home.root.removeItem(at: rollback.path) }
+            try home.root.removeItem(at: stage, recursively: true)
+        } catch {
+            notes.append(
+                "The replaced container could not be removed from '\(home.root.displayPath(of: stage))' (\(error.message)); the next restore removes it."
+            )
         }
         advance(.keychainDone)
         return RestoreReport(
             snapshot: snapshot.id, app: app.rawValue, files: nodes.count, bytes: part.bytes,
-            keychainItems: keychainItems,
+            keychainItems: keychainItems?.count,
             notes: notes)
+    }
+
+    /// Finishes what killed restores of `app` left: puts the old keychain back where a restore was
+    /// killed between writing the keychain and the exchange, and removes staging directories.
+    ///
+    /// - Throws: ``/SandboxCore/SandboxError/Code/corrupt`` for a rollback record that cannot be
+    ///   read; keychain and file-system errors.
+    public static func recoverInterrupted(app: AppIdentifier, in home: SandboxHome) throws(SandboxError) {
+        try KeychainRollback.recover(app: app, in: home)
     }
 
     /// Removes the staging directories of restores of `app` that were killed.
