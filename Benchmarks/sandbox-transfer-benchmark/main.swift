@@ -149,9 +149,11 @@ if runs("small") {
         let (time, cpu) = try await timeSession()
         smallRows[0].times.append(time)
         smallRows[0].cpu.append(cpu)
+        // `--auto-save-interval=0`: no `.aria2` control file per download, created then deleted (it
+        // was as slow as the downloads, and its deletions slowed every tool's creations after it).
         let aria = try measure([
             "aria2c", "-q", "-i", scratch + "/list.txt", "-j", "8", "--file-allocation=none", "--allow-overwrite=true",
-            "-d", scratch + "/aria-small-\(run)",
+            "--auto-save-interval=0", "-d", scratch + "/aria-small-\(run)",
         ])
         if aria.status == 0 {
             smallRows[1].times.append(aria.seconds)
