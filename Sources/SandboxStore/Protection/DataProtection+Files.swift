@@ -9,6 +9,9 @@ extension DataProtection {
     /// readers see the old file or the new one, never a part (``/SandboxCore/WriteOptions/atomic`` is implied).
     ///
     /// - Parameters:
+    ///   - bytes: the new contents.
+    ///   - path: the file to create or replace, relative to `root`.
+    ///   - root: the container's root (``/Sandbox/Container/root``).
     ///   - protection: the class; `nil`: the default class of the file's folder
     ///     (``setDefaultProtection(_:forDirectoryAt:in:)``), and a plain, unencrypted file when the
     ///     folder has none.
