@@ -100,6 +100,13 @@ extension IOChannel {
         fromOffset offset: Int64 = 0, length: Int64 = .max, maximumSize: Int = ConfinedRoot.defaultMaximumReadSize
     ) async throws(SandboxError) -> DataRegions {
         guard maximumSize >= 0 else { throw .negative("maximumSize", Int64(maximumSize), path: path) }
+        // A small range all in the page cache: read on this thread, without the parts' sequence
+        // (a quarter of a cached 4 KiB read's cost went to making and collecting it).
+        if kind == .randomAccess, access.canRead, offset >= 0, length >= 0, length <= Int64(maximumSize),
+            let part = readCached(atOffset: offset, length: Int(Swift.min(length, Int64(Self.cachedReadLimit) + 1)))
+        {
+            return part.data
+        }
         let limited = Int64(maximumSize) < length ? Int64(maximumSize) + 1 : length
         let data = try await read(fromOffset: offset, length: limited).collect()
         guard data.count <= maximumSize else {
