@@ -8,25 +8,36 @@ import Sandbox
 /// shared by every process of the user and never written to disk, one `user` key per class named
 /// `sandbox-protection:<home digest>:<class>`. A reboot empties it, as it forgets iOS's class keys.
 ///
-/// Where the kernel has no keyring (`keyctl` fails with `ENOSYS`), the keys go to 0600 files in a
-/// 0700 folder under `$XDG_RUNTIME_DIR` (a tmpfs: memory, emptied at logout and reboot).
+/// Where the kernel has no keyring, or refuses it (`keyctl` fails: `ENOSYS`, or `EPERM` under a
+/// seccomp filter such as Docker's default one), the keys go to 0600 files in a 0700 folder of this
+/// user on a tmpfs: under `$XDG_RUNTIME_DIR`, else `/dev/shm` (memory, emptied at reboot). Setting
+/// `SANDBOX_UNLOCKED_KEYS_DIR` to a folder chooses that folder instead of the keyring.
 struct UnlockedKeys: Sendable {
     /// The prefix of every key of this sandbox home: a digest of its location.
     let prefix: String
     /// `nil`: the keyring; otherwise the fallback folder.
     let fallbackDirectory: String?
-    /// Why neither is usable (no keyring, no `XDG_RUNTIME_DIR`); reported when a key is needed, so
-    /// that a device without a passcode, which needs none, works anyway.
+    /// Why neither is usable (no keyring, no tmpfs folder); reported when a key is needed, so that
+    /// a device without a passcode, which needs none, works anyway.
     let unusable: String?
 
     init(home: SandboxHome) {
         let digest = SHA256.hash(data: Array(home.location.utf8)).prefix(12).map { String(format: "%02x", $0) }.joined()
         prefix = "sandbox-protection:\(digest):"
-        if csb_keyring_probe() == 0 {
+        let folderName = "sandbox-protection-\(geteuid())-\(digest)"
+        let environment = ProcessInfo.processInfo.environment
+        var isDirectory: ObjCBool = false
+        if let chosen = environment["SANDBOX_UNLOCKED_KEYS_DIR"], chosen.hasPrefix("/") {
+            fallbackDirectory = chosen + "/" + folderName
+            unusable = nil
+        } else if csb_keyring_probe() == 0 {
             fallbackDirectory = nil
             unusable = nil
-        } else if let runtime = ProcessInfo.processInfo.environment["XDG_RUNTIME_DIR"], runtime.hasPrefix("/") {
-            fallbackDirectory = runtime + "/" + prefix.replacingOccurrences(of: ":", with: "-")
+        } else if let runtime = environment["XDG_RUNTIME_DIR"], runtime.hasPrefix("/") {
+            fallbackDirectory = runtime + "/" + folderName
+            unusable = nil
+        } else if FileManager.default.fileExists(atPath: "/dev/shm", isDirectory: &isDirectory), isDirectory.boolValue {
+            fallbackDirectory = "/dev/shm/" + folderName
             unusable = nil
         } else {
             fallbackDirectory = nil
@@ -38,15 +49,33 @@ struct UnlockedKeys: Sendable {
         guard let unusable else { return }
         throw StoreError(
             StoreError.Code(.unsupported),
-            "The kernel has no user keyring (\(unusable)) and XDG_RUNTIME_DIR is not set, so an unlocked device's class keys have nowhere to live outside the disk. Set XDG_RUNTIME_DIR to a tmpfs folder of this user."
+            "The kernel has no user keyring (\(unusable)), XDG_RUNTIME_DIR is not set and there is no /dev/shm, so an unlocked device's class keys have nowhere to live outside the disk. Set SANDBOX_UNLOCKED_KEYS_DIR (or XDG_RUNTIME_DIR) to a tmpfs folder of this user."
         )
+    }
+
+    /// The fallback folder, made if `create`, once it is known to be this user's alone: a folder
+    /// someone else made (or replaced by a link) would hand them the keys, or feed us theirs.
+    private func privateFolder(_ folder: String, create: Bool) throws(StoreError) -> Bool {
+        if create && mkdir(folder, 0o700) != 0 && errno != EEXIST { throw failure("mkdir", folder) }
+        var info = stat()
+        guard lstat(folder, &info) == 0 else {
+            if errno == ENOENT && !create { return false }
+            throw failure("lstat", folder)
+        }
+        guard info.st_mode & S_IFMT == S_IFDIR, info.st_uid == geteuid(), info.st_mode & 0o077 == 0 else {
+            throw StoreError(
+                StoreError.Code(.permissionDenied),
+                "The folder '\(folder)' for unlocked class keys is not a 0700 folder of this user; it was not used. Remove it, then unlock again.",
+                path: folder)
+        }
+        return true
     }
 
     /// Keeps `key` as the unlocked key of `protection`, replacing the one kept.
     func store(_ key: [UInt8], for protection: ProtectionClass) throws(StoreError) {
         try requireUsable()
         if let folder = fallbackDirectory {
-            if mkdir(folder, 0o700) != 0 && errno != EEXIST { throw failure("mkdir", folder) }
+            _ = try privateFolder(folder, create: true)
             let file = folder + "/" + protection.rawValue
             let fd = open(file, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0o600)
             guard fd >= 0 else { throw failure("open", file) }
@@ -64,6 +93,7 @@ struct UnlockedKeys: Sendable {
         try requireUsable()
         var buffer = [UInt8](repeating: 0, count: 64)
         if let folder = fallbackDirectory {
+            guard try privateFolder(folder, create: false) else { return nil }
             let file = folder + "/" + protection.rawValue
             let fd = open(file, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
             guard fd >= 0 else {

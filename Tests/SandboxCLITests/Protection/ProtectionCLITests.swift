@@ -69,6 +69,75 @@ struct ProtectionCLITests {
     }
 }
 
+/// The same lock cycle with the keys in files (`SANDBOX_UNLOCKED_KEYS_DIR`), as where the kernel
+/// has no keyring or a seccomp filter refuses `keyctl`.
+@Suite("Data protection without the keyring")
+struct UnlockedKeyFilesCLITests {
+    @Test("keys live in a 0700 folder of 0600 files; lock removes complete's, restart all")
+    func keyFiles() async throws {
+        try await CLI.withTemporary { cli in
+            let keys = cli.scratch + "/keys"
+            try FileManager.default.createDirectory(atPath: keys, withIntermediateDirectories: false)
+            let environment = ["SANDBOX_HOME": cli.home, "SANDBOX_UNLOCKED_KEYS_DIR": keys]
+            func run(_ input: String, _ arguments: String...) async throws -> ProgramOutput {
+                try await CLI.program.run(
+                    arguments, environment: environment, input: Array(input.utf8), outputIn: cli.scratch)
+            }
+            #expect(try await run("", "create", ProtectionCLITests.app).status == 0)
+            #expect(try await run("\n2468\n", "passcode", "set").status == 0)
+            let write = try await run(
+                "secret\n", "write", ProtectionCLITests.app, "Documents/s", "--protection", "complete")
+            #expect(write.status == 0, "\(write.stderr)")
+            let folder = try #require(try FileManager.default.contentsOfDirectory(atPath: keys).first)
+            let classes = try FileManager.default.contentsOfDirectory(atPath: keys + "/" + folder).sorted()
+            #expect(classes == ["complete", "complete-unless-open", "until-first-user-authentication"])
+            let mode = try FileManager.default.attributesOfItem(atPath: keys + "/" + folder + "/complete")[
+                .posixPermissions]
+            #expect(mode as? Int == 0o600)
+            #expect(try await run("", "cat", ProtectionCLITests.app, "Documents/s").stdout == "secret\n")
+            #expect(try await run("", "lock").status == 0)
+            let locked = try await run("", "cat", ProtectionCLITests.app, "Documents/s")
+            #expect(locked.stderr.contains("[protected-data-unavailable]"), "\(locked.stderr)")
+            #expect(try await run("2468\n", "unlock").status == 0)
+            #expect(try await run("", "cat", ProtectionCLITests.app, "Documents/s").stdout == "secret\n")
+            #expect(try await run("", "restart").status == 0)
+            #expect(try FileManager.default.contentsOfDirectory(atPath: keys + "/" + folder).isEmpty)
+        }
+    }
+}
+
+/// A key folder someone else could read or fill is refused, never used.
+@Suite("Data protection: a key folder that is not private")
+struct SharedKeyFolderCLITests {
+    @Test("a 0755 folder where the keys would go is permission-denied, and nothing is written in it")
+    func refused() async throws {
+        try await CLI.withTemporary { cli in
+            let keys = cli.scratch + "/keys"
+            try FileManager.default.createDirectory(atPath: keys, withIntermediateDirectories: false)
+            let environment = ["SANDBOX_HOME": cli.home, "SANDBOX_UNLOCKED_KEYS_DIR": keys]
+            let program = try CLI.program
+            #expect(
+                try await program.run(
+                    ["create", ProtectionCLITests.app], environment: environment, outputIn: cli.scratch
+                ).status == 0)
+            // The first run makes the key folder; widen it, as another user's planted folder would be.
+            let first = try await program.run(
+                ["passcode", "set"], environment: environment, input: Array("\n1\n".utf8), outputIn: cli.scratch)
+            #expect(first.status == 0, "\(first.stderr)")
+            let folder = keys + "/" + (try #require(try FileManager.default.contentsOfDirectory(atPath: keys).first))
+            for file in try FileManager.default.contentsOfDirectory(atPath: folder) {
+                try FileManager.default.removeItem(atPath: folder + "/" + file)
+            }
+            try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: folder)
+            let unlock = try await program.run(
+                ["unlock"], environment: environment, input: Array("1\n".utf8), outputIn: cli.scratch)
+            #expect(unlock.status == 1)
+            #expect(unlock.stderr.contains("[permission-denied]"), "\(unlock.stderr)")
+            #expect(try FileManager.default.contentsOfDirectory(atPath: folder).isEmpty)
+        }
+    }
+}
+
 extension CLI {
     /// Runs `sandbox ARGUMENTS…` with `input` on standard input.
     func input(_ input: String, _ arguments: String...) async throws -> ProgramOutput {
