@@ -8,7 +8,7 @@ import SandboxCore
 enum FileSystemSync {
     /// Makes everything written to the file system of `hostPath` durable.
     ///
-    /// - Throws: ``SandboxCore/SandboxError/Code/io`` when the flush fails (a device error), and
+    /// - Throws: ``/SandboxCore/SandboxError/Code/io`` when the flush fails (a device error), and
     ///   the errors of opening the directory.
     static func synchronize(directoryAt hostPath: String) throws(SandboxError) {
         let fd = open(hostPath, O_RDONLY | O_DIRECTORY | O_CLOEXEC)

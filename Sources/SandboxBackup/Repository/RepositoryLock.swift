@@ -57,7 +57,7 @@ struct LockRecord: Codable, Sendable {
     var holder: String { "a \(operation) (pid \(pid) on \(hostname), since \(time))" }
 }
 
-/// A held repository lock; ``release()`` removes it.
+/// A held repository lock; `release()` removes it.
 ///
 /// Two kinds, as restic has them:
 /// - **exclusive** (`locks/exclusive`): a backup or a prune. Two never run together (a prune could
@@ -73,7 +73,7 @@ struct LockRecord: Codable, Sendable {
 /// least one sees the other (both may, and both back off). What it does not guarantee: on object
 /// storage the lock is advisory and rests on read-after-write consistency (AWS S3 and Ceph give
 /// it) and on clocks that roughly agree (a lock on another host is judged by its expiry); a holder
-/// paused for longer than ``lifetime`` (a suspended laptop) can lose its lock to another host
+/// paused for longer than `lifetime` (a suspended laptop) can lose its lock to another host
 /// without knowing.
 public final class RepositoryLock: Sendable {
     /// How long a lock holds without a refresh before another host may take it over.
@@ -93,7 +93,7 @@ public final class RepositoryLock: Sendable {
 
     /// Takes the exclusive lock of `storage` for a backup, taking over a stale one.
     ///
-    /// - Throws: ``SandboxCore/SandboxError/Code/repositoryLocked`` naming the holder.
+    /// - Throws: ``/SandboxCore/SandboxError/Code/repositoryLocked`` naming the holder.
     static func acquire(_ storage: any RepositoryStorage, operation: String) throws(SandboxError) -> RepositoryLock {
         let mine = LockRecord.current(operation: operation)
         let bytes = RepositoryJSON.encode(mine)
@@ -118,7 +118,7 @@ public final class RepositoryLock: Sendable {
     /// Takes the exclusive lock for a prune: as ``acquire(_:operation:)``, and then refused while
     /// a check or a restore holds a shared lock.
     ///
-    /// - Throws: ``SandboxCore/SandboxError/Code/repositoryLocked`` naming the holder.
+    /// - Throws: ``/SandboxCore/SandboxError/Code/repositoryLocked`` naming the holder.
     static func acquireForPrune(_ storage: any RepositoryStorage) throws(SandboxError) -> RepositoryLock {
         let lock = try acquire(storage, operation: "prune")
         do throws(SandboxError) {
@@ -145,7 +145,7 @@ public final class RepositoryLock: Sendable {
     /// Takes a shared lock for a check or a restore: refused while a prune holds the exclusive
     /// lock (a backup's is no obstacle).
     ///
-    /// - Throws: ``SandboxCore/SandboxError/Code/repositoryLocked`` naming the prune.
+    /// - Throws: ``/SandboxCore/SandboxError/Code/repositoryLocked`` naming the prune.
     static func acquireShared(
         _ storage: any RepositoryStorage, operation: String
     ) throws(SandboxError) -> RepositoryLock {
@@ -172,7 +172,7 @@ public final class RepositoryLock: Sendable {
 
     /// The record of lock `name`, or `nil` when there is none.
     ///
-    /// - Throws: ``SandboxCore/SandboxError/Code/repositoryLocked`` for a lock that cannot be read
+    /// - Throws: ``/SandboxCore/SandboxError/Code/repositoryLocked`` for a lock that cannot be read
     ///   (a foreign file: refused rather than guessed at).
     static func holder(of name: ObjectName, in storage: any RepositoryStorage) throws(SandboxError) -> LockRecord? {
         let bytes: [UInt8]

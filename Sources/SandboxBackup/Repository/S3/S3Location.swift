@@ -37,7 +37,7 @@ public struct S3Location: Sendable, Hashable, CustomStringConvertible {
 
     /// Parses `s3://bucket[/prefix]` and reads the rest from `environment`.
     ///
-    /// - Throws: ``SandboxCore/SandboxError/Code/invalidArgument`` for a malformed address, a
+    /// - Throws: ``/SandboxCore/SandboxError/Code/invalidArgument`` for a malformed address, a
     ///   missing key, or an endpoint that is not `http://` or `https://`.
     public static func parse(_ repository: String, environment: [String: String]) throws(SandboxError) -> S3Location {
         guard isS3(repository) else {
