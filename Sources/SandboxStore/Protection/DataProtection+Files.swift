@@ -50,13 +50,43 @@ extension DataProtection {
     public func readContents(
         of path: ContainerPath, in root: ConfinedRoot, maximumSize: Int = ConfinedRoot.defaultMaximumReadSize
     ) throws(StoreError) -> [UInt8] {
+        try readContents(of: path, in: root, range: nil, maximumSize: maximumSize)
+    }
+
+    /// The bytes `range` of the contents of the file at `path` (fewer past its end), decrypted when
+    /// it is protected: only the 64 KiB segments that hold them are read and authenticated.
+    ///
+    /// - Parameters:
+    ///   - path: the file, relative to `root`.
+    ///   - root: the container's root.
+    ///   - range: offsets in the plaintext; must not be negative.
+    /// - Throws: as ``readContents(of:in:maximumSize:)``, and ``StoreError/Code/invalidValue`` for a
+    ///   negative `range`.
+    public func readContents(
+        of path: ContainerPath, in root: ConfinedRoot, range: Range<Int>
+    ) throws(StoreError)
+        -> [UInt8]
+    {
+        guard range.lowerBound >= 0 else {
+            throw StoreError(.invalidValue, "The range \(range) of '\(path)' starts before the file.")
+        }
+        return try readContents(of: path, in: root, range: range, maximumSize: range.count)
+    }
+
+    private func readContents(
+        of path: ContainerPath, in root: ConfinedRoot, range: Range<Int>?, maximumSize: Int
+    ) throws(StoreError) -> [UInt8] {
         let start = try fileSystem { () throws(SandboxError) in
             try root.withFile(at: path) { file throws(SandboxError) in
                 Array(try file.read(upToCount: ProtectedFileFormat.maximumHeaderSize, atOffset: 0))
             }
         }
         guard ProtectedFileFormat.isProtected(start) else {
-            return try fileSystem { () throws(SandboxError) in try root.readContents(of: path, maximumSize: maximumSize)
+            return try fileSystem { () throws(SandboxError) in
+                guard let range else { return try root.readContents(of: path, maximumSize: maximumSize) }
+                return try root.withFile(at: path) { file throws(SandboxError) in
+                    Array(try file.read(upToCount: range.count, atOffset: Int64(range.lowerBound)))
+                }
             }
         }
         let header = try ProtectedFileFormat.header(of: start, path: path.description)
@@ -67,13 +97,15 @@ extension DataProtection {
             (Int(try file.size()), try file.withUnsafeDescriptor { $0 })
         }
         let segments = (maximumSize + header.segmentSize - 1) / header.segmentSize + 1
-        guard size <= header.bytes.count + maximumSize + segments * ProtectedFileFormat.tagSize else {
+        guard range != nil || size <= header.bytes.count + maximumSize + segments * ProtectedFileFormat.tagSize else {
             throw StoreError(
                 StoreError.Code(.fileTooLarge),
                 "The protected file '\(path)' holds more than \(maximumSize) bytes; read it with a larger limit.",
                 path: path.description)
         }
-        return try ProtectedFileFormat.open(size: size, header: header, fileKey: fileKey, path: path.description) {
+        return try ProtectedFileFormat.open(
+            size: size, header: header, fileKey: fileKey, path: path.description, range: range
+        ) {
             (offset, buffer) throws(StoreError) in
             try Self.readFully(descriptor, into: buffer, at: offset, path: path.description)
         }

@@ -133,18 +133,24 @@ enum ProtectedFileFormat {
     ///
     /// - Throws: ``StoreError/Code/corrupt`` when a segment fails authentication, is missing, out
     ///   of order or truncated: no byte of a damaged file is returned; what `read` throws.
+    ///
+    /// With `range`, only the segments that hold those plaintext bytes are read and opened (the
+    /// last segment is still known by its position, so a truncated file is still refused when its
+    /// end is read); bytes past the end are not returned.
     static func open(
-        size: Int, header: Header, fileKey: SymmetricKey, path: String,
+        size: Int, header: Header, fileKey: SymmetricKey, path: String, range: Range<Int>? = nil,
         read: (Int, UnsafeMutableRawBufferPointer) throws(StoreError) -> Int
     ) throws(StoreError) -> [UInt8] {
         let sealedSize = header.segmentSize + tagSize
         let body = size - header.bytes.count
         let count = max(1, (body + sealedSize - 1) / sealedSize)
+        let first = range.map { min(count, $0.lowerBound / header.segmentSize) } ?? 0
+        let end = range.map { min(count, ($0.upperBound + header.segmentSize - 1) / header.segmentSize) } ?? count
         var output: [UInt8] = []
-        output.reserveCapacity(body)
+        output.reserveCapacity(range?.count ?? body)
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: sealedSize, alignment: 64)
         defer { buffer.deallocate() }
-        for index in 0..<count {
+        for index in first..<max(first, end) {
             let start = header.bytes.count + index * sealedSize
             let length = min(size, start + sealedSize) - start
             guard length >= tagSize else {
@@ -167,7 +173,10 @@ enum ProtectedFileFormat {
                 )
             }
         }
-        return output
+        guard let range else { return output }
+        let skip = range.lowerBound - first * header.segmentSize
+        guard skip < output.count else { return [] }
+        return Array(output[skip..<min(output.count, skip + range.count)])
     }
 
     private static func segmentNonce(prefix: [UInt8], index: Int, final: Bool) throws(StoreError) -> AES.GCM.Nonce {

@@ -83,6 +83,37 @@ struct ProtectedFileCorruptionTests {
         }
     }
 
+    @Test("random reads open only the segments they need, and still catch a truncated end")
+    func ranges() throws {
+        try ProtectionFixture.with { f in
+            try f.protection.write(Self.contents, to: Self.path, in: f.root, protection: .complete)
+            let cases = [
+                0..<10, 65_530..<65_550, 100_000..<200_000, 229_000..<229_376, 229_370..<300_000, 400_000..<400_010,
+            ]
+            for range in cases {
+                let expected = Array(
+                    Self.contents[
+                        min(range.lowerBound, Self.contents.count)..<min(range.upperBound, Self.contents.count)])
+                #expect(try f.protection.readContents(of: Self.path, in: f.root, range: range) == expected, "\(range)")
+            }
+            var raw = try f.rawBytes(Self.path.description)
+            raw[Self.headerSize + 3 * Self.sealedSegment + 7] ^= 1  // damage the last segment only
+            try f.replaceRawBytes(Self.path.description, raw)
+            #expect(
+                try f.protection.readContents(of: Self.path, in: f.root, range: 0..<100)
+                    == Array(Self.contents[0..<100]))
+            f.expect(.corrupt) {
+                _ = try f.protection.readContents(of: Self.path, in: f.root, range: 229_000..<229_010)
+            }
+            raw.removeSubrange((Self.headerSize + 3 * Self.sealedSegment)...)  // cut at a boundary
+            try f.replaceRawBytes(Self.path.description, raw)
+            f.expect(.corrupt) {
+                _ = try f.protection.readContents(of: Self.path, in: f.root, range: 150_000..<150_010)
+            }
+            f.expect(.invalidValue) { _ = try f.protection.readContents(of: Self.path, in: f.root, range: -1..<3) }
+        }
+    }
+
     @Test("an empty file round-trips as one empty final segment")
     func empty() throws {
         try ProtectionFixture.with { f in
