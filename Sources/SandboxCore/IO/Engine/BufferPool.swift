@@ -18,20 +18,24 @@ final class BufferPool: Sendable {
         let base: UnsafeMutableRawPointer
     }
 
+    /// The spare buffers by size class: index 0 holds 4 KiB buffers, index 1 8 KiB, and so on (an
+    /// array, not a dictionary: hashing the size was a visible part of a 4 KiB read's cost).
     private struct Spare {
-        var bySize: [Int: [SpareBuffer]] = [:]
+        var bySize: [[SpareBuffer]]
         var cachedBytes = 0
     }
 
     init(maximumPooledSize: Int = 1 << 20, cacheLimit: Int = 32 << 20) {
         self.maximumPooledSize = max(Self.smallestSize, maximumPooledSize)
         self.cacheLimit = cacheLimit
-        spare = Mutex(Spare())
+        // One list per size class up to the largest that fits in `maximumPooledSize`.
+        let largest = 1 << (Int.bitWidth - 1 - self.maximumPooledSize.leadingZeroBitCount)
+        spare = Mutex(Spare(bySize: Array(repeating: [], count: Self.index(of: largest) + 1)))
     }
 
     deinit {
         spare.withLock { spare in
-            for pointers in spare.bySize.values {
+            for pointers in spare.bySize {
                 for pointer in pointers { pointer.base.deallocate() }
             }
         }
@@ -43,8 +47,9 @@ final class BufferPool: Sendable {
         guard size <= maximumPooledSize else {
             return ByteStorage(allocating: max(minimumCapacity, 1))
         }
+        let index = Self.index(of: size)
         let reused = spare.withLock { spare -> SpareBuffer? in
-            guard let pointer = spare.bySize[size]?.popLast() else { return nil }
+            guard let pointer = spare.bySize[index].popLast() else { return nil }
             spare.cachedBytes -= size
             return pointer
         }
@@ -55,9 +60,10 @@ final class BufferPool: Sendable {
     /// Takes back a buffer from a ``ByteStorage`` that went away; frees it when the pool is full.
     func giveBack(_ base: UnsafeMutableRawPointer, capacity: Int) {
         let buffer = SpareBuffer(base: base)
+        let index = Self.index(of: capacity)
         let kept = spare.withLock { spare -> Bool in
-            guard spare.cachedBytes + capacity <= cacheLimit else { return false }
-            spare.bySize[capacity, default: []].append(buffer)
+            guard index < spare.bySize.count, spare.cachedBytes + capacity <= cacheLimit else { return false }
+            spare.bySize[index].append(buffer)
             spare.cachedBytes += capacity
             return true
         }
@@ -66,6 +72,11 @@ final class BufferPool: Sendable {
 
     /// Bytes held in spare buffers now.
     var cachedBytes: Int { spare.withLock { $0.cachedBytes } }
+
+    /// The position of size class `size` (a power of two from ``smallestSize``) in the spare lists.
+    private static func index(of size: Int) -> Int {
+        size.trailingZeroBitCount - smallestSize.trailingZeroBitCount
+    }
 
     static func sizeClass(for count: Int) -> Int {
         guard count > smallestSize else { return smallestSize }
