@@ -38,7 +38,10 @@ public enum Backup {
         defer { _ = try? lock.release() }  // a failed release leaves a stale lock the next run takes over
         let scratch = try ScratchDirectory()
         defer { scratch.remove() }
-        var run = BackupRun(repository: repository, home: home, scratch: scratch, progress: progress)
+        let writer = BlobWriter(repository: repository)
+        defer { writer.stop() }
+        var run = BackupRun(
+            repository: repository, home: home, scratch: scratch, writer: writer, progress: progress)
         try run.prepare()
         for container in containers { try run.backUp(container, refreshing: lock) }
         return try run.finish(apps: apps.map(\.rawValue))
@@ -50,6 +53,8 @@ struct BackupRun {
     let repository: Repository
     let home: SandboxHome
     let scratch: ScratchDirectory
+    /// Seals and stores file chunks on other threads (the second core).
+    let writer: BlobWriter
     let progress: (BackupProgress) -> Void
     let chunker: ContentChunker
     var machine = BackupMachine()
@@ -62,12 +67,13 @@ struct BackupRun {
     let started = Date()
 
     init(
-        repository: Repository, home: SandboxHome, scratch: ScratchDirectory,
+        repository: Repository, home: SandboxHome, scratch: ScratchDirectory, writer: BlobWriter,
         progress: @escaping (BackupProgress) -> Void
     ) {
         self.repository = repository
         self.home = home
         self.scratch = scratch
+        self.writer = writer
         self.progress = progress
         chunker = ContentChunker(parameters: repository.config.chunking)
     }
@@ -194,16 +200,18 @@ struct BackupRun {
         var ids: [String] = []
         var written: Int64 = 0
         let repository = repository
+        let writer = writer
         var known = known
         var newBlobs = newBlobs
         let size = try chunker.forEachChunk(of: path, in: root) { (bytes) throws(SandboxError) in
             let id = repository.blobID(of: bytes)
             if known.insert(id).inserted {
-                written += Int64(try repository.storeBlob(bytes, id: id))
+                try writer.enqueue(bytes, id: id)
                 newBlobs[id] = bytes.count
             }
             ids.append(id)
         }
+        written = writer.takeWritten()
         self.known = known
         self.newBlobs = newBlobs
         node.chunks = ids
@@ -245,11 +253,12 @@ struct BackupRun {
     }
 
     mutating func finish(apps: [String]) throws(SandboxError) -> BackupReport {
-        var indexBytes: Int64 = 0
+        try writer.drain()  // every blob stored before anything refers to it
+        var indexBytes = writer.takeWritten()
         try repository.storage.synchronize()  // the blobs are durable before anything refers to them
         if !newBlobs.isEmpty {
             let id = try repository.storeRecord(IndexRecord(blobs: newBlobs), kind: .index)
-            indexBytes = try repository.storage.size(of: ObjectName(.index, id)) ?? 0
+            indexBytes += try repository.storage.size(of: ObjectName(.index, id)) ?? 0
         }
         advance(.indexWritten(bytesWritten: indexBytes))
         let record = SnapshotRecord(
