@@ -70,6 +70,18 @@ let package = Package(
             path: "sandbox-transfer-benchmark",
             swiftSettings: swiftSettings
         ),
+        // Background downloads through sandboxd against the foreground session, curl and aria2c.
+        .executableTarget(
+            name: "sandbox-background-benchmark",
+            dependencies: [
+                argumentParser, "BenchmarkSupport",
+                .product(name: "Sandbox", package: "Sandbox"),
+                .product(name: "SandboxTransfer", package: "Sandbox"),
+                .product(name: "SandboxTransferTesting", package: "Sandbox"),
+            ],
+            path: "sandbox-background-benchmark",
+            swiftSettings: swiftSettings
+        ),
         // The sharing server (`sandbox share`, run as a process) against nginx's WebDAV, with curl and wrk.
         .executableTarget(
             name: "sandbox-share-benchmark",
