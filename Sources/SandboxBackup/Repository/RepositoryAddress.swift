@@ -6,8 +6,11 @@ import SandboxCore
 public enum RepositoryAddress {
     /// The storage `address` names.
     ///
-    /// - Parameter creating: make what is missing — the directory and its layout, or the bucket —
-    ///   as a backup does; otherwise the repository must exist.
+    /// - Parameters:
+    ///   - address: a directory's path, or `s3://bucket/prefix`.
+    ///   - creating: make what is missing — the directory and its layout, or the bucket — as a
+    ///     backup does; otherwise the repository must exist.
+    ///   - environment: where the S3 endpoint, region and keys are read (see ``S3Location``).
     /// - Throws: ``/SandboxCore/SandboxError/Code/invalidArgument`` for a malformed `s3://` address
     ///   or missing keys; ``/SandboxCore/SandboxError/Code/notFound`` for a missing directory or
     ///   bucket (when not `creating`); ``/SandboxCore/SandboxError/Code/permissionDenied`` for keys

@@ -35,6 +35,7 @@ public struct S3Storage: RepositoryStorage {
     /// The repository at `location`.
     ///
     /// - Parameters:
+    ///   - location: the bucket, prefix, endpoint and keys (``S3Location/parse(_:environment:)``).
     ///   - httpClient: the client to send with; `nil`: one for the process, which retries nothing
     ///     itself and follows no redirect.
     ///   - multipartThreshold: objects larger than this go as multipart uploads (default 16 MiB:
