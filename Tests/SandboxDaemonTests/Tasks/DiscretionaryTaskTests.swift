@@ -11,7 +11,9 @@ import Testing
 @Suite(.serialized) struct DiscretionaryTaskTests {
     @Test func aDiscretionaryTaskWaitsWhileANormalOneRunsAndStartsWhenItFinishes() async throws {
         let server = try await NginxServer.start(slowRate: "256k")
-        let normal = TestData.bytes(1 << 20, seed: 41)
+        // 3 MiB at 256 KiB/s: the normal task runs ~12 s, long enough to see the other one held
+        // even when the test process is starved for a while.
+        let normal = TestData.bytes(3 << 20, seed: 41)
         let discretionary = TestData.bytes(200_000, seed: 42)
         try server.serve(normal, as: "normal.bin")
         try server.serve(discretionary, as: "later.bin")

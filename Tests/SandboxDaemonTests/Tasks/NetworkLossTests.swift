@@ -10,13 +10,15 @@ import Testing
 @Suite(.serialized, .enabled(if: NetworkNamespace.isAvailable, "needs root and iproute2"))
 struct NetworkLossTests {
     @Test func aTaskWaitsWhileTheLinkIsDownThenCompletesByteExact() async throws {
-        let payload = TestData.bytes(3 << 20, seed: 31)
+        // 8 MiB at 256 KiB/s: ~30 s before it could finish unattended, so a starved test process
+        // still takes the link down mid-transfer; the resumption (a Range request) runs unthrottled.
+        let payload = TestData.bytes(8 << 20, seed: 31)
         try await DaemonFixture.with { fixture in
             try await NetworkNamespace.with(scratch: fixture.scratch.path) { namespace in
-                let server = try await NamespacedNginx.start(in: namespace, slowRate: "512k")
+                let server = try await NamespacedNginx.start(in: namespace, slowRate: "256k")
                 try server.serve(payload, as: "big.bin")
                 let app = try fixture.startApp("net", ["submit", server.url("/slow/big.bin"), "--exit-after", "1"])
-                // Mid-transfer (some bytes seen, far from the end at 512 KiB/s) the link goes down.
+                // Mid-transfer (some bytes seen, far from the end) the link goes down.
                 #expect(await eventually(timeout: .seconds(60)) { Self.bytesSeen(app) >= 256 << 10 })
                 try await namespace.setLink(up: false)
                 let waited = await eventually(timeout: .seconds(30)) {
