@@ -30,7 +30,7 @@ enum DatabaseCopy {
 
     /// Copies the database at host path `source` to host path `destination` (a new file).
     ///
-    /// - Throws: ``SandboxCore/SandboxError/Code/corrupt`` when SQLite cannot read it.
+    /// - Throws: ``/SandboxCore/SandboxError/Code/corrupt`` when SQLite cannot read it.
     static func copy(from source: String, to destination: String, display: String) throws(SandboxError) {
         do {
             var configuration = Configuration()

@@ -22,7 +22,7 @@ public struct CheckReport: Sendable, Hashable, Codable {
 public enum Checker {
     /// Holds a shared lock of the repository throughout, so that no prune removes what it reads.
     ///
-    /// - Throws: ``/SandboxCore/SandboxError/Code/repositoryLocked`` while a prune runs; the
+    /// - Throws: ``SandboxCore/SandboxError/Code/repositoryLocked`` while a prune runs; the
     ///   storage's errors (a problem found is reported, not thrown).
     public static func check(_ repository: Repository, readingData: Bool) throws(SandboxError) -> CheckReport {
         let lock = try RepositoryLock.acquireShared(repository.storage, operation: "check")

@@ -17,9 +17,9 @@ public struct PruneReport: Sendable, Hashable, Codable {
 /// old indexes and unreferenced blobs; killed at any moment, every remaining snapshot still
 /// restores (at worst some unreferenced blobs remain, for the next prune).
 public enum Pruner {
-    /// - Throws: ``/SandboxCore/SandboxError/Code/repositoryLocked`` while a backup, prune, check or
+    /// - Throws: ``SandboxCore/SandboxError/Code/repositoryLocked`` while a backup, prune, check or
     ///   restore runs;
-    ///   ``/SandboxCore/SandboxError/Code/repositoryDamaged`` when a kept snapshot's tree cannot be
+    ///   ``SandboxCore/SandboxError/Code/repositoryDamaged`` when a kept snapshot's tree cannot be
     ///   read (nothing is removed then: its blobs might be removed wrongly).
     public static func prune(_ repository: Repository, keepingLast count: Int) throws(SandboxError) -> PruneReport {
         guard count >= 1 else {

@@ -1,7 +1,7 @@
 import Glibc
 import SandboxCore
 
-/// A repository in a directory on this machine. Every access goes through one ``ConfinedRoot``:
+/// A repository in a directory on this machine. Every access goes through one ``/SandboxCore/ConfinedRoot``:
 /// writes through its atomic publisher (`O_TMPFILE` + `linkat`; durable as ``RepositoryStorage`` says), lists
 /// through its directory reader.
 public struct LocalRepositoryStorage: RepositoryStorage {
@@ -11,7 +11,7 @@ public struct LocalRepositoryStorage: RepositoryStorage {
 
     /// The repository in the existing directory `hostPath`.
     ///
-    /// - Throws: ``SandboxCore/SandboxError/Code/notFound`` and ``SandboxCore/SandboxError/Code/notADirectory``.
+    /// - Throws: ``/SandboxCore/SandboxError/Code/notFound`` and ``/SandboxCore/SandboxError/Code/notADirectory``.
     public init(openingDirectoryAt hostPath: String) throws(SandboxError) {
         root = try ConfinedRoot(openingDirectoryAt: hostPath)
     }

@@ -14,7 +14,7 @@ public enum RepositoryAddress {
     /// - Throws: ``/SandboxCore/SandboxError/Code/invalidArgument`` for a malformed `s3://` address
     ///   or missing keys; ``/SandboxCore/SandboxError/Code/notFound`` for a missing directory or
     ///   bucket (when not `creating`); ``/SandboxCore/SandboxError/Code/permissionDenied`` for keys
-    ///   the endpoint refuses; ``/SandboxCore/SandboxError/Code/repositoryUnreachable``.
+    ///   the endpoint refuses; ``SandboxCore/SandboxError/Code/repositoryUnreachable``.
     public static func storage(
         _ address: String, creating: Bool, environment: [String: String] = ProcessInfo.processInfo.environment
     ) throws(SandboxError) -> any RepositoryStorage {

@@ -93,7 +93,7 @@ public final class RepositoryLock: Sendable {
 
     /// Takes the exclusive lock of `storage` for a backup, taking over a stale one.
     ///
-    /// - Throws: ``/SandboxCore/SandboxError/Code/repositoryLocked`` naming the holder.
+    /// - Throws: ``SandboxCore/SandboxError/Code/repositoryLocked`` naming the holder.
     static func acquire(_ storage: any RepositoryStorage, operation: String) throws(SandboxError) -> RepositoryLock {
         let mine = LockRecord.current(operation: operation)
         let bytes = RepositoryJSON.encode(mine)
@@ -118,7 +118,7 @@ public final class RepositoryLock: Sendable {
     /// Takes the exclusive lock for a prune: as ``acquire(_:operation:)``, and then refused while
     /// a check or a restore holds a shared lock.
     ///
-    /// - Throws: ``/SandboxCore/SandboxError/Code/repositoryLocked`` naming the holder.
+    /// - Throws: ``SandboxCore/SandboxError/Code/repositoryLocked`` naming the holder.
     static func acquireForPrune(_ storage: any RepositoryStorage) throws(SandboxError) -> RepositoryLock {
         let lock = try acquire(storage, operation: "prune")
         do throws(SandboxError) {
@@ -145,7 +145,7 @@ public final class RepositoryLock: Sendable {
     /// Takes a shared lock for a check or a restore: refused while a prune holds the exclusive
     /// lock (a backup's is no obstacle).
     ///
-    /// - Throws: ``/SandboxCore/SandboxError/Code/repositoryLocked`` naming the prune.
+    /// - Throws: ``SandboxCore/SandboxError/Code/repositoryLocked`` naming the prune.
     static func acquireShared(
         _ storage: any RepositoryStorage, operation: String
     ) throws(SandboxError) -> RepositoryLock {
@@ -172,7 +172,7 @@ public final class RepositoryLock: Sendable {
 
     /// The record of lock `name`, or `nil` when there is none.
     ///
-    /// - Throws: ``/SandboxCore/SandboxError/Code/repositoryLocked`` for a lock that cannot be read
+    /// - Throws: ``SandboxCore/SandboxError/Code/repositoryLocked`` for a lock that cannot be read
     ///   (a foreign file: refused rather than guessed at).
     static func holder(of name: ObjectName, in storage: any RepositoryStorage) throws(SandboxError) -> LockRecord? {
         let bytes: [UInt8]

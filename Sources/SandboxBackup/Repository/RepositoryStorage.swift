@@ -55,7 +55,7 @@ public protocol RepositoryStorage: Sendable {
     /// Stores `bytes` as `name` unless an object of that name exists.
     ///
     /// - Returns: whether the object was stored (`false`: it existed).
-    /// - Throws: ``SandboxCore/SandboxError/Code/noSpace`` and other storage failures.
+    /// - Throws: ``/SandboxCore/SandboxError/Code/noSpace`` and other storage failures.
     func putIfAbsent(_ bytes: [UInt8], as name: ObjectName) throws(SandboxError) -> Bool
 
     /// Stores `bytes` as `name`, replacing an object of that name, atomically and durably (a lock
@@ -66,7 +66,7 @@ public protocol RepositoryStorage: Sendable {
 
     /// The bytes of `name`.
     ///
-    /// - Throws: ``SandboxCore/SandboxError/Code/notFound`` when there is no such object.
+    /// - Throws: ``/SandboxCore/SandboxError/Code/notFound`` when there is no such object.
     func get(_ name: ObjectName) throws(SandboxError) -> [UInt8]
 
     /// The size of `name` in bytes, or `nil` when there is no such object.

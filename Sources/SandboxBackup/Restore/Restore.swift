@@ -37,8 +37,8 @@ public enum Restore {
     ///
     /// Holds a shared lock of the repository throughout, so that no prune removes the snapshot.
     ///
-    /// - Throws: ``/SandboxCore/SandboxError/Code/repositoryLocked`` while a prune runs;
-    ///   ``SandboxCore/SandboxError/Code/notFound`` when the app is not installed or not in
+    /// - Throws: ``SandboxCore/SandboxError/Code/repositoryLocked`` while a prune runs;
+    ///   ``/SandboxCore/SandboxError/Code/notFound`` when the app is not installed or not in
     ///   the snapshot; ``SandboxCore/SandboxError/Code/repositoryDamaged`` for a missing or damaged
     ///   blob (nothing is changed); file-system errors.
     public static func run(

@@ -55,7 +55,7 @@ struct S3Client: Sendable {
     /// Sends one request for `key` (`nil`: the bucket itself) and returns the answer, whatever its
     /// status, after retrying what can be retried.
     ///
-    /// - Throws: ``/SandboxCore/SandboxError/Code/repositoryUnreachable`` when no answer came after
+    /// - Throws: ``SandboxCore/SandboxError/Code/repositoryUnreachable`` when no answer came after
     ///   the retries, or one 429/5xx answer after another.
     func send(
         _ method: HTTPMethod, key: String?, query: [(String, String)] = [], headers extra: [(String, String)] = [],

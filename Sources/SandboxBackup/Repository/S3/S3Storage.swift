@@ -26,7 +26,7 @@ public struct S3Storage: RepositoryStorage {
     public var partSize: Int
     /// Keys a listing asks for at a time (ListObjectsV2's `max-keys`; S3 gives at most 1,000).
     public var pageSize = 1000
-    /// How many times a request is tried before ``/SandboxCore/SandboxError/Code/repositoryUnreachable``.
+    /// How many times a request is tried before ``SandboxCore/SandboxError/Code/repositoryUnreachable``.
     public var maximumAttempts: Int {
         get { client.maximumAttempts }
         set { client.maximumAttempts = max(1, newValue) }
@@ -65,7 +65,7 @@ public struct S3Storage: RepositoryStorage {
     ///
     /// - Throws: ``/SandboxCore/SandboxError/Code/notFound`` naming the bucket when it does not;
     ///   ``/SandboxCore/SandboxError/Code/permissionDenied`` for refused keys;
-    ///   ``/SandboxCore/SandboxError/Code/repositoryUnreachable``.
+    ///   ``SandboxCore/SandboxError/Code/repositoryUnreachable``.
     public func checkBucket() throws(SandboxError) {
         let probe = try probeBucket()
         guard probe.status == .ok else { throw client.failure(probe, doing: "open the bucket of", key: nil) }
@@ -80,7 +80,7 @@ public struct S3Storage: RepositoryStorage {
     /// Creates the bucket unless it exists.
     ///
     /// - Throws: ``/SandboxCore/SandboxError/Code/permissionDenied`` for refused keys;
-    ///   ``/SandboxCore/SandboxError/Code/repositoryUnreachable``.
+    ///   ``SandboxCore/SandboxError/Code/repositoryUnreachable``.
     public func createBucketIfMissing() throws(SandboxError) {
         let probe = try probeBucket()
         if probe.status == .ok { return }
