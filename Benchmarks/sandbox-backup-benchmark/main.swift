@@ -48,11 +48,11 @@ func spawn(_ arguments: [String], environment: [String: String] = [:]) -> (secon
     return (elapsed, usage.ru_maxrss)
 }
 
-/// The worker side: `worker backup|restore HOME REPO PASSWORD-FILE`.
+/// The worker side: `worker backup|restore HOME REPO PASSWORD-FILE` (REPO: a directory or `s3://bucket/prefix`).
 func worker(_ arguments: [String]) throws {
     let home = try SandboxHome(location: arguments[1])
     let password = Array(try String(contentsOfFile: arguments[3], encoding: .utf8).utf8)
-    let storage = try LocalRepositoryStorage.creatingLayout(atHostPath: arguments[2])
+    let storage = try RepositoryAddress.storage(arguments[2], creating: true)  // a directory or s3://…
     let repository = try Repository.openOrCreate(storage, password: password)
     let identifier = try AppIdentifier(app)
     switch arguments[0] {
