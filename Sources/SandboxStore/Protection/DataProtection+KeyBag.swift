@@ -86,7 +86,7 @@ extension DataProtection {
             }
         }
         let key = try derive(passcode, with: record.derivation)
-        guard ProtectionKeyBag.verifier(device: device, passcodeKey: key) == record.verifier else {
+        guard ProtectionKeyBag.verifies(record.verifier, device: device, passcodeKey: key) else {
             bag.failedAttempts += 1
             bag.lastFailure = Date()
             try save(bag)

@@ -108,12 +108,24 @@ struct ProtectionKeyBag: Codable {
 
     /// The verifier of a passcode key: an HMAC under a key from the device key and the passcode key.
     static func verifier(device: SymmetricKey, passcodeKey: SymmetricKey) -> Data {
+        Data(HMAC<SHA256>.authenticationCode(for: verifiedMessage, using: verifierKey(device, passcodeKey)))
+    }
+
+    /// Whether `passcodeKey` is the one `verifier` was made with, compared in constant time (a
+    /// comparison that stops at the first differing byte tells how much of a guess was right).
+    static func verifies(_ verifier: Data, device: SymmetricKey, passcodeKey: SymmetricKey) -> Bool {
+        HMAC<SHA256>.isValidAuthenticationCode(
+            verifier, authenticating: verifiedMessage, using: verifierKey(device, passcodeKey))
+    }
+
+    private static let verifiedMessage = Array("passcode".utf8)
+
+    private static func verifierKey(_ device: SymmetricKey, _ passcodeKey: SymmetricKey) -> SymmetricKey {
         var material = device.withUnsafeBytes { Array($0) }
         material += passcodeKey.withUnsafeBytes { Array($0) }
-        let key = HKDF<SHA256>.deriveKey(
+        return HKDF<SHA256>.deriveKey(
             inputKeyMaterial: SymmetricKey(data: material), info: Array("sandbox passcode verifier".utf8),
             outputByteCount: 32)
-        return Data(HMAC<SHA256>.authenticationCode(for: Array("passcode".utf8), using: key))
     }
 
     /// How long to wait after `failures` wrong passcodes, as iOS: none for 4, then 1 min, 5 min,
