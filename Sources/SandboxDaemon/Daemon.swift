@@ -75,9 +75,18 @@ actor Daemon {
     /// Forgets a client whose connection ended.
     func disconnected(_ client: ClientHandle) {
         clients[client.id] = nil
-        if let key = client.attachedSession, attached[key] === client { attached[key] = nil }
         touch()
         logger.info("client \(client.id) disconnected")
+        guard let key = client.attachedSession, attached[key] === client else { return }
+        attached[key] = nil
+        // Events that completed while the app was attached but that it never acknowledged (it
+        // was killed before it could) are ready now that it is gone: relaunch it for them, as a
+        // completion in its absence would.
+        do throws(TransferError) {
+            if try !queue.pending(for: key).isEmpty { relaunchIfReady(key) }
+        } catch {
+            logger.error("The queued events of \(key) could not be read: \(error)")
+        }
     }
 
     /// The client attached to `key`, if any.

@@ -24,6 +24,10 @@ struct Endpoint: Hashable, Sendable, CustomStringConvertible {
 /// suspended (its partial file kept; resuming continues it in a new run, whose retry budget is
 /// whole: waiting never counts as a failed attempt); a task that goes into waiting for
 /// connectivity is reported once per wait (iOS's `taskIsWaitingForConnectivity`).
+///
+/// With ``waitsForFirstProbe``, a task that waits for connectivity does not start before its
+/// endpoint has been probed once: a task added while the machine is already offline then waits
+/// without a first attempt that fails and costs a retry.
 struct SchedulerMachine: Sendable {
     /// How a task waits.
     struct Policy: Sendable, Hashable {
@@ -35,7 +39,8 @@ struct SchedulerMachine: Sendable {
     }
 
     enum Phase: Sendable, Hashable {
-        /// Added, not yet decided.
+        /// Added, not yet decided (or, with ``SchedulerMachine/waitsForFirstProbe``, its endpoint
+        /// not probed yet).
         case new
         case running
         case waitingForConnectivity
@@ -62,8 +67,15 @@ struct SchedulerMachine: Sendable {
     /// The references in the order they were added: actions come in that order.
     private var order: [TaskReference] = []
     private var unreachable: Set<Endpoint> = []
+    /// Endpoints with a probe result, while a task uses them.
+    private var probed: Set<Endpoint> = []
+    /// Whether a waiting-capable task is held until its endpoint's first probe result: only when
+    /// someone probes (the daemon's ``NetworkMonitor`` runs), or such tasks would never start.
+    let waitsForFirstProbe: Bool
 
-    init() {}
+    init(waitsForFirstProbe: Bool = false) {
+        self.waitsForFirstProbe = waitsForFirstProbe
+    }
 
     /// The task's phase, `nil` when it is not scheduled.
     func phase(of task: TaskReference) -> Phase? { entries[task]?.phase }
@@ -85,7 +97,9 @@ struct SchedulerMachine: Sendable {
         guard entries.removeValue(forKey: task) != nil else { return [] }
         order.removeAll { $0 == task }
         // What is known of endpoints no task uses any more is dropped (a new task probes again).
-        unreachable = unreachable.filter { endpoint in entries.values.contains { $0.endpoint == endpoint } }
+        let used = Set(entries.values.map(\.endpoint))
+        unreachable.formIntersection(used)
+        probed.formIntersection(used)
         return settle()
     }
 
@@ -95,6 +109,7 @@ struct SchedulerMachine: Sendable {
         case .reachable: unreachable.remove(endpoint)
         case .unreachable: unreachable.insert(endpoint)
         }
+        if entries.values.contains(where: { $0.endpoint == endpoint }) { probed.insert(endpoint) }
         return settle()
     }
 
@@ -121,6 +136,10 @@ struct SchedulerMachine: Sendable {
     }
 
     private func connectivityPhase(_ entry: Entry) -> Phase? {
-        entry.policy.waitsForConnectivity && unreachable.contains(entry.endpoint) ? .waitingForConnectivity : nil
+        guard entry.policy.waitsForConnectivity else { return nil }
+        if unreachable.contains(entry.endpoint) { return .waitingForConnectivity }
+        // Not probed yet: held, unreported, until the first probe says which.
+        if waitsForFirstProbe && !probed.contains(entry.endpoint) { return .new }
+        return nil
     }
 }

@@ -30,6 +30,9 @@ final class TransferScheduler: Sendable {
         do throws(TransferError) {
             let monitor = try NetworkMonitor(logger: logger) { [weak self] in self?.probe() }
             self.monitor.withLock { $0 = monitor }
+            // Someone probes: a task that waits for connectivity starts after its first probe, so
+            // one added while offline waits at once instead of failing a first attempt.
+            state.withLock { $0.machine = SchedulerMachine(waitsForFirstProbe: true) }
         } catch {
             logger.error("Network changes are not watched: \(error)")
         }

@@ -42,6 +42,9 @@ import Testing
     }
 
     /// Starts a slow download in the app and SIGKILLs the app once the task exists.
+    /// Submits `url` and kills the app once it says so: the download must still run then, so the
+    /// killed cases serve at `slowRate` 256k (~4 s per MiB), not a rate a starved test process
+    /// could outlast before it sees the app submit.
     private func submitAndKill(_ fixture: DaemonFixture, _ url: String) async throws {
         let app = try fixture.startApp("s", ["submit", url])
         #expect(await eventually { (try? app.standardOutput().contains("\"submitted\"")) == true })
@@ -52,7 +55,7 @@ import Testing
     /// Case 3: killed and never reopened: the daemon finishes, stages the file in the container's
     /// Library/Caches and keeps the events.
     @Test func killedAndNeverReopened() async throws {
-        let server = try await NginxServer.start(slowRate: "2m")
+        let server = try await NginxServer.start(slowRate: "256k")
         let payload = TestData.bytes(1 << 20, seed: 13)
         try server.serve(payload, as: "three.bin")
         try await DaemonFixture.with { fixture in
@@ -71,7 +74,9 @@ import Testing
     /// Case 3 with a relaunch command registered: the daemon runs it (in the container's home)
     /// when the events are ready, and the relaunched app receives them and moves the file.
     @Test func killedAndRelaunchedByTheDaemon() async throws {
-        let server = try await NginxServer.start(slowRate: "2m")
+        // Slow enough (~4 s) that the download still runs when the app is killed, however late a
+        // starved test process sees it submit.
+        let server = try await NginxServer.start(slowRate: "256k")
         let payload = TestData.bytes(1 << 20, seed: 16)
         try server.serve(payload, as: "relaunch.bin")
         try await DaemonFixture.with { fixture in
@@ -112,7 +117,7 @@ import Testing
     /// folder and the events in the queue — across a restart of the daemon — until the session is
     /// re-created.
     @Test func killedAndReopenedWithoutTheSession() async throws {
-        let server = try await NginxServer.start(slowRate: "2m")
+        let server = try await NginxServer.start(slowRate: "256k")
         let payload = TestData.bytes(1 << 20, seed: 15)
         try server.serve(payload, as: "five.bin")
         try await DaemonFixture.with { fixture in
