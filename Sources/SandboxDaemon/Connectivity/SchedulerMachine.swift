@@ -80,6 +80,13 @@ struct SchedulerMachine: Sendable {
     /// The task's phase, `nil` when it is not scheduled.
     func phase(of task: TaskReference) -> Phase? { entries[task]?.phase }
 
+    /// Whether a task to `endpoint` with `policy` needs a probe before the machine knows enough:
+    /// its endpoint has none yet (later changes of a probed endpoint come from the network's
+    /// change notifications, or a failed attempt's request).
+    func needsProbe(_ endpoint: Endpoint, policy: Policy) -> Bool {
+        policy.waitsForConnectivity && !probed.contains(endpoint)
+    }
+
     /// The endpoints of tasks that wait for connectivity: what a change of the network should probe.
     var endpointsToProbe: Set<Endpoint> {
         Set(entries.values.filter(\.policy.waitsForConnectivity).map(\.endpoint))

@@ -43,11 +43,16 @@ final class TransferScheduler: Sendable {
     /// Schedules `task`: started now, or held (and reported) until it may run; probes its endpoint.
     func add(_ reference: TaskReference, url: URL, policy: SchedulerMachine.Policy, _ scheduled: Scheduled) {
         let endpoint = Self.endpoint(of: url)
-        state.withLock { state in
+        let probe = state.withLock { state in
+            // Asked before the task is added: its own entry does not make the endpoint probed.
+            let probe = state.machine.needsProbe(endpoint, policy: policy)
             state.tasks[reference] = scheduled
             perform(state.machine.add(reference, endpoint: endpoint, policy: policy), state.tasks)
+            return probe
         }
-        if policy.waitsForConnectivity { requestProbe() }
+        // Only an endpoint not probed yet: a probe per task (a name resolution, a route lookup
+        // and the interface list) cost more than the task's own scheduling.
+        if probe { requestProbe() }
     }
 
     /// Forgets a task that completed; held tasks may start.

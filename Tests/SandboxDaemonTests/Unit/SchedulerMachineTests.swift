@@ -39,12 +39,15 @@ import Testing
 
     @Test func withProbesATaskAddedWhileOfflineWaitsForItsFirstProbeAndNeverStarts() {
         var machine = SchedulerMachine(waitsForFirstProbe: true)
+        #expect(machine.needsProbe(near, policy: .init()))
+        #expect(!machine.needsProbe(near, policy: .init(waitsForConnectivity: false)))
         #expect(machine.add(task(1), endpoint: near, policy: .init()) == [], "held until probed")
         #expect(machine.phase(of: task(1)) == .new)
         #expect(machine.endpointsToProbe == [near])
         #expect(machine.set(.unreachable, of: near) == [.reportWaiting(task(1))], "waits, no attempt made")
         #expect(machine.set(.reachable, of: near) == [.start(task(1))])
-        // Once probed, the endpoint's next task starts at once.
+        // Once probed, the endpoint's next task starts at once, with no probe of its own.
+        #expect(!machine.needsProbe(near, policy: .init()))
         #expect(machine.add(task(2), endpoint: near, policy: .init()) == [.start(task(2))])
         // A task that does not wait is not held, and an endpoint no task uses is probed again.
         #expect(machine.add(task(3), endpoint: far, policy: .init(waitsForConnectivity: false)) == [.start(task(3))])
