@@ -5,9 +5,9 @@ import NIOCore
 import Sandbox
 
 extension DAVMethods {
-    /// Bodies up to this size are read in one `pread` on the request's own thread and sent in one
-    /// write: for a small file from the page cache that takes microseconds, less than the two
-    /// thread hops of streaming through the I/O engine, which dominate a small request.
+    /// Bodies up to this size are sent in one write, read at once: on the request's own thread
+    /// (its connection's event loop) when the page cache holds them, which takes microseconds, less
+    /// than the two thread hops of a read on the I/O engine; on the engine otherwise.
     static let inlineReadLimit: Int64 = 64 << 10
 
     /// GET and HEAD of a file: validators (`ETag`, `Last-Modified`), conditional requests
@@ -19,7 +19,7 @@ extension DAVMethods {
     /// (HTML, SVG, XML).
     func get(
         _ path: SharePath, request: Request, includingBody: Bool, on eventLoop: any EventLoop
-    ) throws(ShareError) -> Response {
+    ) async throws(ShareError) -> Response {
         // One open, then the open file described: the path is resolved once, and the validators
         // are those of the bytes sent.
         let file: OpenFile
@@ -82,7 +82,7 @@ extension DAVMethods {
             return Response(status: status, headers: headers)
         }
         if length <= Self.inlineReadLimit {
-            return try smallBody(
+            return try await smallBody(
                 file, from: range?.lowerBound ?? 0, length: length, status: status, headers: headers, path)
         }
         let source = FileBody(
@@ -114,10 +114,13 @@ extension DAVMethods {
     private func smallBody(
         _ file: OpenFile, from offset: Int64, length: Int64, status: HTTPResponse.Status, headers: HTTPFields,
         _ path: SharePath
-    ) throws(ShareError) -> Response {
+    ) async throws(ShareError) -> Response {
         defer { closeQuietly(file) }
         var buffer = ByteBufferAllocator().buffer(capacity: Int(length))
-        _ = try FileBody.read(Int(length), at: offset, of: file, into: &buffer, path)
+        if !FileBody.readCached(Int(length), at: offset, of: file, into: &buffer) {
+            buffer.clear()
+            buffer = try await FileBody.readOnEngine(Int(length), at: offset, of: file, into: buffer, path)
+        }
         var headers = headers
         // The file may have shrunk since it was measured: send what was read, and say so.
         headers[.contentLength] = "\(buffer.readableBytes)"

@@ -45,8 +45,8 @@ struct DAVMethods: Sendable {
         }
         switch method {
         case .options: return options()
-        case .get: return try get(path, request: request, includingBody: true, on: eventLoop)
-        case .head: return try get(path, request: request, includingBody: false, on: eventLoop)
+        case .get: return try await get(path, request: request, includingBody: true, on: eventLoop)
+        case .head: return try await get(path, request: request, includingBody: false, on: eventLoop)
         case .put: return try await put(path, request: request)
         case .delete: return try delete(path, request: request)
         case .mkcol: return try await mkcol(path, request: request)

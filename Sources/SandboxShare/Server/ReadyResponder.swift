@@ -19,6 +19,6 @@ struct ReadyResponder: HTTPResponder {
         guard let responder = slot.value else {
             return ShareResponses.empty(503)
         }
-        return try await responder.respond(to: request, context: context)
+        return await responder.respond(to: request, context: context)
     }
 }

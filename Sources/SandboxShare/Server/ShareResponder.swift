@@ -22,7 +22,26 @@ final class ShareResponder: HTTPResponder, Sendable {
         self.logger = logger
     }
 
-    func respond(to request: Request, context: Context) async throws -> Response {
+    /// Answers `request` on the connection's event loop when it is a quick one (WebDAV's GET, HEAD
+    /// and OPTIONS: an `open`, an `fstat` and a read of cached bytes at most), and on Swift's
+    /// global pool otherwise: a listing, an upload or a copy makes many blocking system calls,
+    /// which would hold up every other connection on the same event loop.
+    func respond(to request: Request, context: Context) async -> Response {
+        if Self.isQuick(request) {
+            return await answer(request, context: context)
+        }
+        return await withTaskExecutorPreference(globalConcurrentExecutor) {
+            await answer(request, context: context)
+        }
+    }
+
+    /// Whether `request` may run on the connection's event loop (see ``respond(to:context:)``).
+    static func isQuick(_ request: Request) -> Bool {
+        let method = request.method
+        return (method == .get || method == .head || method == .options) && !WebPage.handles(request)
+    }
+
+    private func answer(_ request: Request, context: Context) async -> Response {
         let start = ContinuousClock.now
         var response: Response
         if WebPage.handles(request) {

@@ -1,4 +1,5 @@
 import Hummingbird
+import HummingbirdCore
 import Logging
 import NIOCore
 import NIOPosix
@@ -60,10 +61,15 @@ public struct ShareServer: Sendable {
         let ready = ResponderSlot()
         let app = Application(
             responder: ReadyResponder(slot: ready),
-            server: .http1(
-                configuration: .init(
-                    additionalChannelHandlers: [ExpectContinueHandler(credentials: configuration.credentials)],
-                    idleTimeout: .nanoseconds(Int64(configuration.idleTimeout.components.seconds) * 1_000_000_000))),
+            server: HTTPServerBuilder { responder in
+                EventLoopHTTP1Channel(
+                    inner: HTTP1Channel(
+                        responder: responder,
+                        configuration: .init(
+                            additionalChannelHandlers: [ExpectContinueHandler(credentials: configuration.credentials)],
+                            idleTimeout: .nanoseconds(
+                                Int64(configuration.idleTimeout.components.seconds) * 1_000_000_000))))
+            },
             configuration: ApplicationConfiguration(
                 address: .hostname(configuration.host, port: configuration.port), serverName: nil),
             onServerRunning: { channel in

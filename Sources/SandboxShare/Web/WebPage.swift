@@ -65,7 +65,7 @@ struct WebPage: Sendable {
         case (.post, "/.sandbox/api/move"): return try await move(request)
         case (.post, "/.sandbox/api/delete"): return try await delete(request)
         case (.get, "/.sandbox/download"), (.head, "/.sandbox/download"):
-            return try download(request, eventLoop: eventLoop)
+            return try await download(request, eventLoop: eventLoop)
         case (.get, "/.sandbox/zip"): return try zip(request, eventLoop: eventLoop)
         case (.get, "/.sandbox/events"): return try events()
         default:

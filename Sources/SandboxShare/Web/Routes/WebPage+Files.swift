@@ -136,9 +136,9 @@ extension WebPage {
     }
 
     /// `GET /.sandbox/download?path=/a.txt`: WebDAV's GET, always as an attachment.
-    func download(_ request: Request, eventLoop: any EventLoop) throws(ShareError) -> Response {
+    func download(_ request: Request, eventLoop: any EventLoop) async throws(ShareError) -> Response {
         let path = try Self.path(in: request)
-        var response = try methods.get(
+        var response = try await methods.get(
             path, request: request, includingBody: request.method == .get, on: eventLoop)
         response.headers[.contentDisposition] = ContentDisposition.attachment(path.lastName ?? "download")
         return response

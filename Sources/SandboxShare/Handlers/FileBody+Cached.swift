@@ -1,0 +1,63 @@
+import CSandboxShims
+import Glibc
+import NIOCore
+import Sandbox
+import Synchronization
+import SystemPackage
+
+extension FileBody {
+    /// Whether the kernel accepts `RWF_NOWAIT`; cleared, for the whole process, the first time it
+    /// refuses it.
+    private static let nowaitSupported = Atomic<Bool>(true)
+
+    /// Reads `count` bytes at `offset` of `file` into `buffer` on the caller's thread if the page
+    /// cache holds all of them (`preadv2(RWF_NOWAIT)`, which never waits for the disk), so that a
+    /// connection's event loop is never held up by a disk.
+    ///
+    /// - Returns: whether all `count` bytes were read; when not (not all cached, the file's end,
+    ///   an error), `buffer` may hold some of them, and the caller reads again on the engine
+    ///   (``readOnEngine(_:at:of:into:_:)``), which reports errors and short files.
+    static func readCached(_ count: Int, at offset: Int64, of file: OpenFile, into buffer: inout ByteBuffer) -> Bool {
+        guard count > 0, nowaitSupported.load(ordering: .relaxed) else { return false }
+        let read = buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: count) { target -> Int in
+            let outcome: Int
+            do throws(SandboxError) {
+                outcome = try file.withUnsafeDescriptor { fd throws(SandboxError) -> Int in
+                    csb_pread_nowait(fd.rawValue, target.baseAddress, count, off_t(offset))
+                }
+            } catch {
+                return 0  // closed: the engine's read says so
+            }
+            if outcome < 0 {
+                let error = errno
+                if error == EOPNOTSUPP || error == ENOSYS || error == EINVAL {
+                    nowaitSupported.store(false, ordering: .relaxed)
+                }
+                return 0
+            }
+            return outcome
+        }
+        return read == count
+    }
+
+    /// Reads up to `count` bytes at `offset` of `file` into `buffer` on one of the engine's
+    /// threads (a read that may wait for the disk).
+    ///
+    /// - Returns: `buffer` with the bytes read: fewer than `count` only at the end of the file.
+    /// - Throws: ``ShareError`` with the file system's failure.
+    static func readOnEngine(
+        _ count: Int, at offset: Int64, of file: OpenFile, into buffer: ByteBuffer, _ path: SharePath
+    ) async throws(ShareError) -> ByteBuffer {
+        do {
+            return try await IOEngine.shared.run { () throws(ShareError) -> ByteBuffer in
+                var buffer = buffer
+                _ = try read(count, at: offset, of: file, into: &buffer, path)
+                return buffer
+            }
+        } catch let error as ShareError {
+            throw error
+        } catch {
+            throw ShareError(.internalError, "'\(path)' could not be read: \(error)", path: path.description)
+        }
+    }
+}
