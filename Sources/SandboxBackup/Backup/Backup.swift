@@ -58,8 +58,8 @@ struct BackupRun {
     let progress: (BackupProgress) -> Void
     let chunker: ContentChunker
     var machine = BackupMachine()
-    var known: Set<String> = []
-    var newBlobs: [String: Int] = [:]
+    /// Nodes (by index in the app's `nodes`) whose chunk ids are still being hashed: their tickets.
+    var pendingChunks: [(node: Int, tickets: [Int])] = []
     var appSnapshots: [AppSnapshot] = []
     var warnings: [String] = []
     var previous: Snapshot?
@@ -79,7 +79,7 @@ struct BackupRun {
     }
 
     mutating func prepare() throws(SandboxError) {
-        known = Set(try repository.indexedBlobs().keys)
+        writer.remember(try repository.indexedBlobs().keys)
         previous = try repository.snapshots().last
     }
 
@@ -143,24 +143,32 @@ struct BackupRun {
                     node.hardLinkTo = first
                 } else {
                     if item.info.st_nlink > 1 { firstLinks[node.inode] = node.path }
-                    try storeContents(
+                    let tickets = try storeContents(
                         of: item, into: &node, root: root, container: container,
                         isDatabase: databases.contains(item.path), isPreferences: item.path == preferencesFile,
                         previous: reusable[node.path])
+                    if let tickets { pendingChunks.append((nodes.count, tickets)) }
                     bytes += node.size
                 }
             }
             nodes.append(node)
             advance(.fileDone)
         }
+        for (index, tickets) in pendingChunks { nodes[index].chunks = try writer.ids(for: tickets) }
+        pendingChunks = []
         try storeAppRecords(app: app, container: container, nodes: nodes, bytes: bytes)
         advance(.appDone)
     }
 
+    /// Stores the contents of `item` (or reuses the previous snapshot's chunks) and records them
+    /// in `node`.
+    ///
+    /// - Returns: the tickets of the chunks being hashed (``BlobWriter/ids(for:)``), or `nil` when
+    ///   the previous snapshot's chunks were reused.
     private mutating func storeContents(
         of item: ScannedItem, into node: inout TreeNode, root: ConfinedRoot, container: Container,
         isDatabase: Bool, isPreferences: Bool, previous: TreeNode?
-    ) throws(SandboxError) {
+    ) throws(SandboxError) -> [Int]? {
         if !isDatabase, let previous, previous.kind == .file, previous.hardLinkTo == nil, let chunks = previous.chunks,
             previous.size == node.size, previous.modified == node.modified, previous.changed == node.changed,
             previous.inode == node.inode, previous.device == node.device, previous.source == nil || isPreferences
@@ -168,7 +176,7 @@ struct BackupRun {
             node.chunks = chunks
             node.source = previous.source
             advance(.stored(bytesRead: 0, bytesWritten: 0))
-            return
+            return nil
         }
         if isDatabase {
             let copyName = "db-\(UInt64.random(in: 0...UInt64.max)).sqlite"
@@ -178,45 +186,61 @@ struct BackupRun {
             let copyPath = try ContainerPath(copyName)
             defer { _ = try? scratch.root.removeItem(at: copyPath) }  // scratch clean-up only
             node.source = "sqlite-online-backup"
-            try chunk(copyPath, in: scratch.root, into: &node)
+            return try chunk(copyPath, in: scratch.root, into: &node)
         } else if isPreferences {
             node.source = "preferences-lock"
             var chunked = node
+            var tickets: [Int] = []
             try storeCall { () throws(StoreError) in
                 try PreferencesBackupAccess.withFileLocked(in: container) { (path) throws(SandboxError) in
-                    try chunk(path, in: root, into: &chunked)
+                    tickets = try chunk(path, in: root, into: &chunked)
                 }
             }
             node = chunked
+            return tickets
         } else {
-            try chunk(item.path, in: root, into: &node)
+            return try chunk(item.path, in: root, into: &node)
         }
     }
 
-    /// Stores the chunks of the file at `path` and records them (and the size read) in `node`.
+    /// Hands the chunks of the file at `path` to the writers and records the size read in `node`.
+    ///
+    /// - Returns: the chunks' tickets, in order (their ids come from ``BlobWriter/ids(for:)``).
     private mutating func chunk(
         _ path: ContainerPath, in root: ConfinedRoot, into node: inout TreeNode, countingAsRead: Bool = true
-    ) throws(SandboxError) {
-        var ids: [String] = []
-        var written: Int64 = 0
-        let repository = repository
+    ) throws(SandboxError) -> [Int] {
+        var tickets: [Int] = []
         let writer = writer
-        var known = known
-        var newBlobs = newBlobs
         let size = try chunker.forEachChunk(of: path, in: root) { (bytes) throws(SandboxError) in
-            let id = repository.blobID(of: bytes)
-            if known.insert(id).inserted {
-                try writer.enqueue(bytes, id: id)
-                newBlobs[id] = bytes.count
-            }
-            ids.append(id)
+            tickets.append(try writer.enqueue(bytes))
         }
-        written = writer.takeWritten()
-        self.known = known
-        self.newBlobs = newBlobs
-        node.chunks = ids
         node.size = size
-        advance(.stored(bytesRead: countingAsRead ? size : 0, bytesWritten: written))
+        advance(.stored(bytesRead: countingAsRead ? size : 0, bytesWritten: writer.takeWritten()))
+        return tickets
+    }
+
+    /// Stores `bytes` (a tree, a keychain record) as content-defined chunks through the writers.
+    ///
+    /// - Returns: the chunks' ids.
+    private func storeSplit(_ bytes: [UInt8]) throws(SandboxError) -> [String] {
+        var tickets: [Int] = []
+        var cdc = FastCDC(parameters: repository.config.chunking)
+        let writer = writer
+        try bytes.withBytes { (all) throws(SandboxError) in
+            var start = 0
+            while start < all.count {
+                var end = start
+                var ends = false
+                while !ends && end < all.count {
+                    let (count, cut) = cdc.consume(UnsafeRawBufferPointer(rebasing: all[end...]))
+                    end += count
+                    ends = cut
+                }
+                tickets.append(try writer.enqueue(UnsafeRawBufferPointer(rebasing: all[start..<end])))
+                start = end
+            }
+        }
+        return try writer.ids(for: tickets)
     }
 
     private mutating func storeAppRecords(
@@ -224,9 +248,7 @@ struct BackupRun {
     )
         throws(SandboxError)
     {
-        var written: Int64 = 0
-        let tree = try repository.storeSplit(
-            RepositoryJSON.encode(nodes), stored: &written, known: &known, index: &newBlobs)
+        let tree = try storeSplit(RepositoryJSON.encode(nodes))
         let manifestName = "Manifest-\(UInt64.random(in: 0...UInt64.max)).db"
         try ManifestDatabase.write(app: app, nodes: nodes, snapshotTime: started, to: scratch.hostPath(manifestName))
         let manifestPath = try ContainerPath(manifestName)
@@ -235,25 +257,24 @@ struct BackupRun {
             modified: Timestamp(seconds: 0, nanoseconds: 0),
             accessed: nil, extendedAttributes: nil, chunks: nil, target: nil,
             hardLinkTo: nil, source: nil, inode: 0, device: 0, changed: Timestamp(seconds: 0, nanoseconds: 0))
-        try chunk(manifestPath, in: scratch.root, into: &manifestNode, countingAsRead: false)
+        let manifest = try writer.ids(
+            for: try chunk(manifestPath, in: scratch.root, into: &manifestNode, countingAsRead: false))
         _ = try? scratch.root.removeItem(at: manifestPath)  // scratch clean-up only
         var keychain: String?
         if let record = try KeychainRecord.capture(
             home: home, app: container.identifier, portable: repository.cipher.isEncrypted)
         {
-            keychain = try repository.storeSplit(
-                RepositoryJSON.encode(record), stored: &written, known: &known, index: &newBlobs
-            ).joined(separator: ",")
+            keychain = try storeSplit(RepositoryJSON.encode(record)).joined(separator: ",")
         }
-        advance(.stored(bytesRead: 0, bytesWritten: written))
+        advance(.stored(bytesRead: 0, bytesWritten: writer.takeWritten()))
         appSnapshots.append(
             AppSnapshot(
-                app: app, tree: tree, manifest: manifestNode.chunks ?? [], keychain: keychain,
+                app: app, tree: tree, manifest: manifest, keychain: keychain,
                 files: nodes.count, bytes: bytes))
     }
 
     mutating func finish(apps: [String]) throws(SandboxError) -> BackupReport {
-        try writer.drain()  // every blob stored before anything refers to it
+        let newBlobs = try writer.drain()  // every blob stored before anything refers to it
         var indexBytes = writer.takeWritten()
         try repository.storage.synchronize()  // the blobs are durable before anything refers to them
         if !newBlobs.isEmpty {

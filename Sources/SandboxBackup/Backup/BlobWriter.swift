@@ -1,20 +1,31 @@
 import Foundation
 import SandboxCore
 
-/// Seals and stores blobs on threads of its own while the backup's thread reads, chunks and
-/// hashes: the cheapest way to use a second core (a first backup spent about half its time
-/// sealing and writing). Memory in flight is bounded (``maximumBytesInFlight``): ``enqueue(_:id:)``
-/// waits when the writers are behind.
+/// Names, seals and stores blobs on threads of its own while the backup's thread reads and
+/// chunks: hashing (HMAC-SHA256 or SHA-256, a third of a first backup's time on the backup's
+/// thread when it hashed there), sealing and writing use the second core. Memory in flight is
+/// bounded (``maximumBytesInFlight``): ``enqueue(_:)`` waits when the writers are behind.
+///
+/// ``enqueue(_:)`` returns a ticket; ``ids(for:)`` gives the blob ids of tickets once they are
+/// hashed, so a file's node gets its chunk ids when its app's tree is written, without waiting
+/// after every file. Deduplication is here too: a writer that hashes a blob the repository (or this
+/// backup) already holds drops it; of two equal chunks in flight at once, one is stored.
 ///
 /// The waits are on an `NSCondition`, on the backup's thread (which only waits for these
 /// writers, never for Swift's cooperative pool) and on the writers' own threads.
 ///
-/// A writer's failure is kept and thrown by the next ``enqueue(_:id:)`` or by ``drain()``, which
-/// the backup calls before it writes the index: every blob is stored before anything refers to it.
+/// A writer's failure is kept and thrown by the next ``enqueue(_:)``, ``ids(for:)`` or
+/// ``drain()``, which the backup calls before it writes the index: every blob is stored before
+/// anything refers to it.
 final class BlobWriter: @unchecked Sendable {
     // State guarded by `condition`.
     private let condition = NSCondition()
-    private var queue: [(id: String, bytes: [UInt8])] = []
+    private var queue: [(ticket: Int, bytes: [UInt8])] = []
+    private var queueStart = 0
+    private var nextTicket = 0
+    private var hashed: [Int: String] = [:]
+    private var known: Set<String> = []
+    private var stored: [String: Int] = [:]
     private var bytesInFlight = 0
     private var busy = 0
     private var failure: SandboxError?
@@ -36,10 +47,19 @@ final class BlobWriter: @unchecked Sendable {
         }
     }
 
-    /// Queues a copy of `bytes` to be stored as blob `id`, waiting while too much is in flight.
+    /// Adds `ids` to the blobs the repository holds (they are not stored again).
+    func remember(_ ids: some Sequence<String>) {
+        condition.lock()
+        defer { condition.unlock() }
+        known.formUnion(ids)
+    }
+
+    /// Queues a copy of `bytes` to be named and, unless the repository holds it, stored, waiting
+    /// while too much is in flight.
     ///
+    /// - Returns: the ticket to ask ``ids(for:)`` for its id.
     /// - Throws: an earlier writer's failure.
-    func enqueue(_ bytes: UnsafeRawBufferPointer, id: String) throws(SandboxError) {
+    func enqueue(_ bytes: UnsafeRawBufferPointer) throws(SandboxError) -> Int {
         let copy = [UInt8](bytes)
         condition.lock()
         defer { condition.unlock() }
@@ -47,9 +67,29 @@ final class BlobWriter: @unchecked Sendable {
             condition.wait()
         }
         if let failure { throw failure }
-        queue.append((id, copy))
+        let ticket = nextTicket
+        nextTicket += 1
+        queue.append((ticket, copy))
         bytesInFlight += copy.count
         condition.broadcast()
+        return ticket
+    }
+
+    /// The blob ids of `tickets`, in order, waiting until each is hashed (not necessarily stored:
+    /// ``drain()`` waits for that). Each ticket can be asked for once.
+    ///
+    /// - Throws: a writer's failure.
+    func ids(for tickets: [Int]) throws(SandboxError) -> [String] {
+        condition.lock()
+        defer { condition.unlock() }
+        var result: [String] = []
+        result.reserveCapacity(tickets.count)
+        for ticket in tickets {
+            while failure == nil && hashed[ticket] == nil { condition.wait() }
+            if let failure { throw failure }
+            if let id = hashed.removeValue(forKey: ticket) { result.append(id) }
+        }
+        return result
     }
 
     /// Bytes written since the last call (0 for blobs that existed).
@@ -63,12 +103,14 @@ final class BlobWriter: @unchecked Sendable {
 
     /// Waits until every queued blob is stored.
     ///
+    /// - Returns: the blobs stored so far (id → plaintext size), for the index.
     /// - Throws: a writer's failure.
-    func drain() throws(SandboxError) {
+    func drain() throws(SandboxError) -> [String: Int] {
         condition.lock()
         defer { condition.unlock() }
-        while failure == nil && (!queue.isEmpty || busy > 0) { condition.wait() }
+        while failure == nil && (queueStart < queue.count || busy > 0) { condition.wait() }
         if let failure { throw failure }
+        return stored
     }
 
     /// Stops the writers once the queue is empty (at once after a failure: the rest is dropped)
@@ -77,41 +119,63 @@ final class BlobWriter: @unchecked Sendable {
         condition.lock()
         stopping = true
         if failure != nil {
-            bytesInFlight -= queue.reduce(0) { $0 + $1.bytes.count }
+            bytesInFlight -= queue[queueStart...].reduce(0) { $0 + $1.bytes.count }
             queue.removeAll()
+            queueStart = 0
         }
         condition.broadcast()
         while running > 0 { condition.wait() }
         condition.unlock()
     }
 
+    /// The next queued blob, or `nil` when the writer should end (called with the lock held).
+    private func next() -> (ticket: Int, bytes: [UInt8])? {
+        while queueStart == queue.count && !stopping { condition.wait() }
+        if queueStart == queue.count || failure != nil { return nil }
+        let item = queue[queueStart]
+        queue[queueStart].bytes = []
+        queueStart += 1
+        if queueStart == queue.count || queueStart > 4096 {  // drop the taken slots now and then
+            queue.removeFirst(queueStart)
+            queueStart = 0
+        }
+        return item
+    }
+
     private func work() {
         while true {
             condition.lock()
-            while queue.isEmpty && !stopping { condition.wait() }
-            if queue.isEmpty || failure != nil {
+            guard let item = next() else {
                 running -= 1
                 condition.broadcast()
                 condition.unlock()
                 return
             }
-            let item = queue.removeFirst()
             busy += 1
             condition.unlock()
-            var stored: Int64 = 0
+            let id = item.bytes.withUnsafeBytes { repository.blobID(of: $0) }
+            condition.lock()
+            hashed[item.ticket] = id
+            let isNew = known.insert(id).inserted
+            condition.broadcast()
+            condition.unlock()
+            var bytesStored: Int64 = 0
             var error: SandboxError?
-            do throws(SandboxError) {
-                stored = Int64(
-                    try item.bytes.withBytes { (buffer) throws(SandboxError) in
-                        try repository.storeBlob(buffer, id: item.id)
-                    })
-            } catch let caught {
-                error = caught
+            if isNew {
+                do throws(SandboxError) {
+                    bytesStored = Int64(
+                        try item.bytes.withBytes { (buffer) throws(SandboxError) in
+                            try repository.storeBlob(buffer, id: id)
+                        })
+                } catch let caught {
+                    error = caught
+                }
             }
             condition.lock()
             busy -= 1
             bytesInFlight -= item.bytes.count
-            written += stored
+            written += bytesStored
+            if isNew && error == nil { stored[id] = item.bytes.count }
             if let error, failure == nil { failure = error }
             condition.broadcast()
             condition.unlock()
