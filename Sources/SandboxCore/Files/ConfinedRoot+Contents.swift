@@ -149,7 +149,7 @@ extension ConfinedRoot {
 
     /// Creates or replaces the file at `path`, with `body` writing its contents to a descriptor,
     /// then publishes it (see ``PendingFile``); if `body` throws, nothing is published.
-    func writeFile(
+    package func writeFile(
         at path: ContainerPath, options: WriteOptions, _ body: (CInt) throws(SandboxError) -> Void
     ) throws(SandboxError) {
         try beginWrite(at: path, options: options).write(body)

@@ -30,9 +30,27 @@ extension DataProtection {
             return try fileSystem { () throws(SandboxError) in try root.writeContents(bytes, to: path, options: options)
             }
         }
-        let sealed = try seal(bytes, protection: protection, path: path.description)
+        let sealer = try makeSealer(protection: protection, path: path.description)
+        var sealFailure: StoreError?
+        do throws(SandboxError) {
+            // Each stripe of segments is sealed straight into a reused buffer and written to the
+            // file being published: no sealed copy of the whole file is ever made.
+            try root.writeFile(at: path, options: options.union(.atomic)) { fd throws(SandboxError) in
+                do throws(StoreError) {
+                    try bytes.withUnsafeBytes { plaintext in
+                        Result { () throws(StoreError) in
+                            try SealedFileStream.write(plaintext, sealer: sealer, to: fd, path: path.description)
+                        }
+                    }.get()
+                } catch {
+                    sealFailure = error
+                    throw SandboxError(.io, "Sealing '\(path)' failed.", path: path.description)
+                }
+            }
+        } catch {
+            throw sealFailure ?? StoreError(error)
+        }
         try fileSystem { () throws(SandboxError) in
-            try root.writeContents(sealed, to: path, options: options.union(.atomic))
             do throws(SandboxError) {
                 // The header is what decides; the attribute is for `stat` (iOS's
                 // NSFileProtectionKey), and a file system without attributes only loses that.
@@ -168,7 +186,11 @@ extension DataProtection {
         return protection
     }
 
-    func seal(_ bytes: [UInt8], protection: ProtectionClass, path: String) throws(StoreError) -> [UInt8] {
+    /// A new file key, wrapped for `protection` in a new header, and the sealer of its segments.
+    ///
+    /// - Throws: ``StoreError/Code/protectedDataUnavailable`` while the class key is not unlocked
+    ///   (never for ``ProtectionClass/completeUnlessOpen``, whose public key is enough).
+    func makeSealer(protection: ProtectionClass, path: String) throws(StoreError) -> SegmentSealer {
         let segmentSize = ProtectedFileFormat.defaultSegmentSize
         let prefix = SymmetricKey(size: .bits128).withUnsafeBytes { Array($0.prefix(7)) }
         let fixed = ProtectedFileFormat.fixedHeader(
@@ -183,7 +205,7 @@ extension DataProtection {
             let classKey = SymmetricKey(data: try classKey(for: protection, path: path))
             wrapped = try FileKeyWrapping.wrap(fileKey, with: classKey, authenticating: fixed)
         }
-        return try ProtectedFileFormat.seal(bytes, header: fixed + wrapped, fileKey: fileKey, segmentSize: segmentSize)
+        return SegmentSealer(header: fixed + wrapped, fileKey: fileKey, segmentSize: segmentSize)
     }
 
     func fileKey(of header: ProtectedFileFormat.Header, path: String) throws(StoreError) -> SymmetricKey {

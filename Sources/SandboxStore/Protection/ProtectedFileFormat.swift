@@ -1,6 +1,5 @@
 import Crypto
 import Foundation
-import Synchronization
 
 /// The bytes of a protected file: a header, then the contents in AES-256-GCM sealed segments.
 ///
@@ -49,51 +48,6 @@ enum ProtectedFileFormat {
         bytes += noncePrefix + [0]
         bytes += withUnsafeBytes(of: UInt16(wrappedKeySize).bigEndian, Array.init)
         return bytes
-    }
-
-    /// Seals `plaintext` under `fileKey` after `header` (the fixed part and the wrapped key).
-    ///
-    /// Segments are independent, so a large file is sealed in stripes on every core (Dispatch's
-    /// threads, not Swift's cooperative pool), each stripe writing its own part of the output.
-    static func seal(
-        _ plaintext: [UInt8], header: [UInt8], fileKey: SymmetricKey, segmentSize: Int
-    )
-        throws(StoreError) -> [UInt8]
-    {
-        let prefix = Array(header[12..<19])
-        let count = max(1, (plaintext.count + segmentSize - 1) / segmentSize)
-        let total = header.count + plaintext.count + count * tagSize
-        let stripes = min(count, plaintext.count < 1 << 20 ? 1 : ProcessInfo.processInfo.activeProcessorCount)
-        let failure = Mutex<StoreError?>(nil)
-        let output = [UInt8](unsafeUninitializedCapacity: total) { buffer, initialized in
-            _ = buffer.initialize(from: header)
-            let output = StripedOutput(base: UnsafeMutableRawBufferPointer(buffer))
-            DispatchQueue.concurrentPerform(iterations: stripes) { stripe in
-                for index in stride(from: stripe, to: count, by: stripes) {
-                    let range = index * segmentSize..<min(plaintext.count, (index + 1) * segmentSize)
-                    let offset = header.count + index * (segmentSize + tagSize)
-                    do throws(StoreError) {
-                        let nonce = try segmentNonce(prefix: prefix, index: index, final: index == count - 1)
-                        let box: AES.GCM.SealedBox
-                        do {
-                            box = try AES.GCM.seal(
-                                plaintext[range], using: fileKey, nonce: nonce, authenticating: header)
-                        } catch {
-                            throw StoreError(.encodingFailed, "AES-GCM could not seal a segment: \(error).")
-                        }
-                        box.ciphertext.copyBytes(to: UnsafeMutableRawBufferPointer(rebasing: output.base[offset...]))
-                        box.tag.copyBytes(
-                            to: UnsafeMutableRawBufferPointer(rebasing: output.base[(offset + range.count)...]))
-                    } catch {
-                        failure.withLock { $0 = $0 ?? error }
-                        return
-                    }
-                }
-            }
-            initialized = total
-        }
-        if let error = failure.withLock({ $0 }) { throw error }
-        return output
     }
 
     /// The header of a protected file.
@@ -179,11 +133,14 @@ enum ProtectedFileFormat {
         return Array(output[skip..<min(output.count, skip + range.count)])
     }
 
-    private static func segmentNonce(prefix: [UInt8], index: Int, final: Bool) throws(StoreError) -> AES.GCM.Nonce {
+    /// The nonce of segment `index`: the file's 7-byte `prefix`, `index`, the final flag.
+    static func segmentNonce(
+        prefix: some Collection<UInt8>, index: Int, final: Bool
+    ) throws(StoreError) -> AES.GCM.Nonce {
         guard let index = UInt32(exactly: index) else {
             throw StoreError(.tooLarge, "A protected file may have at most 2^32 segments.")
         }
-        let bytes = prefix + withUnsafeBytes(of: index.bigEndian, Array.init) + [final ? 1 : 0]
+        let bytes = Array(prefix) + withUnsafeBytes(of: index.bigEndian, Array.init) + [final ? 1 : 0]
         do {
             return try AES.GCM.Nonce(data: bytes)
         } catch {
@@ -197,11 +154,4 @@ enum ProtectedFileFormat {
             "The protected file '\(path)' cannot be opened: \(reason). No data was returned; restore the file from a backup.",
             path: path)
     }
-}
-
-/// The output buffer that ``ProtectedFileFormat/seal(_:header:fileKey:segmentSize:)``'s stripes
-/// write to: each stripe writes only its own segments' bytes, which no other stripe touches, and
-/// the buffer outlives them (`concurrentPerform` returns when every stripe has).
-private struct StripedOutput: @unchecked Sendable {
-    let base: UnsafeMutableRawBufferPointer
 }

@@ -1,0 +1,131 @@
+import Dispatch
+import Glibc
+import Sandbox
+import SystemPackage
+
+/// Writes a whole protected file to a descriptor: its header, then its sealed segments, with no
+/// copy of the file in memory.
+///
+/// Segments are sealed in stripes of ``segmentsPerStripe`` into a few reused buffers: Dispatch
+/// threads (never Swift's cooperative pool) seal the next stripes while the caller's thread writes
+/// the one before to the file, so encryption overlaps the kernel's copy on a second core. A small
+/// file is sealed and written on the caller's thread alone.
+enum SealedFileStream {
+    /// Segments per stripe: 1 MiB of 64 KiB segments, a size `write` takes in one call.
+    static let segmentsPerStripe = 16
+    /// Stripes sealed while one is written.
+    static let stripesAhead = 2
+
+    /// Writes `header` then `plaintext` sealed by `sealer` to `fd`, from offset 0.
+    ///
+    /// - Throws: the core's codes for a failed write (``StoreError/Code/noSpace``, `io`, …),
+    ///   and those of ``SegmentSealer/seal(_:index:final:into:)``. The stripes sealed ahead are
+    ///   waited for before it returns or throws.
+    static func write(
+        _ plaintext: UnsafeRawBufferPointer, sealer: SegmentSealer, to fd: CInt, path: String
+    ) throws(StoreError) {
+        try sealer.header.withUnsafeBytes { header in
+            Result { () throws(StoreError) in try writeAll(header, to: fd, at: 0, path: path) }
+        }.get()
+        let job = StripeJob(plaintext: plaintext, sealer: sealer)
+        let depth = job.stripes == 1 ? 1 : min(job.stripes, stripesAhead + 1)
+        let slots = (0..<depth).map { _ in StripeSlot(capacity: segmentsPerStripe * sealer.sealedSegmentSize) }
+        defer { for slot in slots { slot.release() } }
+        var offset = sealer.header.count
+        if depth == 1 {
+            let length = try job.seal(stripe: 0, into: slots[0].buffer)
+            return try writeAll(
+                UnsafeRawBufferPointer(rebasing: slots[0].buffer[0..<length]), to: fd, at: offset, path: path)
+        }
+        for stripe in 0..<depth { slots[stripe].start(stripe, of: job) }
+        for stripe in 0..<job.stripes {
+            let slot = slots[stripe % depth]
+            let length = try slot.wait()
+            try writeAll(UnsafeRawBufferPointer(rebasing: slot.buffer[0..<length]), to: fd, at: offset, path: path)
+            offset += length
+            if stripe + depth < job.stripes { slot.start(stripe + depth, of: job) }
+        }
+    }
+
+    /// `pwrite` until all of `bytes` is written at `offset`.
+    static func writeAll(_ bytes: UnsafeRawBufferPointer, to fd: CInt, at offset: Int, path: String) throws(StoreError)
+    {
+        guard let base = bytes.baseAddress else { return }
+        var done = 0
+        while done < bytes.count {
+            let count = pwrite(fd, base + done, bytes.count - done, off_t(offset + done))
+            if count < 0 && errno == EINTR { continue }
+            guard count > 0 else {
+                throw StoreError(.systemCall("pwrite", errno: Errno(rawValue: count < 0 ? errno : EIO), path: path))
+            }
+            done += count
+        }
+    }
+}
+
+/// What the stripes of one file seal: the plaintext, which the caller keeps alive and unchanged
+/// until every stripe is done (``SealedFileStream/write(_:sealer:to:path:)`` waits for them).
+private struct StripeJob: @unchecked Sendable {
+    let plaintext: UnsafeRawBufferPointer
+    let sealer: SegmentSealer
+    let segments: Int
+    let stripes: Int
+
+    init(plaintext: UnsafeRawBufferPointer, sealer: SegmentSealer) {
+        self.plaintext = plaintext
+        self.sealer = sealer
+        segments = sealer.segmentCount(forPlaintextSize: plaintext.count)
+        stripes = (segments + SealedFileStream.segmentsPerStripe - 1) / SealedFileStream.segmentsPerStripe
+    }
+
+    /// Seals the segments of `stripe` into `output`; returns the bytes written.
+    func seal(stripe: Int, into output: UnsafeMutableRawBufferPointer) throws(StoreError) -> Int {
+        let first = stripe * SealedFileStream.segmentsPerStripe
+        var written = 0
+        for index in first..<min(segments, first + SealedFileStream.segmentsPerStripe) {
+            let start = index * sealer.segmentSize
+            let segment = UnsafeRawBufferPointer(
+                rebasing: plaintext[start..<min(plaintext.count, start + sealer.segmentSize)])
+            written += try sealer.seal(
+                segment, index: index, final: index == segments - 1,
+                into: UnsafeMutableRawBufferPointer(rebasing: output[written...]))
+        }
+        return written
+    }
+}
+
+/// One reused stripe buffer, sealed on a Dispatch thread and written by the caller. Only the
+/// caller calls its methods; the sealing thread writes ``buffer`` and `result`, then signals, and
+/// the caller reads them after ``wait()``.
+private final class StripeSlot: @unchecked Sendable {
+    let buffer: UnsafeMutableRawBufferPointer
+    private let done = DispatchSemaphore(value: 0)
+    private var result: Result<Int, StoreError> = .success(0)
+    private var pending = false
+
+    init(capacity: Int) {
+        buffer = .allocate(byteCount: capacity, alignment: 64)
+    }
+
+    /// Seals `stripe` of `job` into the buffer on a Dispatch thread.
+    func start(_ stripe: Int, of job: StripeJob) {
+        pending = true
+        DispatchQueue.global(qos: .userInitiated).async {
+            self.result = Result { () throws(StoreError) in try job.seal(stripe: stripe, into: self.buffer) }
+            self.done.signal()
+        }
+    }
+
+    /// Waits for the stripe started last; returns its length.
+    func wait() throws(StoreError) -> Int {
+        done.wait()
+        pending = false
+        return try result.get()
+    }
+
+    /// Waits for a stripe still being sealed, then frees the buffer.
+    func release() {
+        if pending { done.wait() }
+        buffer.deallocate()
+    }
+}
