@@ -6,6 +6,10 @@ import SandboxTransfer
 
 /// The daemon's state: connected clients, the sessions it runs, and its queue. An actor, so each
 /// message is handled whole before the next, and a session's events reach its client in order.
+///
+/// What the daemon writes to its queue goes through the queue's group commit, and everything it
+/// sends to a client goes out after the steps asked for before it (``send(_:to:)``): an answer or
+/// an event leaves only once what it reports is committed, and messages keep the actor's order.
 actor Daemon {
     let home: SandboxHome
     let options: DaemonOptions
@@ -55,17 +59,30 @@ actor Daemon {
         nextClient += 1
         clients[client.id] = client
         touch()
-        client.send(.welcome(pid: getpid()))
+        send(.welcome(pid: getpid()), to: client)
         if let key = client.attachedSession {
             if let previous = attached[key] {
-                previous.send(
-                    .failure(TransferError(.sessionInUse, "Another process attached to the session '\(key)'.")))
-                previous.finish()
+                send(
+                    .failure(TransferError(.sessionInUse, "Another process attached to the session '\(key)'.")),
+                    to: previous)
+                queue.writes.after { previous.finish() }
             }
             attached[key] = client
             try host(for: key)
-            for event in try queue.pending(for: key) { client.send(.event(event)) }
-            client.send(.allEventsDelivered)
+            // Read after every step asked for so far: the events queued before this attach come
+            // from the read, the later ones from their own sends (to this client).
+            queue.writes.commit(
+                "read queued events", { db in try EventQueue.pending(db, for: key) },
+                then: { result in
+                    switch result {
+                    case .success(let events):
+                        for event in events { client.send(.event(event)) }
+                        client.send(.allEventsDelivered)
+                    case .failure(let error):
+                        client.send(.failure(error))
+                        client.finish()
+                    }
+                })
         }
         logger.info(
             "client \(client.id) connected: pid \(credentials.pid), \(hello.app ?? "-")/\(hello.session ?? "-")")
@@ -82,11 +99,19 @@ actor Daemon {
         // Events that completed while the app was attached but that it never acknowledged (it
         // was killed before it could) are ready now that it is gone: relaunch it for them, as a
         // completion in its absence would.
-        do throws(TransferError) {
-            if try !queue.pending(for: key).isEmpty { relaunchIfReady(key) }
-        } catch {
-            logger.error("The queued events of \(key) could not be read: \(error)")
-        }
+        queue.writes.commit(
+            "read queued events", { db in try !EventQueue.pending(db, for: key).isEmpty },
+            then: { [self, logger] result in
+                switch result {
+                case .success(let waiting): if waiting { Task { await self.relaunchIfReady(key) } }
+                case .failure(let error): logger.error("The queued events of \(key) could not be read: \(error)")
+                }
+            })
+    }
+
+    /// Sends `message` to `client` once every queue step asked for before it has finished.
+    private func send(_ message: DaemonMessage, to client: ClientHandle) {
+        queue.writes.after { client.send(message) }
     }
 
     /// The client attached to `key`, if any.
@@ -103,45 +128,68 @@ actor Daemon {
             case .hello:
                 throw TransferError(.protocolViolation, "A connection says hello once.")
             case .status:
-                client.send(.status(try status(), requestID: id))
+                let status = status()
+                queue.writes.commit("count events", EventQueue.queuedEventCount) { result in
+                    Self.answer(client, id, result.map { count in .status(status(count), requestID: id) })
+                }
             case .list:
                 guard let app = client.hello.app else {
                     throw TransferError(.invalidArgument, "Listing tasks needs a hello that names an app.")
                 }
-                client.send(.tasks(try listing(app: app, session: client.hello.session), requestID: id))
+                let (session, hosts) = (client.hello.session, hosts)
+                queue.writes.commit(
+                    "list tasks", { db in try EventQueue.fetchTasks(db, app, session) },
+                    then: { result in
+                        Self.answer(client, id, result.map { .tasks(Self.listing($0, hosts: hosts), requestID: id) })
+                    })
             case .submit:
                 let key = try sessionKey(of: client)
                 guard let request = message.request else {
                     throw TransferError(.protocolViolation, "A submit message carries no request.")
                 }
-                let task = try host(for: key).submit(request)
-                client.send(.submitted(task: task, requestID: id))
+                try host(for: key).submit(request) { result in
+                    Self.answer(client, id, result.map { .submitted(task: $0, requestID: id) })
+                }
             case .cancel:
                 let key = try sessionKey(of: client)
                 guard let task = message.taskID else {
                     throw TransferError(.protocolViolation, "A cancel message names no taskID.")
                 }
                 try host(for: key).cancel(task)
-                client.send(.done(requestID: id))
+                send(.done(requestID: id), to: client)
             case .relaunch:
                 let key = try sessionKey(of: client)
                 guard let command = message.relaunch else {
                     throw TransferError(.protocolViolation, "A relaunch message carries no command.")
                 }
-                try queue.setRelaunch(command, for: key)
-                client.send(.done(requestID: id))
+                let body = try EventQueue.json(command, "relaunch command")
+                queue.writes.commit(
+                    "register a relaunch command",
+                    { db in try EventQueue.setRelaunch(db, command, body: body, for: key) },
+                    then: { result in Self.answer(client, id, result.map { .done(requestID: id) }) })
             case .acknowledge:
                 let key = try sessionKey(of: client)
-                try queue.acknowledge(key, upTo: message.sequence ?? 0)
+                let sequence = message.sequence ?? 0
+                queue.writes.commit("acknowledge events") { db in try EventQueue.acknowledge(db, key, upTo: sequence) }
             }
         } catch {
-            client.send(.failure(error, requestID: message.requestID))
+            send(.failure(error, requestID: message.requestID), to: client)
         }
     }
 
-    /// The stored tasks of `app`, with the live state and progress of those running now.
-    private func listing(app: String, session: String?) throws(TransferError) -> [BackgroundTaskInfo] {
-        try queue.tasks(app: app, session: session).map { stored in
+    /// Sends `result`'s answer, or its failure, to request `id` of `client`.
+    private static func answer(_ client: ClientHandle, _ id: Int, _ result: Result<DaemonMessage, TransferError>) {
+        switch result {
+        case .success(let message): client.send(message)
+        case .failure(let error): client.send(.failure(error, requestID: id))
+        }
+    }
+
+    /// `stored`, with the live state and progress of the tasks running now.
+    private static func listing(
+        _ stored: [EventQueue.StoredTask], hosts: [SessionKey: SessionHost]
+    ) -> [BackgroundTaskInfo] {
+        stored.map { stored in
             var info = stored.info
             if let (state, progress) = hosts[stored.key]?.liveState(of: info.taskID) {
                 info.state = state
@@ -159,10 +207,14 @@ actor Daemon {
         return SessionKey(app: app, session: session)
     }
 
-    func status() throws(TransferError) -> DaemonStatus {
-        DaemonStatus(
-            pid: getpid(), protocolVersion: BackgroundProtocol.version, home: home.location, clients: clients.count,
-            activeTasks: hosts.values.reduce(0) { $0 + $1.activeTaskCount }, queuedEvents: try queue.queuedEventCount())
+    /// The daemon's status, given the number of queued events.
+    func status() -> @Sendable (Int) -> DaemonStatus {
+        let (home, clients, active) = (home.location, clients.count, hosts.values.reduce(0) { $0 + $1.activeTaskCount })
+        return { queued in
+            DaemonStatus(
+                pid: getpid(), protocolVersion: BackgroundProtocol.version, home: home, clients: clients,
+                activeTasks: active, queuedEvents: queued)
+        }
     }
 
     // MARK: Sessions
@@ -196,20 +248,37 @@ actor Daemon {
         }
     }
 
-    /// Queues `event` of `key` (progress only goes to an attached client) and sends it to the
-    /// attached client.
-    func deliver(_ event: BackgroundEventRecord, for key: SessionKey) {
+    /// Queues `event` of `key` (progress only goes to an attached client), with the change of its
+    /// task's row in the same commit, and sends it to the client attached now once committed.
+    func deliver(_ event: BackgroundEventRecord, for key: SessionKey, updating update: EventQueue.TaskUpdate? = nil) {
         guard !stopping else { return }
-        var event = event
-        if event.isQueued {
+        touch()
+        let client = attached[key]
+        if event.isQueued || update != nil {
+            let body: String?
             do throws(TransferError) {
-                event = try queue.append(event, for: key)
+                body = event.isQueued ? try EventQueue.json(event, "event") : nil
             } catch {
                 logger.error("An event of \(key) could not be queued: \(error)")
+                body = nil
             }
+            queue.writes.commit(
+                "queue an event",
+                { db in
+                    if let update { try EventQueue.updateTask(db, key, event.taskID, update) }
+                    return try body.map { try EventQueue.append(db, event, body: $0, for: key) } ?? event
+                },
+                then: { [logger] result in
+                    switch result {
+                    case .success(let queued): client?.send(.event(queued))
+                    case .failure(let error):
+                        logger.error("An event of \(key) could not be queued: \(error)")
+                        client?.send(.event(event))  // not queued: delivered once, as progress is
+                    }
+                })
+        } else if let client {
+            send(.event(event), to: client)
         }
-        attached[key]?.send(.event(event))
-        touch()
         if event.kind == .completed { relaunchIfReady(key) }
     }
 
@@ -219,11 +288,25 @@ actor Daemon {
     /// Runs `key`'s relaunch command when its events are ready: no task unfinished, no process
     /// attached, and the command not running already.
     private func relaunchIfReady(_ key: SessionKey) {
-        guard attached[key] == nil, (hosts[key]?.activeTaskCount ?? 0) == 0,
-            relaunched[key].map({ $0.hasExited }) ?? true
-        else { return }
+        guard isReadyForRelaunch(key) else { return }
+        queue.writes.commit(
+            "read a relaunch command", { db in try EventQueue.relaunch(db, for: key) },
+            then: { [self, logger] result in
+                switch result {
+                case .success(let command): if let command { Task { await self.relaunch(key, command) } }
+                case .failure(let error): logger.error("The relaunch command of \(key) could not be read: \(error)")
+                }
+            })
+    }
+
+    private func isReadyForRelaunch(_ key: SessionKey) -> Bool {
+        attached[key] == nil && (hosts[key]?.activeTaskCount ?? 0) == 0 && (relaunched[key].map(\.hasExited) ?? true)
+    }
+
+    /// Runs `command` for `key` if the session is still ready for it.
+    private func relaunch(_ key: SessionKey, _ command: RelaunchCommand) {
+        guard isReadyForRelaunch(key) else { return }
         do throws(TransferError) {
-            guard let command = try queue.relaunch(for: key) else { return }
             var environment = ProcessInfo.processInfo.environment
             environment["SANDBOX_APP"] = key.app
             environment["SANDBOX_BACKGROUND_SESSION"] = key.session
@@ -245,11 +328,12 @@ actor Daemon {
     /// them forever (its finished files stay in the staging folder, in `Library/Caches`).
     func expireOldEvents() {
         let (seconds, attoseconds) = options.eventRetention.components
-        do throws(TransferError) {
-            try queue.expire(olderThan: Double(seconds) + Double(attoseconds) / 1e18)
-        } catch {
-            logger.error("Expiring old events failed: \(error)")
-        }
+        let age = Double(seconds) + Double(attoseconds) / 1e18
+        queue.writes.commit(
+            "expire old events", { db in try EventQueue.expire(db, olderThan: age) },
+            then: { [logger] result in
+                if case .failure(let error) = result { logger.error("Expiring old events failed: \(error)") }
+            })
     }
 
     private func touch() { lastActivity = .now }
@@ -269,6 +353,7 @@ actor Daemon {
         stopping = true
         scheduler.stop()
         for host in hosts.values { await host.pause() }
+        await queue.writes.flush()
         for client in clients.values { client.close() }
         logger.info("stopped")
     }

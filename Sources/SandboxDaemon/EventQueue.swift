@@ -9,8 +9,14 @@ import SandboxTransfer
 /// the events the app handled — two statements that must commit together or not at all. A
 /// transaction gives that; a checkpoint file rewritten per event would need its own journal. The
 /// transfers themselves still resume from the session's checkpoints.
+///
+/// The daemon writes through ``writes`` (group commit: one transaction for everything asked for
+/// while the previous one ran); the synchronous methods read, or write one transaction each (tests,
+/// and what happens once at start).
 final class EventQueue: Sendable {
     private let database: DatabaseQueue
+    /// The daemon's writes, batched.
+    let writes: GroupCommit
 
     /// Opens (creating if needed) the queue at `path`.
     ///
@@ -56,6 +62,7 @@ final class EventQueue: Sendable {
                         """)
             }
             try migrator.migrate(database)
+            writes = GroupCommit(database: database)
         } catch {
             throw TransferError(
                 .corrupt,
@@ -72,11 +79,14 @@ final class EventQueue: Sendable {
         }
     }
 
+    /// One encoder for every row (its options never change; encoding with it is thread-safe).
+    private static let encoder = JSONEncoder()
+
     /// `value` as the JSON text stored in a row. Encoding these plain records does not fail in
     /// practice; if it ever did, nothing is stored (an empty body would lose the record silently).
-    private static func json(_ value: some Encodable, _ what: String) throws(TransferError) -> String {
+    static func json(_ value: some Encodable, _ what: String) throws(TransferError) -> String {
         do {
-            return String(decoding: try JSONEncoder().encode(value), as: UTF8.self)
+            return String(decoding: try encoder.encode(value), as: UTF8.self)
         } catch {
             throw TransferError(.corrupt, "sandboxd could not encode a \(what) for its queue: \(error).", cause: error)
         }
@@ -96,16 +106,33 @@ final class EventQueue: Sendable {
     func addTask(_ request: BackgroundRequest, to key: SessionKey) throws(TransferError) -> Int {
         let body = try Self.json(request, "task")
         return try write("record a task") { db in
-            let largest =
-                try Int.fetchOne(
-                    db, sql: "SELECT MAX(id) FROM task WHERE app = ? AND session = ?",
-                    arguments: [key.app, key.session])
-                ?? 0
-            try db.execute(
-                sql: "INSERT INTO task (app, session, id, url, request, state) VALUES (?, ?, ?, ?, ?, 'waiting')",
-                arguments: [key.app, key.session, largest + 1, request.url, body])
-            return largest + 1
+            let id = try Self.largestTaskID(db, of: key) + 1
+            try Self.insertTask(db, key, id, url: request.url, body: body, underlying: nil)
+            return id
         }
+    }
+
+    /// The largest task identifier `key` has used, 0 for none: the session numbers new tasks from it.
+    func largestTaskID(of key: SessionKey) throws(TransferError) -> Int {
+        try read("number a task") { db in try Self.largestTaskID(db, of: key) }
+    }
+
+    private static func largestTaskID(_ db: Database, of key: SessionKey) throws -> Int {
+        try Int.fetchOne(
+            db, sql: "SELECT MAX(id) FROM task WHERE app = ? AND session = ?", arguments: [key.app, key.session]) ?? 0
+    }
+
+    /// Inserts task `id` of `key`: `waiting`, or `running` as download task `underlying`.
+    static func insertTask(
+        _ db: Database, _ key: SessionKey, _ id: Int, url: String, body: String, underlying: Int?
+    ) throws {
+        try db.execute(
+            sql: "INSERT INTO task (app, session, id, url, request, state, underlying) VALUES (?, ?, ?, ?, ?, ?, ?)",
+            arguments: [
+                key.app, key.session, id, url, body,
+                underlying == nil ? DownloadTaskState.waiting.rawValue : DownloadTaskState.running.rawValue,
+                underlying,
+            ])
     }
 
     /// A task's stored row.
@@ -116,21 +143,38 @@ final class EventQueue: Sendable {
         var underlying: Int?
     }
 
-    /// Updates a task's listing (and which session task runs it now).
-    func updateTask(_ key: SessionKey, _ id: Int, _ change: (inout StoredTask) -> Void) throws(TransferError) {
-        try write("update task \(id)") { db in
-            guard var task = try Self.fetchTasks(db, key.app, key.session, id: id).first else { return }
-            change(&task)
-            try db.execute(
-                sql: """
-                    UPDATE task SET state = ?, underlying = ?, bytesWritten = ?, expectedLength = ?, path = ?,
-                        errorCode = ? WHERE app = ? AND session = ? AND id = ?
-                    """,
-                arguments: [
-                    task.info.state.rawValue, task.underlying, task.info.bytesWritten, task.info.expectedLength,
-                    task.info.path, task.info.errorCode, key.app, key.session, id,
-                ])
-        }
+    /// What changes in a task's row.
+    enum TaskUpdate: Sendable, Equatable {
+        /// It runs (again) as download task `underlying`.
+        case running(underlying: Int)
+        /// Its file is at `path` in the container.
+        case finished(path: String)
+        /// It is over; `errorCode` is `nil` on success.
+        case completed(errorCode: String?, bytesWritten: Int64, expectedLength: Int64?)
+    }
+
+    /// Updates a task's row (nothing when it has none).
+    func updateTask(_ key: SessionKey, _ id: Int, _ update: TaskUpdate) throws(TransferError) {
+        try write("update task \(id)") { db in try Self.updateTask(db, key, id, update) }
+    }
+
+    /// Updates a task's row with one statement (nothing when it has none): the row is not read,
+    /// so its request is not decoded.
+    static func updateTask(_ db: Database, _ key: SessionKey, _ id: Int, _ update: TaskUpdate) throws {
+        let (assignments, values): (String, StatementArguments) =
+            switch update {
+            case .running(let underlying):
+                ("state = ?, underlying = ?", [DownloadTaskState.running.rawValue, underlying])
+            case .finished(let path): ("path = ?", [path])
+            case .completed(let errorCode, let bytesWritten, let expectedLength):
+                (
+                    "state = ?, errorCode = ?, bytesWritten = ?, expectedLength = ?",
+                    [DownloadTaskState.completed.rawValue, errorCode, bytesWritten, expectedLength]
+                )
+            }
+        try db.execute(
+            sql: "UPDATE task SET \(assignments) WHERE app = ? AND session = ? AND id = ?",
+            arguments: values + [key.app, key.session, id])
     }
 
     /// The tasks of `app` (of its session `session` when given), or of every app.
@@ -138,9 +182,8 @@ final class EventQueue: Sendable {
         try read("list tasks") { db in try Self.fetchTasks(db, app, session) }
     }
 
-    private static func fetchTasks(
-        _ db: Database, _ app: String?, _ session: String?, id: Int? = nil
-    ) throws -> [StoredTask] {
+    /// The tasks of `app` (of its session `session` when given), or of every app.
+    static func fetchTasks(_ db: Database, _ app: String?, _ session: String?) throws -> [StoredTask] {
         var sql = "SELECT * FROM task WHERE 1"
         var arguments: StatementArguments = []
         if let app {
@@ -150,10 +193,6 @@ final class EventQueue: Sendable {
         if let session {
             sql += " AND session = ?"
             arguments += [session]
-        }
-        if let id {
-            sql += " AND id = ?"
-            arguments += [id]
         }
         return try Row.fetchAll(db, sql: sql + " ORDER BY app, session, id", arguments: arguments).compactMap { row in
             let body: String = row["request"]
@@ -174,54 +213,72 @@ final class EventQueue: Sendable {
 
     /// Appends `event` to `key`'s queue; returns it with its sequence number.
     func append(_ event: BackgroundEventRecord, for key: SessionKey) throws(TransferError) -> BackgroundEventRecord {
-        var event = event
         let body = try Self.json(event, "event")
-        event.sequence = try write("queue an event") { db in
-            try db.execute(
-                sql: "INSERT INTO event (app, session, body, createdAt) VALUES (?, ?, ?, ?)",
-                arguments: [key.app, key.session, body, Date().timeIntervalSince1970])
-            return db.lastInsertedRowID
-        }
+        return try write("queue an event") { db in try Self.append(db, event, body: body, for: key) }
+    }
+
+    /// Inserts `event` (encoded as `body`) into `key`'s queue; returns it with its sequence number.
+    static func append(
+        _ db: Database, _ event: BackgroundEventRecord, body: String, for key: SessionKey
+    ) throws -> BackgroundEventRecord {
+        try db.execute(
+            sql: "INSERT INTO event (app, session, body, createdAt) VALUES (?, ?, ?, ?)",
+            arguments: [key.app, key.session, body, Date().timeIntervalSince1970])
+        var event = event
+        event.sequence = db.lastInsertedRowID
         return event
     }
 
     /// The events of `key` not acknowledged yet, oldest first.
     func pending(for key: SessionKey) throws(TransferError) -> [BackgroundEventRecord] {
-        try read("read queued events") { db in
-            try Row.fetchAll(
-                db, sql: "SELECT sequence, body FROM event WHERE app = ? AND session = ? ORDER BY sequence",
-                arguments: [key.app, key.session]
-            ).compactMap { row in
-                let body: String = row["body"]
-                guard var event = try? JSONDecoder().decode(BackgroundEventRecord.self, from: Data(body.utf8)) else {
-                    return nil
-                }
-                event.sequence = row["sequence"]
-                return event
+        try read("read queued events") { db in try Self.pending(db, for: key) }
+    }
+
+    /// The events of `key` not acknowledged yet, oldest first.
+    static func pending(_ db: Database, for key: SessionKey) throws -> [BackgroundEventRecord] {
+        try Row.fetchAll(
+            db, sql: "SELECT sequence, body FROM event WHERE app = ? AND session = ? ORDER BY sequence",
+            arguments: [key.app, key.session]
+        ).compactMap { row in
+            let body: String = row["body"]
+            guard var event = try? JSONDecoder().decode(BackgroundEventRecord.self, from: Data(body.utf8)) else {
+                return nil
             }
+            event.sequence = row["sequence"]
+            return event
         }
     }
 
     /// Forgets `key`'s events up to `sequence`: they were handled.
     func acknowledge(_ key: SessionKey, upTo sequence: Int64) throws(TransferError) {
-        try write("acknowledge events") { db in
-            try db.execute(
-                sql: "DELETE FROM event WHERE app = ? AND session = ? AND sequence <= ?",
-                arguments: [key.app, key.session, sequence])
-        }
+        try write("acknowledge events") { db in try Self.acknowledge(db, key, upTo: sequence) }
+    }
+
+    /// Deletes `key`'s events up to `sequence` (a second acknowledgement deletes nothing more).
+    static func acknowledge(_ db: Database, _ key: SessionKey, upTo sequence: Int64) throws {
+        try db.execute(
+            sql: "DELETE FROM event WHERE app = ? AND session = ? AND sequence <= ?",
+            arguments: [key.app, key.session, sequence])
     }
 
     /// Deletes events older than `age` (the retention limit for apps that never come back).
     func expire(olderThan age: TimeInterval) throws(TransferError) {
-        try write("expire old events") { db in
-            try db.execute(
-                sql: "DELETE FROM event WHERE createdAt < ?", arguments: [Date().timeIntervalSince1970 - age])
-        }
+        try write("expire old events") { db in try Self.expire(db, olderThan: age) }
+    }
+
+    /// Deletes events older than `age`.
+    static func expire(_ db: Database, olderThan age: TimeInterval) throws {
+        try db.execute(sql: "DELETE FROM event WHERE createdAt < ?", arguments: [Date().timeIntervalSince1970 - age])
     }
 
     /// How many events wait, over all sessions.
     func queuedEventCount() throws(TransferError) -> Int {
-        try read("count events") { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM event") ?? 0 }
+        try read("count events") { db in try Self.queuedEventCount(db) }
+    }
+
+    /// How many events wait, over all sessions.
+    static func queuedEventCount(_ db: Database) throws -> Int {
+        try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM event") ?? 0
     }
 
     // MARK: Relaunch
@@ -229,27 +286,33 @@ final class EventQueue: Sendable {
     /// Registers (or, with no arguments, removes) `key`'s relaunch command.
     func setRelaunch(_ command: RelaunchCommand, for key: SessionKey) throws(TransferError) {
         let body = try Self.json(command, "relaunch command")
-        try write("register a relaunch command") { db in
-            if command.arguments.isEmpty {
-                try db.execute(
-                    sql: "DELETE FROM relaunch WHERE app = ? AND session = ?", arguments: [key.app, key.session])
-            } else {
-                try db.execute(
-                    sql: "INSERT OR REPLACE INTO relaunch (app, session, command) VALUES (?, ?, ?)",
-                    arguments: [key.app, key.session, body])
-            }
+        try write("register a relaunch command") { db in try Self.setRelaunch(db, command, body: body, for: key) }
+    }
+
+    /// Registers `command` (encoded as `body`) for `key`, or removes it when it has no arguments.
+    static func setRelaunch(_ db: Database, _ command: RelaunchCommand, body: String, for key: SessionKey) throws {
+        if command.arguments.isEmpty {
+            try db.execute(
+                sql: "DELETE FROM relaunch WHERE app = ? AND session = ?", arguments: [key.app, key.session])
+        } else {
+            try db.execute(
+                sql: "INSERT OR REPLACE INTO relaunch (app, session, command) VALUES (?, ?, ?)",
+                arguments: [key.app, key.session, body])
         }
     }
 
     /// `key`'s relaunch command, if one is registered.
     func relaunch(for key: SessionKey) throws(TransferError) -> RelaunchCommand? {
-        try read("read a relaunch command") { db in
-            guard
-                let body = try String.fetchOne(
-                    db, sql: "SELECT command FROM relaunch WHERE app = ? AND session = ?",
-                    arguments: [key.app, key.session])
-            else { return nil }
-            return try JSONDecoder().decode(RelaunchCommand.self, from: Data(body.utf8))
-        }
+        try read("read a relaunch command") { db in try Self.relaunch(db, for: key) }
+    }
+
+    /// `key`'s relaunch command, if one is registered.
+    static func relaunch(_ db: Database, for key: SessionKey) throws -> RelaunchCommand? {
+        guard
+            let body = try String.fetchOne(
+                db, sql: "SELECT command FROM relaunch WHERE app = ? AND session = ?",
+                arguments: [key.app, key.session])
+        else { return nil }
+        return try JSONDecoder().decode(RelaunchCommand.self, from: Data(body.utf8))
     }
 }

@@ -26,6 +26,8 @@ final class SessionHost: Sendable {
     private let logger: Logger
 
     private struct Live {
+        /// The largest background task identifier used: the next task gets the one after it.
+        var largestID: Int
         /// Background task identifier by download task identifier, for the tasks running now.
         var byUnderlying: [Int: Int] = [:]
         var tasks: [Int: DownloadTask] = [:]
@@ -33,7 +35,7 @@ final class SessionHost: Sendable {
         var pausing = false
     }
 
-    private let live = Mutex(Live())
+    private let live: Mutex<Live>
     private let consumer = Mutex<Task<Void, Never>?>(nil)
 
     /// What the host handles, in one ordered stream: the download session's events and the
@@ -66,6 +68,7 @@ final class SessionHost: Sendable {
         self.container = container
         self.daemon = daemon
         self.logger = daemon.logger
+        live = Mutex(Live(largestID: try daemon.queue.largestTaskID(of: key)))
         session = try DownloadSession(
             identifier: Self.sessionPrefix + key.session, container: container, configuration: Self.configuration,
             logger: daemon.logger)
@@ -107,15 +110,34 @@ final class SessionHost: Sendable {
 
     // MARK: Tasks
 
-    /// Records and starts a task for `request`; returns its identifier.
+    /// Starts a task for `request` and records it in the queue's next commit; `recorded` runs
+    /// with the task's identifier once that commit is done (the answer to the app goes then: a
+    /// task the app was told of survives a kill). Call it on the daemon actor, which orders the
+    /// queue's steps: the task's events are recorded after its row.
     ///
-    /// - Throws: ``TransferError/Code/invalidURL`` for a URL a download cannot use; the queue's
-    ///   error when it cannot be recorded.
-    func submit(_ request: BackgroundRequest) throws(TransferError) -> Int {
+    /// - Throws: ``TransferError/Code/invalidURL`` for a URL a download cannot use.
+    func submit(
+        _ request: BackgroundRequest, recorded: @escaping @Sendable (Result<Int, TransferError>) -> Void
+    ) throws(TransferError) {
         let downloadRequest = try Self.downloadRequest(request)
-        let id = try daemon.queue.addTask(request, to: key)
-        try start(id, task: try session.downloadTask(with: downloadRequest), request: request)
-        return id
+        let body = try EventQueue.json(request, "task")
+        let task = try session.downloadTask(with: downloadRequest)
+        let id = live.withLock { live in
+            live.largestID += 1
+            return live.largestID
+        }
+        let (key, underlying) = (key, task.taskIdentifier)
+        daemon.queue.writes.commit(
+            "record a task",
+            { db in try EventQueue.insertTask(db, key, id, url: request.url, body: body, underlying: underlying) },
+            then: { [logger] result in
+                if case .failure(let error) = result {
+                    logger.error("Task \(id) of \(key) could not be recorded; it is cancelled: \(error)")
+                    task.cancel()
+                }
+                recorded(result.map { id })
+            })
+        start(id, task: task, request: request)
     }
 
     /// Continues this session's unfinished stored tasks: from their resume data (the partial file
@@ -130,20 +152,21 @@ final class SessionHost: Sendable {
             } else {
                 task = try session.downloadTask(with: request)
             }
-            try start(stored.info.taskID, task: task, request: stored.request)
+            let (key, id, underlying) = (key, stored.info.taskID, task.taskIdentifier)
+            daemon.queue.writes.commit("update task \(id)") { db in
+                try EventQueue.updateTask(db, key, id, .running(underlying: underlying))
+            }
+            start(id, task: task, request: stored.request)
         }
     }
 
-    /// Records `task` as background task `id` and hands it to the daemon's scheduler, which
-    /// resumes it now or when it may run (connectivity, discretionary).
-    private func start(_ id: Int, task: DownloadTask, request: BackgroundRequest) throws(TransferError) {
+    /// Makes `task` background task `id` and hands it to the daemon's scheduler, which resumes it
+    /// now or when it may run (connectivity, discretionary).
+    private func start(_ id: Int, task: DownloadTask, request: BackgroundRequest) {
         live.withLock { live in
             live.byUnderlying[task.taskIdentifier] = id
             live.tasks[id] = task
-        }
-        try daemon.queue.updateTask(key, id) { stored in
-            stored.underlying = task.taskIdentifier
-            stored.info.state = .running
+            live.largestID = max(live.largestID, id)
         }
         let policy = SchedulerMachine.Policy(
             waitsForConnectivity: request.waitsForConnectivity ?? true,
@@ -191,6 +214,7 @@ final class SessionHost: Sendable {
             return  // a task of an earlier process, reported by recovery; or the daemon is stopping
         }
         var finishedPath: String?
+        var update: EventQueue.TaskUpdate?
         if case .didFinishDownloading(_, let file) = event {
             finishedPath = stage(file, id: id)
         }
@@ -205,24 +229,13 @@ final class SessionHost: Sendable {
             }
             daemon.scheduler.remove(TaskReference(key: key, id: id))
             let progress = event.task.progress
-            do throws(TransferError) {
-                try daemon.queue.updateTask(key, id) { stored in
-                    stored.info.state = .completed
-                    stored.info.errorCode = error?.code.description
-                    stored.info.bytesWritten = error == nil ? progress.totalBytesWritten : 0
-                    stored.info.expectedLength = progress.totalBytesExpectedToWrite
-                }
-            } catch {
-                logger.error("Task \(id) of \(key) could not be recorded as completed: \(error)")
-            }
+            update = .completed(
+                errorCode: error?.code.description, bytesWritten: error == nil ? progress.totalBytesWritten : 0,
+                expectedLength: progress.totalBytesExpectedToWrite)
         } else if let finishedPath {
-            do throws(TransferError) {
-                try daemon.queue.updateTask(key, id) { $0.info.path = finishedPath }
-            } catch {
-                logger.error("Task \(id) of \(key) could not record its file: \(error)")
-            }
+            update = .finished(path: finishedPath)
         }
-        await daemon.deliver(record, for: key)
+        await daemon.deliver(record, for: key, updating: update)
     }
 
     /// Moves a finished file that went to no destination into the staging folder

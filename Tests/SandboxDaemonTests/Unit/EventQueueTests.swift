@@ -43,11 +43,8 @@ import Testing
             #expect(try queue.addTask(request, to: key) == 1)
             #expect(try queue.addTask(request, to: key) == 2)
             #expect(try queue.addTask(request, to: other) == 1)
-            try queue.updateTask(key, 2) {
-                $0.info.state = .completed
-                $0.info.errorCode = "cancelled"
-                $0.underlying = 7
-            }
+            try queue.updateTask(key, 2, .running(underlying: 7))
+            try queue.updateTask(key, 2, .completed(errorCode: "cancelled", bytesWritten: 0, expectedLength: nil))
             let stored = try queue.tasks(app: key.app, session: key.session)
             #expect(stored.map(\.info.state) == [.waiting, .completed])
             #expect(stored.last?.underlying == 7 && stored.last?.info.errorCode == "cancelled")
