@@ -23,6 +23,31 @@ struct ProtectionFixture {
         }
     }
 
+    static func with<T>(_ body: (ProtectionFixture) async throws -> T) async throws -> T {
+        try await Fixture.with { fixture in
+            let protection = DataProtection(home: fixture.home)
+            defer {
+                // Teardown: a failure here must not hide the test's own.
+                do { try protection.forgetKeysAtRestart() } catch { Issue.record("keyring cleanup: \(error)") }
+            }
+            return try await body(ProtectionFixture(fixture: fixture, protection: protection))
+        }
+    }
+
+    /// Expects `body` to throw a ``StoreError`` with `code`.
+    func expect(
+        _ code: StoreError.Code, sourceLocation: SourceLocation = #_sourceLocation, _ body: () async throws -> Void
+    ) async {
+        do {
+            try await body()
+            Issue.record("expected \(code), nothing was thrown", sourceLocation: sourceLocation)
+        } catch let error as StoreError {
+            #expect(error.code == code, "\(error)", sourceLocation: sourceLocation)
+        } catch {
+            Issue.record("expected StoreError \(code), got \(error)", sourceLocation: sourceLocation)
+        }
+    }
+
     /// The raw bytes of `path` in the container, as an attacker reading the disk sees them.
     func rawBytes(_ path: String) throws -> [UInt8] {
         Array(try #require(FileManager.default.contents(atPath: fixture.container.homeDirectory + "/" + path)))
