@@ -24,15 +24,18 @@ final class ShareResponder: HTTPResponder, Sendable {
 
     /// Answers `request` on the connection's event loop when it is a quick one (WebDAV's GET, HEAD
     /// and OPTIONS: an `open`, an `fstat` and a read of cached bytes at most), and on Swift's
-    /// global pool otherwise: a listing, an upload or a copy makes many blocking system calls,
-    /// which would hold up every other connection on the same event loop.
+    /// global pool otherwise, its body too (a PROPFIND's is built as it is sent): a listing, an
+    /// upload or a copy makes many blocking system calls, which would hold up every other
+    /// connection on the same event loop.
     func respond(to request: Request, context: Context) async -> Response {
         if Self.isQuick(request) {
             return await answer(request, context: context)
         }
-        return await withTaskExecutorPreference(globalConcurrentExecutor) {
+        var response = await withTaskExecutorPreference(globalConcurrentExecutor) {
             await answer(request, context: context)
         }
+        response.body = response.body.writtenOnGlobalPool()
+        return response
     }
 
     /// Whether `request` may run on the connection's event loop (see ``respond(to:context:)``).
@@ -103,6 +106,19 @@ final class ShareResponder: HTTPResponder, Sendable {
         let length = response.headers[.contentLength] ?? "-"
         logger.info(
             "\(client) \(request.method) \(request.uri.path) \(response.status.code) \(length) \(Int(milliseconds)) ms")
+    }
+}
+
+extension ResponseBody {
+    /// This body, written from a task of Swift's global pool rather than from the connection's
+    /// event loop (``EventLoopTaskExecutor``): for a body that makes blocking calls as it goes.
+    func writtenOnGlobalPool() -> ResponseBody {
+        let body = self
+        return ResponseBody(contentLength: body.contentLength) { writer in
+            try await withTaskExecutorPreference(globalConcurrentExecutor) {
+                try await body.write(writer)
+            }
+        }
     }
 }
 

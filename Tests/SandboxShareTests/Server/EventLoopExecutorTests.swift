@@ -3,6 +3,7 @@ import Hummingbird
 import NIOCore
 import NIOPosix
 import Sandbox
+import Synchronization
 import Testing
 
 @testable import SandboxShare
@@ -47,6 +48,30 @@ import Testing
         try await group.shutdownGracefully()
     }
 
+    /// The body of a heavy request (a PROPFIND's is built as it is sent) is written from the
+    /// global pool too, although the connection's task writes it from its event loop.
+    @Test func aHeavyRequestsBodyIsWrittenOnTheGlobalPool() async throws {
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        let loop = group.next()
+        let seen = ThreadsSeen()
+        let body = ResponseBody(contentLength: 2) { writer in
+            seen.record(loop.inEventLoop)
+            try await writer.write(ByteBuffer(string: "ok"))
+            seen.record(loop.inEventLoop)
+            try await writer.finish(nil)
+        }
+        let moved = body.writtenOnGlobalPool()
+        #expect(moved.contentLength == 2)
+        let written = try await withTaskExecutorPreference(EventLoopTaskExecutor(loop)) {
+            let writer = CollectingWriter()
+            try await moved.write(writer)
+            return (writer.sink.bytes, writer.sink.finished)
+        }
+        #expect(written.0 == Array("ok".utf8) && written.1)
+        #expect(seen.values == [false, false])
+        try await group.shutdownGracefully()
+    }
+
     /// Only WebDAV's GET, HEAD and OPTIONS (an open, an fstat and a read of cached bytes) run on the
     /// event loop; listings, uploads, copies, locks and the web page run on the global pool.
     @Test func onlyQuickMethodsRunOnTheEventLoop() {
@@ -66,4 +91,11 @@ import Testing
         #expect(!ShareResponder.isQuick(request(.get, "/.sandbox/zip?path=/")))
         #expect(!ShareResponder.isQuick(request(.get, "/", accept: "text/html")))
     }
+}
+
+/// Whether each step of a body ran on the event loop.
+private final class ThreadsSeen: Sendable {
+    private let state = Mutex<[Bool]>([])
+    func record(_ onLoop: Bool) { state.withLock { $0.append(onLoop) } }
+    var values: [Bool] { state.withLock { $0 } }
 }
