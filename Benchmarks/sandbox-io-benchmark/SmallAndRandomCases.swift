@@ -83,8 +83,9 @@ struct SmallAndRandomCases {
         unlink(host)
     }
 
-    /// `depth` tasks, each reading its share of the offsets one after the other: `depth` reads in
-    /// flight on one channel, as fio's psync engine has with `depth` jobs.
+    /// `depth` tasks, each reading its share of the offsets one after the other into a buffer of
+    /// its own (`read(into:atOffset:)`, as an app would): `depth` reads in flight on one channel,
+    /// as fio's psync engine has with `depth` jobs.
     private func channelReads(name: String, offsets: [Int64], depth: Int) async throws -> Double {
         let channel = try root.openChannel(at: ContainerPath(name), chunkSize: 4096)
         defer { channel.close() }
@@ -93,8 +94,10 @@ struct SmallAndRandomCases {
             try await withThrowingTaskGroup(of: Void.self) { group in
                 for worker in 0..<depth {
                     group.addTask {
+                        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 4096, alignment: 4096)
+                        defer { buffer.deallocate() }
                         for index in (worker * share)..<((worker + 1) * share) {
-                            let read = try await channel.readAll(fromOffset: offsets[index], length: 4096).count
+                            let read = try await channel.read(into: buffer, atOffset: offsets[index])
                             precondition(read == 4096)
                         }
                     }

@@ -15,22 +15,31 @@ extension IOChannel {
     ///   ``SandboxError/Code/closed`` for a closed channel; ``SandboxError/Code/interrupted`` when
     ///   the channel is closed immediately; read errors such as ``SandboxError/Code/io``.
     public func read(fromOffset offset: Int64 = 0, length: Int64 = .max) -> ChannelReads {
-        let path = self.path
-        let validation: SandboxError? =
-            offset < 0
-            ? .negative("offset", offset, path: path)
-            : length < 0
-                ? .negative("length", length, path: path)
-                : !access.canRead
-                    ? .rule(
-                        .invalidArgument, "The channel for '\(path)' was opened for writing only; it cannot read.",
-                        path: path)
-                    : nil
+        let validation = readRefusal(offset: offset, length: length)
         if validation == nil, kind == .randomAccess, access.canRead, length <= Int64(Self.cachedReadLimit),
             let part = readCached(atOffset: offset, length: Int(length))
         {
             return ChannelReads(ready: part)
         }
+        return readThroughEngine(fromOffset: offset, length: length, validation: validation)
+    }
+
+    /// Why a read of `length` bytes from `offset` cannot start: a negative offset or length, or a
+    /// channel not open for reading; `nil` when it can.
+    func readRefusal(offset: Int64, length: Int64) -> SandboxError? {
+        if offset < 0 { return .negative("offset", offset, path: path) }
+        if length < 0 { return .negative("length", length, path: path) }
+        guard access.canRead else {
+            return .rule(
+                .invalidArgument, "The channel for '\(path)' was opened for writing only; it cannot read.", path: path)
+        }
+        return nil
+    }
+
+    /// ``read(fromOffset:length:)`` on the engine's threads, without trying the page cache first;
+    /// `validation` fails the read before it starts.
+    func readThroughEngine(fromOffset offset: Int64, length: Int64, validation: SandboxError?) -> ChannelReads {
+        let path = self.path
         let cursor = Cursor(offset: offset, remaining: length)
         let descriptor = self.descriptor
         let buffers = engine.buffers
