@@ -17,6 +17,8 @@ actor Daemon {
     let logger: Logger
     /// When tasks may transfer: connectivity and discretionary tasks.
     let scheduler: TransferScheduler
+    /// The HTTP client of every session the daemon hosts (one connection pool, not one a session).
+    let httpClient = SharedDownloadClient(SessionHost.configuration)
     private var clients: [Int: ClientHandle] = [:]
     private var nextClient = 1
     /// The client attached to each session.
@@ -355,6 +357,11 @@ actor Daemon {
         for host in hosts.values { await host.pause() }
         await queue.writes.flush()
         for client in clients.values { client.close() }
+        do {
+            try await httpClient.shutdown()
+        } catch {
+            logger.error("The HTTP client did not shut down: \(error)")
+        }
         logger.info("stopped")
     }
 }

@@ -71,7 +71,7 @@ final class SessionHost: Sendable {
         live = Mutex(Live(largestID: try daemon.queue.largestTaskID(of: key)))
         session = try DownloadSession(
             identifier: Self.sessionPrefix + key.session, container: container, configuration: Self.configuration,
-            logger: daemon.logger)
+            sharing: daemon.httpClient, logger: daemon.logger)
         let events = session.events
         let (stream, inputs) = AsyncStream.makeStream(of: Input.self)
         self.inputs = inputs

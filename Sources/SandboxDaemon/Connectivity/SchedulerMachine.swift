@@ -60,12 +60,19 @@ struct SchedulerMachine: Sendable {
     private struct Entry: Sendable {
         var endpoint: Endpoint
         var policy: Policy
+        /// When it was added: actions come in that order.
+        var order: Int
         var phase: Phase = .new
     }
 
     private var entries: [TaskReference: Entry] = [:]
-    /// The references in the order they were added: actions come in that order.
-    private var order: [TaskReference] = []
+    private var nextOrder = 0
+    /// How many tasks use each endpoint.
+    private var endpointUse: [Endpoint: Int] = [:]
+    /// How many tasks are discretionary: while none is, a task's phase depends on its own entry
+    /// and endpoint only, so adding or removing one settles that task alone (a batch of 1,000
+    /// queued tasks would otherwise settle every task 1,000 times).
+    private var discretionaryCount = 0
     private var unreachable: Set<Endpoint> = []
     /// Endpoints with a probe result, while a task uses them.
     private var probed: Set<Endpoint> = []
@@ -94,20 +101,36 @@ struct SchedulerMachine: Sendable {
 
     /// Schedules `task`: it starts now, or waits (reported when for connectivity).
     mutating func add(_ task: TaskReference, endpoint: Endpoint, policy: Policy) -> [Action] {
-        if entries[task] == nil { order.append(task) }
-        entries[task] = Entry(endpoint: endpoint, policy: policy)
-        return settle()
+        var order = nextOrder
+        if let previous = entries[task] {
+            order = previous.order
+            forget(previous)
+        } else {
+            nextOrder += 1
+        }
+        entries[task] = Entry(endpoint: endpoint, policy: policy, order: order)
+        endpointUse[endpoint, default: 0] += 1
+        if policy.isDiscretionary { discretionaryCount += 1 }
+        return discretionaryCount == 0 ? settle(only: task) : settle()
     }
 
     /// Forgets `task` (it completed): held discretionary tasks may start.
     mutating func remove(_ task: TaskReference) -> [Action] {
-        guard entries.removeValue(forKey: task) != nil else { return [] }
-        order.removeAll { $0 == task }
-        // What is known of endpoints no task uses any more is dropped (a new task probes again).
-        let used = Set(entries.values.map(\.endpoint))
-        unreachable.formIntersection(used)
-        probed.formIntersection(used)
-        return settle()
+        guard let entry = entries.removeValue(forKey: task) else { return [] }
+        forget(entry)
+        return discretionaryCount == 0 ? [] : settle()
+    }
+
+    /// Drops what `entry` counted; what is known of an endpoint no task uses any more is dropped
+    /// too (a new task probes again).
+    private mutating func forget(_ entry: Entry) {
+        if entry.policy.isDiscretionary { discretionaryCount -= 1 }
+        let use = (endpointUse[entry.endpoint] ?? 1) - 1
+        endpointUse[entry.endpoint] = use > 0 ? use : nil
+        if use <= 0 {
+            unreachable.remove(entry.endpoint)
+            probed.remove(entry.endpoint)
+        }
     }
 
     /// A probe found `endpoint` reachable or not.
@@ -116,8 +139,28 @@ struct SchedulerMachine: Sendable {
         case .reachable: unreachable.remove(endpoint)
         case .unreachable: unreachable.insert(endpoint)
         }
-        if entries.values.contains(where: { $0.endpoint == endpoint }) { probed.insert(endpoint) }
+        if endpointUse[endpoint] != nil { probed.insert(endpoint) }
         return settle()
+    }
+
+    /// Moves `task` alone to the phase the policy wants for it: enough while no task is
+    /// discretionary (nothing else depends on it).
+    private mutating func settle(only task: TaskReference) -> [Action] {
+        guard let entry = entries[task] else { return [] }
+        return transition(task, entry, to: connectivityPhase(entry) ?? .running)
+    }
+
+    /// The actions that move `task` from its phase to `phase`, which it records.
+    private mutating func transition(_ task: TaskReference, _ entry: Entry, to phase: Phase) -> [Action] {
+        guard phase != entry.phase else { return [] }
+        var actions: [Action] = []
+        if entry.phase == .running { actions.append(.suspend(task)) }
+        if phase == .running { actions.append(.start(task)) }
+        if phase == .waitingForConnectivity { actions.append(.reportWaiting(task)) }
+        var entry = entry
+        entry.phase = phase
+        entries[task] = entry
+        return actions
     }
 
     /// Moves every task to the phase the policy wants for it now.
@@ -131,13 +174,9 @@ struct SchedulerMachine: Sendable {
             wanted[task] = connectivityPhase(entry) ?? (othersRunning ? .waitingForOtherTransfers : .running)
         }
         var actions: [Action] = []
-        for task in order {
-            guard var entry = entries[task], let phase = wanted[task], phase != entry.phase else { continue }
-            if entry.phase == .running { actions.append(.suspend(task)) }
-            if phase == .running { actions.append(.start(task)) }
-            if phase == .waitingForConnectivity { actions.append(.reportWaiting(task)) }
-            entry.phase = phase
-            entries[task] = entry
+        for (task, entry) in entries.sorted(by: { $0.value.order < $1.value.order }) {
+            guard let phase = wanted[task] else { continue }
+            actions += transition(task, entry, to: phase)
         }
         return actions
     }
