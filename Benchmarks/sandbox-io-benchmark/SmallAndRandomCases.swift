@@ -63,10 +63,22 @@ struct SmallAndRandomCases {
             var ours: [Double] = []
             var threads: [Double] = []
             var fioRates: [Double] = []
+            // CPU microseconds per read: what a read costs whoever gets the CPU on a loaded machine.
+            var oursCPU: [Double] = []
+            var threadsCPU: [Double] = []
+            var fioCPU: [Double] = []
+            let perRead = { (cpu: Double) in cpu / Double(offsets.count) * 1e6 }
             for _ in 0..<configuration.runs {
+                var cpu = cpuSeconds()
                 ours.append(try await channelReads(name: name, offsets: offsets, depth: depth))
+                oursCPU.append(perRead(cpuSeconds() - cpu))
+                cpu = cpuSeconds()
                 threads.append(try threadReads(host: host, offsets: offsets, depth: depth))
-                if fio, let rate = fioRandomReads(host: host, depth: depth) { fioRates.append(rate) }
+                threadsCPU.append(perRead(cpuSeconds() - cpu))
+                if fio, let (rate, cpu) = fioRandomReads(host: host, depth: depth) {
+                    fioRates.append(rate)
+                    fioCPU.append(cpu)
+                }
             }
             let iops = { (seconds: Double) in String(format: "%.0f IOPS", Double(offsets.count) / seconds) }
             report(
@@ -79,6 +91,13 @@ struct SmallAndRandomCases {
                     "IOChannel, \(depth) in flight", ours: ours, baseline: fioSeconds,
                     baselineName: "fio psync numjobs=\(depth)", unit: iops)
             }
+            print(
+                String(
+                    format: "  CPU per read: ours %.2f µs, threads × pread %.2f µs (× %.2f)%@",
+                    median(oursCPU), median(threadsCPU), median(threadsCPU) / median(oursCPU),
+                    fioCPU.isEmpty
+                        ? ""
+                        : String(format: ", fio %.2f µs (× %.2f)", median(fioCPU), median(fioCPU) / median(oursCPU))))
         }
         unlink(host)
     }
@@ -127,10 +146,11 @@ struct SmallAndRandomCases {
         spawnAndWait("fio", ["--version"], output: "/dev/null") == 0
     }
 
-    /// fio's total read IOPS with the psync engine and `depth` jobs (threads), over two seconds, or
-    /// nil when it fails.
-    private func fioRandomReads(host: String, depth: Int) -> Double? {
+    /// fio's total read IOPS with the psync engine and `depth` jobs (threads), over two seconds, and
+    /// the CPU microseconds its process spent per read (start-up included), or nil when it fails.
+    private func fioRandomReads(host: String, depth: Int) -> (iops: Double, cpuPerRead: Double)? {
         let output = directory + "/fio.json"
+        let cpu = cpuSeconds(children: true)
         let status = spawnAndWait(
             "fio",
             [
@@ -143,9 +163,9 @@ struct SmallAndRandomCases {
         guard status == 0, let data = FileManager.default.contents(atPath: output),
             let json = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
             let jobs = json["jobs"] as? [[String: Any]], let read = jobs.first?["read"] as? [String: Any],
-            let iops = read["iops"] as? Double
+            let iops = read["iops"] as? Double, let reads = read["total_ios"] as? Double, reads > 0
         else { return nil }
-        return iops
+        return (iops, (cpuSeconds(children: true) - cpu) / reads * 1e6)
     }
 
     /// Streams a large file in a fresh process and returns that process's peak resident memory.

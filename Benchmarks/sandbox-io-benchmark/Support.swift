@@ -64,6 +64,14 @@ func measure(_ body: () async throws -> Void) async rethrows -> Double {
     return (ContinuousClock.now - start).seconds
 }
 
+/// CPU seconds (user + system) used so far by this process, or by its waited-for children.
+func cpuSeconds(children: Bool = false) -> Double {
+    var usage = rusage()
+    getrusage(__rusage_who_t((children ? RUSAGE_CHILDREN : RUSAGE_SELF).rawValue), &usage)
+    let seconds = { (time: timeval) in Double(time.tv_sec) + Double(time.tv_usec) / 1e6 }
+    return seconds(usage.ru_utime) + seconds(usage.ru_stime)
+}
+
 extension Duration {
     var seconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
 }
