@@ -111,3 +111,50 @@ func writeNoise(_ path: String, size: Int) throws {
 }
 
 func mib(_ bytes: Int) -> String { String(format: "%.1f MiB", Double(bytes) / 1_048_576) }
+
+/// User plus system CPU time, in seconds, that the processes `pids` have used so far (procfs).
+func cpuSeconds(_ pids: [Int32]) -> Double {
+    let ticks = Double(sysconf(Int32(_SC_CLK_TCK)))
+    return pids.reduce(0) { total, pid in
+        let text = (try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8)) ?? ""  // ended: none
+        // The fields after the command's closing parenthesis: utime and stime are the 12th and 13th.
+        let fields = text.split(separator: ")").last?.split(separator: " ") ?? []
+        guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else { return total }
+        return total + (user + system) / ticks
+    }
+}
+
+/// nginx's master process (started with `-p <documentRoot's folder>`) and its workers.
+func nginxProcesses(documentRoot: String) -> [Int32] {
+    let folder = (documentRoot as NSString).deletingLastPathComponent
+    let pids = ((try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []).compactMap { Int32($0) }
+    func commandLine(_ pid: Int32) -> String {
+        let data = FileManager.default.contents(atPath: "/proc/\(pid)/cmdline") ?? Data()
+        return String(decoding: data.map { $0 == 0 ? 32 : $0 }, as: UTF8.self)
+    }
+    func parent(_ pid: Int32) -> Int32? {
+        let text = (try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8)) ?? ""  // ended: none
+        return (text.split(separator: ")").last?.split(separator: " ")).flatMap { $0.count > 1 ? Int32($0[1]) : nil }
+    }
+    guard let master = pids.first(where: { commandLine($0).contains(folder + "/nginx.conf") }) else { return [] }
+    return [master] + pids.filter { parent($0) == master }
+}
+
+/// One `wrk` run's requests per second, and the server's CPU time per request (microseconds).
+struct SmallGetSample {
+    var rate: Double
+    var cpuPerRequest: Double
+}
+
+/// ``wrkRate(base:prefix:count:authorization:seconds:scratch:)`` with the CPU time that the
+/// processes `pids` used meanwhile: a measure that another load on the machine disturbs less than
+/// the rate, which depends on how much of the cores the server gets.
+func wrkSample(
+    base: String, prefix: String, count: Int, authorization: String?, seconds: Int, scratch: String, pids: [Int32]
+) async throws -> SmallGetSample {
+    let before = cpuSeconds(pids)
+    let rate = try await wrkRate(
+        base: base, prefix: prefix, count: count, authorization: authorization, seconds: seconds, scratch: scratch)
+    let used = cpuSeconds(pids) - before
+    return SmallGetSample(rate: rate, cpuPerRequest: used / (rate * Double(seconds)) * 1e6)
+}

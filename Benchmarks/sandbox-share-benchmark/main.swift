@@ -5,11 +5,13 @@
 //     apt-get install -y nginx wrk curl
 //     swift build -c release --product sandbox
 //     swift run --package-path Benchmarks -c release sandbox-share-benchmark --runs 3 [--sandbox .build/release/sandbox]
-//         [--mib 1024] [--small 10000] [--seconds 10]
+//         [--mib 1024] [--small 10000] [--seconds 10] [--baseline OTHER-SANDBOX]
 //
 // 1. GET of one large file (1 GiB), curl -o /dev/null: throughput (goal ≥ 0.8× nginx).
 // 2. GET of 10,000 files of 16 KiB with wrk (keep-alive, 8 connections, a Lua script cycling
-//    through the paths, our requests with the Authorization header): requests/s (≥ 0.5×).
+//    through the paths, our requests with the Authorization header): requests/s (≥ 0.5×), and
+//    each server's CPU time per request (less disturbed by other load on the machine). With
+//    --baseline, another build serves the same folder and is measured in the same rounds.
 // 3. PUT of the large file, curl -T: throughput (≥ 0.8×).
 // 4. PROPFIND Depth 1 of the 10,000-file folder (nginx has no PROPFIND without a third-party
 //    module): time (< 1 s).
@@ -32,6 +34,8 @@ struct Options: ParsableCommand {
     @Option(help: "How long each wrk run lasts, in seconds.") var seconds = 10
     @Option(help: "The sandbox executable (default: beside this one, else .build/release/sandbox).")
     var sandbox: String?
+    @Option(help: "Another sandbox executable, measured against this one in the small-GET rounds.")
+    var baseline: String?
 }
 
 let options = Options.parseOrExit()
@@ -66,10 +70,10 @@ let curl = try tool("curl")
 print("# sandbox-share-benchmark: \(mebibytes) MiB file, \(small) small files, \(runs) runs, \(sandbox)\n")
 
 /// Times ours and nginx's alternately, each first every other run (the page cache favours the second).
-@MainActor func alternate(
-    _ ours: () async throws -> Double, _ theirs: () async throws -> Double
-) async rethrows -> ([Double], [Double]) {
-    var (a, b): ([Double], [Double]) = ([], [])
+@MainActor func alternate<Measure>(
+    _ ours: () async throws -> Measure, _ theirs: () async throws -> Measure
+) async rethrows -> ([Measure], [Measure]) {
+    var (a, b): ([Measure], [Measure]) = ([], [])
     for run in 0..<runs {
         if run % 2 == 1 { b.append(try await theirs()) }
         a.append(try await ours())
@@ -96,24 +100,63 @@ rows.append(
 verdict("GET large, throughput vs nginx", String(format: "%.2f×", getRatio), "≥ 0.8×", getRatio >= 0.8)
 let afterGet = server.memory()
 
-// 2. GET of the small files.
-let (smallOurs, smallNginx) = try await alternate(
-    {
-        try await wrkRate(
-            base: server.url("/"), prefix: "/small/s", count: small, authorization: server.authorization,
-            seconds: seconds, scratch: scratch)
-    },
-    {
-        try await wrkRate(
-            base: nginx.url("/"), prefix: "/dav/small/s", count: small, authorization: nil, seconds: seconds,
-            scratch: scratch)
-    })
+// 2. GET of the small files, with each server's CPU time per request (nginx: master and workers).
+let nginxPids = nginxProcesses(documentRoot: nginx.documentRoot)
+func smallOn(_ share: ShareServer) async throws -> SmallGetSample {
+    try await wrkSample(
+        base: share.url("/"), prefix: "/small/s", count: small, authorization: share.authorization,
+        seconds: seconds, scratch: scratch, pids: [share.process.pid])
+}
+func smallOnNginx() async throws -> SmallGetSample {
+    try await wrkSample(
+        base: nginx.url("/"), prefix: "/dav/small/s", count: small, authorization: nil, seconds: seconds,
+        scratch: scratch, pids: nginxPids)
+}
+let (smallOursSamples, smallNginxSamples) = try await alternate({ try await smallOn(server) }, smallOnNginx)
+let (smallOurs, smallNginx) = (smallOursSamples.map(\.rate), smallNginxSamples.map(\.rate))
 let smallRatio = median(smallOurs) / median(smallNginx)
 rows.append(
     String(
         format: "| GET %d × 16 KiB (wrk, 8 connections) | %.0f req/s | %.0f req/s | **%.2f×** |", small,
         median(smallOurs), median(smallNginx), smallRatio))
+rows.append(
+    String(
+        format: "| … server CPU time per request | %.1f µs | %.1f µs | **%.2f×** |",
+        median(smallOursSamples.map(\.cpuPerRequest)), median(smallNginxSamples.map(\.cpuPerRequest)),
+        median(smallNginxSamples.map(\.cpuPerRequest)) / median(smallOursSamples.map(\.cpuPerRequest))))
 verdict("GET small, requests/s vs nginx", String(format: "%.2f×", smallRatio), "≥ 0.5×", smallRatio >= 0.5)
+
+// 2b. With --baseline: another build of sandbox serving the same folder, measured in the same
+// rounds (ours, the baseline, nginx; each first in turn), for a before/after on a busy machine.
+if let baselinePath = options.baseline {
+    let baseline = try await ShareServer.start(
+        sandbox: baselinePath, home: scratch + "/home", app: app, scratch: scratch)
+    var samples: [[SmallGetSample]] = [[], [], []]
+    let measures: [() async throws -> SmallGetSample] = [
+        { try await smallOn(server) }, { try await smallOn(baseline) }, smallOnNginx,
+    ]
+    for run in 0..<runs {
+        for step in 0..<3 {
+            let which = (run + step) % 3
+            samples[which].append(try await measures[which]())
+        }
+    }
+    await baseline.stop()
+    print("Small GETs, \(sandbox) against the baseline \(baselinePath), in the same rounds:\n")
+    print(
+        "| server | req/s (runs) | ratio to nginx (median of each round's) | CPU µs/request | nginx's CPU/request ÷ this |"
+    )
+    print("|---|---|---|---|---|")
+    for (name, index) in [("this build", 0), ("baseline", 1), ("nginx", 2)] {
+        let ratios = zip(samples[index], samples[2]).map { $0.rate / $1.rate }
+        let cpu = median(samples[index].map(\.cpuPerRequest))
+        print(
+            "| \(name) | \(samples[index].map { String(format: "%.0f", $0.rate) }.joined(separator: ", ")) | "
+                + String(format: "%.2f× (%.2f–%.2f)", median(ratios), ratios.min() ?? 0, ratios.max() ?? 0)
+                + String(format: " | %.1f | %.2f× |", cpu, median(samples[2].map(\.cpuPerRequest)) / cpu))
+    }
+    print("")
+}
 
 // 3. PUT of the large file (from Documents/large.bin, in the page cache for both).
 var putRun = 0
