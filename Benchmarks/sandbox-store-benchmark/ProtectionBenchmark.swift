@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 import SandboxStore
 
 /// Protected (`.complete`, AES-256-GCM in 64 KiB segments) against plain whole-file writes and
@@ -18,19 +19,47 @@ func benchmarkProtection(megabytes: Int, runs: Int, directory: String) throws {
     var protectedWrite: [Double] = []
     var plainRead: [Double] = []
     var protectedRead: [Double] = []
-    for _ in 0..<runs {
-        plainWrite.append(try time { try root.writeContents(bytes, to: plainPath, options: [.atomic]) })
+    // Each timed step starts with nothing dirty (`sync`, not timed), so neither side pays for the
+    // other's writeback; whoever goes first alternates.
+    func timed(_ body: () throws -> Void) throws -> Double {
+        sync()
+        return try time(body)
+    }
+    for run in 0..<runs {
+        // Alternate who goes first, so neither side always inherits the other's page-cache state.
+        let plainFirst = run % 2 == 0
+        if plainFirst {
+            plainWrite.append(try timed { try root.writeContents(bytes, to: plainPath, options: [.atomic]) })
+        }
         protectedWrite.append(
-            try time { try protection.write(bytes, to: protectedPath, in: root, protection: .complete) })
-        plainRead.append(try time { _ = try root.readContents(of: plainPath, maximumSize: bytes.count) })
+            try timed { try protection.write(bytes, to: protectedPath, in: root, protection: .complete) })
+        if !plainFirst {
+            plainWrite.append(try timed { try root.writeContents(bytes, to: plainPath, options: [.atomic]) })
+        }
+        let readPlain = { _ = try root.readContents(of: plainPath, maximumSize: bytes.count) }
+        if plainFirst { plainRead.append(try timed(readPlain)) }
         protectedRead.append(
-            try time { _ = try protection.readContents(of: protectedPath, in: root, maximumSize: bytes.count) })
+            try timed { _ = try protection.readContents(of: protectedPath, in: root, maximumSize: bytes.count) })
+        if !plainFirst { plainRead.append(try timed(readPlain)) }
     }
     let size = Double(megabytes)
     report(
         "protection: write \(megabytes) MiB atomically (ours: .complete; peer: the same write unprotected)",
         ours: size / median(protectedWrite), peer: size / median(plainWrite), unit: "MiB/s", lowerIsBetter: false)
+    reportRatios("write", plain: plainWrite, protected: protectedWrite)
     report(
         "protection: read \(megabytes) MiB (ours: .complete, decrypted; peer: the same read unprotected)",
         ours: size / median(protectedRead), peer: size / median(plainRead), unit: "MiB/s", lowerIsBetter: false)
+    reportRatios("read", plain: plainRead, protected: protectedRead)
+    let load = (try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8)) ?? "unknown\n"
+    print("protection: load average \(load)", terminator: "")
+}
+
+/// Each run's throughput ratio (plain time / protected time), and their spread.
+private func reportRatios(_ what: String, plain: [Double], protected: [Double]) {
+    let ratios = zip(plain, protected).map { $0 / $1 }
+    let listed = ratios.map { String(format: "%.2f", $0) }.joined(separator: " ")
+    print(
+        "protection: \(what) ratio per run \(listed); min \(String(format: "%.2f", ratios.min() ?? 0)), median \(String(format: "%.2f", median(ratios))), max \(String(format: "%.2f", ratios.max() ?? 0))"
+    )
 }

@@ -80,59 +80,6 @@ enum ProtectedFileFormat {
             wrappedKey: Array(file[fixedHeaderSize..<end]), bytes: Array(file[0..<end]))
     }
 
-    /// The contents of a protected file of `size` bytes, opened with `fileKey`: `read(offset,
-    /// buffer)` fills `buffer` from the file at `offset` and returns how many bytes it read. Each
-    /// segment goes through one reused buffer, so the file is read once, in pieces that stay in
-    /// the CPU's cache while they are decrypted.
-    ///
-    /// - Throws: ``StoreError/Code/corrupt`` when a segment fails authentication, is missing, out
-    ///   of order or truncated: no byte of a damaged file is returned; what `read` throws.
-    ///
-    /// With `range`, only the segments that hold those plaintext bytes are read and opened (the
-    /// last segment is still known by its position, so a truncated file is still refused when its
-    /// end is read); bytes past the end are not returned.
-    static func open(
-        size: Int, header: Header, fileKey: SymmetricKey, path: String, range: Range<Int>? = nil,
-        read: (Int, UnsafeMutableRawBufferPointer) throws(StoreError) -> Int
-    ) throws(StoreError) -> [UInt8] {
-        let sealedSize = header.segmentSize + tagSize
-        let body = size - header.bytes.count
-        let count = max(1, (body + sealedSize - 1) / sealedSize)
-        let first = range.map { min(count, $0.lowerBound / header.segmentSize) } ?? 0
-        let end = range.map { min(count, ($0.upperBound + header.segmentSize - 1) / header.segmentSize) } ?? count
-        var output: [UInt8] = []
-        output.reserveCapacity(range?.count ?? body)
-        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: sealedSize, alignment: 64)
-        defer { buffer.deallocate() }
-        for index in first..<max(first, end) {
-            let start = header.bytes.count + index * sealedSize
-            let length = min(size, start + sealedSize) - start
-            guard length >= tagSize else {
-                throw corrupt(path, "it is truncated inside segment \(index)")
-            }
-            let got = try read(start, UnsafeMutableRawBufferPointer(rebasing: buffer[0..<length]))
-            guard got == length else { throw corrupt(path, "it changed size while it was read") }
-            let nonce = try segmentNonce(prefix: header.noncePrefix, index: index, final: index == count - 1)
-            do {
-                let box = try AES.GCM.SealedBox(
-                    nonce: nonce, ciphertext: UnsafeRawBufferPointer(rebasing: buffer[0..<length - tagSize]),
-                    tag: UnsafeRawBufferPointer(rebasing: buffer[length - tagSize..<length]))
-                try AES.GCM.open(box, using: fileKey, authenticating: header.bytes).withUnsafeBytes {
-                    output.append(contentsOf: $0)
-                }
-            } catch {
-                throw corrupt(
-                    path,
-                    "segment \(index) of \(count) fails authentication (damaged, truncated, reordered or from another file)"
-                )
-            }
-        }
-        guard let range else { return output }
-        let skip = range.lowerBound - first * header.segmentSize
-        guard skip < output.count else { return [] }
-        return Array(output[skip..<min(output.count, skip + range.count)])
-    }
-
     /// The nonce of segment `index`: the file's 7-byte `prefix`, `index`, the final flag.
     static func segmentNonce(
         prefix: some Collection<UInt8>, index: Int, final: Bool

@@ -26,4 +26,21 @@ struct ProtectedStreamingTests {
             #expect(raw.count == 22 + 60 + size + 16 * segments)
         }
     }
+
+    @Test("a damaged segment in any stripe of a large file is corrupt: no byte returned", arguments: [3, 17, 40, 69])
+    func damageInAnyStripe(segment: Int) throws {
+        try ProtectionFixture.with { fixture in
+            let bytes = (0..<(70 * Self.segment)).map { UInt8(truncatingIfNeeded: $0 >> 3) }
+            let path = ContainerPath(constant: "Documents/striped.bin")
+            try fixture.protection.write(bytes, to: path, in: fixture.root, protection: .complete)
+            var raw = try fixture.rawBytes("Documents/striped.bin")
+            raw[22 + 60 + segment * (Self.segment + 16) + 100] ^= 0x20
+            try fixture.replaceRawBytes("Documents/striped.bin", raw)
+            fixture.expect(.corrupt) { _ = try fixture.protection.readContents(of: path, in: fixture.root) }
+            raw[22 + 60 + segment * (Self.segment + 16) + 100] ^= 0x20
+            raw.removeLast(Self.segment + 16)  // the last segment dropped: the new last is not final
+            try fixture.replaceRawBytes("Documents/striped.bin", raw)
+            fixture.expect(.corrupt) { _ = try fixture.protection.readContents(of: path, in: fixture.root) }
+        }
+    }
 }
