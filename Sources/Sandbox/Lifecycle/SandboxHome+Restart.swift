@@ -11,15 +11,18 @@ public struct RestartReport: Sendable, Hashable, Codable {
 }
 
 extension SandboxHome {
-    /// Simulates a device restart: empties every container's `tmp/`, and nothing else.
+    /// Simulates a device restart: starts a new boot session (a new random `Device/boot-session`,
+    /// which forgets what was tagged with the old one: Data Protection's unlocked class keys) and
+    /// empties every container's `tmp/`.
     ///
     /// A container that cannot be processed (its `tmp` replaced by a link, say: it is never
     /// followed, see ``Container/locate(_:)``) is skipped and named in ``RestartReport/skipped``;
     /// every other container is still emptied.
     ///
-    /// - Throws: file-system errors listing the installed apps.
+    /// - Throws: file-system errors writing `Device/boot-session` or listing the installed apps.
     @discardableResult
     public func restart() throws(SandboxError) -> RestartReport {
+        try beginBootSession()
         var report = RestartReport(containers: 0, removedItems: 0, skipped: [])
         guard let tmpPath = ContainerDirectory.tmp.path else { return report }
         report.skipped = try forEachContainer { container throws(SandboxError) in

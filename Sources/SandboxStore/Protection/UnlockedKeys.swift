@@ -12,7 +12,12 @@ import Sandbox
 /// seccomp filter such as Docker's default one), the keys go to 0600 files in a 0700 folder of this
 /// user on a tmpfs: under `$XDG_RUNTIME_DIR`, else `/dev/shm` (memory, emptied at reboot). Setting
 /// `SANDBOX_UNLOCKED_KEYS_DIR` to a folder chooses that folder instead of the keyring.
+///
+/// Each key is kept after the sandbox home's boot session (``/Sandbox/SandboxHome/restart()``
+/// starts a new one), and a key kept in another session is forgotten when it is next looked up:
+/// so a restart forgets the keys whoever restarts, the CLI or a library user, in any process.
 struct UnlockedKeys: Sendable {
+    let home: SandboxHome
     /// The prefix of every key of this sandbox home: a digest of its location.
     let prefix: String
     /// `nil`: the keyring; otherwise the fallback folder.
@@ -22,6 +27,7 @@ struct UnlockedKeys: Sendable {
     let unusable: String?
 
     init(home: SandboxHome) {
+        self.home = home
         let digest = SHA256.hash(data: Array(home.location.utf8)).prefix(12).map { String(format: "%02x", $0) }.joined()
         prefix = "sandbox-protection:\(digest):"
         let folderName = "sandbox-protection-\(geteuid())-\(digest)"
@@ -72,8 +78,9 @@ struct UnlockedKeys: Sendable {
     }
 
     /// Keeps `key` as the unlocked key of `protection`, replacing the one kept.
-    func store(_ key: [UInt8], for protection: ProtectionClass) throws(StoreError) {
+    func store(_ classKey: [UInt8], for protection: ProtectionClass) throws(StoreError) {
         try requireUsable()
+        let key = try fileSystem { () throws(SandboxError) in try home.bootSession } + classKey
         if let folder = fallbackDirectory {
             _ = try privateFolder(folder, create: true)
             let file = folder + "/" + protection.rawValue
@@ -90,6 +97,17 @@ struct UnlockedKeys: Sendable {
     /// The unlocked key of `protection`, or `nil` when it is not kept (locked, or not unlocked
     /// since the last restart).
     func key(for protection: ProtectionClass) throws(StoreError) -> [UInt8]? {
+        guard let kept = try keptKey(for: protection) else { return nil }
+        let session = try fileSystem { () throws(SandboxError) in try home.bootSession }
+        guard kept.count > session.count, kept.starts(with: session) else {
+            try forget(protection)  // kept before the last restart, or by an older version
+            return nil
+        }
+        return Array(kept.dropFirst(session.count))
+    }
+
+    /// What is kept for `protection`: the boot session's id, then the class key.
+    private func keptKey(for protection: ProtectionClass) throws(StoreError) -> [UInt8]? {
         try requireUsable()
         var buffer = [UInt8](repeating: 0, count: 64)
         if let folder = fallbackDirectory {
