@@ -48,8 +48,13 @@ func spawn(_ arguments: [String], environment: [String: String] = [:]) -> (secon
     return (elapsed, usage.ru_maxrss)
 }
 
-/// The worker side: `worker backup|restore HOME REPO PASSWORD-FILE` (REPO: a directory or `s3://bucket/prefix`).
+/// The worker side: `worker backup|restore HOME REPO PASSWORD-FILE` (REPO: a directory or `s3://bucket/prefix`),
+/// or `worker setup HOME BIG-MIB FILES` to make the benchmark's container for profiling by hand.
 func worker(_ arguments: [String]) throws {
+    if arguments[0] == "setup", arguments.count == 4, let big = Int(arguments[2]), let files = Int(arguments[3]) {
+        _ = try makeContainer(home: try SandboxHome(location: arguments[1]), bigMiB: big, files: files)
+        return
+    }
     let home = try SandboxHome(location: arguments[1])
     let password = Array(try String(contentsOfFile: arguments[3], encoding: .utf8).utf8)
     let storage = try RepositoryAddress.storage(arguments[2], creating: true)  // a directory or s3://…
@@ -80,6 +85,22 @@ func writeLarge(_ path: String, size: Int) throws {
     try handle.close()
 }
 
+/// Makes the app's container on `home`: one large file and `files` small ones in folders of 100.
+///
+/// - Returns: the container's `Documents` folder.
+func makeContainer(home: SandboxHome, bigMiB: Int, files: Int) throws -> String {
+    let container = try home.createContainer(for: try AppIdentifier(app))
+    let documents = container.hostPath(for: .documents)
+    try writeLarge(documents + "/large.bin", size: bigMiB << 20)
+    for index in 0..<files {
+        let folder = documents + "/small/\(index / 100)"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        try Data("small file \(index) \(String(repeating: "x", count: index % 2000))\n".utf8).write(
+            to: URL(fileURLWithPath: folder + "/f\(index).txt"))
+    }
+    return documents
+}
+
 func run() throws {
     if CommandLine.arguments.count > 1 && CommandLine.arguments[1] == "worker" {
         return try worker(Array(CommandLine.arguments.dropFirst(2)))
@@ -99,15 +120,7 @@ func run() throws {
     )
 
     let home = try SandboxHome(location: base + "/home")
-    let container = try home.createContainer(for: try AppIdentifier(app))
-    let documents = container.hostPath(for: .documents)
-    try writeLarge(documents + "/large.bin", size: configuration.bigMiB << 20)
-    for index in 0..<configuration.files {
-        let folder = documents + "/small/\(index / 100)"
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        try Data("small file \(index) \(String(repeating: "x", count: index % 2000))\n".utf8).write(
-            to: URL(fileURLWithPath: folder + "/f\(index).txt"))
-    }
+    let documents = try makeContainer(home: home, bigMiB: configuration.bigMiB, files: configuration.files)
     let passwordFile = base + "/password"
     try Data("benchmark password".utf8).write(to: URL(fileURLWithPath: passwordFile))
     let ours = base + "/ours-repo"

@@ -57,4 +57,30 @@ final class FailingDataStorage: RepositoryStorage {
             #expect(try Checker.check(try fixture.repository(), readingData: true).isHealthy)
         }
     }
+
+    /// The writers name and deduplicate chunks: equal chunks hashed at once on two threads are
+    /// stored once, the index lists each blob once, and every file still gets its own chunk ids.
+    @Test func equalChunksInFlightTogetherAreStoredOnce() async throws {
+        try await BackupFixture.with { fixture in
+            let same = ChunkerTests.pseudoRandom(300_000, seed: 42)
+            for index in 0..<40 { try fixture.write("Documents/same\(index).bin", same) }
+            try fixture.write("Documents/other.bin", ChunkerTests.pseudoRandom(300_000, seed: 43))
+            let repository = try fixture.repository()
+            let report = try Backup.run(apps: [BackupFixture.app], from: fixture.home, to: repository)
+            let snapshot = try repository.snapshot(matching: report.snapshot)
+            let indexed = try repository.storage.list(.index).count
+            #expect(indexed == 1)
+            // 2 files' contents + the tree + the manifest (each one chunk or a few): far fewer than 41 files.
+            let blobs = try repository.storage.list(.data).count
+            #expect(blobs < 12, "\(blobs) blobs stored")
+            #expect(try Checker.check(repository, readingData: true).isHealthy)
+            try fixture.write("Documents/same0.bin", [1, 2, 3])
+            _ = try Restore.run(app: BackupFixture.app, snapshot: snapshot, from: repository, into: fixture.home)
+            for index in [0, 17, 39] {
+                let restored = try Data(
+                    contentsOf: URL(fileURLWithPath: fixture.hostPath("Documents/same\(index).bin")))
+                #expect(Array(restored) == same)
+            }
+        }
+    }
 }

@@ -100,7 +100,9 @@ public enum Restore {
             try home.root.createDirectory(at: stage)
             try home.root.setPermissions(FilePermissions(rawValue: 0o700), at: stage)
             let stageRoot = try home.root.openSubroot(at: stage)
-            var writer = TreeWriter(root: stageRoot, repository: repository)
+            let blobs = BlobPrefetcher(ids: try TreeWriter.contentIDs(of: nodes), repository: repository)
+            defer { blobs.stop() }
+            var writer = TreeWriter(root: stageRoot, blobs: blobs)
             for node in nodes {
                 try lock.refreshIfDue()
                 let written = try writer.write(node)
@@ -130,7 +132,7 @@ public enum Restore {
         advance(.exchanged)
         do throws(SandboxError) {
             if let rollback { try home.root.removeItem(at: rollback.path) }
-            try home.root.removeItem(at: stage, recursively: true)
+            try ReplacedContainerRemoval.remove(stage, in: home.root)
         } catch {
             notes.append(
                 "The replaced container could not be removed from '\(home.root.displayPath(of: stage))' (\(error.message)); the next restore removes it."

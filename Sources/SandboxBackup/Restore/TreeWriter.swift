@@ -7,9 +7,12 @@ import SystemPackage
 /// Makes a snapshot's tree again in a staging root: directories, files (chunk by chunk, each
 /// checked against its id), hard links (once), symlinks (as links), with modes, `user.` extended
 /// attributes and times. Directories get their modes and times last, after their contents.
+///
+/// File contents come from a ``BlobPrefetcher`` that loads ``contentIDs(of:)`` — the blobs of the
+/// nodes in the order ``write(_:)`` takes them — on other threads.
 struct TreeWriter {
     let root: ConfinedRoot
-    let repository: Repository
+    let blobs: BlobPrefetcher
     private var directories: [(ContainerPath, TreeNode)] = []
 
     /// The container's layout, made (empty) when the snapshot has none of it: `Library/Caches`
@@ -19,19 +22,37 @@ struct TreeWriter {
         "Library/Caches", "tmp",
     ].map { ContainerPath(constant: $0) }
 
-    init(root: ConfinedRoot, repository: Repository) {
+    init(root: ConfinedRoot, blobs: BlobPrefetcher) {
         self.root = root
-        self.repository = repository
+        self.blobs = blobs
+    }
+
+    /// The blobs ``write(_:)`` reads for `nodes`, in the order it reads them.
+    ///
+    /// - Throws: ``SandboxCore/SandboxError/Code/repositoryDamaged`` for a node whose path is not
+    ///   one a restore writes (as ``write(_:)``).
+    static func contentIDs(of nodes: [TreeNode]) throws(SandboxError) -> [String] {
+        var ids: [String] = []
+        for node in nodes where node.kind == .file && node.hardLinkTo == nil {
+            if isSkipped(try RestorePath.path(of: node.path)) { continue }
+            ids += node.chunks ?? []
+        }
+        return ids
+    }
+
+    /// Whether nothing is written at `path` (`Library/Caches`, `tmp`: never in a snapshot).
+    private static func isSkipped(_ path: ContainerPath) -> Bool {
+        ContainerScanner.skippedDirectories.contains(where: { path.isDescendant(of: $0) })
     }
 
     /// Makes `node`; returns the bytes written.
     mutating func write(_ node: TreeNode) throws(SandboxError) -> Int64 {
         let path = try RestorePath.path(of: node.path)
-        if ContainerScanner.skippedDirectories.contains(where: { path.isDescendant(of: $0) }) { return 0 }
+        if Self.isSkipped(path) { return 0 }
         switch node.kind {
         case .directory:
             try root.createDirectory(at: path, withIntermediateDirectories: true)
-            try setAttributes(node, at: path)
+            try setExtendedAttributes(node, at: path)
             directories.append((path, node))
             return 0
         case .symlink:
@@ -62,22 +83,33 @@ struct TreeWriter {
             let file = try root.openFile(forWritingAt: path, options: .newFile(replaceExisting: false))
             do throws(SandboxError) {
                 for id in node.chunks ?? [] {
-                    let bytes = try repository.loadBlob(id)
+                    let bytes = try blobs.next(id)
                     try bytes.withBytes { (buffer) throws(SandboxError) in try file.write(buffer) }
                     written += Int64(bytes.count)
+                }
+                guard written == node.size else {
+                    throw SandboxError(
+                        .repositoryDamaged,
+                        "'\(path)' should be \(node.size) bytes but its chunks hold \(written); the snapshot is damaged.",
+                        path: path.description)
+                }
+                // Extended attributes while the mode still lets the owner write them; then mode
+                // and times through the open descriptor (no second and third path lookup).
+                try setExtendedAttributes(node, at: path)
+                try file.withUnsafeDescriptor { (fd) throws(SandboxError) in
+                    guard fchmod(fd.rawValue, Self.permissions(node).rawValue) == 0 else {
+                        throw .systemCall("fchmod", errno: Errno(rawValue: errno), path: path.description)
+                    }
+                    var times = Self.times(node)
+                    guard futimens(fd.rawValue, &times) == 0 else {
+                        throw .systemCall("futimens", errno: Errno(rawValue: errno), path: path.description)
+                    }
                 }
                 try file.close()
             } catch {
                 _ = try? file.close()  // the write's error is the one to report
                 throw error
             }
-            guard written == node.size else {
-                throw SandboxError(
-                    .repositoryDamaged,
-                    "'\(path)' should be \(node.size) bytes but its chunks hold \(written); the snapshot is damaged.",
-                    path: path.description)
-            }
-            try setAttributes(node, at: path)
             return written
         }
     }
@@ -102,23 +134,24 @@ struct TreeWriter {
         FilePermissions(rawValue: CInterop.Mode(node.mode & 0o1777))
     }
 
-    private func setAttributes(_ node: TreeNode, at path: ContainerPath) throws(SandboxError) {
+    private func setExtendedAttributes(_ node: TreeNode, at path: ContainerPath) throws(SandboxError) {
         for (name, value) in node.extendedAttributes ?? [:] where name.hasPrefix("user.") {
             try root.setExtendedAttribute(named: name, to: Array(value), at: path)
         }
-        if node.kind == .file {
-            try root.setPermissions(Self.permissions(node), at: path)
-            try setTimes(node, at: path)
-        }
     }
 
-    private func setTimes(_ node: TreeNode, at path: ContainerPath) throws(SandboxError) {
-        let parent = try root.openParent(of: path)
-        var times = [
+    /// The access and modification times to give `node` (`utimensat(2)`'s two `timespec`s).
+    private static func times(_ node: TreeNode) -> [timespec] {
+        [
             node.accessed.map { timespec(tv_sec: Int($0.seconds), tv_nsec: Int($0.nanoseconds)) }
                 ?? timespec(tv_sec: 0, tv_nsec: (1 << 30) - 2),  // UTIME_OMIT: leave it
             timespec(tv_sec: Int(node.modified.seconds), tv_nsec: Int(node.modified.nanoseconds)),
         ]
+    }
+
+    private func setTimes(_ node: TreeNode, at path: ContainerPath) throws(SandboxError) {
+        let parent = try root.openParent(of: path)
+        var times = Self.times(node)
         guard utimensat(parent.rawValue, parent.name.cString, &times, AT_SYMLINK_NOFOLLOW) == 0 else {
             throw .systemCall("utimensat", errno: Errno(rawValue: errno), path: path.description)
         }
