@@ -8,8 +8,9 @@
 //
 // 1. One large file (1 GiB): a BackgroundSession task (submitted to sandboxd, timed until its
 //    completion event) against a foreground DownloadSession task and `curl -o` (goal: ≤ 5 % over).
-// 2. N small files (1,000 × 16 KiB) queued at once on the daemon, 8 at a time, until the last
-//    completion event, against `aria2c -j 8 -i list` (goal: ≤ 1.0× its time).
+// 2. N small files (1,000 × 16 KiB) queued at once on the daemon (`downloadTasks(with:)`), 8 at a
+//    time, until the last completion event, against `aria2c -j 8 -i list` (goal: ≤ 1.0× its time);
+//    also with one `downloadTask(with:)` awaited after another.
 // 3. The daemon's peak RSS (VmHWM) after a detached batch of N queued tasks (goal: < 64 MiB).
 // 4. The events of that batch (finished + completed per task), queued while no app was attached,
 //    delivered to an app that re-attaches: events per second until "all delivered" (goal: ≥ 10,000/s).
@@ -101,7 +102,7 @@ if options.only == nil || options.only == "large" {
     let size = options.mebibytes << 20
     let bytes = (0..<size / 8).map { _ in UInt64.random(in: 0...UInt64.max) }
     try bytes.withUnsafeBytes { try Data($0).write(to: URL(fileURLWithPath: nginx.documentRoot + "/large.bin")) }
-    let caches = try container.hostPath(for: .caches)
+    let caches = container.hostPath(for: .caches)
     let large = try url("/files/large.bin")
     var background: [Double] = []
     var foreground: [Double] = []
@@ -140,8 +141,12 @@ if options.only == nil || options.only == "large" {
     print(row("curl -o", curl, c))
     print(
         String(
-            format: "\nbackground over foreground: %+.1f %%, over curl: %+.1f %% (goal ≤ 5 %%)\n", (b / f - 1) * 100,
+            format: "\nbackground over foreground: %+.1f %%, over curl: %+.1f %% (goal ≤ 5 %%)", (b / f - 1) * 100,
             (b / c - 1) * 100))
+    // Each run's background time over the foreground's of the same run: the spread of the overhead.
+    let overheads = zip(background, foreground).map { ($0 / $1 - 1) * 100 }.sorted()
+    print(
+        "per run: \(overheads.map { String(format: "%+.1f %%", $0) }.joined(separator: ", ")); load \(loadAverage())\n")
 }
 
 // 2–4. Many small files queued at once.
@@ -157,7 +162,7 @@ if options.only == nil || options.only == "queue" {
         toFile: scratch.appending("list.txt"), atomically: true, encoding: .utf8)
     var daemon: [Double] = []
     var submitting: [Double] = []
-    var pipelined: [Double] = []
+    var pipelined: [Double] = []  // one submit after another
     var local: [Double] = []
     var aria: [Double] = []
     for run in 0..<options.runs {
@@ -170,31 +175,26 @@ if options.only == nil || options.only == "queue" {
         for task in tasks { task.resume() }
         for task in tasks { _ = try await task.result().get() }
         local.append((ContinuousClock.now - started).seconds)
-        remove(try container.hostPath(for: .caches))
+        remove(container.hostPath(for: .caches))
 
+        // Every task submitted at once (the connection matches answers by id).
         let attached = try await session("q\(run)")
         let start = ContinuousClock.now
-        for url in urls { _ = try await attached.downloadTask(with: DownloadRequest(url: url, destination: .caches)) }
+        _ = try await attached.downloadTasks(with: urls.map { DownloadRequest(url: $0, destination: .caches) })
         submitting.append((ContinuousClock.now - start).seconds)
         _ = try await completions(urls.count, of: attached)
         daemon.append((ContinuousClock.now - start).seconds)
         await attached.detach()
-        remove(try container.hostPath(for: .caches))
+        remove(container.hostPath(for: .caches))
 
-        // The same, with every submit request sent at once (the connection matches answers by id).
-        let pipelining = try await session("p\(run)")
+        // The same, with one submit awaited after another.
+        let sequential = try await session("p\(run)")
         let begun = ContinuousClock.now
-        try await withThrowingDiscardingTaskGroup { group in
-            for url in urls {
-                group.addTask {
-                    _ = try await pipelining.downloadTask(with: DownloadRequest(url: url, destination: .caches))
-                }
-            }
-        }
-        _ = try await completions(urls.count, of: pipelining)
+        for url in urls { _ = try await sequential.downloadTask(with: DownloadRequest(url: url, destination: .caches)) }
+        _ = try await completions(urls.count, of: sequential)
         pipelined.append((ContinuousClock.now - begun).seconds)
-        await pipelining.detach()
-        remove(try container.hostPath(for: .caches))
+        await sequential.detach()
+        remove(container.hostPath(for: .caches))
         aria.append(
             try timeTool(
                 "/usr/bin/aria2c",
@@ -208,7 +208,8 @@ if options.only == nil || options.only == "queue" {
     print("| how | median time | files/s | runs (s) |")
     print("|---|---|---|---|")
     let rows = [
-        ("sandboxd (submit all, last completion)", daemon), ("sandboxd, the submits pipelined", pipelined),
+        ("sandboxd, downloadTasks(with:) (all at once)", daemon),
+        ("sandboxd, one downloadTask(with:) after another", pipelined),
         ("DownloadSession in-process, 8 at once", local),
         ("aria2c -i list -j 8", aria),
     ]
@@ -221,16 +222,16 @@ if options.only == nil || options.only == "queue" {
     }
     print(
         String(
-            format: "\nsandboxd / aria2c: %.2f× (goal ≤ 1.0×); pipelined: %.2f×; the in-process session: %.2f×\n",
+            format: "\nsandboxd / aria2c: %.2f× (goal ≤ 1.0×); one after another: %.2f×; the in-process session: %.2f×",
             median(daemon) / median(aria), median(pipelined) / median(aria), median(local) / median(aria)))
-    print(
-        String(format: "(of sandboxd's time, submitting the tasks one request at a time: %.2f s)\n", median(submitting))
-    )
+    let ratios = zip(daemon, aria).map { $0 / $1 }.sorted()
+    print("per run: \(ratios.map { String(format: "%.2f×", $0) }.joined(separator: ", ")); load \(loadAverage())")
+    print(String(format: "(of sandboxd's time, submitting the tasks: %.2f s)\n", median(submitting)))
 
     // 3 and 4: a detached batch; the daemon's peak RSS; the queued events delivered on re-attach.
     let submitter = try await session("detached", receivesEvents: false)
     let pid = submitter.daemonPID
-    for url in urls { _ = try await submitter.downloadTask(with: DownloadRequest(url: url, destination: .caches)) }
+    _ = try await submitter.downloadTasks(with: urls.map { DownloadRequest(url: $0, destination: .caches) })
     let queuedRSS = residentBytes(of: pid, field: "VmRSS")
     while try await DaemonStatus.query(paths: paths).activeTasks > 0 { try await Task.sleep(for: .milliseconds(5)) }
     await submitter.detach()
@@ -262,6 +263,11 @@ func residentBytes(of pid: Int32, field: String) -> Double {
         return Double(number.flatMap { Int($0) } ?? 0) * 1024
     }
     return 0
+}
+
+func loadAverage() -> String {
+    let text = (try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8)) ?? "?"  // no /proc: unknown
+    return text.split(separator: " ").prefix(3).joined(separator: " ")
 }
 
 func mib(_ bytes: Double) -> String { String(format: "%.1f MiB", bytes / 1_048_576) }

@@ -10,6 +10,7 @@ import Synchronization
 //
 //   sandbox-background-app APP SESSION connect              print the daemon's pid, wait for didFinishEvents
 //   sandbox-background-app APP SESSION submit URL... [--exit-after N] [--relaunch] [--discretionary] [--no-wait]
+//                          [--batch]   (--batch: all submitted at once with downloadTasks(with:))
 //                          (--discretionary: the session's tasks are discretionary; --no-wait: they do not
 //                          wait for connectivity)
 //                          (--relaunch: the daemon runs `APP SESSION attach --exit-after 1` when the events
@@ -74,7 +75,8 @@ var exitAfter: Int?
 let registersRelaunch = rest.contains("--relaunch")
 let discretionary = rest.contains("--discretionary")
 let waits = !rest.contains("--no-wait")
-rest.removeAll { ["--relaunch", "--discretionary", "--no-wait"].contains($0) }
+let batch = rest.contains("--batch")
+rest.removeAll { ["--relaunch", "--discretionary", "--no-wait", "--batch"].contains($0) }
 if let index = rest.firstIndex(of: "--exit-after"), index + 1 < rest.count {
     exitAfter = Int(rest[index + 1])
     rest.removeSubrange(index...index + 1)
@@ -125,10 +127,18 @@ do {
             let program = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().path
             try await session.registerRelaunch(arguments: [program, app, sessionName, "attach", "--exit-after", "1"])
         }
-        for url in rest {
+        let addresses = try rest.map { url in
             guard let address = URL(string: url) else { throw TransferError(.invalidURL, url) }
-            let task = try await session.downloadTask(with: address)
-            emit(["submitted": task.taskIdentifier, "url": url])
+            return address
+        }
+        if batch {
+            let tasks = try await session.downloadTasks(with: addresses.map { DownloadRequest(url: $0) })
+            for (task, url) in zip(tasks, rest) { emit(["submitted": task.taskIdentifier, "url": url]) }
+        } else {
+            for (address, url) in zip(addresses, rest) {
+                let task = try await session.downloadTask(with: address)
+                emit(["submitted": task.taskIdentifier, "url": url])
+            }
         }
         if let exitAfter {
             while delegate.completions.withLock({ $0 }) < exitAfter { try await Task.sleep(for: .milliseconds(5)) }

@@ -34,6 +34,43 @@ import Testing
         await server.stop()
     }
 
+    /// 40 tasks submitted at once (their records and events committed in batches): each gets its
+    /// own identifier, its file and each of its events exactly once, in order.
+    @Test func tasksSubmittedAtOnceEachCompleteOnce() async throws {
+        let server = try await NginxServer.start()
+        let count = 40
+        var payloads: [[UInt8]] = []
+        for index in 1...count {
+            let payload = TestData.bytes(16_384 + index, seed: UInt64(200 + index))
+            try server.serve(payload, as: "b\(index).bin")
+            payloads.append(payload)
+        }
+        try await DaemonFixture.with { fixture in
+            let urls = (1...count).map { server.url("/files/b\($0).bin") }
+            let output = try await fixture.runApp("s", ["submit", "--batch", "--exit-after", "\(count)"] + urls)
+            #expect(output.status == 0, "\(output.output.stdout)")
+            let submitted = output.lines.compactMap { $0["submitted"] as? Int }
+            #expect(submitted.count == count && Set(submitted) == Set(1...count), "\(submitted)")
+            let events = output.events.filter { $0 != "didFinishEvents" }
+            for task in 1...count {
+                #expect(events.filter { $0 == "finished \(task)" }.count == 1, "task \(task): \(events)")
+                #expect(events.filter { $0 == "completed \(task)" }.count == 1, "task \(task): \(events)")
+                if let finished = events.firstIndex(of: "finished \(task)"),
+                    let completed = events.firstIndex(of: "completed \(task)")
+                {
+                    #expect(finished < completed)
+                }
+            }
+            for index in 1...count {
+                #expect(try fixture.contents("Library/Caches/b\(index).bin") == payloads[index - 1])
+            }
+            #expect(await eventuallyAsync { (try? await DaemonStatus.query(paths: fixture.paths))?.queuedEvents == 0 })
+            let again = try await fixture.runApp("s", ["attach"])
+            #expect(again.events == ["didFinishEvents"], "each event was delivered once: \(again.output.stdout)")
+        }
+        await server.stop()
+    }
+
     @Test func appKilledDaemonFinishesQueuesAndRedeliversOnce() async throws {
         let server = try await NginxServer.start(slowRate: "1m")
         let payload = TestData.bytes(2 << 20, seed: 3)
