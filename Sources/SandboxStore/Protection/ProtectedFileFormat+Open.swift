@@ -10,10 +10,10 @@ extension ProtectedFileFormat {
     /// The contents of a protected file of `size` bytes, opened with `fileKey`: `read(offset,
     /// buffer)` fills `buffer` from the file at `offset` and returns how many bytes it read (it is
     /// called from several threads at once). Each segment is read into a reused buffer and opened
-    /// while it is in the CPU's cache, straight into its place in the result; a file of more than
-    /// one stripe (``segmentsPerReadStripe``) is read and opened in stripes on every core
-    /// (Dispatch's threads, not Swift's cooperative pool), so the file is read once and the
-    /// decryption overlaps the kernel's copies.
+    /// while it is in the CPU's cache, straight into its place in the result; the stripes
+    /// (``segmentsPerReadStripe``) of a larger file are read and opened on every free core
+    /// (the caller's thread and Dispatch's, not Swift's cooperative pool), so the file is read
+    /// once and the decryption overlaps the kernel's copies.
     ///
     /// - Throws: ``StoreError/Code/corrupt`` when a segment fails authentication, is missing, out
     ///   of order or truncated: no byte of a damaged file is returned; what `read` throws.
@@ -37,33 +37,33 @@ extension ProtectedFileFormat {
         let total =
             first == end ? 0 : (end - 1 - first) * header.segmentSize + layout.sealedLength(of: end - 1) - tagSize
         let stripes = (end - first + segmentsPerReadStripe - 1) / segmentsPerReadStripe
-        let workers = min(stripes, ProcessInfo.processInfo.activeProcessorCount)
         let failure = Mutex<StoreError?>(nil)
         let output = [UInt8](unsafeUninitializedCapacity: total) { buffer, initialized in
             let destination = OpenedOutput(base: UnsafeMutableRawBufferPointer(buffer))
-            @Sendable func openStripes(_ worker: Int) {
+            // One stripe per iteration: `concurrentPerform` hands the next one to whichever thread
+            // is free, the caller's included, so a busy machine never leaves the caller waiting
+            // for a helper thread that is not running.
+            @Sendable func openStripe(_ stripe: Int) {
                 let scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: layout.sealedSize, alignment: 64)
                 defer { scratch.deallocate() }
-                for stripe in stride(from: worker, to: stripes, by: workers) {
-                    let from = first + stripe * segmentsPerReadStripe
-                    for index in from..<min(end, from + segmentsPerReadStripe) {
-                        if failure.withLock({ $0 != nil }) { return }
-                        do throws(StoreError) {
-                            let offset = (index - first) * header.segmentSize
-                            try openSegment(
-                                index, layout: layout, fileKey: fileKey, path: path, scratch: scratch,
-                                into: UnsafeMutableRawBufferPointer(rebasing: destination.base[offset...]), read: read)
-                        } catch {
-                            failure.withLock { $0 = $0 ?? error }
-                            return
-                        }
+                let from = first + stripe * segmentsPerReadStripe
+                for index in from..<min(end, from + segmentsPerReadStripe) {
+                    if failure.withLock({ $0 != nil }) { return }
+                    do throws(StoreError) {
+                        let offset = (index - first) * header.segmentSize
+                        try openSegment(
+                            index, layout: layout, fileKey: fileKey, path: path, scratch: scratch,
+                            into: UnsafeMutableRawBufferPointer(rebasing: destination.base[offset...]), read: read)
+                    } catch {
+                        failure.withLock { $0 = $0 ?? error }
+                        return
                     }
                 }
             }
-            if workers > 1 {
-                DispatchQueue.concurrentPerform(iterations: workers, execute: openStripes)
-            } else if workers == 1 {
-                openStripes(0)
+            if stripes > 1 {
+                DispatchQueue.concurrentPerform(iterations: stripes, execute: openStripe)
+            } else if stripes == 1 {
+                openStripe(0)
             }
             initialized = failure.withLock { $0 == nil } ? total : 0
         }

@@ -1,6 +1,7 @@
 import Dispatch
 import Glibc
 import Sandbox
+import Synchronization
 import SystemPackage
 
 /// Writes a whole protected file to a descriptor: its header, then its sealed segments, with no
@@ -94,38 +95,67 @@ private struct StripeJob: @unchecked Sendable {
     }
 }
 
-/// One reused stripe buffer, sealed on a Dispatch thread and written by the caller. Only the
-/// caller calls its methods; the sealing thread writes ``buffer`` and `result`, then signals, and
-/// the caller reads them after ``wait()``.
+/// One reused stripe buffer, sealed by whichever comes first: a Dispatch thread started ahead,
+/// or the caller when it needs the stripe and no thread has taken it yet (on a busy machine the
+/// caller then never sleeps waiting for a thread that is not running). Only the caller calls its
+/// methods.
+///
+/// `claim` holds the stripe's generation × 4 plus who took it: 0 nobody, 1 the Dispatch thread,
+/// 2 the caller. A Dispatch job of an earlier generation, still queued when the caller took its
+/// stripe and reused the slot, finds another generation and does nothing. The Dispatch thread
+/// writes ``buffer`` and `result`, then signals; the caller reads them after the signal.
 private final class StripeSlot: @unchecked Sendable {
     let buffer: UnsafeMutableRawBufferPointer
     private let done = DispatchSemaphore(value: 0)
+    private let claim = Atomic<Int>(0)
     private var result: Result<Int, StoreError> = .success(0)
-    private var pending = false
+    private var generation = 0
+    private var stripe = 0
+    private var job: StripeJob?
+    /// Whether the current stripe was started and not waited for.
+    private var outstanding = false
 
     init(capacity: Int) {
         buffer = .allocate(byteCount: capacity, alignment: 64)
     }
 
-    /// Seals `stripe` of `job` into the buffer on a Dispatch thread.
+    /// Offers `stripe` of `job` to a Dispatch thread.
     func start(_ stripe: Int, of job: StripeJob) {
-        pending = true
+        generation += 1
+        self.stripe = stripe
+        self.job = job
+        outstanding = true
+        let expected = generation * 4
+        claim.store(expected, ordering: .releasing)
         DispatchQueue.global(qos: .userInitiated).async {
+            guard self.claim.compareExchange(expected: expected, desired: expected + 1, ordering: .acquiring).exchanged
+            else { return }  // the caller took it
             self.result = Result { () throws(StoreError) in try job.seal(stripe: stripe, into: self.buffer) }
             self.done.signal()
         }
     }
 
-    /// Waits for the stripe started last; returns its length.
+    /// The current stripe's sealed length: sealed here if no thread took it, else waited for.
     func wait() throws(StoreError) -> Int {
+        outstanding = false
+        let expected = generation * 4
+        if claim.compareExchange(expected: expected, desired: expected + 2, ordering: .acquiring).exchanged,
+            let job
+        {
+            return try job.seal(stripe: stripe, into: buffer)
+        }
         done.wait()
-        pending = false
         return try result.get()
     }
 
-    /// Waits for a stripe still being sealed, then frees the buffer.
+    /// Waits for a stripe a thread is still sealing, then frees the buffer.
     func release() {
-        if pending { done.wait() }
+        let expected = generation * 4
+        if outstanding
+            && !claim.compareExchange(expected: expected, desired: expected + 2, ordering: .acquiring).exchanged
+        {
+            done.wait()
+        }
         buffer.deallocate()
     }
 }
