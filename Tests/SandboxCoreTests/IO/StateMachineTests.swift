@@ -31,6 +31,18 @@ struct StateMachineTests {
         #expect(check9)
     }
 
+    @Test("a descriptor's state survives packing into the atomic word, in every phase")
+    func descriptorStateWord() {
+        var state = DescriptorState()
+        for _ in 0..<3 { _ = state.acquire() }
+        #expect(DescriptorState(word: state.word) == state)
+        _ = state.requestClose()
+        #expect(state.phase == .closing && DescriptorState(word: state.word) == state)
+        for _ in 0..<3 { _ = state.release() }
+        #expect(state.phase == .closed && DescriptorState(word: state.word) == state)
+        #expect(DescriptorState(word: DescriptorState().word) == DescriptorState())
+    }
+
     typealias Producer = ProducerMachine<Int, String>
 
     @Test("a step that produces several parts feeds a waiting consumer first and buffers the rest")

@@ -43,6 +43,8 @@ public final class IOChannel: Sendable {
     let descriptor: SharedDescriptor
     private let machine: Mutex<ChannelMachine<Operation>>
     private let operationIDs = Atomic<UInt64>(0)
+    /// Set by ``close(immediately:)``: read without the machine's lock by every cached read.
+    private let closing = Atomic<Bool>(false)
 
     /// An operation, as the channel sees it.
     struct Operation: Sendable {
@@ -119,12 +121,13 @@ public final class IOChannel: Sendable {
     /// `immediately`, running and queued operations finish first; with it, they end with ``SandboxError/Code/interrupted`` after their current system
     /// call. Then the descriptor is closed and the cleanup handler runs. Closing again does nothing.
     public func close(immediately: Bool = false) {
+        closing.store(true, ordering: .releasing)
         let action = machine.withLock { $0.close(immediately: immediately) }
         perform(action)
     }
 
     /// Whether ``close(immediately:)`` has been called.
-    public var isClosed: Bool { machine.withLock { $0.isClosing } }
+    public var isClosed: Bool { closing.load(ordering: .acquiring) }
 
     /// Waits until the channel has given up its descriptor and the cleanup handler has returned.
     public func waitUntilReleased() async {

@@ -15,6 +15,19 @@ struct DescriptorState: Equatable {
     private(set) var phase: Phase = .open
     private(set) var leases = 0
 
+    init() {}
+
+    /// The state packed into one word, so that ``SharedDescriptor`` can keep it in an atomic and
+    /// change it with compare-and-exchange (no lock for a 4 KiB read to take twice): the phase in
+    /// the two low bits, the leases above them.
+    var word: Int { leases << 2 | (phase == .open ? 0 : phase == .closing ? 1 : 2) }
+
+    /// The state a ``word`` packed.
+    init(word: Int) {
+        leases = word >> 2
+        phase = word & 3 == 0 ? .open : word & 3 == 1 ? .closing : .closed
+    }
+
     /// Takes a lease for one call. `false` once close has been requested.
     mutating func acquire() -> Bool {
         guard phase == .open else { return false }

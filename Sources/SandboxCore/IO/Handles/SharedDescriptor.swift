@@ -8,7 +8,8 @@ final class SharedDescriptor: Sendable {
     /// The path, for messages.
     let path: String
     private let rawValue: CInt
-    private let state = Mutex(DescriptorState())
+    /// A ``DescriptorState``'s ``DescriptorState/word``, changed only by ``transition(_:)``.
+    private let state = Atomic<Int>(DescriptorState().word)
     private let release: Mutex<Release>
 
     private struct Release {
@@ -34,7 +35,7 @@ final class SharedDescriptor: Sendable {
     }
 
     deinit {
-        if state.withLock({ $0.requestClose() }) {
+        if transition({ $0.requestClose() }) {
             finishClosing()
         }
     }
@@ -44,9 +45,9 @@ final class SharedDescriptor: Sendable {
     /// - Throws: ``SandboxError/Code/closed`` when the descriptor has been closed (see
     ///   ``SandboxError/closed(_:)``), and what `body` throws.
     func withDescriptor<T, E: Error>(_ body: (CInt) throws(E) -> T) throws(SandboxError) -> Result<T, E> {
-        guard state.withLock({ $0.acquire() }) else { throw .closed(path) }
+        guard transition({ $0.acquire() }) else { throw .closed(path) }
         defer {
-            if state.withLock({ $0.release() }) { finishClosing() }
+            if transition({ $0.release() }) { finishClosing() }
         }
         do throws(E) {
             return .success(try body(rawValue))
@@ -67,7 +68,7 @@ final class SharedDescriptor: Sendable {
     ///   descriptor is released all the same).
     @discardableResult
     func close() throws(SandboxError) -> Bool {
-        let (requested, closeNow) = state.withLock { state -> (Bool, Bool) in
+        let (requested, closeNow) = transition { state -> (Bool, Bool) in
             let wasOpen = state.phase == .open
             return (wasOpen, state.requestClose())
         }
@@ -76,7 +77,22 @@ final class SharedDescriptor: Sendable {
     }
 
     /// Whether close has been requested.
-    var isClosed: Bool { state.withLock { $0.phase != .open } }
+    var isClosed: Bool { DescriptorState(word: state.load(ordering: .acquiring)).phase != .open }
+
+    /// Applies `change` to the state atomically (compare-and-exchange, retried when another thread
+    /// changed it meanwhile) and returns what `change` returned for the state that was stored.
+    private func transition<T>(_ change: (inout DescriptorState) -> T) -> T {
+        var old = state.load(ordering: .relaxed)
+        while true {
+            var next = DescriptorState(word: old)
+            let result = change(&next)
+            if next.word == old { return result }  // nothing changed (a refused lease): nothing to store
+            let (exchanged, current) = state.compareExchange(
+                expected: old, desired: next.word, ordering: .acquiringAndReleasing)
+            if exchanged { return result }
+            old = current
+        }
+    }
 
     /// Waits until the descriptor has been closed and the release handler has run.
     func waitUntilReleased() async {
