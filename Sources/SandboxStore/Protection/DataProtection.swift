@@ -11,9 +11,11 @@ import Sandbox
 /// ``ProtectionClass/none`` — from the passcode (scrypt). **Lock state.** ``unlock(passcode:)``
 /// puts the unwrapped class keys in the kernel's user keyring, where every process of the user
 /// finds them and nothing writes them to disk; ``lock()`` removes the keys of
-/// ``ProtectionClass/complete`` and ``ProtectionClass/completeUnlessOpen``;
-/// ``forgetKeysAtRestart()`` (called by `sandbox restart`) removes them all. Without a passcode
-/// every class is always available, as on an iPhone without one.
+/// ``ProtectionClass/complete`` and ``ProtectionClass/completeUnlessOpen``; a restart
+/// (``/Sandbox/SandboxHome/restart()``, which starts a new boot session: a key kept in an earlier
+/// one is forgotten) or ``forgetKeysAtRestart()`` removes them all. Without a passcode every class
+/// is always available, as on an iPhone without one. Files can be written whole
+/// (``write(_:to:in:protection:options:)``) or a piece at a time (``openWriter(at:in:protection:options:)``).
 ///
 /// **Not enforced**: root, and any process of the same user, can read the user keyring while the
 /// device is unlocked; a locked device's keys are safe only as long as the passcode resists
