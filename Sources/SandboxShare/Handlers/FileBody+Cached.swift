@@ -44,7 +44,8 @@ extension FileBody {
     /// threads (a read that may wait for the disk).
     ///
     /// - Returns: `buffer` with the bytes read: fewer than `count` only at the end of the file.
-    /// - Throws: ``ShareError`` with the file system's failure.
+    /// - Throws: ``ShareError`` with the file system's failure, or the engine's (stopped, or the
+    ///   request cancelled while the read waited).
     static func readOnEngine(
         _ count: Int, at offset: Int64, of file: OpenFile, into buffer: ByteBuffer, _ path: SharePath
     ) async throws(ShareError) -> ByteBuffer {
@@ -56,8 +57,11 @@ extension FileBody {
             }
         } catch let error as ShareError {
             throw error
+        } catch let error as SandboxError {
+            throw .fileSystem(error, path: path, doing: "read")  // the engine stopped, or the request was cancelled
         } catch {
-            throw ShareError(.internalError, "'\(path)' could not be read: \(error)", path: path.description)
+            throw ShareError(
+                .internalError, "Could not read '\(path)': \(error); ask for it again.", path: path.description)
         }
     }
 }
