@@ -1,6 +1,7 @@
 import Crypto
 import Dispatch
 import Foundation
+import Glibc
 import Synchronization
 
 extension ProtectedFileFormat {
@@ -47,7 +48,11 @@ extension ProtectedFileFormat {
                 let scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: layout.sealedSize, alignment: 64)
                 defer { scratch.deallocate() }
                 let from = first + stripe * segmentsPerReadStripe
-                for index in from..<min(end, from + segmentsPerReadStripe) {
+                let to = min(end, from + segmentsPerReadStripe)
+                prefault(
+                    destination.base, from: (from - first) * header.segmentSize,
+                    to: min(total, (to - first) * header.segmentSize))
+                for index in from..<to {
                     if failure.withLock({ $0 != nil }) { return }
                     do throws(StoreError) {
                         let offset = (index - first) * header.segmentSize
@@ -72,6 +77,19 @@ extension ProtectedFileFormat {
         let skip = range.lowerBound - first * header.segmentSize
         guard skip < output.count else { return [] }
         return Array(output[skip..<min(output.count, skip + range.count)])
+    }
+
+    /// Maps the pages of `buffer[from..<to]` in one call (`MADV_POPULATE_WRITE`, Linux 5.14)
+    /// rather than one page fault per 4 KiB as they are first written: page faults from two
+    /// threads at once were a third of a large read's time. Only a hint: where the kernel refuses,
+    /// the pages are faulted in as before.
+    private static func prefault(_ buffer: UnsafeMutableRawBufferPointer, from: Int, to: Int) {
+        guard let base = buffer.baseAddress, to > from else { return }
+        let page = Int(sysconf(Int32(_SC_PAGESIZE)))
+        let start = (Int(bitPattern: base) + from + page - 1) / page * page
+        let end = (Int(bitPattern: base) + to) / page * page
+        guard end > start, let address = UnsafeMutableRawPointer(bitPattern: start) else { return }
+        _ = madvise(address, end - start, 23)  // MADV_POPULATE_WRITE; a hint: failure changes nothing
     }
 
     /// Reads segment `index` into `scratch` and opens it into `output`.
