@@ -41,7 +41,8 @@ import Testing
         let remotePort = String(format: ":%04X", port)
         var count = 0
         for table in ["tcp", "tcp6"] {
-            let text = (try? String(contentsOfFile: "/proc/\(pid)/net/\(table)", encoding: .utf8)) ?? ""  // no IPv6: none
+            // A table that cannot be read (no IPv6) lists no connection.
+            let text = (try? String(contentsOfFile: "/proc/\(pid)/net/\(table)", encoding: .utf8)) ?? ""
             for line in text.split(separator: "\n").dropFirst() {
                 let fields = line.split(separator: " ", omittingEmptySubsequences: true)
                 guard fields.count > 9, fields[2].hasSuffix(remotePort), fields[3] == "01" else { continue }
