@@ -5,8 +5,8 @@ import SandboxTransfer
 import SandboxTransferTesting
 import Testing
 
-/// The daemon's sessions share one HTTP client: two sessions downloading from one server leave
-/// one idle keep-alive connection in one pool, not one pool (and connection) per session kept
+/// The daemon's sessions share one HTTP client: two sessions downloading from one server leave at
+/// most one idle keep-alive connection in one pool, not one pool (and connection) per session kept
 /// until the daemon exits (~2.8 MiB a session hosted).
 @Suite(.serialized) struct SharedClientTests {
     @Test func sessionsShareOneConnectionPool() async throws {
@@ -21,7 +21,10 @@ import Testing
                 #expect(output.status == 0, "\(output.output.stdout)")
             }
             let daemon = try #require(fixture.daemonPIDs().first)
-            #expect(Self.connections(of: daemon, toPort: port) == 1, "one pool for both sessions")
+            // One pool keeps at most one idle connection to the server; a pool per session kept
+            // two. (None is left in some runs: the connection closed after its response.)
+            let connections = Self.connections(of: daemon, toPort: port)
+            #expect(connections <= 1, "\(connections) connections: one pool per session")
         }
         await server.stop()
     }
