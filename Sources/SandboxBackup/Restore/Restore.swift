@@ -102,7 +102,9 @@ public enum Restore {
             let stageRoot = try home.root.openSubroot(at: stage)
             let blobs = BlobPrefetcher(ids: try TreeWriter.contentIDs(of: nodes), repository: repository)
             defer { blobs.stop() }
-            var writer = TreeWriter(root: stageRoot, blobs: blobs)
+            let files = FileWritePool()
+            defer { files.stop() }
+            var writer = TreeWriter(root: stageRoot, blobs: blobs, files: files)
             for node in nodes {
                 try lock.refreshIfDue()
                 let written = try writer.write(node)

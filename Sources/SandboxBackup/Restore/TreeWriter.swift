@@ -13,6 +13,9 @@ import SystemPackage
 struct TreeWriter {
     let root: ConfinedRoot
     let blobs: BlobPrefetcher
+    /// Writes files of at most ``smallFileSize`` bytes on other threads.
+    let files: FileWritePool
+    static let smallFileSize: Int64 = 1 << 20
     private var directories: [(ContainerPath, TreeNode)] = []
 
     /// The container's layout, made (empty) when the snapshot has none of it: `Library/Caches`
@@ -22,9 +25,10 @@ struct TreeWriter {
         "Library/Caches", "tmp",
     ].map { ContainerPath(constant: $0) }
 
-    init(root: ConfinedRoot, blobs: BlobPrefetcher) {
+    init(root: ConfinedRoot, blobs: BlobPrefetcher, files: FileWritePool) {
         self.root = root
         self.blobs = blobs
+        self.files = files
     }
 
     /// The blobs ``write(_:)`` reads for `nodes`, in the order it reads them.
@@ -52,7 +56,7 @@ struct TreeWriter {
         switch node.kind {
         case .directory:
             try root.createDirectory(at: path, withIntermediateDirectories: true)
-            try setExtendedAttributes(node, at: path)
+            try Self.setExtendedAttributes(node, at: path, in: root)
             directories.append((path, node))
             return 0
         case .symlink:
@@ -71,6 +75,7 @@ struct TreeWriter {
             return 0
         case .file:
             if let first = node.hardLinkTo {
+                try files.drain()  // the first file is written
                 let firstPath = try RestorePath.path(of: first)
                 let from = try root.openParent(of: firstPath)
                 let to = try root.openParent(of: path)
@@ -79,43 +84,77 @@ struct TreeWriter {
                 }
                 return 0
             }
-            var written: Int64 = 0
-            let file = try root.openFile(forWritingAt: path, options: .newFile(replaceExisting: false))
-            do throws(SandboxError) {
+            if node.size <= Self.smallFileSize {
+                // Its blobs now (in order), the file on a pool thread.
+                var contents: [[UInt8]] = []
+                var total: Int64 = 0
                 for id in node.chunks ?? [] {
-                    let bytes = try blobs.next(id)
-                    try bytes.withBytes { (buffer) throws(SandboxError) in try file.write(buffer) }
-                    written += Int64(bytes.count)
+                    contents.append(try blobs.next(id))
+                    total += Int64(contents[contents.count - 1].count)
+                    // A forged size must not make this hold more than a small file.
+                    if total > node.size { throw Self.sizeMismatch(node, at: path, holding: total) }
                 }
-                guard written == node.size else {
-                    throw SandboxError(
-                        .repositoryDamaged,
-                        "'\(path)' should be \(node.size) bytes but its chunks hold \(written); the snapshot is damaged.",
-                        path: path.description)
+                let root = root
+                let written = contents
+                try files.submit { () throws(SandboxError) in
+                    var pieces = written.makeIterator()
+                    _ = try Self.writeFile(node, at: path, in: root) { pieces.next() }
                 }
-                // Extended attributes while the mode still lets the owner write them; then mode
-                // and times through the open descriptor (no second and third path lookup).
-                try setExtendedAttributes(node, at: path)
-                try file.withUnsafeDescriptor { (fd) throws(SandboxError) in
-                    guard fchmod(fd.rawValue, Self.permissions(node).rawValue) == 0 else {
-                        throw .systemCall("fchmod", errno: Errno(rawValue: errno), path: path.description)
-                    }
-                    var times = Self.times(node)
-                    guard futimens(fd.rawValue, &times) == 0 else {
-                        throw .systemCall("futimens", errno: Errno(rawValue: errno), path: path.description)
-                    }
-                }
-                try file.close()
-            } catch {
-                _ = try? file.close()  // the write's error is the one to report
-                throw error
+                return node.size
             }
-            return written
+            let blobs = blobs
+            var ids = (node.chunks ?? []).makeIterator()
+            return try Self.writeFile(node, at: path, in: root) { () throws(SandboxError) in
+                guard let id = ids.next() else { return nil }
+                return try blobs.next(id)
+            }
         }
+    }
+
+    /// Writes the file `node` at `path` from the pieces `next` gives (`nil`: no more), checks its
+    /// size, then its extended attributes, mode and times; returns the bytes written.
+    private static func writeFile(
+        _ node: TreeNode, at path: ContainerPath, in root: ConfinedRoot,
+        _ next: () throws(SandboxError) -> [UInt8]?
+    ) throws(SandboxError) -> Int64 {
+        var written: Int64 = 0
+        let file = try root.openFile(forWritingAt: path, options: .newFile(replaceExisting: false))
+        do throws(SandboxError) {
+            while let bytes = try next() {
+                try bytes.withBytes { (buffer) throws(SandboxError) in try file.write(buffer) }
+                written += Int64(bytes.count)
+            }
+            guard written == node.size else { throw sizeMismatch(node, at: path, holding: written) }
+            // Extended attributes while the mode still lets the owner write them; then mode
+            // and times through the open descriptor (no second and third path lookup).
+            try setExtendedAttributes(node, at: path, in: root)
+            try file.withUnsafeDescriptor { (fd) throws(SandboxError) in
+                guard fchmod(fd.rawValue, Self.permissions(node).rawValue) == 0 else {
+                    throw .systemCall("fchmod", errno: Errno(rawValue: errno), path: path.description)
+                }
+                var times = Self.times(node)
+                guard futimens(fd.rawValue, &times) == 0 else {
+                    throw .systemCall("futimens", errno: Errno(rawValue: errno), path: path.description)
+                }
+            }
+            try file.close()
+        } catch {
+            _ = try? file.close()  // the write's error is the one to report
+            throw error
+        }
+        return written
+    }
+
+    private static func sizeMismatch(_ node: TreeNode, at path: ContainerPath, holding bytes: Int64) -> SandboxError {
+        SandboxError(
+            .repositoryDamaged,
+            "'\(path)' should be \(node.size) bytes but its chunks hold \(bytes); the snapshot is damaged.",
+            path: path.description)
     }
 
     /// Makes the layout's missing directories, then gives directories their modes and times.
     mutating func finish() throws(SandboxError) {
+        try files.drain()  // every file written before its directory gets its times
         for path in Self.layout where try !root.directoryExists(at: path) {
             try root.createDirectory(at: path, withIntermediateDirectories: true)
         }
@@ -134,7 +173,9 @@ struct TreeWriter {
         FilePermissions(rawValue: CInterop.Mode(node.mode & 0o1777))
     }
 
-    private func setExtendedAttributes(_ node: TreeNode, at path: ContainerPath) throws(SandboxError) {
+    private static func setExtendedAttributes(
+        _ node: TreeNode, at path: ContainerPath, in root: ConfinedRoot
+    ) throws(SandboxError) {
         for (name, value) in node.extendedAttributes ?? [:] where name.hasPrefix("user.") {
             try root.setExtendedAttribute(named: name, to: Array(value), at: path)
         }
