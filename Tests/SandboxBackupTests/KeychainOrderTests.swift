@@ -85,18 +85,18 @@ import Testing
             }
             var full = try await KillTests.duration(of: arguments + [new], fixture)
             try restore(old)
-            var killed = 0
-            for round in 1...20 {
+            let (killed, ran) = try await KillTests.killRounds(20) { round in
                 let program = try KillTests.start(fixture, arguments + [new])
                 program.signal(SIGKILL, after: KillTests.randomDelay(upTo: full))
                 let exit = await program.exit(timeout: .seconds(120))
-                if exit.signal == SIGKILL { killed += 1 } else { full = KillTests.shortest(full, program) }
+                if exit.signal != SIGKILL { full = KillTests.shortest(full, program) }
                 try Restore.recoverInterrupted(app: Self.app, in: fixture.home)
                 let pair = (try Self.containerText(fixture), try Self.secret(fixture.home))
                 #expect(pair == ("old", "old") || pair == ("new", "new"), "round \(round): \(pair)")
                 if pair.0 == "new" { try restore(old) }
+                return exit.signal == SIGKILL
             }
-            #expect(killed > 20 / 3, "only \(killed) of 20 runs were killed mid-way")
+            #expect(killed > 20 / 3, "only \(killed) of \(ran) runs were killed mid-way")
         }
     }
 }
