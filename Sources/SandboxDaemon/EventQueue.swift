@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import Logging
 import SandboxTransfer
 
 /// The daemon's durable state: its background tasks and the events apps have not handled yet.
@@ -81,6 +82,22 @@ final class EventQueue: Sendable {
 
     /// One encoder for every row (its options never change; encoding with it is thread-safe).
     private static let encoder = JSONEncoder()
+    /// One decoder for every row, as the encoder.
+    private static let decoder = JSONDecoder()
+    /// Where a row this version cannot read is reported: the daemon's standard error, its log.
+    private static let logger = Logger(label: "sandboxd")
+
+    /// The record a row's JSON `body` holds, or `nil` — logged with `row` named — when this version
+    /// cannot read it (a newer daemon's row, or a damaged one): such a row is left alone, not
+    /// deleted, and not allowed to stop the rows after it from being read.
+    static func decodeRow<T: Decodable>(_ type: T.Type, _ body: String, row: @autoclosure () -> String) -> T? {
+        do {
+            return try decoder.decode(type, from: Data(body.utf8))
+        } catch {
+            logger.warning("sandboxd leaves \(row()) of its queue alone: this version cannot read it (\(error)).")
+            return nil
+        }
+    }
 
     /// `value` as the JSON text stored in a row. Encoding these plain records does not fail in
     /// practice; if it ever did, nothing is stored (an empty body would lose the record silently).
@@ -195,10 +212,16 @@ final class EventQueue: Sendable {
             arguments += [session]
         }
         return try Row.fetchAll(db, sql: sql + " ORDER BY app, session, id", arguments: arguments).compactMap { row in
-            let body: String = row["request"]
-            guard let request = try? JSONDecoder().decode(BackgroundRequest.self, from: Data(body.utf8)),
-                let state = DownloadTaskState(rawValue: row["state"])
-            else { return nil }  // a row this version cannot read: left alone
+            let taskID: Int64 = row["id"]
+            let stateName: String = row["state"]
+            guard
+                let request = decodeRow(BackgroundRequest.self, row["request"], row: "the request of task \(taskID)")
+            else { return nil }
+            guard let state = DownloadTaskState(rawValue: stateName) else {
+                logger.warning(
+                    "sandboxd leaves task \(taskID) of its queue alone: its state '\(stateName)' is unknown.")
+                return nil
+            }
             let info = BackgroundTaskInfo(
                 session: row["session"], taskID: row["id"], url: row["url"], state: state,
                 bytesWritten: row["bytesWritten"], expectedLength: row["expectedLength"], path: row["path"],
@@ -240,11 +263,11 @@ final class EventQueue: Sendable {
             db, sql: "SELECT sequence, body FROM event WHERE app = ? AND session = ? ORDER BY sequence",
             arguments: [key.app, key.session]
         ).compactMap { row in
-            let body: String = row["body"]
-            guard var event = try? JSONDecoder().decode(BackgroundEventRecord.self, from: Data(body.utf8)) else {
+            let sequence: Int64 = row["sequence"]
+            guard var event = decodeRow(BackgroundEventRecord.self, row["body"], row: "event \(sequence)") else {
                 return nil
             }
-            event.sequence = row["sequence"]
+            event.sequence = sequence
             return event
         }
     }
@@ -313,6 +336,6 @@ final class EventQueue: Sendable {
                 db, sql: "SELECT command FROM relaunch WHERE app = ? AND session = ?",
                 arguments: [key.app, key.session])
         else { return nil }
-        return try JSONDecoder().decode(RelaunchCommand.self, from: Data(body.utf8))
+        return try decoder.decode(RelaunchCommand.self, from: Data(body.utf8))
     }
 }

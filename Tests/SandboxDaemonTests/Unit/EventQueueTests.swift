@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import SandboxTesting
 import SandboxTransfer
 import Testing
@@ -61,6 +62,29 @@ import Testing
             _ = try queue.append(BackgroundEventRecord(taskID: 1, kind: .completed), for: key)
             #expect(FileManager.default.fileExists(atPath: path + "-wal"))
             #expect(!FileManager.default.fileExists(atPath: path + "-journal"))
+        }
+    }
+
+    /// A row this version cannot read (a newer daemon's, or damaged) is left in place and does not
+    /// keep the rows after it from being read.
+    @Test func rowsThisVersionCannotReadAreLeftAloneAndTheOthersRead() throws {
+        try ScratchDirectory.with(prefix: "sbd-queue") { scratch in
+            let path = scratch.appending("queue.sqlite")
+            let queue = try EventQueue(path: path)
+            let sequences = try (1...3).map { task in
+                try queue.append(BackgroundEventRecord(taskID: task, kind: .completed), for: key).sequence
+            }
+            let request = BackgroundRequest(DownloadRequest(url: try #require(URL(string: "http://h/x"))))
+            for _ in 1...3 { _ = try queue.addTask(request, to: key) }
+            try DatabaseQueue(path: path).write { db in
+                try db.execute(
+                    sql: "UPDATE event SET body = '{\"kind\": ' WHERE sequence = ?", arguments: [sequences[0]])
+                try db.execute(sql: "UPDATE task SET request = '[]' WHERE id = 1")
+                try db.execute(sql: "UPDATE task SET state = 'from-the-future' WHERE id = 2")
+            }
+            #expect(try queue.pending(for: key).map(\.taskID) == [2, 3])
+            #expect(try queue.tasks(app: key.app, session: key.session).map(\.info.taskID) == [3])
+            #expect(try queue.queuedEventCount() == 3, "the unreadable event is kept")
         }
     }
 
