@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <malloc.h>
+#include <sched.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
@@ -88,6 +89,10 @@ ssize_t csb_pread_nowait(int fd, void *buffer, size_t count, off_t offset) {
     errno = EOPNOTSUPP;
     return -1;
 #endif
+}
+
+int csb_current_cpu(void) {
+    return sched_getcpu();
 }
 
 ssize_t csb_copy_file_range(int fd_in, int fd_out, size_t len) {

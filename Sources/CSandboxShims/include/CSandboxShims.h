@@ -60,6 +60,9 @@ int csb_renameat2(int olddirfd, const char *oldpath, int newdirfd, const char *n
 /// `EAGAIN` instead of waiting for the disk (`EOPNOTSUPP` where the file system cannot).
 ssize_t csb_pread_nowait(int fd, void *buffer, size_t count, off_t offset);
 
+/// `sched_getcpu(3)`: the CPU the calling thread runs on now (it may move right after), or -1.
+int csb_current_cpu(void);
+
 /// `copy_file_range(2)` from the current offsets.
 ssize_t csb_copy_file_range(int fd_in, int fd_out, size_t len);
 
