@@ -155,21 +155,9 @@ extension ConfinedRoot {
         try beginWrite(at: path, options: options).write(body)
     }
 
-    /// Opens a regular file for reading: `O_NONBLOCK` so a FIFO cannot hang the open, then checked.
+    /// Opens a regular file for reading (see ``openRegularFileDescribed(_:)``).
     func openRegularFile(_ path: ContainerPath) throws(SandboxError) -> OwnedDescriptor {
-        let file = try open(path, flags: O_RDONLY | O_NONBLOCK | O_NOCTTY)
-        var info = stat()
-        _ = try syscall("fstat", path: path.description) { fstat(file.rawValue, &info) }
-        switch info.st_mode & S_IFMT {
-        case S_IFREG:
-            _ = fcntl(file.rawValue, F_SETFL, O_RDONLY)  // back to blocking reads
-            return file
-        case S_IFDIR:
-            throw .rule(.isADirectory, "'\(path)' is a directory; a file was expected.", path: path.description)
-        default:
-            throw .rule(
-                .notARegularFile, "'\(path)' is a FIFO, socket or device; only regular files can be read.",
-                path: path.description)
-        }
+        let opened = try openRegularFileDescribed(path)
+        return opened.descriptor
     }
 }

@@ -20,11 +20,12 @@ extension DAVMethods {
     func get(
         _ path: SharePath, request: Request, includingBody: Bool, on eventLoop: any EventLoop
     ) async throws(ShareError) -> Response {
-        // One open, then the open file described: the path is resolved once, and the validators
-        // are those of the bytes sent.
+        // One open, which describes the file it opened: the path is resolved once, and the
+        // validators are those of the bytes sent.
         let file: OpenFile
+        let attributes: FileAttributes
         do throws(SandboxError) {
-            file = try documents.openFile(forReadingAt: path.containerPath)
+            (file, attributes) = try documents.openFileDescribed(forReadingAt: path.containerPath)
         } catch {
             switch error.code {
             case .isADirectory:
@@ -36,24 +37,22 @@ extension DAVMethods {
                 throw .fileSystem(error, path: path, doing: "open")
             }
         }
-        let attributes: FileAttributes
-        do throws(SandboxError) {
-            attributes = try file.attributes()
-        } catch {
-            closeQuietly(file)
-            throw .fileSystem(error, path: path, doing: "open")
-        }
         let size = attributes.size
         let etag = EntityTag.of(attributes)
         let modified = attributes.modificationDate
+        // Each field appended once (setting one by name would first look for it), the constant
+        // ones made once.
         var headers = HTTPFields()
-        headers[.eTag] = etag
-        headers[.lastModified] = HTTPDate.format(modified)
-        headers[.acceptRanges] = "bytes"
-        headers[.contentType] = ContentType.forName(path.lastName ?? "")
-        headers[.contentSecurityPolicy] = "sandbox"
-        if ContentType.isActive(path.lastName ?? "") {
-            headers[.contentDisposition] = ContentDisposition.attachment(path.lastName ?? "download")
+        headers.reserveCapacity(10)
+        headers.append(HTTPField(name: .eTag, value: etag))
+        headers.append(HTTPField(name: .lastModified, value: HTTPDate.format(modified)))
+        headers.append(Self.acceptByteRanges)
+        let type = ContentType.forName(path.lastName ?? "")
+        headers.append(HTTPField(name: .contentType, value: type))
+        headers.append(Self.sandboxPolicy)
+        if ContentType.isActiveType(type) {
+            headers.append(
+                HTTPField(name: .contentDisposition, value: ContentDisposition.attachment(path.lastName ?? "download")))
         }
 
         if let status = Preconditions.evaluate(request.headers, etag: etag, modified: modified, isRead: true) {
@@ -74,16 +73,19 @@ extension DAVMethods {
             }
         }
         let length = range.map { $0.upperBound - $0.lowerBound + 1 } ?? size
-        headers[.contentLength] = "\(length)"
-        if let range { headers[.contentRange] = "bytes \(range.lowerBound)-\(range.upperBound)/\(size)" }
+        if let range {
+            headers.append(
+                HTTPField(name: .contentRange, value: "bytes \(range.lowerBound)-\(range.upperBound)/\(size)"))
+        }
         let status: HTTPResponse.Status = range == nil ? .ok : .partialContent
+        if includingBody, length > 0, length <= Self.inlineReadLimit {
+            return try await smallBody(
+                file, from: range?.lowerBound ?? 0, length: length, status: status, headers: headers, path)
+        }
+        headers.append(HTTPField(name: .contentLength, value: String(length)))
         guard includingBody, length > 0 else {
             closeQuietly(file)
             return Response(status: status, headers: headers)
-        }
-        if length <= Self.inlineReadLimit {
-            return try await smallBody(
-                file, from: range?.lowerBound ?? 0, length: length, status: status, headers: headers, path)
         }
         let source = FileBody(
             file: file, range: (range?.lowerBound ?? 0)..<(range.map { $0.upperBound + 1 } ?? size), path: path,
@@ -104,13 +106,21 @@ extension DAVMethods {
     }
 }
 
+extension DAVMethods {
+    /// `Accept-Ranges: bytes`, on every file.
+    static let acceptByteRanges = HTTPField(name: .acceptRanges, value: "bytes")
+    /// `Content-Security-Policy: sandbox`, on every file: never a page of this origin.
+    static let sandboxPolicy = HTTPField(name: .contentSecurityPolicy, value: "sandbox")
+}
+
 /// Closes `file`; a failure to close a file opened for reading loses nothing, so it is not reported.
 func closeQuietly(_ file: OpenFile) {
     do { try file.close() } catch {}
 }
 
 extension DAVMethods {
-    /// The response for a body of `length` bytes (at most ``inlineReadLimit``) read at once.
+    /// The response for a body of `length` bytes (at most ``inlineReadLimit``) read at once;
+    /// `headers` has every field but `Content-Length`.
     private func smallBody(
         _ file: OpenFile, from offset: Int64, length: Int64, status: HTTPResponse.Status, headers: HTTPFields,
         _ path: SharePath
@@ -123,7 +133,7 @@ extension DAVMethods {
         }
         var headers = headers
         // The file may have shrunk since it was measured: send what was read, and say so.
-        headers[.contentLength] = "\(buffer.readableBytes)"
+        headers.append(HTTPField(name: .contentLength, value: String(buffer.readableBytes)))
         return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: buffer))
     }
 }

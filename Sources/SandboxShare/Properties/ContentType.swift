@@ -11,8 +11,12 @@ package enum ContentType {
     /// JavaScript…): the server sends those as attachments, so a shared file cannot script the
     /// share's own origin.
     package static func isActive(_ name: String) -> Bool {
-        let type = forName(name)
-        return activeTypes.contains(String(type.prefix { $0 != ";" }))
+        isActiveType(forName(name))
+    }
+
+    /// Whether `type` (as ``forName(_:)`` gives it) is one a browser would run: see ``isActive(_:)``.
+    package static func isActiveType(_ type: String) -> Bool {
+        activeTypes.contains(String(type.prefix { $0 != ";" }))
     }
 
     /// The type of anything the table does not know.
