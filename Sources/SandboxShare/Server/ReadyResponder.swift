@@ -1,4 +1,6 @@
 import Hummingbird
+import HummingbirdCore
+import NIOHTTP1
 import Synchronization
 
 /// Holds the ``ShareResponder``, made once the server listens: its `Host` check needs the port,
@@ -10,15 +12,28 @@ final class ResponderSlot: Sendable {
     var value: ShareResponder? { responder.withLock { $0 } }
 }
 
-/// The application's responder: the slot's, or 503 in the instant before it is filled.
-struct ReadyResponder: HTTPResponder {
-    typealias Context = ShareRequestContext
+/// Answers each request of every connection: the slot's responder, or 503 in the instant before
+/// it is filled; adds the `Date` field (``DateField``) and writes the response.
+struct ReadyResponder: Sendable {
     let slot: ResponderSlot
 
-    func respond(to request: Request, context: Context) async throws -> Response {
-        guard let responder = slot.value else {
-            return ShareResponses.empty(503)
+    /// A response could not be written because the request could not be parsed: the connection
+    /// is closed rather than answered twice.
+    struct ResponseNotWritten: Error {}
+
+    func respond(to request: Request, writer: consuming ResponseWriter, context: ShareRequestContext) async throws {
+        var response: Response
+        if let responder = slot.value {
+            response = await responder.respond(to: request, context: context)
+        } else {
+            response = ShareResponses.empty(503)
         }
-        return await responder.respond(to: request, context: context)
+        response.headers.append(DateField.shared.current())
+        do {
+            try await writer.write(response: response.head, body: response.body)
+        } catch is HTTPParserError {
+            // Rethrown as is, Hummingbird's connection loop would answer it with a second response.
+            throw ResponseNotWritten()
+        }
     }
 }

@@ -5,7 +5,7 @@ import Logging
 /// The server's one responder: checks every request (the `Host`, the throttle, the credentials),
 /// hands it to the WebDAV methods, turns a ``ShareError`` into its status and a short body, and
 /// logs one line per request.
-final class ShareResponder: HTTPResponder, Sendable {
+final class ShareResponder: Sendable {
     typealias Context = ShareRequestContext
 
     let methods: DAVMethods
@@ -62,10 +62,13 @@ final class ShareResponder: HTTPResponder, Sendable {
                 response = errorResponse(error, request: request)
             }
         }
-        response.headers[.xContentTypeOptions] = "nosniff"
+        response.headers.append(Self.noSniff)
         log(request, response, client: context.client, since: start)
         return response
     }
+
+    /// `X-Content-Type-Options: nosniff`, on every response (no other code sets it).
+    private static let noSniff = HTTPField(name: .xContentTypeOptions, value: "nosniff")
 
     /// Refuses the request unless it names this server and carries the credentials.
     ///
@@ -100,12 +103,16 @@ final class ShareResponder: HTTPResponder, Sendable {
         return ShareResponses.error(error)
     }
 
+    /// Logs `client METHOD /path status length milliseconds ms`; nothing is formatted when the
+    /// logger's level is above `info` (swift-log builds the message before it checks the level).
     private func log(_ request: Request, _ response: Response, client: String, since start: ContinuousClock.Instant) {
-        let elapsed = ContinuousClock.now - start
-        let milliseconds = Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
+        guard logger.logLevel <= .info else { return }
+        let (seconds, attoseconds) = (ContinuousClock.now - start).components
+        let milliseconds = seconds * 1000 + attoseconds / 1_000_000_000_000_000
         let length = response.headers[.contentLength] ?? "-"
         logger.info(
-            "\(client) \(request.method) \(request.uri.path) \(response.status.code) \(length) \(Int(milliseconds)) ms")
+            "\(client) \(request.method.rawValue) \(request.uri.path) \(response.status.code) \(length) \(milliseconds) ms"
+        )
     }
 }
 

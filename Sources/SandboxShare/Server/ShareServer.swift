@@ -5,6 +5,7 @@ import NIOCore
 import NIOPosix
 import Sandbox
 import ServiceLifecycle
+import UnixSignals
 
 /// Serves one container's Documents folder over WebDAV (classes 1 and 2) on Hummingbird.
 ///
@@ -59,19 +60,13 @@ public struct ShareServer: Sendable {
         let logger = self.logger
         let documents = self.documents
         let ready = ResponderSlot()
-        let app = Application(
-            responder: ReadyResponder(slot: ready),
-            server: HTTPServerBuilder { responder in
-                EventLoopHTTP1Channel(
-                    inner: HTTP1Channel(
-                        responder: responder,
-                        configuration: .init(
-                            additionalChannelHandlers: [ExpectContinueHandler(credentials: configuration.credentials)],
-                            idleTimeout: .nanoseconds(
-                                Int64(configuration.idleTimeout.components.seconds) * 1_000_000_000))))
-            },
-            configuration: ApplicationConfiguration(
-                address: .hostname(configuration.host, port: configuration.port), serverName: nil),
+        let connections = EventLoopHTTP1Channel(
+            configuration: .init(
+                additionalChannelHandlers: [ExpectContinueHandler(credentials: configuration.credentials)],
+                idleTimeout: .nanoseconds(Int64(configuration.idleTimeout.components.seconds) * 1_000_000_000)),
+            responder: ReadyResponder(slot: ready))
+        let server = connections.server(
+            configuration: ServerConfiguration(address: .hostname(configuration.host, port: configuration.port)),
             onServerRunning: { channel in
                 let port = channel.localAddress?.port ?? configuration.port
                 let authorities = configuration.allowedAuthorities(
@@ -83,9 +78,11 @@ public struct ShareServer: Sendable {
                 ready.set(ShareResponder(methods: methods, credentials: configuration.credentials, logger: logger))
                 await onListening(port)
             },
-            logger: logger
-        )
-        try await app.runService()
+            eventLoopGroup: MultiThreadedEventLoopGroup.singleton,
+            logger: logger)
+        let group = ServiceGroup(
+            configuration: .init(services: [server], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+        try await group.run()
     }
 
     /// The addresses of this machine's interfaces, for a wildcard bind's `Host` check.
