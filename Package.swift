@@ -21,6 +21,8 @@ let package = Package(
         .library(name: "SandboxShare", targets: ["SandboxShare"]),
         .library(name: "SandboxBackup", targets: ["SandboxBackup"]),
         .executable(name: "sandbox", targets: ["SandboxCLI"]),
+        // The `sandbox` commands that download, share and back up: `sandbox` runs them from here.
+        .executable(name: "sandbox-extras", targets: ["SandboxCLIExtras"]),
         // The background-transfer daemon apps start on demand.
         .executable(name: "sandboxd", targets: ["sandboxd"]),
         // Test servers (nginx, a fault-injecting HTTP server) for this package's tests and
@@ -119,7 +121,6 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ],
             // The web page's HTML, CSS and script, served as they are.
             resources: [.copy("Web/Resources")],
@@ -182,24 +183,59 @@ let package = Package(
         .testTarget(
             name: "SandboxBackupTests",
             dependencies: [
-                "SandboxBackup", "SandboxTesting", "sandbox-backup-harness", "SandboxCLI",
+                "SandboxBackup", "SandboxTesting", "sandbox-backup-harness", "SandboxCLIExtras",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],
             swiftSettings: swiftSettings
         ),
         // MARK: End of backup and restore
 
-        // The command-line tool: parsing and printing only.
+        // The command-line tool: parsing and printing only. `sandbox` links what its quick commands
+        // need, with the Swift runtime static, so that it starts in a few milliseconds; it hands the
+        // commands that need the HTTP client, the sharing server or backups to `sandbox-extras`
+        // (beside it) with execv.
+        .target(
+            name: "SandboxCLISupport",
+            dependencies: [
+                "Sandbox",
+                .product(name: "SystemPackage", package: "swift-system"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         .executableTarget(
             name: "SandboxCLI",
             dependencies: [
-                "CSandboxShims",
                 "Sandbox",
                 "SandboxWatch",
                 "SandboxStore",
+                "SandboxCLISupport",
+                .product(name: "SystemPackage", package: "swift-system"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            // The Swift runtime and Foundation static (compiled with -static-stdlib too, for the static
+            // Foundation module's link entries); lld for packed relative relocations (DT_RELR: 98,000
+            // relocations the loader applied one by one at each start); only the symbols the shared
+            // libraries need exported (`dladdr` at start-up walked all 18,000). BENCHMARKS.md, issue 15.
+            // No test target depends on it: these flags would apply to the test bundle's link (which
+            // needs the shared XCTest); `swift build --build-tests` and `swift test` build it anyway.
+            swiftSettings: swiftSettings + [.unsafeFlags(["-static-stdlib"])],
+            linkerSettings: [
+                .unsafeFlags([
+                    "-static-stdlib", "-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs", "-Xlinker",
+                    "--no-export-dynamic",
+                ])
+            ]
+        ),
+        .executableTarget(
+            name: "SandboxCLIExtras",
+            dependencies: [
+                "CSandboxShims",
+                "Sandbox",
                 "SandboxTransfer",
                 "SandboxShare",
                 "SandboxBackup",
+                "SandboxCLISupport",
                 .product(name: "SystemPackage", package: "swift-system"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -258,13 +294,13 @@ let package = Package(
         .testTarget(name: "SandboxTests", dependencies: ["Sandbox", "SandboxTesting"], swiftSettings: swiftSettings),
         .testTarget(
             name: "SandboxWatchTests",
-            dependencies: ["SandboxWatch", "SandboxTesting", "SandboxCLI"],
+            dependencies: ["SandboxWatch", "SandboxTesting"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "SandboxStoreTests",
             dependencies: [
-                "SandboxStore", "SandboxTesting", "sandbox-store-harness", "SandboxCLI",
+                "SandboxStore", "SandboxTesting", "sandbox-store-harness",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],
             swiftSettings: swiftSettings
@@ -272,14 +308,16 @@ let package = Package(
         .testTarget(
             name: "SandboxTransferTests",
             dependencies: [
-                "SandboxTransfer", "SandboxTesting", "SandboxTransferTesting", "SandboxCLI",
+                "SandboxTransfer", "SandboxTesting", "SandboxTransferTesting", "SandboxCLIExtras",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "SandboxShareTests",
-            dependencies: ["SandboxShare", "SandboxTesting", "SandboxTransferTesting", "SandboxCLI"],
+            dependencies: [
+                "SandboxShare", "SandboxTesting", "SandboxTransferTesting", "SandboxCLIExtras",
+            ],
             // The browser tests' Selenium script, run by Python from its source folder.
             exclude: ["Browser/share_page.py"],
             swiftSettings: swiftSettings
@@ -296,13 +334,13 @@ let package = Package(
             name: "SandboxDaemonTests",
             dependencies: [
                 "SandboxTransfer", "SandboxTesting", "SandboxTransferTesting", "sandbox-background-app", "sandboxd",
-                "SandboxCLI", "SandboxDaemon",
+                "SandboxCLIExtras", "SandboxDaemon",
             ],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "SandboxCLITests",
-            dependencies: ["SandboxCLI", "Sandbox", "SandboxTesting", "sandbox-run-probe"],
+            dependencies: ["SandboxCLIExtras", "Sandbox", "SandboxTesting", "sandbox-run-probe"],
             swiftSettings: swiftSettings
         ),
     ]

@@ -1,6 +1,5 @@
 import ArgumentParser
-import Glibc
-import Sandbox
+import SandboxCLISupport
 
 /// `sandbox`: iOS-style app containers on Linux, from the command line.
 @main
@@ -21,34 +20,27 @@ struct SandboxCommand: AsyncParsableCommand {
             Watch.self, OpenIn.self, ProcessInbox.self,
             Keygen.self, Trust.self, Sign.self, Update.self, Verify.self, Resource.self,
             DefaultsCommand.self, KeychainCommand.self,
-            Download.self, Downloads.self, Fetch.self,
-            Share.self,
-            BackupCommand.self, SnapshotsCommand.self, CheckCommand.self, RestoreCommand.self, PruneCommand.self,
+            ForwardedDownload.self, ForwardedDownloads.self, ForwardedFetch.self,
+            ForwardedShare.self,
+            ForwardedBackup.self, ForwardedSnapshots.self, ForwardedCheck.self,
+            ForwardedRestore.self, ForwardedPrune.self,
             Run.self,
             PasscodeCommand.self, LockCommand.self, UnlockCommand.self, ProtectedWrite.self,
         ]
     )
 
-    /// Runs the command; library errors print one line, `sandbox: <message> [<code>]`, and exit with
-    /// ``ExitStatus/of(_:)``. Usage errors are the argument parser's (exit 64, EX_USAGE). A reader of
-    /// standard output that went away ends the command quietly with status 0: `SIGPIPE` is ignored,
-    /// so the write fails with `EPIPE` instead of killing the process (see ``StandardStreams``).
+    /// Hands an ``ExtraCommand`` (`share`, `download`, `backup`, …) to `sandbox-extras` before
+    /// parsing anything; runs every other command here (see ``CommandMain``).
     static func main() async {
-        signal(SIGPIPE, SIG_IGN)
-        do {
-            var command = try parseAsRoot()
-            if var command = command as? any AsyncParsableCommand {
-                try await command.run()
-            } else {
-                try command.run()
+        let arguments = CommandLine.arguments
+        if let extra = ExtraCommand.requested(by: arguments.dropFirst()) {
+            do {
+                try ExtrasExecutable.replaceProcess(for: extra, arguments: arguments)
+            } catch {
+                StandardStreams.error(Remedies.line(for: error) + "\n")
+                exit(withError: ExitCode(ExitStatus.of(error)))
             }
-        } catch  where StandardStreams.isClosedOutput(error) {
-            exit(withError: ExitCode.success)
-        } catch let error as any SandboxFailure {
-            StandardStreams.error(Remedies.line(for: error) + "\n")
-            exit(withError: ExitCode(ExitStatus.of(error)))
-        } catch {
-            exit(withError: error)
         }
+        await CommandMain.run(Self.self)
     }
 }

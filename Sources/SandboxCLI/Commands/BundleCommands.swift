@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Sandbox
+import SandboxCLISupport
 import SandboxStore
 
 struct Keygen: ParsableCommand {

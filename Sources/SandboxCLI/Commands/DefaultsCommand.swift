@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import SandboxCLISupport
 import SandboxStore
 
 /// `sandbox defaults <app-id> read [KEY] | write KEY VALUE [--type T] | delete KEY`, like macOS

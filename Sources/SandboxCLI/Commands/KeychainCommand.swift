@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import SandboxCLISupport
 import SandboxStore
 
 /// `sandbox keychain <app-id> set|get|delete SERVICE ACCOUNT`.

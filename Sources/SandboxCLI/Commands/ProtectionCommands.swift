@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import SandboxCLISupport
 import SandboxStore
 import SystemPackage
 

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Sandbox
+import SandboxCLISupport
 import SystemPackage
 
 struct Run: AsyncParsableCommand {

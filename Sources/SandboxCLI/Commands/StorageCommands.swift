@@ -1,5 +1,6 @@
 import ArgumentParser
 import Sandbox
+import SandboxCLISupport
 
 struct DiskUsage: ParsableCommand {
     static let configuration = CommandConfiguration(

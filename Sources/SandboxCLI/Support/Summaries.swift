@@ -1,5 +1,6 @@
 import Foundation
 import Sandbox
+import SandboxCLISupport
 import SystemPackage
 
 /// One item as `ls --json` prints it.

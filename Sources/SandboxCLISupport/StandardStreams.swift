@@ -8,15 +8,15 @@ import SystemPackage
 /// `main` ignores `SIGPIPE`, so a reader that went away (`sandbox ls --json | head -c1`) makes the
 /// next write fail with `EPIPE` instead of killing the process; ``isClosedOutput(_:)`` tells that
 /// case apart, which ends the command quietly with status 0 (the reader took what it wanted).
-enum StandardStreams {
+package enum StandardStreams {
     /// What standard output is called in errors.
-    static let outputName = "standard output"
+    package static let outputName = "standard output"
 
     /// Writes all of `bytes` to standard output.
     ///
     /// - Throws: the core's error for `write` on "standard output": `EPIPE` when the reader went
     ///   away (``isClosedOutput(_:)``), ``SandboxError/Code/noSpace``, ``SandboxError/Code/io``, …
-    static func output(_ bytes: some Sequence<UInt8>) throws(SandboxError) {
+    package static func output(_ bytes: some Sequence<UInt8>) throws(SandboxError) {
         do {
             _ = try FileDescriptor.standardOutput.writeAll(bytes)
         } catch {
@@ -26,14 +26,14 @@ enum StandardStreams {
 
     /// Writes `text` to standard error. A failure is dropped: standard error is where failures are
     /// reported, so there is nowhere left to report it.
-    static func error(_ text: String) {
+    package static func error(_ text: String) {
         do {
             _ = try FileDescriptor.standardError.writeAll(text.utf8)
         } catch {}  // nowhere to report it: see above
     }
 
     /// Whether `error` is a write to standard output whose reader went away (`EPIPE`).
-    static func isClosedOutput(_ error: any Error) -> Bool {
+    package static func isClosedOutput(_ error: any Error) -> Bool {
         (error as? any SandboxFailure)?.fileSystemError?.cause?.errno == .brokenPipe
     }
 }

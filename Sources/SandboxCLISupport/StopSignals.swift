@@ -2,10 +2,10 @@ import Dispatch
 import Glibc
 
 /// SIGINT and SIGTERM, caught on a queue of their own instead of ending the process.
-final class StopSignals {
+package final class StopSignals {
     private let sources: [any DispatchSourceSignal]
 
-    init(label: String) {
+    package init(label: String) {
         let queue = DispatchQueue(label: label)
         sources = [SIGINT, SIGTERM].map { number in
             signal(number, SIG_IGN)
@@ -17,7 +17,7 @@ final class StopSignals {
     /// Unblocks SIGINT and SIGTERM on the calling thread. A parent may have started us with them
     /// blocked (threads of a Swift program do), and then no handler — ours, or swift-service-
     /// lifecycle's — would ever see them.
-    static func unblock() {
+    package static func unblock() {
         var set = sigset_t()
         sigemptyset(&set)
         sigaddset(&set, SIGINT)
@@ -25,7 +25,7 @@ final class StopSignals {
         pthread_sigmask(SIG_UNBLOCK, &set, nil)
     }
 
-    func onSignal(_ handler: @escaping @Sendable () -> Void) {
+    package func onSignal(_ handler: @escaping @Sendable () -> Void) {
         for source in sources {
             source.setEventHandler(handler: handler)
             source.resume()

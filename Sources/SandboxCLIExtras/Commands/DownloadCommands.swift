@@ -1,14 +1,15 @@
 import ArgumentParser
 import Foundation
 import Sandbox
+import SandboxCLISupport
 import SandboxTransfer
 
 extension DownloadDestination.Folder: ExpressibleByArgument {}
 
 struct Download: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "download",
-        abstract: "Download a URL into a container's Caches (or Documents), resumably.",
+        commandName: ExtraCommand.download.name,
+        abstract: ExtraCommand.download.abstract,
         discussion: """
             The file is named from the server's Content-Disposition (filename*, then filename) or the URL, \
             sanitized, and numbered when the name is taken; the command prints its path. On a terminal a \
@@ -101,8 +102,8 @@ struct Download: AsyncParsableCommand {
 
 struct Downloads: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "downloads",
-        abstract: "List an app's downloads and their states.",
+        commandName: ExtraCommand.downloads.name,
+        abstract: ExtraCommand.downloads.abstract,
         discussion: """
             States: interrupted, paused (resumable), finishing, completed, cancelled, failed; background \
             downloads (sandboxd's, marked with a B, "background": true in JSON) are waiting, running or \

@@ -1,10 +1,10 @@
 import Sandbox
 
 /// Exit statuses, from `sysexits.h` where one fits.
-enum ExitStatus {
-    static let failure: Int32 = 1
+package enum ExitStatus {
+    package static let failure: Int32 = 1
     /// EX_USAGE: the command line was wrong (a bad identifier or path is the user's to fix).
-    static let usage: Int32 = 64
+    package static let usage: Int32 = 64
 
     /// The codes, of any layer, that mean the command line itself was wrong.
     private static let usageCodes: Set<String> = [
@@ -12,7 +12,7 @@ enum ExitStatus {
         "invalid-name", "invalid-value", "invalid-url", "invalid-resume-data",
     ]
 
-    static func of(_ error: any SandboxFailure) -> Int32 {
+    package static func of(_ error: any SandboxFailure) -> Int32 {
         usageCodes.contains(error.codeName) ? usage : failure
     }
 }

@@ -2,12 +2,13 @@ import ArgumentParser
 import CSandboxShims
 import Logging
 import Sandbox
+import SandboxCLISupport
 import SandboxShare
 
 struct Share: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "share",
-        abstract: "Share an app's Documents folder over WebDAV (iTunes File Sharing), until interrupted.",
+        commandName: ExtraCommand.share.name,
+        abstract: ExtraCommand.share.abstract,
         discussion: """
             Prints the URL, the user name and a fresh pairing code; connect with Finder (Go > Connect to \
             Server), Windows (Map network drive), rclone, cadaver or davfs2, giving the code as the password. \

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Sandbox
+import SandboxCLISupport
 import SandboxTransfer
 
 /// The background side of `download` and `downloads`: tasks handed to `sandboxd`.

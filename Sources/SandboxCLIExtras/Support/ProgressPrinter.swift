@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import SandboxCLISupport
 import SandboxTransfer
 import Synchronization
 

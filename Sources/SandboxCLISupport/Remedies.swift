@@ -3,7 +3,7 @@ import Sandbox
 
 /// The command-line remedies added to a library failure's message: the libraries say what failed
 /// and what to do in general; only the CLI knows which of its commands does it.
-enum Remedies {
+package enum Remedies {
     private static let byCode: [String: String] = [
         "not-found": "List the folder with `sandbox ls <app-id> <folder>`.",
         "no-space": "`sandbox purge` frees caches and temporary files.",
@@ -11,7 +11,7 @@ enum Remedies {
     ]
 
     /// `sandbox: <message> <remedy> (<cause>) [<code>]`, the one line a failure prints.
-    static func line(for failure: any SandboxFailure) -> String {
+    package static func line(for failure: any SandboxFailure) -> String {
         var text = failure.description
         let suffix = " [\(failure.codeName)]"
         if let remedy = byCode[failure.codeName], !text.contains("`sandbox "), text.hasSuffix(suffix) {

@@ -1,12 +1,13 @@
 import ArgumentParser
 import Foundation
 import Sandbox
+import SandboxCLISupport
 import SandboxTransfer
 
 struct Fetch: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "fetch",
-        abstract: "Fetch a URL into memory (a data task) and print its body.",
+        commandName: ExtraCommand.fetch.name,
+        abstract: ExtraCommand.fetch.abstract,
         discussion: """
             Text is printed decoded: the charset comes from a byte-order mark, else the Content-Type's \
             charset parameter, else UTF-8; invalid bytes print as U+FFFD. An image prints its type and \

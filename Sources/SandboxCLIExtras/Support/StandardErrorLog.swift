@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import Glibc
 import Logging
+import SandboxCLISupport
 import Synchronization
 
 /// Log lines on standard error, written by a thread of their own: a caller formats its line,

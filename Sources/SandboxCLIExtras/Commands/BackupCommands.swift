@@ -3,6 +3,7 @@ import Foundation
 import Glibc
 import Sandbox
 import SandboxBackup
+import SandboxCLISupport
 
 /// `REPO` and `--password-file`, shared by the backup commands.
 struct RepositoryOptions: ParsableArguments {
@@ -30,8 +31,8 @@ func openRepository(_ path: String, password: [UInt8]?) throws(SandboxError) -> 
 
 struct BackupCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "backup",
-        abstract: "Back up apps' containers into a repository (made if missing): one snapshot per run.",
+        commandName: ExtraCommand.backup.name,
+        abstract: ExtraCommand.backup.abstract,
         discussion: """
             Everything but the bundle, Library/Caches, tmp and items excluded from backup; SQLite databases through \
             SQLite's online backup; the keychain (restorable on this device only, unless the repository is \
@@ -125,7 +126,7 @@ final class BackupProgressLine {
 
 struct SnapshotsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "snapshots", abstract: "List a repository's snapshots, oldest first.")
+        commandName: ExtraCommand.snapshots.name, abstract: ExtraCommand.snapshots.abstract)
 
     @Argument(help: "The repository: a directory, or s3://BUCKET/PREFIX.") var repository: String
     @OptionGroup var repositoryOptions: RepositoryOptions
@@ -158,8 +159,8 @@ struct SnapshotLine: Encodable {
 
 struct CheckCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "check",
-        abstract: "Check a repository's structure; with --read-data, also re-hash every blob.",
+        commandName: ExtraCommand.check.name,
+        abstract: ExtraCommand.check.abstract,
         discussion: "Exits 1 when a problem is found, naming the files a missing or damaged blob affects.")
 
     @Argument(help: "The repository: a directory, or s3://BUCKET/PREFIX.") var repository: String
@@ -185,8 +186,8 @@ struct CheckCommand: ParsableCommand {
 
 struct RestoreCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "restore",
-        abstract: "Restore an app's container from a snapshot (the latest by default), all or nothing.",
+        commandName: ExtraCommand.restore.name,
+        abstract: ExtraCommand.restore.abstract,
         discussion:
             "The container is rebuilt beside the old one and swapped in at once; the bundle is left as installed, Library/Caches and tmp are empty."
     )
@@ -212,7 +213,7 @@ struct RestoreCommand: ParsableCommand {
 
 struct PruneCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "prune", abstract: "Remove all but the last N snapshots and the blobs nothing refers to any more.")
+        commandName: ExtraCommand.prune.name, abstract: ExtraCommand.prune.abstract)
 
     @Argument(help: "The repository: a directory, or s3://BUCKET/PREFIX.") var repository: String
     @Option(help: "How many of the newest snapshots to keep.") var keepLast: Int
