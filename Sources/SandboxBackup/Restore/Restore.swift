@@ -32,6 +32,11 @@ public struct RestoreReport: Sendable, Hashable, Codable {
 public enum Restore {
     static let dataContainers = ContainerPath(constant: "Containers/Data")
     static let stagePrefix = ".restoring-"
+    /// Threads that remove the replaced container. On this machine's ext4 (mounted with `discard`)
+    /// an `unlinkat` of a small file mostly waits — about a millisecond, for the journal — and the
+    /// waits overlap: 10,000 files in 100 folders took 29 s with one `rm -rf` and 0.9 s with 16
+    /// at once; the removal was two thirds of a restore's time (9.8 of 14.7 s) on one thread.
+    static let removalThreads = 8
 
     /// Restores `app` (which must be installed) from `snapshot`.
     ///
@@ -134,7 +139,7 @@ public enum Restore {
         advance(.exchanged)
         do throws(SandboxError) {
             if let rollback { try home.root.removeItem(at: rollback.path) }
-            try ReplacedContainerRemoval.remove(stage, in: home.root)
+            try home.root.removeItem(at: stage, recursively: true, threads: removalThreads)
         } catch {
             notes.append(
                 "The replaced container could not be removed from '\(home.root.displayPath(of: stage))' (\(error.message)); the next restore removes it."

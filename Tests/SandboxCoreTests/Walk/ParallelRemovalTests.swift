@@ -1,11 +1,12 @@
 import Foundation
 import Glibc
 import SandboxCore
+import Synchronization
 import SystemPackage
 import Testing
 
-/// A recursive removal splits the top level's subdirectories between two threads (issue 16): the
-/// guarantees of the sequential walk hold on both.
+/// A recursive removal splits the tree between several threads (issue 16; a restore's replaced
+/// container on 8): the guarantees of the sequential walk hold on all of them.
 @Suite("Parallel removal")
 struct ParallelRemovalTests {
     /// A tree under `tree` in the container: 6 folders of 40 files, two 1,200-level chains, a
@@ -53,8 +54,74 @@ struct ParallelRemovalTests {
         #expect(tmp.outsideSnapshot() == before)
     }
 
-    @Test("a failure in one subtree stops the removal with that error, and the rest is left consistent")
-    func failureInOneSubtree() throws {
+    @Test(
+        "removeItem(recursively:threads:) reads down to where the tree branches and removes it all",
+        arguments: [1, 2, 8])
+    func removesTreeBranchingLower(threads: Int) throws {
+        let tmp = try TemporaryDirectory()
+        // One folder at the top, as in an app's container: the split has to read down to branch.
+        var items = 1 + (try Self.plant(tmp, under: "tree/one"))
+        for folder in 0..<10 {
+            for level in ["", "/b", "/b/c"] { try tmp.makeFile("tree/two/a\(folder)\(level)/file") }
+            items += 6
+        }
+        items += 1
+        try tmp.makeSymlink("tree/two/a0/b/link", to: tmp.outside)
+        items += 1
+        // Read-only: its entries cannot be unlinked until it is made writable.
+        #expect(chmod(tmp.host("tree/two/a4/b"), 0o500) == 0)
+        let before = tmp.outsideSnapshot()
+        let root = try tmp.root(.openat2)
+        #expect(try root.removeItem(at: ContainerPath("tree"), recursively: true, threads: threads) == items + 1)
+        #expect(!TemporaryDirectory.hostExists(tmp.host("tree")))
+        #expect(tmp.outsideSnapshot() == before)
+    }
+
+    @Test("a removal on 8 threads racing a directory/symlink swap in a subtree never touches the outside")
+    func raceSwapOnEightThreads() throws {
+        let tmp = try TemporaryDirectory()
+        try tmp.makeDirectory("graveyard")
+        let root = try tmp.root(.openat2)
+        let before = tmp.outsideSnapshot()
+        let control = RaceControl()
+        let container = tmp.container
+        // The swapped folder mirrors the outside's `dir`: an escaping removal would hit real files.
+        let target = tmp.outside + "/dir"
+        control.start { control in
+            swapDirectoryWithSymlink(container: container, name: "victim/d5/dir", target: target, control: control)
+        }
+        let deadline = ContinuousClock.now + .seconds(3)
+        var iterations = 0
+        var removed = 0
+        var refused = 0
+        while iterations < 200 && ContinuousClock.now < deadline {
+            iterations += 1
+            for folder in 0..<10 {
+                // Races the swapper, which may hold the folder aside or a link in its place: a
+                // write that fails here only makes this round's tree smaller.
+                _ = try? root.createDirectory(at: cpath("victim/d\(folder)/dir/sub"), withIntermediateDirectories: true)
+                for file in ["dir/file1", "dir/sub/file2", "dir/extra"] {
+                    _ = try? root.writeContents(Array("victim\n".utf8), to: cpath("victim/d\(folder)/\(file)"))
+                }
+            }
+            do throws(SandboxError) {
+                removed += try root.removeItem(at: cpath("victim"), recursively: true, threads: 8)
+            } catch {
+                // The swapper moves things under the walk (a folder gone, a link where a folder was
+                // being emptied, an entry put back): a refusal is allowed, a way outside is not.
+                refused += 1
+            }
+        }
+        control.finish()
+        #expect(control.swaps.load(ordering: .relaxed) > 0, "the swapper never swapped")
+        #expect(iterations > 0)
+        expectOutsideIntact(tmp, before, "after \(iterations) rounds (\(removed) removed, \(refused) refused)")
+    }
+
+    @Test(
+        "a failure in one subtree stops the removal with that error, and the rest is left consistent",
+        arguments: [2, 8])
+    func failureInOneSubtree(threads: Int) throws {
         let tmp = try TemporaryDirectory()
         _ = try Self.plant(tmp, under: "tree")
         try tmp.makeFile("tree/failsHere-\(getpid())/inner/file")
@@ -63,7 +130,7 @@ struct ParallelRemovalTests {
             let fault = FaultInjection.inject(.ioError, into: ["unlinkat"], onPathsContaining: "failsHere-\(getpid())")
             defer { fault.remove() }
             do {
-                try root.removeItem(at: ContainerPath("tree"), recursively: true)
+                try root.removeItem(at: ContainerPath("tree"), recursively: true, threads: threads)
                 Issue.record("the injected unlinkat failure was not reported")
             } catch {
                 #expect(error.code == .io, "\(error)")
