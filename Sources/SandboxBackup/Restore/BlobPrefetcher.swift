@@ -6,24 +6,11 @@ import SandboxCore
 /// HMAC-SHA256) is most of a restore's CPU time, and this puts it on the second core.
 ///
 /// Bounded: readers stop claiming blobs while ``maximumBytesAhead`` bytes (or ``maximumBlobsAhead``
-/// blobs) wait to be taken, so memory stays small however large the snapshot.
-///
-/// The waits are on an `NSCondition`, on the restore's thread (which only waits for these readers,
-/// never for Swift's cooperative pool) and on the readers' own threads.
-final class BlobPrefetcher: @unchecked Sendable {
-    // State guarded by `condition`.
-    private let condition = NSCondition()
-    private var claimed = 0
-    private var taken = 0
-    private var loaded: [Int: Result<[UInt8], SandboxError>] = [:]
-    private var bytesAhead = 0
-    private var stopping = false
-    private var running = 0
-
+/// blobs) wait to be taken, so memory stays small however large the snapshot. The threads are a
+/// ``WorkerPool``'s.
+final class BlobPrefetcher: Sendable {
+    private let pool: WorkerPool<Blobs>
     private let ids: [String]
-    let repository: Repository
-    let maximumBytesAhead: Int
-    let maximumBlobsAhead: Int
 
     /// Starts `readers` threads loading `ids`, in order.
     init(
@@ -31,14 +18,17 @@ final class BlobPrefetcher: @unchecked Sendable {
         maximumBlobsAhead: Int = 512
     ) {
         self.ids = ids
-        self.repository = repository
-        self.maximumBytesAhead = maximumBytesAhead
-        self.maximumBlobsAhead = maximumBlobsAhead
-        running = ids.isEmpty ? 0 : max(1, readers)
-        for index in 0..<running {
-            let thread = Thread { [self] in work() }
-            thread.name = "restore-reader-\(index)"
-            thread.start()
+        pool = WorkerPool(
+            Blobs(count: ids.count, maximumBytesAhead: maximumBytesAhead, maximumBlobsAhead: maximumBlobsAhead),
+            threads: ids.isEmpty ? 0 : readers, name: "restore-reader"
+        ) { [ids] index in
+            let result: Result<[UInt8], SandboxError>
+            do throws(SandboxError) {
+                result = .success(try repository.loadBlob(ids[index]))
+            } catch {
+                result = .failure(error)
+            }
+            return (index, result)
         }
     }
 
@@ -47,62 +37,56 @@ final class BlobPrefetcher: @unchecked Sendable {
     ///
     /// - Throws: the error of loading it (``Repository/loadBlob(_:)``).
     func next(_ id: String) throws(SandboxError) -> [UInt8] {
-        condition.lock()
-        defer { condition.unlock() }
-        let index = taken
-        guard index < ids.count, ids[index] == id else {
-            preconditionFailure("restore took blob \(id) out of the order it gave")
+        let result = pool.withState(until: \.nextIsSettled) { blobs in
+            let index = blobs.taken
+            guard index < ids.count, ids[index] == id else {
+                preconditionFailure("restore took blob \(id) out of the order it gave")
+            }
+            return blobs.take()
         }
-        while loaded[index] == nil { condition.wait() }
-        taken += 1
-        let result = loaded.removeValue(forKey: index)
-        condition.broadcast()
-        switch result {
-        case .success(let bytes):
-            bytesAhead -= bytes.count
-            return bytes
-        case .failure(let error): throw error
-        case nil: preconditionFailure("blob \(index) vanished")
-        }
+        return try result.get()
     }
 
     /// Stops the readers (blobs not taken are dropped) and waits until they have ended.
-    func stop() {
-        condition.lock()
-        stopping = true
-        condition.broadcast()
-        while running > 0 { condition.wait() }
-        condition.unlock()
+    func stop() { pool.stop() }
+}
+
+/// Which blobs are claimed, loaded and taken: the state of a ``BlobPrefetcher``'s readers.
+private struct Blobs: WorkerPoolState {
+    let count: Int
+    let maximumBytesAhead: Int
+    let maximumBlobsAhead: Int
+    private var claimed = 0
+    private(set) var taken = 0
+    private(set) var loaded: [Int: Result<[UInt8], SandboxError>] = [:]
+    private var bytesAhead = 0
+
+    init(count: Int, maximumBytesAhead: Int, maximumBlobsAhead: Int) {
+        self.count = count
+        self.maximumBytesAhead = maximumBytesAhead
+        self.maximumBlobsAhead = maximumBlobsAhead
     }
 
-    private func work() {
-        while true {
-            condition.lock()
-            while !stopping && claimed < ids.count
-                && (bytesAhead >= maximumBytesAhead || claimed - taken >= maximumBlobsAhead)
-            {
-                condition.wait()
-            }
-            if stopping || claimed == ids.count {
-                running -= 1
-                condition.broadcast()
-                condition.unlock()
-                return
-            }
-            let index = claimed
-            claimed += 1
-            condition.unlock()
-            let result: Result<[UInt8], SandboxError>
-            do throws(SandboxError) {
-                result = .success(try repository.loadBlob(ids[index]))
-            } catch {
-                result = .failure(error)
-            }
-            condition.lock()
-            if case .success(let bytes) = result { bytesAhead += bytes.count }
-            loaded[index] = result
-            condition.broadcast()
-            condition.unlock()
-        }
+    mutating func next() -> WorkerStep<Int> {
+        guard claimed < count else { return .finish }
+        guard bytesAhead < maximumBytesAhead, claimed - taken < maximumBlobsAhead else { return .wait }
+        claimed += 1
+        return .perform(claimed - 1)
+    }
+
+    mutating func record(_ outcome: (index: Int, result: Result<[UInt8], SandboxError>)) {
+        if case .success(let bytes) = outcome.result { bytesAhead += bytes.count }
+        loaded[outcome.index] = outcome.result
+    }
+
+    /// Whether the next blob in order is loaded (or there is none: a caller's mistake, caught).
+    var nextIsSettled: Bool { taken >= count || loaded[taken] != nil }
+
+    /// Takes the blob loaded next in order (which must be loaded).
+    mutating func take() -> Result<[UInt8], SandboxError> {
+        guard let result = loaded.removeValue(forKey: taken) else { preconditionFailure("blob \(taken) vanished") }
+        taken += 1
+        if case .success(let bytes) = result { bytesAhead -= bytes.count }
+        return result
     }
 }

@@ -6,32 +6,23 @@ import SandboxCore
 /// `futimens` and a close — 10,000 of them were most of a restore's wall time on one thread, and
 /// they overlap well (each mostly waits on the file system).
 ///
-/// Bounded: ``submit(_:)`` waits while ``maximumPending`` jobs wait. A job's failure is kept and
-/// thrown by the next ``submit(_:)`` or by ``drain()``, which the restore calls before hard links
-/// (whose first file must exist), before directories get their times, and before the exchange.
-///
-/// The waits are on an `NSCondition`, on the restore's thread (which only waits for these threads,
-/// never for Swift's cooperative pool) and on the pool's own threads.
-final class FileWritePool: @unchecked Sendable {
-    typealias Job = @Sendable () throws(SandboxError) -> Void
+/// Bounded: ``submit(_:)`` waits while ``Jobs/maximumPending`` jobs wait. A job's failure is kept
+/// and thrown by the next ``submit(_:)`` or by ``drain()``, which the restore calls before hard
+/// links (whose first file must exist), before directories get their times, and before the
+/// exchange. The threads are a ``WorkerPool``'s.
+final class FileWritePool: Sendable {
+    typealias Job = Jobs.Job
 
-    // State guarded by `condition`.
-    private let condition = NSCondition()
-    private var queue: [Job] = []
-    private var busy = 0
-    private var failure: SandboxError?
-    private var stopping = false
-    private var running = 0
-
-    let maximumPending: Int
+    private let pool: WorkerPool<Jobs>
 
     init(threads: Int = 2, maximumPending: Int = 256) {
-        self.maximumPending = maximumPending
-        running = max(1, threads)
-        for index in 0..<running {
-            let thread = Thread { [self] in work() }
-            thread.name = "restore-files-\(index)"
-            thread.start()
+        pool = WorkerPool(Jobs(maximumPending: maximumPending), threads: threads, name: "restore-files") { job in
+            do throws(SandboxError) {
+                try job()
+                return nil
+            } catch {
+                return error
+            }
         }
     }
 
@@ -39,58 +30,54 @@ final class FileWritePool: @unchecked Sendable {
     ///
     /// - Throws: an earlier job's failure.
     func submit(_ job: @escaping Job) throws(SandboxError) {
-        condition.lock()
-        defer { condition.unlock() }
-        while failure == nil && queue.count >= maximumPending { condition.wait() }
-        if let failure { throw failure }
-        queue.append(job)
-        condition.broadcast()
+        try pool.withState(until: \.acceptsJob) {
+            (jobs) throws(SandboxError) in
+            if let failure = jobs.failure { throw failure }
+            jobs.queue.append(job)
+        }
     }
 
     /// Waits until every queued job has run.
     ///
     /// - Throws: the first job's failure.
     func drain() throws(SandboxError) {
-        condition.lock()
-        defer { condition.unlock() }
-        while failure == nil && (!queue.isEmpty || busy > 0) { condition.wait() }
-        if let failure { throw failure }
+        try pool.withState(until: \.isSettled) {
+            (jobs) throws(SandboxError) in
+            if let failure = jobs.failure { throw failure }
+        }
     }
 
     /// Stops the threads (jobs not started are dropped) and waits until they have ended.
-    func stop() {
-        condition.lock()
-        stopping = true
-        queue.removeAll()
-        condition.broadcast()
-        while running > 0 { condition.wait() }
-        condition.unlock()
+    func stop() { pool.stop() }
+}
+
+/// The jobs waiting, running and failed: the state of a ``FileWritePool``'s threads.
+struct Jobs: WorkerPoolState {
+    typealias Job = @Sendable () throws(SandboxError) -> Void
+
+    let maximumPending: Int
+    var queue: [Job] = []
+    private(set) var busy = 0
+    private(set) var failure: SandboxError?
+
+    init(maximumPending: Int) {
+        self.maximumPending = maximumPending
     }
 
-    private func work() {
-        while true {
-            condition.lock()
-            while queue.isEmpty && !stopping { condition.wait() }
-            if stopping {
-                running -= 1
-                condition.broadcast()
-                condition.unlock()
-                return
-            }
-            let job = queue.removeFirst()
-            busy += 1
-            condition.unlock()
-            var error: SandboxError?
-            do throws(SandboxError) {
-                try job()
-            } catch let caught {
-                error = caught
-            }
-            condition.lock()
-            busy -= 1
-            if let error, failure == nil { failure = error }
-            condition.broadcast()
-            condition.unlock()
-        }
+    /// Whether a job may be queued, or a failure is to be reported.
+    var acceptsJob: Bool { failure != nil || queue.count < maximumPending }
+
+    /// Whether every queued job has run, or one failed.
+    var isSettled: Bool { failure != nil || (queue.isEmpty && busy == 0) }
+
+    mutating func next() -> WorkerStep<Job> {
+        guard !queue.isEmpty else { return .wait }
+        busy += 1
+        return .perform(queue.removeFirst())
+    }
+
+    mutating func record(_ error: SandboxError?) {
+        busy -= 1
+        if let error, failure == nil { failure = error }
     }
 }
