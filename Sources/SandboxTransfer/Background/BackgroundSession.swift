@@ -21,6 +21,10 @@ public final class BackgroundSession: Sendable {
     public let events: AsyncStream<BackgroundEvent>
     /// The daemon's process identifier.
     public var daemonPID: Int32 { connection.daemonPID }
+    /// Where the session reports what it handles on its own: a finished file the daemon could not
+    /// hand over, an event naming a file that is not in the container. Discards everything unless
+    /// given one (``init(configuration:app:in:delegate:logger:)``).
+    public let logger: Logger
 
     let delegate: (any BackgroundSessionDelegate)?
     private let connection: DaemonConnection
@@ -30,8 +34,11 @@ public final class BackgroundSession: Sendable {
     /// Whether an event is being handled (delivered and not yet acknowledged), and whether the
     /// session is detaching (no more deliveries).
     private let delivery = Mutex((handling: false, detaching: false))
+    /// Why the finished file of a task was refused, by task: its completion carries the error.
+    private let refusedFiles = Mutex<[Int: TransferError]>([:])
 
-    /// Attaches to the background session `configuration.identifier` of `app` in `home`.
+    /// Attaches to the background session `configuration.identifier` of `app` in `home`;
+    /// `logger` receives what the session handles on its own (see ``logger``).
     ///
     /// - Throws: the core's code when the app has no container;
     ///   ``TransferError/Code/invalidArgument`` for an identifier that is not one plain name;
@@ -39,10 +46,11 @@ public final class BackgroundSession: Sendable {
     ///   ``TransferError/Code/protocolVersion`` when it speaks another protocol version.
     public init(
         configuration: BackgroundConfiguration, app: AppIdentifier, in home: SandboxHome,
-        delegate: (any BackgroundSessionDelegate)? = nil
+        delegate: (any BackgroundSessionDelegate)? = nil, logger: Logger = DownloadSession.disabledLogger
     ) async throws(TransferError) {
         self.configuration = configuration
         self.delegate = delegate
+        self.logger = logger
         do throws(SandboxError) {
             container = try home.container(for: app)
         } catch {
@@ -195,7 +203,12 @@ public final class BackgroundSession: Sendable {
             eventSink.yield(.didFinishEvents)
             delegate?.backgroundSessionDidFinishEvents(self)
         case .event:
-            guard let record = message.event else { return }
+            guard let record = message.event else {
+                logger.error(
+                    "sandboxd sent an event message without its event (session '\(configuration.identifier)'); it is ignored. The daemon is damaged or not this version's: restart it, and check its log."
+                )
+                return
+            }
             let detaching = delivery.withLock { delivery in
                 if !delivery.detaching { delivery.handling = true }
                 return delivery.detaching
@@ -214,7 +227,15 @@ public final class BackgroundSession: Sendable {
         }
     }
 
-    private func deliver(_ record: BackgroundEventRecord) {
+    private func deliver(_ event: BackgroundEventRecord) {
+        var record = event
+        if record.kind == .completed, let refused = refusedFiles.withLock({ $0.removeValue(forKey: record.taskID) }),
+            record.errorCode == nil
+        {
+            // The download succeeded but its file was not handed over: the task did not succeed.
+            record.errorCode = refused.code.description
+            record.errorMessage = refused.message
+        }
         let task = task(
             BackgroundTaskInfo(
                 session: configuration.identifier, taskID: record.taskID, url: "", state: .running, bytesWritten: 0,
@@ -253,9 +274,29 @@ public final class BackgroundSession: Sendable {
     }
 
     /// The finished file an event names: in the staging folder (to be moved), or already at the
-    /// request's destination. `nil` when the daemon could not place it (its log says why).
+    /// request's destination. `nil` when there is none to hand over — the daemon could not place
+    /// it (its log says why), or named a path that is not one in the container: then nothing is
+    /// read, the task's completion carries a ``TransferError/Code/protocolViolation`` naming the
+    /// path, and ``logger`` records it.
     private func finishedFile(_ record: BackgroundEventRecord) -> DownloadedFile? {
-        guard let text = record.path, let path = try? ContainerPath(text) else { return nil }  // no file to hand over
+        guard let text = record.path else {
+            logger.warning(
+                "sandboxd could not place the finished file of background task \(record.taskID) of session '\(configuration.identifier)'; its log says why. The task completes without a file."
+            )
+            return nil
+        }
+        let path: ContainerPath
+        do throws(SandboxError) {
+            path = try ContainerPath(text)
+        } catch {
+            let refused = TransferError(
+                .protocolViolation,
+                "sandboxd named '\(text)' as the finished file of background task \(record.taskID) of session '\(configuration.identifier)', which is not a path in the container of '\(container.identifier.rawValue)' (\(error.message)); nothing was read from it. The daemon is damaged or not this version's: restart it, and check its log.",
+                path: text, cause: error)
+            logger.handled(refused, "The task completes with this error.", level: .error)
+            refusedFiles.withLock { $0[record.taskID] = refused }
+            return nil
+        }
         let staged = text.hasPrefix(Self.stagingFolder + "/")
         return DownloadedFile(
             root: container.root, temporaryPath: path,

@@ -13,17 +13,7 @@ struct RawClient {
         let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { return ([], false) }
         defer { close(fd) }
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        withUnsafeMutableBytes(of: &address.sun_path) { buffer in
-            for (index, byte) in path.utf8.prefix(buffer.count - 1).enumerated() { buffer[index] = byte }
-        }
-        let connected = withUnsafePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) == 0
-            }
-        }
-        guard connected else { return ([], false) }
+        guard withAddress(path, { connect(fd, $0, $1) == 0 }) else { return ([], false) }
         var time = timeval(tv_sec: timeout, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &time, socklen_t(MemoryLayout<timeval>.size))
         _ = bytes.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
@@ -40,6 +30,25 @@ struct RawClient {
             if count < 0 { break }  // the timeout, or a reset
             received += buffer[..<count]
         }
+        return (takeBodies(from: &received), closed)
+    }
+
+    /// Calls `body` with the Unix socket address of `path` and its length.
+    static func withAddress<T>(_ path: String, _ body: (UnsafePointer<sockaddr>, socklen_t) -> T) -> T {
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { buffer in
+            for (index, byte) in path.utf8.prefix(buffer.count - 1).enumerated() { buffer[index] = byte }
+        }
+        return withUnsafePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                body($0, socklen_t(MemoryLayout<sockaddr_un>.size))
+            }
+        }
+    }
+
+    /// The bodies of the whole frames at the start of `received`, taken off it.
+    static func takeBodies(from received: inout [UInt8]) -> [String] {
         var bodies: [String] = []
         var offset = 0
         while received.count - offset >= 4 {
@@ -48,7 +57,8 @@ struct RawClient {
             bodies.append(String(decoding: received[offset + 4..<offset + 4 + length], as: UTF8.self))
             offset += 4 + length
         }
-        return (bodies, closed)
+        received.removeFirst(offset)
+        return bodies
     }
 
     /// A frame: 4-byte big-endian length, then `text`.
