@@ -100,6 +100,9 @@ import Testing
         #expect(SharePath.root.containerPath == ContainerPath.root)
         let path = try SharePath(requestPath: "/a%20b/%252e")
         #expect(path.containerPath.names.map(\.bytes) == [Array("a b".utf8), Array("%2e".utf8)])
+        let unicode = try SharePath(requestPath: "/caf%C3%A9/%E6%97%A5%E8%A8%98.txt")
+        #expect(unicode.containerPath.names.map(\.bytes) == [Array("café".utf8), Array("日記.txt".utf8)])
+        #expect(unicode.containerPath.description == "café/日記.txt")
     }
 
     @Test(arguments: [
