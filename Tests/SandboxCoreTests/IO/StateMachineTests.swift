@@ -5,44 +5,6 @@ import Testing
 /// The pure state machines under the engine, streams, writers and channels, driven by hand.
 @Suite("I/O state machines")
 struct StateMachineTests {
-    @Test("a descriptor closes once, and never while a lease is held")
-    func descriptorState() {
-        var state = DescriptorState()
-        let check1 = state.acquire()
-        #expect(check1)
-        let check2 = state.acquire()
-        #expect(check2)
-        let check3 = !state.requestClose()  // two leases: deferred
-        #expect(check3)
-        #expect(state.phase == .closing)
-        let check4 = !state.acquire()  // no new leases once closing
-        #expect(check4)
-        let check5 = !state.release()
-        #expect(check5)
-        let check6 = state.release()  // the last lease closes
-        #expect(check6)
-        #expect(state.phase == .closed)
-        let check7 = !state.requestClose()  // never twice
-        #expect(check7)
-        var idle = DescriptorState()
-        let check8 = idle.requestClose()
-        #expect(check8)
-        let check9 = !idle.requestClose()
-        #expect(check9)
-    }
-
-    @Test("a descriptor's state survives packing into the atomic word, in every phase")
-    func descriptorStateWord() {
-        var state = DescriptorState()
-        for _ in 0..<3 { _ = state.acquire() }
-        #expect(DescriptorState(word: state.word) == state)
-        _ = state.requestClose()
-        #expect(state.phase == .closing && DescriptorState(word: state.word) == state)
-        for _ in 0..<3 { _ = state.release() }
-        #expect(state.phase == .closed && DescriptorState(word: state.word) == state)
-        #expect(DescriptorState(word: DescriptorState().word) == DescriptorState())
-    }
-
     typealias Producer = ProducerMachine<Int, String>
 
     @Test("a step that produces several parts feeds a waiting consumer first and buffers the rest")

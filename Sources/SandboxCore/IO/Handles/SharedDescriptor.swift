@@ -4,12 +4,33 @@ import SystemPackage
 
 /// A descriptor shared by handles, streams and channel operations: closed exactly once, never while a
 /// system call is using it, and then reported to an optional release handler.
+///
+/// A call takes a lease (``withDescriptor(_:)``) on ``LeaseCount``'s stripe for its CPU, then reads
+/// the phase; ``close()`` moves the phase to closing, then sums the stripes. Neither takes a lock,
+/// and two reads on two CPUs write to no common cache line.
+///
+/// Why the descriptor is never closed under a lease, yet always closed (every stripe change and
+/// every phase access is sequentially consistent, so all of them fall in one total order S, and a
+/// load sees the last change before it in S — the Dekker pattern):
+/// - A call increments its stripe (I), then loads the phase (L). If L saw `open`, L comes before
+///   the change to `closing` (C) in S, so I does too. Whoever closes reads the stripes after C
+///   (the closer after its own C, a releasing call after loading `closing`), so each of its stripe
+///   loads either comes before that call's decrement, and sees at least 1 (no close), or after it.
+///   A call that saw `closing` or `closed` decrements without touching the descriptor.
+/// - Only calls that are already leased, or that will see `closing` and undo their increment,
+///   change stripes after C. If none does, the closer's stripe loads see every lease ended and it
+///   closes. Otherwise the thread making the last stripe change in S (a decrement) then loads the
+///   phase — `closing` or `closed`, since C came before — and reads every stripe after every
+///   change: all zero, so it closes (or someone already did).
+/// - Several threads can find the stripes at zero; the compare-and-exchange from `closing` to
+///   `closed` lets exactly one of them close.
 final class SharedDescriptor: Sendable {
     /// The path, for messages.
     let path: String
     private let rawValue: CInt
-    /// A ``DescriptorState``'s ``DescriptorState/word``, changed only by ``transition(_:)``.
-    private let state = Atomic<Int>(DescriptorState().word)
+    /// A ``DescriptorState``'s raw value.
+    private let state = Atomic<Int>(DescriptorState.open.rawValue)
+    private let leases = LeaseCount()
     private let release: Mutex<Release>
 
     private struct Release {
@@ -35,7 +56,10 @@ final class SharedDescriptor: Sendable {
     }
 
     deinit {
-        if transition({ $0.requestClose() }) {
+        // No call can hold a lease any more: whatever the phase, nobody else will close.
+        if state.exchange(DescriptorState.closed.rawValue, ordering: .sequentiallyConsistent)
+            != DescriptorState.closed.rawValue
+        {
             finishClosing()
         }
     }
@@ -45,9 +69,10 @@ final class SharedDescriptor: Sendable {
     /// - Throws: ``SandboxError/Code/closed`` when the descriptor has been closed (see
     ///   ``SandboxError/closed(_:)``), and what `body` throws.
     func withDescriptor<T, E: Error>(_ body: (CInt) throws(E) -> T) throws(SandboxError) -> Result<T, E> {
-        guard transition({ $0.acquire() }) else { throw .closed(path) }
-        defer {
-            if transition({ $0.release() }) { finishClosing() }
+        let stripe = leases.acquire()
+        defer { endLease(stripe) }
+        guard state.load(ordering: .sequentiallyConsistent) == DescriptorState.open.rawValue else {
+            throw .closed(path)
         }
         do throws(E) {
             return .success(try body(rawValue))
@@ -68,30 +93,35 @@ final class SharedDescriptor: Sendable {
     ///   descriptor is released all the same).
     @discardableResult
     func close() throws(SandboxError) -> Bool {
-        let (requested, closeNow) = transition { state -> (Bool, Bool) in
-            let wasOpen = state.phase == .open
-            return (wasOpen, state.requestClose())
-        }
-        if closeNow, let error = finishClosing() { throw error }
-        return requested
+        let (requested, _) = state.compareExchange(
+            expected: DescriptorState.open.rawValue, desired: DescriptorState.closing.rawValue,
+            ordering: .sequentiallyConsistent)
+        guard requested else { return false }
+        if let error = closeIfIdle() { throw error }
+        return true
     }
 
     /// Whether close has been requested.
-    var isClosed: Bool { DescriptorState(word: state.load(ordering: .acquiring)).phase != .open }
+    var isClosed: Bool { state.load(ordering: .acquiring) != DescriptorState.open.rawValue }
 
-    /// Applies `change` to the state atomically (compare-and-exchange, retried when another thread
-    /// changed it meanwhile) and returns what `change` returned for the state that was stored.
-    private func transition<T>(_ change: (inout DescriptorState) -> T) -> T {
-        var old = state.load(ordering: .relaxed)
-        while true {
-            var next = DescriptorState(word: old)
-            let result = change(&next)
-            if next.word == old { return result }  // nothing changed (a refused lease): nothing to store
-            let (exchanged, current) = state.compareExchange(
-                expected: old, desired: next.word, ordering: .acquiringAndReleasing)
-            if exchanged { return result }
-            old = current
+    /// Ends the lease ``LeaseCount/acquire()`` took on `stripe`, closing the descriptor when close
+    /// is waiting for it (an error then goes to the release handler).
+    private func endLease(_ stripe: Int) {
+        leases.release(stripe)
+        if state.load(ordering: .sequentiallyConsistent) == DescriptorState.closing.rawValue {
+            closeIfIdle()
         }
+    }
+
+    /// Closes the descriptor if close was requested, no lease is held and no other thread closed it
+    /// first; returns the `close(2)` error.
+    @discardableResult
+    private func closeIfIdle() -> SandboxError? {
+        guard leases.isZero else { return nil }
+        let (won, _) = state.compareExchange(
+            expected: DescriptorState.closing.rawValue, desired: DescriptorState.closed.rawValue,
+            ordering: .sequentiallyConsistent)
+        return won ? finishClosing() : nil
     }
 
     /// Waits until the descriptor has been closed and the release handler has run.
