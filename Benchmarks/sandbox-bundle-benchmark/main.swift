@@ -122,7 +122,7 @@ func run() throws {
     let runRows = try runOverheadRows(
         home: home, emptyApp: empty, verifiedApp: try AppIdentifier("com.example.small"),
         verifiedLabel: "\(configuration.files) × \(configuration.fileKiB) KiB", runs: configuration.runRuns, cli: cli)
-    print("\n| sandbox run (\(configuration.runRuns) starts, medians) | peer | ours | peer | added |")
+    print("\n| sandbox start-up (\(configuration.runRuns) starts, medians) | peer | ours | peer | added (ratio) |")
     print("|---|---|---|---|---|")
     for row in runRows { print(row) }
     if cli == nil {
