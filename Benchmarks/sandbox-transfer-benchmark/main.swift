@@ -27,6 +27,8 @@ struct Options: ParsableCommand {
     @Option(help: "How many 16 KiB files the small-file part downloads.") var small = 1000
     /// `large`, `small` or `resume`: run only that part.
     @Option(help: "Run only this part: large, small or resume.") var only: String?
+    /// `--no-peers`: the small-file part runs only the session (to profile it without the peers).
+    @Flag(inversion: .prefixedNo, help: "Run curl and aria2c in the small-file part.") var peers = true
 }
 
 let options = Options.parseOrExit()
@@ -149,6 +151,7 @@ if runs("small") {
         let (time, cpu) = try await timeSession()
         smallRows[0].times.append(time)
         smallRows[0].cpu.append(cpu)
+        guard options.peers else { continue }
         // `--auto-save-interval=0`: no `.aria2` control file per download, created then deleted (it
         // was as slow as the downloads, and its deletions slowed every tool's creations after it).
         let aria = try measure([

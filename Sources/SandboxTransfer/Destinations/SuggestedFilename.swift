@@ -32,6 +32,7 @@ public enum SuggestedFilename {
     /// extension; then trims spaces and dots at the ends (so `..` and `.hidden` tricks vanish, and
     /// no cut leaves a name ending in a space or dot).
     public static func sanitize(_ name: String) -> String? {
+        if isPlain(name) { return name }
         let scalars = name.unicodeScalars
         let afterSeparator =
             scalars.lastIndex { $0 == "/" || $0 == "\\" }.map { scalars.index(after: $0) } ?? scalars.startIndex
@@ -42,6 +43,17 @@ public enum SuggestedFilename {
         guard !cleaned.isEmpty else { return nil }
         let result = trimmed(truncate(cleaned))
         return result.isEmpty ? nil : result
+    }
+
+    /// Whether `name` is already one safe name, as most are: printable ASCII without a separator,
+    /// not too long, no space or dot at its ends (what ``sanitize(_:)`` would return unchanged,
+    /// checked without its passes over the Unicode scalars and Foundation's trimming).
+    private static func isPlain(_ name: String) -> Bool {
+        let bytes = name.utf8
+        guard let first = bytes.first, let last = bytes.last, bytes.count <= maximumLength,
+            first != UInt8(ascii: " "), first != UInt8(ascii: "."), last != UInt8(ascii: " "), last != UInt8(ascii: ".")
+        else { return false }
+        return bytes.allSatisfy { (0x20..<0x7F).contains($0) && $0 != UInt8(ascii: "/") && $0 != UInt8(ascii: "\\") }
     }
 
     /// `name (n).ext` for the `n`th alternative when `name.ext` is taken.
@@ -59,6 +71,7 @@ public enum SuggestedFilename {
     /// as written when its escapes are not valid UTF-8.
     static func lastPathComponent(of url: URL) -> String {
         guard let last = url.path(percentEncoded: true).split(separator: "/").last else { return "" }
+        guard last.utf8.contains(UInt8(ascii: "%")) else { return String(last) }
         return String(last).removingPercentEncoding ?? String(last)
     }
 

@@ -1,10 +1,13 @@
 import AsyncHTTPClient
 import NIOCore
+import Tracing
 
 extension HTTPClient {
     /// The client a session makes for itself when none is given: the configuration's connect
     /// timeout, stall timeout (as the read timeout) and redirect limit, and no decompression (the
-    /// bytes are stored as sent, and ranges count them). The session shuts it down.
+    /// bytes are stored as sent, and ranges count them). The session shuts it down. Requests are
+    /// traced only when the process bootstrapped a tracer: the no-op one still built a span, and
+    /// parsed the URL again for its attributes, per request.
     static func forDownloads(_ configuration: DownloadSession.Configuration) -> HTTPClient {
         var settings = HTTPClient.Configuration(
             redirectConfiguration: configuration.maximumRedirects > 0
@@ -14,6 +17,7 @@ extension HTTPClient {
             decompression: .disabled
         )
         settings.httpVersion = .automatic
+        if InstrumentationSystem.tracer is NoOpTracer { settings.tracing.tracer = nil }
         return HTTPClient(eventLoopGroupProvider: .singleton, configuration: settings)
     }
 }

@@ -25,12 +25,12 @@ public enum Validator: Sendable, Hashable, Codable {
     /// at least a second older than the response's `Date` (§8.8.2.2; without a `Date` it cannot
     /// be shown strong); else `nil`. A weak `ETag` is never replaced by the date.
     public static func strongValidator(etag: String?, lastModified: String?, date: String?) -> Validator? {
-        if let etag = etag?.trimmingCharacters(in: .whitespaces), !etag.isEmpty {
+        if let etag = etag.map(trimmingWhitespace), !etag.isEmpty {
             return isStrongEntityTag(etag) ? .entityTag(etag) : nil
         }
-        guard let lastModified = lastModified?.trimmingCharacters(in: .whitespaces),
+        guard let lastModified = lastModified.map(trimmingWhitespace),
             let modified = HTTPDate.parse(lastModified),
-            let date, let sent = HTTPDate.parse(date.trimmingCharacters(in: .whitespaces)),
+            let date, let sent = HTTPDate.parse(trimmingWhitespace(date)),
             sent.timeIntervalSince(modified) >= 1
         else { return nil }
         return .lastModified(lastModified)
@@ -49,8 +49,19 @@ public enum Validator: Sendable, Hashable, Codable {
     /// Whether `value`, an `ETag` or `Last-Modified` of a later response, names the same version.
     func matches(etag: String?, lastModified: String?) -> Bool {
         switch self {
-        case .entityTag(let tag): etag?.trimmingCharacters(in: .whitespaces) == tag
-        case .lastModified(let date): lastModified?.trimmingCharacters(in: .whitespaces) == date
+        case .entityTag(let tag): etag.map(Self.trimmingWhitespace) == tag
+        case .lastModified(let date): lastModified.map(Self.trimmingWhitespace) == date
         }
+    }
+
+    /// `value` without the whitespace (`CharacterSet.whitespaces`) at its ends; a value that
+    /// starts and ends with a visible ASCII character, as header values do, is returned as it is
+    /// without Foundation's trimming.
+    static func trimmingWhitespace(_ value: String) -> String {
+        let visible: ClosedRange<UInt8> = 0x21...0x7E
+        if let first = value.utf8.first, let last = value.utf8.last, visible.contains(first), visible.contains(last) {
+            return value
+        }
+        return value.trimmingCharacters(in: .whitespaces)
     }
 }

@@ -40,10 +40,18 @@ extension TaskRecord {
         return record
     }
 
-    /// The checkpoint file's bytes.
+    /// The checkpoint file's bytes: ``jsonBytes()``, or `JSONEncoder`'s for a date it does not cover.
     ///
     /// - Throws: ``TransferError/Code/invalidArgument`` if a value cannot be encoded.
     func encoded() throws(TransferError) -> [UInt8] {
+        if let bytes = jsonBytes() { return bytes }
+        return try encodedByJSONEncoder()
+    }
+
+    /// The bytes `JSONEncoder` makes of the record (sorted keys, ISO 8601 dates).
+    ///
+    /// - Throws: ``TransferError/Code/invalidArgument`` if a value cannot be encoded.
+    func encodedByJSONEncoder() throws(TransferError) -> [UInt8] {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         encoder.dateEncodingStrategy = .iso8601

@@ -19,7 +19,7 @@ struct TransferRun: Sendable {
     /// every request can never be downloaded consistently).
     static let maximumRestarts = 3
 
-    private enum AttemptResult {
+    enum AttemptResult {
         case finished
         case restarted
         /// A short 206 was written whole: ask for the rest from the new offset.
@@ -134,8 +134,9 @@ struct TransferRun: Sendable {
         }
     }
 
-    /// One request and its body. `announcingResume`: report `didResume` when it continues a file
-    /// (not when it only asks for the rest after a short 206).
+    /// One request and its body, received on the client's event loop (``AttemptReceiver``).
+    /// `announcingResume`: report `didResume` when it continues a file (not when it only asks for
+    /// the rest after a short 206).
     private func attemptOnce(
         _ partial: PartialFile, announcingResume: Bool
     ) async throws(AttemptFailure) -> AttemptResult {
@@ -143,27 +144,62 @@ struct TransferRun: Sendable {
             throw .fatal(TransferError(.notFound, "The checkpoint lost task \(task.taskIdentifier)."))
         }
         let url = record.originalURL
-        let length = try fatal { () throws(TransferError) in try partial.length() }
+        let length = try AttemptFailure.fatalOnError { () throws(TransferError) in try partial.length() }
         let plan = Self.plan(record: record, length: length)
-        let response: HTTPClientResponse
+        // The digest of the bytes a continuation keeps, read here rather than on the event loop.
+        var prefix: StreamingDigest?
+        if plan.offset > 0, let expected = record.expectedDigest {
+            var digest = StreamingDigest(expected.algorithm)
+            try AttemptFailure.fatalOnError { () throws(TransferError) in
+                try partial.hashPrefix(plan.offset, into: &digest)
+            }
+            prefix = digest
+        }
+        let receiver = AttemptReceiver(
+            run: self, partial: partial, record: record, plan: plan, hadBytes: length > 0,
+            announcingResume: announcingResume, prefix: prefix)
+        let request: HTTPClient.Request
         do {
-            response = try await session.client.execute(Self.request(for: record, plan: plan), deadline: .distantFuture)
+            request = try Self.request(for: record, plan: plan)
         } catch {
             throw AttemptFailure.classify(error, url: url)
         }
-        let status = Int(response.status.code)
-        switch ResponseDecision.decide(status: status, headers: response.headers, plan: plan) {
-        case .retry(let retryAfter, _):
+        let result = await receiver.execute(request, on: session.client)
+        var outcome = receiver.outcome
+        outcome.writer?.flushProgress()
+        if case .failure(let error) = result {
+            guard error is AttemptReceiver.Decided, let decision = outcome.decision else {
+                throw AttemptFailure.classify(error, url: url)
+            }
+            return try act(on: decision, record: record, partial: partial)
+        }
+        guard let writer = outcome.writer else {
             throw AttemptFailure(
                 error: TransferError(
-                    .httpStatus, "The server answered \(status) \(response.status.reasonPhrase) for \(url).", url: url),
+                    .invalidResponse, "The server's answer for \(url) ended before its head.", url: url),
+                retryable: true)
+        }
+        return try writer.finish()
+    }
+
+    /// What an answer that is not written leads to: a retry, a failure, a restart without `Range`,
+    /// or a file already complete.
+    private func act(
+        on decision: ResponseDecision, record: TaskRecord, partial: PartialFile
+    ) throws(AttemptFailure) -> AttemptResult {
+        let url = record.originalURL
+        switch decision {
+        case .retry(let retryAfter, let status):
+            throw AttemptFailure(
+                error: TransferError(
+                    .httpStatus, "The server answered \(status) \(Self.reason(status)) for \(url).", url: url),
                 retryable: true,
                 retryAfter: retryAfter.flatMap { RetryPolicy.retryAfter($0) })
-        case .fail:
+        case .fail(let status):
             throw .fatal(
                 TransferError(
                     .httpStatus,
-                    "The server answered \(status) \(response.status.reasonPhrase) for \(url); nothing was written. Check the URL.",
+                    "The server answered \(status) \(Self.reason(status)) for \(url); nothing was written. Check the URL.",
                     url: url))
         case .invalid(let reason):
             throw AttemptFailure(
@@ -174,16 +210,19 @@ struct TransferRun: Sendable {
             try restart(partial, reason: reason)
             return .restarted
         case .alreadyComplete(let total):
-            try fatal { () throws(TransferError) in
+            try AttemptFailure.fatalOnError { () throws(TransferError) in
                 try session.store.update(record.id) { $0.expectedLength = total }
                 try finish(partial, record: record, length: total, digest: nil)
             }
             return .finished
-        case .write(let offset, let end, let total, let restartReason):
-            let body = BodyPlan(
-                offset: offset, end: end, total: total, restart: restartReason, announcingResume: announcingResume)
-            return try await write(response, into: partial, record: record, body, hadBytes: length > 0)
+        case .write:
+            throw .fatal(TransferError(.invalidResponse, "The answer for \(url) was not written.", url: url))
         }
+    }
+
+    /// The standard reason phrase of `status` (the answer's own is not kept past its head).
+    private static func reason(_ status: Int) -> String {
+        HTTPResponseStatus(statusCode: status).reasonPhrase
     }
 
     /// Where to start and what to send, from the record and the bytes on disk.
@@ -202,17 +241,19 @@ struct TransferRun: Sendable {
 
     /// GET with `Accept-Encoding: identity` (ranges count encoded bytes), and `Range` + `If-Range`
     /// when continuing.
-    static func request(for record: TaskRecord, plan: RequestPlan) -> HTTPClientRequest {
+    ///
+    /// - Throws: the client's error for a URL it cannot send to.
+    static func request(for record: TaskRecord, plan: RequestPlan) throws -> HTTPClient.Request {
         var request = HTTPClientRequest.transfer(url: record.originalURL, headers: record.headers)
         if plan.offset > 0, let validator = plan.validator {
             request.headers.replaceOrAdd(name: "Range", value: "bytes=\(plan.offset)-")
             request.headers.replaceOrAdd(name: "If-Range", value: validator.ifRangeValue)
         }
-        return request
+        return try HTTPClient.Request(url: request.url, method: request.method, headers: request.headers)
     }
 
     private func restart(_ partial: PartialFile, reason: RestartReason) throws(AttemptFailure) {
-        try fatal { () throws(TransferError) in
+        try AttemptFailure.fatalOnError { () throws(TransferError) in
             try partial.truncate(to: 0)  // before the checkpoint forgets the validator: never old bytes under a new one
             try session.store.update(task.taskIdentifier) {
                 $0.validator = nil
@@ -224,115 +265,15 @@ struct TransferRun: Sendable {
         session.emit(.didRestart(task, reason: reason))
     }
 
-    /// Where a body goes: from `offset` to `end` (exclusive, when known) of a file of `total` bytes.
-    private struct BodyPlan {
-        var offset: Int64
-        var end: Int64?
-        var total: Int64?
-        var restart: RestartReason?
-        var announcingResume: Bool
-    }
-
-    /// Writes the body at its offset. Bytes past `end` are never written; a body that stops before
-    /// `end` was cut (retryable); one that ends at `end` before `total` was a short 206.
-    private func write(
-        _ response: HTTPClientResponse, into partial: PartialFile, record: TaskRecord, _ plan: BodyPlan, hadBytes: Bool
-    ) async throws(AttemptFailure) -> AttemptResult {
-        let url = record.originalURL
-        let (offset, total, restart) = (plan.offset, plan.total, plan.restart)
-        if offset == 0 && hadBytes { try fatal { () throws(TransferError) in try partial.truncate(to: 0) } }
-        if let restart { session.emit(.didRestart(task, reason: restart)) }
-        let headers = response.headers
-        let validator = offset > 0 ? record.validator : ResponseDecision.resumeValidator(headers)
-        let suggested = SuggestedFilename.make(
-            contentDisposition: headers.first(name: "content-disposition"), url: response.url ?? URL(string: url))
-        // A small transfer's record waits (see `Configuration.smallTransferLimit`); a larger one is
-        // written before its first byte, so a kill at any moment keeps what reached the disk.
-        let small = total.map { $0 - offset <= session.configuration.smallTransferLimit } ?? false
-        try fatal { () throws(TransferError) in
-            try session.store.update(record.id, deferring: small) {
-                $0.validator = validator
-                $0.expectedLength = total
-                $0.finalURL = response.url?.absoluteString
-                $0.suggestedFilename = suggested
-                $0.bytesOnDisk = offset
-                if let restart { $0.lastRestartReason = restart }
-            }
-        }
-        if offset > 0 && plan.announcingResume {
-            session.emit(.didResume(task, atOffset: offset, expectedTotalBytes: total))
-        }
-        var digest = record.expectedDigest.map { StreamingDigest($0.algorithm) }
-        if offset > 0, var prefix = digest {
-            try fatal { () throws(TransferError) in try partial.hashPrefix(offset, into: &prefix) }
-            digest = prefix
-        }
-        let configuration = session.configuration
-        var meter = ProgressMeter(startingAt: offset, expectedTotal: total, interval: configuration.progressInterval)
-        var position = offset
-        let clock = ContinuousClock()
-        let started = clock.now
-        var lastCheckpoint = started
-        do {
-            for try await received in response.body {
-                var buffer = received
-                let count = Int64(buffer.readableBytes)
-                if let end = plan.end, position + count > end {
-                    // Keep what the answer announced, never what runs past it; the next attempt continues.
-                    buffer = buffer.getSlice(at: buffer.readerIndex, length: Int(end - position)) ?? ByteBuffer()
-                    try partial.write(buffer, atOffset: position, digest: &digest)
-                    position = end
-                    try session.store.update(record.id) { [position] in $0.bytesOnDisk = position }
-                    throw AttemptFailure(
-                        error: TransferError(
-                            .invalidResponse, "\(url) sent more bytes than the \(end - offset) it announced.", url: url),
-                        retryable: true)
-                }
-                try partial.write(buffer, atOffset: position, digest: &digest)
-                position += count
-                let now = clock.now
-                if let progress = meter.record(count, now: now) { report(progress) }
-                if now - lastCheckpoint >= configuration.checkpointInterval {
-                    lastCheckpoint = now
-                    try session.store.update(record.id) { [position] in $0.bytesOnDisk = position }
-                }
-                if let rate = configuration.rateLimit, rate > 0 {
-                    let due = started + .milliseconds((position - offset) * 1000 / rate)
-                    if due > now { try await Task.sleep(until: due, clock: clock) }
-                }
-            }
-        } catch {
-            if let progress = meter.flush(now: clock.now) { report(progress) }
-            throw AttemptFailure.classify(error, url: url)
-        }
-        if let progress = meter.flush(now: clock.now) { report(progress) }
-        if let end = plan.end ?? total, position < end {
-            throw AttemptFailure(
-                error: TransferError(
-                    .network, "The connection for \(url) ended after \(position) of \(end) bytes.", url: url),
-                retryable: true)
-        }
-        if let total, position < total {
-            try fatal { () throws(TransferError) in
-                try session.store.update(record.id) { [position] in $0.bytesOnDisk = position }
-            }
-            return .continued
-        }
-        try fatal { () throws(TransferError) in
-            if total == nil { try session.store.update(record.id) { [position] in $0.expectedLength = position } }
-            try finish(partial, record: record, length: position, digest: digest)
-        }
-        return .finished
-    }
-
-    private func report(_ progress: TransferProgress) {
+    /// Reports `progress` to the task, the event stream and the delegate.
+    func report(_ progress: TransferProgress) {
         task.update(progress: progress)
         session.emit(.didWriteData(task, progress))
     }
 
     /// Flushes the complete file (when configured) and checks its digest (re-reading it when `digest` is `nil` and one
     /// is expected, as after a 416 "already complete").
-    private func finish(
+    func finish(
         _ partial: PartialFile, record: TaskRecord, length: Int64, digest: StreamingDigest?
     ) throws(TransferError) {
         if session.configuration.synchronizesFinishedFiles { try partial.synchronize() }
@@ -350,10 +291,5 @@ struct TransferRun: Sendable {
             computed = hex
         }
         task.live.withLock { $0.finished = (length, computed) }
-    }
-
-    @discardableResult
-    private func fatal<R>(_ body: () throws(TransferError) -> R) throws(AttemptFailure) -> R {
-        do throws(TransferError) { return try body() } catch { throw .fatal(error) }
     }
 }
