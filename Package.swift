@@ -10,6 +10,23 @@ let swiftSettings: [SwiftSetting] = [
     .enableUpcomingFeature("MemberImportVisibility"),
 ]
 
+/// How `sandbox` and `sandbox-extras` are built to start fast: the Swift runtime and Foundation
+/// static (compiled with -static-stdlib too, for the static Foundation module's link entries); lld
+/// for packed relative relocations (DT_RELR: 98,000 relocations the loader applied one by one at
+/// each start); only the symbols the shared libraries need exported (`dladdr` at start-up walked
+/// all 18,000). BENCHMARKS.md, issue 15. No test target depends on these executables: the flags
+/// would apply to the test bundle's link (which needs the shared XCTest); `swift build
+/// --build-tests` and `swift test` build them anyway.
+let quickStart = (
+    swift: [SwiftSetting.unsafeFlags(["-static-stdlib"])],
+    linker: [
+        LinkerSetting.unsafeFlags([
+            "-static-stdlib", "-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs", "-Xlinker",
+            "--no-export-dynamic",
+        ])
+    ]
+)
+
 let package = Package(
     name: "Sandbox",
     products: [
@@ -183,7 +200,7 @@ let package = Package(
         .testTarget(
             name: "SandboxBackupTests",
             dependencies: [
-                "SandboxBackup", "SandboxTesting", "sandbox-backup-harness", "SandboxCLIExtras",
+                "SandboxBackup", "SandboxTesting", "sandbox-backup-harness",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],
             swiftSettings: swiftSettings
@@ -213,19 +230,8 @@ let package = Package(
                 .product(name: "SystemPackage", package: "swift-system"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
-            // The Swift runtime and Foundation static (compiled with -static-stdlib too, for the static
-            // Foundation module's link entries); lld for packed relative relocations (DT_RELR: 98,000
-            // relocations the loader applied one by one at each start); only the symbols the shared
-            // libraries need exported (`dladdr` at start-up walked all 18,000). BENCHMARKS.md, issue 15.
-            // No test target depends on it: these flags would apply to the test bundle's link (which
-            // needs the shared XCTest); `swift build --build-tests` and `swift test` build it anyway.
-            swiftSettings: swiftSettings + [.unsafeFlags(["-static-stdlib"])],
-            linkerSettings: [
-                .unsafeFlags([
-                    "-static-stdlib", "-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs", "-Xlinker",
-                    "--no-export-dynamic",
-                ])
-            ]
+            swiftSettings: swiftSettings + quickStart.swift,
+            linkerSettings: quickStart.linker
         ),
         .executableTarget(
             name: "SandboxCLIExtras",
@@ -240,7 +246,8 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
-            swiftSettings: swiftSettings
+            swiftSettings: swiftSettings + quickStart.swift,
+            linkerSettings: quickStart.linker
         ),
 
         // Test support shared by every test target: scratch directories under $TMPDIR, waiting on
@@ -308,7 +315,7 @@ let package = Package(
         .testTarget(
             name: "SandboxTransferTests",
             dependencies: [
-                "SandboxTransfer", "SandboxTesting", "SandboxTransferTesting", "SandboxCLIExtras",
+                "SandboxTransfer", "SandboxTesting", "SandboxTransferTesting",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
@@ -316,7 +323,7 @@ let package = Package(
         .testTarget(
             name: "SandboxShareTests",
             dependencies: [
-                "SandboxShare", "SandboxTesting", "SandboxTransferTesting", "SandboxCLIExtras",
+                "SandboxShare", "SandboxTesting", "SandboxTransferTesting",
             ],
             // The browser tests' Selenium script, run by Python from its source folder.
             exclude: ["Browser/share_page.py"],
@@ -334,13 +341,13 @@ let package = Package(
             name: "SandboxDaemonTests",
             dependencies: [
                 "SandboxTransfer", "SandboxTesting", "SandboxTransferTesting", "sandbox-background-app", "sandboxd",
-                "SandboxCLIExtras", "SandboxDaemon",
+                "SandboxDaemon",
             ],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "SandboxCLITests",
-            dependencies: ["SandboxCLIExtras", "Sandbox", "SandboxTesting", "sandbox-run-probe"],
+            dependencies: ["Sandbox", "SandboxTesting", "sandbox-run-probe"],
             swiftSettings: swiftSettings
         ),
     ]
