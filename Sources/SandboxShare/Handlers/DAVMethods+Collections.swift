@@ -8,8 +8,8 @@ extension DAVMethods {
     func mkcol(_ path: SharePath, request: Request) async throws(ShareError) -> Response {
         try requireVisibleName(path)
         let hasBody =
-            (request.headers[.contentLength].flatMap(Int.init) ?? 0) > 0
-            || request.headers[.transferEncoding] != nil
+            (request.headers.fieldValue(.contentLength).flatMap(Int.init) ?? 0) > 0
+            || request.headers.fieldValue(.transferEncoding) != nil
         if hasBody {
             throw ShareError(
                 .unsupportedMediaType, "MKCOL takes no body here; send it without one.", path: path.description)
@@ -42,7 +42,7 @@ extension DAVMethods {
     func delete(_ path: SharePath, request: Request) throws(ShareError) -> Response {
         try requireVisibleName(path)
         let item = try existingItem(at: path)
-        if item.isCollection, try Depth.parse(request.headers[.depth], default: .infinity) != .infinity {
+        if item.isCollection, try Depth.parse(request.headers.fieldValue(.depth), default: .infinity) != .infinity {
             throw ShareError(
                 .malformedRequest, "DELETE of a collection removes all of it: send Depth: infinity or none.",
                 path: path.description)

@@ -11,7 +11,7 @@ extension DAVMethods {
     /// source's end with a MOVE, and both sides must be unlocked or their tokens submitted.
     func transfer(_ source: SharePath, request: Request, move: Bool) throws(ShareError) -> Response {
         let name = move ? "MOVE" : "COPY"
-        guard let value = request.headers[.destination] else {
+        guard let value = request.headers.fieldValue(.destination) else {
             throw ShareError(.malformedRequest, "\(name) needs a Destination header.", path: source.description)
         }
         let destination = try DestinationHeader.parse(value, allowedAuthorities: allowedAuthorities)
@@ -27,13 +27,13 @@ extension DAVMethods {
             throw ShareError(
                 .conflict, "'\(source)' cannot be put inside itself ('\(destination)').", path: source.description)
         }
-        let depth = try Depth.parse(request.headers[.depth], default: .infinity)
+        let depth = try Depth.parse(request.headers.fieldValue(.depth), default: .infinity)
         if sourceItem.isCollection, depth == .one || (move && depth != .infinity) {
             throw ShareError(
                 .malformedRequest, "\(name) of a collection takes Depth: \(move ? "infinity" : "0 or infinity").",
                 path: source.description)
         }
-        let overwrite = try Overwrite.parse(request.headers[.overwrite])
+        let overwrite = try Overwrite.parse(request.headers.fieldValue(.overwrite))
         return try relocate(
             source, sourceItem, to: destination, move: move, depth: depth, overwrite: overwrite, request: request)
     }

@@ -62,7 +62,8 @@ extension DAVMethods {
         var range: ClosedRange<Int64>? = nil
         if Preconditions.rangeApplies(request.headers, etag: etag, modified: modified) {
             do throws(ShareError) {
-                if case .partial(let bounds) = try RangeSelection.select(request.headers[.range], size: size) {
+                if case .partial(let bounds) = try RangeSelection.select(request.headers.fieldValue(.range), size: size)
+                {
                     range = bounds
                 }
             } catch {

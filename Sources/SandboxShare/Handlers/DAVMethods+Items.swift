@@ -107,7 +107,7 @@ extension DAVMethods {
     /// - Throws: ``ShareError/Code/tooLarge`` past the cap (announced or sent),
     ///   ``ShareError/Code/malformedRequest`` when the body cannot be read.
     static func smallBody(of request: Request, limit: Int, kind: String) async throws(ShareError) -> [UInt8] {
-        if let length = request.headers[.contentLength].flatMap(Int.init), length > limit {
+        if let length = request.headers.fieldValue(.contentLength).flatMap(Int.init), length > limit {
             throw ShareError(.tooLarge, "The \(kind) is \(length) bytes; this server reads at most \(limit).")
         }
         var collected: [UInt8] = []
@@ -140,7 +140,7 @@ extension DAVMethods {
 
     /// The lock tokens the request submits in its `If` header.
     func submittedTokens(_ request: Request) throws(ShareError) -> Set<String> {
-        guard let value = request.headers[.davIf] else { return [] }
+        guard let value = request.headers.fieldValue(.davIf) else { return [] }
         return try IfHeader.parse(value, allowedAuthorities: allowedAuthorities).submittedTokens
     }
 

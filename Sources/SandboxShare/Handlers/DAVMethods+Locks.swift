@@ -14,7 +14,7 @@ extension DAVMethods {
         try requireVisibleName(path)
         let body = try await xmlBody(of: request)
         let lockRequest = try LockRequest.parse(body)
-        let asked = LockTimeout.parse(request.headers[.timeout]) ?? Self.maximumLockSeconds
+        let asked = LockTimeout.parse(request.headers.fieldValue(.timeout)) ?? Self.maximumLockSeconds
         let seconds = min(asked, Self.maximumLockSeconds)
         guard let lockRequest else {
             let tokens = try submittedTokens(request)
@@ -27,7 +27,7 @@ extension DAVMethods {
             let refreshed = try locks.refresh(token: token, path: path, timeoutSeconds: seconds)
             return discovery(refreshed, status: 200)
         }
-        let depth = try Depth.parse(request.headers[.depth], default: .infinity)
+        let depth = try Depth.parse(request.headers.fieldValue(.depth), default: .infinity)
         guard depth != .one else {
             throw ShareError(.malformedRequest, "LOCK takes Depth 0 or infinity, not 1.", path: path.description)
         }
@@ -53,7 +53,8 @@ extension DAVMethods {
 
     /// UNLOCK (RFC 4918 §9.11): ends the lock whose token `Lock-Token` names. 204.
     func unlock(_ path: SharePath, request: Request) throws(ShareError) -> Response {
-        guard let header = request.headers[.lockToken]?.trimmingSpaces, header.hasPrefix("<"), header.hasSuffix(">"),
+        guard let header = request.headers.fieldValue(.lockToken)?.trimmingSpaces, header.hasPrefix("<"),
+            header.hasSuffix(">"),
             header.count > 2
         else {
             throw ShareError(.malformedRequest, "UNLOCK needs a Lock-Token header: <token>.", path: path.description)

@@ -13,7 +13,7 @@ extension DAVMethods {
     /// PROPFIND: the properties of an item and, with `Depth: 1` or infinity (the default), of
     /// its members — hidden names and symlinks left out. 207 Multi-Status.
     func propfind(_ path: SharePath, request: Request) async throws(ShareError) -> Response {
-        let depth = try Depth.parse(request.headers[.depth], default: .infinity)
+        let depth = try Depth.parse(request.headers.fieldValue(.depth), default: .infinity)
         let query = try PropfindRequest.parse(try await xmlBody(of: request))
         let root = try existingItem(at: path)
         let items = try members(of: root, depth: depth)

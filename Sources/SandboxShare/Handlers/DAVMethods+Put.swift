@@ -17,12 +17,12 @@ extension DAVMethods {
     /// ``ShareError/Code/nameTaken`` and nothing stored.
     func put(_ path: SharePath, request: Request, overwriting: Bool = true) async throws(ShareError) -> Response {
         try requireVisibleName(path)
-        if request.headers[.contentRange] != nil {
+        if request.headers.fieldValue(.contentRange) != nil {
             throw ShareError(
                 .malformedRequest, "PUT with Content-Range (a partial update) is not supported; send the whole file.",
                 path: path.description)
         }
-        let declared = request.headers[.contentLength].flatMap(Int64.init)
+        let declared = request.headers.fieldValue(.contentLength).flatMap(Int64.init)
         if let limit = maximumUploadSize, let declared, declared > limit {
             throw tooLarge(path, limit: limit)
         }

@@ -40,7 +40,7 @@ struct DAVMethods: Sendable {
         if readOnly, Self.writeMethods.contains(method) {
             throw ShareError(.forbidden, "This share is read-only: \(method) is refused.", path: path.description)
         }
-        if let value = request.headers[.davIf] {
+        if let value = request.headers.fieldValue(.davIf) {
             try checkIfHeader(value, path: path)
         }
         switch method {

@@ -12,16 +12,16 @@ enum Preconditions {
     ///   - etag: the item's entity tag, or `nil` when there is no item.
     ///   - isRead: GET or HEAD (a failed `If-None-Match` is then 304, not 412).
     static func evaluate(_ headers: HTTPFields, etag: String?, modified: Date?, isRead: Bool) -> Int? {
-        if let ifMatch = headers[.ifMatch] {
+        if let ifMatch = headers.fieldValue(.ifMatch) {
             guard let etag, matches(ifMatch, etag) else { return 412 }
-        } else if let since = headers[.ifUnmodifiedSince].flatMap(HTTPDate.parse), let modified,
+        } else if let since = headers.fieldValue(.ifUnmodifiedSince).flatMap(HTTPDate.parse), let modified,
             wholeSeconds(modified) > wholeSeconds(since)
         {
             return 412
         }
-        if let ifNoneMatch = headers[.ifNoneMatch] {
+        if let ifNoneMatch = headers.fieldValue(.ifNoneMatch) {
             if let etag, matches(ifNoneMatch, etag) { return isRead ? 304 : 412 }
-        } else if isRead, let since = headers[.ifModifiedSince].flatMap(HTTPDate.parse), let modified,
+        } else if isRead, let since = headers.fieldValue(.ifModifiedSince).flatMap(HTTPDate.parse), let modified,
             wholeSeconds(modified) <= wholeSeconds(since)
         {
             return 304
@@ -32,7 +32,7 @@ enum Preconditions {
     /// Whether a `Range` header should be honoured: always without `If-Range`, else only while
     /// it names the current entity tag or modification date.
     static func rangeApplies(_ headers: HTTPFields, etag: String, modified: Date) -> Bool {
-        guard let ifRange = headers[.ifRange]?.trimmingSpaces else { return true }
+        guard let ifRange = headers.fieldValue(.ifRange)?.trimmingSpaces else { return true }
         if ifRange.hasPrefix("\"") { return ifRange == etag }
         guard let date = HTTPDate.parse(String(ifRange)) else { return false }
         return wholeSeconds(modified) == wholeSeconds(date)

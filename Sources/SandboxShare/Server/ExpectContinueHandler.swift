@@ -21,13 +21,13 @@ final class ExpectContinueHandler: ChannelInboundHandler, RemovableChannelHandle
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         guard case .head(var head) = unwrapInboundIn(data),
-            head.headerFields[.expect]?.lowercased() == "100-continue"
+            head.headerFields.fieldValue(.expect)?.lowercased() == "100-continue"
         else {
             context.fireChannelRead(data)
             return
         }
         head.headerFields[.expect] = nil
-        let authorization = BasicAuthorization(header: head.headerFields[.authorization])
+        let authorization = BasicAuthorization(header: head.headerFields.fieldValue(.authorization))
         if let authorization, credentials.match(user: authorization.user, password: authorization.password) {
             context.writeAndFlush(wrapOutboundOut(.head(HTTPResponse(status: .continue))), promise: nil)
         } else {

@@ -77,7 +77,7 @@ final class ShareResponder: Sendable {
     ///   ``ShareError/Code/unauthorized`` without valid credentials.
     private func admit(_ request: Request, context: Context, now: ContinuousClock.Instant) throws(ShareError) {
         try checkHost(request)
-        try gate.admit(authorization: request.headers[.authorization], client: context.client, now: now)
+        try gate.admit(authorization: request.headers.fieldValue(.authorization), client: context.client, now: now)
     }
 
     /// Refuses a request for another host (a DNS-rebinding page, a misdirected client).
@@ -109,7 +109,7 @@ final class ShareResponder: Sendable {
         guard logger.logLevel <= .info else { return }
         let (seconds, attoseconds) = (ContinuousClock.now - start).components
         let milliseconds = seconds * 1000 + attoseconds / 1_000_000_000_000_000
-        let length = response.headers[.contentLength] ?? "-"
+        let length = response.headers.fieldValue(.contentLength) ?? "-"
         logger.info(
             "\(client) \(request.method.rawValue) \(request.uri.path) \(response.status.code) \(length) \(milliseconds) ms"
         )

@@ -78,10 +78,10 @@ struct WebPage: Sendable {
     ///
     /// - Throws: ``ShareError/Code/forbidden``.
     static func checkCSRF(_ request: Request, _ session: WebSessions.Session) throws(ShareError) {
-        if let site = request.headers[.secFetchSite], site != "same-origin" {
+        if let site = request.headers.fieldValue(.secFetchSite), site != "same-origin" {
             throw ShareError(.forbidden, "A change from another site (\(site.prefix(32))) is refused.")
         }
-        let given = Array((request.headers[.xCSRFToken] ?? "").utf8)
+        let given = Array((request.headers.fieldValue(.xCSRFToken) ?? "").utf8)
         let expected = Array(session.csrfToken.utf8)
         var difference = UInt8(given.count == expected.count ? 0 : 1)
         for (a, b) in Swift.zip(given, expected) { difference |= a ^ b }
