@@ -47,10 +47,10 @@ extension DAVMethods {
         headers.append(HTTPField(name: .eTag, value: etag))
         headers.append(HTTPField(name: .lastModified, value: HTTPDate.format(modified)))
         headers.append(Self.acceptByteRanges)
-        let type = ContentType.forName(path.lastName ?? "")
-        headers.append(HTTPField(name: .contentType, value: type))
+        let type = ContentType.of(path.lastName ?? "")
+        headers.append(HTTPField(name: .contentType, value: type.type))
         headers.append(Self.sandboxPolicy)
-        if ContentType.isActiveType(type) {
+        if type.isActive {
             headers.append(
                 HTTPField(name: .contentDisposition, value: ContentDisposition.attachment(path.lastName ?? "download")))
         }

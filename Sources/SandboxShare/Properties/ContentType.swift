@@ -2,21 +2,21 @@
 package enum ContentType {
     /// The media type for a file named `name`, by its extension (case-insensitive);
     /// `application/octet-stream` for an unknown or missing one. Text types say UTF-8.
-    package static func forName(_ name: String) -> String {
-        guard let dot = name.lastIndex(of: "."), dot != name.startIndex else { return defaultType }
-        return types[name[name.index(after: dot)...].lowercased()] ?? defaultType
-    }
+    package static func forName(_ name: String) -> String { of(name).type }
 
     /// Whether a browser would run code from a file named `name` served inline (HTML, SVG, XML,
     /// JavaScript…): the server sends those as attachments, so a shared file cannot script the
     /// share's own origin.
-    package static func isActive(_ name: String) -> Bool {
-        isActiveType(forName(name))
-    }
+    package static func isActive(_ name: String) -> Bool { of(name).isActive }
 
-    /// Whether `type` (as ``forName(_:)`` gives it) is one a browser would run: see ``isActive(_:)``.
-    package static func isActiveType(_ type: String) -> Bool {
-        activeTypes.contains(String(type.prefix { $0 != ";" }))
+    /// The media type for a file named `name` (``forName(_:)``) and whether it is active
+    /// (``isActive(_:)``), in one look-up.
+    package static func of(_ name: String) -> (type: String, isActive: Bool) {
+        let bytes = name.utf8
+        guard let dot = bytes.lastIndex(of: UInt8(ascii: ".")), dot != bytes.startIndex else {
+            return (defaultType, false)
+        }
+        return table[name[bytes.index(after: dot)...].lowercased()] ?? (defaultType, false)
     }
 
     /// The type of anything the table does not know.
@@ -25,6 +25,11 @@ package enum ContentType {
     private static let activeTypes: Set<String> = [
         "text/html", "image/svg+xml", "application/xml", "text/xml", "application/xhtml+xml", "text/javascript",
     ]
+
+    /// Each known extension's type and whether it is active, worked out once.
+    private static let table: [String: (type: String, isActive: Bool)] = types.mapValues { type in
+        (type, activeTypes.contains(String(type.prefix { $0 != ";" })))
+    }
 
     private static let types: [String: String] = [
         "html": "text/html; charset=utf-8", "htm": "text/html; charset=utf-8",

@@ -9,9 +9,29 @@ package enum EntityTag {
     package static func of(_ attributes: FileAttributes) -> String {
         let nanoseconds = (attributes.modificationDate.timeIntervalSince1970 * 1_000_000_000).rounded()
         let mtime = Int64(exactly: nanoseconds) ?? 0
-        return "\"\(hex(attributes.inode))-\(hex(UInt64(bitPattern: attributes.size)))-"
-            + "\(hex(UInt64(bitPattern: mtime)))\""
+        // Written byte by byte into one string (three `String(_:radix:)` joined by interpolation
+        // cost a small GET about 0.7 % of its time).
+        return String(unsafeUninitializedCapacity: 2 + 3 * 16 + 2) { buffer in
+            var end = 0
+            func put(_ byte: UInt8) {
+                buffer[end] = byte
+                end += 1
+            }
+            func hex(_ value: UInt64) {
+                let digits = max(1, (64 - value.leadingZeroBitCount + 3) / 4)
+                for shift in stride(from: (digits - 1) * 4, through: 0, by: -4) {
+                    let nibble = UInt8(truncatingIfNeeded: value >> UInt64(shift)) & 0xF
+                    put(nibble < 10 ? 0x30 + nibble : 0x57 + nibble)
+                }
+            }
+            put(0x22)
+            hex(attributes.inode)
+            put(0x2D)
+            hex(UInt64(bitPattern: attributes.size))
+            put(0x2D)
+            hex(UInt64(bitPattern: mtime))
+            put(0x22)
+            return end
+        }
     }
-
-    private static func hex(_ value: UInt64) -> String { String(value, radix: 16) }
 }

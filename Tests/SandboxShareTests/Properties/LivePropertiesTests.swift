@@ -31,6 +31,17 @@ import Testing
         var resized = attributes
         resized.size += 1
         #expect(EntityTag.of(resized) != EntityTag.of(attributes))
+        // Every digit count, zero and the extremes: the same as `String(_:radix:)` would write.
+        for (inode, size) in [(UInt64(0), Int64(0)), (.max, .max), (0x10, 0xF), (0x1234_5678_9abc, -1)] {
+            var other = attributes
+            other.inode = inode
+            other.size = size
+            other.modificationDate = Date(timeIntervalSince1970: -1.5)
+            let expected =
+                "\"\(String(inode, radix: 16))-\(String(UInt64(bitPattern: size), radix: 16))-"
+                + "\(String(UInt64(bitPattern: -1_500_000_000), radix: 16))\""
+            #expect(EntityTag.of(other) == expected)
+        }
     }
 
     @Test func datesAreRFC1123AndRFC3339() {
@@ -52,6 +63,11 @@ import Testing
     @Test func activeTypesAreFlagged() {
         #expect(ContentType.isActive("page.HTM") && ContentType.isActive("i.svg") && ContentType.isActive("x.xml"))
         #expect(!ContentType.isActive("photo.jpg") && !ContentType.isActive("notes.txt"))
+        #expect(ContentType.isActive("app.MJS") && ContentType.isActive("café.xhtml"))
+        #expect(
+            !ContentType.isActive("page.html.txt") && !ContentType.isActive(".html") && !ContentType.isActive("html"))
+        let described = ContentType.of("Résumé.HTML")
+        #expect(described.type == "text/html; charset=utf-8" && described.isActive)
     }
 
     @Test func fileProperties() throws {
