@@ -32,7 +32,10 @@ public enum DownloadEvent: Sendable {
 
 /// The delegate of a ``DownloadSession``, shaped like `URLSessionDownloadDelegate`.
 ///
-/// Methods are called one at a time for a given task, on the task's transfer, so keep them short.
+/// Methods are called one at a time for a given task, on the task's transfer, so keep them short:
+/// ``downloadSession(_:downloadTask:didResumeAtOffset:expectedTotalBytes:)`` and the progress
+/// callback run on the HTTP client's event loop, between two parts of the body, where a method that
+/// blocks holds up every transfer sharing that loop. Hand long work to a task or queue of your own.
 /// Every method but ``downloadSession(_:downloadTask:didFinishDownloadingTo:)`` has an empty
 /// default.
 public protocol DownloadSessionDelegate: AnyObject, Sendable {
