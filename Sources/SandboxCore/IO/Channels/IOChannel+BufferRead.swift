@@ -10,7 +10,9 @@ extension IOChannel {
     /// returns without suspending and without a buffer from the engine's pool. Whatever is not
     /// cached — and every read on a stream channel, or where the kernel refuses `RWF_NOWAIT` — goes
     /// to the engine's threads as ``read(fromOffset:length:)`` does, and is copied into `buffer`.
-    /// `buffer` must stay valid until this returns; nothing writes to it afterwards.
+    /// `buffer` must stay valid until this returns; nothing writes to it afterwards. The call runs
+    /// on the caller's executor (`nonisolated(nonsending)`): a cached read from an actor returns
+    /// without a hop to the global executor and back.
     ///
     /// - Parameters:
     ///   - buffer: where the bytes go, from its start.
@@ -21,7 +23,7 @@ extension IOChannel {
     ///   of the file, or a channel not open for reading; ``SandboxError/Code/closed`` for a closed
     ///   channel; ``SandboxError/Code/interrupted`` when the channel is closed immediately or the
     ///   task is cancelled while the engine reads; read errors such as ``SandboxError/Code/io``.
-    public func read(
+    public nonisolated(nonsending) func read(
         into buffer: UnsafeMutableRawBufferPointer, atOffset offset: Int64
     ) async throws(SandboxError)
         -> Int
@@ -39,7 +41,7 @@ extension IOChannel {
 
     /// The engine's parts of ``read(fromOffset:length:)`` copied into `buffer`: the channel's checks,
     /// its ordering and its close semantics, with the engine writing only to its own pool buffers.
-    private func readThroughEngine(
+    private nonisolated(nonsending) func readThroughEngine(
         into buffer: UnsafeMutableRawBufferPointer, atOffset offset: Int64
     ) async throws(SandboxError) -> Int {
         let validation = readRefusal(offset: offset, length: Int64(buffer.count))
