@@ -19,6 +19,12 @@ extension FileName {
     /// name that is not valid UTF-8 always shows an escape. Never use it to reach the item: the
     /// display of an escaped name names no item (use the name itself).
     public var description: String {
+        // Most names need no escape (valid UTF-8, no control character, no backslash): as they are.
+        let plain = cString.dropLast().allSatisfy { char in
+            let byte = UInt8(bitPattern: char)
+            return byte >= 0x80 || (byte >= 0x20 && byte != 0x7F && byte != UInt8(ascii: "\\"))
+        }
+        if plain, let string { return string }
         let bytes = self.bytes
         var text = ""
         var index = 0

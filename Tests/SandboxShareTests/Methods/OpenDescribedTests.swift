@@ -27,6 +27,20 @@ import Testing
         #expect(try file.read(upToCount: 2000).bytes == Array(repeating: UInt8(7), count: 1234))
     }
 
+    /// The handle names the file for messages as the core displays names: as they are, with a
+    /// backslash doubled and control characters escaped.
+    @Test func theHandleNamesTheFileForDisplay() throws {
+        let scratch = try ScratchDirectory.make(prefix: "share-open-described")
+        defer { scratch.remove() }
+        let root = try ConfinedRoot(openingDirectoryAt: scratch.path)
+        for (name, shown) in [("café 日記.txt", "café 日記.txt"), ("a\\b", "a\\\\b"), ("tab\there", "tab\\x09here")] {
+            try plantFile(Array("\(scratch.path)/\(name)".utf8), [1])
+            let (file, _) = try root.openFileDescribed(forReadingAt: ContainerPath(name))
+            defer { closeQuietly(file) }
+            #expect(file.path == shown)
+        }
+    }
+
     /// A directory, a FIFO (opened without waiting for a writer), a missing name and a symlink are
     /// refused with the codes GET turns into 405 and 404.
     @Test func onlyRegularFilesOpen() throws {
