@@ -24,8 +24,12 @@ enum ParallelRemoval {
     /// Threads a removal uses unless told otherwise: two when two CPUs are online, else one.
     static var defaultThreads: Int { sysconf(Int32(_SC_NPROCESSORS_ONLN)) >= 2 ? 2 : 1 }
 
-    /// Directories read on the way down that may be held open at once.
-    static let maximumSplitDirectories = 16
+    /// Directories read on the way down that may be held open at once: three quarters of one
+    /// walk's descriptor bound, the rest shared out between the threads' walks (at least two
+    /// each), so a removal on the default two threads holds no more directories open than a
+    /// sequential one — it must work under `ulimit -n 32` at any depth
+    /// (`RawNameAndDeepTreeCLITests`) — and one on `n` threads at most `12 + 2n`.
+    static let maximumSplitDirectories = TreeWalk.defaultMaximumOpenDescriptors * 3 / 4
 
     /// Removes everything inside the open directory `root`, the item at `path`, on up to
     /// `threads` threads; returns how many items were removed. One sequential walk when `threads`
@@ -61,7 +65,7 @@ enum ParallelRemoval {
             removed += read.reduce(0) { $0 + $1.removed }
             level = read.flatMap(\.subdirectories)
         }
-        let descriptors = max(2, TreeWalk.defaultMaximumOpenDescriptors / threads)
+        let descriptors = max(2, (TreeWalk.defaultMaximumOpenDescriptors - opened.count) / threads)
         let counts = try forEach(level, threads: threads) { (subtree) throws(SandboxError) in
             try subtree.remove(maximumOpenDescriptors: descriptors)
         }
