@@ -13,7 +13,8 @@ enum WorkerStep<Work> {
 }
 
 /// The state a ``WorkerPool``'s threads share with its owner, changed only under the pool's lock.
-protocol WorkerPoolState {
+/// Its type (not its values) crosses to the pool's threads, hence `SendableMetatype`.
+protocol WorkerPoolState: SendableMetatype {
     associatedtype Work
     associatedtype Outcome
 
