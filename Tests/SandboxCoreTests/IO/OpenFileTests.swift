@@ -103,11 +103,12 @@ struct OpenFileTests {
         try fixture.hostWrite("f", [1, 2, 3])
         let file = try fixture.root.openFile(forReadingAt: ioPath("f"))
         let fd = try file.withUnsafeDescriptor { $0.rawValue }
+        let identity = try #require(DescriptorIdentity(of: fd))
         #expect(!file.isClosed)
         try file.close()
         #expect(file.isClosed)
         try file.close()  // again: nothing
-        #expect(fcntl(fd, F_GETFD) == -1 && errno == EBADF)
+        #expect(identity.isGone(from: fd))
         let error = expectIOError(.closed) { try file.read(upToCount: 1) }
         #expect(error?.isClosedHandle == true)
         #expect(error?.message.contains("was closed") == true)
@@ -118,12 +119,14 @@ struct OpenFileTests {
         let fixture = try IOFixture()
         try fixture.hostWrite("f", [1])
         var fd: CInt = -1
+        var identity: DescriptorIdentity?
         do {
             let file = try fixture.root.openFile(forReadingAt: ioPath("f"))
             fd = try file.withUnsafeDescriptor { $0.rawValue }
-            #expect(fcntl(fd, F_GETFD) >= 0)
+            identity = DescriptorIdentity(of: fd)
         }
-        #expect(fcntl(fd, F_GETFD) == -1)
+        let opened = try #require(identity)
+        #expect(opened.isGone(from: fd))
     }
 
     @Test("a close while another thread reads waits for the read; the descriptor is never reused under it")
@@ -157,12 +160,13 @@ struct OpenFileTests {
     func adopting() throws {
         var fds: [CInt] = [0, 0]
         #expect(pipe(&fds) == 0)
+        let readEnd = try #require(DescriptorIdentity(of: fds[0]))
         let reader = OpenFile(takingOwnershipOf: FileDescriptor(rawValue: fds[0]), access: .reading, name: "pipe")
         let writer = OpenFile(takingOwnershipOf: FileDescriptor(rawValue: fds[1]), access: .writing, name: "pipe")
         try writer.write(DataRegions(Array("hello".utf8)))
         try writer.close()
         #expect(try reader.readToEnd().bytes == Array("hello".utf8))
         try reader.close()
-        #expect(fcntl(fds[0], F_GETFD) == -1)
+        #expect(readEnd.isGone(from: fds[0]))
     }
 }
