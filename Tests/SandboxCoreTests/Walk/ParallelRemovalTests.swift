@@ -122,22 +122,25 @@ struct ParallelRemovalTests {
         "a failure in one subtree stops the removal with that error, and the rest is left consistent",
         arguments: [2, 8])
     func failureInOneSubtree(threads: Int) throws {
+        // The fault is injected process-wide by path: each case (they run in parallel) has a name
+        // of its own, or one case's fault would fail the other's clean-up.
+        let name = "failsHere-\(getpid())-\(threads)"
         let tmp = try TemporaryDirectory()
         _ = try Self.plant(tmp, under: "tree")
-        try tmp.makeFile("tree/failsHere-\(getpid())/inner/file")
+        try tmp.makeFile("tree/\(name)/inner/file")
         let root = try tmp.root(.openat2)
         #if DEBUG
-            let fault = FaultInjection.inject(.ioError, into: ["unlinkat"], onPathsContaining: "failsHere-\(getpid())")
+            let fault = FaultInjection.inject(.ioError, into: ["unlinkat"], onPathsContaining: name)
             defer { fault.remove() }
             do {
                 try root.removeItem(at: ContainerPath("tree"), recursively: true, threads: threads)
                 Issue.record("the injected unlinkat failure was not reported")
             } catch {
                 #expect(error.code == .io, "\(error)")
-                #expect(error.message.contains("failsHere-\(getpid())"), "\(error.message)")
+                #expect(error.message.contains(name), "\(error.message)")
             }
             #expect(fault.fired >= 1)
-            #expect(TemporaryDirectory.hostExists(tmp.host("tree/failsHere-\(getpid())")))
+            #expect(TemporaryDirectory.hostExists(tmp.host("tree/\(name)")))
             fault.remove()
         #endif
         // Whatever was left is removed by the next call.
