@@ -22,7 +22,7 @@ enum ExtrasExecutable {
     ///   there is no such executable beside this one; the core's error for `readlink` or `execv`
     ///   otherwise.
     static func replaceProcess(for command: ExtraCommand, arguments: [String]) throws(SandboxError) -> Never {
-        let path = try folderOfThisExecutable() + "/" + name
+        let path = try ExecutableSearch.besideThisExecutable(name)
         var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) }
         argv.append(nil)
         execv(path, argv)
@@ -35,17 +35,5 @@ enum ExtrasExecutable {
             .missingExecutable,
             "`sandbox \(command.name)` runs '\(path)', which does not exist: build it beside `sandbox` (`swift build -c release --product \(name)`, or `swift build` for every product) or install it there.",
             path: path)
-    }
-
-    /// The folder this executable was started from, symbolic links resolved.
-    private static func folderOfThisExecutable() throws(SandboxError) -> String {
-        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
-        let count = readlink("/proc/self/exe", &buffer, buffer.count - 1)
-        guard count > 0 else {
-            throw .systemCall("readlink", errno: Errno(rawValue: errno), path: "/proc/self/exe")
-        }
-        let path = String(decoding: buffer[..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        guard let slash = path.lastIndex(of: "/") else { return "." }
-        return String(path[..<slash])
     }
 }

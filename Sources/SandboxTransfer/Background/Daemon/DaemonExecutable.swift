@@ -1,5 +1,7 @@
 import Foundation
 import Glibc
+import Sandbox
+import SandboxCore
 
 /// Starts `sandboxd`: found in `SANDBOXD_PATH`, else beside the running executable (where
 /// `swift build` and installs put both).
@@ -12,8 +14,14 @@ package enum DaemonExecutable {
         if let explicit = environment["SANDBOXD_PATH"], !explicit.isEmpty {
             path = explicit
         } else {
-            let exe = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
-            path = exe.deletingLastPathComponent().appendingPathComponent("sandboxd").path
+            do throws(SandboxError) {
+                path = try ExecutableSearch.besideThisExecutable("sandboxd")
+            } catch {
+                throw TransferError(
+                    .daemonUnavailable,
+                    "The running executable's folder, where sandboxd is looked for, cannot be read: set SANDBOXD_PATH.",
+                    path: "/proc/self/exe", cause: error)
+            }
         }
         guard FileManager.default.isExecutableFile(atPath: path) else {
             throw TransferError(
