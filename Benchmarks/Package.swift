@@ -11,6 +11,17 @@ let swiftSettings: [SwiftSetting] = [
     .enableUpcomingFeature("MemberImportVisibility"),
 ]
 
+/// Linked as the root package's `sandbox` is (its `quickStart` settings): the start-up floors.
+let quickStart = (
+    swift: [SwiftSetting.unsafeFlags(["-static-stdlib"])],
+    linker: [
+        LinkerSetting.unsafeFlags([
+            "-static-stdlib", "-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs", "-Xlinker",
+            "--no-export-dynamic",
+        ])
+    ]
+)
+
 // Every benchmark reads its options with swift-argument-parser (`--help` lists them).
 let argumentParser: Target.Dependency = .product(name: "ArgumentParser", package: "swift-argument-parser")
 
@@ -19,6 +30,9 @@ let package = Package(
     dependencies: [
         .package(name: "Sandbox", path: ".."),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        // The floor under the small downloads: the session's HTTP client alone.
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
     ],
     targets: [
         // Timing helpers the benchmarks share (spawning peers, medians).
@@ -52,6 +66,17 @@ let package = Package(
             path: "sandbox-bundle-benchmark",
             swiftSettings: swiftSettings
         ),
+        // The floors under `sandbox list`'s start-up, timed by sandbox-bundle-benchmark: a Swift
+        // program listing the containers' folder, alone and behind swift-argument-parser.
+        .executableTarget(
+            name: "startup-floor", path: "startup-floor", swiftSettings: swiftSettings + quickStart.swift,
+            linkerSettings: quickStart.linker
+        ),
+        .executableTarget(
+            name: "startup-floor-argument-parser", dependencies: [argumentParser],
+            path: "startup-floor-argument-parser", swiftSettings: swiftSettings + quickStart.swift,
+            linkerSettings: quickStart.linker
+        ),
         // Property lists and preferences against Foundation.
         .executableTarget(
             name: "sandbox-store-benchmark",
@@ -66,6 +91,10 @@ let package = Package(
                 argumentParser,
                 .product(name: "SandboxTransfer", package: "Sandbox"),
                 .product(name: "SandboxTransferTesting", package: "Sandbox"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
             ],
             path: "sandbox-transfer-benchmark",
             swiftSettings: swiftSettings

@@ -41,36 +41,70 @@ func runOverheadRows(
     setenv("SANDBOX_HOME", home.location, 1)
     let trueTool = (path: "/bin/true", arguments: [String]())
     let ls = (path: "/bin/ls", arguments: [home.location])
-    let cases: [(arguments: [String], name: String, count: Int, peer: (path: String, arguments: [String]))] = [
-        (
-            ["path", emptyApp.rawValue, "home"],
-            "`sandbox path APP home` (the command line's own start-up, for reference)", runs, trueTool
-        ),
-        (["list"], "`sandbox list` (start-up, issue 16)", runs, ls),
-        (
-            ["download", "--help"],
-            "`sandbox download --help` (handed to `sandbox-extras`: both start-ups)", max(runs / 4, 5), trueTool
-        ),
-        (
-            ["run", emptyApp.rawValue, "--", "/bin/true"],
-            "`sandbox run APP -- /bin/true`, whole command (empty bundle)", runs, trueTool
-        ),
-        (
-            ["run", verifiedApp.rawValue, "--", "/bin/true"],
-            "`sandbox run APP -- /bin/true`, whole command (\(verifiedLabel) bundle verified)", 5, trueTool
-        ),
+    var cases: [StartCase] = [
+        StartCase(
+            cli, ["path", emptyApp.rawValue, "home"],
+            "`sandbox path APP home` (the command line's own start-up, for reference)", runs, trueTool),
+        StartCase(cli, ["list"], "`sandbox list` (start-up, issue 16)", runs, ls),
     ]
-    for (arguments, name, count, peer) in cases {
-        var command = Comparison(name: name, peer: peer.path)
-        try command.measure(runs: count) {
-            _ = try timeTool(cli, arguments)
+    // The floors under `sandbox list`, when built beside this benchmark (Benchmarks/Package.swift).
+    for (floor, name) in [
+        ("startup-floor", "floor: Swift listing the containers' folder, linked as `sandbox`"),
+        ("startup-floor-argument-parser", "floor: the same behind swift-argument-parser (`list`)"),
+    ] {
+        let path = besideThisExecutable(floor)
+        if access(path, X_OK) == 0 {
+            cases.append(StartCase(path, floor.hasSuffix("parser") ? ["list"] : [], name, runs, ls))
+        } else {
+            rows.append(
+                "| \(name) | (not built: `swift build --package-path Benchmarks -c release --product \(floor)`) | | | |"
+            )
+        }
+    }
+    cases += [
+        StartCase(
+            cli, ["download", "--help"],
+            "`sandbox download --help` (handed to `sandbox-extras`: both start-ups)", max(runs / 4, 5), trueTool),
+        StartCase(
+            cli, ["run", emptyApp.rawValue, "--", "/bin/true"],
+            "`sandbox run APP -- /bin/true`, whole command (empty bundle)", runs, trueTool),
+        StartCase(
+            cli, ["run", verifiedApp.rawValue, "--", "/bin/true"],
+            "`sandbox run APP -- /bin/true`, whole command (\(verifiedLabel) bundle verified)", 5, trueTool),
+    ]
+    for start in cases {
+        var command = Comparison(name: start.name, peer: start.peer.path)
+        try command.measure(runs: start.count) {
+            _ = try timeTool(start.program, start.arguments)
         } theirs: {
-            try timeTool(peer.path, peer.arguments)
+            try timeTool(start.peer.path, start.peer.arguments)
         }
         rows.append(
             overheadLine(
-                name, peer: ([peer.path] + peer.arguments).joined(separator: " "), ours: command.ours,
-                theirs: command.theirs))
+                start.name, peer: ([start.peer.path] + start.peer.arguments).joined(separator: " "),
+                ours: command.ours, theirs: command.theirs))
     }
     return rows
+}
+
+/// One start-up case: `program arguments`, `count` times, against `peer`, alternating.
+private struct StartCase {
+    var program: String
+    var arguments: [String]
+    var name: String
+    var count: Int
+    var peer: (path: String, arguments: [String])
+
+    init(
+        _ program: String, _ arguments: [String], _ name: String, _ count: Int,
+        _ peer: (path: String, arguments: [String])
+    ) {
+        (self.program, self.arguments, self.name, self.count, self.peer) = (program, arguments, name, count, peer)
+    }
+}
+
+/// The path of `name` in this executable's folder.
+private func besideThisExecutable(_ name: String) -> String {
+    URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
+        .appendingPathComponent(name).path
 }

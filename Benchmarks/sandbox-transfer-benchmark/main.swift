@@ -12,6 +12,8 @@
 //    nginx sent for the resumed request, from its access log, against the remaining half.
 import ArgumentParser
 import Foundation
+import NIOCore
+import NIOPosix
 import Sandbox
 import SandboxTransfer
 import SandboxTransferTesting
@@ -27,11 +29,19 @@ struct Options: ParsableCommand {
     @Option(help: "How many 16 KiB files the small-file part downloads.") var small = 1000
     /// `large`, `small` or `resume`: run only that part.
     @Option(help: "Run only this part: large, small or resume.") var only: String?
-    /// `--no-peers`: the small-file part runs only the session (to profile it without the peers).
+    /// `--no-peers`: the small-file part runs no peer processes (to profile it without them).
     @Flag(inversion: .prefixedNo, help: "Run curl and aria2c in the small-file part.") var peers = true
+    /// `--no-floor`: the small-file part does not run async-http-client alone (to profile the session).
+    @Flag(inversion: .prefixedNo, help: "Run async-http-client alone in the small-file part.") var floor = true
+    /// `--nio-executor`: Swift concurrency's global executor is SwiftNIO's event loops (no
+    /// cooperative pool of its own), as a process can choose at start.
+    @Flag(help: "Run Swift tasks on SwiftNIO's event loops instead of the cooperative pool.") var nioExecutor = false
 }
 
 let options = Options.parseOrExit()
+if options.nioExecutor, !NIOSingletons.unsafeTryInstallSingletonPosixEventLoopGroupAsConcurrencyGlobalExecutor() {
+    throw BenchmarkError("SwiftNIO could not become the global executor")
+}
 let size = options.mebibytes << 20
 let nginx = try await NginxServer.start()
 let scratch = try ScratchDirectory.make(prefix: "sandbox-transfer-bench").path
@@ -144,13 +154,24 @@ if runs("small") {
     }
     // Wall and CPU seconds of each run, per tool.
     var smallRows: [(name: String, times: [Double], cpu: [Double])] = [
-        ("DownloadSession (8 at once)", [], []), ("aria2c -i list -j 8", [], []),
+        ("DownloadSession (8 at once)", [], []),
+        ("async-http-client alone, bodies written to files (the floor under the session)", [], []),
+        ("aria2c -i list -j 8", [], []),
         ("curl --parallel --parallel-max 8", [], []),
     ]
     for run in 0..<options.runs {
         let (time, cpu) = try await timeSession()
         smallRows[0].times.append(time)
         smallRows[0].cpu.append(cpu)
+        if options.floor {
+            let floorFolder = scratch + "/client-small-\(run)"
+            try FileManager.default.createDirectory(atPath: floorFolder, withIntermediateDirectories: true)
+            let floorStart = ContinuousClock.now
+            let floorCPU = rusage.ofSelf().cpuSeconds
+            try await downloadWithClientAlone(urls, of: smallSize, into: floorFolder, concurrency: 8)
+            smallRows[1].times.append((ContinuousClock.now - floorStart).seconds)
+            smallRows[1].cpu.append(rusage.ofSelf().cpuSeconds - floorCPU)
+        }
         guard options.peers else { continue }
         // `--auto-save-interval=0`: no `.aria2` control file per download, created then deleted (it
         // was as slow as the downloads, and its deletions slowed every tool's creations after it).
@@ -159,17 +180,17 @@ if runs("small") {
             "--auto-save-interval=0", "-d", scratch + "/aria-small-\(run)",
         ])
         if aria.status == 0 {
-            smallRows[1].times.append(aria.seconds)
-            smallRows[1].cpu.append(aria.cpuSeconds)
+            smallRows[2].times.append(aria.seconds)
+            smallRows[2].cpu.append(aria.cpuSeconds)
         }
         let curl = try measure(["curl", "-s", "--parallel", "--parallel-max", "8", "-K", scratch + "/curl-\(run).txt"])
         if curl.status == 0 {
-            smallRows[2].times.append(curl.seconds)
-            smallRows[2].cpu.append(curl.cpuSeconds)
+            smallRows[3].times.append(curl.seconds)
+            smallRows[3].cpu.append(curl.cpuSeconds)
         }
     }
-    let ariaSmall = median(smallRows[1].times)
-    let curlSmall = median(smallRows[2].times)
+    let ariaSmall = median(smallRows[2].times)
+    let curlSmall = median(smallRows[3].times)
     print("## 2. \(options.small) files of 16 KiB, concurrency 8\n")
     print("| tool | median time | files/s | time / curl's | vs aria2c | CPU (user + system) | runs (s) |")
     print("|---|---|---|---|---|---|---|")
