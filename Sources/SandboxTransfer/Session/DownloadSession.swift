@@ -50,6 +50,8 @@ public final class DownloadSession: Sendable {
     private let queue: Mutex<TransferQueue>
     private let liveTasks = Mutex<[Int: DownloadTask]>([:])
     private let lock: OpenFile
+    /// The random part of this session object's partial file names (see ``partialName(for:)``).
+    private let partialNameNonce = String(UInt64.random(in: 0...UInt64.max), radix: 16)
 
     /// Opens the session `identifier` of `container`.
     ///
@@ -173,7 +175,7 @@ public final class DownloadSession: Sendable {
             TaskRecord(
                 id: id, originalURL: request.url.absoluteString, headers: request.headers,
                 expectedDigest: request.expectedDigest,
-                destination: request.destination, phase: .active, partialName: Self.partialName(for: id),
+                destination: request.destination, phase: .active, partialName: partialName(for: id),
                 bytesOnDisk: 0, createdAt: Date(),
                 updatedAt: Date())
         }
@@ -218,7 +220,7 @@ public final class DownloadSession: Sendable {
                 expectedDigest: resumeData.expectedDigest, destination: request.destination, phase: .active,
                 validator: partialUsable ? resumeData.validator : nil,
                 expectedLength: partialUsable ? resumeData.expectedLength : nil,
-                partialName: partialUsable ? resumeData.partialFile.name : Self.partialName(for: id), bytesOnDisk: 0,
+                partialName: partialUsable ? resumeData.partialFile.name : partialName(for: id), bytesOnDisk: 0,
                 lastRestartReason: partialUsable ? nil : .partialFileUnusable, createdAt: Date(), updatedAt: Date())
         }
         let task = register(DownloadTask(identifier: record.id, request: request, session: self))
@@ -291,9 +293,12 @@ public final class DownloadSession: Sendable {
         return task
     }
 
-    /// A partial file's name: the task's identifier and a random part, so no name is ever reused.
-    static func partialName(for id: Int) -> String {
-        "\(id)-\(String(UInt32.random(in: 0...UInt32.max), radix: 16)).partial"
+    /// A partial file's name: the task's identifier and a random part drawn once per session
+    /// object, so no name is ever reused — identifiers are unique within a session object, and a
+    /// later one (after a kill forgot unrecorded tasks, whose identifiers may come again) draws
+    /// another part. One draw per session rather than per task saves a `getrandom` per download.
+    func partialName(for id: Int) -> String {
+        "\(id)-\(partialNameNonce).partial"
     }
 
     /// The file `name` in the session's folder.

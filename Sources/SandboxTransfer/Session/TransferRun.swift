@@ -43,12 +43,17 @@ struct TransferRun: Sendable {
         // answers short ranges after sending new bytes each time is followed to the end.
         var attempt = 1
         var restarts = 0
-        var mark = length(of: partial) ?? 0  // unreadable: the first attempt fails on it
+        // The first attempt starts from this length (the file is not written in between); later
+        // ones measure again. Unreadable: the first attempt measures, and fails on it.
+        var measured = length(of: partial)
+        var mark = measured ?? 0
         var continuing = false
         while true {
             if Task.isCancelled { return stopped(partial) }
             do throws(AttemptFailure) {
-                let result = try await attemptOnce(partial, announcingResume: !continuing)
+                let known = measured
+                measured = nil
+                let result = try await attemptOnce(partial, length: known, announcingResume: !continuing)
                 continuing = false
                 switch result {
                 case .finished:
@@ -135,16 +140,22 @@ struct TransferRun: Sendable {
     }
 
     /// One request and its body, received on the client's event loop (``AttemptReceiver``).
-    /// `announcingResume`: report `didResume` when it continues a file (not when it only asks for
-    /// the rest after a short 206).
+    /// `length`: the partial file's length when the caller has just measured it (`nil`: measured
+    /// here). `announcingResume`: report `didResume` when it continues a file (not when it only
+    /// asks for the rest after a short 206).
     private func attemptOnce(
-        _ partial: PartialFile, announcingResume: Bool
+        _ partial: PartialFile, length known: Int64?, announcingResume: Bool
     ) async throws(AttemptFailure) -> AttemptResult {
         guard let record = session.store.record(task.taskIdentifier) else {
             throw .fatal(TransferError(.notFound, "The checkpoint lost task \(task.taskIdentifier)."))
         }
         let url = record.originalURL
-        let length = try AttemptFailure.fatalOnError { () throws(TransferError) in try partial.length() }
+        let length: Int64
+        if let known {
+            length = known
+        } else {
+            length = try AttemptFailure.fatalOnError { () throws(TransferError) in try partial.length() }
+        }
         let plan = Self.plan(record: record, length: length)
         // The digest of the bytes a continuation keeps, read here rather than on the event loop.
         var prefix: StreamingDigest?
