@@ -1,9 +1,16 @@
+import NIOCore
+
 /// The session's concurrency limits as a pure queue: at most `maximumActive` tasks run at once, and
 /// at most `maximumPerHost` against one host; the others wait in order of arrival.
+///
+/// The waiting line is a ring buffer with the waiting identifiers in a set, so enqueueing and
+/// starting the oldest task cost the same with 10,000 waiting as with 10 (an array scanned on
+/// every enqueue and shifted on every start cost O(waiting) per task).
 struct TransferQueue: Sendable {
     let maximumActive: Int
     let maximumPerHost: Int
-    private var waiting: [(task: Int, host: String)] = []
+    private var waiting = CircularBuffer<(task: Int, host: String)>()
+    private var waitingSet: Set<Int> = []
     private var active: [Int: String] = [:]
     private var perHost: [String: Int] = [:]
 
@@ -19,14 +26,17 @@ struct TransferQueue: Sendable {
 
     /// Adds `task`; returns the tasks that may start now (in order).
     mutating func enqueue(_ task: Int, host: String) -> [Int] {
-        guard active[task] == nil, !waiting.contains(where: { $0.task == task }) else { return [] }
+        guard active[task] == nil, waitingSet.insert(task).inserted else { return [] }
         waiting.append((task, host))
         return admit()
     }
 
     /// Takes a waiting task out of the queue.
     mutating func remove(_ task: Int) {
-        waiting.removeAll { $0.task == task }
+        guard waitingSet.remove(task) != nil, let index = waiting.firstIndex(where: { $0.task == task }) else {
+            return
+        }
+        waiting.remove(at: index)
     }
 
     /// `task` stopped running; returns the tasks that may start now.
@@ -39,16 +49,22 @@ struct TransferQueue: Sendable {
 
     private mutating func admit() -> [Int] {
         var started: [Int] = []
-        var index = 0
-        while index < waiting.count && active.count < maximumActive {
+        var offset = 0  // from the oldest waiting task: indices do not survive a removal
+        while offset < waiting.count && active.count < maximumActive {
+            let index = waiting.index(waiting.startIndex, offsetBy: offset)
             let candidate = waiting[index]
             if perHost[candidate.host, default: 0] < maximumPerHost {
-                waiting.remove(at: index)
+                if offset == 0 {
+                    waiting.removeFirst()  // O(1): the usual case
+                } else {
+                    waiting.remove(at: index)
+                }
+                waitingSet.remove(candidate.task)
                 active[candidate.task] = candidate.host
                 perHost[candidate.host, default: 0] += 1
                 started.append(candidate.task)
             } else {
-                index += 1
+                offset += 1
             }
         }
         return started

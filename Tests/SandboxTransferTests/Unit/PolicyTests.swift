@@ -40,6 +40,36 @@ import Testing
         #expect(queue.activeCount == 3)
     }
 
+    @Test func queueStartsInOrderOfArrivalSkippingFullHosts() {
+        var queue = TransferQueue(maximumActive: 2, maximumPerHost: 1)
+        #expect(queue.enqueue(1, host: "a") == [1])
+        #expect(queue.enqueue(1, host: "a") == [])  // running already
+        for task in 2...5 { #expect(queue.enqueue(task, host: task == 5 ? "b" : "a") == (task == 5 ? [5] : [])) }
+        #expect(queue.enqueue(3, host: "a") == [])  // waiting already: not twice
+        #expect(queue.waitingTasks == [2, 3, 4])
+        queue.remove(3)
+        #expect(queue.enqueue(3, host: "a") == [])  // back in line, now last
+        #expect(queue.waitingTasks == [2, 4, 3])
+        #expect(queue.release(1) == [2])
+        #expect(queue.release(2) == [4])
+        #expect(queue.release(5) == [])  // host "a" is full: nothing else waits
+        #expect(queue.release(4) == [3])
+        #expect(queue.waitingTasks.isEmpty && queue.activeCount == 1)
+    }
+
+    @Test func queueOfManyTasksKeepsTheirOrder() {
+        var queue = TransferQueue(maximumActive: 8, maximumPerHost: 8)
+        var started: [Int] = []
+        for task in 0..<10_000 { started += queue.enqueue(task, host: "h") }
+        var next = 0
+        while next < started.count {
+            started += queue.release(started[next])
+            next += 1
+        }
+        #expect(started == Array(0..<10_000))
+        #expect(queue.activeCount == 0)
+    }
+
     @Test func progressIsThrottledAndCountsTheOffset() {
         let start = ContinuousClock.now
         var meter = ProgressMeter(startingAt: 400, expectedTotal: 1000, interval: .milliseconds(100))
