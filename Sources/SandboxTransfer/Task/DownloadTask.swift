@@ -66,7 +66,7 @@ public final class DownloadTask: Sendable, Hashable, Identifiable, CustomStringC
     ///
     /// - Returns: the resume data, or `nil` when the download cannot continue (the server sent no
     ///   strong validator, or the task had already completed).
-    public func cancelByProducingResumeData() async -> ResumeData? {
+    public nonisolated(nonsending) func cancelByProducingResumeData() async -> ResumeData? {
         guard startCancellingForResumeData() else { return nil }
         guard case .failure(let error) = await result() else { return nil }
         return error.resumeData
@@ -89,11 +89,13 @@ public final class DownloadTask: Sendable, Hashable, Identifiable, CustomStringC
         return !wasCompleted
     }
 
-    /// Waits until the task completes.
+    /// Waits until the task completes, on the caller's executor (`nonisolated(nonsending)`): from
+    /// an actor, a task already completed answers without a hop to the global executor and back,
+    /// and a later completion resumes the caller on its actor directly.
     ///
     /// - Returns: where the file went, or the error (``TransferError/Code/cancelled`` when cancelled),
     ///   carrying resume data when the download can continue.
-    public func result() async -> Result<DownloadOutcome, TransferError> {
+    public nonisolated(nonsending) func result() async -> Result<DownloadOutcome, TransferError> {
         await withCheckedContinuation { continuation in
             let ready: Result<DownloadOutcome, TransferError>? = live.withLock { live in
                 if let outcome = live.outcome { return .success(outcome) }
