@@ -7,6 +7,28 @@ import Testing
 
 /// What a session re-created after a kill finds in its checkpoint.
 @Suite struct RecoveryTests {
+    /// A kill forgets a task never checkpointed, so the next session may give its identifier again:
+    /// the partial file's name must still be new (its random part is drawn once per session object).
+    @Test func partialNamesAreNotReusedWhenIdentifiersAre() async throws {
+        try await Fixture.with { fixture in
+            let url = try #require(URL(string: "http://127.0.0.1:9/x.bin"))
+            let first: (id: Int, name: String)
+            do {
+                let session = try fixture.session()
+                let task = try session.downloadTask(with: url)
+                let other = try session.downloadTask(with: url)
+                let name = try #require(session.store.record(task.taskIdentifier)).partialName
+                let otherName = try #require(session.store.record(other.taskIdentifier)).partialName
+                #expect(name != otherName)
+                first = (task.taskIdentifier, name)
+            }
+            let session = try fixture.session()
+            let again = try session.downloadTask(with: url)
+            #expect(again.taskIdentifier == first.id)  // forgotten: the identifier comes again
+            #expect(try #require(session.store.record(again.taskIdentifier)).partialName != first.name)
+        }
+    }
+
     @Test func aHandOverCutShortIsFinished() async throws {
         try await Fixture.with { fixture in
             let body = TestData.bytes(10_000, seed: 31)
