@@ -26,8 +26,8 @@ protocol WorkerPoolState: SendableMetatype {
 }
 
 /// A few threads of their own that take work from shared state guarded by one `NSCondition`: the
-/// one mechanism beneath a restore's blob readers (``BlobPrefetcher``) and file writers
-/// (``FileWritePool``).
+/// one mechanism beneath a backup's blob writers (``BlobWriter``) and a restore's blob readers
+/// (``BlobPrefetcher``) and file writers (``FileWritePool``).
 ///
 /// The state decides what is taken and when a thread waits (a bound on what waits ahead of the
 /// owner is back-pressure: the threads stop taking work, the owner stops giving it). The owner
@@ -69,7 +69,7 @@ final class WorkerPool<State: WorkerPoolState>: @unchecked Sendable {
     /// Waits until `condition` holds of the state, then calls `body` with it; wakes the threads
     /// afterwards, as `body` may have changed what they wait for.
     func withState<Result, Failure: Error>(
-        until condition: KeyPath<State, Bool>? = nil,
+        until condition: (State) -> Bool = { _ in true },
         _ body: (inout State) throws(Failure) -> Result
     ) throws(Failure) -> Result {
         self.condition.lock()
@@ -77,9 +77,7 @@ final class WorkerPool<State: WorkerPoolState>: @unchecked Sendable {
             self.condition.broadcast()
             self.condition.unlock()
         }
-        if let condition {
-            while !state[keyPath: condition] { self.condition.wait() }
-        }
+        while !condition(state) { self.condition.wait() }
         return try body(&state)
     }
 
