@@ -131,7 +131,8 @@ struct BlobQueue: WorkerPoolState {
     /// Most plaintext bytes queued, being named or being stored at once (one chunk is always
     /// taken, however large).
     let maximumBytesInFlight: Int
-    private var toName: [Work] = []
+    /// Taken slots are `nil` (their bytes released at once) until they are dropped in a batch.
+    private var toName: [Work?] = []
     private var toNameStart = 0
     private var toStore: [Work] = []
     private var nextTicket = 0
@@ -189,8 +190,8 @@ struct BlobQueue: WorkerPoolState {
             busy += 1
             return .perform(store)
         }
-        guard toNameStart < toName.count else { return .wait }
-        let work = toName[toNameStart]
+        guard toNameStart < toName.count, let work = toName[toNameStart] else { return .wait }
+        toName[toNameStart] = nil
         toNameStart += 1
         if toNameStart == toName.count || toNameStart > 4096 {  // drop the taken slots now and then
             toName.removeFirst(toNameStart)
