@@ -7,7 +7,8 @@ extension HTTPClient {
     /// timeout, stall timeout (as the read timeout) and redirect limit, and no decompression (the
     /// bytes are stored as sent, and ranges count them). The session shuts it down. Requests are
     /// traced only when the process bootstrapped a tracer: the no-op one still built a span, and
-    /// parsed the URL again for its attributes, per request.
+    /// parsed the URL again for its attributes, per request. The timeouts go through NIO's
+    /// `TimeAmount(Duration)`, which clamps: a timeout of years is not an overflow.
     static func forDownloads(_ configuration: DownloadSession.Configuration) -> HTTPClient {
         var settings = HTTPClient.Configuration(
             redirectConfiguration: configuration.maximumRedirects > 0
@@ -19,12 +20,5 @@ extension HTTPClient {
         settings.httpVersion = .automatic
         if InstrumentationSystem.tracer is NoOpTracer { settings.tracing.tracer = nil }
         return HTTPClient(eventLoopGroupProvider: .singleton, configuration: settings)
-    }
-}
-
-extension TimeAmount {
-    init(_ duration: Duration) {
-        let (seconds, attoseconds) = duration.components
-        self = .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
     }
 }

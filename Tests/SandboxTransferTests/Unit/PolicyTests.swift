@@ -1,4 +1,6 @@
+import AsyncHTTPClient
 import Foundation
+import NIOCore
 import Testing
 
 @testable import SandboxTransfer
@@ -23,6 +25,17 @@ import Testing
         #expect(RetryPolicy.retryAfter("120") == .seconds(120))
         #expect(RetryPolicy.retryAfter("Tue, 15 Nov 1994 08:12:41 GMT", now: now) == .seconds(10))
         #expect(RetryPolicy.retryAfter("soon") == nil)
+    }
+
+    /// Timeouts far beyond what nanoseconds in an `Int64` hold are clamped, not an overflow trap
+    /// when the session's client is made.
+    @Test func timeoutsOfAnyLengthMakeAClient() async throws {
+        var configuration = DownloadSession.Configuration.standard
+        configuration.connectTimeout = .seconds(Int64.max)
+        configuration.stallTimeout = .seconds(10_000_000_000)  // 317 years: 1e19 ns
+        #expect(TimeAmount(configuration.stallTimeout) == .nanoseconds(Int64.max))
+        let client = HTTPClient.forDownloads(configuration)  // trapped here when the conversion overflowed
+        try await client.shutdown()
     }
 
     @Test func queueLimitsPerSessionAndPerHost() {
