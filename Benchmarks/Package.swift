@@ -68,12 +68,15 @@ let package = Package(
         ),
         // The floors under `sandbox list`'s start-up, timed by sandbox-bundle-benchmark: a Swift
         // program listing the containers' folder, alone and behind swift-argument-parser.
-        .executableTarget(
-            name: "startup-floor", path: "startup-floor", swiftSettings: swiftSettings + quickStart.swift,
-            linkerSettings: quickStart.linker
+        .target(
+            name: "StartupFloorListing", path: "StartupFloorListing", swiftSettings: swiftSettings + quickStart.swift
         ),
         .executableTarget(
-            name: "startup-floor-argument-parser", dependencies: [argumentParser],
+            name: "startup-floor", dependencies: ["StartupFloorListing"], path: "startup-floor",
+            swiftSettings: swiftSettings + quickStart.swift, linkerSettings: quickStart.linker
+        ),
+        .executableTarget(
+            name: "startup-floor-argument-parser", dependencies: [argumentParser, "StartupFloorListing"],
             path: "startup-floor-argument-parser", swiftSettings: swiftSettings + quickStart.swift,
             linkerSettings: quickStart.linker
         ),

@@ -7,6 +7,7 @@ import AsyncHTTPClient
 import Glibc
 import NIOCore
 import NIOHTTP1
+import SandboxTransfer
 import Synchronization
 
 /// Writes one response's body into `path` (created, truncated), one `pwrite` per part, on the
@@ -61,14 +62,17 @@ private final class FileBodyDelegate: HTTPClientResponseDelegate {
 
 /// Downloads every URL (each `size` bytes) into `folder` (`s<index>.bin`), `concurrency` at once, each of `concurrency`
 /// Swift tasks sending its next request when the last one ended (as the session's runs do), on a
-/// client with the session's settings: no decompression, the default timeouts, redirects followed,
-/// HTTP/1.1 keep-alive with the connection pool's defaults.
+/// client set up as a session's own for `session` (`HTTPClient.forDownloads`): its connect and stall
+/// timeouts and redirect limit, no decompression, no tracing, HTTP/1.1 keep-alive with the
+/// connection pool's defaults.
 func downloadWithClientAlone(
-    _ urls: [String], of size: Int, into folder: String, concurrency: Int
+    _ urls: [String], of size: Int, into folder: String, concurrency: Int,
+    session: DownloadSession.Configuration = .standard
 ) async throws {
     var settings = HTTPClient.Configuration(
-        redirectConfiguration: .follow(max: 16, allowCycles: false),
-        timeout: .init(connect: .seconds(60), read: .seconds(60)), decompression: .disabled)
+        redirectConfiguration: .follow(max: session.maximumRedirects, allowCycles: false),
+        timeout: .init(connect: TimeAmount(session.connectTimeout), read: TimeAmount(session.stallTimeout)),
+        decompression: .disabled)
     settings.tracing.tracer = nil
     let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: settings)
     do {
@@ -100,4 +104,12 @@ private final class NextIndex: Sendable {
     private let value = Atomic(0)
 
     func take() -> Int { value.add(1, ordering: .relaxed).oldValue }
+}
+
+extension TimeAmount {
+    /// `duration`, to the nanosecond.
+    fileprivate init(_ duration: Duration) {
+        let (seconds, attoseconds) = duration.components
+        self = .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
+    }
 }

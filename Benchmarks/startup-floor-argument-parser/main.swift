@@ -9,6 +9,7 @@ import ArgumentParser
 // gives the link its static libraries (as `sandbox`'s own Foundation import does).
 import FoundationEssentials
 import Glibc
+import StartupFloorListing
 
 @main
 struct Root: ParsableCommand {
@@ -23,16 +24,7 @@ struct ListApps: ParsableCommand {
     @Flag(help: "Print JSON.") var json = false
 
     func run() throws {
-        let home = getenv("SANDBOX_HOME").map { String(cString: $0) } ?? "."
-        guard let folder = opendir(home + "/Containers/Data") else { throw ExitCode.failure }
-        var names: [String] = []
-        while let entry = readdir(folder) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) {
-                String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self)
-            }
-            if !name.hasPrefix(".") { names.append(name) }
-        }
-        closedir(folder)
-        for name in names.sorted() { print(json ? "\"\(name)\"" : name) }
+        guard let names = containerNames() else { throw ExitCode.failure }
+        for name in names { print(json ? "\"\(name)\"" : name) }
     }
 }
