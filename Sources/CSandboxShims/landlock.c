@@ -181,10 +181,25 @@ static void csb_confined_child(const csb_confined_spawn_t *spec, int report_fd) 
         int source = spec->stdio_fds[target];
         if (source >= 0 && source != target && dup2(source, target) < 0) csb_child_fail(report_fd, CSB_SPAWN_STEP_STDIO);
     }
-    // No descriptor of the parent's but the standard streams (and the report pipe, itself
-    // close-on-exec) reaches the program.
-    if (syscall(SYS_close_range, 3U, ~0U, CLOSE_RANGE_CLOEXEC) != 0) {
-        for (int fd = 3; fd < 65536; fd++) {
+    // The descriptor handed down becomes 3 (the report pipe moved out of its way first).
+    unsigned first_closed = 3;
+    if (spec->passed_fd >= 0) {
+        if (report_fd == 3) {
+            int moved = fcntl(report_fd, F_DUPFD_CLOEXEC, 4);
+            if (moved < 0) csb_child_fail(report_fd, CSB_SPAWN_STEP_STDIO);
+            report_fd = moved;
+        }
+        if (spec->passed_fd == 3) {
+            if (fcntl(3, F_SETFD, 0) != 0) csb_child_fail(report_fd, CSB_SPAWN_STEP_STDIO);
+        } else if (dup2(spec->passed_fd, 3) < 0) {
+            csb_child_fail(report_fd, CSB_SPAWN_STEP_STDIO);
+        }
+        first_closed = 4;
+    }
+    // No descriptor of the parent's but the standard streams and the one handed down (and the
+    // report pipe, itself close-on-exec) reaches the program.
+    if (syscall(SYS_close_range, first_closed, ~0U, CLOSE_RANGE_CLOEXEC) != 0) {
+        for (int fd = (int)first_closed; fd < 65536; fd++) {
             if (fd != report_fd) fcntl(fd, F_SETFD, FD_CLOEXEC);
         }
     }

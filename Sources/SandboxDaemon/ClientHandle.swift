@@ -1,4 +1,5 @@
 import NIOCore
+import Sandbox
 import SandboxTransfer
 
 /// A connected client as the daemon sees it: who it is, what its hello said, and its outbox.
@@ -9,16 +10,21 @@ final class ClientHandle: Sendable {
     let id: Int
     let credentials: PeerCredentials
     let hello: ClientMessage.Hello
+    /// The app this connection acts for, and what its confinement allows: from the system's
+    /// `bind` frame, or, from an unconfined process, its own hello (it could touch the app's files
+    /// itself). `nil` for a client that names no app (status only).
+    let binding: AppBinding?
     private let outbox: AsyncStream<DaemonMessage>.Continuation
     private let channel: any Channel
 
     init(
-        id: Int, credentials: PeerCredentials, hello: ClientMessage.Hello,
+        id: Int, credentials: PeerCredentials, hello: ClientMessage.Hello, binding: AppBinding?,
         outbox: AsyncStream<DaemonMessage>.Continuation, channel: any Channel
     ) {
         self.id = id
         self.credentials = credentials
         self.hello = hello
+        self.binding = binding
         self.outbox = outbox
         self.channel = channel
     }

@@ -1,6 +1,7 @@
 import Glibc
 import Logging
 import NIOCore
+import Sandbox
 import SandboxTransfer
 
 /// Serves one connection: checks the peer's user, the hello, then handles requests in order.
@@ -53,6 +54,8 @@ struct ConnectionHandler {
         }
         var decoder = FrameDecoder()
         var client: ClientHandle?
+        // The app the system bound this connection to (a `bind` frame, sent only before the hello).
+        var binding: AppBinding?
         defer {
             if let client { Task { await daemon.disconnected(client) } }
         }
@@ -70,12 +73,18 @@ struct ConnectionHandler {
                         }
                         continue
                     }
+                    if binding == nil, let requested = try WireCoding.binding(body) {
+                        binding = try await daemon.bind(requested, credentials: credentials)
+                        sink.yield(.bound)
+                        continue
+                    }
                     try WireCoding.checkHelloVersion(body)
                     let message = try WireCoding.decode(ClientMessage.self, from: body)
                     guard let hello = message.hello else {
                         throw TransferError(.protocolViolation, "The hello carries no 'hello' object.")
                     }
-                    client = try await daemon.admit(hello, credentials: credentials, outbox: sink, channel: channel)
+                    client = try await daemon.admit(
+                        hello, binding: binding, credentials: credentials, outbox: sink, channel: channel)
                 }
             }
             try decoder.finish()

@@ -37,27 +37,58 @@ actor Daemon {
 
     // MARK: Clients
 
+    /// Accepts the system's binding of a new connection to an app (``/Sandbox/DaemonBroker``
+    /// sends it before handing the connection to a confined program).
+    ///
+    /// - Throws: ``TransferError`` when the app has no container or its identifier is malformed.
+    func bind(_ binding: AppBinding, credentials: PeerCredentials) throws(TransferError) -> AppBinding {
+        _ = try container(for: binding.app)
+        logger.info(
+            "pid \(credentials.pid): connection bound to \(binding.app)\(binding.allowsNetwork ? "" : " (no network)")")
+        return binding
+    }
+
     /// Admits a client whose hello passed the version check: sends its welcome and, when it
     /// attaches to a session, the session's queued events and then "all events delivered".
     ///
-    /// - Throws: ``TransferError`` when the hello names another home, an app without a container
-    ///   or a session name that is not one plain name.
+    /// A connection the system bound to an app (`binding`) acts for that app only: a hello naming
+    /// another is refused, and one naming none acts for the bound app. An unbound connection comes
+    /// from a process that is not confined (a confined one cannot open a connection), which acts
+    /// for the app its hello names.
+    ///
+    /// - Throws: ``TransferError`` when the hello names another home, another app than the
+    ///   binding, an app without a container or a session name that is not one plain name.
     func admit(
-        _ hello: ClientMessage.Hello, credentials: PeerCredentials,
+        _ hello: ClientMessage.Hello, binding: AppBinding?, credentials: PeerCredentials,
         outbox: AsyncStream<DaemonMessage>.Continuation, channel: any Channel
     ) throws(TransferError) -> ClientHandle {
-        guard hello.home == home.location else {
-            throw TransferError(
-                .invalidArgument,
-                "This sandboxd serves the home '\(home.location)', not '\(hello.home)'; give each home its own XDG_RUNTIME_DIR.",
-                path: hello.home)
+        var hello = hello
+        let effective: AppBinding?
+        if let binding {
+            guard hello.app == nil || hello.app == binding.app else {
+                throw TransferError(
+                    TransferError.Code(.permissionDenied),
+                    "This connection was bound to '\(binding.app)' by the app's launcher; it cannot act for '\(hello.app ?? "")'."
+                )
+            }
+            hello.app = binding.app
+            effective = binding
+        } else {
+            guard hello.home == home.location else {
+                throw TransferError(
+                    .invalidArgument,
+                    "This sandboxd serves the home '\(home.location)', not '\(hello.home)'; give each home its own XDG_RUNTIME_DIR.",
+                    path: hello.home)
+            }
+            effective = hello.app.map { AppBinding(app: $0, allowsNetwork: true) }
         }
         if let app = hello.app {
             _ = try container(for: app)
             if let session = hello.session { try SessionHost.validate(session: session) }
         }
         let client = ClientHandle(
-            id: nextClient, credentials: credentials, hello: hello, outbox: outbox, channel: channel)
+            id: nextClient, credentials: credentials, hello: hello, binding: effective, outbox: outbox,
+            channel: channel)
         nextClient += 1
         clients[client.id] = client
         touch()
@@ -129,6 +160,8 @@ actor Daemon {
             switch message.type {
             case .hello:
                 throw TransferError(.protocolViolation, "A connection says hello once.")
+            case .bind:
+                throw TransferError(.protocolViolation, "A connection is bound once, before its hello.")
             case .status:
                 let status = status()
                 queue.writes.commit("count events", EventQueue.queuedEventCount) { result in
@@ -149,6 +182,7 @@ actor Daemon {
                 guard let request = message.request else {
                     throw TransferError(.protocolViolation, "A submit message carries no request.")
                 }
+                try checkNetwork(of: client)
                 try host(for: key).submit(request) { result in
                     Self.answer(client, id, result.map { .submitted(task: $0, requestID: id) })
                 }
@@ -161,9 +195,13 @@ actor Daemon {
                 send(.done(requestID: id), to: client)
             case .relaunch:
                 let key = try sessionKey(of: client)
-                guard let command = message.relaunch else {
+                guard var requested = message.relaunch else {
                     throw TransferError(.protocolViolation, "A relaunch message carries no command.")
                 }
+                try requested.validate()
+                // What the relaunched program may do is the registering connection's, not the message's.
+                requested.allowsNetwork = client.binding?.allowsNetwork ?? false
+                let command = requested
                 let body = try EventQueue.json(command, "relaunch command")
                 queue.writes.commit(
                     "register a relaunch command",
@@ -200,6 +238,16 @@ actor Daemon {
             }
             return info
         }
+    }
+
+    /// Refuses to download for an app whose confinement blocks the network: what a confined app
+    /// may ask the daemon for is no more than what it could do itself.
+    private func checkNetwork(of client: ClientHandle) throws(TransferError) {
+        guard let binding = client.binding, !binding.allowsNetwork else { return }
+        throw TransferError(
+            TransferError.Code(.permissionDenied),
+            "'\(binding.app)' runs without network access (`sandbox run --no-network`): sandboxd does not download for it. Run it without --no-network to use background downloads."
+        )
     }
 
     private func sessionKey(of client: ClientHandle) throws(TransferError) -> SessionKey {
@@ -284,8 +332,8 @@ actor Daemon {
         if event.kind == .completed { relaunchIfReady(key) }
     }
 
-    /// Processes started by ``relaunchIfReady(_:)``, by session.
-    private var relaunched: [SessionKey: DetachedProcess] = [:]
+    /// Programs started by ``relaunchIfReady(_:)``, by session.
+    private var relaunched: [SessionKey: AppProcess] = [:]
 
     /// Runs `key`'s relaunch command when its events are ready: no task unfinished, no process
     /// attached, and the command not running already.
@@ -305,22 +353,25 @@ actor Daemon {
         attached[key] == nil && (hosts[key]?.activeTaskCount ?? 0) == 0 && (relaunched[key].map(\.hasExited) ?? true)
     }
 
-    /// Runs `command` for `key` if the session is still ready for it.
+    /// Runs `command` for `key` if the session is still ready for it: confined exactly as
+    /// `sandbox run` confines the app (its bundle verified, its Landlock ruleset and filters, an
+    /// environment built from scratch — none of the daemon's), with the network only if the
+    /// connection that registered it had it, standard streams on `/dev/null`, and a connection to
+    /// this daemon bound to the app (``/Sandbox/DaemonBroker``) as descriptor 3.
     private func relaunch(_ key: SessionKey, _ command: RelaunchCommand) {
         guard isReadyForRelaunch(key) else { return }
-        do throws(TransferError) {
-            var environment = ProcessInfo.processInfo.environment
-            environment["SANDBOX_APP"] = key.app
-            environment["SANDBOX_BACKGROUND_SESSION"] = key.session
-            let process = try DetachedProcess(
-                command.arguments, environment: environment, directory: try container(for: key.app).homeDirectory,
-                code: .invalidArgument)
+        do {
+            let process = try RelaunchedApp.start(
+                key, command, home: home, location: options.paths.location)
             relaunched[key] = process
-            logger.info("relaunched \(key): pid \(process.pid), \(command.arguments)")
-            let limit = max(0, command.timeLimitSeconds)
-            DispatchQueue.global().asyncAfter(deadline: .now() + limit) { process.signal(SIGKILL) }
+            logger.info("relaunched \(key) confined: pid \(process.pid), \(command.arguments)")
+            let limit = Duration.milliseconds(Int64(command.timeLimitSeconds * 1000))
+            Task {
+                try? await Task.sleep(for: limit)  // cancelled: the kill below still runs
+                process.signal(SIGKILL)
+            }
         } catch {
-            logger.error("The relaunch command of \(key) failed: \(error)")
+            logger.error("The relaunch command of \(key) was not run: \(error)")
         }
     }
 

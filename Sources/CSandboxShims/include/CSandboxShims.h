@@ -151,6 +151,7 @@ typedef struct {
     uint64_t kept_capabilities;  ///< bit N: keep capability N
     const csb_rlimit_t *limits;  ///< set with setrlimit() in the child
     int limit_count;
+    int passed_fd;  ///< -1, or a descriptor the child gets as 3, kept open across execve
 } csb_confined_spawn_t;
 
 /// The steps of the child of `csb_confined_spawn`, reported with errno when one fails.
@@ -174,5 +175,14 @@ enum {
 /// in the child. Returns the child's pid once it has executed the program, or -1 with the failed
 /// step and its errno (the child is then reaped already). Blocks until the child has executed or failed.
 pid_t csb_confined_spawn(const csb_confined_spawn_t *spec, int *failed_step, int *failed_errno);
+
+/// Sends `length` bytes of `bytes` on the socket `sock` with the descriptor `fd` attached
+/// (SCM_RIGHTS), or none when `fd` is -1. Returns what sendmsg(2) returns (errno set).
+ssize_t csb_send_with_descriptor(int sock, const void *bytes, size_t length, int fd);
+
+/// Receives at most `capacity` bytes from the socket `sock` into `bytes`, and the one descriptor
+/// attached (SCM_RIGHTS, made close-on-exec) into `*fd` (-1 when none came; any extra ones are
+/// closed). Returns what recvmsg(2) returns (errno set).
+ssize_t csb_receive_with_descriptor(int sock, void *bytes, size_t capacity, int *fd);
 
 #endif

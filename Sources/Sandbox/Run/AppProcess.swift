@@ -36,6 +36,9 @@ public final class AppProcess: Sendable {
         }
     }
 
+    /// Whether the app has ended (and been reaped).
+    public var hasExited: Bool { state.withLock { $0.exit != nil } }
+
     /// How the app ended, once it has.
     public var exit: AppExit {
         get async {

@@ -56,6 +56,8 @@ public struct ConfinedLaunch: Sendable {
     ///   - options: what is allowed beyond the container, and whether to run on an older ABI.
     ///   - environment: the launcher's variables: `PATH` and the locale are kept from them,
     ///     `SANDBOX_LANDLOCK_ABI` caps the ABI (``LandlockABI/current(environment:)``).
+    ///   - variables: added to the app's environment as they are (e.g. the background session a
+    ///     relaunch is for).
     /// - Throws: ``/SandboxCore/SandboxError/Code/unsupported`` naming the kernel and ABI when
     ///   Landlock is missing or older than ``LandlockABI/required`` and `bestEffort` is off;
     ///   ``/SandboxCore/SandboxError/Code/invalidArgument`` for an empty command;
@@ -64,7 +66,8 @@ public struct ConfinedLaunch: Sendable {
         app: OpenedApp,
         command: [String],
         options: ConfinementOptions = ConfinementOptions(),
-        environment: [String: String] = ProcessInfo.processInfo.environment
+        environment: [String: String] = ProcessInfo.processInfo.environment,
+        variables: [String: String] = [:]
     ) throws(SandboxError) {
         guard let name = command.first, !name.isEmpty else {
             throw SandboxError(.invalidArgument, "No command to run: give it after `--`, e.g. `sandbox run APP -- ls`.")
@@ -80,7 +83,8 @@ public struct ConfinedLaunch: Sendable {
         let home = Self.absolute(app.container.homeDirectory)
         let bundle = Self.absolute(app.container.hostPath(for: .bundle))
         let variables = AppEnvironment.variables(
-            app: app.container.identifier, home: home, bundle: bundle, inheriting: environment)
+            app: app.container.identifier, home: home, bundle: bundle, inheriting: environment
+        ).merging(variables) { _, added in added }
         self.app = app
         self.command = command
         self.executable = try ExecutableSearch.resolve(name, path: variables["PATH"] ?? "")
@@ -98,6 +102,8 @@ public struct ConfinedLaunch: Sendable {
     ///   - standardInput: the program's standard input; `nil` shares the launcher's.
     ///   - standardOutput: the program's standard output; `nil` shares the launcher's.
     ///   - standardError: the program's standard error; `nil` shares the launcher's.
+    ///   - passed: a descriptor the program gets as descriptor 3 (e.g. ``DaemonBroker/programEnd``);
+    ///   `nil` for none.
     ///   Give descriptors above 2 (or the launcher's own 0, 1, 2 in their places); the caller
     ///   keeps them and may close them once this returns.
     ///
@@ -109,14 +115,18 @@ public struct ConfinedLaunch: Sendable {
     public func start(
         standardInput: FileDescriptor? = nil,
         standardOutput: FileDescriptor? = nil,
-        standardError: FileDescriptor? = nil
+        standardError: FileDescriptor? = nil,
+        passing passed: FileDescriptor? = nil
     ) throws(SandboxError) -> AppProcess {
         let home = try openVerified(
             Self.absolute(app.container.homeDirectory), as: app.container.root, at: .root, label: "data container")
         defer { Glibc.close(home) }
         let ruleset = try abi.version >= 1 ? makeRuleset(home: home) : nil
         let stdio = (standardInput?.rawValue ?? -1, standardOutput?.rawValue ?? -1, standardError?.rawValue ?? -1)
-        return try spawn(directory: home, ruleset: ruleset, stdio: stdio)
+        var environment = self.environment
+        if passed != nil { environment[AppEnvironment.daemonBrokerVariable] = "3" }
+        return try spawn(
+            directory: home, ruleset: ruleset, stdio: stdio, passed: passed?.rawValue ?? -1, environment: environment)
     }
 
     private func makeRuleset(home: CInt) throws(SandboxError) -> LandlockRuleset {
@@ -171,7 +181,8 @@ public struct ConfinedLaunch: Sendable {
     }
 
     private func spawn(
-        directory: CInt, ruleset: LandlockRuleset?, stdio: (CInt, CInt, CInt)
+        directory: CInt, ruleset: LandlockRuleset?, stdio: (CInt, CInt, CInt), passed: CInt,
+        environment: [String: String]
     ) throws(SandboxError) -> AppProcess {
         let argv = ([executable] + command.dropFirst()).map { strdup($0) }
         let envp = environment.sorted { $0.key < $1.key }.map { strdup("\($0.key)=\($0.value)") }
@@ -189,7 +200,7 @@ public struct ConfinedLaunch: Sendable {
                             ruleset_fd: ruleset?.descriptor ?? -1,
                             new_session: 1, deny_network_sockets: options.blocksNetwork ? 1 : 0,
                             limit_capabilities: 1, kept_capabilities: KeptCapabilities.mask,
-                            limits: limits.baseAddress, limit_count: CInt(limits.count))
+                            limits: limits.baseAddress, limit_count: CInt(limits.count), passed_fd: passed)
                         return csb_confined_spawn(&spec, &step, &failure)
                     }
                 }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import Sandbox
 import SandboxCLISupport
 import SystemPackage
@@ -46,13 +47,30 @@ struct Run: AsyncParsableCommand {
     /// be executed ends the command as a shell would: 127 when it was not found, 126 otherwise.
     private func start() throws -> (AppProcess, SignalForwarder) {
         let options = ConfinementOptions(blocksNetwork: noNetwork, readablePaths: allowRead, bestEffort: bestEffort)
-        do {
-            let launch = try SandboxHome().prepareRun(app.identifier(), command: command, options: options)
+        let identifier = try app.identifier()
+        do throws(SandboxError) {
+            let home = try SandboxHome()
+            let launch = try home.prepareRun(identifier, command: command, options: options)
             for gap in launch.unenforced {
                 StandardStreams.error("sandbox: warning: not enforced (\(launch.abi)): \(gap)\n")
             }
+            // The program's only way to sandboxd: connections this process opens and binds to the
+            // app (the program cannot open a Unix socket itself).
+            let environment = ProcessInfo.processInfo.environment
+            let broker = try DaemonBroker(
+                binding: AppBinding(app: identifier.rawValue, allowsNetwork: !noNetwork),
+                location: DaemonLocation(home: home.location, environment: environment), startsDaemon: true,
+                environment: environment)
             let forwarder = SignalForwarder()
-            let process = try launch.start()
+            let process: AppProcess
+            do throws(SandboxError) {
+                process = try launch.start(passing: broker.programEnd)
+            } catch {
+                broker.closeProgramEnd()
+                throw error
+            }
+            broker.closeProgramEnd()
+            broker.serve()
             forwarder.forward(to: process)
             return (process, forwarder)
         } catch {

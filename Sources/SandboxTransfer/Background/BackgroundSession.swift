@@ -131,12 +131,18 @@ public final class BackgroundSession: Sendable {
 
     /// Registers the command `sandboxd` runs when this session's events are ready (its last task
     /// completed) and no process is attached — iOS relaunching an app in the background (the
-    /// seed's case 3). It runs in the container's home, with `SANDBOX_APP` and
-    /// `SANDBOX_BACKGROUND_SESSION` set, and is killed after `timeLimit`; it should re-create the
-    /// session to receive the events. An empty `arguments` removes the registration.
+    /// seed's case 3). It runs **confined** exactly as `sandbox run` runs a program (the app's
+    /// verified bundle, its Landlock ruleset, no network if this app's connection has none, an
+    /// environment built from scratch — nothing of the daemon's), in the container's home, with
+    /// `SANDBOX_APP` and `SANDBOX_BACKGROUND_SESSION` set and a broker for daemon connections as
+    /// descriptor 3 (`SANDBOX_DAEMON_BROKER_FD`), and is killed after `timeLimit` (at most 600 s);
+    /// it should re-create the session to receive the events. The program must be one the sandbox
+    /// lets the app execute: in its bundle or beneath the system's program folders. An empty
+    /// `arguments` removes the registration.
     ///
-    /// - Throws: ``TransferError/Code/invalidArgument`` when the program is not an absolute path;
-    ///   ``TransferError/Code/daemonUnavailable`` when the daemon connection is gone.
+    /// - Throws: ``TransferError/Code/invalidArgument`` when the program is not an absolute path or
+    ///   the time limit is out of range; ``TransferError/Code/daemonUnavailable`` when the daemon
+    ///   connection is gone.
     public func registerRelaunch(arguments: [String], timeLimit: Duration = .seconds(30)) async throws(TransferError) {
         if let program = arguments.first, !program.hasPrefix("/") {
             throw TransferError(.invalidArgument, "The relaunch program '\(program)' must be an absolute path.")

@@ -9,12 +9,12 @@ import Synchronization
 // suggested names, as the seed's apps do.
 //
 //   sandbox-background-app APP SESSION connect              print the daemon's pid, wait for didFinishEvents
-//   sandbox-background-app APP SESSION submit URL... [--exit-after N] [--relaunch] [--discretionary] [--no-wait]
+//   sandbox-background-app APP SESSION submit URL... [--exit-after N] [--relaunch-script PATH] [--discretionary] [--no-wait]
 //                          [--batch]   (--batch: all submitted at once with downloadTasks(with:))
 //                          (--discretionary: the session's tasks are discretionary; --no-wait: they do not
 //                          wait for connectivity)
-//                          (--relaunch: the daemon runs `APP SESSION attach --exit-after 1` when the events
-//                          are ready; a relaunched app writes tmp/relaunched in its working directory)
+//                          (--relaunch-script PATH: the daemon runs `/usr/bin/python3 PATH` confined when the
+//                          events are ready, as `sandbox run` would; see ConfinedClient.relaunchScript)
 //   sandbox-background-app APP SESSION attach [--exit-after N]   (N completions; 0: after didFinishEvents)
 //   sandbox-background-app APP SESSION list                 print the unfinished tasks' identifiers
 //   sandbox-background-app APP SESSION background URL...    submit, detach (the app "in the background"),
@@ -72,23 +72,19 @@ guard arguments.count >= 3 else {
 let (app, sessionName, command) = (arguments[0], arguments[1], arguments[2])
 var rest = Array(arguments.dropFirst(3))
 var exitAfter: Int?
-let registersRelaunch = rest.contains("--relaunch")
+// --relaunch-script PATH: the daemon runs `/usr/bin/python3 PATH`, confined, when the events are ready.
+var relaunchScript: String?
+if let index = rest.firstIndex(of: "--relaunch-script"), index + 1 < rest.count {
+    relaunchScript = rest[index + 1]
+    rest.removeSubrange(index...index + 1)
+}
 let discretionary = rest.contains("--discretionary")
 let waits = !rest.contains("--no-wait")
 let batch = rest.contains("--batch")
-rest.removeAll { ["--relaunch", "--discretionary", "--no-wait", "--batch"].contains($0) }
+rest.removeAll { ["--discretionary", "--no-wait", "--batch"].contains($0) }
 if let index = rest.firstIndex(of: "--exit-after"), index + 1 < rest.count {
     exitAfter = Int(rest[index + 1])
     rest.removeSubrange(index...index + 1)
-}
-
-if ProcessInfo.processInfo.environment["SANDBOX_BACKGROUND_SESSION"] == sessionName {
-    // Relaunched by the daemon: the working directory is the container's home.
-    guard FileManager.default.createFile(atPath: "tmp/relaunched", contents: Data(command.utf8)) else {
-        let directory = FileManager.default.currentDirectoryPath
-        FileHandle.standardError.write(Data("cannot write tmp/relaunched in \(directory)\n".utf8))
-        exit(1)
-    }
 }
 
 do {
@@ -123,9 +119,8 @@ do {
         emit(["daemonPID": Int(session.daemonPID)])
         while !delegate.finishedEvents.withLock({ $0 }) { try await Task.sleep(for: .milliseconds(5)) }
     case "submit":
-        if registersRelaunch {
-            let program = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().path
-            try await session.registerRelaunch(arguments: [program, app, sessionName, "attach", "--exit-after", "1"])
+        if let relaunchScript {
+            try await session.registerRelaunch(arguments: ["/usr/bin/python3", relaunchScript])
         }
         let addresses = try rest.map { url in
             guard let address = URL(string: url) else { throw TransferError(.invalidURL, url) }

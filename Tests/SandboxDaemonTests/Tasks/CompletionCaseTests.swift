@@ -71,8 +71,9 @@ import Testing
         await server.stop()
     }
 
-    /// Case 3 with a relaunch command registered: the daemon runs it (in the container's home)
-    /// when the events are ready, and the relaunched app receives them and moves the file.
+    /// Case 3 with a relaunch command registered: the daemon runs it (confined to the container, as
+    /// `sandbox run` would) when the events are ready, and the relaunched app receives them through
+    /// the connection its broker hands it and moves the file.
     @Test func killedAndRelaunchedByTheDaemon() async throws {
         // Slow enough (~4 s) that the download still runs when the app is killed, however late a
         // starved test process sees it submit.
@@ -80,7 +81,9 @@ import Testing
         let payload = TestData.bytes(1 << 20, seed: 16)
         try server.serve(payload, as: "relaunch.bin")
         try await DaemonFixture.with { fixture in
-            let app = try fixture.startApp("s", ["submit", server.url("/slow/relaunch.bin"), "--relaunch"])
+            let script = try ConfinedClient.installRelaunchScript(in: fixture)
+            let app = try fixture.startApp(
+                "s", ["submit", server.url("/slow/relaunch.bin"), "--relaunch-script", script])
             #expect(await eventually { (try? app.standardOutput().contains("\"submitted\"")) == true })
             app.signal(SIGKILL)
             _ = await app.exit

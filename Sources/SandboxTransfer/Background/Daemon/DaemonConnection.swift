@@ -1,3 +1,4 @@
+import Glibc
 import NIOCore
 import NIOPosix
 import Synchronization
@@ -52,18 +53,49 @@ package final class DaemonConnection: Sendable {
         let asyncChannel: NIOAsyncChannel<ByteBuffer, ByteBuffer>
         do {
             asyncChannel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-                .connect(unixDomainSocketPath: path) { channel in
-                    channel.eventLoop.makeCompletedFuture {
-                        // Half-closure: finishing the writer (``finish()``) sends what is pending, then EOF.
-                        try NIOAsyncChannel<ByteBuffer, ByteBuffer>(
-                            wrappingChannelSynchronously: channel,
-                            configuration: .init(isOutboundHalfClosureEnabled: true))
-                    }
-                }
+                .connect(unixDomainSocketPath: path, channelInitializer: wrap)
         } catch {
             throw TransferError(
                 .daemonUnavailable, "Could not connect to sandboxd at '\(path)': \(error).", path: path, cause: error)
         }
+        return try await handshake(asyncChannel, hello: hello, path: path)
+    }
+
+    /// Takes over `descriptor`, a socket already connected to the daemon (and possibly bound to an
+    /// app by the launcher), and shakes hands on it. The connection owns the descriptor from here,
+    /// whether this succeeds or not.
+    ///
+    /// - Throws: ``TransferError/Code/daemonUnavailable`` when the socket cannot be used; the
+    ///   daemon's refusal of the hello otherwise.
+    package static func connect(
+        descriptor: CInt, hello: ClientMessage.Hello
+    ) async throws(TransferError) -> DaemonConnection {
+        let asyncChannel: NIOAsyncChannel<ByteBuffer, ByteBuffer>
+        do {
+            asyncChannel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+                .withConnectedSocket(descriptor, channelInitializer: wrap)
+        } catch {
+            Glibc.close(descriptor)
+            throw TransferError(
+                .daemonUnavailable, "The connection to sandboxd (descriptor \(descriptor)) cannot be used: \(error).",
+                cause: error)
+        }
+        return try await handshake(asyncChannel, hello: hello, path: "descriptor \(descriptor)")
+    }
+
+    /// The channel's async wrapper. Half-closure: finishing the writer (``finish()``) sends what is
+    /// pending, then EOF.
+    @Sendable
+    private static func wrap(_ channel: any Channel) -> EventLoopFuture<NIOAsyncChannel<ByteBuffer, ByteBuffer>> {
+        channel.eventLoop.makeCompletedFuture {
+            try NIOAsyncChannel<ByteBuffer, ByteBuffer>(
+                wrappingChannelSynchronously: channel, configuration: .init(isOutboundHalfClosureEnabled: true))
+        }
+    }
+
+    private static func handshake(
+        _ asyncChannel: NIOAsyncChannel<ByteBuffer, ByteBuffer>, hello: ClientMessage.Hello, path: String
+    ) async throws(TransferError) -> DaemonConnection {
         let (messages, sink) = AsyncStream.makeStream(of: DaemonMessage.self)
         let shared = Shared()
         let (started, startedSink) = AsyncStream.makeStream(

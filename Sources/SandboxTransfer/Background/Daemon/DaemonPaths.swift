@@ -16,29 +16,33 @@ public struct DaemonPaths: Sendable, Hashable {
     public var home: String
 
     /// The Unix socket apps connect to.
-    public var socket: String { runtimeDirectory + "/sandboxd.sock" }
+    public var socket: String { location.socket }
     /// The lock an app holds while it starts the daemon, so two apps starting at once make one.
-    var spawnLock: String { runtimeDirectory + "/sandboxd.spawn.lock" }
+    var spawnLock: String { location.spawnLock }
     /// The lock the daemon holds while it runs; it holds the daemon's pid.
-    public var pidFile: String { runtimeDirectory + "/sandboxd.pid" }
+    public var pidFile: String { location.pidFile }
     /// The daemon's log.
-    public var log: String { stateDirectory + "/sandboxd.log" }
+    public var log: String { location.log }
     /// The durable event queue.
-    public var queue: String { stateDirectory + "/queue.sqlite" }
+    public var queue: String { location.queue }
+    /// The same paths as the layers below see them (``Sandbox``'s `DaemonLocation`, the one place
+    /// they are computed).
+    package var location: DaemonLocation {
+        DaemonLocation(home: home, runtimeDirectory: runtimeDirectory, stateDirectory: stateDirectory)
+    }
 
     /// The longest socket path Linux accepts (`sun_path` is 108 bytes with its NUL).
     static let maximumSocketPathLength = 107
 
     /// The paths for `home` under `environment`'s `XDG_RUNTIME_DIR`.
     public init(home: SandboxHome, environment: [String: String] = ProcessInfo.processInfo.environment) {
-        self.home = home.location
-        let device = home.location + "/Device"
-        if let runtime = environment["XDG_RUNTIME_DIR"], runtime.hasPrefix("/") {
-            runtimeDirectory = runtime + "/sandbox"
-        } else {
-            runtimeDirectory = device
-        }
-        stateDirectory = device + "/sandboxd"
+        self.init(DaemonLocation(home: home.location, environment: environment))
+    }
+
+    package init(_ location: DaemonLocation) {
+        home = location.home
+        runtimeDirectory = location.runtimeDirectory
+        stateDirectory = location.stateDirectory
     }
 
     /// Creates the folders (0700) and checks they are this user's and closed to others.

@@ -1,4 +1,5 @@
 import Foundation
+import Sandbox
 
 /// What an app (or the CLI) sends to `sandboxd`: one JSON object per frame, `type` saying which.
 ///
@@ -6,6 +7,9 @@ import Foundation
 /// answer repeats, and `acknowledge` for each event handled.
 package struct ClientMessage: Codable, Sendable, Equatable {
     package enum Kind: String, Codable, Sendable {
+        /// Binds the connection to an app (``binding``), before the hello: sent only by the system
+        /// (``/Sandbox/DaemonBroker``), answered by `bound`.
+        case bind
         /// The handshake: protocol version, app, session, home.
         case hello
         /// Start a background download (``request``); answered by `submitted`.
@@ -32,6 +36,7 @@ package struct ClientMessage: Codable, Sendable, Equatable {
     package var taskID: Int?
     package var sequence: Int64?
     package var relaunch: RelaunchCommand?
+    package var binding: AppBinding?
 
     package static func hello(_ hello: Hello) -> ClientMessage {
         ClientMessage(type: .hello, protocolVersion: BackgroundProtocol.version, hello: hello)
@@ -98,9 +103,33 @@ package struct RelaunchCommand: Codable, Sendable, Equatable {
     package var arguments: [String]
     /// Seconds the program may run.
     package var timeLimitSeconds: Double
+    /// Whether the relaunched program may use the network: set by the daemon from the registering
+    /// connection's binding, never taken from the client.
+    package var allowsNetwork: Bool?
 
     package init(arguments: [String], timeLimitSeconds: Double) {
         self.arguments = arguments
         self.timeLimitSeconds = timeLimitSeconds
+    }
+
+    /// The longest time limit a relaunch may ask for (iOS gives a relaunched app about 30 s).
+    package static let maximumTimeLimitSeconds: Double = 600
+
+    /// Checks what a client sent: a program (an absolute path) and a finite time limit within
+    /// ``maximumTimeLimitSeconds``, or nothing (to remove the registration).
+    ///
+    /// - Throws: ``TransferError/Code/invalidArgument`` naming the field.
+    package func validate() throws(TransferError) {
+        guard let program = arguments.first else { return }
+        guard timeLimitSeconds.isFinite, timeLimitSeconds > 0, timeLimitSeconds <= Self.maximumTimeLimitSeconds else {
+            throw TransferError(
+                .invalidArgument,
+                "A relaunch time limit must be more than 0 and at most \(Int(Self.maximumTimeLimitSeconds)) seconds, not \(timeLimitSeconds)."
+            )
+        }
+        if !program.hasPrefix("/") {
+            throw TransferError(
+                .invalidArgument, "A relaunch command names its program by absolute path, not '\(program)'.")
+        }
     }
 }

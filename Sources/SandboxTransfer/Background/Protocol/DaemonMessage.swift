@@ -1,6 +1,8 @@
 /// What `sandboxd` sends to a client: one JSON object per frame, `type` saying which.
 package struct DaemonMessage: Codable, Sendable, Equatable {
     package enum Kind: String, Codable, Sendable {
+        /// The answer to `bind`: the connection acts for that app only.
+        case bound
         /// The handshake's answer: the daemon's version and process.
         case welcome
         /// A request failed (``requestID`` set) or the connection is refused (then it closes).
@@ -30,6 +32,7 @@ package struct DaemonMessage: Codable, Sendable, Equatable {
     package var event: BackgroundEventRecord?
     package var status: DaemonStatus?
 
+    package static let bound = DaemonMessage(type: .bound)
     package static func welcome(pid: Int32) -> DaemonMessage {
         DaemonMessage(type: .welcome, protocolVersion: BackgroundProtocol.version, daemonPID: pid)
     }

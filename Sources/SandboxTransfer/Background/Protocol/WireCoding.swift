@@ -1,4 +1,5 @@
 import Foundation
+import Sandbox
 
 /// JSON for frame bodies: unknown fields ignored (Codable's default), failures as
 /// ``TransferError/Code/protocolViolation`` naming what could not be read. Keys are sorted, so a
@@ -32,6 +33,23 @@ package enum WireCoding {
                 .protocolViolation, "A \(body.count)-byte message is not a valid \(T.self) (JSON): \(error).",
                 cause: error)
         }
+    }
+
+    /// The binding a `bind` frame carries, or `nil` when the frame is not a `bind`.
+    ///
+    /// - Throws: ``TransferError/Code/protocolViolation`` when the frame is not JSON, or is a `bind`
+    ///   without a binding.
+    package static func binding(_ body: [UInt8]) throws(TransferError) -> AppBinding? {
+        struct Probe: Decodable {
+            var type: String?
+            var binding: AppBinding?
+        }
+        let probe = try decode(Probe.self, from: body)
+        guard probe.type == ClientMessage.Kind.bind.rawValue else { return nil }
+        guard let binding = probe.binding else {
+            throw TransferError(.protocolViolation, "A bind message carries no 'binding' object.")
+        }
+        return binding
     }
 
     /// The `protocolVersion` of a hello, read before anything else in it so a hello of another

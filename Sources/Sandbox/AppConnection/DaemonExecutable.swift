@@ -1,6 +1,5 @@
 import Foundation
 import Glibc
-import Sandbox
 import SandboxCore
 
 /// Starts `sandboxd`: found in `SANDBOXD_PATH`, else beside the running executable (where
@@ -8,8 +7,8 @@ import SandboxCore
 package enum DaemonExecutable {
     /// The daemon's path.
     ///
-    /// - Throws: ``TransferError/Code/daemonUnavailable`` when there is no executable there.
-    package static func path(environment: [String: String]) throws(TransferError) -> String {
+    /// - Throws: ``/SandboxCore/SandboxError/Code/daemonUnavailable`` when there is no executable there.
+    package static func path(environment: [String: String]) throws(SandboxError) -> String {
         let path: String
         if let explicit = environment["SANDBOXD_PATH"], !explicit.isEmpty {
             path = explicit
@@ -17,28 +16,28 @@ package enum DaemonExecutable {
             do throws(SandboxError) {
                 path = try ExecutableSearch.besideThisExecutable("sandboxd")
             } catch {
-                throw TransferError(
+                throw SandboxError(
                     .daemonUnavailable,
                     "The running executable's folder, where sandboxd is looked for, cannot be read: set SANDBOXD_PATH.",
-                    path: "/proc/self/exe", cause: error)
+                    path: "/proc/self/exe", cause: error.cause)
             }
         }
         guard FileManager.default.isExecutableFile(atPath: path) else {
-            throw TransferError(
+            throw SandboxError(
                 .daemonUnavailable,
                 "No sandboxd executable at '\(path)': install it beside the app or set SANDBOXD_PATH.", path: path)
         }
         return path
     }
 
-    /// Starts the daemon for `paths` as a ``DetachedProcess`` (it writes its own log).
+    /// Starts the daemon for `location` as a ``DetachedProcess`` (it writes its own log).
     ///
-    /// - Throws: ``TransferError/Code/daemonUnavailable`` when it cannot be started.
+    /// - Throws: ``/SandboxCore/SandboxError/Code/daemonUnavailable`` when it cannot be started.
     package static func start(
-        _ path: String, paths: DaemonPaths, environment: [String: String]
-    ) throws(TransferError) -> DetachedProcess {
+        _ path: String, location: DaemonLocation, environment: [String: String]
+    ) throws(SandboxError) -> DetachedProcess {
         try DetachedProcess(
-            [path, "--home", paths.home, "--runtime-directory", paths.runtimeDirectory, "--detach"],
+            [path, "--home", location.home, "--runtime-directory", location.runtimeDirectory, "--detach"],
             environment: environment)
     }
 }

@@ -1,11 +1,12 @@
 import Foundation
 import Glibc
+import SandboxCore
 import Synchronization
 
 /// A process started apart from its parent: standard streams on `/dev/null`, none of the parent's
 /// other descriptors (its sockets and locks), a clean signal state, optionally another working
-/// directory; a thread of its own reaps it, so it never lingers as a zombie. `sandboxd` itself and
-/// the apps it relaunches are started this way.
+/// directory; a thread of its own reaps it, so it never lingers as a zombie. `sandboxd` is started
+/// this way.
 package final class DetachedProcess: Sendable {
     private typealias AddCloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
     private typealias AddChdir =
@@ -30,13 +31,14 @@ package final class DetachedProcess: Sendable {
 
     /// Starts `arguments[0]` with `arguments` and `environment`, in `directory` when given.
     ///
-    /// - Throws: the `posix_spawn` error's message, with `code`.
+    /// - Throws: ``/SandboxCore/SandboxError`` with `code` and the `posix_spawn` error's message;
+    ///   `invalid-argument` for an empty command.
     package init(
         _ arguments: [String], environment: [String: String], directory: String? = nil,
-        code: TransferError.Code = .daemonUnavailable
-    ) throws(TransferError) {
+        code: SandboxError.Code = .daemonUnavailable
+    ) throws(SandboxError) {
         guard let path = arguments.first else {
-            throw TransferError(.invalidArgument, "A command needs at least the program's path.")
+            throw SandboxError(.invalidArgument, "A command needs at least the program's path.")
         }
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
@@ -47,7 +49,7 @@ package final class DetachedProcess: Sendable {
         if let closeFrom = Self.addCloseFrom { _ = closeFrom(&actions, STDERR_FILENO + 1) }
         if let directory {
             guard let addChdir = Self.addChdir else {
-                throw TransferError(
+                throw SandboxError(
                     code, "This C library cannot start '\(path)' in '\(directory)' (glibc 2.29 or later needed).")
             }
             _ = addChdir(&actions, directory)
@@ -75,7 +77,7 @@ package final class DetachedProcess: Sendable {
             }
         }
         guard status == 0 else {
-            throw TransferError(code, "Could not start '\(path)': \(String(cString: strerror(status))).", path: path)
+            throw SandboxError(code, "Could not start '\(path)': \(String(cString: strerror(status))).", path: path)
         }
         self.pid = pid
         let reaper = Thread { [pid, self] in
