@@ -13,13 +13,19 @@ final class ShareResponder: Sendable {
     let page: WebPage
     let logger: Logger
 
-    init(methods: DAVMethods, credentials: ShareCredentials, logger: Logger) {
+    /// A responder whose pairing code is checked at `gate` (which the connections' ``ExpectContinueHandler`` shares).
+    init(methods: DAVMethods, gate: PairingGate, logger: Logger) {
         self.methods = methods
-        self.gate = PairingGate(credentials: credentials, logger: logger)
+        self.gate = gate
         self.page = WebPage(
             methods: methods, sessions: WebSessions(), assets: WebAssets.load(),
             feed: ChangeFeed(documents: methods.documents, logger: logger), gate: gate)
         self.logger = logger
+    }
+
+    /// A responder with a gate of its own for `credentials`.
+    convenience init(methods: DAVMethods, credentials: ShareCredentials, logger: Logger) {
+        self.init(methods: methods, gate: PairingGate(credentials: credentials, logger: logger), logger: logger)
     }
 
     /// Answers `request` on the connection's event loop when it is a quick one (WebDAV's GET, HEAD

@@ -60,9 +60,10 @@ public struct ShareServer: Sendable {
         let logger = self.logger
         let documents = self.documents
         let ready = ResponderSlot()
+        let gate = PairingGate(credentials: configuration.credentials, logger: logger)
         let connections = EventLoopHTTP1Channel(
             configuration: .init(
-                additionalChannelHandlers: [ExpectContinueHandler(credentials: configuration.credentials)],
+                additionalChannelHandlers: [ExpectContinueHandler(gate: gate)],
                 idleTimeout: .nanoseconds(Int64(configuration.idleTimeout.components.seconds) * 1_000_000_000)),
             responder: ReadyResponder(slot: ready))
         let server = connections.server(
@@ -75,7 +76,7 @@ public struct ShareServer: Sendable {
                     documents: documents, locks: LockManager(), properties: DeadPropertyStore(root: documents),
                     readOnly: configuration.readOnly, maximumUploadSize: configuration.maximumUploadSize,
                     allowedAuthorities: authorities, logger: logger)
-                ready.set(ShareResponder(methods: methods, credentials: configuration.credentials, logger: logger))
+                ready.set(ShareResponder(methods: methods, gate: gate, logger: logger))
                 await onListening(port)
             },
             eventLoopGroup: MultiThreadedEventLoopGroup.singleton,

@@ -8,9 +8,12 @@ import Sandbox
 /// Documents path), and `/` for a browser (`Accept: text/html`). The contract the page's script
 /// is written to is in the SandboxShare documentation ("The web page").
 ///
-/// A browser logs in with the pairing code and then carries an HttpOnly, SameSite=Strict session
-/// cookie; every change it asks for also carries the session's CSRF token. Every file operation
-/// is one of ``DAVMethods``' (the same checks, locks and confinement as WebDAV).
+/// A browser logs in with the pairing code at `/.sandbox/login` and is sent to its session's own
+/// random folder (``SessionFolder``, `/.sandbox/s/<scope>/`), where the app page and its API are;
+/// its HttpOnly, SameSite=Strict session cookie is sent to that folder only. Every request there
+/// needs the cookie of that very session, must not come from another site or origin
+/// (``RequestSite``), and a change also carries the session's CSRF token. Every file operation is
+/// one of ``DAVMethods``' (the same checks, locks and confinement as WebDAV).
 struct WebPage: Sendable {
     static let prefix = "/.sandbox/"
 
@@ -18,7 +21,7 @@ struct WebPage: Sendable {
     let sessions: WebSessions
     let assets: WebAssets
     let feed: ChangeFeed
-    /// Checks the pairing code typed on the login page, with the same throttle as HTTP Basic.
+    /// Checks the pairing code typed on the login page (its own failure budget, the same policy as HTTP Basic).
     let gate: PairingGate
 
     /// Whether `request` is the page's rather than WebDAV's.
@@ -31,9 +34,10 @@ struct WebPage: Sendable {
 
     /// The page's answer to `request`.
     ///
-    /// - Throws: ``ShareError``, answered as JSON: `unauthorized` without a session,
-    ///   `forbidden` for a change without the CSRF token or on a read-only share, `not-found`
-    ///   for an unknown address, and the errors of the operation asked for.
+    /// - Throws: ``ShareError``, answered as JSON: `unauthorized` without the session of the
+    ///   folder asked for, `forbidden` for a request from another site or origin, a change without
+    ///   the CSRF token or on a read-only share, `not-found` for an unknown address, and the
+    ///   errors of the operation asked for.
     func respond(to request: Request, client: String, eventLoop: any EventLoop) async throws(ShareError) -> Response {
         let path = request.uri.path
         let method = request.method
@@ -46,46 +50,48 @@ struct WebPage: Sendable {
         if isRead, path.hasPrefix(Self.prefix + "static/") {
             return try asset(String(path.dropFirst((Self.prefix + "static/").count)))
         }
-        let token = SessionCookie.token(in: request.headers)
-        guard let token, let session = sessions.session(for: token) else {
+        guard let (scope, rest) = SessionFolder.split(path) else {
+            // `/` and the rest never see the cookie (its `Path` is the session's folder).
             if path == "/" { return WebResponses.redirect(to: "/.sandbox/login") }
-            throw ShareError(
-                .unauthorized, "Log in first: open this server's address in a browser and type the pairing code.")
+            throw Self.loggedOut
         }
+        let token = SessionCookie.token(in: request.headers)
+        guard let token, let session = sessions.session(for: token, in: scope) else {
+            if rest.isEmpty && isRead { return WebResponses.redirect(to: "/.sandbox/login") }
+            throw Self.loggedOut
+        }
+        try RequestSite.check(request, allowing: isRead ? .sameOriginOrTyped : .sameOrigin)
         if !isRead { try Self.checkCSRF(request, session) }
-        switch (method, path) {
-        case (.get, "/"), (.head, "/"): return indexPage(session)
-        case (.post, "/.sandbox/logout"):
+        switch (method, rest) {
+        case (.get, ""), (.head, ""): return indexPage(session)
+        case (.post, "logout"):
             sessions.close(token)
-            return ShareResponses.empty(204, headers: [.setCookie: SessionCookie.clearing])
-        case (.get, "/.sandbox/api/list"): return try list(request)
-        case (.get, "/.sandbox/api/storage"): return try storage()
-        case (.put, "/.sandbox/api/upload"): return try await upload(request)
-        case (.post, "/.sandbox/api/mkdir"): return try await makeFolder(request)
-        case (.post, "/.sandbox/api/move"): return try await move(request)
-        case (.post, "/.sandbox/api/delete"): return try await delete(request)
-        case (.get, "/.sandbox/download"), (.head, "/.sandbox/download"):
+            return ShareResponses.empty(204, headers: [.setCookie: SessionCookie.clearing(scope: session.scope)])
+        case (.get, "api/list"): return try list(request)
+        case (.get, "api/storage"): return try storage()
+        case (.put, "api/upload"): return try await upload(request)
+        case (.post, "api/mkdir"): return try await makeFolder(request)
+        case (.post, "api/move"): return try await move(request)
+        case (.post, "api/delete"): return try await delete(request)
+        case (.get, "download"), (.head, "download"):
             return try await download(request, eventLoop: eventLoop)
-        case (.get, "/.sandbox/zip"): return try zip(request, eventLoop: eventLoop)
-        case (.get, "/.sandbox/events"): return try events()
+        case (.get, "zip"): return try zip(request, eventLoop: eventLoop)
+        case (.get, "events"): return try events()
         default:
             throw ShareError(.notFound, "The page has nothing at \(method) \(path.prefix(200)).")
         }
     }
 
-    /// A change must carry the session's CSRF token (`X-CSRF-Token`), which only the page knows;
-    /// a browser that says the request comes from another site (`Sec-Fetch-Site`) is refused too.
+    /// The answer to a request without a live session for where it goes.
+    static let loggedOut = ShareError(
+        .unauthorized, "Log in first: open this server's address in a browser and type the pairing code.")
+
+    /// A change must carry the session's CSRF token (`X-CSRF-Token`), which only the page knows.
     ///
     /// - Throws: ``ShareError/Code/forbidden``.
     static func checkCSRF(_ request: Request, _ session: WebSessions.Session) throws(ShareError) {
-        if let site = request.headers.fieldValue(.secFetchSite), site != "same-origin" {
-            throw ShareError(.forbidden, "A change from another site (\(site.prefix(32))) is refused.")
-        }
-        let given = Array((request.headers.fieldValue(.xCSRFToken) ?? "").utf8)
-        let expected = Array(session.csrfToken.utf8)
-        var difference = UInt8(given.count == expected.count ? 0 : 1)
-        for (a, b) in Swift.zip(given, expected) { difference |= a ^ b }
-        guard difference == 0 else {
+        let given = (request.headers.fieldValue(.xCSRFToken) ?? "").utf8
+        guard ConstantTime.equal(given, session.csrfToken.utf8) else {
             throw ShareError(.forbidden, "The request lacks this page's CSRF token; reload the page and try again.")
         }
     }

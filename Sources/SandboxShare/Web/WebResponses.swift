@@ -20,7 +20,10 @@ enum WebResponses {
         headers[.contentType] = type
         headers[.contentSecurityPolicy] = contentSecurityPolicy
         headers[.cacheControl] = "no-store"
-        headers[.referrerPolicy] = "no-referrer"
+        // Not `no-referrer`: under it a browser sends `Origin: null` with the page's own form posts,
+        // which the origin check cannot tell from an opaque attacker (`RequestSite`). `same-origin`
+        // still sends nothing (not the session's folder) to any other origin.
+        headers[.referrerPolicy] = "same-origin"
         headers[.contentLength] = "\(bytes.count)"
         return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: bytes)))
     }

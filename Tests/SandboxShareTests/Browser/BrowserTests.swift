@@ -46,6 +46,33 @@ import Testing
         }
     }
 
+    /// Cookies ignore ports: a service on another port of 127.0.0.1 that the browser visits must
+    /// not receive the session cookie, and nothing it received reads or changes anything.
+    @Test(.enabled(if: SharePageScript.available), .timeLimit(.minutes(3)))
+    func anotherServiceOnTheHostGetsNoSessionItCouldReplay() async throws {
+        try await ShareServerProcess.with { server in
+            try await ScratchDirectory.with(prefix: "sandbox-browser") { scratch in
+                try server.plant("kept.txt", "kept")
+                let result = try await SharePageScript.run(.leak, on: server, scratch: scratch)
+                print("the other port received these cookies: \(result.otherServiceCookies ?? [])")
+                #expect(server.contents("kept.txt") == "kept")
+            }
+        }
+    }
+
+    /// Login CSRF: wrong codes a page on another port makes the browser post never count, so the
+    /// owner's right code still logs in (it got 429 after eleven).
+    @Test(.enabled(if: SharePageScript.available), .timeLimit(.minutes(3)))
+    func crossSiteLoginPostsDoNotLockTheOwnerOut() async throws {
+        try await ShareServerProcess.with { server in
+            try await ScratchDirectory.with(prefix: "sandbox-browser") { scratch in
+                let result = try await SharePageScript.run(.lockout, on: server, scratch: scratch)
+                guard result.ok else { return }
+                #expect(!server.log().contains("blocked"), "no failure was counted: \(server.log().suffix(1500))")
+            }
+        }
+    }
+
     @Test(.enabled(if: SharePageScript.available), .timeLimit(.minutes(3)))
     func anUploadPastTheLimitShowsTheServersMessageAndLeavesNothing() async throws {
         try await ShareServerProcess.with(arguments: ["--max-upload", "1M"]) { server in

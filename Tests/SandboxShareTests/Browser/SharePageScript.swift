@@ -14,6 +14,11 @@ enum SharePageScript {
         case page
         /// Logged-out requests, the cookie's flags, CSRF and a cross-site form post.
         case security
+        /// Logged in, the browser visits another service on another port of 127.0.0.1: it gets no
+        /// session cookie, and what it got, replayed, reads nothing.
+        case leak
+        /// A page on another port posts wrong codes to the login form; the owner then logs in.
+        case lockout
         /// `SCRATCH/large.bin` uploaded from the page: cancelled midway, then to the end, timed.
         case large
         /// A 2 MB upload against a server started with `--max-upload 1M`.
@@ -34,6 +39,7 @@ enum SharePageScript {
         var cancelledAtPercent: Int?
         var progressSamples: [Int]?
         var crossSiteAnswer: String?
+        var otherServiceCookies: [String]?
         var limitMessage: String?
         var limitRow: String?
     }

@@ -5,7 +5,7 @@
 
 URL is the server's (http://127.0.0.1:PORT/), CODE its pairing code, SCRATCH a folder of the test's
 own (downloads, the Chromium profile, files to upload, screenshots go there), SCENARIO one of
-`page`, `security`, `large`, `cancel`, `limit`, DOCUMENTS the host path of the shared folder (the "app"
+`page`, `security`, `leak`, `lockout`, `large`, `cancel`, `limit`, DOCUMENTS the host path of the shared folder (the "app"
 writes a file there to see the page pick it up, and the outcome of each step is checked there).
 
 Prints progress lines, then one line `RESULT {json}`; exits 0 when every check passed, 1 otherwise
@@ -14,9 +14,11 @@ SCRATCH/failure.png).
 """
 
 import http.client
+import http.server
 import json
 import os
 import sys
+import threading
 import time
 import urllib.parse
 import zipfile
@@ -225,6 +227,13 @@ class Page:
         os.makedirs(os.path.dirname(path), exist_ok=True)
         self.driver.save_screenshot(path)
 
+    def all_cookies(self):
+        """Every cookie the browser holds, whatever its path (get_cookies() sees only the current page's)."""
+        return self.driver.execute_cdp_cmd("Network.getAllCookies", {})["cookies"]
+
+    def session_cookies(self):
+        return [cookie for cookie in self.all_cookies() if cookie["name"].startswith("sandbox_session")]
+
     def on_disk(self, relative):
         return os.path.exists(os.path.join(self.documents, relative))
 
@@ -253,13 +262,13 @@ def page_scenario(page):
     )
     page.check(page.driver.current_url.endswith("/.sandbox/login"), "a wrong code stays on the login page")
     page.check(
-        not any(c["name"] == "sandbox_session" for c in page.driver.get_cookies()), "a wrong code sets no cookie"
+        not page.session_cookies(), "a wrong code sets no cookie"
     )
     page.result["loginError"] = page.driver.find_element(By.ID, "login-error").text
 
     page.begin("the right code logs in")
     page.login()
-    page.check(page.driver.current_url.rstrip("/") == page.base or "#" in page.driver.current_url, "at the app page")
+    page.check(page.driver.current_url.startswith(page.base + "/.sandbox/s/"), "at the app page")
     page.js("window.notReloaded = true")
 
     page.begin("two files through the picker")
@@ -478,14 +487,19 @@ def security_scenario(page):
 
     page.begin("the session cookie's flags")
     page.login()
-    cookies = {cookie["name"]: cookie for cookie in page.driver.get_cookies()}
-    session = cookies.get("sandbox_session")
-    page.check(session is not None, f"a sandbox_session cookie ({list(cookies)})")
+    app = page.driver.current_url.split("#")[0]
+    scope = urllib.parse.urlsplit(app).path
+    cookies = page.session_cookies()
+    page.check(len(cookies) == 1, f"one session cookie ({[c['name'] for c in page.all_cookies()]})")
+    session = cookies[0]
     flags = {key: session.get(key) for key in ("httpOnly", "sameSite", "path", "secure")}
     page.check(flags["httpOnly"] is True, f"HttpOnly ({flags})")
     page.check(flags["sameSite"] == "Strict", f"SameSite=Strict ({flags})")
-    page.check(flags["path"] == "/", f"Path=/ ({flags})")
-    page.check("sandbox_session" not in page.js("return document.cookie"), "scripts cannot read it")
+    page.check(
+        flags["path"] == scope and scope.startswith("/.sandbox/s/") and len(scope) > 40,
+        f"Path is the session's own random folder, the app page's ({flags}, {scope})",
+    )
+    page.check(session["name"] not in page.js("return document.cookie"), "scripts cannot read it")
     page.result["cookie"] = flags
     token = page.js("return document.querySelector('meta[name=csrf-token]').content")
     page.check(len(token) >= 32 and token != "{{csrf}}", "the page carries a CSRF token")
@@ -494,7 +508,7 @@ def security_scenario(page):
     statuses = page.driver.execute_async_script(
         """
         const done = arguments[arguments.length - 1];
-        const post = (headers) => fetch("/.sandbox/api/delete", {method: "POST", credentials: "same-origin",
+        const post = (headers) => fetch("api/delete", {method: "POST", credentials: "same-origin",
             headers: Object.assign({"Content-Type": "application/json"}, headers), body: JSON.stringify({path: "/kept.txt"})})
             .then(response => response.status);
         Promise.all([post({}), post({"X-CSRF-Token": "0".repeat(64)})]).then(done, error => done(String(error)));
@@ -504,12 +518,12 @@ def security_scenario(page):
     page.check(page.on_disk("kept.txt"), "kept.txt is still there after the token-less POSTs")
 
     page.begin("a cross-site form post changes nothing")
-    target = f"{page.base}/.sandbox/api/delete"
+    target = f"{app}api/delete"
     attack = (
         "<!doctype html><title>elsewhere</title>"
         f'<form method="post" action="{target}" enctype="text/plain">'
         '<input type="hidden" name=\'{"path": "/kept.txt", "x": "\' value=\'"}\'></form>'
-        f'<form method="post" action="{page.base}/.sandbox/api/mkdir" enctype="text/plain">'
+        f'<form method="post" action="{app}api/mkdir" enctype="text/plain">'
         '<input type="hidden" name=\'{"path": "/made by another site", "x": "\' value=\'"}\'></form>'
         "<script>document.forms[0].submit();</script>"
     )
@@ -524,15 +538,134 @@ def security_scenario(page):
     page.check(not page.on_disk("made by another site"), "no folder made by the cross-site post")
 
     page.begin("the session still works and logging out ends it on the server")
-    page.open("/")
+    page.driver.get(app)
     page.wait_for_app()
     page.wait_row("kept.txt")
     page.driver.find_element(By.ID, "logout").click()
     page.wait(lambda: page.driver.current_url.endswith("/.sandbox/login"), "logged out")
     status, _, _ = page.http(
-        "GET", "/.sandbox/api/list?path=%2F", headers={"Cookie": f"sandbox_session={session['value']}"}
+        "GET", f"{scope}api/list?path=%2F", headers={"Cookie": f"{session['name']}={session['value']}"}
     )
     page.check(status == 401, f"the old cookie is refused after logout ({status})")
+
+
+class OtherService:
+    """Another web server on 127.0.0.1 (another port: the same site as the share, another origin),
+    as any local tool or a hostile page's server would be: it logs the `Cookie` field of every
+    request it gets and serves `pages[path]`."""
+
+    def __init__(self, pages):
+        received = self.received = []
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def do_GET(self):
+                received.append((self.path, self.headers.get("Cookie")))
+                body = pages.get(self.path.split("?")[0], "<!doctype html><title>other</title>").encode()
+                self.send_response(200)
+                self.send_header("Content-Type", "text/html; charset=utf-8")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            def log_message(self, *arguments):
+                pass
+
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.base = f"http://127.0.0.1:{self.server.server_address[1]}"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def cookies(self):
+        return [cookie for _, cookie in self.received if cookie]
+
+    def close(self):
+        self.server.shutdown()
+        self.server.server_close()
+
+
+def leak_scenario(page):
+    """Logged in, the browser visits another service on 127.0.0.1: it must not receive the
+    session cookie, and whatever it received, replayed to the share, gets nothing."""
+    page.begin("log in")
+    page.login()
+    app = page.driver.current_url.split("#")[0]
+    session = page.session_cookies()
+    page.check(len(session) == 1, f"one session cookie ({session})")
+
+    page.begin("another service on 127.0.0.1 receives no session cookie")
+    other = OtherService({})
+    try:
+        for path in ("/", "/.sandbox/login", "/.sandbox/api/list?path=%2F", "/.sandbox/s/", "/index.html"):
+            page.driver.get(other.base + path)
+            page.wait(lambda: page.js("return document.readyState") == "complete", f"{path} on the other port loads")
+        received = other.cookies()
+    finally:
+        other.close()
+    page.result["otherServiceCookies"] = received
+    leaked = [cookie for cookie in received if session[0]["value"] in cookie]
+    page.check(not leaked, f"the other port got the session cookie: {leaked}")
+
+    page.begin("what the other service received, replayed, gets nothing")
+    for cookie in received + [f"{session[0]['name']}={session[0]['value']}"]:
+        for path, headers in [
+            ("/", {"Accept": "text/html", "Sec-Fetch-Site": "same-origin"}),
+            ("/.sandbox/api/list?path=%2F", {"Sec-Fetch-Site": "same-origin"}),
+            ("/.sandbox/download?path=%2Fkept.txt", {}),
+        ]:
+            status, _, body = page.http("GET", path, headers=dict(headers, Cookie=cookie))
+            page.check(status in (303, 401, 404), f"GET {path} with {cookie[:40]}…: {status}")
+            page.check(b"csrf-token" not in body and b"kept" not in body, f"GET {path} hands out nothing")
+
+    page.begin("a read the browser makes from another site is refused, even on the session's own path")
+    status, _, body = page.http(
+        "GET", urllib.parse.urlsplit(app).path + "api/list?path=%2F",
+        headers={"Cookie": f"{session[0]['name']}={session[0]['value']}", "Sec-Fetch-Site": "same-site"},
+    )
+    page.check(status == 403 and b"kept" not in body, f"a same-site (other port) read: 403 ({status})")
+    page.driver.get(app)
+    page.wait_for_app()
+    page.wait_row("kept.txt")
+
+
+def lockout_scenario(page):
+    """A page on another port posts wrong codes to the login form (fetch and a form): none
+    counts, and the owner's right code then logs in."""
+    attempts = 12
+    target = f"{page.base}/.sandbox/login"
+    attack = (
+        "<!doctype html><title>attack</title>"
+        f'<form method="post" action="{target}"><input type="hidden" name="code" value="wrong-0000-0000"></form>'
+        "<script>"
+        f"const posts = Array.from({{length: {attempts}}}, (_, i) => fetch({json.dumps(target)}, "
+        "{method: 'POST', mode: 'no-cors', credentials: 'include', "
+        "headers: {'Content-Type': 'application/x-www-form-urlencoded'}, body: 'code=wrong-' + i}));"
+        "Promise.allSettled(posts).then(() => { document.title = 'posted'; });"
+        "</script>"
+    )
+    other = OtherService({"/attack": attack})
+    try:
+        page.begin(f"{attempts} cross-site login posts from a page on another port")
+        page.driver.get(other.base + "/attack")
+        page.wait(lambda: page.driver.title == "posted", "the page's posts were sent")
+        page.begin("and a form it submits")
+        page.js("document.forms[0].submit()")
+        page.wait(lambda: page.driver.current_url.startswith(page.base), "the form was sent")
+        page.wait(lambda: page.js("return document.readyState") == "complete", "its answer loaded")
+        page.result["crossSiteAnswer"] = page.js("return document.body ? document.body.innerText.slice(0, 300) : ''")
+    finally:
+        other.close()
+
+    page.begin("the owner's right code still logs in")
+    page.open("/.sandbox/login")
+    page.driver.find_element(By.ID, "code").send_keys(page.code)
+    page.driver.find_element(By.ID, "login-submit").click()
+    page.wait(
+        lambda: page.js("return document.querySelector('#breadcrumbs li') !== null")
+        or page.js("const e = document.getElementById('login-error'); return e !== null && e.textContent.trim() !== ''"),
+        "the login is answered",
+    )
+    error = page.js("const e = document.getElementById('login-error'); return e ? e.textContent.trim() : ''")
+    page.check(not error, f"the owner is not locked out: {error}")
+    page.wait_for_app()
 
 
 def large_scenario(page, cancel_only=False):
@@ -591,6 +724,8 @@ def limit_scenario(page):
 SCENARIOS = {
     "page": page_scenario,
     "security": security_scenario,
+    "leak": leak_scenario,
+    "lockout": lockout_scenario,
     "large": large_scenario,
     "limit": limit_scenario,
     "cancel": lambda page: large_scenario(page, cancel_only=True),

@@ -51,7 +51,9 @@ import Testing
         }
     }
 
-    /// After 10 failures from one address, the 11th attempt gets 429.
+    /// After 10 failures from one address, the 11th attempt gets 429, whatever it sends. HTTP Basic
+    /// and the page's login form have a budget each: a WebDAV client's failures do not lock the
+    /// owner out of the page, nor the other way round (at most twice the guesses: see the threat model).
     @Test func repeatedFailuresAreThrottled() async throws {
         try await ShareServerProcess.with { server in
             let wrong = Credentials.header(ShareServerProcess.basic(user: "sandbox", password: "aaaa-bbbb-cccc"))
@@ -59,13 +61,113 @@ import Testing
             for _ in 0..<12 { statuses.append(try await server.send("GET", "/", credentials: wrong).status) }
             #expect(Array(statuses.prefix(10)) == Array(repeating: 401, count: 10), "the first ten: \(statuses)")
             #expect(statuses.suffix(2) == [429, 429], "the 11th and 12th: \(statuses)")
-            // While blocked, even the right code is refused (the exact header's fast path too),
-            // and so is the web page's login form.
+            // While blocked, even the right code is refused (the exact header's fast path too).
             let right = try await server.send("GET", "/", credentials: .valid)
             #expect(right.status == 429 && right.header("Retry-After") != nil, "\(right)")
+            // The login form has its own budget: the right code logs in.
             let form = try await server.send(
                 "POST", "/.sandbox/login", text: "code=\(server.code)", credentials: .none)
-            #expect(form.status == 429 && form.header("Set-Cookie") == nil, "\(form)")
+            #expect(form.status == 303 && form.header("Set-Cookie") != nil, "\(form)")
+            // The form's own budget: ten wrong codes, then 429 whatever the code.
+            var formStatuses: [Int] = []
+            for index in 0..<11 {
+                formStatuses.append(
+                    try await server.send(
+                        "POST", "/.sandbox/login", text: "code=wrong-\(index)", credentials: .none
+                    ).status)
+            }
+            #expect(formStatuses == Array(repeating: 401, count: 10) + [429], "\(formStatuses)")
+            let blocked = try await server.send(
+                "POST", "/.sandbox/login", text: "code=\(server.code)", credentials: .none)
+            #expect(blocked.status == 429 && blocked.header("Set-Cookie") == nil, "\(blocked)")
+        }
+    }
+
+    /// Login CSRF: a login post that a browser says comes from elsewhere (another site, another
+    /// port of this host, an opaque origin) is refused before it is checked or counted, so no web
+    /// page can get the owner's address throttled; the owner's right code then logs in.
+    @Test func crossSiteLoginPostsAreRefusedBeforeTheyCount() async throws {
+        try await ShareServerProcess.with { server in
+            let elsewhere: [[(String, String)]] = [
+                [("Sec-Fetch-Site", "cross-site")],
+                [("Sec-Fetch-Site", "same-site"), ("Origin", "http://127.0.0.1:1")],
+                [("Origin", "http://127.0.0.1:1")], [("Origin", "null")], [("Origin", "http://attacker.example")],
+                [("Sec-Fetch-Site", "same-origin"), ("Origin", "http://attacker.example")],
+            ]
+            for headers in elsewhere {
+                for attempt in 0..<3 {
+                    let response = try await server.send(
+                        "POST", "/.sandbox/login", headers: headers, text: "code=wrong-\(attempt)", credentials: .none)
+                    #expect(response.status == 403 && response.header("Set-Cookie") == nil, "\(headers): \(response)")
+                }
+            }
+            #expect(!server.log().contains("blocked"), "no failure counted: \(server.log().suffix(2000))")
+            let owner = try await server.send(
+                "POST", "/.sandbox/login",
+                headers: [("Sec-Fetch-Site", "same-origin"), ("Origin", "http://\(server.host)")],
+                text: "code=\(server.code)", credentials: .none)
+            #expect(owner.status == 303 && owner.header("Set-Cookie") != nil, "\(owner)")
+            // A same-origin form of a page that sends no referrer: the browser says `Origin: null`.
+            let noReferrer = try await server.send(
+                "POST", "/.sandbox/login", headers: [("Sec-Fetch-Site", "same-origin"), ("Origin", "null")],
+                text: "code=\(server.code)", credentials: .none)
+            #expect(noReferrer.status == 303, "\(noReferrer)")
+        }
+    }
+
+    /// `Expect: 100-continue` is answered alike whatever the code while the address is throttled:
+    /// no `100 Continue` for the right one (it was an oracle: only the right code got it).
+    @Test func expectContinueRevealsNothingWhileThrottled() async throws {
+        try await ShareServerProcess.with { server in
+            let wrong = ShareServerProcess.basic(user: "sandbox", password: "aaaa-bbbb-cccc")
+            // Not throttled: the right code is invited to send its body, a wrong one is not.
+            #expect(try await Self.statusesOfExpectingPut(server, authorization: server.authorization) == [100, 201])
+            #expect(try await Self.statusesOfExpectingPut(server, authorization: wrong) == [401])
+            var compared = false
+            for _ in 0..<5 where !compared {
+                var status = 0
+                for _ in 0..<20 where status != 429 {
+                    status = try await server.send("GET", "/", credentials: .header(wrong)).status
+                }
+                #expect(status == 429, "the address is throttled")
+                let right = try await Self.statusesOfExpectingPut(server, authorization: server.authorization)
+                let guess = try await Self.statusesOfExpectingPut(server, authorization: wrong)
+                guard right.last == 429, guess.last == 429 else { continue }  // the block ended meanwhile: again
+                #expect(right == [429] && guess == [429], "right code: \(right), wrong code: \(guess)")
+                compared = true
+            }
+            #expect(compared, "both guesses were answered while the address was throttled")
+        }
+    }
+
+    /// The statuses answered to `PUT /guess.txt` whose head asks `Expect: 100-continue`; its five
+    /// body bytes are sent only after a `100 Continue`.
+    private static func statusesOfExpectingPut(
+        _ server: ShareServerProcess, authorization: String
+    ) async throws -> [Int] {
+        let head =
+            "PUT /guess.txt HTTP/1.1\r\nHost: \(server.host)\r\nAuthorization: \(authorization)\r\n"
+            + "Expect: 100-continue\r\nContent-Length: 5\r\nConnection: close\r\n\r\n"
+        let port = server.port
+        let text = try await onOwnThread {
+            let connection = try RawConnection(port: port, timeout: 20)
+            defer { connection.close() }
+            try connection.send(head)
+            var received: [UInt8] = []
+            var sentBody = false
+            while true {
+                let piece = try connection.receive()
+                if piece.isEmpty { break }
+                received += piece
+                if !sentBody, String(decoding: received, as: UTF8.self).contains("100 Continue\r\n\r\n") {
+                    try connection.send("hello")
+                    sentBody = true
+                }
+            }
+            return String(decoding: received, as: UTF8.self)
+        }
+        return text.components(separatedBy: "\r\n").filter { $0.hasPrefix("HTTP/1.1 ") }.compactMap {
+            Int($0.dropFirst("HTTP/1.1 ".count).prefix(3))
         }
     }
 

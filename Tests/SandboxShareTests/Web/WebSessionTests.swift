@@ -9,21 +9,38 @@ import Testing
         let sessions = WebSessions()
         let start = ContinuousClock.now
         let first = sessions.open(now: start)
-        #expect(first.token.count == 64 && first.session.csrfToken.count == 64)
-        #expect(first.token != first.session.csrfToken)
-        #expect(sessions.session(for: first.token, now: start)?.csrfToken == first.session.csrfToken)
+        let scope = Substring(first.session.scope)
+        #expect(first.token.count == 64 && first.session.csrfToken.count == 64 && scope.count == 64)
+        #expect(Set([first.token, first.session.csrfToken, first.session.scope]).count == 3)
+        #expect(sessions.session(for: first.token, in: scope, now: start)?.csrfToken == first.session.csrfToken)
         let altered = (first.token.hasPrefix("0") ? "1" : "0") + first.token.dropFirst()
-        #expect(sessions.session(for: altered, now: start) == nil)
-        #expect(sessions.session(for: nil, now: start) == nil)
+        #expect(sessions.session(for: altered, in: scope, now: start) == nil)
+        #expect(sessions.session(for: nil, in: scope, now: start) == nil)
+        // The right token in another folder (a cookie replayed elsewhere): none.
+        let otherScope = Substring((scope.hasPrefix("0") ? "1" : "0") + scope.dropFirst())
+        #expect(sessions.session(for: first.token, in: otherScope, now: start) == nil)
+        #expect(sessions.session(for: first.token, in: "", now: start) == nil)
         // Idle past the limit: gone.
-        #expect(sessions.session(for: first.token, now: start + WebSessions.idleLimit + .seconds(1)) == nil)
+        #expect(sessions.session(for: first.token, in: scope, now: start + WebSessions.idleLimit + .seconds(1)) == nil)
         // The least recently used goes when the cap is reached.
-        let tokens = (0..<WebSessions.maximumCount).map { sessions.open(now: start + .seconds($0)).token }
+        let opened = (0..<WebSessions.maximumCount).map { sessions.open(now: start + .seconds($0)) }
         _ = sessions.open(now: start + .seconds(10_000))
-        #expect(sessions.session(for: tokens[0], now: start + .seconds(10_001)) == nil)
-        #expect(sessions.session(for: tokens[1], now: start + .seconds(10_001)) != nil)
-        sessions.close(tokens[1])
-        #expect(sessions.session(for: tokens[1], now: start + .seconds(10_001)) == nil)
+        let later = start + .seconds(10_001)
+        #expect(sessions.session(for: opened[0].token, in: Substring(opened[0].session.scope), now: later) == nil)
+        #expect(sessions.session(for: opened[1].token, in: Substring(opened[1].session.scope), now: later) != nil)
+        sessions.close(opened[1].token)
+        #expect(sessions.session(for: opened[1].token, in: Substring(opened[1].session.scope), now: later) == nil)
+    }
+
+    @Test func sessionFoldersAreSplitOnlyWithTheirSlash() {
+        let scope = String(repeating: "a", count: 64)
+        #expect(SessionFolder.path(of: scope) == "/.sandbox/s/\(scope)/")
+        let split = SessionFolder.split("/.sandbox/s/\(scope)/api/list")
+        #expect(split?.scope == Substring(scope) && split?.rest == "api/list")
+        #expect(SessionFolder.split("/.sandbox/s/\(scope)/")?.rest == "")
+        for path in ["/.sandbox/s/\(scope)", "/.sandbox/s/", "/.sandbox/s//api/list", "/.sandbox/api/list", "/"] {
+            #expect(SessionFolder.split(path) == nil, "\(path)")
+        }
     }
 
     @Test(arguments: [
@@ -48,10 +65,12 @@ import Testing
         #expect(SessionCookie.token(in: fields) == nil)
     }
 
-    @Test func theCookieIsHttpOnlyAndStrict() {
-        let value = SessionCookie.setting("abc")
-        #expect(value.contains("HttpOnly") && value.contains("SameSite=Strict") && value.contains("Path=/"))
-        #expect(SessionCookie.clearing.contains("Max-Age=0"))
+    @Test func theCookieIsHttpOnlyStrictAndSentToItsFolderOnly() {
+        let value = SessionCookie.setting("abc", scope: "f00d")
+        #expect(value.contains("HttpOnly") && value.contains("SameSite=Strict"))
+        #expect(value.contains("; Path=/.sandbox/s/f00d/;"), "\(value)")
+        let clearing = SessionCookie.clearing(scope: "f00d")
+        #expect(clearing.contains("Max-Age=0") && clearing.contains("; Path=/.sandbox/s/f00d/;"))
     }
 
     @Test func formFieldsAreDecodedOnce() {

@@ -42,6 +42,8 @@
     }
   }
 
+  // The page's requests are relative: the page is at its session's own folder (/.sandbox/s/<scope>/),
+  // the only place the browser sends the session cookie to.
   const route = (name, path) => name + "?path=" + encodeURIComponent(path);
 
   // ---- Building the DOM: text is always a Text node, never parsed as HTML. ----
@@ -154,7 +156,7 @@
     const serial = ++state.serial;
     const path = state.path;
     try {
-      const listing = await api("GET", "/.sandbox/api/list", { query: path });
+      const listing = await api("GET", "api/list", { query: path });
       if (serial !== state.serial) return; // a newer load has started
       state.items = Array.isArray(listing.items) ? listing.items : [];
       render();
@@ -214,14 +216,14 @@
     const path = join(state.path, item.name);
     const name = item.folder
       ? el("a", { href: hashFor(path), class: "item folder" }, item.name)
-      : el("a", { href: route("/.sandbox/download", path), class: "item file", download: item.name }, item.name);
+      : el("a", { href: route("download", path), class: "item file", download: item.name }, item.name);
     const modified = new Date(item.modified);
     const when = Number.isNaN(modified.getTime())
       ? el("span", {}, "—")
       : el("time", { datetime: item.modified }, dateFormat.format(modified));
     const download = item.folder
-      ? el("a", { href: route("/.sandbox/zip", path), class: "button small", download: item.name + ".zip", data: { action: "zip" } }, "ZIP")
-      : el("a", { href: route("/.sandbox/download", path), class: "button small", download: item.name, data: { action: "download" } }, "Download");
+      ? el("a", { href: route("zip", path), class: "button small", download: item.name + ".zip", data: { action: "zip" } }, "ZIP")
+      : el("a", { href: route("download", path), class: "button small", download: item.name, data: { action: "download" } }, "Download");
     const button = (action, label) =>
       el("button", { type: "button", class: "small", data: { action }, "aria-label": `${label} ${item.name}` }, label);
     return el(
@@ -250,7 +252,7 @@
 
   async function loadStorage() {
     try {
-      const storage = await api("GET", "/.sandbox/api/storage");
+      const storage = await api("GET", "api/storage");
       ui.storage.textContent =
         `Documents use ${bytes(storage.documentsBytes)} · ${bytes(storage.freeBytes)} free on this device` +
         ` (of ${bytes(storage.totalBytes)})`;
@@ -294,7 +296,7 @@
   async function allFolders(limit = 2000) {
     const folders = ["/"];
     for (let index = 0; index < folders.length && folders.length < limit; index += 1) {
-      const listing = await api("GET", "/.sandbox/api/list", { query: folders[index] });
+      const listing = await api("GET", "api/list", { query: folders[index] });
       for (const item of listing.items) if (item.folder) folders.push(join(folders[index], item.name));
     }
     return folders;
@@ -325,16 +327,16 @@
     if (action === "rename") {
       act(async () => {
         const name = await askName(`Rename “${item.name}”`, item.name, "Rename");
-        if (name !== null && name !== item.name) await api("POST", "/.sandbox/api/move", { body: { from: path, to: join(parentOf(path), name) } });
+        if (name !== null && name !== item.name) await api("POST", "api/move", { body: { from: path, to: join(parentOf(path), name) } });
       });
     } else if (action === "move") {
       act(async () => {
         const folder = await askDestination(item, path);
-        if (folder !== null) await api("POST", "/.sandbox/api/move", { body: { from: path, to: join(folder, item.name) } });
+        if (folder !== null) await api("POST", "api/move", { body: { from: path, to: join(folder, item.name) } });
       });
     } else if (action === "delete") {
       act(async () => {
-        if (await confirmDelete(item)) await api("POST", "/.sandbox/api/delete", { body: { path } });
+        if (await confirmDelete(item)) await api("POST", "api/delete", { body: { path } });
       });
     }
   });
@@ -342,7 +344,7 @@
   byId("new-folder").addEventListener("click", () =>
     act(async () => {
       const name = await askName("New folder", "", "Create");
-      if (name !== null) await api("POST", "/.sandbox/api/mkdir", { body: { path: join(state.path, name) } });
+      if (name !== null) await api("POST", "api/mkdir", { body: { path: join(state.path, name) } });
     }),
   );
 
@@ -362,7 +364,7 @@
 
   byId("logout").addEventListener("click", async () => {
     try {
-      await api("POST", "/.sandbox/logout");
+      await api("POST", "logout");
     } catch {
       // already logged out, or the server is gone: the login page says which
     }
@@ -417,7 +419,7 @@
     job.xhr = xhr;
     job.li.dataset.state = "uploading";
     job.note.textContent = "0 %";
-    xhr.open("PUT", route("/.sandbox/api/upload", job.target));
+    xhr.open("PUT", route("api/upload", job.target));
     xhr.setRequestHeader("X-CSRF-Token", csrf);
     xhr.setRequestHeader("Content-Type", "application/octet-stream");
     xhr.upload.addEventListener("progress", (event) => {
@@ -537,7 +539,7 @@
     if (children.length === 0) {
       // An empty folder is part of the structure too.
       try {
-        await api("POST", "/.sandbox/api/mkdir", { body: { path: join(folder, relative) } });
+        await api("POST", "api/mkdir", { body: { path: join(folder, relative) } });
       } catch (error) {
         if (error.code !== "name-taken") showStatus(error.message);
       }
@@ -558,7 +560,7 @@
   }
 
   function listen() {
-    const source = new EventSource("/.sandbox/events");
+    const source = new EventSource("events");
     source.addEventListener("change", (event) => {
       let changed = null;
       try {
@@ -574,7 +576,7 @@
       if (source.readyState !== EventSource.CLOSED) return; // the browser reconnects by itself
       document.body.classList.add("offline");
       // Closed for good (a 401 after the session ended, or the server stopped): find out which.
-      api("GET", "/.sandbox/api/storage")
+      api("GET", "api/storage")
         .then(() => setTimeout(listen, 2000))
         .catch((error) => {
           showStatus(error.message);

@@ -15,7 +15,7 @@ extension WebPage {
         let modified: String
     }
 
-    /// `GET /.sandbox/api/list?path=/Folder`: the folder's visible items, unsorted.
+    /// `GET /.sandbox/s/<scope>/api/list?path=/Folder`: the folder's visible items, unsorted.
     ///
     /// - Throws: ``ShareError/Code/notFound`` for a missing or hidden folder,
     ///   ``ShareError/Code/conflict`` for a file.
@@ -38,7 +38,7 @@ extension WebPage {
         return WebResponses.json(Listing(path: path.description, items: items))
     }
 
-    /// `GET /.sandbox/api/storage`: what Documents holds and what the device has free (`du`, `df`).
+    /// `GET /.sandbox/s/<scope>/api/storage`: what Documents holds and what the device has free (`du`, `df`).
     func storage() throws(ShareError) -> Response {
         struct Storage: Encodable {
             let documentsBytes: Int64
@@ -55,7 +55,7 @@ extension WebPage {
         }
     }
 
-    /// `PUT /.sandbox/api/upload?path=/Folder/name.ext`: the body streamed to disk (WebDAV's PUT,
+    /// `PUT /.sandbox/s/<scope>/api/upload?path=/Folder/name.ext`: the body streamed to disk (WebDAV's PUT,
     /// never replacing), missing folders created, and a taken name numbered (`name 2.ext`).
     func upload(_ request: Request) async throws(ShareError) -> Response {
         struct Stored: Encodable {
@@ -87,7 +87,7 @@ extension WebPage {
                 path: asked.description)
     }
 
-    /// `POST /.sandbox/api/mkdir {"path": "/Folder/New"}`.
+    /// `POST /.sandbox/s/<scope>/api/mkdir {"path": "/Folder/New"}`.
     func makeFolder(_ request: Request) async throws(ShareError) -> Response {
         struct Asked: Decodable { let path: String }
         try requireWritable()
@@ -97,7 +97,7 @@ extension WebPage {
         return WebResponses.json(["path": path.description], status: .created)
     }
 
-    /// `POST /.sandbox/api/move {"from": "/a.txt", "to": "/Folder/b.txt"}`: rename and/or move,
+    /// `POST /.sandbox/s/<scope>/api/move {"from": "/a.txt", "to": "/Folder/b.txt"}`: rename and/or move,
     /// never replacing.
     func move(_ request: Request) async throws(ShareError) -> Response {
         struct Asked: Decodable {
@@ -126,7 +126,7 @@ extension WebPage {
         return WebResponses.json(["path": destination.description])
     }
 
-    /// `POST /.sandbox/api/delete {"path": "/a.txt"}`: a file, or a folder with all it holds.
+    /// `POST /.sandbox/s/<scope>/api/delete {"path": "/a.txt"}`: a file, or a folder with all it holds.
     func delete(_ request: Request) async throws(ShareError) -> Response {
         struct Asked: Decodable { let path: String }
         try requireWritable()
@@ -135,7 +135,7 @@ extension WebPage {
         return ShareResponses.empty(204)
     }
 
-    /// `GET /.sandbox/download?path=/a.txt`: WebDAV's GET, always as an attachment.
+    /// `GET /.sandbox/s/<scope>/download?path=/a.txt`: WebDAV's GET, always as an attachment.
     func download(_ request: Request, eventLoop: any EventLoop) async throws(ShareError) -> Response {
         let path = try Self.path(in: request)
         var response = try await methods.get(
@@ -144,7 +144,7 @@ extension WebPage {
         return response
     }
 
-    /// `GET /.sandbox/zip?path=/Folder`: the folder as a ZIP archive, streamed as it is made.
+    /// `GET /.sandbox/s/<scope>/zip?path=/Folder`: the folder as a ZIP archive, streamed as it is made.
     func zip(_ request: Request, eventLoop: any EventLoop) throws(ShareError) -> Response {
         let path = try Self.path(in: request)
         let archive = try FolderZip(documents: methods.documents, folder: path, eventLoop: eventLoop)
@@ -165,7 +165,7 @@ extension WebPage {
             })
     }
 
-    /// `GET /.sandbox/events`: the live view's Server-Sent Events (``ChangeFeed``).
+    /// `GET /.sandbox/s/<scope>/events`: the live view's Server-Sent Events (``ChangeFeed``).
     func events() throws(ShareError) -> Response {
         let listener = try feed.listen()
         var headers = HTTPFields()

@@ -28,24 +28,31 @@ extension WebPage {
         return WebResponses.page(bytes, type: WebAssets.contentType(of: name))
     }
 
-    /// `POST /.sandbox/login` with `code=…`: a session cookie and the app page, or the login page
-    /// again with what went wrong.
+    /// `POST /.sandbox/login` with `code=…`: a session cookie and a redirect to the session's
+    /// folder (the app page), or the login page again with what went wrong.
+    ///
+    /// A post that a browser says comes from another site or origin (``RequestSite``) is refused
+    /// (403) before the code is read: a web page cannot spend the address's failure budget and so
+    /// lock the owner out (login CSRF). The code is checked at the gate's login-form door.
     func login(_ request: Request, client: String) async -> Response {
         do throws(ShareError) {
+            try RequestSite.check(request, allowing: .sameOrigin)
             let body = try await DAVMethods.smallBody(of: request, limit: 4096, kind: "login form")
             let code = FormFields.value(of: "code", in: String(decoding: body, as: UTF8.self)) ?? ""
-            try gate.admit(
-                user: gate.credentials.user, password: code.trimmingCharacters(in: .whitespaces), client: client,
-                now: .now)
+            try gate.admitLoginForm(code: code.trimmingCharacters(in: .whitespaces), client: client, now: .now)
         } catch {
             let status = HTTPResponse.Status(code: error.code.status)
             let message =
                 error.code == .unauthorized
                 ? "That is not the pairing code. Type the code `sandbox share` printed." : error.message
-            return loginPage(message: message, status: status)
+            var response = loginPage(message: message, status: status)
+            if let wait = error.retryAfter { response.headers[.retryAfter] = "\(wait.seconds)" }
+            return response
         }
-        let (token, _) = sessions.open()
-        return WebResponses.redirect(to: "/", headers: [.setCookie: SessionCookie.setting(token)])
+        let (token, session) = sessions.open()
+        return WebResponses.redirect(
+            to: SessionFolder.path(of: session.scope),
+            headers: [.setCookie: SessionCookie.setting(token, scope: session.scope)])
     }
 }
 

@@ -1,17 +1,24 @@
 import HTTPTypes
 
 /// The session cookie: `sandbox_session`, HttpOnly (the page's script never sees it),
-/// SameSite=Strict (no other site's page can send it), for the whole server.
+/// SameSite=Strict (no other site's page can send it), and sent only to the session's own folder
+/// (`Path=/.sandbox/s/<scope>/`, ``SessionFolder``): cookies ignore ports, so with `Path=/` every
+/// other service on this host would get it.
+///
+/// Not `__Host-`: that prefix needs `Secure` (HTTPS) and `Path=/`, and the server speaks plain HTTP.
 enum SessionCookie {
     static let name = "sandbox_session"
 
-    /// The `Set-Cookie` value that stores `token` (a session cookie: it ends with the browser).
-    static func setting(_ token: String) -> String {
-        "\(name)=\(token); Path=/; HttpOnly; SameSite=Strict"
+    /// The `Set-Cookie` value that stores `token` for the folder `scope` (a session cookie: it
+    /// ends with the browser).
+    static func setting(_ token: String, scope: String) -> String {
+        "\(name)=\(token); Path=\(SessionFolder.path(of: scope)); HttpOnly; SameSite=Strict"
     }
 
-    /// The `Set-Cookie` value that removes the cookie.
-    static let clearing = "\(name)=; Path=/; HttpOnly; SameSite=Strict; Max-Age=0"
+    /// The `Set-Cookie` value that removes the cookie of the folder `scope`.
+    static func clearing(scope: String) -> String {
+        "\(name)=; Path=\(SessionFolder.path(of: scope)); HttpOnly; SameSite=Strict; Max-Age=0"
+    }
 
     /// The session token in the request's `Cookie` fields, if any: the last `sandbox_session`
     /// pair of well-formed `name=value` pairs (RFC 6265 §5.4); anything malformed is skipped.

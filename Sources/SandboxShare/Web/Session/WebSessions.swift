@@ -1,13 +1,17 @@
 import Synchronization
 
-/// The page's logins: a random session token (the cookie) and a CSRF token per login, held in
-/// memory only, so every session ends when the server stops.
+/// The page's logins: a random session token (the cookie), a random folder (``SessionFolder``, the
+/// cookie's `Path`) and a CSRF token per login, held in memory only, so every session ends when
+/// the server stops.
 ///
 /// At most ``maximumCount`` sessions are kept (the least recently used one goes first), and one
 /// unused for ``idleLimit`` ends.
 final class WebSessions: Sendable {
     /// A login.
     struct Session: Sendable {
+        /// The name of the session's folder: the page and its requests are under
+        /// `/.sandbox/s/<scope>/`, and the cookie is sent there only.
+        let scope: String
         /// Sent with every change the page asks for (`X-CSRF-Token`), and only the page knows it.
         let csrfToken: String
         var lastUsed: ContinuousClock.Instant
@@ -23,7 +27,7 @@ final class WebSessions: Sendable {
     /// - Returns: the session token (for the cookie) and its CSRF token.
     func open(now: ContinuousClock.Instant = .now) -> (token: String, session: Session) {
         let token = Self.randomToken()
-        let session = Session(csrfToken: Self.randomToken(), lastUsed: now)
+        let session = Session(scope: Self.randomToken(), csrfToken: Self.randomToken(), lastUsed: now)
         sessions.withLock { sessions in
             if sessions.count >= Self.maximumCount,
                 let oldest = sessions.min(by: { $0.value.lastUsed < $1.value.lastUsed })?.key
@@ -35,11 +39,12 @@ final class WebSessions: Sendable {
         return (token, session)
     }
 
-    /// The live session of `token`, marked as used now; `nil` for an unknown or idle one.
-    func session(for token: String?, now: ContinuousClock.Instant = .now) -> Session? {
+    /// The live session of `token` whose folder is `scope`, marked as used now; `nil` for an
+    /// unknown or idle one, or one whose folder is another (a cookie replayed elsewhere).
+    func session(for token: String?, in scope: Substring, now: ContinuousClock.Instant = .now) -> Session? {
         guard let token else { return nil }
         return sessions.withLock { sessions -> Session? in
-            guard var session = sessions[token] else { return nil }
+            guard var session = sessions[token], ConstantTime.equal(session.scope.utf8, scope.utf8) else { return nil }
             guard now - session.lastUsed < Self.idleLimit else {
                 sessions[token] = nil
                 return nil
