@@ -6,7 +6,7 @@ import Testing
 /// cookie, CSRF, the JSON API's operations and refusals. (The browser itself: Browser/.)
 @Suite struct WebPageTests {
     /// Logs in and returns the session cookie and CSRF token.
-    private func login(_ server: ShareServerProcess) async throws -> (cookie: String, csrf: String) {
+    func login(_ server: ShareServerProcess) async throws -> (cookie: String, csrf: String) {
         let response = try await server.send(
             "POST", "/.sandbox/login", headers: [("Content-Type", "application/x-www-form-urlencoded")],
             text: "code=\(server.code)", credentials: .none)
