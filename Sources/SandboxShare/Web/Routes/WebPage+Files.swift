@@ -114,7 +114,7 @@ extension WebPage {
     func makeFolder(_ request: Request) async throws(ShareError) -> Response {
         struct Asked: Decodable { let path: String }
         try requireWritable()
-        let path = try SharePath(plainPath: try await Self.json(Asked.self, from: request).path)
+        let path = try Self.shown(try await Self.json(Asked.self, from: request).path)
         if try methods.item(at: path) != nil { throw DAVMethods.nameTaken(path) }
         try methods.createCollection(path, request: request)
         return WebResponses.json(["path": path.description], status: .created)
@@ -129,8 +129,8 @@ extension WebPage {
         }
         try requireWritable()
         let asked = try await Self.json(Asked.self, from: request)
-        let source = try SharePath(plainPath: asked.from)
-        let destination = try SharePath(plainPath: asked.to)
+        let source = try Self.shown(asked.from)
+        let destination = try Self.shown(asked.to)
         try methods.requireVisibleName(source)
         try methods.requireVisibleName(destination)
         let item = try methods.existingItem(at: source)
@@ -153,7 +153,7 @@ extension WebPage {
     func delete(_ request: Request) async throws(ShareError) -> Response {
         struct Asked: Decodable { let path: String }
         try requireWritable()
-        let path = try SharePath(plainPath: try await Self.json(Asked.self, from: request).path)
+        let path = try Self.shown(try await Self.json(Asked.self, from: request).path)
         _ = try methods.delete(path, request: request)
         return ShareResponses.empty(204)
     }
@@ -260,7 +260,16 @@ extension WebPage {
         guard let query = request.uri.query, let value = FormFields.value(of: "path", in: query) else {
             throw ShareError(.malformedRequest, "Say which item with ?path=/… (encoded with encodeURIComponent).")
         }
-        let path = try SharePath(plainPath: value)
+        return try shown(value)
+    }
+
+    /// `plain` as a path the page shows: checked, and refused as missing when hidden (the page
+    /// never lists nor changes a hidden item, Finder's `._name` and `.DS_Store` included).
+    ///
+    /// - Throws: ``ShareError/Code/malformedRequest`` for a bad path, ``ShareError/Code/notFound``
+    ///   for a hidden one.
+    static func shown(_ plain: String) throws(ShareError) -> SharePath {
+        let path = try SharePath(plainPath: plain)
         if path.isHidden { throw ShareError(.notFound, "Nothing is shared at '\(path)'.", path: path.description) }
         return path
     }

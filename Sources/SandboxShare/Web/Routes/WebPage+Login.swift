@@ -41,7 +41,8 @@ extension WebPage {
             let status = HTTPResponse.Status(code: error.code.status)
             let message =
                 error.code == .unauthorized
-                ? "That is not the pairing code. Type the code `sandbox share` printed." : error.message
+                ? "That is not the pairing code. Type the code that “sandbox share” printed when it started."
+                : error.message
             return loginPage(message: message, status: status)
         }
         let (token, _) = sessions.open()
