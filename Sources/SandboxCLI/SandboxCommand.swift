@@ -8,8 +8,8 @@ struct SandboxCommand: AsyncParsableCommand {
         commandName: "sandbox",
         abstract: "iOS-style app containers on Linux: create them, put files in, inspect, size and purge them.",
         discussion: """
-            The device lives in $SANDBOX_HOME (default: $XDG_DATA_HOME/sandbox or ~/.local/share/sandbox).
-            PATH arguments are relative to the container's home (e.g. Documents/a.txt); anything that would
+            The device lives in $SANDBOX_HOME (default: $XDG_DATA_HOME/sandbox or ~/.local/share/sandbox). \
+            PATH arguments are relative to the container's home (e.g. Documents/a.txt); anything that would \
             leave the container is refused.
             """,
         subcommands: [

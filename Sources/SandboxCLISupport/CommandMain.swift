@@ -12,8 +12,10 @@ package enum CommandMain {
     /// of killing the process (see ``StandardStreams``).
     package static func run<Root: AsyncParsableCommand>(_: Root.Type) async {
         signal(SIGPIPE, SIG_IGN)
+        var name: String?
         do {
             var command = try Root.parseAsRoot()
+            name = type(of: command).configuration.commandName
             if var command = command as? any AsyncParsableCommand {
                 try await command.run()
             } else {
@@ -22,7 +24,7 @@ package enum CommandMain {
         } catch  where StandardStreams.isClosedOutput(error) {
             Root.exit(withError: ExitCode.success)
         } catch let error as any SandboxFailure {
-            StandardStreams.error(Remedies.line(for: error) + "\n")
+            StandardStreams.error(Remedies.line(for: error, command: name) + "\n")
             Root.exit(withError: ExitCode(ExitStatus.of(error)))
         } catch {
             Root.exit(withError: error)

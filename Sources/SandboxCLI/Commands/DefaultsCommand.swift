@@ -11,13 +11,14 @@ struct DefaultsCommand: ParsableCommand {
         abstract:
             "Read, write and delete an app's preferences (Library/Preferences/<app-id>.plist), like macOS `defaults`.",
         discussion: """
-            read [KEY]            print one value, or every stored value
-            write KEY VALUE       store a value (--type string|int|double|bool|date|data; dates in ISO 8601,
-                                  data in hex)
-            delete KEY            remove a value
-            A VALUE may start with '-' (write n -5 --type int). Writes are atomic, durable and safe while the
-            app (or another `defaults`) writes too. --json prints reals that are not finite as the strings
-            "+infinity", "-infinity" and "nan", dates as ISO 8601 strings and data as base64.
+            read [KEY]        print one value, or every stored value
+            write KEY VALUE   store a value (--type string, int, double, bool, date, data)
+            delete KEY        remove a value
+
+            Dates are written in ISO 8601, data in hex; a VALUE may start with '-' (write n -5 --type int). \
+            Writes are atomic, durable and safe while the app (or another `defaults`) writes too. --json \
+            prints reals that are not finite as the strings "+infinity", "-infinity" and "nan", dates as \
+            ISO 8601 strings and data as base64.
             """
     )
 

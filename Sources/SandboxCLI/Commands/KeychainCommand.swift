@@ -10,7 +10,7 @@ struct KeychainCommand: ParsableCommand {
         abstract:
             "Set, get and delete an app's keychain items (generic passwords), kept encrypted outside its container.",
         discussion: """
-            set reads the secret from standard input (one trailing newline is dropped); get prints it.
+            set reads the secret from standard input (one trailing newline is dropped); get prints it. \
             Items live in $SANDBOX_HOME/Device/Apps/<app-id>/keychain.plist, sealed with this device's key.
             """
     )
@@ -46,7 +46,11 @@ struct KeychainCommand: ParsableCommand {
     }
 
     private func missing() -> StoreError {
-        StoreError(.notFound, "No keychain item for service '\(service)' and account '\(account)' in \(app.app).")
+        StoreError(
+            .notFound,
+            "No keychain item for service '\(service)' and account '\(account)' in \(app.app). "
+                + "`sandbox keychain \(app.app) set '\(service)' '\(account)'` stores one (the secret on standard input)."
+        )
     }
 
     /// An item as `get --json` prints it; the secret as UTF-8 text when it is, else base64.

@@ -12,9 +12,9 @@ struct PasscodeCommand: ParsableCommand {
         commandName: "passcode",
         abstract: "Set, change or remove the device's passcode (Data Protection).",
         discussion: """
-            set reads two lines from standard input: the current passcode (an empty line when none is set)
-            and the new one (an empty line removes the passcode). The passcode is never stored: it wraps the
-            class keys in $SANDBOX_HOME/Device/protection.keybag, together with the device key. The device is
+            set reads two lines from standard input: the current passcode (an empty line when none is set) \
+            and the new one (an empty line removes the passcode). The passcode is never stored: it wraps the \
+            class keys in $SANDBOX_HOME/Device/protection.keybag, together with the device key. The device is \
             unlocked afterwards.
             """
     )
@@ -59,8 +59,8 @@ struct UnlockCommand: ParsableCommand {
         commandName: "unlock",
         abstract: "Unlock the device with the passcode read from standard input.",
         discussion: """
-            The class keys go to the kernel's user keyring, where every process of this user finds them and
-            nothing writes them to disk. Wrong passcodes are counted; from the fifth, further tries wait (1 min,
+            The class keys go to the kernel's user keyring, where every process of this user finds them and \
+            nothing writes them to disk. Wrong passcodes are counted; from the fifth, further tries wait (1 min, \
             5 min, 15 min, 1 h), as on iOS.
             """
     )
@@ -77,7 +77,7 @@ struct ProtectedWrite: ParsableCommand {
         commandName: "write",
         abstract: "Write standard input to a file of a container, atomically, encrypted with a protection class.",
         discussion: """
-            Without --protection the folder's default class applies (see --default-for-folder), and a folder
+            Without --protection the folder's default class applies (see --default-for-folder), and a folder \
             without one gets a plain file. `sandbox cat` decrypts protected files; `sandbox stat` shows the class.
             """
     )

@@ -14,6 +14,7 @@ struct Run: AsyncParsableCommand {
             the bundle's path in SANDBOX_BUNDLE_PATH, the home as working directory, in a new session, with \
             PR_SET_NO_NEW_PRIVS and resource limits. The program can read and write its container, read and \
             execute its bundle and the system's programs and libraries, and nothing else.
+
             Exits with the program's status, or 128+N when signal N ended it; 126 when it could not be \
             executed, 127 when it was not found. SIGINT, SIGTERM, SIGHUP and SIGQUIT are passed on to it.
             """

@@ -12,12 +12,12 @@ struct SharedItem: Sendable {
 }
 
 extension DAVMethods {
-    /// The item at `path`, or `nil` when there is none the share shows: missing, hidden, a
-    /// symlink, a device or socket.
+    /// The item at `path`, or `nil` when there is none the share shows: missing, hidden (but for
+    /// Finder's own files, ``SharePath/isFinderMetadata``), a symlink, a device or socket.
     ///
     /// - Throws: ``ShareError`` for a file-system failure (a file in the way of a parent is "none").
     func item(at path: SharePath) throws(ShareError) -> SharedItem? {
-        if path.isHidden { return nil }
+        if path.isUnreachable { return nil }
         do throws(SandboxError) {
             guard let attributes = try documents.attributes(at: path.containerPath, followingSymlink: false),
                 attributes.type == .regular || attributes.type == .directory
@@ -73,10 +73,11 @@ extension DAVMethods {
     /// Refuses to create or change `path` when the share hides that name (as if it did not
     /// exist) or when it is the shared folder itself.
     ///
-    /// - Throws: ``ShareError/Code/notFound`` for the Inbox and names starting with `.`,
+    /// - Throws: ``ShareError/Code/notFound`` for the Inbox and names starting with `.` (but
+    ///   Finder's `._name` and `.DS_Store`, ``SharePath/isFinderMetadata``),
     ///   ``ShareError/Code/forbidden`` for the root.
     func requireVisibleName(_ path: SharePath) throws(ShareError) {
-        if path.isHidden {
+        if path.isUnreachable {
             throw ShareError(.notFound, "Nothing is shared at '\(path)'.", path: path.description)
         }
         if path.isRoot {

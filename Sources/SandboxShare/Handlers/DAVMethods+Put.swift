@@ -81,7 +81,7 @@ extension DAVMethods {
 
     static func nameTaken(_ path: SharePath) -> ShareError {
         ShareError(
-            .nameTaken, "'\(path.lastName ?? "/")' is taken in '\(path.parent)'; choose another name.",
+            .nameTaken, "'\(path.lastName ?? "/")' is taken in \(path.parent.displayPath); choose another name.",
             path: path.description)
     }
 

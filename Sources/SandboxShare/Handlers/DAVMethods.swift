@@ -8,8 +8,10 @@ import Sandbox
 ///
 /// Every file operation goes through ``documents``, a confined root that refuses every symlink:
 /// nothing here opens a host path. The Inbox and names starting with `.` are hidden
-/// (``SharePath/isHidden``): 404 for every method, as request path or as `Destination`. Nothing is cached: each request
-/// sees the folder as the app left it.
+/// (``SharePath/isHidden``): never listed, and 404 for every method, as request path or as
+/// `Destination` — but for Finder's own files (``SharePath/isFinderMetadata``: `._name`,
+/// `.DS_Store`), which a Mac must be able to write to copy a file. Nothing is cached: each
+/// request sees the folder as the app left it.
 struct DAVMethods: Sendable {
     /// The shared folder.
     let documents: ConfinedRoot
@@ -34,7 +36,7 @@ struct DAVMethods: Sendable {
     func respond(to request: Request, on eventLoop: any EventLoop) async throws(ShareError) -> Response {
         let path = try SharePath(requestPath: request.uri.path)
         let method = request.method
-        if path.isHidden {
+        if path.isUnreachable {
             throw ShareError(.notFound, "Nothing is shared at '\(path)'.", path: path.description)
         }
         if readOnly, Self.writeMethods.contains(method) {

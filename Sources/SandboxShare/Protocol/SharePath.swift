@@ -77,11 +77,32 @@ package struct SharePath: Hashable, Sendable, CustomStringConvertible {
     package var isRoot: Bool { names.isEmpty }
 
     /// Whether the share hides this item: the `Inbox` at the top, or anything with a name (itself
-    /// or a parent's) starting with `.`.
+    /// or a parent's) starting with `.`. A hidden item is never listed (PROPFIND, the page, a
+    /// ZIP); only ``isFinderMetadata`` ones can be named by a WebDAV request.
     package var isHidden: Bool {
         if let first = names.first, first.utf8.elementsEqual("Inbox".utf8) { return true }
         return names.contains { $0.utf8.first == UInt8(ascii: ".") }
     }
+
+    /// Whether this is a file macOS keeps beside the documents on a WebDAV volume, in a folder the
+    /// share shows: `._name` (AppleDouble: the extended attributes of `name`, which every copy by
+    /// Finder or `cp` writes, and fails with error -36 or EPERM when it cannot) or `.DS_Store`
+    /// (the folder's view settings). WebDAV clients may create, read, lock, move and delete them
+    /// like any file; they are never listed.
+    package var isFinderMetadata: Bool {
+        guard let name = names.last, !parent.isHidden else { return false }
+        let bytes = Array(name.utf8)
+        return name == ".DS_Store"
+            || (bytes.count > 2 && bytes[0] == UInt8(ascii: ".") && bytes[1] == UInt8(ascii: "_"))
+    }
+
+    /// Whether no request reaches this item: hidden and not ``isFinderMetadata`` (the Inbox, the
+    /// app's own dot-files and everything beneath them): 404 for every method.
+    package var isUnreachable: Bool { isHidden && !isFinderMetadata }
+
+    /// The path as a person reads it: `Documents` for the shared folder itself, `Documents/Album/a.jpg`
+    /// beneath it (a bare `/` means nothing to someone who never typed a path).
+    package var displayPath: String { isRoot ? "Documents" : "Documents" + description }
 
     /// The path without its last name; the root's parent is the root.
     package var parent: SharePath {

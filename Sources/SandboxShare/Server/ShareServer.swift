@@ -27,19 +27,45 @@ public struct ShareServer: Sendable {
 
     /// A server for `container`'s Documents folder.
     ///
-    /// - Throws: ``ShareError`` with the core's code when Documents cannot be opened (missing,
-    ///   not a directory).
+    /// Documents is opened from the container's root without following a link: an app can replace
+    /// its Documents with a symbolic link (to its own Library, say), and the share must not serve
+    /// what the link names. The container's root is reopened as a root that refuses every symlink,
+    /// so the kernel refuses one at `Documents` itself (`RESOLVE_NO_SYMLINKS`) — no window between
+    /// a check and the open.
+    ///
+    /// - Throws: ``ShareError`` with ``ShareError/Code/forbidden`` when Documents is a symbolic
+    ///   link, and with the core's code when it cannot be opened (missing, not a directory).
     public init(container: Container, configuration: ShareConfiguration, logger: Logger) throws(ShareError) {
         guard let documentsPath = ContainerDirectory.documents.path else {
             throw ShareError(.internalError, "The container has no Documents folder.")
         }
         do throws(SandboxError) {
-            documents = try container.root.openSubroot(at: documentsPath, refusingSymlinks: true)
+            let home = try container.root.openSubroot(at: .root, refusingSymlinks: true)
+            documents = try home.openSubroot(at: documentsPath)
+        } catch  where error.code == .symlinkLoop {
+            throw Self.linkRefusal(container, path: documentsPath, error)
         } catch {
-            throw .fileSystem(error, path: "/", doing: "open the Documents folder of \(container.identifier)")
+            throw .fileSystem(
+                error, path: documentsPath.description, doing: "open the Documents folder of \(container.identifier)")
         }
         self.configuration = configuration
         self.logger = logger
+    }
+
+    /// Documents is a symbolic link: the refusal `sandbox path … documents` gives for it
+    /// (``/Sandbox/Container/locate(_:)``, which names the link and the remedy) as the cause.
+    private static func linkRefusal(_ container: Container, path: ContainerPath, _ error: SandboxError) -> ShareError {
+        var cause = error
+        do throws(SandboxError) {
+            _ = try container.locate(.documents)
+        } catch {
+            cause = error
+        }
+        return ShareError(
+            .forbidden,
+            "The Documents folder of \(container.identifier) is a symbolic link, which the share does not follow: "
+                + "nothing is shared. Remove the link, create the Documents folder again, then share.",
+            path: path.description, cause: cause)
     }
 
     /// A server for the folder `documents` (which should refuse symlinks:

@@ -23,6 +23,8 @@ struct WebPage: Sendable {
     let feed: ChangeFeed
     /// Checks the pairing code typed on the login page (its own failure budget, the same policy as HTTP Basic).
     let gate: PairingGate
+    /// The folders uploads in flight write into (a failed one removes the folders it made).
+    let uploads = UploadFolders()
 
     /// Whether `request` is the page's rather than WebDAV's.
     static func handles(_ request: Request) -> Bool {

@@ -89,4 +89,21 @@ import Testing
             }
         }
     }
+    @Test(.enabled(if: SharePageScript.available), .timeLimit(.minutes(3)))
+    func theFilterTheUploadsPanelAFailedFolderUploadAndTouchTargets() async throws {
+        try await ShareServerProcess.with(arguments: ["--max-upload", "1M"]) { server in
+            try await ScratchDirectory.with(prefix: "sandbox-browser") { scratch in
+                // "Résumé" precomposed (NFC) and decomposed (NFD, as macOS writes names).
+                for name in ["R\u{E9}sum\u{E9}.pdf", "Re\u{301}sume\u{301} draft.txt", "resolve.txt", "Other.txt"] {
+                    try server.plant(name, name)
+                }
+                try server.plant("Folder/inside.txt", "inside")
+                let before = server.documentsTree()
+                let result = try await SharePageScript.run(.details, on: server, scratch: scratch)
+                guard result.ok else { return }
+                #expect(server.documentsTree() == (before + ["small.txt"]).sorted(), "\(server.documentsTree())")
+                try SharePageScript.keepArtifact("share-page-touch.png", from: scratch)
+            }
+        }
+    }
 }

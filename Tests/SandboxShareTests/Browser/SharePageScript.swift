@@ -23,6 +23,9 @@ enum SharePageScript {
         case large
         /// A 2 MB upload against a server started with `--max-upload 1M`.
         case limit
+        /// The filter's folding, the Uploads panel, a refused folder upload's folders, touch
+        /// targets (a server started with `--max-upload 1M`).
+        case details
     }
 
     /// What the script printed on its `RESULT` line.

@@ -5,7 +5,8 @@
 
 URL is the server's (http://127.0.0.1:PORT/), CODE its pairing code, SCRATCH a folder of the test's
 own (downloads, the Chromium profile, files to upload, screenshots go there), SCENARIO one of
-`page`, `security`, `leak`, `lockout`, `large`, `cancel`, `limit`, DOCUMENTS the host path of the shared folder (the "app"
+`page`, `security`, `leak`, `lockout`, `large`, `cancel`, `limit`, `details`, DOCUMENTS the host path of the shared
+folder (the "app"
 writes a file there to see the page pick it up, and the outcome of each step is checked there).
 
 Prints progress lines, then one line `RESULT {json}`; exits 0 when every check passed, 1 otherwise
@@ -721,6 +722,65 @@ def limit_scenario(page):
     page.result["limitRow"] = page.upload_row("/too large.bin")["note"]
 
 
+def details_scenario(page):
+    """Against a server with --max-upload 1M and Documents holding "Résumé.pdf", its decomposed
+    twin "Résumé draft.txt" (as macOS writes names), "resolve.txt", "Other.txt" and "Folder/": the
+    filter ignores accents and case; finished uploads leave the Uploads panel when a folder is
+    entered; a folder upload refused for its size leaves no folder behind; on a touch screen
+    every control is at least 44 px."""
+    page.login()
+
+    page.begin("the filter folds accents and case")
+    page.wait_row("Other.txt")
+    decomposed = "Re\u0301sume\u0301 draft.txt"
+    expected = sorted(["Résumé.pdf", decomposed, "resolve.txt"])
+    for typed in ["res", "RÉS", "re\u0301s"]:
+        field = page.driver.find_element(By.ID, "filter")
+        field.clear()
+        field.send_keys(typed)
+        page.wait(lambda: sorted(page.names()) == expected, f"“{typed}” finds {expected} ({page.names()})")
+    page.driver.find_element(By.ID, "filter").clear()
+    page.js("document.getElementById('filter').dispatchEvent(new Event('input'))")
+    page.wait(lambda: len(page.names()) == 5, "the filter cleared")
+
+    page.begin("finished uploads leave the panel when a folder is entered")
+    small = page.write("small.txt", b"small")
+    page.driver.find_element(By.ID, "upload-files").send_keys(small)
+    page.wait_uploaded(["/small.txt"])
+    page.check(page.js("return !document.getElementById('uploads-panel').hidden"), "the panel shows the upload")
+    page.click('#listing tr[data-name="Folder"] a.item')
+    page.wait_row("inside.txt")
+    page.check(page.upload_rows() == [], f"no finished upload is listed in the folder ({page.upload_rows()})")
+    page.check(page.js("return document.getElementById('uploads-panel').hidden"), "the panel is gone")
+    page.click('#breadcrumbs a[data-path="/"]')
+    page.wait_row("Folder")
+
+    page.begin("a folder upload refused for its size leaves no folder")
+    big = page.write("Big/Deep/too large.bin", os.urandom(2_000_000))
+    page.driver.find_element(By.ID, "upload-folder").send_keys(os.path.dirname(os.path.dirname(big)))
+    page.wait(lambda: (page.upload_row("/Big/Deep/too large.bin") or {}).get("state") == "failed", "the upload fails")
+    page.check(not page.on_disk("Big"), f"no folder Big on disk ({os.listdir(page.documents)})")
+    page.wait_row("Big", present=False)
+
+    page.begin("touch targets of 44 px on a touch screen")
+    page.driver.execute_cdp_cmd("Emulation.setTouchEmulationEnabled", {"enabled": True, "maxTouchPoints": 5})
+    page.driver.set_window_size(375, 800)
+    page.wait(lambda: page.js("return matchMedia('(pointer: coarse)').matches && window.innerWidth <= 375"), "a phone")
+    small_targets = page.js(
+        """
+        return [...document.querySelectorAll('button, a.button, label.button, input[type=search], #listing a.item')]
+          .filter(element => element.getClientRects().length > 0 && !element.closest('dialog'))
+          .map(element => ({text: (element.textContent || element.id || element.tagName).trim().slice(0, 30),
+                            width: element.getBoundingClientRect().width, height: element.getBoundingClientRect().height}))
+          .filter(box => box.height < 44 || box.width < 44)
+        """
+    )
+    page.check(small_targets == [], f"controls smaller than 44 px: {small_targets}")
+    page.screenshot(os.path.join(page.scratch, "share-page-touch.png"))
+    page.driver.execute_cdp_cmd("Emulation.setTouchEmulationEnabled", {"enabled": False})
+    page.driver.set_window_size(1280, 860)
+
+
 SCENARIOS = {
     "page": page_scenario,
     "security": security_scenario,
@@ -728,6 +788,7 @@ SCENARIOS = {
     "lockout": lockout_scenario,
     "large": large_scenario,
     "limit": limit_scenario,
+    "details": details_scenario,
     "cancel": lambda page: large_scenario(page, cancel_only=True),
 }
 

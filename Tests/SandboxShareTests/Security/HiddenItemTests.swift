@@ -82,4 +82,57 @@ import Testing
             }
         }
     }
+    /// What a Mac writes on a WebDAV volume: `._name` beside a file (its extended attributes —
+    /// macOS turns any failure to create it into EPERM, so Finder's copy fails with -36) and
+    /// `.DS_Store`. They can be written, read, locked, moved and deleted, and are never listed;
+    /// the Inbox and the app's own dot-folders stay out of reach, Finder's names beneath them too.
+    @Test func findersOwnFilesCanBeWrittenAndAreNeverListed() async throws {
+        try await ShareServerProcess.with { server in
+            try server.plant("report.pdf", "the report")
+            try server.plant("Folder/inside.txt", "inside")
+            for target in ["/._report.pdf", "/.DS_Store", "/Folder/._inside.txt", "/Folder/.DS_Store", "/._."] {
+                let written = "metadata of \(target)"
+                let put = try await server.send("PUT", target, body: Array(written.utf8))
+                #expect(put.status == 201, "PUT \(target): \(put)")
+                let get = try await server.send("GET", target)
+                #expect(get.status == 200 && get.text == written, "GET \(target): \(get)")
+                let single = try await server.send("PROPFIND", target, headers: [("Depth", "0")])
+                #expect(single.status == 207, "PROPFIND \(target): \(single)")
+            }
+            #expect(server.contents("._report.pdf") == "metadata of /._report.pdf")
+            let lockInfo = """
+                <D:lockinfo xmlns:D="DAV:"><D:lockscope><D:exclusive/></D:lockscope>\
+                <D:locktype><D:write/></D:locktype></D:lockinfo>
+                """
+            let lock = try await server.send(
+                "LOCK", "/._report.pdf", headers: [("Depth", "0"), ("Timeout", "Second-60")], text: lockInfo)
+            #expect(lock.status == 200, "LOCK: \(lock)")
+            let token = lock.header("Lock-Token") ?? ""
+            let unlock = try await server.send("UNLOCK", "/._report.pdf", headers: [("Lock-Token", token)])
+            #expect(unlock.status == 204, "UNLOCK: \(unlock)")
+            for folder in ["/", "/Folder/"] {
+                for depth in ["1", "infinity"] {
+                    let listing = try await server.send("PROPFIND", folder, headers: [("Depth", depth)])
+                    #expect(listing.status == 207, "PROPFIND \(folder): \(listing)")
+                    #expect(!listing.text.contains("._") && !listing.text.contains("DS_Store"), "\(listing.text)")
+                }
+            }
+            let move = try await server.send(
+                "MOVE", "/._report.pdf", headers: [("Destination", server.url("/._renamed.pdf"))])
+            #expect(move.status == 201, "MOVE: \(move)")
+            let delete = try await server.send("DELETE", "/._renamed.pdf")
+            #expect(delete.status == 204, "DELETE: \(delete)")
+            #expect(server.contents("._renamed.pdf") == nil && server.contents("._report.pdf") == nil)
+
+            try server.plant(".app/state", "the app's own")
+            let home = try homeTree(server)
+            for target in ["/Inbox/._x", "/Inbox/.DS_Store", "/.app/._state", "/.app/.DS_Store", "/._", "/.other"] {
+                for method in ["PUT", "GET", "PROPFIND", "MKCOL", "DELETE"] {
+                    let response = try await server.send(method, target, body: method == "PUT" ? [1] : [])
+                    #expect(response.status == 404, "\(method) \(target): \(response)")
+                }
+            }
+            #expect(try homeTree(server) == home, "nothing created beneath a hidden folder")
+        }
+    }
 }

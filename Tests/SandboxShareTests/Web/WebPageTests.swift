@@ -7,7 +7,7 @@ import Testing
 @Suite struct WebPageTests {
     /// Logs in and returns the session cookie, the CSRF token and the session's folder (the app
     /// page's path, `/.sandbox/s/<scope>/`, where the API is too).
-    private func login(_ server: ShareServerProcess) async throws -> (cookie: String, csrf: String, base: String) {
+    func login(_ server: ShareServerProcess) async throws -> (cookie: String, csrf: String, base: String) {
         let response = try await server.send(
             "POST", "/.sandbox/login", headers: [("Content-Type", "application/x-www-form-urlencoded")],
             text: "code=\(server.code)", credentials: .none)
@@ -40,6 +40,8 @@ import Testing
             let wrong = try await server.send(
                 "POST", "/.sandbox/login", text: "code=wrong-code-123", credentials: .none)
             #expect(wrong.status == 401 && wrong.header("Set-Cookie") == nil, "\(wrong)")
+            // The page shows its message as text: no Markdown backticks around the command.
+            #expect(wrong.text.contains("That is not the pairing code") && !wrong.text.contains("`"), "\(wrong.text)")
 
             let (cookie, csrf, base) = try await login(server)
             let session = [("Cookie", cookie), ("X-CSRF-Token", csrf)]
@@ -63,6 +65,8 @@ import Testing
             let taken = try await server.send(
                 "POST", "\(base)api/mkdir", headers: session, text: #"{"path": "/Archive"}"#, credentials: .none)
             #expect(taken.status == 409 && taken.text.contains("name-taken"), "\(taken)")
+            // The message names the shared folder as the page does, never as a bare "/".
+            #expect(taken.text.contains("taken in Documents;") && !taken.text.contains("'/'"), "\(taken.text)")
             let move = try await server.send(
                 "POST", "\(base)api/move", headers: session,
                 text: #"{"from": "/New folder/sub/a.txt", "to": "/Archive/renamed.txt"}"#, credentials: .none)
@@ -71,7 +75,7 @@ import Testing
             let clash = try await server.send(
                 "POST", "\(base)api/move", headers: session,
                 text: #"{"from": "/New folder/sub/a 2.txt", "to": "/Archive/renamed.txt"}"#, credentials: .none)
-            #expect(clash.status == 409, "\(clash)")
+            #expect(clash.status == 409 && clash.text.contains("taken in Documents/Archive;"), "\(clash)")
             #expect(
                 server.contents("Archive/renamed.txt") == "first" && server.contents("New folder/sub/a 2.txt") != nil)
 

@@ -30,6 +30,9 @@
   const baseName = (path) => path.slice(path.lastIndexOf("/") + 1);
   const isInside = (path, folder) => path === folder || path.startsWith(folder === "/" ? "/" : folder + "/");
   const hashFor = (path) => "#" + path.split("/").map(encodeURIComponent).join("/");
+  // What the filter compares: accents and case folded, so "res" finds "Résumé" (in either Unicode
+  // form: macOS sends names decomposed) and "ALPHA" finds "alpha".
+  const folded = (text) => text.normalize("NFKD").replace(/\p{M}/gu, "").toLocaleLowerCase();
 
   function pathFromHash() {
     const raw = location.hash.slice(1);
@@ -186,7 +189,7 @@
     }
     const focused = rememberFocus();
     const shown = state.items
-      .filter((item) => state.filter === "" || item.name.toLowerCase().includes(state.filter))
+      .filter((item) => state.filter === "" || folded(item.name).includes(state.filter))
       .sort(compare);
     ui.listing.replaceChildren(...shown.map(row));
     ui.empty.hidden = shown.length > 0;
@@ -358,7 +361,7 @@
   }
 
   ui.filter.addEventListener("input", () => {
-    state.filter = ui.filter.value.trim().toLowerCase();
+    state.filter = folded(ui.filter.value.trim());
     render();
   });
 
@@ -456,10 +459,12 @@
     xhr.send(job.file);
   }
 
-  byId("clear-uploads").addEventListener("click", () => {
+  // Removes the rows of finished uploads (done, cancelled, failed); the panel goes once it is empty.
+  function clearFinishedUploads() {
     for (const li of [...ui.uploads.children]) if (["done", "cancelled", "failed"].includes(li.dataset.state)) li.remove();
     ui.uploadsPanel.hidden = ui.uploads.children.length === 0;
-  });
+  }
+  byId("clear-uploads").addEventListener("click", clearFinishedUploads);
 
   const hidden = (relative) => relative.split("/").some((part) => part.startsWith("."));
 
@@ -588,6 +593,7 @@
   window.addEventListener("hashchange", () => {
     state.path = pathFromHash();
     state.items = [];
+    clearFinishedUploads(); // uploads still running stay in view, wherever they go
     refresh();
   });
 

@@ -56,16 +56,39 @@ extension WebPage {
     }
 
     /// `PUT /.sandbox/s/<scope>/api/upload?path=/Folder/name.ext`: the body streamed to disk (WebDAV's PUT,
-    /// never replacing), missing folders created, and a taken name numbered (`name 2.ext`).
+    /// never replacing), missing folders created, and a taken name numbered (`name 2.ext`). An
+    /// upload that fails (too large, cut off, out of space) stores nothing and removes the folders
+    /// it created, as far as they are still empty and no other upload writes into them
+    /// (``UploadFolders``).
     func upload(_ request: Request) async throws(ShareError) -> Response {
+        try requireWritable()
+        let asked = try Self.path(in: request)
+        try methods.requireVisibleName(asked)
+        let folder = asked.parent
+        uploads.begin(folder)
+        var created: [SharePath] = []
+        do throws(ShareError) {
+            let response = try await store(request, at: asked, creatingFolders: &created)
+            uploads.end(folder)
+            return response
+        } catch {
+            let removed = uploads.end(folder, removing: created, in: methods.documents, locks: methods.locks)
+            if !removed.isEmpty {
+                methods.logger.info("upload of \(asked) failed: removed the folders it made, \(removed)")
+            }
+            throw error
+        }
+    }
+
+    /// The upload's work: its folders (each one made is added to `created`), then the file.
+    private func store(
+        _ request: Request, at asked: SharePath, creatingFolders created: inout [SharePath]
+    ) async throws(ShareError) -> Response {
         struct Stored: Encodable {
             let path: String
             let size: Int64
         }
-        try requireWritable()
-        let asked = try Self.path(in: request)
-        try methods.requireVisibleName(asked)
-        try createFolders(asked.parent, request: request)
+        try createFolders(asked.parent, request: request, created: &created)
         var lastError: ShareError?
         // A name taken when the upload starts is numbered; one taken while it ran fails it.
         for number in 1...Self.maximumNumberedNames {
@@ -91,7 +114,7 @@ extension WebPage {
     func makeFolder(_ request: Request) async throws(ShareError) -> Response {
         struct Asked: Decodable { let path: String }
         try requireWritable()
-        let path = try SharePath(plainPath: try await Self.json(Asked.self, from: request).path)
+        let path = try Self.shown(try await Self.json(Asked.self, from: request).path)
         if try methods.item(at: path) != nil { throw DAVMethods.nameTaken(path) }
         try methods.createCollection(path, request: request)
         return WebResponses.json(["path": path.description], status: .created)
@@ -106,8 +129,8 @@ extension WebPage {
         }
         try requireWritable()
         let asked = try await Self.json(Asked.self, from: request)
-        let source = try SharePath(plainPath: asked.from)
-        let destination = try SharePath(plainPath: asked.to)
+        let source = try Self.shown(asked.from)
+        let destination = try Self.shown(asked.to)
         try methods.requireVisibleName(source)
         try methods.requireVisibleName(destination)
         let item = try methods.existingItem(at: source)
@@ -130,7 +153,7 @@ extension WebPage {
     func delete(_ request: Request) async throws(ShareError) -> Response {
         struct Asked: Decodable { let path: String }
         try requireWritable()
-        let path = try SharePath(plainPath: try await Self.json(Asked.self, from: request).path)
+        let path = try Self.shown(try await Self.json(Asked.self, from: request).path)
         _ = try methods.delete(path, request: request)
         return ShareResponses.empty(204)
     }
@@ -200,8 +223,11 @@ extension WebPage {
         }
     }
 
-    /// Creates `folder` and the folders above it that are missing (a folder upload's structure).
-    private func createFolders(_ folder: SharePath, request: Request) throws(ShareError) {
+    /// Creates `folder` and the folders above it that are missing (a folder upload's structure),
+    /// adding each one it made to `created`, outermost first.
+    private func createFolders(
+        _ folder: SharePath, request: Request, created: inout [SharePath]
+    ) throws(ShareError) {
         var path = SharePath.root
         for name in folder.names {
             path = path.appending(name)
@@ -215,6 +241,7 @@ extension WebPage {
             }
             do throws(ShareError) {
                 try methods.createCollection(path, request: request)
+                created.append(path)
             } catch  where error.code == .methodNotAllowed {
                 continue  // made meanwhile, by a parallel upload of the same folder
             }
@@ -233,7 +260,16 @@ extension WebPage {
         guard let query = request.uri.query, let value = FormFields.value(of: "path", in: query) else {
             throw ShareError(.malformedRequest, "Say which item with ?path=/… (encoded with encodeURIComponent).")
         }
-        let path = try SharePath(plainPath: value)
+        return try shown(value)
+    }
+
+    /// `plain` as a path the page shows: checked, and refused as missing when hidden (the page
+    /// never lists nor changes a hidden item, Finder's `._name` and `.DS_Store` included).
+    ///
+    /// - Throws: ``ShareError/Code/malformedRequest`` for a bad path, ``ShareError/Code/notFound``
+    ///   for a hidden one.
+    static func shown(_ plain: String) throws(ShareError) -> SharePath {
+        let path = try SharePath(plainPath: plain)
         if path.isHidden { throw ShareError(.notFound, "Nothing is shared at '\(path)'.", path: path.description) }
         return path
     }

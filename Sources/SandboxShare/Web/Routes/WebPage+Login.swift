@@ -44,7 +44,8 @@ extension WebPage {
             let status = HTTPResponse.Status(code: error.code.status)
             let message =
                 error.code == .unauthorized
-                ? "That is not the pairing code. Type the code `sandbox share` printed." : error.message
+                ? "That is not the pairing code. Type the code that “sandbox share” printed when it started."
+                : error.message
             var response = loginPage(message: message, status: status)
             if let wait = error.retryAfter { response.headers[.retryAfter] = "\(wait.seconds)" }
             return response
