@@ -29,18 +29,6 @@ enum BackgroundCommands {
         }
     }
 
-    /// The daemon's tasks of `app`; none when it is not running.
-    static func tasks(of app: AppIdentifier) async throws -> [BackgroundTaskInfo] {
-        let home = try SandboxHome()
-        do throws(TransferError) {
-            return try await BackgroundSession.tasks(of: app, in: home)
-        } catch  where error.code == .daemonUnavailable {
-            return []
-        } catch {
-            throw error
-        }
-    }
-
     /// `downloads --wait`: attaches to the CLI's background session and prints each event until
     /// every task's final outcome (its `completed` event) has been printed, then the events the
     /// session had taken already. Exits with status 1, after a line on standard error naming them,
@@ -190,44 +178,5 @@ enum BackgroundCommands {
         var attempt: Int?
         var path: String?
         var error: String?
-    }
-}
-
-/// A row of `downloads`: a task of a session the process ran, or one `sandboxd` owns.
-enum ListedDownload: Encodable {
-    case foreground(DownloadTaskSummary)
-    case background(BackgroundTaskInfo)
-
-    func encode(to encoder: any Encoder) throws {
-        switch self {
-        case .foreground(let summary): try summary.encode(to: encoder)
-        case .background(let info): try BackgroundRow(info).encode(to: encoder)
-        }
-    }
-
-    /// A daemon-owned task with the keys of ``DownloadTaskSummary`` and `background: true`.
-    struct BackgroundRow: Encodable {
-        var sessionIdentifier: String
-        var taskIdentifier: Int
-        var url: String
-        var state: String
-        var bytesOnDisk: Int64
-        var expectedLength: Int64?
-        var path: String?
-        var error: String?
-        var background = true
-
-        init(_ info: BackgroundTaskInfo) {
-            sessionIdentifier = info.session
-            taskIdentifier = info.taskID
-            url = info.url
-            state =
-                info.state != .completed
-                ? info.state.rawValue : info.errorCode.map { $0 == "cancelled" ? "cancelled" : "failed" } ?? "completed"
-            bytesOnDisk = info.bytesWritten
-            expectedLength = info.expectedLength
-            path = info.path
-            error = info.errorCode
-        }
     }
 }
