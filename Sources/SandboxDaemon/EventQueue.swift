@@ -38,7 +38,7 @@ final class EventQueue: Sendable {
             }
             database = try DatabaseQueue(path: path, configuration: configuration)
             var migrator = DatabaseMigrator()
-            migrator.registerMigration("v1") { db in
+            migrator.registerMigration(BackgroundQueueSchema.tasksAndEvents) { db in
                 try db.execute(
                     sql: """
                         CREATE TABLE task (
@@ -54,7 +54,7 @@ final class EventQueue: Sendable {
                         CREATE INDEX event_session ON event (app, session, sequence);
                         """)
             }
-            migrator.registerMigration("v2 relaunch") { db in
+            migrator.registerMigration(BackgroundQueueSchema.relaunch) { db in
                 try db.execute(
                     sql: """
                         CREATE TABLE relaunch (

@@ -13,7 +13,7 @@ final class SessionHost: Sendable {
     static let stagingFolder = ContainerPath(constant: "Library/Caches/com.sandbox.background")
     /// The download session's identifier is the background session's with this prefix, so that it
     /// never clashes with a foreground session of the app.
-    static let sessionPrefix = "background-"
+    static let sessionPrefix = BackgroundQueueSchema.downloadSessionPrefix
     /// How the daemon transfers: eight tasks at once, from one host too (aria2c's `-j 8`; the
     /// foreground default is six, four per host); otherwise the foreground's defaults.
     static let configuration = DownloadSession.Configuration(
@@ -102,10 +102,13 @@ final class SessionHost: Sendable {
     /// Tasks running or waiting.
     var activeTaskCount: Int { live.withLock { $0.tasks.count } }
 
-    /// The live progress and state of background task `id`, if it is running in this process.
+    /// The live progress and state of background task `id`, if it is running in this process. A
+    /// download that has completed is still `running` until the host has queued its completion:
+    /// a listing never says `completed` before the completion event is on its way to the app
+    /// (`sandbox downloads --wait` relies on it).
     func liveState(of id: Int) -> (DownloadTaskState, TransferProgress)? {
         guard let task = live.withLock({ $0.tasks[id] }) else { return nil }
-        return (task.state, task.progress)
+        return (task.state == .completed ? .running : task.state, task.progress)
     }
 
     // MARK: Tasks

@@ -29,35 +29,99 @@ enum BackgroundCommands {
         }
     }
 
-    /// The daemon's tasks of `app`; none when it is not running.
-    static func tasks(of app: AppIdentifier) async throws -> [BackgroundTaskInfo] {
+    /// `downloads --wait`: attaches to the CLI's background session and prints each event until
+    /// every task's final outcome (its `completed` event) has been printed, then the events the
+    /// session had taken already. Exits with status 1, after a line on standard error naming them,
+    /// when a task failed or was cancelled.
+    ///
+    /// - Throws: ``TransferError/Code/daemonUnavailable`` when `sandboxd` cannot be started or the
+    ///   connection closes first; `ExitCode(1)` when a task failed.
+    static func wait(app: AppIdentifier, json: Bool) async throws {
         let home = try SandboxHome()
-        do throws(TransferError) {
-            return try await BackgroundSession.tasks(of: app, in: home)
-        } catch  where error.code == .daemonUnavailable {
-            return []
-        } catch {
-            throw error
+        // Listed before attaching: a task completed then had its outcome printed already, or has
+        // it in the queued events (BackgroundWait).
+        let before = try await BackgroundSession.tasks(of: app, in: home, startingDaemon: true).filter {
+            $0.session == session
+        }
+        let background = try await BackgroundSession(
+            configuration: .background(identifier: session), app: app, in: home)
+        var wait = BackgroundWait(before: before)
+        let (inputs, sink) = AsyncStream.makeStream(of: WaitInput.self)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            defer { group.cancelAll() }
+            group.addTask {
+                for await event in background.events { sink.yield(.event(event)) }
+                sink.yield(.closed)
+            }
+            var finishing = false  // detached: what the session had taken (and acknowledged) is printed
+            var graces = 0
+            var grace: Int?  // the grace period running, by number
+            for await input in inputs {
+                switch input {
+                case .event(let event):
+                    try print(event, json: json)
+                    guard wait.record(event), !finishing else { continue }
+                case .graceEnded(let number):
+                    guard number == grace, !finishing else { continue }
+                    grace = nil
+                case .closed:
+                    guard finishing else {
+                        throw TransferError(
+                            .daemonUnavailable, "The connection to sandboxd closed before every event was delivered.")
+                    }
+                    if let summary = wait.failureSummary {
+                        StandardStreams.error("sandbox: \(summary)\n")
+                        throw ExitCode(ExitStatus.failure)
+                    }
+                    return
+                }
+                var outstanding = wait.outstanding(try await background.taskList())
+                if case .graceEnded = input {
+                    for task in outstanding where task.completedInDaemon {
+                        StandardStreams.error(
+                            "sandbox: the events of background task \(task.task) did not arrive within \(Self.graceLimit); its outcome is sandboxd's record (another process attached to the session '\(session)' may have taken them).\n"
+                        )
+                        try print(EventLine(event: "completed", task: task.task, error: task.errorCode), json: json)
+                        wait.recordListed(task)
+                    }
+                    outstanding.removeAll(where: \.completedInDaemon)
+                }
+                if outstanding.isEmpty {
+                    finishing = true
+                    await background.detach()  // the event stream ends once the connection has closed
+                } else if !outstanding.allSatisfy(\.completedInDaemon) {
+                    grace = nil  // a task is still running: its events will come
+                } else if grace == nil {
+                    // Only events on their way are missing: they come at once, unless another
+                    // process attached to the session took them before this wait did.
+                    graces += 1
+                    let number = graces
+                    grace = number
+                    group.addTask {
+                        do { try await Task.sleep(for: Self.graceLimit) } catch { return }
+                        sink.yield(.graceEnded(number))
+                    }
+                }
+            }
         }
     }
 
-    /// `downloads --wait`: attaches to the CLI's background session and prints each event until
-    /// all queued ones were delivered and no task is unfinished.
-    static func wait(app: AppIdentifier, json: Bool) async throws {
-        let background = try await BackgroundSession(
-            configuration: .background(identifier: session), app: app, in: SandboxHome())
-        var delivered = false
-        for await event in background.events {
-            if case .didFinishEvents = event { delivered = true }
-            try print(event, json: json)
-            if delivered, try await background.allTasks().isEmpty {
-                return await background.detach()
-            }
-        }
-        throw TransferError(.daemonUnavailable, "The connection to sandboxd closed before every event was delivered.")
+    /// How long `wait` waits for the events of tasks the daemon lists as completed.
+    private static let graceLimit = Duration.seconds(10)
+
+    /// What `wait` handles, in one stream: the session's events and its grace period's end.
+    private enum WaitInput: Sendable {
+        case event(BackgroundEvent)
+        case graceEnded(Int)
+        case closed
     }
 
     private static func print(_ event: BackgroundEvent, json: Bool) throws {
+        try print(line(for: event), json: json)
+    }
+
+    /// The line of `event`; a finished file still in the staging folder is claimed where it is.
+    private static func line(for event: BackgroundEvent) throws -> EventLine {
         let line: EventLine
         switch event {
         case .didResume(let task, let offset, _):
@@ -84,6 +148,10 @@ enum BackgroundCommands {
         case .didFinishEvents:
             line = EventLine(event: "all-delivered")
         }
+        return line
+    }
+
+    private static func print(_ line: EventLine, json: Bool) throws {
         if json { return try Output.json(line) }
         guard line.event != "progress" else { return }
         var text = line.event
@@ -110,44 +178,5 @@ enum BackgroundCommands {
         var attempt: Int?
         var path: String?
         var error: String?
-    }
-}
-
-/// A row of `downloads`: a task of a session the process ran, or one `sandboxd` owns.
-enum ListedDownload: Encodable {
-    case foreground(DownloadTaskSummary)
-    case background(BackgroundTaskInfo)
-
-    func encode(to encoder: any Encoder) throws {
-        switch self {
-        case .foreground(let summary): try summary.encode(to: encoder)
-        case .background(let info): try BackgroundRow(info).encode(to: encoder)
-        }
-    }
-
-    /// A daemon-owned task with the keys of ``DownloadTaskSummary`` and `background: true`.
-    struct BackgroundRow: Encodable {
-        var sessionIdentifier: String
-        var taskIdentifier: Int
-        var url: String
-        var state: String
-        var bytesOnDisk: Int64
-        var expectedLength: Int64?
-        var path: String?
-        var error: String?
-        var background = true
-
-        init(_ info: BackgroundTaskInfo) {
-            sessionIdentifier = info.session
-            taskIdentifier = info.taskID
-            url = info.url
-            state =
-                info.state != .completed
-                ? info.state.rawValue : info.errorCode.map { $0 == "cancelled" ? "cancelled" : "failed" } ?? "completed"
-            bytesOnDisk = info.bytesWritten
-            expectedLength = info.expectedLength
-            path = info.path
-            error = info.errorCode
-        }
     }
 }

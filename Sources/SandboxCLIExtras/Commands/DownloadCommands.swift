@@ -106,14 +106,16 @@ struct Downloads: AsyncParsableCommand {
         abstract: ExtraCommand.downloads.abstract,
         discussion: """
             States: interrupted, paused (resumable), finishing, completed, cancelled, failed; background \
-            downloads (sandboxd's, marked with a B, "background": true in JSON) are waiting, running or \
-            finished. With --wait, attaches to the CLI's background session and prints its events until \
-            every queued one was delivered and none is running.
+            downloads (sandboxd's, marked with a B, "background": true in JSON) are waiting, running, \
+            completed, failed or cancelled, and interrupted while sandboxd is not running (they are then \
+            read from its queue, and the daemon is not started). With --wait, attaches to the CLI's \
+            background session and prints its events until every task's outcome (its completed event) \
+            was printed; it exits with status 1, naming them on standard error, when a task failed.
             """
     )
 
     @OptionGroup var app: AppArgument
-    @Flag(help: "Print the background downloads' events until all are delivered and none runs.")
+    @Flag(help: "Print the background downloads' events until each has its outcome; exit 1 if one failed.")
     var wait = false
     @OptionGroup var output: OutputOptions
 
@@ -122,26 +124,29 @@ struct Downloads: AsyncParsableCommand {
         let container = try app.container()
         // The daemon's own download sessions are listed through the daemon, with their stable ids.
         let foreground = try DownloadSession.storedTasks(container: container).filter {
-            !$0.sessionIdentifier.hasPrefix("background-")
+            !$0.sessionIdentifier.hasPrefix(BackgroundQueueSchema.downloadSessionPrefix)
         }
-        let background = try await BackgroundCommands.tasks(of: app.identifier())
+        let (identifier, home) = (try app.identifier(), try SandboxHome())
+        let background = await BackgroundListing.of(identifier, container: container, in: home)
         if output.json {
-            return try Output.json(
-                foreground.map(ListedDownload.foreground) + background.map(ListedDownload.background))
+            try Output.json(foreground.map(ListedDownload.foreground) + background.rows.map(ListedDownload.background))
+        } else {
+            try Output.line("ID\tSTATE\tBYTES\tTOTAL\tURL\tPATH")
+            for task in foreground {
+                let total = task.expectedLength.map(String.init) ?? "?"
+                try Output.line(
+                    "\(task.taskIdentifier)\t\(task.state)\t\(task.bytesOnDisk)\t\(total)\t\(task.url)\t\(task.path ?? task.error ?? "")"
+                )
+            }
+            for task in background.rows {
+                let total = task.expectedLength.map(String.init) ?? "?"
+                try Output.line(
+                    "B\(task.taskIdentifier)\t\(task.state)\t\(task.bytesOnDisk)\t\(total)\t\(task.url)\t\(task.path ?? task.error ?? "")"
+                )
+            }
         }
-        try Output.line("ID\tSTATE\tBYTES\tTOTAL\tURL\tPATH")
-        for task in foreground {
-            let total = task.expectedLength.map(String.init) ?? "?"
-            try Output.line(
-                "\(task.taskIdentifier)\t\(task.state)\t\(task.bytesOnDisk)\t\(total)\t\(task.url)\t\(task.path ?? task.error ?? "")"
-            )
-        }
-        for task in background.map(ListedDownload.BackgroundRow.init) {
-            let total = task.expectedLength.map(String.init) ?? "?"
-            try Output.line(
-                "B\(task.taskIdentifier)\t\(task.state)\t\(task.bytesOnDisk)\t\(total)\t\(task.url)\t\(task.path ?? task.error ?? "")"
-            )
-        }
+        for notice in background.notices { StandardStreams.error("sandbox: \(notice)\n") }
+        if let failure = background.failure { throw failure }
     }
 }
 
