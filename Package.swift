@@ -118,8 +118,6 @@ let package = Package(
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 // sandboxd's client: the Unix socket to the daemon.
                 .product(name: "NIOPosix", package: "swift-nio"),
-                // sandboxd's queue, read while the daemon is not running.
-                .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -242,6 +240,8 @@ let package = Package(
                 "CSandboxShims",
                 "Sandbox",
                 "SandboxTransfer",
+                // sandboxd's queue, read (read-only) while the daemon is not running.
+                "SandboxDaemon",
                 "SandboxShare",
                 "SandboxBackup",
                 "SandboxCLISupport",

@@ -1,5 +1,6 @@
 import Foundation
 import Sandbox
+import SandboxDaemon
 import SandboxTransfer
 
 /// The background downloads `downloads` lists: through `sandboxd` while it runs; from its queue,

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Sandbox
 import SandboxCLISupport
+import SandboxDaemon
 import SandboxTransfer
 
 extension DownloadDestination.Folder: ExpressibleByArgument {}

@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import Glibc
 import SandboxTesting
+import SandboxDaemon
 import SandboxTransfer
 import SandboxTransferTesting
 import Testing

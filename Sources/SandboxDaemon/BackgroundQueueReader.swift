@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import Glibc
 import Sandbox
+import SandboxTransfer
 
 /// A background task as `sandboxd`'s queue last recorded it, read while the daemon is not running.
 package struct QueuedBackgroundTask: Sendable, Hashable {
