@@ -76,7 +76,7 @@ struct RunWrittenCodeCLITests {
                 attempt('shared exec', lambda: mmap.mmap(-1, 4096, flags=mmap.MAP_SHARED, prot=RX))
                 page = libc.mmap(None, 4096, RW, mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS, -1, 0)
                 attempt('mprotect exec', lambda: libc.mprotect(page, 4096, RX) == 0)
-                segment = libc.shmget(0, 4096, 0o1600)
+                segment = libc.shmget(0, 4096, 0o1700)  # IPC_CREAT, rwx: only the filter refuses SHM_EXEC
                 try:
                     attempt('shm exec', lambda: libc.shmat(segment, None, 0o100000) not in failed)
                     attached = libc.shmat(segment, None, 0)
