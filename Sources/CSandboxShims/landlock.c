@@ -1,27 +1,22 @@
-// Landlock (landlock(7)) through raw system calls, and the child side of a confined launch.
+// Landlock (landlock(7)) through raw system calls, and the child side of a confined launch (its
+// seccomp filter is in seccomp_filter.c, its noexec mount of the container in private_mounts.c).
 //
 // The system's <linux/landlock.h> may predate the ABI the kernel offers (Ubuntu 24.04's stops at
 // ABI 2), so the structures are declared here with every field up to ABI 6; the kernel accepts a
 // larger structure as long as the fields it does not know are zero.
 #define _GNU_SOURCE
 #include "CSandboxShims.h"
+#include "confined_child.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <string.h>
 #include <unistd.h>
-#include <sched.h>
-#include <sys/mman.h>
-#include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
-#include <sys/socket.h>
-#include <linux/audit.h>
-#include <linux/filter.h>
-#include <linux/seccomp.h>
 
 #ifndef SYS_landlock_create_ruleset
 #define SYS_landlock_create_ruleset 444
@@ -97,215 +92,20 @@ int csb_landlock_restrict_self(int ruleset_fd) {
 
 // MARK: - The child of a confined launch
 
-#if defined(__x86_64__)
-#define CSB_AUDIT_ARCH AUDIT_ARCH_X86_64
-#elif defined(__aarch64__)
-#define CSB_AUDIT_ARCH AUDIT_ARCH_AARCH64
-#endif
-#ifndef SYS_io_uring_setup
-#define SYS_io_uring_setup 425
-#endif
-#ifndef SYS_memfd_secret
-#define SYS_memfd_secret 447
-#endif
-#ifndef SHM_EXEC
-#define SHM_EXEC 0100000
-#endif
-
-/// The seccomp filter of every confined launch. Refused with EPERM: `io_uring_setup` (io_uring
-/// opens files, makes sockets and runs operations without the system calls below); `memfd_create`
-/// and `memfd_secret` (a file of memory, which Landlock does not mediate, could be written then
-/// executed: `execveat`, `/proc/self/fd/N`); `shmat` with `SHM_EXEC`; `mmap` of shared memory with
-/// `PROT_EXEC` (two mappings of one object, one writable: written code run without ever gaining
-/// execution, which `PR_SET_MDWE` watches); `ptrace` (writes code into a child's text); every
-/// system call of another ABI (i386's `int 0x80`, x32). `socket(AF_UNIX, …)` fails with EACCES:
-/// Landlock does not mediate `connect` on a path Unix socket (`socketpair` stays: the program's own
-/// processes talk through it). With `deny_network`, `socket` of every other family fails with
-/// EACCES too (UDP, ICMP, raw, netlink: what Landlock's TCP rules do not cover). Needs
-/// `PR_SET_NO_NEW_PRIVS`.
-static int csb_install_seccomp_filter(int deny_network) {
-#ifdef CSB_AUDIT_ARCH
-    enum { ALLOW = 21, DENY = 22, DENY_SOCKET = 23 };
-#define CSB_TO(from, to) (unsigned char)((to) - (from) - 1)
-    struct sock_filter filter[] = {
-        /* 0 */ BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
-        /* 1 */ BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, CSB_AUDIT_ARCH, 1, 0),
-        /* 2 */ BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM),
-        /* 3 */ BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
-#if defined(__x86_64__)
-        /* 4 */ BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, 0x40000000, CSB_TO(4, DENY), 0),  // x32 system calls
-#else
-        /* 4 */ BPF_JUMP(BPF_JMP | BPF_JA, 0, 0, 0),
-#endif
-        /* 5 */ BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_io_uring_setup, CSB_TO(5, DENY), 0),
-        /* 6 */ BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_memfd_create, CSB_TO(6, DENY), 0),
-        /* 7 */ BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_memfd_secret, CSB_TO(7, DENY), 0),
-        /* 8 */ BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_ptrace, CSB_TO(8, DENY), 0),
-        /* 9 */ BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_shmat, 0, CSB_TO(9, 12)),
-        /* 10 */ BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[2])),  // shmflg
-        /* 11 */ BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, SHM_EXEC, CSB_TO(11, DENY), CSB_TO(11, ALLOW)),
-        /* 12 */ BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_mmap, 0, CSB_TO(12, 17)),
-        /* 13 */ BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[2])),  // prot
-        /* 14 */ BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, PROT_EXEC, 0, CSB_TO(14, ALLOW)),
-        /* 15 */ BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[3])),  // flags
-        /* 16 */ BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, MAP_SHARED, CSB_TO(16, DENY), CSB_TO(16, ALLOW)),
-        /* 17 */ BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_socket, 0, CSB_TO(17, ALLOW)),
-        /* 18 */ BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[0])),  // domain (low word)
-        /* 19 */ BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AF_UNIX, CSB_TO(19, DENY_SOCKET), 0),
-        /* 20 */ BPF_STMT(BPF_RET | BPF_K, deny_network ? SECCOMP_RET_ERRNO | EACCES : SECCOMP_RET_ALLOW),
-        /* 21 */ BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
-        /* 22 */ BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM),
-        /* 23 */ BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EACCES),
-    };
-    _Static_assert(sizeof(filter) / sizeof(filter[0]) == DENY_SOCKET + 1, "the labels name the last three instructions");
-#undef CSB_TO
-    struct sock_fprog program = { .len = (unsigned short)(sizeof(filter) / sizeof(filter[0])), .filter = filter };
-    return prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &program, 0, 0);
-#else
-    (void)deny_network;
-    errno = ENOSYS;
-    return -1;
-#endif
-}
-
 /// Reports the failed step and errno to the parent and ends the child. Async-signal-safe.
-static void csb_child_fail(int report_fd, int step) {
+void csb_child_fail(int report_fd, int step) {
     int report[2] = { step, errno };
     ssize_t written;
     do { written = write(report_fd, report, sizeof(report)); } while (written < 0 && errno == EINTR);
     _exit(127);
 }
 
-#ifndef SYS_open_tree
-#define SYS_open_tree 428
-#endif
-#ifndef SYS_move_mount
-#define SYS_move_mount 429
-#endif
-#ifndef SYS_mount_setattr
-#define SYS_mount_setattr 442
-#endif
-#ifndef OPEN_TREE_CLONE
-#define OPEN_TREE_CLONE 1
-#endif
-#ifndef AT_RECURSIVE
-#define AT_RECURSIVE 0x8000
-#endif
-#ifndef MOVE_MOUNT_F_EMPTY_PATH
-#define MOVE_MOUNT_F_EMPTY_PATH 0x00000004
-#endif
-#define CSB_MOUNT_ATTR_NOSUID 0x00000002
-#define CSB_MOUNT_ATTR_NODEV 0x00000004
-#define CSB_MOUNT_ATTR_NOEXEC 0x00000008
-
-/// `struct mount_attr` (Linux 5.12), declared here: older C libraries lack it.
-struct csb_mount_attr {
-    uint64_t attr_set;
-    uint64_t attr_clr;
-    uint64_t propagation;
-    uint64_t userns_fd;
-};
-
-/// Writes `text` to the file at `path` (a `/proc/self` file). Async-signal-safe.
-static int csb_write_file(const char *path, const char *text, size_t length) {
-    int fd = open(path, O_WRONLY | O_CLOEXEC);
-    if (fd < 0) return -1;
-    ssize_t written;
-    do { written = write(fd, text, length); } while (written < 0 && errno == EINTR);
-    int saved = errno;
-    close(fd);
-    errno = saved;
-    return written == (ssize_t)length ? 0 : -1;
-}
-
-/// Writes "ID ID 1\n" (one ID mapped to itself) into `buffer`; returns its length. Async-signal-safe.
-static size_t csb_identity_map(char buffer[48], unsigned int id) {
-    char digits[12];
-    size_t count = 0;
-    do { digits[count++] = (char)('0' + id % 10); id /= 10; } while (id > 0);
-    size_t length = 0;
-    for (int copy = 0; copy < 2; copy++) {
-        for (size_t index = count; index > 0; index--) buffer[length++] = digits[index - 1];
-        buffer[length++] = ' ';
-    }
-    buffer[length++] = '1';
-    buffer[length++] = '\n';
-    return length;
-}
-
-/// A private mount namespace: `CLONE_NEWNS` alone when the caller may (root with
-/// `CAP_SYS_ADMIN`), else with `CLONE_NEWUSER` and the caller's own user and group mapped to
-/// themselves (`setgroups` denied, as an unprivileged map requires). Async-signal-safe.
-static int csb_unshare_mounts(int *failed_step) {
-    if (unshare(CLONE_NEWNS) == 0) return 0;
-    if (errno != EPERM) {
-        *failed_step = CSB_SPAWN_STEP_UNSHARE;
-        return -1;
-    }
-    uid_t uid = getuid();
-    gid_t gid = getgid();
-    if (unshare(CLONE_NEWUSER | CLONE_NEWNS) != 0) {
-        *failed_step = CSB_SPAWN_STEP_UNSHARE;
-        return -1;
-    }
-    char map[48];
-    if (csb_write_file("/proc/self/uid_map", map, csb_identity_map(map, uid)) != 0
-        || csb_write_file("/proc/self/setgroups", "deny", 4) != 0
-        || csb_write_file("/proc/self/gid_map", map, csb_identity_map(map, gid)) != 0) {
-        *failed_step = CSB_SPAWN_STEP_ID_MAPS;
-        return -1;
-    }
-    return 0;
-}
-
-/// Makes the directory `directory_fd` (and everything mounted beneath it) `noexec,nosuid,nodev`
-/// for this process and what it executes, and makes it the working directory: nothing in it can
-/// be executed, nor mapped executable (the loader's `mmap(PROT_EXEC)`, which Landlock does not
-/// mediate).
-///
-/// A private mount namespace (`csb_unshare_mounts`) whose mounts are all made private first
-/// (nothing done here propagates to the host's namespace); then a recursive clone of the
-/// directory (`open_tree(OPEN_TREE_CLONE | AT_RECURSIVE)`), given the three attributes
-/// (`mount_setattr`) and moved onto the directory itself (`move_mount`). The directory is reached
-/// through the working directory, set from `directory_fd` before the namespace is made (which then
-/// refers to the namespace's copy of the same mount): no host path is resolved, and a descriptor
-/// of the old namespace's mount would be refused (EINVAL) by `open_tree` and `move_mount`. The new
-/// working directory is the new mount's root, so `./prog` is looked up through it.
-/// Async-signal-safe; on failure sets `*failed_step` and errno.
-static int csb_private_noexec_mount(int directory_fd, int *failed_step) {
-    if (fchdir(directory_fd) != 0) {
-        *failed_step = CSB_SPAWN_STEP_DIRECTORY;
-        return -1;
-    }
-    if (csb_unshare_mounts(failed_step) != 0) return -1;
-    if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0) {
-        *failed_step = CSB_SPAWN_STEP_MOUNT_PRIVATE;
-        return -1;
-    }
-    int tree = (int)syscall(SYS_open_tree, AT_FDCWD, ".", OPEN_TREE_CLONE | AT_RECURSIVE | O_CLOEXEC);
-    if (tree < 0) {
-        *failed_step = CSB_SPAWN_STEP_OPEN_TREE;
-        return -1;
-    }
-    struct csb_mount_attr attributes = {
-        .attr_set = CSB_MOUNT_ATTR_NOEXEC | CSB_MOUNT_ATTR_NOSUID | CSB_MOUNT_ATTR_NODEV,
-    };
-    int step = 0;
-    if (syscall(SYS_mount_setattr, tree, "", AT_EMPTY_PATH | AT_RECURSIVE, &attributes, sizeof(attributes)) != 0) {
-        step = CSB_SPAWN_STEP_MOUNT_SETATTR;
-    } else if (syscall(SYS_move_mount, tree, "", AT_FDCWD, ".", MOVE_MOUNT_F_EMPTY_PATH) != 0) {
-        step = CSB_SPAWN_STEP_MOVE_MOUNT;
-    } else if (fchdir(tree) != 0) {
-        step = CSB_SPAWN_STEP_DIRECTORY;
-    }
-    int saved = errno;
-    close(tree);
-    errno = saved;
-    if (step != 0) {
-        *failed_step = step;
-        return -1;
-    }
-    return 0;
+/// Reads a child's report: 1 with `result` filled when it sent a step and errno, 0 when the pipe
+/// closed without one.
+int csb_read_report(int fd, int result[2]) {
+    ssize_t got;
+    do { got = read(fd, result, 2 * sizeof(int)); } while (got < 0 && errno == EINTR);
+    return got == (ssize_t)(2 * sizeof(int));
 }
 
 #ifndef PR_SET_MDWE
@@ -320,47 +120,6 @@ static int csb_private_noexec_mount(int directory_fd, int *failed_step) {
 
 int csb_mdwe_supported(void) {
     return prctl(PR_GET_MDWE, 0, 0, 0, 0) >= 0;
-}
-
-/// Reads a child's report: 1 with `result` filled when it sent a step and errno, 0 when the pipe
-/// closed without one.
-static int csb_read_report(int fd, int result[2]) {
-    ssize_t got;
-    do { got = read(fd, result, 2 * sizeof(int)); } while (got < 0 && errno == EINTR);
-    return got == (ssize_t)(2 * sizeof(int));
-}
-
-int csb_probe_private_mounts(int directory_fd, int *failed_step) {
-    *failed_step = 0;
-    int report[2];
-    if (pipe2(report, O_CLOEXEC) != 0) {
-        *failed_step = CSB_SPAWN_STEP_FORK;
-        return errno;
-    }
-    pid_t pid = fork();
-    if (pid == 0) {
-        close(report[0]);
-        int step = 0;
-        if (csb_private_noexec_mount(directory_fd, &step) != 0) csb_child_fail(report[1], step);
-        _exit(0);
-    }
-    int saved = errno;
-    close(report[1]);
-    if (pid < 0) {
-        close(report[0]);
-        *failed_step = CSB_SPAWN_STEP_FORK;
-        return saved;
-    }
-    int result[2] = { 0, 0 };
-    int failed = csb_read_report(report[0], result);
-    close(report[0]);
-    int status;
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
-    if (failed) {
-        *failed_step = result[0];
-        return result[1];
-    }
-    return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : ECHILD;
 }
 
 #ifndef PR_CAPBSET_DROP
