@@ -73,4 +73,23 @@ struct PassedDescriptorTests {
             #expect(try String(contentsOfFile: directory.appending("out"), encoding: .utf8) == "closed\n")
         }
     }
+
+    @Test("a descriptor that is not open is refused before the program runs (dup2, EBADF)")
+    func notOpen() throws {
+        try ScratchDirectory.with(prefix: "sandbox-run") { directory in
+            let home = try SandboxHome(location: directory.appending("home"))
+            let container = try home.createContainer(for: AppIdentifier("com.example.notes"))
+            let launch = try home.prepareRun(
+                AppIdentifier("com.example.notes"), command: ["/usr/bin/touch", "Documents/ran"])
+            // High: a number just closed would be the next one open() gives (to the launch itself).
+            let unused: Int32 = 1000
+            #expect(fcntl(unused, F_GETFD) == -1)
+            let error = #expect(throws: SandboxError.self) {
+                try launch.start(passing: FileDescriptor(rawValue: unused))
+            }
+            #expect(error?.cause?.systemCall == "dup2")
+            #expect(error?.cause?.errno == .badFileDescriptor)
+            #expect(try container.root.attributes(at: ContainerPath("Documents/ran")) == nil)
+        }
+    }
 }
