@@ -1,10 +1,12 @@
-// Landlock (landlock(7)) through raw system calls, and the child side of a confined launch.
+// Landlock (landlock(7)) through raw system calls, and the child side of a confined launch (its
+// seccomp filter is in seccomp_filter.c, its noexec mount of the container in private_mounts.c).
 //
 // The system's <linux/landlock.h> may predate the ABI the kernel offers (Ubuntu 24.04's stops at
 // ABI 2), so the structures are declared here with every field up to ABI 6; the kernel accepts a
 // larger structure as long as the fields it does not know are zero.
 #define _GNU_SOURCE
 #include "CSandboxShims.h"
+#include "confined_child.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -15,10 +17,6 @@
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
-#include <sys/socket.h>
-#include <linux/audit.h>
-#include <linux/filter.h>
-#include <linux/seccomp.h>
 
 #ifndef SYS_landlock_create_ruleset
 #define SYS_landlock_create_ruleset 444
@@ -94,54 +92,34 @@ int csb_landlock_restrict_self(int ruleset_fd) {
 
 // MARK: - The child of a confined launch
 
-#if defined(__x86_64__)
-#define CSB_AUDIT_ARCH AUDIT_ARCH_X86_64
-#elif defined(__aarch64__)
-#define CSB_AUDIT_ARCH AUDIT_ARCH_AARCH64
-#endif
-#ifndef SYS_io_uring_setup
-#define SYS_io_uring_setup 425
-#endif
-
-/// A seccomp filter for `--no-network`: `socket(2)` of any family but `AF_UNIX` fails with EACCES
-/// (UDP, ICMP, raw, netlink: what Landlock's TCP rules do not cover); `io_uring_setup` fails with
-/// EPERM (io_uring can create sockets without the `socket` system call); so does every system
-/// call of another ABI (i386's `socketcall` through `int 0x80`, x32). Needs `PR_SET_NO_NEW_PRIVS`.
-static int csb_deny_network_sockets(void) {
-#ifdef CSB_AUDIT_ARCH
-    struct sock_filter filter[] = {
-        /* 0 */ BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
-        /* 1 */ BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, CSB_AUDIT_ARCH, 1, 0),
-        /* 2 */ BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM),
-        /* 3 */ BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
-#if defined(__x86_64__)
-        /* 4 */ BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, 0x40000000, 0, 1),  // x32 system calls
-#else
-        /* 4 */ BPF_JUMP(BPF_JMP | BPF_JA, 1, 0, 0),
-#endif
-        /* 5 */ BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM),
-        /* 6 */ BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_io_uring_setup, 0, 1),
-        /* 7 */ BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM),
-        /* 8 */ BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_socket, 0, 3),
-        /* 9 */ BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[0])),  // domain (low word)
-        /* 10 */ BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AF_UNIX, 1, 0),
-        /* 11 */ BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EACCES),
-        /* 12 */ BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
-    };
-    struct sock_fprog program = { .len = (unsigned short)(sizeof(filter) / sizeof(filter[0])), .filter = filter };
-    return prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &program, 0, 0);
-#else
-    errno = ENOSYS;
-    return -1;
-#endif
-}
-
 /// Reports the failed step and errno to the parent and ends the child. Async-signal-safe.
-static void csb_child_fail(int report_fd, int step) {
+void csb_child_fail(int report_fd, int step) {
     int report[2] = { step, errno };
     ssize_t written;
     do { written = write(report_fd, report, sizeof(report)); } while (written < 0 && errno == EINTR);
     _exit(127);
+}
+
+/// Reads a child's report: 1 with `result` filled when it sent a step and errno, 0 when the pipe
+/// closed without one.
+int csb_read_report(int fd, int result[2]) {
+    ssize_t got;
+    do { got = read(fd, result, 2 * sizeof(int)); } while (got < 0 && errno == EINTR);
+    return got == (ssize_t)(2 * sizeof(int));
+}
+
+#ifndef PR_SET_MDWE
+#define PR_SET_MDWE 65
+#endif
+#ifndef PR_GET_MDWE
+#define PR_GET_MDWE 66
+#endif
+#ifndef PR_MDWE_REFUSE_EXEC_GAIN
+#define PR_MDWE_REFUSE_EXEC_GAIN (1UL << 0)
+#endif
+
+int csb_mdwe_supported(void) {
+    return prctl(PR_GET_MDWE, 0, 0, 0, 0) >= 0;
 }
 
 #ifndef PR_CAPBSET_DROP
@@ -162,6 +140,14 @@ static int csb_limit_capabilities(uint64_t kept) {
     return 0;
 }
 
+/// `fd` itself when it is above 3 (or -1), else a close-on-exec copy of it above 3. Async-signal-safe.
+static int csb_keep_above_3(int fd, int report_fd) {
+    if (fd < 0 || fd > 3) return fd;
+    int moved = fcntl(fd, F_DUPFD_CLOEXEC, 4);
+    if (moved < 0) csb_child_fail(report_fd, CSB_SPAWN_STEP_STDIO);
+    return moved;
+}
+
 /// Everything between fork and execve: only async-signal-safe calls (signal-safety(7)); no
 /// allocation, no locks, no Swift.
 static void csb_confined_child(const csb_confined_spawn_t *spec, int report_fd) {
@@ -177,27 +163,20 @@ static void csb_confined_child(const csb_confined_spawn_t *spec, int report_fd) 
         if (number == SIGKILL || number == SIGSTOP) continue;
         sigaction(number, &fallback, NULL);  // EINVAL for the numbers glibc reserves: nothing to reset
     }
+    // What the child still needs moves above 3 first, where neither a standard stream nor the
+    // passed descriptor can land on it.
+    report_fd = csb_keep_above_3(report_fd, report_fd);
+    int directory_fd = csb_keep_above_3(spec->directory_fd, report_fd);
+    int ruleset_fd = csb_keep_above_3(spec->ruleset_fd, report_fd);
+    int passed_fd = csb_keep_above_3(spec->passed_fd, report_fd);
     for (int target = 0; target < 3; target++) {
         int source = spec->stdio_fds[target];
         if (source >= 0 && source != target && dup2(source, target) < 0) csb_child_fail(report_fd, CSB_SPAWN_STEP_STDIO);
     }
-    // The descriptor handed down becomes 3 (the report pipe moved out of its way first).
-    unsigned first_closed = 3;
-    if (spec->passed_fd >= 0) {
-        if (report_fd == 3) {
-            int moved = fcntl(report_fd, F_DUPFD_CLOEXEC, 4);
-            if (moved < 0) csb_child_fail(report_fd, CSB_SPAWN_STEP_STDIO);
-            report_fd = moved;
-        }
-        if (spec->passed_fd == 3) {
-            if (fcntl(3, F_SETFD, 0) != 0) csb_child_fail(report_fd, CSB_SPAWN_STEP_STDIO);
-        } else if (dup2(spec->passed_fd, 3) < 0) {
-            csb_child_fail(report_fd, CSB_SPAWN_STEP_STDIO);
-        }
-        first_closed = 4;
-    }
-    // No descriptor of the parent's but the standard streams and the one handed down (and the
-    // report pipe, itself close-on-exec) reaches the program.
+    if (passed_fd >= 0 && dup2(passed_fd, 3) < 0) csb_child_fail(report_fd, CSB_SPAWN_STEP_PASSED);
+    // No descriptor of the parent's but the standard streams and the passed one (and the report
+    // pipe, itself close-on-exec) reaches the program.
+    unsigned int first_closed = passed_fd >= 0 ? 4U : 3U;
     if (syscall(SYS_close_range, first_closed, ~0U, CLOSE_RANGE_CLOEXEC) != 0) {
         for (int fd = (int)first_closed; fd < 65536; fd++) {
             if (fd != report_fd) fcntl(fd, F_SETFD, FD_CLOEXEC);
@@ -205,17 +184,25 @@ static void csb_confined_child(const csb_confined_spawn_t *spec, int report_fd) 
     }
     if (spec->new_session && setsid() < 0) csb_child_fail(report_fd, CSB_SPAWN_STEP_SESSION);
     if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) csb_child_fail(report_fd, CSB_SPAWN_STEP_NO_NEW_PRIVS);
+    // Before the bounding set is narrowed: a new user namespace starts with a full one.
+    if (directory_fd >= 0 && spec->private_mounts) {
+        int step = 0;
+        if (csb_private_noexec_mount(directory_fd, &step) != 0) csb_child_fail(report_fd, step);
+    } else if (directory_fd >= 0 && fchdir(directory_fd) != 0) {
+        csb_child_fail(report_fd, CSB_SPAWN_STEP_DIRECTORY);
+    }
     if (spec->limit_capabilities && csb_limit_capabilities(spec->kept_capabilities) != 0)
         csb_child_fail(report_fd, CSB_SPAWN_STEP_CAPABILITIES);
-    if (spec->deny_network_sockets && csb_deny_network_sockets() != 0) csb_child_fail(report_fd, CSB_SPAWN_STEP_SECCOMP);
+    if (spec->refuse_exec_gain && prctl(PR_SET_MDWE, PR_MDWE_REFUSE_EXEC_GAIN, 0, 0, 0) != 0)
+        csb_child_fail(report_fd, CSB_SPAWN_STEP_MDWE);
+    if (csb_install_seccomp_filter(spec->deny_network_sockets) != 0) csb_child_fail(report_fd, CSB_SPAWN_STEP_SECCOMP);
     for (int index = 0; index < spec->limit_count; index++) {
         struct rlimit limit = { .rlim_cur = spec->limits[index].soft, .rlim_max = spec->limits[index].hard };
         if (setrlimit(spec->limits[index].resource, &limit) != 0) csb_child_fail(report_fd, CSB_SPAWN_STEP_LIMITS);
     }
-    if (spec->directory_fd >= 0 && fchdir(spec->directory_fd) != 0) csb_child_fail(report_fd, CSB_SPAWN_STEP_DIRECTORY);
-    if (spec->ruleset_fd >= 0) {
-        if (csb_landlock_restrict_self(spec->ruleset_fd) != 0) csb_child_fail(report_fd, CSB_SPAWN_STEP_RESTRICT);
-        close(spec->ruleset_fd);
+    if (ruleset_fd >= 0) {
+        if (csb_landlock_restrict_self(ruleset_fd) != 0) csb_child_fail(report_fd, CSB_SPAWN_STEP_RESTRICT);
+        close(ruleset_fd);
     }
     execve(spec->path, spec->argv, spec->envp);
     csb_child_fail(report_fd, CSB_SPAWN_STEP_EXEC);
@@ -245,10 +232,9 @@ pid_t csb_confined_spawn(const csb_confined_spawn_t *spec, int *failed_step, int
     }
     // The pipe closes on execve (close-on-exec) or carries the step and errno of a failure.
     int result[2] = { 0, 0 };
-    ssize_t got;
-    do { got = read(report[0], result, sizeof(result)); } while (got < 0 && errno == EINTR);
+    int failed = csb_read_report(report[0], result);
     close(report[0]);
-    if (got == (ssize_t)sizeof(result)) {
+    if (failed) {
         int status;
         while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
         *failed_step = result[0];

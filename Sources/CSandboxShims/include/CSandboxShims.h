@@ -144,14 +144,16 @@ typedef struct {
     char *const *envp;           ///< NULL-terminated
     int directory_fd;            ///< the working directory (`fchdir`), or -1 to keep the parent's
     int stdio_fds[3];            ///< descriptors for the child's stdin, stdout, stderr; -1 keeps the parent's
+    int passed_fd;               ///< a descriptor the program gets as 3 (kept across execve), or -1 for none
     int ruleset_fd;              ///< the Landlock ruleset to restrict to, or -1 for none
     int new_session;             ///< whether to call setsid()
-    int deny_network_sockets;    ///< whether a seccomp filter refuses socket() but AF_UNIX, and io_uring
+    int deny_network_sockets;    ///< whether the seccomp filter also refuses socket() of every family (not only AF_UNIX)
+    int private_mounts;          ///< whether directory_fd is remounted noexec,nosuid,nodev in a private mount namespace
+    int refuse_exec_gain;        ///< whether to set PR_SET_MDWE(PR_MDWE_REFUSE_EXEC_GAIN): no memory both written and executed
     int limit_capabilities;      ///< whether to drop from the bounding set every capability not in kept_capabilities
     uint64_t kept_capabilities;  ///< bit N: keep capability N
     const csb_rlimit_t *limits;  ///< set with setrlimit() in the child
     int limit_count;
-    int passed_fd;  ///< -1, or a descriptor the child gets as 3, kept open across execve
 } csb_confined_spawn_t;
 
 /// The steps of the child of `csb_confined_spawn`, reported with errno when one fails.
@@ -167,13 +169,26 @@ enum {
     CSB_SPAWN_STEP_DIRECTORY = 6,
     CSB_SPAWN_STEP_RESTRICT = 7,
     CSB_SPAWN_STEP_EXEC = 8,
+    CSB_SPAWN_STEP_PASSED = 12,
+    CSB_SPAWN_STEP_UNSHARE = 13,
+    CSB_SPAWN_STEP_ID_MAPS = 14,
+    CSB_SPAWN_STEP_MOUNT_PRIVATE = 15,
+    CSB_SPAWN_STEP_OPEN_TREE = 16,
+    CSB_SPAWN_STEP_MOUNT_SETATTR = 17,
+    CSB_SPAWN_STEP_MOVE_MOUNT = 18,
+    CSB_SPAWN_STEP_MDWE = 19,
 };
 
-/// Forks; the child resets its signal mask and dispositions, puts `stdio_fds` in place, marks every descriptor above 2
-/// close-on-exec, starts a new session, sets `PR_SET_NO_NEW_PRIVS` (and the socket filter), narrows the capability bounding set, applies the limits, changes
-/// directory, restricts itself to the ruleset and executes `path`. Only async-signal-safe calls run
-/// in the child. Returns the child's pid once it has executed the program, or -1 with the failed
-/// step and its errno (the child is then reaped already). Blocks until the child has executed or failed.
+/// Forks; the child resets its signal mask and dispositions, puts `stdio_fds` in place (and
+/// `passed_fd` as 3), marks every other descriptor above 2 close-on-exec, starts a new session,
+/// sets `PR_SET_NO_NEW_PRIVS`, changes directory (into a private `noexec` mount of it with
+/// `private_mounts`), narrows the capability bounding set, sets `PR_SET_MDWE` (with
+/// `refuse_exec_gain`), installs its seccomp filter (always: no `memfd_create`, `memfd_secret`,
+/// `shmat(SHM_EXEC)`, shared `mmap(PROT_EXEC)`, `ptrace`, `io_uring_setup`, `socket(AF_UNIX)`; with
+/// `deny_network_sockets`, no `socket` at all), applies the limits, restricts itself to the ruleset
+/// and executes `path`. Only async-signal-safe calls run in the child. Returns the child's pid once
+/// it has executed the program, or -1 with the failed step and its errno (the child is then reaped
+/// already). Blocks until the child has executed or failed.
 pid_t csb_confined_spawn(const csb_confined_spawn_t *spec, int *failed_step, int *failed_errno);
 
 /// Sends `length` bytes of `bytes` on the socket `sock` with the descriptor `fd` attached
@@ -184,5 +199,13 @@ ssize_t csb_send_with_descriptor(int sock, const void *bytes, size_t length, int
 /// attached (SCM_RIGHTS, made close-on-exec) into `*fd` (-1 when none came; any extra ones are
 /// closed). Returns what recvmsg(2) returns (errno set).
 ssize_t csb_receive_with_descriptor(int sock, void *bytes, size_t capacity, int *fd);
+
+/// Whether a confined launch can make `directory_fd` `noexec` in a private mount namespace: a
+/// forked child tries exactly what `private_mounts` does (its namespace ends with it, nothing
+/// propagates out). Returns 0, or the errno with the failed step. Blocks until the child ends.
+int csb_probe_private_mounts(int directory_fd, int *failed_step);
+
+/// Whether the kernel has `PR_SET_MDWE` (Linux 6.3).
+int csb_mdwe_supported(void);
 
 #endif

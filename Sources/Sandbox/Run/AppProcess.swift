@@ -3,7 +3,7 @@ import Foundation
 import Glibc
 import Synchronization
 
-/// A running confined app, started by ``ConfinedLaunch/start(standardInput:standardOutput:standardError:)``.
+/// A running confined app, started by ``ConfinedLaunch/start(standardInput:standardOutput:standardError:passing:)``.
 ///
 /// A thread of its own waits for the process to end (`waitid` blocks), so awaiting ``exit`` holds
 /// no thread of the cooperative pool. The process is reaped under the lock that ``signal(_:)``

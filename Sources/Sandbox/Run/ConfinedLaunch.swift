@@ -7,10 +7,13 @@ import SystemPackage
 /// A program ready to start confined to an app's container: `sandbox run`.
 ///
 /// Made from an app opened as a launch does (``SandboxHome/openApp(_:preferredLanguages:environment:)``
-/// checks the bundle against its signature), then ``start(standardInput:standardOutput:standardError:)`` forks a child that starts a new
-/// session, sets `PR_SET_NO_NEW_PRIVS`, narrows the capability bounding set (a root program keeps
-/// only the capabilities of file work), applies ``limits``, changes to the home, restricts itself
-/// with Landlock and executes the program with ``environment``.
+/// checks the bundle against its signature), then
+/// ``start(standardInput:standardOutput:standardError:passing:)`` forks a child that starts a new
+/// session, sets `PR_SET_NO_NEW_PRIVS`, changes to the home — mounted `noexec,nosuid,nodev` in a
+/// private mount namespace —, narrows the capability bounding set (a root program keeps only the
+/// capabilities of file work), sets `PR_SET_MDWE` (no memory both writable and executable),
+/// installs a seccomp filter, applies ``limits``, restricts itself with Landlock and executes the
+/// program with ``environment``.
 ///
 /// Landlock grants (everything else is denied):
 /// - the data container: read, write, create, remove, rename and link within it (no device nodes,
@@ -24,10 +27,14 @@ import SystemPackage
 ///   `/dev/random` (read); `/proc` (read: every process of the sandbox needs its own `/proc/self`);
 /// - read each of ``ConfinementOptions/readablePaths``.
 ///
-/// Signals to processes outside the sandbox are blocked (ABI 6); with
+/// Signals to processes outside the sandbox are blocked (ABI 6). The seccomp filter refuses
+/// `socket(AF_UNIX, …)` (`EACCES`: Landlock does not mediate `connect` on a path Unix socket, which
+/// would reach `sandboxd`, the user's D-Bus, an ssh-agent; `socketpair` stays allowed), and, so that
+/// the app cannot execute what it wrote, `memfd_create`, `memfd_secret`, `shmat` with `SHM_EXEC`,
+/// `mmap` of shared memory with `PROT_EXEC`, `ptrace` and `io_uring_setup` (`EPERM`). With
 /// ``ConfinementOptions/blocksNetwork``, TCP connect and bind (ABI 4) and abstract Unix sockets
-/// outside the sandbox (ABI 6) are too, and a seccomp filter refuses creating any socket but a
-/// Unix one (UDP, ICMP, raw, netlink) and `io_uring`.
+/// outside the sandbox (ABI 6) are blocked too, and the filter refuses creating a socket of any
+/// family (UDP, ICMP, raw, netlink).
 public struct ConfinedLaunch: Sendable {
     /// The app, its bundle verified.
     public let app: OpenedApp
@@ -43,9 +50,12 @@ public struct ConfinedLaunch: Sendable {
     public let environment: [String: String]
     /// The resource limits.
     public let limits: ResourceLimits
-    /// What the kernel's ABI leaves unenforced (only with ``ConfinementOptions/bestEffort``; empty
-    /// from ABI ``LandlockABI/required`` on): say it to the user.
+    /// What the kernel leaves unenforced (only with ``ConfinementOptions/bestEffort``; empty from
+    /// ABI ``LandlockABI/required`` on, where mount namespaces are permitted and `PR_SET_MDWE`
+    /// exists): say it to the user.
     public let unenforced: [String]
+    /// The guards against executing written code this kernel gives.
+    let guards: WrittenCodeGuards
 
     /// Prepares `command` for `app`.
     ///
@@ -59,7 +69,9 @@ public struct ConfinedLaunch: Sendable {
     ///   - variables: added to the app's environment as they are (e.g. the background session a
     ///     relaunch is for).
     /// - Throws: ``/SandboxCore/SandboxError/Code/unsupported`` naming the kernel and ABI when
-    ///   Landlock is missing or older than ``LandlockABI/required`` and `bestEffort` is off;
+    ///   Landlock is missing or older than ``LandlockABI/required``, or the container cannot be
+    ///   mounted `noexec` in a private mount namespace, or the kernel lacks `PR_SET_MDWE`, and
+    ///   `bestEffort` is off; the errors of `open(2)` on the data container (``/SandboxCore/SandboxError/Code/notFound``);
     ///   ``/SandboxCore/SandboxError/Code/invalidArgument`` for an empty command;
     ///   ``/SandboxCore/SandboxError/Code/notFound`` (cause `execve`) when the program is not in `PATH`.
     public init(
@@ -73,14 +85,15 @@ public struct ConfinedLaunch: Sendable {
             throw SandboxError(.invalidArgument, "No command to run: give it after `--`, e.g. `sandbox run APP -- ls`.")
         }
         let abi = LandlockABI.current(environment: environment)
-        let gaps = abi.unenforced(blockingNetwork: options.blocksNetwork)
+        let home = Self.absolute(app.container.homeDirectory)
+        let guards = try Self.probeGuards(home: home)
+        let gaps = abi.unenforced(blockingNetwork: options.blocksNetwork) + guards.unenforced
         if !gaps.isEmpty && !options.bestEffort {
             throw SandboxError(
                 .unsupported,
-                "Cannot confine '\(app.container.identifier)': \(abi) does not enforce everything `sandbox run` promises (it needs ABI \(LandlockABI.required), Linux 6.12 or later): \(gaps.joined(separator: "; ")). Upgrade the kernel, or pass --best-effort to run with what it enforces."
+                "Cannot confine '\(app.container.identifier)': \(abi) does not enforce everything `sandbox run` promises (it needs ABI \(LandlockABI.required), Linux 6.12 or later, and mount namespaces): \(gaps.joined(separator: "; ")). Upgrade the kernel or allow mount namespaces, or pass --best-effort to run with what it enforces."
             )
         }
-        let home = Self.absolute(app.container.homeDirectory)
         let bundle = Self.absolute(app.container.hostPath(for: .bundle))
         let variables = AppEnvironment.variables(
             app: app.container.identifier, home: home, bundle: bundle, inheriting: environment
@@ -93,6 +106,15 @@ public struct ConfinedLaunch: Sendable {
         self.environment = variables
         self.limits = ResourceLimits(availableBytes: try app.container.root.volumeValues().availableBytes)
         self.unenforced = gaps
+        self.guards = guards
+    }
+
+    /// Probes the guards against written code with the data container at `home`.
+    private static func probeGuards(home: String) throws(SandboxError) -> WrittenCodeGuards {
+        let fd = Glibc.open(home, CSB_O_PATH | CSB_O_DIRECTORY | CSB_O_CLOEXEC)
+        guard fd >= 0 else { throw .systemCall("open", errno: Errno(rawValue: errno), path: home) }
+        defer { Glibc.close(fd) }
+        return WrittenCodeGuards.probe(directory: fd)
     }
 
     /// Starts the program, confined. Blocks only until the child has executed the program (or
@@ -102,8 +124,10 @@ public struct ConfinedLaunch: Sendable {
     ///   - standardInput: the program's standard input; `nil` shares the launcher's.
     ///   - standardOutput: the program's standard output; `nil` shares the launcher's.
     ///   - standardError: the program's standard error; `nil` shares the launcher's.
-    ///   - passed: a descriptor the program gets as descriptor 3 (e.g. ``DaemonBroker/programEnd``);
-    ///   `nil` for none.
+    ///   - passing: a descriptor the program gets as 3, open across `execve` (a connection made
+    ///     before confinement, say, to `sandboxd`); `nil` for none. What it names is the program's
+    ///     to use whatever the sandbox allows: hand only what the app may have. Every other
+    ///     descriptor above 2 is closed in the program.
     ///   Give descriptors above 2 (or the launcher's own 0, 1, 2 in their places); the caller
     ///   keeps them and may close them once this returns.
     ///
@@ -111,12 +135,14 @@ public struct ConfinedLaunch: Sendable {
     ///   ``/SandboxCore/SandboxError/Code/escapesContainer`` when the container or bundle on disk is
     ///   not the one opened; the errors of ``LandlockRuleset``; the errno of the child's failed step
     ///   mapped as usual (cause `execve` when the program could not be executed, e.g.
-    ///   ``/SandboxCore/SandboxError/Code/permissionDenied`` for one outside what Landlock allows).
+    ///   ``/SandboxCore/SandboxError/Code/permissionDenied`` for one outside what Landlock allows;
+    ///   `unshare`, `open_tree`, `mount_setattr` or `move_mount` when the container could not be
+    ///   mounted `noexec` although the probe at preparation could; `dup2` for a bad `passing`).
     public func start(
         standardInput: FileDescriptor? = nil,
         standardOutput: FileDescriptor? = nil,
         standardError: FileDescriptor? = nil,
-        passing passed: FileDescriptor? = nil
+        passing: FileDescriptor? = nil
     ) throws(SandboxError) -> AppProcess {
         let home = try openVerified(
             Self.absolute(app.container.homeDirectory), as: app.container.root, at: .root, label: "data container")
@@ -124,9 +150,9 @@ public struct ConfinedLaunch: Sendable {
         let ruleset = try abi.version >= 1 ? makeRuleset(home: home) : nil
         let stdio = (standardInput?.rawValue ?? -1, standardOutput?.rawValue ?? -1, standardError?.rawValue ?? -1)
         var environment = self.environment
-        if passed != nil { environment[AppEnvironment.daemonBrokerVariable] = "3" }
+        if passing != nil { environment[AppEnvironment.daemonBrokerVariable] = "3" }
         return try spawn(
-            directory: home, ruleset: ruleset, stdio: stdio, passed: passed?.rawValue ?? -1, environment: environment)
+            directory: home, ruleset: ruleset, stdio: stdio, passing: passing?.rawValue ?? -1, environment: environment)
     }
 
     private func makeRuleset(home: CInt) throws(SandboxError) -> LandlockRuleset {
@@ -181,7 +207,7 @@ public struct ConfinedLaunch: Sendable {
     }
 
     private func spawn(
-        directory: CInt, ruleset: LandlockRuleset?, stdio: (CInt, CInt, CInt), passed: CInt,
+        directory: CInt, ruleset: LandlockRuleset?, stdio: (CInt, CInt, CInt), passing: CInt,
         environment: [String: String]
     ) throws(SandboxError) -> AppProcess {
         let argv = ([executable] + command.dropFirst()).map { strdup($0) }
@@ -196,11 +222,13 @@ public struct ConfinedLaunch: Sendable {
                     executable.withCString { path in
                         var spec = csb_confined_spawn_t(
                             path: path, argv: argv.baseAddress, envp: envp.baseAddress, directory_fd: directory,
-                            stdio_fds: stdio,
+                            stdio_fds: stdio, passed_fd: passing,
                             ruleset_fd: ruleset?.descriptor ?? -1,
                             new_session: 1, deny_network_sockets: options.blocksNetwork ? 1 : 0,
+                            private_mounts: guards.privateMountsFailure == nil ? 1 : 0,
+                            refuse_exec_gain: guards.refusesExecGain ? 1 : 0,
                             limit_capabilities: 1, kept_capabilities: KeptCapabilities.mask,
-                            limits: limits.baseAddress, limit_count: CInt(limits.count), passed_fd: passed)
+                            limits: limits.baseAddress, limit_count: CInt(limits.count))
                         return csb_confined_spawn(&spec, &step, &failure)
                     }
                 }
@@ -212,16 +240,7 @@ public struct ConfinedLaunch: Sendable {
     }
 
     private func childFailure(step: CInt, errno: Errno) -> SandboxError {
-        let calls: [CInt: String] = [
-            CInt(CSB_SPAWN_STEP_FORK): "fork", CInt(CSB_SPAWN_STEP_SIGNALS): "sigprocmask",
-            CInt(CSB_SPAWN_STEP_STDIO): "dup2",
-            CInt(CSB_SPAWN_STEP_SECCOMP): "prctl(PR_SET_SECCOMP)",
-            CInt(CSB_SPAWN_STEP_CAPABILITIES): "prctl(PR_CAPBSET_DROP)",
-            CInt(CSB_SPAWN_STEP_SESSION): "setsid", CInt(CSB_SPAWN_STEP_NO_NEW_PRIVS): "prctl(PR_SET_NO_NEW_PRIVS)",
-            CInt(CSB_SPAWN_STEP_LIMITS): "setrlimit", CInt(CSB_SPAWN_STEP_DIRECTORY): "fchdir",
-            CInt(CSB_SPAWN_STEP_RESTRICT): "landlock_restrict_self", CInt(CSB_SPAWN_STEP_EXEC): "execve",
-        ]
-        let call = calls[step] ?? "spawn"
+        let call = SpawnStep.systemCall(step)
         var error = SandboxError.systemCall(
             call, errno: errno, path: call == "execve" ? executable : app.container.homeDirectory)
         if call == "execve" {

@@ -1,9 +1,9 @@
 /// What ``ConfinedLaunch`` allows beyond the app's own container and the system's libraries.
 public struct ConfinementOptions: Sendable, Hashable {
     /// Blocks TCP connect and bind (Landlock ABI 4) and, from ABI 6, connecting to abstract Unix
-    /// sockets outside the sandbox; a seccomp filter refuses creating any socket but a Unix one
-    /// (`EACCES`: UDP, ICMP, raw, netlink) and `io_uring` (`EPERM`). Unix sockets by path stay
-    /// reachable where the program can name them.
+    /// sockets outside the sandbox; the seccomp filter refuses creating a socket of any family
+    /// (`EACCES`: UDP, ICMP, raw, netlink). Unix sockets are refused without it too (only
+    /// `socketpair` makes them), and `io_uring` (`EPERM`).
     public var blocksNetwork: Bool
     /// Host paths the app may also read (files, or folders and everything beneath them).
     public var readablePaths: [String]

@@ -4,7 +4,7 @@ import SandboxCore
 extension SandboxHome {
     /// Opens `app` as a launch does (its bundle checked against its signature, refused if changed)
     /// and prepares `command` to run confined to its container (``ConfinedLaunch``). Nothing is
-    /// started until ``ConfinedLaunch/start(standardInput:standardOutput:standardError:)``.
+    /// started until ``ConfinedLaunch/start(standardInput:standardOutput:standardError:passing:)``.
     ///
     /// - Throws: the errors of ``openApp(_:preferredLanguages:environment:)``
     ///   (``SandboxCore/SandboxError/Code/bundleModified`` for a tampered bundle) and of

@@ -1,8 +1,8 @@
 import Foundation
 import GRDB
 import Glibc
-import SandboxTesting
 import SandboxDaemon
+import SandboxTesting
 import SandboxTransfer
 import SandboxTransferTesting
 import Testing

@@ -35,6 +35,7 @@ struct LandlockTests {
         #expect(at(LandlockABI.required).unenforced(blockingNetwork: true).isEmpty)
         #expect(at(3).unenforced(blockingNetwork: true).contains { $0.hasPrefix("--no-network is not enforced") })
         #expect(!at(3).unenforced(blockingNetwork: false).contains { $0.hasPrefix("--no-network") })
+        #expect(at(5).unenforced(blockingNetwork: true) == ["signals to processes outside the sandbox are not blocked"])
         #expect(!FileSystemAccess.container.contains(.makeBlockDevice))
         #expect(!FileSystemAccess.container.contains(.execute))
     }
