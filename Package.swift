@@ -130,6 +130,8 @@ let package = Package(
             dependencies: [
                 "Sandbox",
                 "SandboxWatch",
+                // Data Protection: uploads into a folder with a protection class are sealed with it.
+                "SandboxStore",
                 .product(name: "SystemPackage", package: "swift-system"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),

@@ -4,6 +4,7 @@ import Logging
 import NIOCore
 import NIOPosix
 import Sandbox
+import SandboxStore
 import ServiceLifecycle
 import UnixSignals
 
@@ -24,6 +25,9 @@ public struct ShareServer: Sendable {
     /// How it is served.
     public let configuration: ShareConfiguration
     private let logger: Logger
+    /// The container's device's Data Protection: uploads into a folder with a default class are
+    /// sealed with it.
+    private let dataProtection: DataProtection?
 
     /// A server for `container`'s Documents folder.
     ///
@@ -40,6 +44,7 @@ public struct ShareServer: Sendable {
         }
         self.configuration = configuration
         self.logger = logger
+        dataProtection = DataProtection(home: container.home)
     }
 
     /// A server for the folder `documents` (which should refuse symlinks:
@@ -48,6 +53,7 @@ public struct ShareServer: Sendable {
         self.documents = documents
         self.configuration = configuration
         self.logger = logger
+        dataProtection = nil
     }
 
     /// Listens and serves until SIGINT or SIGTERM, or until the task is cancelled.
@@ -59,6 +65,7 @@ public struct ShareServer: Sendable {
         let configuration = self.configuration
         let logger = self.logger
         let documents = self.documents
+        let dataProtection = self.dataProtection
         let ready = ResponderSlot()
         let connections = EventLoopHTTP1Channel(
             configuration: .init(
@@ -74,7 +81,7 @@ public struct ShareServer: Sendable {
                 let methods = DAVMethods(
                     documents: documents, locks: LockManager(), properties: DeadPropertyStore(root: documents),
                     readOnly: configuration.readOnly, maximumUploadSize: configuration.maximumUploadSize,
-                    allowedAuthorities: authorities, logger: logger)
+                    allowedAuthorities: authorities, logger: logger, dataProtection: dataProtection)
                 ready.set(ShareResponder(methods: methods, credentials: configuration.credentials, logger: logger))
                 await onListening(port)
             },
