@@ -112,6 +112,8 @@ let package = Package(
             name: "SandboxTransfer",
             dependencies: [
                 "Sandbox",
+                // Data Protection: a finished file handed to a protected folder is sealed with its class.
+                "SandboxStore",
                 .product(name: "SystemPackage", package: "swift-system"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -318,7 +320,7 @@ let package = Package(
         .testTarget(
             name: "SandboxTransferTests",
             dependencies: [
-                "SandboxTransfer", "SandboxTesting", "SandboxTransferTesting",
+                "SandboxTransfer", "SandboxTesting", "SandboxTransferTesting", "SandboxStore",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
