@@ -88,7 +88,12 @@ let package = Package(
         // The folder monitor (inotify) and Inbox processing.
         .target(
             name: "SandboxWatch",
-            dependencies: ["Sandbox", "CSandboxShims", .product(name: "Logging", package: "swift-log")],
+            dependencies: [
+                "Sandbox", "CSandboxShims",
+                // Data Protection: an Inbox with a protection class gets its deliveries sealed.
+                "SandboxStore",
+                .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: swiftSettings
         ),
 
@@ -306,7 +311,7 @@ let package = Package(
         .testTarget(name: "SandboxTests", dependencies: ["Sandbox", "SandboxTesting"], swiftSettings: swiftSettings),
         .testTarget(
             name: "SandboxWatchTests",
-            dependencies: ["SandboxWatch", "SandboxTesting"],
+            dependencies: ["SandboxWatch", "SandboxTesting", "SandboxStore"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
