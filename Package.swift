@@ -88,7 +88,12 @@ let package = Package(
         // The folder monitor (inotify) and Inbox processing.
         .target(
             name: "SandboxWatch",
-            dependencies: ["Sandbox", "CSandboxShims", .product(name: "Logging", package: "swift-log")],
+            dependencies: [
+                "Sandbox", "CSandboxShims",
+                // Data Protection: an Inbox with a protection class gets its deliveries sealed.
+                "SandboxStore",
+                .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: swiftSettings
         ),
 
@@ -112,6 +117,8 @@ let package = Package(
             name: "SandboxTransfer",
             dependencies: [
                 "Sandbox",
+                // Data Protection: a finished file handed to a protected folder is sealed with its class.
+                "SandboxStore",
                 .product(name: "SystemPackage", package: "swift-system"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -130,6 +137,8 @@ let package = Package(
             dependencies: [
                 "Sandbox",
                 "SandboxWatch",
+                // Data Protection: uploads into a folder with a protection class are sealed with it.
+                "SandboxStore",
                 .product(name: "SystemPackage", package: "swift-system"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -304,7 +313,7 @@ let package = Package(
         .testTarget(name: "SandboxTests", dependencies: ["Sandbox", "SandboxTesting"], swiftSettings: swiftSettings),
         .testTarget(
             name: "SandboxWatchTests",
-            dependencies: ["SandboxWatch", "SandboxTesting"],
+            dependencies: ["SandboxWatch", "SandboxTesting", "SandboxStore"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
@@ -318,7 +327,7 @@ let package = Package(
         .testTarget(
             name: "SandboxTransferTests",
             dependencies: [
-                "SandboxTransfer", "SandboxTesting", "SandboxTransferTesting",
+                "SandboxTransfer", "SandboxTesting", "SandboxTransferTesting", "SandboxStore",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings

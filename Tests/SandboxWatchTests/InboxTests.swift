@@ -1,4 +1,6 @@
 import Foundation
+import Sandbox
+import SandboxStore
 import SandboxTesting
 import Testing
 
@@ -161,6 +163,37 @@ extension WatcherTests {
                 #expect(report.handled.first?.name == "r\\xFF.pdf")
                 #expect(try fixture.root.contentsOfDirectory(at: "Documents/Inbox").isEmpty)
             }
+        }
+    }
+}
+
+/// Inbox delivery honours the Inbox's protection class (issue 26, item 14).
+@Suite struct ProtectedInboxTests {
+    @Test func deliveriesAreSealedAndRefusedWhileLocked() async throws {
+        try await TemporaryContainer.with { temporary in
+            let protection = DataProtection(home: temporary.home)
+            try protection.setPasscode(Array("2468".utf8), current: [])
+            defer { try? protection.forgetKeysAtRestart() }  // cleanup of the keyring; the test's result stands
+            let inboxPath = ContainerPath(constant: "Documents/Inbox")
+            try temporary.root.createDirectory(at: inboxPath, withIntermediateDirectories: true)
+            try protection.setDefaultProtection(.complete, forDirectoryAt: inboxPath, in: temporary.root)
+            let secret = Array("the launch codes are 0000\n".utf8)
+            let host = temporary.scratch + "/codes.txt"
+            try Data(secret).write(to: URL(fileURLWithPath: host))
+            let inbox = Inbox(container: temporary.container)
+
+            let delivered = try inbox.deliver(hostFile: host)
+            #expect(try temporary.root.readContents(of: delivered) != secret, "delivered in the clear")
+            #expect(try protection.readContents(of: delivered, in: temporary.root) == secret)
+
+            #expect(try protection.lock())
+            do {
+                _ = try inbox.deliver(hostFile: host)
+                Issue.record("delivered into a complete Inbox while locked")
+            } catch let error as SandboxError {
+                #expect(error.code.description == "protected-data-unavailable", "\(error)")
+            }
+            #expect(try temporary.root.fileNames(at: inboxPath) == [delivered.lastName?.description].compactMap { $0 })
         }
     }
 }

@@ -16,9 +16,15 @@ public final class Container: Sendable {
     let bundleRoot: ConfinedRoot
     /// The bundle's directory name, e.g. `notes.app`.
     public let bundleName: String
+    /// The device home the containers are in: its Data Protection keys are what the folders'
+    /// protection classes are written with.
+    public let home: SandboxHome
 
-    init(identifier: AppIdentifier, root: ConfinedRoot, bundleRoot: ConfinedRoot, bundleName: String) {
+    init(
+        identifier: AppIdentifier, root: ConfinedRoot, bundleRoot: ConfinedRoot, bundleName: String, home: SandboxHome
+    ) {
         self.identifier = identifier
+        self.home = home
         self.root = root
         self.bundleRoot = bundleRoot
         self.bundleName = bundleName

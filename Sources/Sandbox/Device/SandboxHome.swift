@@ -12,11 +12,17 @@ public final class SandboxHome: Sendable {
     /// The home directory, confined.
     public let root: ConfinedRoot
 
+    static let containers = ContainerPath(constant: "Containers")
     static let dataContainers = ContainerPath(constant: "Containers/Data")
     static let bundleContainers = ContainerPath(constant: "Containers/Bundle")
     static let device = ContainerPath(constant: "Device")
 
     /// Opens the home at `location`, creating it and its layout if needed.
+    ///
+    /// The home is private to its user, as iOS keeps each container private to its app: what it
+    /// creates is `0700` (directories) and `0600` (files) whatever the umask, and a home made
+    /// before has its root, `Containers/` and `Device/` tightened to `0700` here (everything else
+    /// is beneath them).
     ///
     /// - Parameters:
     ///   - location: a host path; `nil` uses ``defaultLocation(environment:)``.
@@ -25,7 +31,9 @@ public final class SandboxHome: Sendable {
     ///   - resolution: how paths are resolved beneath the home and its containers.
     /// - Throws: ``/SandboxCore/SandboxError`` when the directory cannot be created or opened, e.g.
     ///   ``/SandboxCore/SandboxError/Code/permissionDenied`` or
-    ///   ``/SandboxCore/SandboxError/Code/notADirectory``.
+    ///   ``/SandboxCore/SandboxError/Code/notADirectory``;
+    ///   ``/SandboxCore/SandboxError/Code/permissionDenied`` also for a home readable by others
+    ///   that is not the user's to make private.
     public init(
         location: String? = nil,
         environment: [String: String] = ProcessInfo.processInfo.environment,
@@ -41,6 +49,7 @@ public final class SandboxHome: Sendable {
         for directory in [Self.dataContainers, Self.bundleContainers, Self.device] {
             try root.createDirectory(at: directory, withIntermediateDirectories: true)
         }
+        try makePrivate()
     }
 
     /// The host path of the home.

@@ -88,7 +88,7 @@ extension SandboxHome {
                 "The bundle container of '\(app)' holds no '.app' directory. Uninstall and create the app again.",
                 path: bundleRoot.hostPath)
         }
-        return Container(identifier: app, root: dataRoot, bundleRoot: bundleRoot, bundleName: bundleName)
+        return Container(identifier: app, root: dataRoot, bundleRoot: bundleRoot, bundleName: bundleName, home: self)
     }
 
     /// The installed apps, sorted.

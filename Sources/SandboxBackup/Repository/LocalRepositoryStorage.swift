@@ -17,9 +17,15 @@ public struct LocalRepositoryStorage: RepositoryStorage {
     }
 
     /// Makes (if missing) the directory `hostPath` and the folders of every object kind, including
-    /// the 256 `data/` subfolders.
+    /// the 256 `data/` subfolders. The repository is private to its user, whatever the umask: its
+    /// folders are `0700` and its objects `0600` (the core's modes), and an existing `hostPath`
+    /// readable by others is made `0700`.
+    ///
+    /// - Throws: ``/SandboxCore/SandboxError/Code/permissionDenied`` for a `hostPath` that is
+    ///   not the user's, and the core's codes.
     public static func creatingLayout(atHostPath hostPath: String) throws(SandboxError) -> LocalRepositoryStorage {
         let root = try ConfinedRoot.creatingDirectory(atHostPath: hostPath)
+        try root.makeDirectoryPrivate(at: .root)
         for kind in ObjectKind.allCases where kind != .config {
             try root.createDirectory(at: try ContainerPath(kind.rawValue), withIntermediateDirectories: true)
         }

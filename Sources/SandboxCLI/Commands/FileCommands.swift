@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Sandbox
 import SandboxCLISupport
+import SandboxStore
 import SystemPackage
 
 struct ListDirectory: ParsableCommand {
@@ -126,7 +127,7 @@ struct Put: ParsableCommand {
         commandName: "put",
         abstract: "Copy a host file into a container, atomically and durably.",
         discussion:
-            "The file is streamed (never held in memory) and appears at PATH only when complete. If PATH is a directory, the file keeps its name."
+            "The file is streamed (never held in memory) and appears at PATH only when complete, private to the user (0600). If PATH is a directory, the file keeps its name. A folder with a default protection class (`sandbox write --default-for-folder`) gets it encrypted with that class, or refuses it while the device is locked."
     )
 
     @OptionGroup var app: AppArgument
@@ -139,7 +140,8 @@ struct Put: ParsableCommand {
         let container = try app.container()
         let destination = try container.root.destination(try ContainerPath.argument(path), naming: hostFile)
         try container.checkPolicy(allowing: .create, at: destination)
-        try container.root.importFile(fromHost: hostFile, to: destination, options: [.atomic, .durable])
+        try DataProtection(home: container.home).importFile(
+            fromHost: hostFile, to: destination, in: container.root, options: [.atomic, .durable])
     }
 }
 
@@ -166,7 +168,7 @@ struct Move: ParsableCommand {
         let (container, source, destination) = try items.resolve()
         try container.checkPolicy(allowing: .delete, at: source)
         try container.checkPolicy(allowing: .create, at: destination)
-        try container.root.moveItem(from: source, to: destination)
+        try DataProtection(home: container.home).moveItem(from: source, to: destination, in: container.root)
     }
 }
 
@@ -179,7 +181,7 @@ struct Copy: ParsableCommand {
     func run() throws {
         let (container, source, destination) = try items.resolve()
         try container.checkPolicy(allowing: .create, at: destination)
-        try container.root.copyItem(from: source, to: destination)
+        try DataProtection(home: container.home).copyItem(from: source, to: destination, in: container.root)
     }
 }
 

@@ -17,7 +17,7 @@ extension ConfinedRoot {
     package func open(
         _ path: ContainerPath,
         flags: CInt,
-        mode: mode_t = 0o666,
+        mode: mode_t = FilePermissions.privateFile.rawValue,
         followFinalSymlink: Bool = true
     ) throws(SandboxError) -> OwnedDescriptor {
         var flags = flags | CSB_O_CLOEXEC

@@ -9,7 +9,8 @@ extension ConfinedRoot {
     ///   - path: the directory to create, relative to the root.
     ///   - withIntermediateDirectories: also create missing parents, and succeed if a directory
     ///     already exists at `path` (like `mkdir -p`).
-    ///   - permissions: the mode, less the process's umask.
+    ///   - permissions: the mode, less the process's umask; private to the owner (`0700`,
+    ///     ``/SystemPackage/FilePermissions/privateDirectory``) by default.
     /// - Returns: how many directories were created (0 when all existed).
     /// - Throws: ``SandboxError/Code/alreadyExists`` (without intermediates),
     ///   ``SandboxError/Code/notFound`` for a missing parent, ``SandboxError/Code/notADirectory``
@@ -18,7 +19,7 @@ extension ConfinedRoot {
     public func createDirectory(
         at path: ContainerPath,
         withIntermediateDirectories: Bool = false,
-        permissions: FilePermissions = [.ownerReadWriteExecute, .groupReadExecute, .otherReadExecute]
+        permissions: FilePermissions = .privateDirectory
     ) throws(SandboxError) -> Int {
         guard withIntermediateDirectories else {
             let parent = try openParent(of: path)

@@ -25,6 +25,8 @@ extension ConfinedRoot {
 
     /// Creates the directory at `hostPath` on the host with any missing parents (`mkdir -p`), then
     /// opens it as a root. For setting up a device home; containers are created through the root.
+    /// The directories it creates are private (`0700`, ``/SystemPackage/FilePermissions/privateDirectory``);
+    /// existing ones are left as they are.
     ///
     /// - Throws: ``SandboxError/Code/notADirectory`` when a file is in the way,
     ///   ``SandboxError/Code/permissionDenied``, and the errors of ``init(openingDirectoryAt:resolution:)``.
@@ -34,7 +36,7 @@ extension ConfinedRoot {
         var prefix = hostPath.hasPrefix("/") ? "" : "."
         for component in hostPath.split(separator: "/") {
             prefix += "/" + component
-            if mkdir(prefix, 0o755) != 0 && errno != EEXIST {
+            if mkdir(prefix, FilePermissions.privateDirectory.rawValue) != 0 && errno != EEXIST {
                 throw .systemCall("mkdir", errno: Errno(rawValue: errno), path: prefix)
             }
         }

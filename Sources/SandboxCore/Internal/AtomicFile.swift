@@ -1,4 +1,5 @@
 import Glibc
+import SystemPackage
 
 /// Writes a whole file in one call and publishes it through ``PendingFile``: its name appears only
 /// once the contents are complete.
@@ -20,7 +21,7 @@ enum AtomicFile {
         named name: FileName,
         path: ContainerPath,
         options: WriteOptions,
-        permissions: mode_t = 0o644,
+        permissions: mode_t = FilePermissions.privateFile.rawValue,
         staging: HeldDirectory? = nil,
         _ body: (CInt) throws(SandboxError) -> Void
     ) throws(SandboxError) {

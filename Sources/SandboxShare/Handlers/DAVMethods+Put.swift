@@ -2,6 +2,7 @@ import HTTPTypes
 import Hummingbird
 import NIOCore
 import Sandbox
+import SandboxStore
 
 extension DAVMethods {
     /// PUT: the body streamed to an unnamed temporary beside the target (the core's atomic
@@ -11,6 +12,10 @@ extension DAVMethods {
     /// 201 for a new file, 204 for a replaced one. Refused: a collection (405), a missing parent
     /// (409), `Content-Range` (400: partial PUT is not supported), a locked file without its token
     /// (423), a full disk (507).
+    ///
+    /// In a folder with a default protection class the body is sealed with that class as it
+    /// arrives (``UploadWriter``); while the device is locked such an upload is refused (403) and
+    /// nothing is stored.
     ///
     /// With `overwriting` false (the web page's uploads) an existing file is never replaced: one
     /// at the name when the upload starts, or put there while it ran, fails it with
@@ -38,30 +43,32 @@ extension DAVMethods {
         try checkLocks(path, recursive: false, request: request)
         try checkPreconditions(request, existing: existing)
 
-        let writer: FileWriter
-        do throws(SandboxError) {
-            writer = try documents.openWriter(
-                at: path.containerPath,
+        let writer: UploadWriter
+        do {
+            writer = try UploadWriter.open(
+                path.containerPath, in: documents, dataProtection: dataProtection,
                 options: overwriting ? [.atomic, .durable] : [.atomic, .durable, .withoutOverwriting],
                 queueLimit: Self.uploadQueueLimit)
         } catch {
-            throw .fileSystem(error, path: path, doing: "store the upload at")
+            throw Self.uploadFailure(error, path: path)
         }
         do {
             var received: Int64 = 0
             for try await buffer in request.body {
                 received += Int64(buffer.readableBytes)
                 if let limit = maximumUploadSize, received > limit { throw tooLarge(path, limit: limit) }
-                let chunk = buffer.withUnsafeReadableBytes { DataRegions(copying: $0) }
-                try await writer.write(chunk)
+                try await writer.write(buffer)
             }
             if let declared, received != declared {
                 throw ShareError(
                     .malformedRequest, "The upload ended after \(received) of \(declared) bytes; nothing was stored.",
                     path: path.description)
             }
-            _ = try await writer.finish()
+            try await writer.finish()
         } catch let error as SandboxError where error.code == .alreadyExists && !overwriting {
+            writer.discard()
+            throw Self.nameTaken(path)
+        } catch let error as StoreError where error.code == StoreError.Code(.alreadyExists) && !overwriting {
             writer.discard()
             throw Self.nameTaken(path)
         } catch {
@@ -96,6 +103,19 @@ extension DAVMethods {
         switch error {
         case let error as ShareError: error
         case let error as SandboxError: .fileSystem(error, path: path, doing: "store the upload at")
+        case let error as StoreError where error.code == .protectedDataUnavailable:
+            ShareError(
+                .forbidden,
+                "'\(path.parent)' is protected and the device is locked: unlock it (`sandbox unlock`) and upload again; nothing was stored.",
+                path: path.description, cause: error)
+        case let error as StoreError:
+            if case .fileSystem(let underlying)? = error.cause {
+                .fileSystem(underlying, path: path, doing: "store the upload at")
+            } else {
+                ShareError(
+                    .internalError, "Sealing the upload failed (\(error.code)); nothing was stored.",
+                    path: path.description, cause: error)
+            }
         default:
             ShareError(
                 .malformedRequest, "The upload was cut off before its end; nothing was stored.", path: path.description,

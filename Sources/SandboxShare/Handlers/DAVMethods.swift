@@ -3,6 +3,7 @@ import Hummingbird
 import Logging
 import NIOCore
 import Sandbox
+import SandboxStore
 
 /// The WebDAV methods (RFC 4918, classes 1 and 2) on one Documents folder.
 ///
@@ -22,6 +23,9 @@ struct DAVMethods: Sendable {
     /// The `Host` values (and `Destination` authorities) that name this server.
     let allowedAuthorities: Set<String>
     let logger: Logger
+    /// The device's Data Protection, for uploads into a folder with a protection class; `nil` for a
+    /// folder that is no container's (``ShareServer/init(documents:configuration:logger:)``).
+    var dataProtection: DataProtection? = nil
 
     /// The methods a read-only share allows.
     static let readMethods: [HTTPRequest.Method] = [.options, .get, .head, .propfind]

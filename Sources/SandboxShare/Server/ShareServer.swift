@@ -4,6 +4,7 @@ import Logging
 import NIOCore
 import NIOPosix
 import Sandbox
+import SandboxStore
 import ServiceLifecycle
 import UnixSignals
 
@@ -24,6 +25,9 @@ public struct ShareServer: Sendable {
     /// How it is served.
     public let configuration: ShareConfiguration
     private let logger: Logger
+    /// The container's device's Data Protection: uploads into a folder with a default class are
+    /// sealed with it.
+    private let dataProtection: DataProtection?
 
     /// A server for `container`'s Documents folder.
     ///
@@ -50,6 +54,7 @@ public struct ShareServer: Sendable {
         }
         self.configuration = configuration
         self.logger = logger
+        dataProtection = DataProtection(home: container.home)
     }
 
     /// Documents is a symbolic link: the refusal `sandbox path … documents` gives for it
@@ -74,6 +79,7 @@ public struct ShareServer: Sendable {
         self.documents = documents
         self.configuration = configuration
         self.logger = logger
+        dataProtection = nil
     }
 
     /// Listens and serves until SIGINT or SIGTERM, or until the task is cancelled.
@@ -85,6 +91,7 @@ public struct ShareServer: Sendable {
         let configuration = self.configuration
         let logger = self.logger
         let documents = self.documents
+        let dataProtection = self.dataProtection
         let ready = ResponderSlot()
         let gate = PairingGate(credentials: configuration.credentials, logger: logger)
         let connections = EventLoopHTTP1Channel(
@@ -101,7 +108,7 @@ public struct ShareServer: Sendable {
                 let methods = DAVMethods(
                     documents: documents, locks: LockManager(), properties: DeadPropertyStore(root: documents),
                     readOnly: configuration.readOnly, maximumUploadSize: configuration.maximumUploadSize,
-                    allowedAuthorities: authorities, logger: logger)
+                    allowedAuthorities: authorities, logger: logger, dataProtection: dataProtection)
                 ready.set(ShareResponder(methods: methods, gate: gate, logger: logger))
                 await onListening(port)
             },

@@ -50,14 +50,7 @@ extension DataProtection {
         } catch {
             throw sealFailure ?? StoreError(error)
         }
-        try fileSystem { () throws(SandboxError) in
-            do throws(SandboxError) {
-                // The header is what decides; the attribute is for `stat` (iOS's
-                // NSFileProtectionKey), and a file system without attributes only loses that.
-                try root.setExtendedAttribute(
-                    named: ProtectionClass.attributeName, to: Array(protection.rawValue.utf8), at: path)
-            } catch  where error.code == .unsupported {}
-        }
+        try markProtected(protection, at: path, in: root)
     }
 
     /// The contents of the file at `path`: decrypted when it is protected, as they are otherwise.

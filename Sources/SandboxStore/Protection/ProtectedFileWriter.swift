@@ -202,6 +202,16 @@ extension DataProtection {
         at path: ContainerPath, in root: ConfinedRoot, protection: ProtectionClass? = nil,
         options: WriteOptions = [.atomic]
     ) throws(StoreError) -> ProtectedFileWriter {
+        try openWriter(at: path, in: root, protection: protection, options: options, queueLimit: nil)
+    }
+
+    /// ``openWriter(at:in:protection:options:)`` with at most `queueLimit` bytes queued before
+    /// writes wait (the core's default when `nil`): for a server running many writers at once (the
+    /// sharing server's uploads).
+    package func openWriter(
+        at path: ContainerPath, in root: ConfinedRoot, protection: ProtectionClass? = nil, options: WriteOptions,
+        queueLimit: Int?
+    ) throws(StoreError) -> ProtectedFileWriter {
         var chosen = protection
         if chosen == nil { chosen = try defaultProtection(forDirectoryAt: path.parent, in: root) }
         let sealer = try chosen.map { (protection) throws(StoreError) in
@@ -209,7 +219,8 @@ extension DataProtection {
         }
         let locks = try hasPasscode
         let output = try fileSystem { () throws(SandboxError) in
-            try root.openWriter(at: path, options: options.union(.atomic))
+            guard let queueLimit else { return try root.openWriter(at: path, options: options.union(.atomic)) }
+            return try root.openWriter(at: path, options: options.union(.atomic), queueLimit: queueLimit)
         }
         return ProtectedFileWriter(
             path: path, root: root, dataProtection: self, protection: chosen, sealer: sealer, output: output,

@@ -1,4 +1,5 @@
 import Sandbox
+import SandboxStore
 
 extension ConfinedRoot {
     /// Moves a finished download into `folder` under `name`, or `name (1)`, `name (2)`, … when taken:
@@ -6,35 +7,66 @@ extension ConfinedRoot {
     /// never outside the container. The folder is created only when the first try finds it missing
     /// (creating it every time costs a `mkdirat` and an `openat2` per component, per download).
     ///
+    /// With `dataProtection`, a folder with a default protection class gets the file sealed with
+    /// it (``/SandboxStore/DataProtection/moveItem(from:to:in:replacingExisting:)``), never in the
+    /// clear; while that class is locked the move is refused and the file stays where it was.
+    ///
     /// - Returns: where the file now is.
-    /// - Throws: the core's code of a file failure (its ``/SandboxCore/SandboxError`` is the cause)
-    ///   when the move fails for another reason, or when 1,000 names are taken.
+    /// - Throws: `protected-data-unavailable` while the folder's class is locked; the core's code
+    ///   of a file failure (its ``/SandboxCore/SandboxError`` is the cause) when the move fails for
+    ///   another reason, or when 1,000 names are taken.
     func moveDownload(
-        from source: ContainerPath, into folder: ContainerPath, name: String
+        from source: ContainerPath, into folder: ContainerPath, name: String, dataProtection: DataProtection?
     ) throws(TransferError) -> ContainerPath {
-        do throws(SandboxError) {
+        do throws(StoreError) {
             var folderChecked = false
             var number = 0
             while number < 1000 {
                 let candidate = number == 0 ? name : SuggestedFilename.numbered(name, number)
-                let destination = try folder.appending(candidate)
-                do throws(SandboxError) {
-                    try moveItem(from: source, to: destination, replacingExisting: false)
+                let destination = try Self.store { () throws(SandboxError) in try folder.appending(candidate) }
+                do throws(StoreError) {
+                    if let dataProtection {
+                        try dataProtection.moveItem(from: source, to: destination, in: self)
+                    } else {
+                        try Self.store { () throws(SandboxError) in
+                            try moveItem(from: source, to: destination, replacingExisting: false)
+                        }
+                    }
                     return destination
-                } catch  where error.code == .alreadyExists {
+                } catch  where error.code == StoreError.Code(.alreadyExists) {
                     number += 1
-                } catch  where error.code == .notFound && !folderChecked {
+                } catch  where error.code == StoreError.Code(.notFound) && !folderChecked {
                     folderChecked = true  // the folder (or the source) is missing: make the folder, try again
-                    try createDirectory(at: folder, withIntermediateDirectories: true)
+                    try Self.store { () throws(SandboxError) in
+                        try createDirectory(at: folder, withIntermediateDirectories: true)
+                    }
                 }
             }
         } catch {
-            throw .fileSystem(error, doing: "move the download into '\(folder)'")
+            if case .fileSystem(let underlying)? = error.cause {
+                throw .fileSystem(underlying, doing: "move the download into '\(folder)'")
+            }
+            throw TransferError(
+                TransferError.Code(wire: error.code.rawValue),
+                "Could not move the download into '\(folder)': \(error.message)",
+                path: error.path, cause: error)
         }
         throw TransferError(
             TransferError.Code(.alreadyExists),
             "Could not move the download into '\(folder)': '\(name)' and 999 numbered names are taken; remove some.",
             path: folder.description)
+    }
+}
+
+extension ConfinedRoot {
+    /// Runs a core operation, its error as the store's (same code), so that one `catch` sees both.
+    @discardableResult
+    fileprivate static func store<T>(_ body: () throws(SandboxError) -> T) throws(StoreError) -> T {
+        do {
+            return try body()
+        } catch {
+            throw StoreError(error)
+        }
     }
 }
 

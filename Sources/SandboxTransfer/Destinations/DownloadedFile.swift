@@ -1,5 +1,6 @@
 import Logging
 import Sandbox
+import SandboxStore
 import Synchronization
 
 /// A finished download waiting in the session's folder: the `location` of
@@ -18,6 +19,8 @@ public final class DownloadedFile: Sendable {
     /// The digest checked during the download (lower-case hex), if one was asked for.
     public let digest: String?
     let root: ConfinedRoot
+    /// The session's: ``move(to:)`` seals the file with its folder's protection class.
+    let dataProtection: DataProtection?
     /// The session's, for a temporary file that could not be deleted.
     private let logger: Logger
     private let movedTo: Mutex<ContainerPath?>
@@ -25,9 +28,11 @@ public final class DownloadedFile: Sendable {
 
     init(
         root: ConfinedRoot, temporaryPath: ContainerPath, suggestedFilename: String, byteCount: Int64, digest: String?,
-        movedTo: ContainerPath? = nil, logger: Logger = DownloadSession.disabledLogger
+        movedTo: ContainerPath? = nil, dataProtection: DataProtection? = nil,
+        logger: Logger = DownloadSession.disabledLogger
     ) {
         self.root = root
+        self.dataProtection = dataProtection
         self.logger = logger
         self.temporaryPath = temporaryPath
         self.suggestedFilename = suggestedFilename
@@ -49,7 +54,8 @@ public final class DownloadedFile: Sendable {
     public func move(to destination: DownloadDestination) throws(TransferError) -> ContainerPath {
         let name = destination.filename.flatMap(SuggestedFilename.sanitize) ?? suggestedFilename
         return try claim { () throws(TransferError) in
-            try root.moveDownload(from: temporaryPath, into: destination.folder.path, name: name)
+            try root.moveDownload(
+                from: temporaryPath, into: destination.folder.path, name: name, dataProtection: dataProtection)
         }
     }
 

@@ -18,7 +18,8 @@ extension DownloadSession {
             let partial = try partialPath(record.partialName)
             if let destination = record.destination {
                 try store.update(record.id, deferring: true) { $0.phase = .finishing(name: name) }
-                let path = try root.moveDownload(from: partial, into: destination.folder.path, name: name)
+                let path = try root.moveDownload(
+                    from: partial, into: destination.folder.path, name: name, dataProtection: dataProtection)
                 try store.update(record.id) {
                     $0.phase = .completed(path: path.description)
                     $0.bytesOnDisk = byteCount
@@ -26,7 +27,7 @@ extension DownloadSession {
                 file = DownloadedFile(
                     root: root, temporaryPath: path, suggestedFilename: name, byteCount: byteCount,
                     digest: finished?.digest,
-                    movedTo: path, logger: logger)
+                    movedTo: path, dataProtection: dataProtection, logger: logger)
             } else {
                 try store.update(record.id) {
                     $0.phase = .completed(path: nil)
@@ -35,7 +36,7 @@ extension DownloadSession {
                 file = DownloadedFile(
                     root: root, temporaryPath: partial, suggestedFilename: name, byteCount: byteCount,
                     digest: finished?.digest,
-                    logger: logger)
+                    dataProtection: dataProtection, logger: logger)
             }
         } catch {
             // The file is complete on disk: keep it, so resuming finds it whole (a 416) and retries the hand-over.

@@ -53,7 +53,9 @@ extension DownloadSession {
         var path: String?
         // Only the regular file the download wrote is handed over; anything else put under its name is swept.
         if let destination = record.destination, attributes?.type == .regular {
-            path = try root.moveDownload(from: partial, into: destination.folder.path, name: name).description
+            path = try root.moveDownload(
+                from: partial, into: destination.folder.path, name: name, dataProtection: dataProtection
+            ).description
         }
         try store.update(record.id) { $0.phase = .completed(path: path) }
     }

@@ -3,6 +3,7 @@ import Foundation
 import Glibc
 import Logging
 import Sandbox
+import SandboxStore
 import Synchronization
 import SystemPackage
 
@@ -38,6 +39,9 @@ public final class DownloadSession: Sendable {
 
     let delegate: (any DownloadSessionDelegate)?
     let root: ConfinedRoot
+    /// The container's device's Data Protection: a finished file handed to a folder with a
+    /// protection class is sealed with it.
+    let dataProtection: DataProtection
     let directory: ContainerPath
     let store: SessionStore
     /// The HTTP client every request goes through.
@@ -88,6 +92,7 @@ public final class DownloadSession: Sendable {
         self.configuration = configuration
         self.delegate = delegate
         self.root = root
+        dataProtection = DataProtection(home: container.home)
         self.directory = try Self.directory(for: identifier)
         do throws(SandboxError) {
             try root.createDirectory(at: directory, withIntermediateDirectories: true)

@@ -1,13 +1,19 @@
+import Sandbox
+import SandboxStore
+
 extension Inbox {
     /// Delivers a document from the host into `Documents/Inbox`, the way another app's "Open In…"
     /// does: copied atomically and durably (the name appears only when the copy is complete), under
     /// a new name when the name is taken (`report.pdf`, then `report 2.pdf`, `report 3.pdf`, …).
     /// A leading `.` is dropped from the name, so the item is not mistaken for a sender's temporary.
+    /// An Inbox with a default protection class gets the item sealed with it
+    /// (``/SandboxStore/DataProtection/importFile(fromHost:to:in:options:)``), never in the clear.
     ///
     /// - Returns: the delivered item's path, e.g. `Documents/Inbox/report 2.pdf`.
     /// - Throws: ``/SandboxCore/SandboxError/Code/notFound`` for a missing host file,
     ///   ``/SandboxCore/SandboxError/Code/isADirectory`` for a folder,
-    ///   ``/SandboxCore/SandboxError/Code/noSpace``, and the other errors of
+    ///   ``/SandboxCore/SandboxError/Code/noSpace``, `protected-data-unavailable` while the Inbox's
+    ///   class is locked (nothing delivered), and the other errors of
     ///   ``/SandboxCore/ConfinedRoot/importFile(fromHost:to:options:)``.
     @discardableResult
     public func deliver(hostFile: String) throws(SandboxError) -> ContainerPath {
@@ -15,13 +21,17 @@ extension Inbox {
         let trimmed = String(lastComponent.drop { $0 == "." })
         let name = try FileName(trimmed.isEmpty ? "Document" : trimmed)
         try root.createDirectory(at: Self.path, withIntermediateDirectories: true)
+        let dataProtection = DataProtection(home: container.home)
         for number in 1...Self.maximumNameAttempts {
             let path = Self.path.appending(Self.numbered(name, number))
-            do throws(SandboxError) {
-                try root.importFile(fromHost: hostFile, to: path, options: [.atomic, .durable, .withoutOverwriting])
+            do throws(StoreError) {
+                try dataProtection.importFile(
+                    fromHost: hostFile, to: path, in: root, options: [.atomic, .durable, .withoutOverwriting])
                 return path
-            } catch  where error.code == .alreadyExists {
+            } catch  where error.code == StoreError.Code(.alreadyExists) {
                 continue
+            } catch {
+                throw Self.failure(error)
             }
         }
         throw SandboxError(
@@ -31,6 +41,12 @@ extension Inbox {
     }
 
     static let maximumNameAttempts = 10_000
+
+    /// A failed delivery as the core's error: the file system's own, or the store's code and message.
+    static func failure(_ error: StoreError) -> SandboxError {
+        if case .fileSystem(let underlying)? = error.cause { return underlying }
+        return SandboxError(SandboxError.Code(error.code.rawValue), error.message, path: error.path)
+    }
 
     /// `report.pdf` numbered 2 is `report 2.pdf` (``/SandboxCore/FileName`` numbers names).
     static func numbered(_ name: FileName, _ number: Int) -> FileName {

@@ -1,4 +1,5 @@
 import Glibc
+import SystemPackage
 
 /// What an ``OpenFile`` or ``IOChannel`` may do with its file.
 public enum FileAccess: Sendable, Hashable {
@@ -40,13 +41,16 @@ public struct FileOpenOptions: Sendable, Hashable {
     /// Whether every write goes to the end of the file (`O_APPEND`); offsets are then ignored by
     /// the kernel.
     public var appending: Bool
-    /// The permissions of a created file, less the umask.
+    /// The permissions of a created file, less the umask: `0600` by default
+    /// (``/SystemPackage/FilePermissions/privateFile``).
     public var permissions: mode_t
 
     /// Options from their parts; the named factories (``newFile(replaceExisting:)``,
     /// ``modifyFile(createIfNecessary:)``, ``appendToFile``) cover the usual cases.
-    public init(existingFile: ExistingFile, createIfMissing: Bool, appending: Bool = false, permissions: mode_t = 0o644)
-    {
+    public init(
+        existingFile: ExistingFile, createIfMissing: Bool, appending: Bool = false,
+        permissions: mode_t = FilePermissions.privateFile.rawValue
+    ) {
         self.existingFile = existingFile
         self.createIfMissing = createIfMissing
         self.appending = appending

@@ -1,4 +1,5 @@
 import Glibc
+import SystemPackage
 
 extension ConfinedRoot {
     /// Maps `range` of the file at `path` (all of it by default) into memory.
@@ -24,7 +25,7 @@ extension ConfinedRoot {
         let file =
             access == .readOnly
             ? try openRegularFile(path)
-            : try openRegularFile(path, flags: O_RDWR, mode: 0o644)
+            : try openRegularFile(path, flags: O_RDWR, mode: FilePermissions.privateFile.rawValue)
         let rendered = path.description
         let size = try OpenFile.size(of: file.rawValue, path: rendered)
         let wanted = range ?? 0..<size

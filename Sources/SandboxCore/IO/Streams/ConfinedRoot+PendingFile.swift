@@ -1,5 +1,6 @@
 import CSandboxShims
 import Glibc
+import SystemPackage
 
 extension ConfinedRoot {
     /// Starts writing the whole file at `path`: the caller writes to the descriptor, then publishes
@@ -16,7 +17,7 @@ extension ConfinedRoot {
     ///   ``SandboxError/Code/alreadyExists`` with ``WriteOptions/withoutOverwriting``; resolution
     ///   errors.
     func beginWrite(
-        at path: ContainerPath, options: WriteOptions, permissions: mode_t = 0o644
+        at path: ContainerPath, options: WriteOptions, permissions: mode_t = FilePermissions.privateFile.rawValue
     ) throws(SandboxError) -> PendingFile.Opened {
         let parentDirectory = try openParent(of: path)
         switch try attributes(at: path, followingSymlink: false)?.type {

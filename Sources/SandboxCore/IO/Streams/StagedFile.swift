@@ -1,5 +1,6 @@
 import Glibc
 import Synchronization
+import SystemPackage
 
 /// A file being written that is published at its path only when committed: the begin/commit form
 /// of ``AtomicFile``, for writes that span many calls (``FileWriter``).
@@ -25,7 +26,8 @@ final class StagedFile: Sendable {
     ///   ``SandboxError/Code/alreadyExists`` (in place, with ``WriteOptions/withoutOverwriting``),
     ///   ``SandboxError/Code/notFound`` for a missing parent, resolution errors.
     init(
-        root: ConfinedRoot, path: ContainerPath, options: WriteOptions, permissions: mode_t = 0o644
+        root: ConfinedRoot, path: ContainerPath, options: WriteOptions,
+        permissions: mode_t = FilePermissions.privateFile.rawValue
     ) throws(SandboxError) {
         let opened = try root.beginWrite(at: path, options: options, permissions: permissions)
         self.path = path

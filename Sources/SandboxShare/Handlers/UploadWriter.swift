@@ -1,0 +1,51 @@
+import NIOCore
+import Sandbox
+import SandboxStore
+
+/// Where a PUT's body goes: the core's streaming writer, or — in a folder with a default
+/// protection class — Data Protection's, which seals each segment as it arrives, so an upload
+/// into a protected folder never reaches the disk in the clear. Either publishes the file only at
+/// ``finish()``.
+enum UploadWriter {
+    case plain(FileWriter)
+    case protected(ProtectedFileWriter)
+
+    /// Opens the writer of `path` in `documents`, sealed with its folder's default class when
+    /// `dataProtection` is given and the folder has one.
+    ///
+    /// - Throws: ``/SandboxStore/StoreError/Code/protectedDataUnavailable`` while the class cannot
+    ///   be written (the device is locked); the core's codes as ``/SandboxCore/SandboxError``.
+    static func open(
+        _ path: ContainerPath, in documents: ConfinedRoot, dataProtection: DataProtection?, options: WriteOptions,
+        queueLimit: Int
+    ) throws -> UploadWriter {
+        if let dataProtection, try dataProtection.defaultProtection(forDirectoryAt: path.parent, in: documents) != nil {
+            return .protected(
+                try dataProtection.openWriter(at: path, in: documents, options: options, queueLimit: queueLimit))
+        }
+        return .plain(try documents.openWriter(at: path, options: options, queueLimit: queueLimit))
+    }
+
+    func write(_ buffer: ByteBuffer) async throws {
+        switch self {
+        case .plain(let writer):
+            try await writer.write(buffer.withUnsafeReadableBytes { DataRegions(copying: $0) })
+        case .protected(let writer):
+            try await writer.write(contentsOf: buffer.readableBytesView)
+        }
+    }
+
+    func finish() async throws {
+        switch self {
+        case .plain(let writer): _ = try await writer.finish()
+        case .protected(let writer): try await writer.close()
+        }
+    }
+
+    func discard() {
+        switch self {
+        case .plain(let writer): writer.discard()
+        case .protected(let writer): writer.discard()
+        }
+    }
+}
