@@ -44,7 +44,7 @@ actor Daemon {
     ///   or a session name that is not one plain name.
     func admit(
         _ hello: ClientMessage.Hello, credentials: PeerCredentials,
-        outbox: AsyncStream<DaemonMessage>.Continuation, channel: any Channel
+        outbox: Outbox, channel: any Channel
     ) throws(TransferError) -> ClientHandle {
         guard hello.home == home.location else {
             throw TransferError(

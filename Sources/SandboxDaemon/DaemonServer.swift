@@ -30,12 +30,22 @@ public struct DaemonServer: Service {
         try paths.prepare()
         let queue = try EventQueue(path: paths.queue)
         let daemon = Daemon(home: home, options: options, queue: queue, logger: logger)
+        let gate = ConnectionGate(limits: options.limits, logger: logger)
         // Only one daemon runs per runtime folder (the caller holds the pid lock), so a socket file
-        // left by a killed one is stale and replaced.
+        // left by a killed one is stale and replaced. NIO backs off accepting for a second on EMFILE
+        // (AcceptBackoffHandler) instead of spinning. A connection reads at most two buffers of
+        // 16 KiB ahead of its handler: what it holds beyond is counted by its slot.
         let server = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .childChannelOption(
+                .recvAllocator, value: AdaptiveRecvByteBufferAllocator(minimum: 64, initial: 2048, maximum: 16 << 10)
+            )
             .bind(unixDomainSocketPath: paths.socket, cleanupExistingSocketFile: true) { channel in
                 PeerCredentials.of(channel).flatMapThrowing { credentials in
-                    (try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel), credentials)
+                    let slot = gate.enter(credentials) { channel.close(promise: nil) }
+                    let connection = try NIOAsyncChannel<ByteBuffer, ByteBuffer>(
+                        wrappingChannelSynchronously: channel,
+                        configuration: .init(backPressureStrategy: .init(lowWatermark: 1, highWatermark: 2)))
+                    return (connection, credentials, slot)
                 }
             }
         chmod(paths.socket, 0o600)
@@ -60,10 +70,15 @@ public struct DaemonServer: Service {
         try await withGracefulShutdownHandler {
             try await withThrowingDiscardingTaskGroup { group in
                 try await server.executeThenClose { connections in
-                    for try await (connection, credentials) in connections {
+                    for try await (connection, credentials, slot) in connections {
+                        guard let slot else {
+                            connection.channel.close(promise: nil)  // over the limits: refused (logged)
+                            continue
+                        }
                         group.addTask {
+                            defer { slot.leave() }
                             await ConnectionHandler(daemon: daemon, logger: logger)
-                                .serve(connection, credentials: credentials)
+                                .serve(connection, credentials: credentials, slot: slot)
                         }
                     }
                 }
