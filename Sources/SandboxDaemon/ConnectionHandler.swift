@@ -9,6 +9,8 @@ import SandboxTransfer
 struct ConnectionHandler {
     let daemon: Daemon
     let logger: Logger
+    /// Shared by every connection: requests wait for a place before they are handed on.
+    let window: RequestWindow
 
     /// Serves `connection` within what `slot` allows: the hello's deadline and size, the bytes of
     /// frames being received, the bytes of answers queued.
@@ -69,6 +71,7 @@ struct ConnectionHandler {
                 decoder.append(buffer.readableBytesView)
                 while let body = try decoder.nextFrame() {
                     if let client {
+                        await window.enter()
                         do throws(TransferError) {
                             await daemon.handle(try WireCoding.decode(ClientMessage.self, from: body), from: client)
                         } catch {

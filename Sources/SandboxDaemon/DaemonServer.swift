@@ -31,6 +31,7 @@ public struct DaemonServer: Service {
         let queue = try EventQueue(path: paths.queue)
         let daemon = Daemon(home: home, options: options, queue: queue, logger: logger)
         let gate = ConnectionGate(limits: options.limits, logger: logger)
+        let window = RequestWindow(size: options.limits.requestWindow) { await queue.writes.flush() }
         // Only one daemon runs per runtime folder (the caller holds the pid lock), so a socket file
         // left by a killed one is stale and replaced. NIO backs off accepting for a second on EMFILE
         // (AcceptBackoffHandler) instead of spinning. A connection reads at most two buffers of
@@ -41,11 +42,15 @@ public struct DaemonServer: Service {
             )
             .bind(unixDomainSocketPath: paths.socket, cleanupExistingSocketFile: true) { channel in
                 PeerCredentials.of(channel).flatMapThrowing { credentials in
-                    let slot = gate.enter(credentials) { channel.close(promise: nil) }
+                    // A refused connection is closed as it is: an async channel must be run
+                    // (`executeThenClose`), or its writer traps when it goes.
+                    guard let slot = gate.enter(credentials, close: { channel.close(promise: nil) }) else {
+                        return Accepted.refused(channel)
+                    }
                     let connection = try NIOAsyncChannel<ByteBuffer, ByteBuffer>(
                         wrappingChannelSynchronously: channel,
                         configuration: .init(backPressureStrategy: .init(lowWatermark: 1, highWatermark: 2)))
-                    return (connection, credentials, slot)
+                    return Accepted.admitted(connection, credentials, slot)
                 }
             }
         chmod(paths.socket, 0o600)
@@ -70,14 +75,14 @@ public struct DaemonServer: Service {
         try await withGracefulShutdownHandler {
             try await withThrowingDiscardingTaskGroup { group in
                 try await server.executeThenClose { connections in
-                    for try await (connection, credentials, slot) in connections {
-                        guard let slot else {
-                            connection.channel.close(promise: nil)  // over the limits: refused (logged)
+                    for try await accepted in connections {
+                        guard case .admitted(let connection, let credentials, let slot) = accepted else {
+                            if case .refused(let channel) = accepted { channel.close(promise: nil) }  // logged
                             continue
                         }
                         group.addTask {
                             defer { slot.leave() }
-                            await ConnectionHandler(daemon: daemon, logger: logger)
+                            await ConnectionHandler(daemon: daemon, logger: logger, window: window)
                                 .serve(connection, credentials: credentials, slot: slot)
                         }
                     }
@@ -90,4 +95,11 @@ public struct DaemonServer: Service {
         }
         unlink(paths.socket)
     }
+}
+
+/// A connection as the server's initializer leaves it: admitted within the limits, or refused
+/// (closed at once, its reason logged by the ``ConnectionGate``).
+private enum Accepted: Sendable {
+    case admitted(NIOAsyncChannel<ByteBuffer, ByteBuffer>, PeerCredentials, ConnectionSlot)
+    case refused(any Channel)
 }

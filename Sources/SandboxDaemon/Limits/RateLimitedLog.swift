@@ -2,11 +2,17 @@
 /// ``period``, then one that says how many were left out. A hostile client that reconnects in a
 /// loop cannot fill the disk with the daemon's log. A pure value; the caller passes the time.
 struct RateLimitedLog: Sendable {
-    var burst = 10
-    var period: Duration = .seconds(10)
+    let burst: Int
+    let period: Duration
     private var periodStart: ContinuousClock.Instant?
     private var written = 0
     private var skipped = 0
+
+    /// At most `burst` messages every `period`: ten every ten seconds by default.
+    init(burst: Int = 10, period: Duration = .seconds(10)) {
+        self.burst = burst
+        self.period = period
+    }
 
     /// The text to log for `message` at `now`, or `nil` to leave it out.
     mutating func admit(_ message: String, at now: ContinuousClock.Instant) -> String? {
