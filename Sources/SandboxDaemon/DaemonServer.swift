@@ -34,11 +34,15 @@ public struct DaemonServer: Service {
         let window = RequestWindow(size: options.limits.requestWindow) { await queue.writes.flush() }
         // Only one daemon runs per runtime folder (the caller holds the pid lock), so a socket file
         // left by a killed one is stale and replaced. NIO backs off accepting for a second on EMFILE
-        // (AcceptBackoffHandler) instead of spinning. A connection reads at most two buffers of
-        // 16 KiB ahead of its handler: what it holds beyond is counted by its slot.
+        // (AcceptBackoffHandler) instead of spinning. A connection reads at most one buffer of
+        // 8 KiB ahead of its handler, and NIO holds at most 16 KiB of writes (and the frame being
+        // written) for a client that does not read: what it holds beyond is counted by its slot.
         let server = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .childChannelOption(
-                .recvAllocator, value: AdaptiveRecvByteBufferAllocator(minimum: 64, initial: 2048, maximum: 16 << 10)
+                .recvAllocator, value: AdaptiveRecvByteBufferAllocator(minimum: 64, initial: 2048, maximum: 8 << 10)
+            )
+            .childChannelOption(
+                .writeBufferWaterMark, value: ChannelOptions.Types.WriteBufferWaterMark(low: 8 << 10, high: 16 << 10)
             )
             .bind(unixDomainSocketPath: paths.socket, cleanupExistingSocketFile: true) { channel in
                 PeerCredentials.of(channel).flatMapThrowing { credentials in
@@ -49,7 +53,7 @@ public struct DaemonServer: Service {
                     }
                     let connection = try NIOAsyncChannel<ByteBuffer, ByteBuffer>(
                         wrappingChannelSynchronously: channel,
-                        configuration: .init(backPressureStrategy: .init(lowWatermark: 1, highWatermark: 2)))
+                        configuration: .init(backPressureStrategy: .init(lowWatermark: 1, highWatermark: 1)))
                     return Accepted.admitted(connection, credentials, slot)
                 }
             }

@@ -36,13 +36,14 @@ public struct ConnectionLimits: Sendable, Equatable {
     public var requestWindow: Int
 
     /// The limits of a daemon that serves one user's apps: 256 connections, 64 a process, 5 s for
-    /// the hello, a 16 KiB hello, 4 MiB of frames in flight beyond 16 KiB a connection (a frame's
-    /// buffer may take up to twice its bytes), 8 MiB of answers queued beyond 16 KiB a connection
-    /// and at most 4 MiB for one client, 32 requests in the works.
+    /// the hello, an 8 KiB hello (a home path of `PATH_MAX` fits), 2 MiB of frames in flight
+    /// beyond 8 KiB a connection (a frame's buffer may take up to twice its bytes), 4 MiB of
+    /// answers queued beyond 8 KiB a connection and at most 4 MiB for one client, 32 requests in
+    /// the works.
     public static let standard = ConnectionLimits(
         maximumConnections: 256, maximumConnectionsPerProcess: 64, helloTimeout: .seconds(5),
-        helloFrameMaximum: 16 << 10, receiveBudget: 4 << 20, outboxAllowance: 16 << 10, outboxMaximum: 4 << 20,
-        outboxBudget: 8 << 20, requestWindow: 32)
+        helloFrameMaximum: 8 << 10, receiveBudget: 2 << 20, outboxAllowance: 8 << 10, outboxMaximum: 4 << 20,
+        outboxBudget: 4 << 20, requestWindow: 32)
 
     /// The bytes one connection may hold of frames being received: one whole frame (the frame
     /// decoder refuses a longer one as soon as its length arrives).

@@ -28,14 +28,14 @@ import Testing
         try await DaemonFixture.with { fixture in
             _ = try await fixture.startDaemon()
             let socket = fixture.paths.socket
-            // 16 KiB + 1: past the hello's limit (a hello is a few hundred bytes), far below 1 MiB.
-            let answer = await onThread { RawClient.exchange(path: socket, send: [0, 0, 0x40, 0x01], timeout: 20) }
+            // 8 KiB + 1: past the hello's limit (a hello is a few hundred bytes), far below 1 MiB.
+            let answer = await onThread { RawClient.exchange(path: socket, send: [0, 0, 0x20, 0x01], timeout: 20) }
             #expect(answer.closed, "\(answer)")
             #expect(answer.bodies.first?.contains("too-large") == true, "\(answer)")
-            #expect(answer.bodies.first?.contains("16384") == true, "\(answer)")
-            // A hello of 16 KiB is still read (padding is whitespace JSON allows).
+            #expect(answer.bodies.first?.contains("8192") == true, "\(answer)")
+            // A hello of 8 KiB is still read (padding is whitespace JSON allows).
             var hello = String(decoding: fixture.helloFrame().dropFirst(4), as: UTF8.self)
-            hello += String(repeating: " ", count: 16_384 - hello.utf8.count)
+            hello += String(repeating: " ", count: 8_192 - hello.utf8.count)
             let padded = RawClient.frame(hello)
             let welcome = await onThread { RawClient.exchange(path: socket, send: padded, timeout: 2) }
             #expect(welcome.bodies.first?.contains("welcome") == true, "\(welcome)")

@@ -24,7 +24,7 @@ import Testing
             let half = [0, 0x10, 0, 0] + [UInt8](repeating: 0x20, count: 600 << 10)
             let all = sockets
             await onThread { HostileSocket.push(half, to: all) }
-            // 8 MiB of budget beyond 16 KiB a connection: about 14 such frames fit.
+            // 2 MiB of budget beyond 8 KiB a connection: a few such frames fit.
             #expect(await eventually(timeout: .seconds(30)) { sockets.filter(\.isClosedByPeer).count >= 40 - 15 })
             let app = try await fixture.runApp("s", ["connect"])
             #expect(app.status == 0, "\(app.output.stderr)")

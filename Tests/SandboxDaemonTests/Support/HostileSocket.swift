@@ -51,7 +51,8 @@ struct ProcessMemory {
     var resident: Int
 
     init?(pid: pid_t) {
-        guard let text = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else { return nil }  // gone
+        // Unreadable: the process is gone.
+        guard let text = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else { return nil }
         func kibibytes(_ key: String) -> Int? {
             text.split(separator: "\n").first { $0.hasPrefix(key + ":") }
                 .flatMap { Int($0.dropFirst(key.count + 1).trimmingCharacters(in: .whitespaces).dropLast(3)) }
