@@ -14,12 +14,12 @@ final class ClientHandle: Sendable {
     /// `bind` frame, or, from an unconfined process, its own hello (it could touch the app's files
     /// itself). `nil` for a client that names no app (status only).
     let binding: AppBinding?
-    private let outbox: AsyncStream<DaemonMessage>.Continuation
+    private let outbox: Outbox
     private let channel: any Channel
 
     init(
-        id: Int, credentials: PeerCredentials, hello: ClientMessage.Hello, binding: AppBinding?,
-        outbox: AsyncStream<DaemonMessage>.Continuation, channel: any Channel
+        id: Int, credentials: PeerCredentials, hello: ClientMessage.Hello, binding: AppBinding?, outbox: Outbox,
+        channel: any Channel
     ) {
         self.id = id
         self.credentials = credentials
@@ -35,12 +35,11 @@ final class ClientHandle: Sendable {
         return SessionKey(app: app, session: session)
     }
 
-    /// How many messages may wait for a client that does not read: past it the connection is
-    /// closed (queued events stay in the queue for its next attach; only progress is lost).
-    static let outboxLimit = 10_000
-
+    /// Queues `message`. A client that does not read is closed once what waits for it is past
+    /// ``ConnectionLimits/outboxMaximum`` bytes (or the daemon's budget): its queued events stay in
+    /// the queue for its next attach; only progress is lost.
     func send(_ message: DaemonMessage) {
-        if case .dropped = outbox.yield(message) { close() }
+        if !outbox.send(message) { close() }
     }
 
     /// Ends the connection after what is queued is written.

@@ -10,25 +10,31 @@ import SandboxTransfer
 struct ConnectionHandler {
     let daemon: Daemon
     let logger: Logger
+    /// Shared by every connection: requests wait for a place before they are handed on.
+    let window: RequestWindow
 
-    func serve(_ connection: NIOAsyncChannel<ByteBuffer, ByteBuffer>, credentials: PeerCredentials) async {
+    /// Serves `connection` within what `slot` allows: the hello's deadline and size, the bytes of
+    /// frames being received, the bytes of answers queued.
+    func serve(
+        _ connection: NIOAsyncChannel<ByteBuffer, ByteBuffer>, credentials: PeerCredentials, slot: ConnectionSlot
+    ) async {
         let channel = connection.channel
         do {
             try await connection.executeThenClose { inbound, outbound in
-                let (outbox, sink) = AsyncStream.makeStream(
-                    of: DaemonMessage.self, bufferingPolicy: .bufferingOldest(ClientHandle.outboxLimit))
+                let outbox = Outbox(slot: slot)
                 try await withThrowingTaskGroup { group in
                     group.addTask {
-                        for await message in outbox {
+                        for await frame in outbox.frames {
                             do {
-                                try await outbound.write(ByteBuffer(bytes: WireCoding.encode(message)))
+                                try await outbound.write(ByteBuffer(bytes: frame))
                             } catch {
                                 return  // the peer is gone: reading ends too
                             }
+                            outbox.written(frame.count)
                         }
                     }
-                    await read(inbound, credentials: credentials, sink: sink, channel: channel)
-                    sink.finish()
+                    await read(inbound, credentials: credentials, slot: slot, outbox: outbox, channel: channel)
+                    outbox.finish()
                     try await group.waitForAll()
                 }
             }
@@ -38,21 +44,23 @@ struct ConnectionHandler {
     }
 
     private func read(
-        _ inbound: NIOAsyncChannelInboundStream<ByteBuffer>, credentials: PeerCredentials,
-        sink: AsyncStream<DaemonMessage>.Continuation, channel: any Channel
+        _ inbound: NIOAsyncChannelInboundStream<ByteBuffer>, credentials: PeerCredentials, slot: ConnectionSlot,
+        outbox: Outbox, channel: any Channel
     ) async {
         guard credentials.uid == geteuid() else {
             logger.warning("refused pid \(credentials.pid): user \(credentials.uid), not \(geteuid())")
-            sink.yield(
-                .failure(
-                    TransferError(
-                        TransferError.Code(.permissionDenied),
-                        "sandboxd runs for user \(geteuid()); user \(credentials.uid) may not use it. Each user has a daemon of their own."
-                    )))
+            refuse(
+                TransferError(
+                    TransferError.Code(.permissionDenied),
+                    "sandboxd runs for user \(geteuid()); user \(credentials.uid) may not use it. Each user has a daemon of their own."
+                ), outbox: outbox, channel: channel)
             var iterator = inbound.makeAsyncIterator()
             return await discardUnread(&iterator, channel: channel)
         }
-        var decoder = FrameDecoder()
+        // Until the client is admitted: a small frame, and a deadline.
+        var decoder = FrameDecoder(maximumSize: slot.limits.helloFrameMaximum)
+        let helloDeadline = slot.helloDeadline(on: channel)
+        defer { helloDeadline.cancel() }
         var client: ClientHandle?
         // The app the system bound this connection to (a `bind` frame, sent only before the hello).
         var binding: AppBinding?
@@ -66,16 +74,18 @@ struct ConnectionHandler {
                 decoder.append(buffer.readableBytesView)
                 while let body = try decoder.nextFrame() {
                     if let client {
+                        await window.enter()
                         do throws(TransferError) {
                             await daemon.handle(try WireCoding.decode(ClientMessage.self, from: body), from: client)
                         } catch {
-                            sink.yield(.failure(error))  // a message it cannot read: answered, the connection stays
+                            client.send(.failure(error))  // a message it cannot read: answered, the connection stays
                         }
                         continue
                     }
                     if binding == nil, let requested = try WireCoding.binding(body) {
+                        // The hello's deadline still runs: a bound connection kept unused is closed.
                         binding = try await daemon.bind(requested, credentials: credentials)
-                        sink.yield(.bound)
+                        if !outbox.send(.bound) { channel.close(promise: nil) }
                         continue
                     }
                     try WireCoding.checkHelloVersion(body)
@@ -84,17 +94,26 @@ struct ConnectionHandler {
                         throw TransferError(.protocolViolation, "The hello carries no 'hello' object.")
                     }
                     client = try await daemon.admit(
-                        hello, binding: binding, credentials: credentials, outbox: sink, channel: channel)
+                        hello, binding: binding, credentials: credentials, outbox: outbox, channel: channel)
+                    helloDeadline.cancel()
+                    decoder.maximumSize = BackgroundProtocol.maximumFrameSize
                 }
+                try slot.receiving(decoder.pendingByteCount)
             }
             try decoder.finish()
         } catch let error as TransferError {
             logger.info("pid \(credentials.pid): \(error)")
-            sink.yield(.failure(error))
+            refuse(error, outbox: outbox, channel: channel)
             await discardUnread(&iterator, channel: channel)
         } catch {
             logger.debug("pid \(credentials.pid): reading failed: \(error)")
         }
+    }
+
+    /// Answers `error` before the connection closes, or closes it at once when even that answer
+    /// is past the limits.
+    private func refuse(_ error: TransferError, outbox: Outbox, channel: any Channel) {
+        if !outbox.send(.failure(error)) { channel.close(promise: nil) }
     }
 
     /// Reads and drops what the client still sends, for at most a second and 1 MiB, before the

@@ -60,7 +60,7 @@ actor Daemon {
     ///   binding, an app without a container or a session name that is not one plain name.
     func admit(
         _ hello: ClientMessage.Hello, binding: AppBinding?, credentials: PeerCredentials,
-        outbox: AsyncStream<DaemonMessage>.Continuation, channel: any Channel
+        outbox: Outbox, channel: any Channel
     ) throws(TransferError) -> ClientHandle {
         var hello = hello
         let effective: AppBinding?

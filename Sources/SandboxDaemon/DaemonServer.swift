@@ -30,12 +30,31 @@ public struct DaemonServer: Service {
         try paths.prepare()
         let queue = try EventQueue(path: paths.queue)
         let daemon = Daemon(home: home, options: options, queue: queue, logger: logger)
+        let gate = ConnectionGate(limits: options.limits, logger: logger)
+        let window = RequestWindow(size: options.limits.requestWindow) { await queue.writes.flush() }
         // Only one daemon runs per runtime folder (the caller holds the pid lock), so a socket file
-        // left by a killed one is stale and replaced.
+        // left by a killed one is stale and replaced. NIO backs off accepting for a second on EMFILE
+        // (AcceptBackoffHandler) instead of spinning. A connection reads at most one buffer of
+        // 8 KiB ahead of its handler, and NIO holds at most 16 KiB of writes (and the frame being
+        // written) for a client that does not read: what it holds beyond is counted by its slot.
         let server = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .childChannelOption(
+                .recvAllocator, value: AdaptiveRecvByteBufferAllocator(minimum: 64, initial: 2048, maximum: 8 << 10)
+            )
+            .childChannelOption(
+                .writeBufferWaterMark, value: ChannelOptions.Types.WriteBufferWaterMark(low: 8 << 10, high: 16 << 10)
+            )
             .bind(unixDomainSocketPath: paths.socket, cleanupExistingSocketFile: true) { channel in
                 PeerCredentials.of(channel).flatMapThrowing { credentials in
-                    (try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel), credentials)
+                    // A refused connection is closed as it is: an async channel must be run
+                    // (`executeThenClose`), or its writer traps when it goes.
+                    guard let slot = gate.enter(credentials, close: { channel.close(promise: nil) }) else {
+                        return Accepted.refused(channel)
+                    }
+                    let connection = try NIOAsyncChannel<ByteBuffer, ByteBuffer>(
+                        wrappingChannelSynchronously: channel,
+                        configuration: .init(backPressureStrategy: .init(lowWatermark: 1, highWatermark: 1)))
+                    return Accepted.admitted(connection, credentials, slot)
                 }
             }
         chmod(paths.socket, 0o600)
@@ -60,10 +79,15 @@ public struct DaemonServer: Service {
         try await withGracefulShutdownHandler {
             try await withThrowingDiscardingTaskGroup { group in
                 try await server.executeThenClose { connections in
-                    for try await (connection, credentials) in connections {
+                    for try await accepted in connections {
+                        guard case .admitted(let connection, let credentials, let slot) = accepted else {
+                            if case .refused(let channel) = accepted { channel.close(promise: nil) }  // logged
+                            continue
+                        }
                         group.addTask {
-                            await ConnectionHandler(daemon: daemon, logger: logger)
-                                .serve(connection, credentials: credentials)
+                            defer { slot.leave() }
+                            await ConnectionHandler(daemon: daemon, logger: logger, window: window)
+                                .serve(connection, credentials: credentials, slot: slot)
                         }
                     }
                 }
@@ -75,4 +99,11 @@ public struct DaemonServer: Service {
         }
         unlink(paths.socket)
     }
+}
+
+/// A connection as the server's initializer leaves it: admitted within the limits, or refused
+/// (closed at once, its reason logged by the ``ConnectionGate``).
+private enum Accepted: Sendable {
+    case admitted(NIOAsyncChannel<ByteBuffer, ByteBuffer>, PeerCredentials, ConnectionSlot)
+    case refused(any Channel)
 }

@@ -5,8 +5,8 @@
 /// hostile length costs nothing; at most one frame's bytes (plus what arrived in the same read) are
 /// buffered.
 package struct FrameDecoder: Sendable {
-    /// The largest body accepted.
-    package let maximumSize: Int
+    /// The largest body accepted (`sandboxd` raises it once a connection is admitted).
+    package var maximumSize: Int
     private var buffer: [UInt8] = []
     private var start = 0
 
