@@ -11,7 +11,10 @@ import SandboxStore
 /// file's content-defined chunks (FastCDC) as blobs — a file whose size, times and inode match the
 /// previous snapshot reuses its chunks unread; SQLite databases are copied with the online backup
 /// API first; the preferences file is read under the preferences lock. Then the app's tree, its
-/// `Manifest.db` and its keychain record are stored as blobs too. When every app is done, the
+/// `Manifest.db` and its keychain record are stored as blobs too. An item an app keeps locked for
+/// longer than ``BackupOptions/lockTimeout``, or swaps for a symlink or a non-file while it is read,
+/// is left out with a warning naming the app and the item, and the snapshot records it
+/// (``AppSnapshot/skipped``): one app never holds up the backup of the others. When every app is done, the
 /// index of the new blobs is written, and last the snapshot record: a process killed before that
 /// leaves no snapshot, only blobs that `prune` removes. The repository's exclusive lock is held
 /// throughout.
@@ -22,12 +25,13 @@ public enum Backup {
     ///   - apps: the apps whose data containers are backed up, each installed on `home`.
     ///   - home: the sandbox home the apps are installed on.
     ///   - repository: the repository the snapshot is written to.
+    ///   - options: how long to wait for an app's locks.
     ///   - progress: called as the backup moves on (on the calling thread).
     /// - Throws: ``SandboxCore/SandboxError/Code/repositoryLocked`` when a backup or prune holds the
     ///   repository; ``/SandboxCore/SandboxError/Code/notFound`` for an app that is not installed;
     ///   file-system and repository errors.
     public static func run(
-        apps: [AppIdentifier], from home: SandboxHome, to repository: Repository,
+        apps: [AppIdentifier], from home: SandboxHome, to repository: Repository, options: BackupOptions = .standard,
         progress: @escaping (BackupProgress) -> Void = { _ in }
     ) throws(SandboxError) -> BackupReport {
         let containers = try apps.map { (app) throws(SandboxError) in try home.container(for: app) }
@@ -41,7 +45,8 @@ public enum Backup {
         let writer = BlobWriter(repository: repository)
         defer { writer.stop() }
         var run = BackupRun(
-            repository: repository, home: home, scratch: scratch, writer: writer, progress: progress)
+            repository: repository, home: home, scratch: scratch, writer: writer, options: options,
+            progress: progress)
         try run.prepare()
         for container in containers { try run.backUp(container, refreshing: lock) }
         return try run.finish(apps: apps.map(\.rawValue))
@@ -55,6 +60,7 @@ struct BackupRun {
     let scratch: ScratchDirectory
     /// Seals and stores file chunks on other threads (the second core).
     let writer: BlobWriter
+    let options: BackupOptions
     let progress: (BackupProgress) -> Void
     let chunker: ContentChunker
     var machine = BackupMachine()
@@ -62,18 +68,23 @@ struct BackupRun {
     var pendingChunks: [(node: Int, tickets: [Int])] = []
     var appSnapshots: [AppSnapshot] = []
     var warnings: [String] = []
+    /// The items of the app being backed up that were left out.
+    var skipped: [String] = []
+    /// Every item left out, as `app: path`.
+    var incomplete: [String] = []
     var previous: Snapshot?
     var filesTotal = 0
     let started = Date()
 
     init(
         repository: Repository, home: SandboxHome, scratch: ScratchDirectory, writer: BlobWriter,
-        progress: @escaping (BackupProgress) -> Void
+        options: BackupOptions, progress: @escaping (BackupProgress) -> Void
     ) {
         self.repository = repository
         self.home = home
         self.scratch = scratch
         self.writer = writer
+        self.options = options
         self.progress = progress
         chunker = ContentChunker(parameters: repository.config.chunking)
     }
@@ -113,7 +124,11 @@ struct BackupRun {
         let preferencesDirectory = ContainerPath(constant: "Library/Preferences")
         let preferencesFile = preferencesDirectory.appendingTrusted(names.file)
         let scanner = try ContainerScanner.scan(root, skipping: [preferencesDirectory.appendingTrusted(names.lock)])
-        warnings += scanner.warnings
+        warnings += scanner.warnings.map { "'\(app)': \($0)" }
+        for path in scanner.skipped {
+            skipped.append(path.description)
+            incomplete.append("\(app): \(path)")
+        }
         let items = scanner.items
         var total: Int64 = 0
         for item in items where item.kind == .file { total += Int64(item.info.st_size) }
@@ -124,8 +139,12 @@ struct BackupRun {
         var databases: Set<ContainerPath> = []
         for item in items where item.kind == .file && item.info.st_nlink == 1 {
             if DatabaseCopy.companionSuffixes.contains(where: { item.path.description.hasSuffix($0) }) { continue }
-            if try DatabaseCopy.isDatabase(item.path, in: root, size: Int64(item.info.st_size)) {
-                databases.insert(item.path)
+            do {
+                if try DatabaseCopy.isDatabase(item.path, in: root, size: Int64(item.info.st_size)) {
+                    databases.insert(item.path)
+                }
+            } catch  where Self.leavesItemOut(error) {
+                continue  // swapped since the scan: read as what it is now, or left out then
             }
         }
         var firstLinks: [UInt64: Data] = [:]  // inode → first path, for hard links
@@ -142,11 +161,20 @@ struct BackupRun {
                 if item.info.st_nlink > 1, let first = firstLinks[node.inode] {
                     node.hardLinkTo = first
                 } else {
+                    let tickets: [Int]?
+                    do {
+                        tickets = try storeContents(
+                            of: item, into: &node, root: root, container: container,
+                            isDatabase: databases.contains(item.path), isPreferences: item.path == preferencesFile,
+                            previous: reusable[node.path])
+                    } catch  where Self.leavesItemOut(error) {
+                        warnings.append("'\(app)': '\(item.path)' was not backed up: \(error.message)")
+                        skipped.append(item.path.description)
+                        incomplete.append("\(app): \(item.path)")
+                        advance(.fileDone)
+                        continue
+                    }
                     if item.info.st_nlink > 1 { firstLinks[node.inode] = node.path }
-                    let tickets = try storeContents(
-                        of: item, into: &node, root: root, container: container,
-                        isDatabase: databases.contains(item.path), isPreferences: item.path == preferencesFile,
-                        previous: reusable[node.path])
                     if let tickets { pendingChunks.append((nodes.count, tickets)) }
                     bytes += node.size
                 }
@@ -158,6 +186,12 @@ struct BackupRun {
         pendingChunks = []
         try storeAppRecords(app: app, container: container, nodes: nodes, bytes: bytes)
         advance(.appDone)
+    }
+
+    /// Whether `error`, met reading one item, leaves that item out rather than ending the backup:
+    /// the app holds it locked, or swapped it for a symlink or something that is not a file.
+    static func leavesItemOut(_ error: SandboxError) -> Bool {
+        [.itemLocked, .symlinkLoop, .escapesContainer, .notARegularFile].contains(error.code)
     }
 
     /// Stores the contents of `item` (or reuses the previous snapshot's chunks) and records them
@@ -178,12 +212,14 @@ struct BackupRun {
             advance(.stored(bytesRead: 0, bytesWritten: 0))
             return nil
         }
+        let deadline = ContinuousClock.now + options.lockTimeout
         if isDatabase {
-            let copyName = "db-\(UInt64.random(in: 0...UInt64.max)).sqlite"
-            try DatabaseCopy.copy(
-                from: root.displayPath(of: item.path), to: scratch.hostPath(copyName),
-                display: root.displayPath(of: item.path))
-            let copyPath = try ContainerPath(copyName)
+            guard
+                let copyPath = try DatabaseCopy.copy(
+                    item.path, in: root, into: scratch, waitingUntil: deadline, timeout: options.lockTimeout)
+            else {
+                return try chunk(item.path, in: root, into: &node)  // no longer a database: read as it is now
+            }
             defer { _ = try? scratch.root.removeItem(at: copyPath) }  // scratch clean-up only
             node.source = "sqlite-online-backup"
             return try chunk(copyPath, in: scratch.root, into: &node)
@@ -191,10 +227,18 @@ struct BackupRun {
             node.source = "preferences-lock"
             var chunked = node
             var tickets: [Int] = []
-            try storeCall { () throws(StoreError) in
-                try PreferencesBackupAccess.withFileLocked(in: container) { (path) throws(SandboxError) in
+            let locked: Bool? = try storeCall { () throws(StoreError) in
+                try PreferencesBackupAccess.withFileLocked(in: container, waitingUntil: deadline) {
+                    (path) throws(SandboxError) in
                     tickets = try chunk(path, in: root, into: &chunked)
+                    return true
                 }
+            }
+            guard locked != nil else {
+                throw SandboxError(
+                    .itemLocked,
+                    "The app held the lock of its preferences '\(item.path)' for longer than the backup waits (\(options.lockTimeout)); they were not backed up. Back up again when the app is idle, or wait longer (BackupOptions.lockTimeout).",
+                    path: item.path.description)
             }
             node = chunked
             return tickets
@@ -270,7 +314,8 @@ struct BackupRun {
         appSnapshots.append(
             AppSnapshot(
                 app: app, tree: tree, manifest: manifest, keychain: keychain,
-                files: nodes.count, bytes: bytes))
+                files: nodes.count, bytes: bytes, skipped: skipped.isEmpty ? nil : skipped))
+        skipped = []
     }
 
     mutating func finish(apps: [String]) throws(SandboxError) -> BackupReport {
@@ -290,6 +335,6 @@ struct BackupRun {
         advance(.snapshotWritten(id: id))
         return BackupReport(
             snapshot: id, apps: apps, files: filesTotal, bytesRead: final.bytesDone, bytesTotal: final.bytesTotal,
-            bytesStored: final.bytesStored, warnings: warnings)
+            bytesStored: final.bytesStored, warnings: warnings, incomplete: incomplete)
     }
 }

@@ -11,4 +11,6 @@ public struct BackupReport: Sendable, Hashable, Codable {
     public var bytesStored: Int64
     /// Things skipped, with the reason (a FIFO, an unreadable previous snapshot…).
     public var warnings: [String]
+    /// The items left out (`app: path`): the snapshot is incomplete when there are any.
+    public var incomplete: [String]
 }

@@ -17,6 +17,8 @@ struct ContainerScanner: TreeVisitor {
     let skippedNames: Set<ContainerPath>
     private(set) var items: [ScannedItem] = []
     private(set) var warnings: [String] = []
+    /// Items swapped for a symlink (or something else) while they were read: left out.
+    private(set) var skipped: [ContainerPath] = []
 
     /// Scans the data container `root`.
     ///
@@ -68,6 +70,10 @@ struct ContainerScanner: TreeVisitor {
                 }
             } catch  where error.code == .notFound {
                 return false  // removed since it was listed
+            } catch  where BackupRun.leavesItemOut(error) {
+                warnings.append("'\(path)' was not backed up: \(error.message)")
+                skipped.append(path)
+                return false
             }
         }
         items.append(ScannedItem(path: path, kind: kind, info: info, extendedAttributes: attributes, target: target))

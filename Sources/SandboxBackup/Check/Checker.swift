@@ -11,6 +11,9 @@ public struct CheckReport: Sendable, Hashable, Codable {
     public var problems: [String]
     /// The files (`<snapshot> <app>:<path>`) a missing or damaged blob affects.
     public var affectedFiles: [String]
+    /// What is not damage but a person should know: snapshots that left items out (an app held
+    /// them locked), a config that is not authenticated.
+    public var warnings: [String] = []
 
     public var isHealthy: Bool { problems.isEmpty }
 }
@@ -49,6 +52,12 @@ public enum Checker {
             }
             report.snapshots += 1
             let short = String(name.name.prefix(8))
+            let incomplete = record.incompleteItems
+            if !incomplete.isEmpty {
+                report.warnings.append(
+                    "Snapshot \(short) is incomplete: it left out \(incomplete.joined(separator: ", ")) (the app held them locked or swapped them while they were read)."
+                )
+            }
             for part in record.apps {
                 for id in part.tree + part.manifest + (part.keychain?.split(separator: ",").map(String.init) ?? []) {
                     users[id, default: []].append(

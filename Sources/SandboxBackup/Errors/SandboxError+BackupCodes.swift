@@ -11,6 +11,10 @@ extension SandboxError.Code {
     public static let notARepository = SandboxError.Code("not-a-repository")
     /// An object a snapshot needs (a blob, a tree, an index) is missing or damaged.
     public static let repositoryDamaged = SandboxError.Code("repository-damaged")
+    /// An app held a file the backup reads (its preferences' lock, its database) for longer than
+    /// the backup waits (``SandboxBackup/BackupOptions/lockTimeout``): the item is left out and the
+    /// snapshot marked incomplete.
+    public static let itemLocked = SandboxError.Code("item-locked")
 }
 
 extension SandboxError.Code {

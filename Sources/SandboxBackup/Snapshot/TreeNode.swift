@@ -64,6 +64,9 @@ public struct AppSnapshot: Sendable, Hashable, Codable {
     public var keychain: String?
     public var files: Int
     public var bytes: Int64
+    /// The items left out of this app's part (an app held them locked, or swapped them for a
+    /// symlink while they were read), by path; `nil` when none was: the part is then complete.
+    public var skipped: [String]?
 }
 
 /// A `snapshots/<id>` object: one per backup run, written last.
@@ -78,6 +81,11 @@ public struct SnapshotRecord: Sendable, Hashable, Codable {
     public var apps: [AppSnapshot]
     /// The snapshot this one was compared to, if any.
     public var parent: String?
+
+    /// The items left out, as `app: path`: the snapshot is incomplete when there are any.
+    public var incompleteItems: [String] {
+        apps.flatMap { part in (part.skipped ?? []).map { "\(part.app): \($0)" } }
+    }
 }
 
 /// A snapshot and its id (the SHA-256 of its stored bytes).

@@ -7,7 +7,7 @@ import SystemPackage
 /// File to file: a reflink (`FICLONE`, instant on btrfs/xfs), else `copy_file_range` (in-kernel,
 /// as `cp` does). To a pipe or socket: `sendfile`. Anything else: `read`/`write` through one
 /// reused 1 MiB buffer.
-enum ByteCopier {
+package enum ByteCopier {
     static let chunkSize = 1 << 20
 
     /// Copies `source` from its current offset to its end into `destination`.
@@ -16,7 +16,7 @@ enum ByteCopier {
     ///   be tried.
     /// - Returns: the number of bytes copied.
     @discardableResult
-    static func copy(
+    package static func copy(
         from source: CInt, to destination: CInt, wholeFile: Bool, path: String
     ) throws(SandboxError) -> Int64 {
         if wholeFile, csb_ficlone(destination, source) == 0 {

@@ -1,5 +1,6 @@
 import Glibc
 import Sandbox
+import SandboxCore
 import SystemPackage
 
 /// A lock file beside a store's data file, locked with `flock(2)`: every process that writes the
@@ -34,6 +35,23 @@ final class LockFile: Sendable {
         return try body()
     }
 
+    /// ``withLock(exclusive:_:)`` with a bounded wait: when another process still holds the lock
+    /// at `deadline`, `body` does not run and the result is `nil`.
+    func withLock<T>(
+        exclusive: Bool, waitingUntil deadline: ContinuousClock.Instant, _ body: () throws(StoreError) -> T
+    ) throws(StoreError) -> T? {
+        let operation = (exclusive ? LOCK_EX : LOCK_SH) | LOCK_NB
+        let locked = try BoundedPoll.until(deadline) { () throws(StoreError) -> Bool in
+            if flock(descriptor.rawValue, operation) == 0 { return true }
+            let error = Errno(rawValue: errno)
+            if error == .wouldBlock || error == .interrupted { return false }
+            throw failure("flock", error)
+        }
+        guard locked else { return nil }
+        defer { _ = flock(descriptor.rawValue, LOCK_UN) }  // closing would release it too
+        return try body()
+    }
+
     /// The generation counter; 0 for a new lock file.
     func generation() throws(StoreError) -> UInt64 {
         var value: UInt64 = 0
@@ -54,13 +72,17 @@ final class LockFile: Sendable {
             if result != -1 { return result }
             let error = Errno(rawValue: errno)
             if error == .interrupted { continue }
-            let failure = SandboxError(
+            throw failure(name, error)
+        }
+    }
+
+    private func failure(_ name: String, _ error: Errno) -> StoreError {
+        StoreError(
+            SandboxError(
                 .io,
                 "Could not \(name) the lock file '\(path)' (\(error)). Check that the container's file system supports file locks.",
                 path: path.description,
                 cause: SystemCallFailure(systemCall: name, errno: error)
-            )
-            throw StoreError(failure)
-        }
+            ))
     }
 }

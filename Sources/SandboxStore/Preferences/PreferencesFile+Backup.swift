@@ -9,14 +9,17 @@ package enum PreferencesBackupAccess {
     }
 
     /// Runs `body` with the path of `container`'s preferences file while holding the preferences
-    /// lock shared, so no writer replaces the file meanwhile.
+    /// lock shared, so no writer replaces the file meanwhile; waits for the lock until `deadline`
+    /// at the latest (an app can hold it as long as it likes).
     ///
+    /// - Returns: what `body` returns, or `nil` when a writer still held the lock at `deadline`.
     /// - Throws: ``StoreError`` with the core's codes (also what `body` throws, carried inside).
     package static func withFileLocked<T>(
-        in container: Container, _ body: (ContainerPath) throws(SandboxError) -> T
-    ) throws(StoreError) -> T {
+        in container: Container, waitingUntil deadline: ContinuousClock.Instant,
+        _ body: (ContainerPath) throws(SandboxError) -> T
+    ) throws(StoreError) -> T? {
         let file = try PreferencesFile(root: container.root, app: container.identifier)
-        return try file.lock.withLock(exclusive: false) { () throws(StoreError) in
+        return try file.lock.withLock(exclusive: false, waitingUntil: deadline) { () throws(StoreError) in
             try fileSystem { () throws(SandboxError) in try body(file.path) }
         }
     }
