@@ -52,6 +52,12 @@ public struct ShareServer: Sendable {
 
     /// Listens and serves until SIGINT or SIGTERM, or until the task is cancelled.
     ///
+    /// Raises the process's soft limit on open descriptors to its hard limit first, and holds at
+    /// most the configuration's ``ShareConfiguration/connectionLimits`` (fitted to that limit):
+    /// connections that have not logged in are closed after a few seconds without a request, or
+    /// to make room for new ones; a shortage of descriptors pauses accepting briefly rather than
+    /// retrying at once.
+    ///
     /// - Parameter onListening: called once with the port the server listens on (the one picked
     ///   when the configuration's port is 0).
     /// - Throws: the listener's error when the address cannot be bound (in use, not local).
@@ -60,14 +66,18 @@ public struct ShareServer: Sendable {
         let logger = self.logger
         let documents = self.documents
         let ready = ResponderSlot()
+        let limits = configuration.connectionLimits.fitted(
+            toDescriptorLimit: DescriptorLimit.raiseToHard() ?? Self.usualDescriptorLimit)
+        let registry = ConnectionRegistry(limits: limits)
         let connections = EventLoopHTTP1Channel(
             configuration: .init(
                 additionalChannelHandlers: [ExpectContinueHandler(credentials: configuration.credentials)],
-                idleTimeout: .nanoseconds(Int64(configuration.idleTimeout.components.seconds) * 1_000_000_000)),
-            responder: ReadyResponder(slot: ready))
+                idleTimeout: TimeAmount(configuration.idleTimeout)),
+            responder: ReadyResponder(slot: ready), registry: registry, credentials: configuration.credentials)
         let server = connections.server(
             configuration: ServerConfiguration(address: .hostname(configuration.host, port: configuration.port)),
             onServerRunning: { channel in
+                await Self.pauseOnDescriptorShortage(listener: channel, registry: registry, logger: logger)
                 let port = channel.localAddress?.port ?? configuration.port
                 let authorities = configuration.allowedAuthorities(
                     port: port, localAddresses: Self.interfaceAddresses(), hostName: Self.hostName())
@@ -83,6 +93,23 @@ public struct ShareServer: Sendable {
         let group = ServiceGroup(
             configuration: .init(services: [server], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         try await group.run()
+    }
+
+    /// The descriptor limit assumed when it cannot be read: Linux's usual soft limit.
+    private static let usualDescriptorLimit = 1024
+
+    /// Puts a ``DescriptorShortageHandler`` first in the listener's pipeline.
+    private static func pauseOnDescriptorShortage(
+        listener: any Channel, registry: ConnectionRegistry, logger: Logger
+    ) async {
+        do {
+            try await listener.eventLoop.submit {
+                try listener.pipeline.syncOperations.addHandler(
+                    DescriptorShortageHandler(registry: registry), position: .first)
+            }.get()
+        } catch {
+            logger.warning("The listener does not pause when descriptors run out: \(error)")
+        }
     }
 
     /// The addresses of this machine's interfaces, for a wildcard bind's `Host` check.
