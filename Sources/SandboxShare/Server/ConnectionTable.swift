@@ -28,6 +28,11 @@ struct ConnectionTable {
     private var entries: [ID: Entry] = [:]
     private var unauthenticated: [String: Int] = [:]
     private var nextID: ID = 0
+    /// Every connection, oldest first, and each client's that have not logged in: the oldest
+    /// evictable one is found near the front without looking at every connection (each new
+    /// connection of a client at its limit looks for one).
+    private var order = OpeningOrder()
+    private var orderByClient: [String: OpeningOrder] = [:]
 
     init(limits: ConnectionLimits) {
         self.limits = limits
@@ -57,6 +62,8 @@ struct ConnectionTable {
         nextID += 1
         entries[id] = Entry(client: client)
         unauthenticated[client, default: 0] += 1
+        order.append(id)
+        orderByClient[client, default: OpeningOrder()].append(id)
         return .admitted(id, evicting: evicting)
     }
 
@@ -88,21 +95,50 @@ struct ConnectionTable {
 
     /// Removes and returns the `count` oldest evictable connections (to free descriptors).
     mutating func evictOldest(_ count: Int) -> [ID] {
-        let oldest = entries.filter { $0.value.isEvictable }.keys.sorted().prefix(count)
-        for id in oldest { remove(id) }
-        return Array(oldest)
+        var evicted: [ID] = []
+        while evicted.count < count, let oldest = oldestEvictable(excluding: []) {
+            remove(oldest)
+            evicted.append(oldest)
+        }
+        return evicted
     }
 
-    private func oldestEvictable(from client: String) -> ID? {
-        entries.lazy.filter { $0.value.client == client && $0.value.isEvictable }.map(\.key).min()
+    private mutating func oldestEvictable(from client: String) -> ID? {
+        let entries = self.entries
+        return orderByClient[client]?.first(
+            forgetting: { entries[$0] == nil }, where: { entries[$0]?.isEvictable == true })
     }
 
-    private func oldestEvictable(excluding excluded: [ID]) -> ID? {
-        entries.lazy.filter { $0.value.isEvictable && !excluded.contains($0.key) }.map(\.key).min()
+    private mutating func oldestEvictable(excluding excluded: [ID]) -> ID? {
+        let entries = self.entries
+        return order.first(
+            forgetting: { entries[$0] == nil }, where: { entries[$0]?.isEvictable == true && !excluded.contains($0) })
     }
 
     private mutating func decrementUnauthenticated(_ client: String) {
         let remaining = (unauthenticated[client] ?? 1) - 1
         unauthenticated[client] = remaining > 0 ? remaining : nil
+        if remaining <= 0 { orderByClient[client] = nil }  // what it held has closed or logged in
+    }
+}
+
+/// Connection numbers in the order they opened, oldest first, from which closed ones are
+/// forgotten as they reach the front.
+private struct OpeningOrder {
+    private var ids: [ConnectionTable.ID] = []
+    private var start = 0
+
+    mutating func append(_ id: ConnectionTable.ID) { ids.append(id) }
+
+    /// The oldest number that `matches`, after forgetting the front ones that are `gone`.
+    mutating func first(
+        forgetting gone: (ConnectionTable.ID) -> Bool, where matches: (ConnectionTable.ID) -> Bool
+    ) -> ConnectionTable.ID? {
+        while start < ids.count, gone(ids[start]) { start += 1 }
+        if start > 64, start > ids.count / 2 {
+            ids.removeFirst(start)
+            start = 0
+        }
+        return ids[start...].first(where: matches)
     }
 }

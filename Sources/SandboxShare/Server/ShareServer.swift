@@ -75,7 +75,8 @@ public struct ShareServer: Sendable {
                 idleTimeout: TimeAmount(configuration.idleTimeout)),
             responder: ReadyResponder(slot: ready), registry: registry, credentials: configuration.credentials)
         let server = connections.server(
-            configuration: ServerConfiguration(address: .hostname(configuration.host, port: configuration.port)),
+            configuration: ServerConfiguration(
+                address: .hostname(configuration.host, port: configuration.port), backlog: Self.backlog),
             onServerRunning: { channel in
                 await Self.pauseOnDescriptorShortage(listener: channel, registry: registry, logger: logger)
                 let port = channel.localAddress?.port ?? configuration.port
@@ -94,6 +95,11 @@ public struct ShareServer: Sendable {
             configuration: .init(services: [server], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         try await group.run()
     }
+
+    /// How many connections may wait to be accepted: Linux's usual `somaxconn` (Hummingbird's
+    /// 256 filled up under a burst of connections, and the owner's connection, dropped, was
+    /// retried only after a second).
+    private static let backlog = 4096
 
     /// The descriptor limit assumed when it cannot be read: Linux's usual soft limit.
     private static let usualDescriptorLimit = 1024
