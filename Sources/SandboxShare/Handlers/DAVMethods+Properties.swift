@@ -12,11 +12,15 @@ extension DAVMethods {
 
     /// PROPFIND: the properties of an item and, with `Depth: 1` or infinity (the default), of
     /// its members — hidden names and symlinks left out. 207 Multi-Status.
+    ///
+    /// A collection below the one named whose members cannot be listed (its path is too long for
+    /// Linux, it may not be read) is reported alone, as a response with its href and the error's
+    /// status (RFC 4918 §9.1), and the rest is answered.
     func propfind(_ path: SharePath, request: Request) async throws(ShareError) -> Response {
         let depth = try Depth.parse(request.headers.fieldValue(.depth), default: .infinity)
         let query = try PropfindRequest.parse(try await xmlBody(of: request))
         let root = try existingItem(at: path)
-        let items = try members(of: root, depth: depth)
+        let (items, unlisted) = try members(of: root, depth: depth)
         let context = PropertyContext(locks: [], now: locks.now, volume: try volume())
         let methods = self
         // Streamed as it is built, a batch of responses at a time: a 10,000-item listing would
@@ -26,6 +30,7 @@ extension DAVMethods {
             for (index, item) in items.enumerated() {
                 let href = item.path.href(isCollection: item.isCollection)
                 do throws(ShareError) {
+                    if let error = unlisted[item.path] { throw error }
                     multistatus.add(href: href, propstats: try methods.propstats(for: item, query, context))
                 } catch {
                     methods.logger.warning("PROPFIND \(item.path): \(error)")
@@ -47,16 +52,28 @@ extension DAVMethods {
     /// Responses written to the socket at a time while a PROPFIND answer is streamed.
     static let propfindBatch = 256
 
-    /// `root` and its members to `depth`, breadth first.
-    private func members(of root: SharedItem, depth: Depth) throws(ShareError) -> [SharedItem] {
+    /// `root` and its members to `depth`, breadth first, and the collections below `root` whose
+    /// members could not be listed, with why.
+    ///
+    /// - Throws: ``ShareError`` when `root`'s own members cannot be listed, and
+    ///   ``ShareError/Code/forbidden`` (`propfind-finite-depth`) past ``maximumPropfindItems``.
+    private func members(
+        of root: SharedItem, depth: Depth
+    ) throws(ShareError) -> (items: [SharedItem], unlisted: [SharePath: ShareError]) {
         var result = [root]
-        guard root.isCollection, depth != .zero else { return result }
+        var unlisted: [SharePath: ShareError] = [:]
+        guard root.isCollection, depth != .zero else { return (result, unlisted) }
         var next = 0
         while next < result.count {
             let directory = result[next]
             next += 1
             guard directory.isCollection, directory.path == root.path || depth == .infinity else { continue }
-            result += try children(of: directory.path)
+            do throws(ShareError) {
+                result += try children(of: directory.path)
+            } catch  where directory.path != root.path {
+                unlisted[directory.path] = error
+                continue
+            }
             if result.count > Self.maximumPropfindItems {
                 throw ShareError(
                     .forbidden,
@@ -64,7 +81,7 @@ extension DAVMethods {
                     path: root.path.description, condition: "propfind-finite-depth")
             }
         }
-        return result
+        return (result, unlisted)
     }
 
     private func volume() throws(ShareError) -> VolumeValues? {

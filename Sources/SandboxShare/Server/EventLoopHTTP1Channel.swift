@@ -15,14 +15,26 @@ import NIOCore
 /// the event loop (``ShareRequestContext``). Hummingbird's `Application` would, per request, copy
 /// its logger with a request ID, bind it to a task-local, and make a router context the share
 /// never uses.
+///
+/// Each connection is admitted by the ``ConnectionRegistry`` as it opens, and watched by a
+/// ``ConnectionGuard`` (first among the handlers after the HTTP codec) until it closes.
 struct EventLoopHTTP1Channel: ServerChildChannel {
     typealias Value = HTTP1Channel.Value
 
     let configuration: HTTP1Channel.Configuration
     let responder: ReadyResponder
+    let registry: ConnectionRegistry
+    let credentials: ShareCredentials
 
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
-        HTTP1Channel(responder: { _, _, _ in }, configuration: configuration).setup(channel: channel, logger: logger)
+        let id = registry.open(channel, client: ShareRequestContext(channel: channel).client)
+        var configuration = self.configuration
+        let handlers = configuration.additionalChannelHandlers
+        configuration.additionalChannelHandlers = { [registry, credentials] in
+            [ConnectionGuard(registry: registry, id: id, credentials: credentials)] + handlers()
+        }
+        return HTTP1Channel(responder: { _, _, _ in }, configuration: configuration).setup(
+            channel: channel, logger: logger)
     }
 
     func handle(value: Value, logger: Logger) async {

@@ -11,8 +11,11 @@ public struct ShareConfiguration: Sendable {
     public var maximumUploadSize: Int64?
     /// The user name and password (the pairing code) clients send with HTTP Basic.
     public var credentials: ShareCredentials
-    /// How long a connection may stay silent before it is closed (slow or idle clients).
+    /// How long a connection may stay silent before it is closed (slow or idle clients); one that
+    /// has not logged in is closed sooner (``ConnectionLimits/unauthenticatedTimeout``).
     public var idleTimeout: Duration
+    /// How many connections are held, and how soon one that has not logged in is closed.
+    public var connectionLimits: ConnectionLimits
 
     /// A configuration; see each property for the defaults.
     public init(
@@ -21,7 +24,8 @@ public struct ShareConfiguration: Sendable {
         readOnly: Bool = false,
         maximumUploadSize: Int64? = nil,
         credentials: ShareCredentials,
-        idleTimeout: Duration = .seconds(60)
+        idleTimeout: Duration = .seconds(60),
+        connectionLimits: ConnectionLimits = ConnectionLimits()
     ) {
         self.host = host
         self.port = port
@@ -29,6 +33,7 @@ public struct ShareConfiguration: Sendable {
         self.maximumUploadSize = maximumUploadSize
         self.credentials = credentials
         self.idleTimeout = idleTimeout
+        self.connectionLimits = connectionLimits
     }
 
     /// Whether the address is reachable only from this machine.

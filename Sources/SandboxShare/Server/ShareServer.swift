@@ -84,6 +84,12 @@ public struct ShareServer: Sendable {
 
     /// Listens and serves until SIGINT or SIGTERM, or until the task is cancelled.
     ///
+    /// Raises the process's soft limit on open descriptors to its hard limit first, and holds at
+    /// most the configuration's ``ShareConfiguration/connectionLimits`` (fitted to that limit):
+    /// connections that have not logged in are closed after a few seconds without a request, or
+    /// to make room for new ones; a shortage of descriptors pauses accepting briefly rather than
+    /// retrying at once.
+    ///
     /// - Parameter onListening: called once with the port the server listens on (the one picked
     ///   when the configuration's port is 0).
     /// - Throws: the listener's error when the address cannot be bound (in use, not local).
@@ -94,14 +100,19 @@ public struct ShareServer: Sendable {
         let dataProtection = self.dataProtection
         let ready = ResponderSlot()
         let gate = PairingGate(credentials: configuration.credentials, logger: logger)
+        let limits = configuration.connectionLimits.fitted(
+            toDescriptorLimit: DescriptorLimit.raiseToHard() ?? Self.usualDescriptorLimit)
+        let registry = ConnectionRegistry(limits: limits)
         let connections = EventLoopHTTP1Channel(
             configuration: .init(
                 additionalChannelHandlers: [ExpectContinueHandler(gate: gate)],
-                idleTimeout: .nanoseconds(Int64(configuration.idleTimeout.components.seconds) * 1_000_000_000)),
-            responder: ReadyResponder(slot: ready))
+                idleTimeout: TimeAmount(configuration.idleTimeout)),
+            responder: ReadyResponder(slot: ready), registry: registry, credentials: configuration.credentials)
         let server = connections.server(
-            configuration: ServerConfiguration(address: .hostname(configuration.host, port: configuration.port)),
+            configuration: ServerConfiguration(
+                address: .hostname(configuration.host, port: configuration.port), backlog: Self.backlog),
             onServerRunning: { channel in
+                await Self.pauseOnDescriptorShortage(listener: channel, registry: registry, logger: logger)
                 let port = channel.localAddress?.port ?? configuration.port
                 let authorities = configuration.allowedAuthorities(
                     port: port, localAddresses: Self.interfaceAddresses(), hostName: Self.hostName())
@@ -117,6 +128,28 @@ public struct ShareServer: Sendable {
         let group = ServiceGroup(
             configuration: .init(services: [server], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         try await group.run()
+    }
+
+    /// How many connections may wait to be accepted: Linux's usual `somaxconn` (Hummingbird's
+    /// 256 filled up under a burst of connections, and the owner's connection, dropped, was
+    /// retried only after a second).
+    private static let backlog = 4096
+
+    /// The descriptor limit assumed when it cannot be read: Linux's usual soft limit.
+    private static let usualDescriptorLimit = 1024
+
+    /// Puts a ``DescriptorShortageHandler`` first in the listener's pipeline.
+    private static func pauseOnDescriptorShortage(
+        listener: any Channel, registry: ConnectionRegistry, logger: Logger
+    ) async {
+        do {
+            try await listener.eventLoop.submit {
+                try listener.pipeline.syncOperations.addHandler(
+                    DescriptorShortageHandler(registry: registry), position: .first)
+            }.get()
+        } catch {
+            logger.warning("The listener does not pause when descriptors run out: \(error)")
+        }
     }
 
     /// The addresses of this machine's interfaces, for a wildcard bind's `Host` check.

@@ -40,9 +40,10 @@ final class ShareServerProcess: Sendable {
     static func with<T>(
         app: String = "com.example.share",
         arguments: [String] = [],
+        descriptorLimit: DescriptorLimit? = nil,
         _ body: (ShareServerProcess) async throws -> T
     ) async throws -> T {
-        let server = try await start(app: app, arguments: arguments)
+        let server = try await start(app: app, arguments: arguments, descriptorLimit: descriptorLimit)
         let result: T
         do {
             result = try await body(server)
@@ -54,12 +55,21 @@ final class ShareServerProcess: Sendable {
         return result
     }
 
-    /// Creates the app in a fresh home and starts `sandbox share` on a free port; returns once it
-    /// printed its URL and pairing code.
+    /// The limit on open descriptors (`RLIMIT_NOFILE`) a server starts with.
+    struct DescriptorLimit {
+        var soft: Int
+        var hard: Int
+    }
+
+    /// Creates the app in a fresh home and starts `sandbox share` on a free port (under
+    /// `descriptorLimit`, set by a shell that then runs it, when given); returns once it printed
+    /// its URL and pairing code.
     ///
     /// - Throws: ``TestFailure`` when the app cannot be made or the server does not start within
     ///   60 s (its standard error is in the message).
-    static func start(app: String = "com.example.share", arguments: [String] = []) async throws -> ShareServerProcess {
+    static func start(
+        app: String = "com.example.share", arguments: [String] = [], descriptorLimit: DescriptorLimit? = nil
+    ) async throws -> ShareServerProcess {
         let scratch = try ScratchDirectory.make(prefix: "sandbox-share")
         let home = scratch.appending("home")
         let sandbox = try BuiltProgram("sandbox")
@@ -72,8 +82,14 @@ final class ShareServerProcess: Sendable {
         guard located.status == 0, !documents.isEmpty else {
             throw TestFailure("sandbox path \(app) documents: \(located.stderr)")
         }
-        let process = try sandbox.start(
-            ["share", app, "--port", "0"] + arguments, environment: environment, outputIn: scratch.path)
+        var launcher = sandbox
+        var command = ["share", app, "--port", "0"] + arguments
+        if let descriptorLimit {
+            launcher = BuiltProgram(path: "/bin/sh")
+            let limits = "ulimit -Sn \(descriptorLimit.soft) && ulimit -Hn \(descriptorLimit.hard)"
+            command = ["-c", limits + " && exec \"$0\" \"$@\"", sandbox.path] + command
+        }
+        let process = try launcher.start(command, environment: environment, outputIn: scratch.path)
         let printed = await eventually(timeout: .seconds(60)) {
             let text = (try? process.standardOutput()) ?? ""  // not written yet: keep waiting
             return Self.value(after: "Pairing code:", in: text) != nil || !process.isRunning

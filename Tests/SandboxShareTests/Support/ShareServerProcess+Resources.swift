@@ -1,0 +1,68 @@
+import Foundation
+import Glibc
+import SandboxTesting
+
+extension ShareServerProcess {
+    /// The processor time the server has used so far (user and system), from `/proc/PID/stat`.
+    ///
+    /// - Throws: ``TestFailure`` when the process has ended.
+    func processorTime() throws -> Duration {
+        guard let text = try? String(contentsOfFile: "/proc/\(process.pid)/stat", encoding: .utf8),
+            let end = text.lastIndex(of: ")")
+        else { throw TestFailure("cannot read /proc/\(process.pid)/stat: the server has ended") }
+        // After the command's closing parenthesis: state is field 3, utime 14 and stime 15.
+        let fields = text[text.index(after: end)...].split(separator: " ")
+        guard fields.count > 12, let user = Int(fields[11]), let system = Int(fields[12]) else {
+            throw TestFailure("unexpected /proc/\(process.pid)/stat: \(text)")
+        }
+        return .milliseconds((user + system) * 1000 / sysconf(Int32(_SC_CLK_TCK)))
+    }
+
+    /// How many descriptors the server has open.
+    ///
+    /// - Throws: ``TestFailure`` when the process has ended.
+    func openDescriptors() throws -> Int {
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(process.pid)/fd") else {
+            throw TestFailure("cannot list /proc/\(process.pid)/fd: the server has ended")
+        }
+        return names.count
+    }
+
+    /// The server's limit on open descriptors, soft and hard (`Max open files` in
+    /// `/proc/PID/limits`).
+    ///
+    /// - Throws: ``TestFailure`` when it cannot be read.
+    func descriptorLimit() throws -> DescriptorLimit {
+        let text = (try? String(contentsOfFile: "/proc/\(process.pid)/limits", encoding: .utf8)) ?? ""
+        guard let line = text.split(separator: "\n").first(where: { $0.hasPrefix("Max open files") }) else {
+            throw TestFailure("no open-files limit in /proc/\(process.pid)/limits: \(text)")
+        }
+        let values = line.dropFirst("Max open files".count).split(separator: " ").prefix(2).map { Int($0) }
+        guard values.count == 2, let soft = values[0], let hard = values[1] else {
+            throw TestFailure("unexpected limit line: \(line)")
+        }
+        return DescriptorLimit(soft: soft, hard: hard)
+    }
+
+    /// Sets the running server's limit on open descriptors (soft and hard) to `value`, with
+    /// util-linux's `prlimit` (Glibc's `prlimit` is not visible to Swift).
+    ///
+    /// - Throws: ``TestFailure`` when it cannot be set.
+    func limitDescriptors(to value: Int) async throws {
+        let result = try await BuiltProgram(path: "/usr/bin/prlimit").run(
+            ["--pid", "\(process.pid)", "--nofile=\(value):\(value)"], outputIn: scratch.path)
+        guard result.status == 0 else { throw TestFailure("prlimit --nofile=\(value): \(result.stderr)") }
+    }
+}
+
+/// Raises this process's soft limit on open descriptors to its hard one (for tests that hold
+/// thousands of connections) and returns it.
+func raiseOwnDescriptorLimit() -> Int {
+    let resource = __rlimit_resource_t(RLIMIT_NOFILE.rawValue)
+    var limit = rlimit()
+    guard getrlimit(resource, &limit) == 0 else { return 1024 }
+    limit.rlim_cur = limit.rlim_max
+    _ = setrlimit(resource, &limit)  // not raised: the limit read back below says how far
+    guard getrlimit(resource, &limit) == 0 else { return 1024 }
+    return Int(clamping: limit.rlim_cur)
+}
