@@ -13,7 +13,7 @@
 /// | `XDG_CACHE_HOME` | `<home>/Library/Caches` | `.cachesDirectory` |
 /// | `SANDBOX_BUNDLE_PATH` | `<bundle container>/<Name>.app` | `Bundle.main.bundlePath` |
 /// | `SANDBOX_APP_IDENTIFIER` | the app identifier | `Bundle.main.bundleIdentifier` |
-/// | `SANDBOX_DAEMON_BROKER_FD` | `3`, when the launcher hands down its ``DaemonBroker`` | launchd's bootstrap port |
+/// | `SANDBOX_DAEMON_BROKER_FD` | `3`, when the launcher hands down its broker (`DaemonBroker`) | launchd's bootstrap port |
 ///
 /// Kept from the launcher: `PATH`, `TERM`, `COLORTERM`, `NO_COLOR`, `TZ`, `LANG`, `LANGUAGE` and
 /// `LC_*` (how to find programs and how to show text, nothing about the user's files).
@@ -26,7 +26,7 @@ public enum AppEnvironment {
 
     /// The name of the variable that holds the bundle's path.
     public static let bundlePathVariable = "SANDBOX_BUNDLE_PATH"
-    /// The name of the variable that names the descriptor of the app's ``DaemonBroker`` (set only
+    /// The name of the variable that names the descriptor of the app's broker (`DaemonBroker`) (set only
     /// when the launcher hands one down: always `3`).
     public static let daemonBrokerVariable = "SANDBOX_DAEMON_BROKER_FD"
     /// The name of the variable that holds the app identifier.

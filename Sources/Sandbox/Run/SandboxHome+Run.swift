@@ -8,7 +8,7 @@ extension SandboxHome {
     ///
     /// - Throws: the errors of ``openApp(_:preferredLanguages:environment:)``
     ///   (``SandboxCore/SandboxError/Code/bundleModified`` for a tampered bundle) and of
-    ///   ``ConfinedLaunch/init(app:command:options:environment:)``.
+    ///   ``ConfinedLaunch/init(app:command:options:environment:variables:)``.
     public func prepareRun(
         _ app: AppIdentifier,
         command: [String],

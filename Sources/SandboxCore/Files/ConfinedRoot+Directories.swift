@@ -10,7 +10,7 @@ extension ConfinedRoot {
     ///   - withIntermediateDirectories: also create missing parents, and succeed if a directory
     ///     already exists at `path` (like `mkdir -p`).
     ///   - permissions: the mode, less the process's umask; private to the owner (`0700`,
-    ///     ``/SystemPackage/FilePermissions/privateDirectory``) by default.
+    ///     `FilePermissions.privateDirectory`) by default.
     /// - Returns: how many directories were created (0 when all existed).
     /// - Throws: ``SandboxError/Code/alreadyExists`` (without intermediates),
     ///   ``SandboxError/Code/notFound`` for a missing parent, ``SandboxError/Code/notADirectory``

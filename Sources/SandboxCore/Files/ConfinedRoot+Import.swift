@@ -25,7 +25,7 @@ extension ConfinedRoot {
 
     /// Creates the directory at `hostPath` on the host with any missing parents (`mkdir -p`), then
     /// opens it as a root. For setting up a device home; containers are created through the root.
-    /// The directories it creates are private (`0700`, ``/SystemPackage/FilePermissions/privateDirectory``);
+    /// The directories it creates are private (`0700`, `FilePermissions.privateDirectory`);
     /// existing ones are left as they are.
     ///
     /// - Throws: ``SandboxError/Code/notADirectory`` when a file is in the way,

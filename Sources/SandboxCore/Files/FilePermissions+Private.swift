@@ -7,7 +7,7 @@ extension FilePermissions {
     ///
     /// Every writer of new files goes through the core's publish step (``ConfinedRoot/writeContents(_:to:options:)``,
     /// ``ConfinedRoot/importFile(fromHost:to:options:)``, ``ConfinedRoot/openWriter(at:options:engine:)``,
-    /// ``ConfinedRoot/openFile(at:access:options:engine:)``), so `sandbox put`, downloads, the share's
+    /// ``ConfinedRoot/openFile(forWritingAt:options:engine:)``), so `sandbox put`, downloads, the share's
     /// uploads and the stores inherit it. A file that replaces another keeps the replaced one's
     /// mode; copies (``ConfinedRoot/copyItem(from:to:)``, ``ConfinedRoot/importItem(fromHost:to:)``)
     /// keep their source's.

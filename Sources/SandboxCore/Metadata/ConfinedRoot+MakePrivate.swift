@@ -1,7 +1,7 @@
 import SystemPackage
 
 extension ConfinedRoot {
-    /// Makes the directory at `path` private to its owner (``/SystemPackage/FilePermissions/privateDirectory``,
+    /// Makes the directory at `path` private to its owner (`FilePermissions.privateDirectory`,
     /// `0700`) when a group or other bit is set on it: for tightening, at first use, a directory
     /// made before the core created private ones. Only that directory changes, not what is in it.
     ///

@@ -7,7 +7,7 @@ extension Inbox {
     /// a new name when the name is taken (`report.pdf`, then `report 2.pdf`, `report 3.pdf`, …).
     /// A leading `.` is dropped from the name, so the item is not mistaken for a sender's temporary.
     /// An Inbox with a default protection class gets the item sealed with it
-    /// (``/SandboxStore/DataProtection/importFile(fromHost:to:in:options:)``), never in the clear.
+    /// (`DataProtection.importFile(fromHost:to:in:options:)` of SandboxStore), never in the clear.
     ///
     /// - Returns: the delivered item's path, e.g. `Documents/Inbox/report 2.pdf`.
     /// - Throws: ``/SandboxCore/SandboxError/Code/notFound`` for a missing host file,

@@ -42,7 +42,7 @@ public struct FileOpenOptions: Sendable, Hashable {
     /// the kernel.
     public var appending: Bool
     /// The permissions of a created file, less the umask: `0600` by default
-    /// (``/SystemPackage/FilePermissions/privateFile``).
+    /// (`FilePermissions.privateFile`).
     public var permissions: mode_t
 
     /// Options from their parts; the named factories (``newFile(replaceExisting:)``,
