@@ -1,4 +1,4 @@
-/// What ``Backup/run(apps:from:to:progress:)`` did.
+/// What ``Backup/run(apps:from:to:options:progress:)`` did.
 public struct BackupReport: Sendable, Hashable, Codable {
     public var snapshot: String
     public var apps: [String]

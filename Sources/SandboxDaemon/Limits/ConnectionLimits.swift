@@ -32,7 +32,7 @@ public struct ConnectionLimits: Sendable, Equatable {
     /// Encoded answers and events, beyond the allowances, waiting for all clients.
     public var outboxBudget: Int
     /// Requests, from all connections together, taken before the work they asked for is done
-    /// (``RequestWindow``).
+    /// (`RequestWindow`).
     public var requestWindow: Int
 
     /// The limits of a daemon that serves one user's apps: 256 connections, 64 a process, 5 s for
