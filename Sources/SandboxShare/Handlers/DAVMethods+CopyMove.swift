@@ -1,6 +1,7 @@
 import HTTPTypes
 import Hummingbird
 import Sandbox
+import SandboxStore
 
 extension DAVMethods {
     /// COPY and MOVE (RFC 4918 §9.8–9.9). The `Destination` must be this server (else 502) and a
@@ -39,12 +40,16 @@ extension DAVMethods {
     }
 
     /// Moves or copies `source` (which is `sourceItem`) to `destination` in an existing parent
-    /// collection, replacing what is there only when `overwrite`.
+    /// collection, replacing what is there only when `overwrite`. Through Data Protection in a
+    /// container's share (``transferItem(_:to:move:)``): a protected file keeps its class, a plain
+    /// one copied or moved into a folder with a default class is sealed with it.
     ///
     /// - Returns: 201 (created) or 204 (replaced).
     /// - Throws: ``ShareError/Code/conflict`` without a parent collection,
     ///   ``ShareError/Code/preconditionFailed`` when the destination exists and not `overwrite`,
-    ///   ``ShareError/Code/locked``, and the file system's failure.
+    ///   ``ShareError/Code/locked``, ``ShareError/Code/forbidden`` when the destination folder's
+    ///   class cannot be written while the device is locked (nothing is changed), and the file
+    ///   system's failure.
     func relocate(
         _ source: SharePath, _ sourceItem: SharedItem, to destination: SharePath, move: Bool, depth: Depth,
         overwrite: Bool, request: Request
@@ -59,23 +64,23 @@ extension DAVMethods {
         if move { try checkLocks(source, recursive: true, request: request) }
         try checkLocks(destination, recursive: true, request: request)
 
+        if existing != nil, !sourceItem.isCollection { try requireSealable(source, into: destination, move: move) }
         do throws(SandboxError) {
             if existing != nil {
                 try documents.removeItem(at: destination.containerPath, recursively: true)
                 locks.removeLocks(within: destination)
             }
-            if move {
-                try documents.moveItem(from: source.containerPath, to: destination.containerPath)
-                locks.removeLocks(within: source)
-            } else if sourceItem.isCollection, depth == .zero {
+            if !move, sourceItem.isCollection, depth == .zero {
                 try documents.createDirectory(at: destination.containerPath)
                 try properties.copy(from: source.containerPath, to: destination.containerPath)
-            } else {
-                try documents.copyItem(from: source.containerPath, to: destination.containerPath)
             }
         } catch {
             throw .fileSystem(error, path: source, doing: move ? "move" : "copy")
         }
+        if move || !sourceItem.isCollection || depth != .zero {
+            try transferItem(source, to: destination, move: move)
+        }
+        if move { locks.removeLocks(within: source) }
         return ShareResponses.empty(existing == nil ? 201 : 204)
     }
 }

@@ -14,6 +14,10 @@ extension DAVMethods {
     /// (`If-Match`, `If-None-Match`, `If-Modified-Since`, `If-Unmodified-Since`), one byte range
     /// (`Range`, `If-Range`), streamed from the open file in chunks.
     ///
+    /// A protected file (Data Protection) is served as the app reads it: its plaintext, decrypted
+    /// a segment range at a time (``FileContents``), `Content-Length` and ranges in plaintext bytes,
+    /// the validators those of the file on disk; while its class key is locked, 403 and no byte.
+    ///
     /// A file is never rendered as a page of this origin: `Content-Security-Policy: sandbox` on
     /// every file, and `Content-Disposition: attachment` for the types a browser would run
     /// (HTML, SVG, XML).
@@ -37,7 +41,15 @@ extension DAVMethods {
                 throw .fileSystem(error, path: path, doing: "open")
             }
         }
-        let size = attributes.size
+        let contents: FileContents
+        do throws(ShareError) {
+            contents = try await FileContents.open(
+                file, size: attributes.size, path: path, dataProtection: dataProtection)
+        } catch {
+            closeQuietly(file)
+            throw error
+        }
+        let size = contents.length
         let etag = EntityTag.of(attributes)
         let modified = attributes.modificationDate
         // Each field appended once (setting one by name would first look for it), the constant
@@ -81,7 +93,7 @@ extension DAVMethods {
         let status: HTTPResponse.Status = range == nil ? .ok : .partialContent
         if includingBody, length > 0, length <= Self.inlineReadLimit {
             return try await smallBody(
-                file, from: range?.lowerBound ?? 0, length: length, status: status, headers: headers, path)
+                contents, from: range?.lowerBound ?? 0, length: length, status: status, headers: headers, path)
         }
         headers.append(HTTPField(name: .contentLength, value: String(length)))
         guard includingBody, length > 0 else {
@@ -89,7 +101,7 @@ extension DAVMethods {
             return Response(status: status, headers: headers)
         }
         let source = FileBody(
-            file: file, range: (range?.lowerBound ?? 0)..<(range.map { $0.upperBound + 1 } ?? size), path: path,
+            contents: contents, range: (range?.lowerBound ?? 0)..<(range.map { $0.upperBound + 1 } ?? size), path: path,
             eventLoop: eventLoop)
         let logger = self.logger
         let body = ResponseBody(contentLength: Int(length)) { writer in
@@ -123,14 +135,15 @@ extension DAVMethods {
     /// The response for a body of `length` bytes (at most ``inlineReadLimit``) read at once;
     /// `headers` has every field but `Content-Length`.
     private func smallBody(
-        _ file: OpenFile, from offset: Int64, length: Int64, status: HTTPResponse.Status, headers: HTTPFields,
+        _ contents: FileContents, from offset: Int64, length: Int64, status: HTTPResponse.Status, headers: HTTPFields,
         _ path: SharePath
     ) async throws(ShareError) -> Response {
-        defer { closeQuietly(file) }
+        defer { closeQuietly(contents.file) }
         var buffer = ByteBufferAllocator().buffer(capacity: Int(length))
-        if !FileBody.readCached(Int(length), at: offset, of: file, into: &buffer) {
+        // A protected file's segments are opened on the engine: decrypting is not for an event loop.
+        if contents.reader != nil || !FileBody.readCached(Int(length), at: offset, of: contents.file, into: &buffer) {
             buffer.clear()
-            buffer = try await FileBody.readOnEngine(Int(length), at: offset, of: file, into: buffer, path)
+            buffer = try await FileBody.readOnEngine(Int(length), at: offset, of: contents, into: buffer, path)
         }
         var headers = headers
         // The file may have shrunk since it was measured: send what was read, and say so.

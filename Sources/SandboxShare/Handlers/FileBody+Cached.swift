@@ -40,19 +40,19 @@ extension FileBody {
         return read == count
     }
 
-    /// Reads up to `count` bytes at `offset` of `file` into `buffer` on one of the engine's
-    /// threads (a read that may wait for the disk).
+    /// Reads up to `count` bytes at `offset` of `contents` into `buffer` on one of the engine's
+    /// threads (a read that may wait for the disk, or decrypts).
     ///
     /// - Returns: `buffer` with the bytes read: fewer than `count` only at the end of the file.
     /// - Throws: ``ShareError`` with the file system's failure, or the engine's (stopped, or the
     ///   request cancelled while the read waited).
     static func readOnEngine(
-        _ count: Int, at offset: Int64, of file: OpenFile, into buffer: ByteBuffer, _ path: SharePath
+        _ count: Int, at offset: Int64, of contents: FileContents, into buffer: ByteBuffer, _ path: SharePath
     ) async throws(ShareError) -> ByteBuffer {
         do {
             return try await IOEngine.shared.run { () throws(ShareError) -> ByteBuffer in
                 var buffer = buffer
-                _ = try read(count, at: offset, of: file, into: &buffer, path)
+                _ = try contents.read(count, at: offset, into: &buffer, path)
                 return buffer
             }
         } catch let error as ShareError {

@@ -3,9 +3,10 @@ import NIOCore
 import Sandbox
 import Synchronization
 
-/// A response body streamed from an open file: each chunk is read by the I/O engine straight into
-/// the buffer that is sent (one copy out of the page cache, none in between), and the next chunk
-/// is read while the last one is being written to the socket.
+/// A response body streamed from an open file's contents (``FileContents``: decrypted for a
+/// protected file): each chunk is read by the I/O engine straight into the buffer that is sent
+/// (one copy out of the page cache, none in between; a protected file's segments are opened, then
+/// copied in), and the next chunk is read while the last one is being written to the socket.
 ///
 /// At most two chunks are in memory per transfer: the one being read and the one the socket is
 /// sending. Handing a buffer to the response writer only schedules its write on the connection's
@@ -22,8 +23,8 @@ struct FileBody: Sendable {
     /// 2 MiB at about 1× (sandbox-share-benchmark, BENCHMARKS.md).
     static let chunkSize = 1 << 20
 
-    let file: OpenFile
-    /// The bytes to send, which the caller has checked lie within the file.
+    let contents: FileContents
+    /// The bytes to send, which the caller has checked lie within the contents.
     let range: Range<Int64>
     let path: SharePath
     /// The connection's event loop, where the writes run.
@@ -32,8 +33,8 @@ struct FileBody: Sendable {
     /// The buffer the socket is done with, if any, for the next read to fill.
     private let spare = SpareBuffer()
 
-    init(file: OpenFile, range: Range<Int64>, path: SharePath, eventLoop: any EventLoop) {
-        self.file = file
+    init(contents: FileContents, range: Range<Int64>, path: SharePath, eventLoop: any EventLoop) {
+        self.contents = contents
         self.range = range
         self.path = path
         self.eventLoop = eventLoop
@@ -68,7 +69,7 @@ struct FileBody: Sendable {
     /// The chunk that starts at `offset`, read on one of the engine's threads.
     private func chunk(at offset: Int64) async throws -> ByteBuffer {
         let count = Int(min(Int64(Self.chunkSize), range.upperBound - offset))
-        let file = self.file
+        let contents = self.contents
         let path = self.path
         let spare = self.spare
         return try await engine.run { () throws -> ByteBuffer in
@@ -76,7 +77,7 @@ struct FileBody: Sendable {
             // and allocates a fresh one otherwise.
             var buffer = spare.take() ?? ByteBufferAllocator().buffer(capacity: count)
             buffer.clear()
-            let read = try Self.read(count, at: offset, of: file, into: &buffer, path)
+            let read = try contents.read(count, at: offset, into: &buffer, path)
             guard read == count else {
                 throw ShareError(
                     .internalError,

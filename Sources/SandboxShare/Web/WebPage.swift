@@ -77,7 +77,7 @@ struct WebPage: Sendable {
         case (.post, "api/delete"): return try await delete(request)
         case (.get, "download"), (.head, "download"):
             return try await download(request, eventLoop: eventLoop)
-        case (.get, "zip"): return try zip(request, eventLoop: eventLoop)
+        case (.get, "zip"): return try await zip(request, eventLoop: eventLoop)
         case (.get, "events"): return try events()
         default:
             throw ShareError(.notFound, "The page has nothing at \(method) \(path.prefix(200)).")

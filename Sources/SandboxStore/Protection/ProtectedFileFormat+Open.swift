@@ -121,7 +121,7 @@ extension ProtectedFileFormat {
 }
 
 /// Where the sealed segments of a file of a given size lie.
-private struct SegmentLayout: Sendable {
+struct SegmentLayout: Sendable {
     let size: Int
     let header: ProtectedFileFormat.Header
     let sealedSize: Int
@@ -136,6 +136,11 @@ private struct SegmentLayout: Sendable {
     }
 
     func offset(of index: Int) -> Int { header.bytes.count + index * sealedSize }
+
+    /// The bytes of plaintext the segments hold (of those whole enough to hold any).
+    var plaintextSize: Int {
+        max(0, (count - 1) * header.segmentSize + sealedLength(of: count - 1) - ProtectedFileFormat.tagSize)
+    }
 
     /// The bytes segment `index` has on disk (fewer than a tag: truncated).
     func sealedLength(of index: Int) -> Int { max(0, min(size, offset(of: index) + sealedSize) - offset(of: index)) }

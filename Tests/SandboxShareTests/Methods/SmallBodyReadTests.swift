@@ -35,7 +35,8 @@ import Testing
         let offset = Int64(Self.contents.count - 100)
         #expect(!FileBody.readCached(4096, at: offset, of: file, into: &buffer))
         buffer.clear()
-        let read = try await FileBody.readOnEngine(4096, at: offset, of: file, into: buffer, path)
+        let read = try await FileBody.readOnEngine(
+            4096, at: offset, of: FileContents(plain: file, size: Int64(Self.contents.count)), into: buffer, path)
         #expect(Array(read.readableBytesView) == Array(Self.contents.suffix(100)))
     }
 
@@ -54,7 +55,10 @@ import Testing
         var buffer = ByteBufferAllocator().buffer(capacity: Self.contents.count)
         if !FileBody.readCached(Self.contents.count, at: 0, of: file, into: &buffer) {
             buffer.clear()
-            buffer = try await FileBody.readOnEngine(Self.contents.count, at: 0, of: file, into: buffer, path)
+            buffer = try await FileBody.readOnEngine(
+                Self.contents.count, at: 0, of: FileContents(plain: file, size: Int64(Self.contents.count)),
+                into: buffer,
+                path)
         }
         #expect(Array(buffer.readableBytesView) == Self.contents)
     }

@@ -58,7 +58,8 @@ struct FolderZipTests {
     static func zip(_ folder: String, in documents: ConfinedRoot) async throws -> (bytes: [UInt8], zip: FolderZip) {
         let path = try SharePath(requestPath: folder)
         let zip = try FolderZip(
-            documents: documents, folder: path, eventLoop: MultiThreadedEventLoopGroup.singleton.next())
+            documents: documents, dataProtection: nil, folder: path,
+            eventLoop: MultiThreadedEventLoopGroup.singleton.next())
         let collecting = CollectingWriter()
         var writer: any ResponseBodyWriter = collecting
         try await zip.write(to: &writer)
@@ -131,7 +132,7 @@ struct FolderZipTests {
             ] {
                 let path = try SharePath(requestPath: folder)
                 do throws(ShareError) {
-                    _ = try FolderZip(documents: documents, folder: path, eventLoop: loop)
+                    _ = try FolderZip(documents: documents, dataProtection: nil, folder: path, eventLoop: loop)
                     Issue.record("\(folder) was accepted")
                 } catch {
                     #expect(error.code == code, "\(folder): \(error)")
@@ -146,7 +147,8 @@ struct FolderZipTests {
         try await ScratchDirectory.with { scratch in
             let (documents, big) = try Self.makeTree(in: scratch)
             var producer = FolderZipProducer(
-                documents: documents, folder: try SharePath(requestPath: "/Folder"), archiveRoot: Array("Folder/".utf8),
+                documents: documents, dataProtection: nil, folder: try SharePath(requestPath: "/Folder"),
+                archiveRoot: Array("Folder/".utf8),
                 attributes: try #require(try documents.attributes(at: ContainerPath("Folder"))))
             // The first chunk ends inside big.bin (Inbox/, Inbox/kept.txt and a.txt come first).
             var bytes = Array(try #require(try producer.next()).readableBytesView)

@@ -158,7 +158,8 @@ extension WebPage {
         return ShareResponses.empty(204)
     }
 
-    /// `GET /.sandbox/s/<scope>/download?path=/a.txt`: WebDAV's GET, always as an attachment.
+    /// `GET /.sandbox/s/<scope>/download?path=/a.txt`: WebDAV's GET, always as an attachment (a
+    /// protected file decrypted, 403 while the device is locked).
     func download(_ request: Request, eventLoop: any EventLoop) async throws(ShareError) -> Response {
         let path = try Self.path(in: request)
         var response = try await methods.get(
@@ -167,10 +168,13 @@ extension WebPage {
         return response
     }
 
-    /// `GET /.sandbox/s/<scope>/zip?path=/Folder`: the folder as a ZIP archive, streamed as it is made.
-    func zip(_ request: Request, eventLoop: any EventLoop) throws(ShareError) -> Response {
+    /// `GET /.sandbox/s/<scope>/zip?path=/Folder`: the folder as a ZIP archive, streamed as it is
+    /// made; 403 while it holds a protected file the locked device cannot open.
+    func zip(_ request: Request, eventLoop: any EventLoop) async throws(ShareError) -> Response {
         let path = try Self.path(in: request)
-        let archive = try FolderZip(documents: methods.documents, folder: path, eventLoop: eventLoop)
+        let archive = try FolderZip(
+            documents: methods.documents, dataProtection: methods.dataProtection, folder: path, eventLoop: eventLoop)
+        try await FolderZip.requireReadable(path, methods: methods)
         var headers = HTTPFields()
         headers[.contentType] = "application/zip"
         headers[.contentDisposition] = ContentDisposition.attachment(archive.attachmentName)

@@ -1,6 +1,7 @@
 import Hummingbird
 import NIOCore
 import Sandbox
+import SandboxStore
 import Synchronization
 
 /// A Documents folder sent as a ZIP archive made while it is sent: no temporary copy, no
@@ -13,7 +14,9 @@ import Synchronization
 /// stored, and FIFOs, sockets and devices are left out. Each file is opened once and copied in
 /// 1 MiB chunks (``FileBody/read(_:at:of:into:_:)``) on the I/O engine, up to the size it had when
 /// opened: a file that shrinks meanwhile gets the bytes actually read (its data descriptor says
-/// how many), one that vanishes before it is opened is left out. A folder whose items lie deeper
+/// how many), one that vanishes before it is opened is left out. A protected file (Data Protection)
+/// is stored as the app reads it, decrypted (``FileContents``); a folder holding one the device
+/// cannot open now is refused before anything is sent (``requireReadable(_:methods:)``). A folder whose items lie deeper
 /// than a container path can name (4095 bytes) is stored empty.
 ///
 /// Like ``FileBody``, each chunk is read while the last one is written, and after each write the
@@ -33,7 +36,9 @@ struct FolderZip: Sendable {
     /// - Throws: ``ShareError/Code/notFound`` when nothing the share shows is at `folder` (missing,
     ///   hidden, a symlink); ``ShareError/Code/conflict`` when it is a file; ``ShareError`` with
     ///   the file system's failure otherwise.
-    init(documents: ConfinedRoot, folder: SharePath, eventLoop: any EventLoop) throws(ShareError) {
+    init(
+        documents: ConfinedRoot, dataProtection: DataProtection?, folder: SharePath, eventLoop: any EventLoop
+    ) throws(ShareError) {
         let attributes: FileAttributes?
         if folder.isHidden {
             attributes = nil
@@ -57,7 +62,9 @@ struct FolderZip: Sendable {
         self.eventLoop = eventLoop
         let root = Array((folder.lastName ?? Self.rootFolderName).utf8) + [UInt8(ascii: "/")]
         producer = ProducerBox(
-            FolderZipProducer(documents: documents, folder: folder, archiveRoot: root, attributes: attributes))
+            FolderZipProducer(
+                documents: documents, dataProtection: dataProtection, folder: folder, archiveRoot: root,
+                attributes: attributes))
     }
 
     /// What the archive of the shared folder itself is called.

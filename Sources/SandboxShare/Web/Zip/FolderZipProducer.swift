@@ -1,6 +1,7 @@
 import Foundation
 import NIOCore
 import Sandbox
+import SandboxStore
 import SystemPackage
 
 /// The synchronous half of a ``FolderZip``: walks the folder and fills buffers with the archive's
@@ -25,7 +26,8 @@ struct FolderZipProducer: Sendable {
 
     /// The file whose bytes are being copied.
     private struct CurrentFile: Sendable {
-        let file: OpenFile
+        /// Its contents: decrypted when it is a protected file.
+        let contents: FileContents
         let sharePath: SharePath
         var offset: Int64 = 0
         /// The size measured at opening: the most bytes copied, so that a file still being written
@@ -35,6 +37,8 @@ struct FolderZipProducer: Sendable {
     }
 
     private let documents: ConfinedRoot
+    /// The device's Data Protection, for the protected files: `nil` for a folder that is no container's.
+    private let dataProtection: DataProtection?
     private var encoder = ZipStreamEncoder()
     private var pending: [Item]
     private var current: CurrentFile?
@@ -45,8 +49,12 @@ struct FolderZipProducer: Sendable {
     /// Bytes gathered before a buffer is handed over.
     static let chunkSize = FileBody.chunkSize
 
-    init(documents: ConfinedRoot, folder: SharePath, archiveRoot: [UInt8], attributes: FileAttributes) {
+    init(
+        documents: ConfinedRoot, dataProtection: DataProtection?, folder: SharePath, archiveRoot: [UInt8],
+        attributes: FileAttributes
+    ) {
         self.documents = documents
+        self.dataProtection = dataProtection
         pending = [
             Item(
                 path: folder.containerPath, sharePath: folder, zipName: archiveRoot, isDirectory: true,
@@ -78,7 +86,7 @@ struct FolderZipProducer: Sendable {
 
     /// Closes the file being copied, if any (the transfer stopped early).
     mutating func close() {
-        if let current { closeQuietly(current.file) }
+        if let current { closeQuietly(current.contents.file) }
         current = nil
     }
 
@@ -117,7 +125,10 @@ struct FolderZipProducer: Sendable {
     }
 
     /// Opens the file `item` and writes its local header; one that vanished or became something
-    /// else since it was listed is left out.
+    /// else since it was listed is left out. A protected file's entry holds its plaintext.
+    ///
+    /// - Throws: ``ShareError/Code/forbidden`` for a protected file whose class key is locked
+    ///   (locked since ``FolderZip`` checked): the archive is cut short.
     private mutating func open(_ item: Item, into buffer: inout ByteBuffer) throws(ShareError) {
         let file: OpenFile
         let attributes: FileAttributes
@@ -128,17 +139,24 @@ struct FolderZipProducer: Sendable {
         } catch {
             throw .fileSystem(error, path: item.sharePath, doing: "open")
         }
-        do throws(SandboxError) {
-            attributes = try file.attributes()
+        let contents: FileContents
+        do throws(ShareError) {
+            do throws(SandboxError) {
+                attributes = try file.attributes()
+            } catch {
+                throw .fileSystem(error, path: item.sharePath, doing: "open")
+            }
+            contents = try FileContents.opened(
+                file, size: attributes.size, path: item.sharePath, dataProtection: dataProtection)
         } catch {
             closeQuietly(file)
-            throw .fileSystem(error, path: item.sharePath, doing: "open")
+            throw error
         }
         buffer.writeBytes(
             encoder.beginFile(
                 named: item.zipName, modified: dosTime(attributes.modificationDate),
-                permissions: UInt16(attributes.permissions.rawValue), expectedSize: UInt64(attributes.size)))
-        current = CurrentFile(file: file, sharePath: item.sharePath, limit: attributes.size)
+                permissions: UInt16(attributes.permissions.rawValue), expectedSize: UInt64(contents.length)))
+        current = CurrentFile(contents: contents, sharePath: item.sharePath, limit: contents.length)
     }
 
     /// Copies the current file's next bytes into `buffer`, up to ``chunkSize`` in all; at the end
@@ -149,7 +167,7 @@ struct FolderZipProducer: Sendable {
         var read = 0
         if wanted > 0 {
             do throws(ShareError) {
-                read = try FileBody.read(wanted, at: file.offset, of: file.file, into: &buffer, file.sharePath)
+                read = try file.contents.read(wanted, at: file.offset, into: &buffer, file.sharePath)
             } catch {
                 close()
                 throw error
@@ -160,7 +178,7 @@ struct FolderZipProducer: Sendable {
             file.offset += Int64(read)
         }
         if read < wanted || file.offset >= file.limit {
-            closeQuietly(file.file)
+            closeQuietly(file.contents.file)
             buffer.writeBytes(encoder.endFile(crc: file.crc.checksum, size: UInt64(file.offset)))
             current = nil
         } else {

@@ -1,0 +1,108 @@
+import NIOCore
+import Sandbox
+import SandboxStore
+
+/// What a shared file's contents are read through: the open file's own bytes, or — for a file
+/// Data Protection sealed (``/SandboxStore/ProtectedFileReader``) — its plaintext, decrypted a
+/// range of 64 KiB segments at a time from the descriptor that was opened, as the app reads it.
+/// GET, HEAD, the page's download and the folder ZIP all read through here, so a client gets back
+/// what it uploaded, never the ciphertext on disk.
+struct FileContents: Sendable {
+    /// The open file; the caller closes it.
+    let file: OpenFile
+    /// The reader of a protected file; `nil` for a plain one.
+    let reader: ProtectedFileReader?
+    /// The bytes the contents hold: the file's size, or a protected file's plaintext length.
+    let length: Int64
+
+    /// The plain contents of `file`, `size` bytes.
+    init(plain file: OpenFile, size: Int64) {
+        self.file = file
+        reader = nil
+        length = size
+    }
+
+    private init(file: OpenFile, reader: ProtectedFileReader) {
+        self.file = file
+        self.reader = reader
+        length = reader.contentLength
+    }
+
+    /// The contents of `file` (`size` bytes on disk), from a connection's event loop: a file too
+    /// small to be protected, or whose first bytes (read only when the page cache holds them) are
+    /// not a protected file's, is plain at once; otherwise its header is read and its key
+    /// unwrapped on the I/O engine.
+    ///
+    /// - Throws: ``ShareError/Code/forbidden`` while the file's class key is locked; as
+    ///   ``ShareError/dataProtection(_:path:doing:lockedMessage:)`` otherwise.
+    static func open(
+        _ file: OpenFile, size: Int64, path: SharePath, dataProtection: DataProtection?
+    ) async throws(ShareError) -> FileContents {
+        guard let dataProtection, size >= DataProtection.smallestProtectedFileSize else {
+            return FileContents(plain: file, size: size)
+        }
+        let magic = DataProtection.protectedFileMagic
+        var start = ByteBufferAllocator().buffer(capacity: magic.count)
+        if FileBody.readCached(magic.count, at: 0, of: file, into: &start),
+            !start.readableBytesView.elementsEqual(magic)
+        {
+            return FileContents(plain: file, size: size)
+        }
+        do {
+            return try await IOEngine.shared.run { () throws(ShareError) -> FileContents in
+                try opened(file, size: size, path: path, dataProtection: dataProtection)
+            }
+        } catch let error as ShareError {
+            throw error
+        } catch let error as SandboxError {
+            throw .fileSystem(error, path: path, doing: "open")  // the engine stopped, or the request was cancelled
+        } catch {
+            throw ShareError(.internalError, "Could not open '\(path)': \(error).", path: path.description)
+        }
+    }
+
+    /// The contents of `file` (`size` bytes on disk), read on the caller's thread (the I/O engine's).
+    ///
+    /// - Throws: as ``open(_:size:path:dataProtection:)``.
+    static func opened(
+        _ file: OpenFile, size: Int64, path: SharePath, dataProtection: DataProtection?
+    ) throws(ShareError) -> FileContents {
+        guard let dataProtection, size >= DataProtection.smallestProtectedFileSize else {
+            return FileContents(plain: file, size: size)
+        }
+        do throws(StoreError) {
+            guard let reader = try dataProtection.openReader(for: file, path: path.description) else {
+                return FileContents(plain: file, size: size)
+            }
+            return FileContents(file: file, reader: reader)
+        } catch {
+            throw .dataProtection(
+                error, path: path, doing: "read",
+                lockedMessage:
+                    "'\(path)' is protected and the device is locked: unlock it (`sandbox unlock`) and download it again; nothing was sent."
+            )
+        }
+    }
+
+    /// Reads up to `count` bytes of the contents at `offset` (on the caller's thread, one that may
+    /// block) straight into `buffer`'s writable bytes — decrypted for a protected file.
+    ///
+    /// - Returns: the bytes read: fewer than `count` only at the end of the contents.
+    /// - Throws: ``ShareError`` with the file system's failure, or a damaged protected file's.
+    func read(
+        _ count: Int, at offset: Int64, into buffer: inout ByteBuffer, _ path: SharePath
+    ) throws(ShareError)
+        -> Int
+    {
+        guard let reader else { return try FileBody.read(count, at: offset, of: file, into: &buffer, path) }
+        do throws(StoreError) {
+            let bytes = try reader.read(offset..<offset + Int64(count))
+            buffer.writeBytes(bytes)
+            return bytes.count
+        } catch {
+            throw .dataProtection(
+                error, path: path, doing: "read",
+                lockedMessage: "'\(path)' is protected and the device is locked: unlock it (`sandbox unlock`).")
+        }
+    }
+}
