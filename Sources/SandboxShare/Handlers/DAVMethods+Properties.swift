@@ -96,7 +96,7 @@ extension DAVMethods {
     private func propstats(
         for item: SharedItem, _ query: PropfindRequest, _ context: PropertyContext
     ) throws(ShareError) -> [Propstat] {
-        let snapshot = item.snapshot
+        let snapshot = snapshot(of: item, for: query)
         var context = context
         context.locks = locks.locks(covering: item.path)
         let dead = try properties.properties(at: item.path.containerPath)

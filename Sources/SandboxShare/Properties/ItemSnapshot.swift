@@ -5,11 +5,15 @@ package struct ItemSnapshot: Sendable, Equatable {
     package var path: SharePath
     package var attributes: FileAttributes
     package var isCollection: Bool
+    /// The length of a file's contents when it is not its size: a protected file's plaintext
+    /// length (Data Protection); `nil`: its size.
+    package var contentLength: Int64?
 
-    package init(path: SharePath, attributes: FileAttributes, isCollection: Bool) {
+    package init(path: SharePath, attributes: FileAttributes, isCollection: Bool, contentLength: Int64? = nil) {
         self.path = path
         self.attributes = attributes
         self.isCollection = isCollection
+        self.contentLength = contentLength
     }
 }
 

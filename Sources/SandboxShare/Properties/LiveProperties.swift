@@ -31,7 +31,7 @@ package enum LiveProperties {
         case "creationdate":
             return PropertyDates.creationDate(attributes.creationDate ?? attributes.modificationDate)
         case "displayname": return XMLText.escape(item.path.lastName ?? "")
-        case "getcontentlength": return item.isCollection ? nil : String(attributes.size)
+        case "getcontentlength": return item.isCollection ? nil : String(item.contentLength ?? attributes.size)
         case "getcontenttype":
             return item.isCollection ? nil : ContentType.forName(item.path.lastName ?? "")
         case "getetag": return item.isCollection ? nil : EntityTag.of(attributes)

@@ -32,7 +32,7 @@ extension WebPage {
         let items = try methods.children(of: path).map { item in
             ListedItem(
                 name: item.path.lastName ?? "", folder: item.isCollection,
-                size: item.isCollection ? 0 : item.attributes.size,
+                size: item.isCollection ? 0 : methods.contentLength(of: item),
                 modified: PropertyDates.creationDate(item.attributes.modificationDate))
         }
         return WebResponses.json(Listing(path: path.description, items: items))
