@@ -57,15 +57,19 @@ import Testing
     @Test func getServesThePlaintextAndRefusesWhileLocked() async throws {
         try await Self.withProtected { server in
             #expect(try await server.send("PUT", "/codes.txt", text: Self.secret).status == 201)
-            #expect(try await server.send("PUT", "/large.bin", body: Self.large).status == 201)
+            let upload = try await server.send("PUT", "/large.bin", body: Self.large)
+            #expect(upload.status == 201, "\(upload)")
             let sealed = try #require(Self.onDisk(server, "large.bin"))
-            #expect(sealed.count > Self.large.count && Array(sealed.prefix(6)) == Array("SBPROT".utf8))
+            // (Byte arrays are compared outside #expect, which would print a megabyte of them.)
+            let isSealed = sealed.count > Self.large.count && Array(sealed.prefix(6)) == Array("SBPROT".utf8)
+            #expect(isSealed, "large.bin is not sealed on disk")
 
             let small = try await server.send("GET", "/codes.txt")
             #expect(small.status == 200 && small.text == Self.secret, "\(small)")
             #expect(small.header("Content-Length") == String(Self.secret.utf8.count))
             let large = try await server.send("GET", "/large.bin")
-            #expect(large.status == 200 && large.body == Self.large, "\(large.status) \(large.body.count) bytes")
+            let whole = large.body == Self.large
+            #expect(large.status == 200 && whole, "\(large.status), \(large.body.count) bytes")
             #expect(large.header("Content-Length") == String(Self.large.count))
             let head = try await server.send("HEAD", "/large.bin")
             #expect(head.status == 200 && head.header("Content-Length") == String(Self.large.count), "\(head)")
@@ -76,7 +80,8 @@ import Testing
                 let part = try await server.send("GET", "/large.bin", headers: [("Range", "bytes=\(first)-\(last)")])
                 #expect(part.status == 206, "\(part.status)")
                 #expect(part.header("Content-Range") == "bytes \(first)-\(last)/\(Self.large.count)")
-                #expect(part.body == Array(Self.large[first...last]))
+                let same = part.body == Array(Self.large[first...last])
+                #expect(same, "bytes \(first)-\(last) differ")
             }
 
             let propfind = try await server.send(
@@ -93,7 +98,8 @@ import Testing
             }
             let refused = try await server.send("GET", "/large.bin", headers: [("Range", "bytes=0-99")])
             #expect(refused.status == 403 && refused.text.contains("sandbox unlock"), "\(refused)")
-            #expect(!Self.holds(refused.body, String(decoding: Self.large[0..<32], as: UTF8.self)))
+            let leaked = Self.holds(refused.body, String(decoding: Self.large[0..<32], as: UTF8.self))
+            #expect(!leaked)
             // The length is in the header, which needs no key: still known while locked.
             let locked = try await server.send(
                 "PROPFIND", "/large.bin", headers: [("Depth", "0")],
@@ -174,7 +180,8 @@ import Testing
             // A protected file keeps its class out of the folder, as on iOS, and reads back.
             let out = try await server.send("MOVE", "/Vault/a.txt", headers: [destination("/out.txt")])
             #expect(out.status == 201, "\(out)")
-            #expect(Self.onDisk(server, "out.txt") == copied)
+            let kept = Self.onDisk(server, "out.txt") == copied
+            #expect(kept, "out.txt is not the sealed file moved")
             #expect(try await server.send("GET", "/out.txt").text == Self.secret)
 
             try await Self.lock(server)

@@ -32,7 +32,8 @@ extension FolderZip {
         } catch let error as ShareError {
             throw error
         } catch let error as SandboxError {
-            throw .fileSystem(error, path: folder, doing: "archive")  // the engine stopped, or the request was cancelled
+            // The engine stopped, or the request was cancelled.
+            throw .fileSystem(error, path: folder, doing: "archive")
         } catch {
             throw ShareError(.internalError, "Could not archive '\(folder)': \(error).", path: folder.description)
         }
