@@ -159,7 +159,7 @@ let package = Package(
         .target(
             name: "SandboxDaemon",
             dependencies: [
-                "Sandbox",
+                "Sandbox", "CSandboxShims",
                 "SandboxTransfer",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),

@@ -148,3 +148,7 @@ int csb_syncfs(int fd) { return syncfs(fd); }
 void csb_limit_malloc_arenas(int arenas) {
     mallopt(M_ARENA_MAX, arenas);
 }
+
+#include <malloc.h>
+
+int csb_trim_heap(void) { return malloc_trim(0); }

@@ -1,3 +1,4 @@
+import CSandboxShims
 import Foundation
 import Glibc
 import Logging
@@ -62,8 +63,10 @@ public struct DaemonServer: Service {
         await daemon.resumeAll()
         let idleWatch = Task {
             var lastExpiry = ContinuousClock.now - .seconds(3600)
+            var heap = HeapTrimPolicy()
             while !Task.isCancelled {
                 try? await Task.sleep(for: .milliseconds(100))  // cancelled: the loop ends
+                if heap.observe(openConnections: gate.openCount) { _ = csb_trim_heap() }
                 if ContinuousClock.now - lastExpiry > .seconds(600) {
                     lastExpiry = .now
                     await daemon.expireOldEvents()

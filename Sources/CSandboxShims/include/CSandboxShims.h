@@ -208,4 +208,7 @@ int csb_probe_private_mounts(int directory_fd, int *failed_step);
 /// Whether the kernel has `PR_SET_MDWE` (Linux 6.3).
 int csb_mdwe_supported(void);
 
+/// Returns the heap's free memory to the system (glibc's `malloc_trim(0)`); 1 when some was.
+int csb_trim_heap(void);
+
 #endif

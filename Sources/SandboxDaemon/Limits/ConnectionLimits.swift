@@ -35,15 +35,20 @@ public struct ConnectionLimits: Sendable, Equatable {
     /// (`RequestWindow`).
     public var requestWindow: Int
 
-    /// The limits of a daemon that serves one user's apps: 256 connections, 64 a process, 5 s for
-    /// the hello, an 8 KiB hello (a home path of `PATH_MAX` fits), 2 MiB of frames in flight
-    /// beyond 8 KiB a connection (a frame's buffer may take up to twice its bytes), 4 MiB of
-    /// answers queued beyond 8 KiB a connection and at most 4 MiB for one client, 32 requests in
-    /// the works.
+    /// The limits of a daemon that serves one user's apps: 128 connections, 64 a process, 5 s for
+    /// the hello, an 8 KiB hello (a home path of `PATH_MAX` fits), 1 MiB of frames in flight
+    /// beyond 8 KiB a connection (a frame's buffer may take up to twice its bytes), 2 MiB of
+    /// answers queued beyond 8 KiB a connection and at most 2 MiB for one client (a largest
+    /// answer, 1 MiB, and what follows it), 32 requests in the works.
+    ///
+    /// An open connection costs the daemon ~20 KiB before it holds a byte (its channel, task and
+    /// streams), so the connection cap and the budgets together keep a flood of hostile clients
+    /// under ~15 MiB (measured in BENCHMARKS.md); an app needs one connection per background
+    /// session.
     public static let standard = ConnectionLimits(
-        maximumConnections: 256, maximumConnectionsPerProcess: 64, helloTimeout: .seconds(5),
-        helloFrameMaximum: 8 << 10, receiveBudget: 2 << 20, outboxAllowance: 8 << 10, outboxMaximum: 4 << 20,
-        outboxBudget: 4 << 20, requestWindow: 32)
+        maximumConnections: 128, maximumConnectionsPerProcess: 64, helloTimeout: .seconds(5),
+        helloFrameMaximum: 8 << 10, receiveBudget: 1 << 20, outboxAllowance: 8 << 10, outboxMaximum: 2 << 20,
+        outboxBudget: 2 << 20, requestWindow: 32)
 
     /// The bytes one connection may hold of frames being received: one whole frame (the frame
     /// decoder refuses a longer one as soon as its length arrives).
