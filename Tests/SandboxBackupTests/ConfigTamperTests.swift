@@ -47,7 +47,7 @@ import Testing
             let report = try Checker.check(repository, readingData: false)
             #expect(!report.isHealthy)
             #expect(report.problems.contains { $0.contains("chunking.averageSize is 1073741824") }, "\(report.problems)")
-            let error = failure { () throws(SandboxError) in _ = try fixture.repository() }
+            let error = failure { () throws(SandboxError) in _ = try ConfigTampering.openForBackup(fixture.repositoryPath) }
             #expect(error?.code == .repositoryDamaged)
             #expect(error?.message.contains("chunking.averageSize is 1073741824, outside the legal 4096…16777216") == true)
         }
@@ -63,7 +63,7 @@ import Testing
             let report = try Checker.check(repository, readingData: false)
             #expect(report.problems.contains { $0.contains("do not match its authentication") }, "\(report.problems)")
             let error = failure { () throws(SandboxError) in
-                _ = try Backup.run(apps: [BackupFixture.app], from: fixture.home, to: try fixture.repository(password: "right"))
+                _ = try Backup.run(apps: [BackupFixture.app], from: fixture.home, to: try ConfigTampering.openForBackup(fixture.repositoryPath, password: "right"))
             }
             #expect(error?.code == .repositoryDamaged)
             #expect(error?.message.contains("someone without the password changed them") == true, "\(String(describing: error))")
@@ -83,15 +83,14 @@ import Testing
             let before = try ConfigTampering.inventory(fixture.repositoryPath)
             let report = try Checker.check(repository, readingData: false)
             #expect(report.problems.contains { $0.contains("its authentication was removed") }, "\(report.problems)")
-            for open in [
-                { () throws(SandboxError) in _ = try fixture.repository(password: "right") },  // backup's open
-                { () throws(SandboxError) in
-                    _ = try Repository.open(
-                        try LocalRepositoryStorage(openingDirectoryAt: fixture.repositoryPath),
-                        password: Array("right".utf8))
+            let storage = try LocalRepositoryStorage(openingDirectoryAt: fixture.repositoryPath)
+            let errors = [
+                failure { () throws(SandboxError) in  // backup's open
+                    _ = try ConfigTampering.openForBackup(fixture.repositoryPath, password: "right")
                 },
-            ] {
-                let error = failure(of: open)
+                failure { () throws(SandboxError) in _ = try Repository.open(storage, password: Array("right".utf8)) },
+            ]
+            for error in errors {
                 #expect(error?.code == .repositoryDamaged)
                 #expect(error?.message.contains("its authentication was removed") == true, "\(String(describing: error))")
             }
@@ -109,7 +108,7 @@ import Testing
             }
             let before = try ConfigTampering.inventory(fixture.repositoryPath)
             let error = failure { () throws(SandboxError) in
-                _ = try Backup.run(apps: [BackupFixture.app], from: fixture.home, to: try fixture.repository())
+                _ = try Backup.run(apps: [BackupFixture.app], from: fixture.home, to: try ConfigTampering.openForBackup(fixture.repositoryPath))
             }
             #expect(error?.code == .repositoryDamaged)
             #expect(error?.message.contains("encrypted is false, but the repository holds the key file") == true)
@@ -124,9 +123,11 @@ import Testing
         (1 << 22, 32, 16),  // 16 GiB, 4,096 times the standard's work
     ])
     func hostileKeyDerivationsAreRefusedAtOnce(rounds: Int, blockSize: Int, parallelism: Int) throws {
-        let derivation = PasswordKeyDerivation(
-            algorithm: "scrypt", rounds: rounds, blockSize: blockSize, parallelism: parallelism,
-            salt: Data(repeating: 7, count: 32))
+        let json = """
+            {"algorithm": "scrypt", "rounds": \(rounds), "blockSize": \(blockSize), "parallelism": \(parallelism),
+             "salt": "\(Data(repeating: 7, count: 32).base64EncodedString())"}
+            """
+        let derivation = try JSONDecoder().decode(PasswordKeyDerivation.self, from: Data(json.utf8))
         let start = ContinuousClock.now
         #expect(throws: SandboxError.self) { _ = try derivation.deriveKey(from: Array("right".utf8)) }
         let elapsed = ContinuousClock.now - start

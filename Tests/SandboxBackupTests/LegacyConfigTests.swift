@@ -123,7 +123,7 @@ import Testing
                 default: config[field] = String(repeating: "0", count: 64)
                 }
             }
-            let error = failure { () throws(SandboxError) in _ = try fixture.repository() }
+            let error = failure { () throws(SandboxError) in _ = try ConfigTampering.openForBackup(fixture.repositoryPath) }
             #expect(error?.code == .repositoryDamaged)
             #expect(error?.message.contains(message) == true, "\(String(describing: error))")
             #expect(error?.message.contains("Put back the 'config' from a copy") == true)
@@ -134,7 +134,7 @@ import Testing
         try await BackupFixture.with { fixture in
             _ = try fixture.repository()
             try ConfigTampering.edit(fixture.repositoryPath) { $0["version"] = 3 }
-            let error = failure { () throws(SandboxError) in _ = try fixture.repository() }
+            let error = failure { () throws(SandboxError) in _ = try ConfigTampering.openForBackup(fixture.repositoryPath) }
             #expect(error?.code == .notARepository)
         }
     }

@@ -1,5 +1,7 @@
 import Foundation
 import Glibc
+import SandboxBackup
+import SandboxCore
 import SandboxTesting
 
 /// Changes a repository's objects as someone with write access to the storage (and no password)
@@ -24,7 +26,7 @@ enum ConfigTampering {
         }
     }
 
-    /// Every file of the repository (lock files too) with its size, modification time and a
+    /// Every file of the repository (lock files too) with its mode, size, modification time and a
     /// digest of its contents: equal inventories mean nothing was written.
     static func inventory(_ repository: String) throws -> [String: String] {
         var result: [String: String] = [:]
@@ -32,13 +34,22 @@ enum ConfigTampering {
             var info = stat()
             let path = repository + "/" + relative
             guard lstat(path, &info) == 0 else { throw TestFailure("lstat \(path)") }
-            var line = "mode=\(String(info.st_mode, radix: 8)) size=\(info.st_size) mtime=\(info.st_mtim.tv_sec).\(info.st_mtim.tv_nsec)"
-            if info.st_mode & S_IFMT == S_IFREG {
-                line += " hash=\(try Data(contentsOf: URL(fileURLWithPath: path)).hashValue)"
+            // A folder's time moves with a check's shared lock, written and removed in `locks/`.
+            guard info.st_mode & S_IFMT != S_IFDIR else {
+                result[relative] = "folder"
+                continue
             }
-            result[relative] = line
+            let contents = try Data(contentsOf: URL(fileURLWithPath: path)).hashValue
+            result[relative] =
+                "mode=\(String(info.st_mode, radix: 8)) size=\(info.st_size) mtime=\(info.st_mtim.tv_sec).\(info.st_mtim.tv_nsec) contents=\(contents)"
         }
         return result
+    }
+
+    /// Opens the repository at `path` as `sandbox backup` does (``Repository/openOrCreate(_:password:chunking:)``).
+    static func openForBackup(_ path: String, password: String? = nil) throws(SandboxError) -> Repository {
+        try Repository.openOrCreate(
+            try LocalRepositoryStorage(openingDirectoryAt: path), password: password.map { Array($0.utf8) })
     }
 
     /// The names in the repository's `keys/`.
