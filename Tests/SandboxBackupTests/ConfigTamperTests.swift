@@ -46,10 +46,14 @@ import Testing
             try ConfigTampering.setChunking(fixture.repositoryPath, "averageSize", to: 1 << 30)
             let report = try Checker.check(repository, readingData: false)
             #expect(!report.isHealthy)
-            #expect(report.problems.contains { $0.contains("chunking.averageSize is 1073741824") }, "\(report.problems)")
-            let error = failure { () throws(SandboxError) in _ = try ConfigTampering.openForBackup(fixture.repositoryPath) }
+            #expect(
+                report.problems.contains { $0.contains("chunking.averageSize is 1073741824") }, "\(report.problems)")
+            let error = failure { () throws(SandboxError) in
+                _ = try ConfigTampering.openForBackup(fixture.repositoryPath)
+            }
             #expect(error?.code == .repositoryDamaged)
-            #expect(error?.message.contains("chunking.averageSize is 1073741824, outside the legal 4096…16777216") == true)
+            #expect(
+                error?.message.contains("chunking.averageSize is 1073741824, outside the legal 4096…16777216") == true)
         }
     }
 
@@ -63,10 +67,14 @@ import Testing
             let report = try Checker.check(repository, readingData: false)
             #expect(report.problems.contains { $0.contains("do not match its authentication") }, "\(report.problems)")
             let error = failure { () throws(SandboxError) in
-                _ = try Backup.run(apps: [BackupFixture.app], from: fixture.home, to: try ConfigTampering.openForBackup(fixture.repositoryPath, password: "right"))
+                _ = try Backup.run(
+                    apps: [BackupFixture.app], from: fixture.home,
+                    to: try ConfigTampering.openForBackup(fixture.repositoryPath, password: "right"))
             }
             #expect(error?.code == .repositoryDamaged)
-            #expect(error?.message.contains("someone without the password changed them") == true, "\(String(describing: error))")
+            #expect(
+                error?.message.contains("someone without the password changed them") == true,
+                "\(String(describing: error))")
             #expect(try ConfigTampering.inventory(fixture.repositoryPath) == before)
         }
     }
@@ -92,7 +100,8 @@ import Testing
             ]
             for error in errors {
                 #expect(error?.code == .repositoryDamaged)
-                #expect(error?.message.contains("its authentication was removed") == true, "\(String(describing: error))")
+                #expect(
+                    error?.message.contains("its authentication was removed") == true, "\(String(describing: error))")
             }
             #expect(try ConfigTampering.inventory(fixture.repositoryPath) == before)
         }
@@ -108,7 +117,9 @@ import Testing
             }
             let before = try ConfigTampering.inventory(fixture.repositoryPath)
             let error = failure { () throws(SandboxError) in
-                _ = try Backup.run(apps: [BackupFixture.app], from: fixture.home, to: try ConfigTampering.openForBackup(fixture.repositoryPath))
+                _ = try Backup.run(
+                    apps: [BackupFixture.app], from: fixture.home,
+                    to: try ConfigTampering.openForBackup(fixture.repositoryPath))
             }
             #expect(error?.code == .repositoryDamaged)
             #expect(error?.message.contains("encrypted is false, but the repository holds the key file") == true)
@@ -158,9 +169,13 @@ import Testing
             print("opening beside a hostile key file took \(ContinuousClock.now - start)")
 
             #expect(unlink(keys + real[0]) == 0)
+            let alone = ContinuousClock.now
             let error = failure { () throws(SandboxError) in
                 _ = try Repository.open(storage, password: Array("right".utf8))
             }
+            let elapsed = ContinuousClock.now - alone
+            print("refusing the hostile key file alone took \(elapsed)")
+            #expect(elapsed < .seconds(5))  // no derivation at all; it took 20 s before the bound
             #expect(error?.code == .wrongPassword)
             #expect(error?.message.contains("'keys/\(hostile)'") == true, "\(String(describing: error))")
             #expect(error?.message.contains("N=65536, r=8, p=16") == true)
@@ -191,7 +206,8 @@ import Testing
             }
             print("refusing 20 key files took \(ContinuousClock.now - start)")
             #expect(error?.code == .wrongPassword)
-            #expect(error?.message.contains("of the 20 key derivations were tried") == true, "\(String(describing: error))")
+            #expect(
+                error?.message.contains("of the 20 key derivations were tried") == true, "\(String(describing: error))")
         }
     }
 }

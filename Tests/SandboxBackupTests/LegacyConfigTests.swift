@@ -80,7 +80,8 @@ import Testing
                     _ = try Repository.open(storage, password: Self.password, upgrading: upgrading)
                 }
                 #expect(error?.code == .repositoryDamaged)
-                #expect(error?.message.contains("its authentication was removed") == true, "\(String(describing: error))")
+                #expect(
+                    error?.message.contains("its authentication was removed") == true, "\(String(describing: error))")
             }
             #expect(try ConfigTampering.inventory(fixture.repositoryPath) == before)
         }
@@ -123,7 +124,9 @@ import Testing
                 default: config[field] = String(repeating: "0", count: 64)
                 }
             }
-            let error = failure { () throws(SandboxError) in _ = try ConfigTampering.openForBackup(fixture.repositoryPath) }
+            let error = failure { () throws(SandboxError) in
+                _ = try ConfigTampering.openForBackup(fixture.repositoryPath)
+            }
             #expect(error?.code == .repositoryDamaged)
             #expect(error?.message.contains(message) == true, "\(String(describing: error))")
             #expect(error?.message.contains("Put back the 'config' from a copy") == true)
@@ -134,7 +137,9 @@ import Testing
         try await BackupFixture.with { fixture in
             _ = try fixture.repository()
             try ConfigTampering.edit(fixture.repositoryPath) { $0["version"] = 3 }
-            let error = failure { () throws(SandboxError) in _ = try ConfigTampering.openForBackup(fixture.repositoryPath) }
+            let error = failure { () throws(SandboxError) in
+                _ = try ConfigTampering.openForBackup(fixture.repositoryPath)
+            }
             #expect(error?.code == .notARepository)
         }
     }
@@ -153,7 +158,9 @@ import Testing
         ] {
             var parameters = bad
             change(&parameters)
-            #expect(parameters.violation?.contains("chunking." + field) == true, "\(String(describing: parameters.violation))")
+            #expect(
+                parameters.violation?.contains("chunking." + field) == true,
+                "\(String(describing: parameters.violation))")
         }
     }
 }

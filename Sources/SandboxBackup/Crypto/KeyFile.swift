@@ -25,7 +25,9 @@ struct KeyFile: Codable {
     /// A key file sealing `payload` under `key`, which `derivation` gives.
     ///
     /// - Throws: ``SandboxCore/SandboxError/Code/unknown`` when AES-GCM fails.
-    static func sealing(_ payload: [UInt8], under key: SymmetricKey, derivation: PasswordKeyDerivation)
+    static func sealing(
+        _ payload: [UInt8], under key: SymmetricKey, derivation: PasswordKeyDerivation
+    )
         throws(SandboxError) -> KeyFile
     {
         do {

@@ -30,7 +30,8 @@ extension Repository {
         }
         guard bytes.count <= RepositoryConfig.maximumSize else {
             throw RepositoryConfig.unusable(
-                storage.location, "it is \(bytes.count) bytes, more than the \(RepositoryConfig.maximumSize) a config has")
+                storage.location,
+                "it is \(bytes.count) bytes, more than the \(RepositoryConfig.maximumSize) a config has")
         }
         let config: RepositoryConfig
         do {
@@ -50,7 +51,9 @@ extension Repository {
     /// - Returns: ``ConfigAuthentication/authenticated`` or ``ConfigAuthentication/legacy``.
     /// - Throws: ``SandboxCore/SandboxError/Code/repositoryDamaged`` when the authentication does not
     ///   match the fields, or is missing where the key file promises it.
-    static func verify(_ config: RepositoryConfig, cipher: RepositoryCipher, keyPromise: Bool, location: String)
+    static func verify(
+        _ config: RepositoryConfig, cipher: RepositoryCipher, keyPromise: Bool, location: String
+    )
         throws(SandboxError) -> ConfigAuthentication
     {
         if let stored = config.authentication {
@@ -118,7 +121,8 @@ extension Repository {
             let stored = try Self.readConfig(storage)
             guard stored.encrypted == config.encrypted else {
                 throw RepositoryConfig.unusable(
-                    storage.location, "encrypted is \(stored.encrypted), where the repository was opened as \(config.encrypted)")
+                    storage.location,
+                    "encrypted is \(stored.encrypted), where the repository was opened as \(config.encrypted)")
             }
             if stored.encrypted {
                 _ = try Self.verify(
@@ -127,7 +131,7 @@ extension Repository {
                 try Self.requireNoKeyFiles(storage)
             }
             return nil
-        } catch where error.code == .repositoryDamaged || error.code == .notARepository {
+        } catch  where error.code == .repositoryDamaged || error.code == .notARepository {
             return error.message
         }
     }

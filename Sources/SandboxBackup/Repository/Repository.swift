@@ -52,7 +52,9 @@ public final class Repository: Sendable {
 
     /// Opens the repository; with `upgrading`, authenticates a legacy encrypted config (see
     /// ``ConfigAuthentication/legacy``).
-    static func open(_ storage: any RepositoryStorage, password: [UInt8]?, upgrading: Bool) throws(SandboxError)
+    static func open(
+        _ storage: any RepositoryStorage, password: [UInt8]?, upgrading: Bool
+    ) throws(SandboxError)
         -> Repository
     {
         let config = try readConfig(storage)

@@ -24,7 +24,7 @@ public struct RepositoryConfig: Sendable, Hashable, Codable {
     public var chunking: ChunkingParameters
     /// Whether every object is sealed with AES-GCM under a password's key.
     public var encrypted: Bool
-    /// HMAC-SHA256 of ``canonicalBytes`` under a key derived from the master key, in hex: present
+    /// HMAC-SHA256 of the other fields under a key derived from the master key, in hex: present
     /// exactly in encrypted repositories of format 2.
     public var authentication: String?
 

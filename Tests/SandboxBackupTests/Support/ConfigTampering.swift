@@ -10,7 +10,9 @@ enum ConfigTampering {
     /// Rewrites the repository's `config` JSON with `change` applied to it.
     static func edit(_ repository: String, _ change: (inout [String: Any]) -> Void) throws {
         let path = repository + "/config"
-        guard var object = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path))) as? [String: Any]
+        guard
+            var object = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path)))
+                as? [String: Any]
         else { throw TestFailure("the config is not a JSON object") }
         change(&object)
         let bytes = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
