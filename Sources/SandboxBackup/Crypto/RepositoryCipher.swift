@@ -8,23 +8,34 @@ import SandboxCore
 /// - Encrypted: every blob, tree, manifest, index and snapshot is sealed with AES-256-GCM under the
 ///   repository's master key (a random 96-bit nonce each; `nonce ‖ ciphertext ‖ tag`), and a blob
 ///   is named by HMAC-SHA256 of its plaintext under a second key, so names reveal nothing of the
-///   contents (restic's choice too).
+///   contents (restic's choice too). The `config`, which must stay readable without the password,
+///   is authenticated by HMAC-SHA256 under a third key, derived from the master key by HKDF.
 public struct RepositoryCipher: Sendable {
     let encryptionKey: SymmetricKey?
     let namingKey: SymmetricKey?
+    let configKey: SymmetricKey?
 
     /// The cipher of an unencrypted repository.
-    public static let plain = RepositoryCipher(encryptionKey: nil, namingKey: nil)
+    public static let plain = RepositoryCipher(encryptionKey: nil, namingKey: nil, configKey: nil)
 
     /// The cipher of the master key `master` (64 bytes: encryption key, then naming key).
     init(master: [UInt8]) {
         encryptionKey = SymmetricKey(data: master[0..<32])
         namingKey = SymmetricKey(data: master[32..<64])
+        configKey = HKDF<SHA256>.deriveKey(
+            inputKeyMaterial: SymmetricKey(data: master[0..<64]), info: Array("sandbox-backup config".utf8),
+            outputByteCount: 32)
     }
 
-    private init(encryptionKey: SymmetricKey?, namingKey: SymmetricKey?) {
+    private init(encryptionKey: SymmetricKey?, namingKey: SymmetricKey?, configKey: SymmetricKey?) {
         self.encryptionKey = encryptionKey
         self.namingKey = namingKey
+        self.configKey = configKey
+    }
+
+    /// The ``RepositoryConfig/authentication`` of `config` (its other fields), or `nil` unencrypted.
+    func authentication(of config: RepositoryConfig) -> String? {
+        configKey.map { Hex.string(HMAC<SHA256>.authenticationCode(for: config.canonicalBytes, using: $0)) }
     }
 
     public var isEncrypted: Bool { encryptionKey != nil }

@@ -12,48 +12,52 @@ import SandboxStore
 public final class Repository: Sendable {
     public let storage: any RepositoryStorage
     public let config: RepositoryConfig
+    /// How ``config`` is vouched for.
+    public let configAuthentication: ConfigAuthentication
     let cipher: RepositoryCipher
+    /// Whether the key file the password opened promises an authenticated config.
+    let keyPromisesAuthenticatedConfig: Bool
 
-    private init(storage: any RepositoryStorage, config: RepositoryConfig, cipher: RepositoryCipher) {
+    private init(
+        storage: any RepositoryStorage, config: RepositoryConfig, configAuthentication: ConfigAuthentication,
+        cipher: RepositoryCipher, keyPromisesAuthenticatedConfig: Bool
+    ) {
         self.storage = storage
         self.config = config
+        self.configAuthentication = configAuthentication
         self.cipher = cipher
+        self.keyPromisesAuthenticatedConfig = keyPromisesAuthenticatedConfig
     }
 
     // MARK: Opening
 
-    /// Opens the repository in `storage`.
+    /// Opens the repository in `storage`, checking every field of its `config` and, when
+    /// encrypted, its authentication under the master key. Writes nothing: an encrypted repository
+    /// an older version wrote opens with ``ConfigAuthentication/legacy`` (``Checker`` warns), and
+    /// ``openOrCreate(_:password:chunking:)`` authenticates it.
     ///
     /// - Parameters:
     ///   - storage: where the repository's objects are kept.
     ///   - password: the password of an encrypted repository; `nil` for an unencrypted one.
-    /// - Throws: ``SandboxCore/SandboxError/Code/notARepository`` when there is no `config` (or one
-    ///   of a newer format); ``SandboxCore/SandboxError/Code/wrongPassword`` for a wrong password,
-    ///   a missing one (encrypted repository) or one given to an unencrypted repository.
+    /// - Throws: ``SandboxCore/SandboxError/Code/notARepository`` when there is no `config`, one that
+    ///   does not decode, or one of a newer format; ``SandboxCore/SandboxError/Code/repositoryDamaged``
+    ///   naming the field, its value and the legal range for a config backup or restore cannot use,
+    ///   or one changed without the key (its authentication does not match, was removed, or an
+    ///   unencrypted config sits beside key files); ``SandboxCore/SandboxError/Code/wrongPassword``
+    ///   for a wrong password, a missing one (encrypted repository) or one given to an unencrypted
+    ///   repository.
     public static func open(_ storage: any RepositoryStorage, password: [UInt8]?) throws(SandboxError) -> Repository {
-        let bytes: [UInt8]
-        do {
-            bytes = try storage.get(.config)
-        } catch  where error.code == .notFound {
-            throw SandboxError(
-                .notARepository,
-                "'\(storage.location)' is not a backup repository (it has no 'config'). Give the directory a backup wrote to, or run `sandbox backup` to make one.",
-                path: storage.location)
-        }
-        let config: RepositoryConfig
-        do {
-            config = try RepositoryJSON.decode(RepositoryConfig.self, from: bytes, name: "config")
-        } catch {
-            throw SandboxError(
-                .notARepository, "The repository's 'config' in '\(storage.location)' is damaged: \(error.detail).",
-                path: storage.location)
-        }
-        guard config.version == RepositoryConfig.currentVersion else {
-            throw SandboxError(
-                .notARepository,
-                "The repository '\(storage.location)' has format version \(config.version); this program reads version \(RepositoryConfig.currentVersion).",
-                path: storage.location)
-        }
+        try open(storage, password: password, upgrading: false)
+    }
+
+    /// Opens the repository; with `upgrading`, authenticates a legacy encrypted config (see
+    /// ``ConfigAuthentication/legacy``).
+    static func open(
+        _ storage: any RepositoryStorage, password: [UInt8]?, upgrading: Bool
+    ) throws(SandboxError)
+        -> Repository
+    {
+        let config = try readConfig(storage)
         guard config.encrypted else {
             if password != nil {
                 throw SandboxError(
@@ -61,7 +65,10 @@ public final class Repository: Sendable {
                     "The repository '\(storage.location)' is not encrypted, so it takes no password: leave out --password-file.",
                     path: storage.location)
             }
-            return Repository(storage: storage, config: config, cipher: .plain)
+            try requireNoKeyFiles(storage)
+            return Repository(
+                storage: storage, config: config, configAuthentication: .none, cipher: .plain,
+                keyPromisesAuthenticatedConfig: false)
         }
         guard let password else {
             throw SandboxError(
@@ -69,62 +76,50 @@ public final class Repository: Sendable {
                 "The repository '\(storage.location)' is encrypted: give its password with --password-file FILE.",
                 path: storage.location)
         }
-        for name in try storage.list(.key) {
-            let keyFile: KeyFile
-            do {
-                keyFile = try RepositoryJSON.decode(KeyFile.self, from: try storage.get(name), name: name.description)
-            } catch {
-                continue  // a damaged key file: another may open
-            }
-            let key = try keyFile.derivation.deriveKey(from: password)
-            guard let box = try? AES.GCM.SealedBox(combined: keyFile.sealedMasterKey),
-                let master = try? AES.GCM.open(box, using: key), master.count == 64
-            else { continue }  // not this password's key file
-            return Repository(storage: storage, config: config, cipher: RepositoryCipher(master: Array(master)))
+        let unlocked = try UnlockedKey.unlock(storage, password: password)
+        let cipher = RepositoryCipher(master: unlocked.master)
+        var authentication = try verify(
+            config, cipher: cipher, keyPromise: unlocked.promisesAuthenticatedConfig, location: storage.location)
+        var current = config
+        if upgrading, authentication == .legacy || !unlocked.legacyFiles.isEmpty {
+            current = try upgrade(config, cipher: cipher, unlocked: unlocked, in: storage)
+            authentication = .authenticated
         }
-        throw SandboxError(
-            .wrongPassword,
-            "The password does not open the repository '\(storage.location)'. Check the password file (a trailing newline is ignored).",
-            path: storage.location)
+        return Repository(
+            storage: storage, config: current, configAuthentication: authentication, cipher: cipher,
+            keyPromisesAuthenticatedConfig: unlocked.promisesAuthenticatedConfig || upgrading)
     }
 
-    /// Opens the repository in `storage`, making a new one first when it has no `config`.
+    /// Opens the repository in `storage`, making a new one first when it has no `config`. An
+    /// encrypted repository an older version wrote is authenticated here (its `config` rewritten
+    /// as format 2 with ``RepositoryConfig/authentication``, its key file replaced by one that
+    /// promises it), so ``ConfigAuthentication/legacy`` never reaches a backup.
     ///
-    /// - Throws: as ``open(_:password:)``.
+    /// - Throws: as ``open(_:password:)``, and the storage's errors writing the upgrade.
     public static func openOrCreate(
         _ storage: any RepositoryStorage, password: [UInt8]?, chunking: ChunkingParameters = .standard
     ) throws(SandboxError) -> Repository {
-        if try storage.size(of: .config) != nil { return try open(storage, password: password) }
+        if try storage.size(of: .config) != nil { return try open(storage, password: password, upgrading: true) }
         var master: [UInt8] = []
+        var generator = SystemRandomNumberGenerator()
         if let password {
-            var generator = SystemRandomNumberGenerator()
             master = (0..<64).map { _ in UInt8.random(in: 0...255, using: &generator) }
             let derivation = PasswordKeyDerivation.standard()
             let key = try derivation.deriveKey(from: password)
-            let sealed: Data
-            do {
-                guard let combined = try AES.GCM.seal(master, using: key).combined else {
-                    throw SandboxError(.unknown, "AES-GCM gave no combined output.")
-                }
-                sealed = combined
-            } catch let error as SandboxError {
-                throw error
-            } catch {
-                throw SandboxError(.unknown, "Sealing the master key failed: \(error).")
-            }
-            let keyBytes = RepositoryJSON.encode(KeyFile(derivation: derivation, sealedMasterKey: sealed))
-            _ = try storage.putIfAbsent(keyBytes, as: ObjectName(.key, Hex.string(SHA256.hash(data: keyBytes))))
+            _ = try KeyFile.sealing(master + [KeyFile.promise], under: key, derivation: derivation).store(in: storage)
         }
-        var generator = SystemRandomNumberGenerator()
+        let cipher = password == nil ? RepositoryCipher.plain : RepositoryCipher(master: master)
         let id = Hex.string((0..<32).map { _ in UInt8.random(in: 0...255, using: &generator) })
-        let config = RepositoryConfig(
+        var config = RepositoryConfig(
             version: RepositoryConfig.currentVersion, id: id, chunking: chunking, encrypted: password != nil)
+        config.authentication = cipher.authentication(of: config)
         // Two processes creating one repository at once: the first config wins, the other opens it.
         if try !storage.putIfAbsent(RepositoryJSON.encode(config), as: .config) {
-            return try open(storage, password: password)
+            return try open(storage, password: password, upgrading: true)
         }
         return Repository(
-            storage: storage, config: config, cipher: password == nil ? .plain : RepositoryCipher(master: master))
+            storage: storage, config: config, configAuthentication: password == nil ? .none : .authenticated,
+            cipher: cipher, keyPromisesAuthenticatedConfig: password != nil)
     }
 
     // MARK: Blobs

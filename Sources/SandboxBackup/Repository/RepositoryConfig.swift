@@ -1,10 +1,21 @@
 import Foundation
+import SandboxCore
 import SandboxStore
 
 /// The repository's `config` object: readable without a password, holding no secret.
+///
+/// Every field is checked whenever it is read (``validate(in:)``); in an encrypted repository of
+/// format 2 the fields are authenticated under the master key (``authentication``), so that someone
+/// with write access to the storage but not the password cannot change them unnoticed.
 public struct RepositoryConfig: Sendable, Hashable, Codable {
-    /// The format version this module writes and reads.
-    public static let currentVersion = 1
+    /// The format version this module writes: 2, where an encrypted repository's config carries
+    /// ``authentication``.
+    public static let currentVersion = 2
+    /// The format versions this module reads: 1 (no ``authentication``; an encrypted one is
+    /// authenticated by the next backup) and 2.
+    public static let readableVersions = 1...2
+    /// The largest `config` read: a few hundred bytes in practice.
+    static let maximumSize = 4096
 
     public var version: Int
     /// A random id, 64 hex digits.
@@ -13,13 +24,56 @@ public struct RepositoryConfig: Sendable, Hashable, Codable {
     public var chunking: ChunkingParameters
     /// Whether every object is sealed with AES-GCM under a password's key.
     public var encrypted: Bool
-}
+    /// HMAC-SHA256 of the other fields under a key derived from the master key, in hex: present
+    /// exactly in encrypted repositories of format 2.
+    public var authentication: String?
 
-/// A `keys/<id>` object: the master key sealed under the key a password derives.
-struct KeyFile: Codable {
-    var derivation: PasswordKeyDerivation
-    /// AES-GCM (`nonce ‖ ciphertext ‖ tag`) of the 64-byte master key.
-    var sealedMasterKey: Data
+    /// The bytes ``authentication`` covers: every other field, in a fixed text form (not the JSON,
+    /// whose spelling an encoder may change).
+    var canonicalBytes: [UInt8] {
+        let sizes = "\(chunking.minimumSize) \(chunking.averageSize) \(chunking.maximumSize)"
+        return Array(
+            "sandbox-backup config\nversion \(version)\nid \(id)\nencrypted \(encrypted)\nchunking \(sizes)\n".utf8)
+    }
+
+    /// Checks every field against what backup and restore can use.
+    ///
+    /// - Parameter location: the repository, for messages.
+    /// - Throws: ``SandboxCore/SandboxError/Code/notARepository`` for a newer format version;
+    ///   ``SandboxCore/SandboxError/Code/repositoryDamaged`` naming the field, its value and the
+    ///   legal range for anything else out of range.
+    public func validate(in location: String) throws(SandboxError) {
+        guard version <= Self.readableVersions.upperBound else {
+            throw SandboxError(
+                .notARepository,
+                "The repository '\(location)' has format version \(version); this program reads versions \(Self.readableVersions.lowerBound)…\(Self.readableVersions.upperBound). Use a newer sandbox.",
+                path: location)
+        }
+        let authenticated = version >= 2 && encrypted
+        let problem: String? =
+            if !Self.readableVersions.contains(version) {
+                "version is \(version), outside the legal \(Self.readableVersions.lowerBound)…\(Self.readableVersions.upperBound)"
+            } else if !Hex.isID(id) {
+                "id is '\(id.prefix(80))', not 64 lowercase hex digits"
+            } else if let violation = chunking.violation {
+                violation
+            } else if authenticated, authentication.map({ Hex.isID($0) }) != true {
+                "authentication is \(authentication.map { "'\($0.prefix(80))'" } ?? "missing"), where an encrypted repository of version \(version) must have 64 lowercase hex digits"
+            } else if !authenticated, authentication != nil {
+                "authentication is present, where a\(encrypted ? " version-\(version)" : "n unencrypted") repository has none"
+            } else {
+                nil
+            }
+        if let problem { throw Self.unusable(location, problem) }
+    }
+
+    /// The error for a config backup or restore cannot use: `problem` names the field.
+    static func unusable(_ location: String, _ problem: String) -> SandboxError {
+        SandboxError(
+            .repositoryDamaged,
+            "The repository's 'config' in '\(location)' cannot be used: \(problem). Someone changed it, or it is damaged; nothing was written to the repository. Put back the 'config' from a copy of the repository, or back up to a new one.",
+            path: location)
+    }
 }
 
 /// Encodes and decodes the repository's JSON objects.

@@ -2,7 +2,8 @@ import SandboxCore
 
 /// The kinds of object a repository holds, each in its own folder.
 public enum ObjectKind: String, Sendable, CaseIterable {
-    /// `config`: the format version, the repository's id, chunking, whether it is encrypted.
+    /// `config`: the format version, the repository's id, chunking, whether it is encrypted and,
+    /// when it is, the authentication of those fields under the master key.
     case config
     /// `keys/<id>`: the master key sealed under a password-derived key (encrypted repositories).
     case key = "keys"

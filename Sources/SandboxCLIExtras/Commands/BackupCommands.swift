@@ -176,6 +176,7 @@ struct CheckCommand: ParsableCommand {
         } else {
             for problem in report.problems { StandardStreams.error("error: \(problem)\n") }
             for file in report.affectedFiles { StandardStreams.error("affected: \(file)\n") }
+            for warning in report.warnings { StandardStreams.error("warning: \(warning)\n") }
             try Output.line(
                 "\(report.snapshots) snapshots, \(report.blobs) blobs\(readData ? ", \(report.blobsRead) read" : ""): \(report.isHealthy ? "no problems" : "\(report.problems.count) problem(s)")"
             )

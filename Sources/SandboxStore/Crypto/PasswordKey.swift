@@ -24,17 +24,29 @@ public struct PasswordKeyDerivation: Sendable, Hashable, Codable {
         return PasswordKeyDerivation(algorithm: "scrypt", rounds: 1 << 15, blockSize: 8, parallelism: 1, salt: salt)
     }
 
+    /// The most memory a stored derivation may ask for: 128·N·r bytes, 256 MiB (8 times the
+    /// standard's 32 MiB).
+    public static let maximumMemory = 256 << 20
+    /// The most work a stored derivation may ask for: N·r·p, 2^21 (8 times the standard's, about
+    /// a second here). Parameters are read from a file someone else may have written (a backup
+    /// repository's `keys/`), so without this bound one could make a single try take gigabytes
+    /// and minutes.
+    public static let maximumWork = 1 << 21
+
     /// The 256-bit key `password` gives.
     ///
     /// - Throws: ``/SandboxCore/SandboxError/Code/corrupt`` for parameters this version does not
-    ///   accept (another algorithm, or costs out of range: a damaged key file).
+    ///   accept (another algorithm, a salt not 16…64 bytes, or costs out of range — N a power of
+    ///   two ≥ 2^10, at most ``maximumMemory`` and ``maximumWork``: a damaged or hostile key file),
+    ///   before any work is done.
     public func deriveKey(from password: [UInt8]) throws(SandboxError) -> SymmetricKey {
         guard algorithm == "scrypt", rounds >= 1 << 10, rounds <= 1 << 22, rounds.nonzeroBitCount == 1,
-            (1...32).contains(blockSize), (1...16).contains(parallelism)
+            (1...32).contains(blockSize), (1...16).contains(parallelism), (16...64).contains(salt.count),
+            128 * rounds * blockSize <= Self.maximumMemory, rounds * blockSize * parallelism <= Self.maximumWork
         else {
             throw SandboxError(
                 .corrupt,
-                "The stored key derivation asks for '\(algorithm)' with N=\(rounds), r=\(blockSize), p=\(parallelism), which this version does not accept; the file that holds it is damaged."
+                "The stored key derivation asks for '\(algorithm)' with N=\(rounds), r=\(blockSize), p=\(parallelism) and a \(salt.count)-byte salt, which this version does not accept (scrypt, N a power of two from 2^10, 128·N·r at most \(Self.maximumMemory >> 20) MiB, N·r·p at most 2^21, a 16…64-byte salt); the file that holds it is damaged or was written by someone else."
             )
         }
         do {
