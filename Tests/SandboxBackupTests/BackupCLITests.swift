@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import Sandbox
 import SandboxBackup
 import SandboxCore
 import SandboxTesting
@@ -59,5 +60,58 @@ struct AnyCodable: Decodable {
 
     init(from decoder: any Decoder) throws {
         string = try? decoder.singleValueContainer().decode(String.self)  // other types are not needed
+    }
+}
+
+/// An incomplete snapshot (an app held an item locked past the backup's wait) is said so by
+/// `sandbox backup`, marked by `sandbox snapshots`, and `sandbox check` prints its warnings.
+@Suite struct IncompleteSnapshotCLITests {
+    @Test func backupSnapshotsAndCheckSayTheSnapshotIsIncomplete() async throws {
+        try await BackupFixture.with { fixture in
+            let preferences = "Library/Preferences/\(BackupFixture.app).plist"
+            try fixture.write(preferences, Array("<plist/>".utf8))
+            let ready = fixture.scratch.appending("locked")
+            let lock = fixture.hostPath("Library/Preferences/.\(BackupFixture.app).plist.lock")
+            let app = try await LockTimeoutTests.holdLock(
+                fixture, "/usr/bin/flock", ["-x", lock, "/bin/sh", "-c", "touch '\(ready)'; exec sleep 600"],
+                ready: ready)
+            defer { app.signal(SIGKILL) }
+            let repo = fixture.repositoryPath
+            let left = "\(BackupFixture.app): \(preferences)"
+
+            let backup = try await fixture.sandbox(["backup", "com.example.notes", repo])
+            #expect(backup.status == 0, "\(backup.stderr)")
+            #expect(backup.stdout.contains("saved incomplete"), "\(backup.stdout)")
+            #expect(backup.stderr.contains("warning: '\(BackupFixture.app)': '\(preferences)'"), "\(backup.stderr)")
+            #expect(
+                backup.stderr.contains("warning: the snapshot is incomplete: 1 item(s) left out (\(left))"),
+                "\(backup.stderr)")
+
+            let listed = try await fixture.sandbox(["snapshots", repo])
+            #expect(listed.status == 0, "\(listed.stderr)")
+            let rows = listed.stdout.split(separator: "\n")
+            #expect(rows.first == "ID\tTIME\tHOST\tAPPS\tSTATE", "\(listed.stdout)")
+            #expect(rows.count == 2 && rows[1].hasSuffix("\tincomplete (1 left out: \(left))"), "\(listed.stdout)")
+            let json = try await fixture.sandbox(["snapshots", repo, "--json"])
+            let objects = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [[String: Any]]
+            #expect(objects?.first?["incomplete"] as? [String] == [left], "\(json.stdout)")
+
+            let check = try await fixture.sandbox(["check", repo])
+            #expect(check.status == 0, "\(check.stderr)")
+            #expect(check.stdout.contains("no problems, 1 warning(s)"), "\(check.stdout)")
+            #expect(
+                check.stderr.contains("warning: Snapshot ") && check.stderr.contains("is incomplete"), "\(check.stderr)"
+            )
+
+            // A complete one is marked so: another app's, whose nothing is held.
+            _ = try fixture.home.createContainer(for: LockTimeoutTests.other)
+            let again = try await fixture.sandbox(["backup", LockTimeoutTests.other.rawValue, repo])
+            #expect(again.status == 0 && again.stdout.contains(" saved: "), "\(again.stdout) \(again.stderr)")
+            #expect(!again.stderr.contains("incomplete"), "\(again.stderr)")
+            let relisted = try await fixture.sandbox(["snapshots", repo])
+            #expect(
+                relisted.stdout.split(separator: "\n").filter { $0.hasSuffix("\tcomplete") }.count == 1,
+                "\(relisted.stdout)")
+        }
     }
 }

@@ -13,7 +13,8 @@ public struct RestoreReport: Sendable, Hashable, Codable {
     public var bytes: Int64
     /// Keychain items written, or `nil` when the keychain was left as it was.
     public var keychainItems: Int?
-    /// What a person should know: a keychain not restored and why.
+    /// What a person should know: a keychain not restored and why; a container folder the snapshot
+    /// holds as a symlink or a file, restored as an empty folder.
     public var notes: [String]
 }
 
@@ -26,6 +27,12 @@ public struct RestoreReport: Sendable, Hashable, Codable {
 /// the old container with the old keychain or the new with the new (see `KeychainRollback`;
 /// ``recoverInterrupted(app:in:)`` finishes a killed restore, and every restore and backup of the
 /// app calls it first).
+///
+/// A snapshot is data from the repository, checked before anything is written: items outside
+/// the container, named twice, or beneath anything but a folder of the snapshot (through a
+/// symlink it holds) are refused, and a container folder (`Documents`, `Library`, …) the snapshot
+/// holds as a symlink is made an empty folder, with a note. Files of a folder with a default
+/// protection class are written sealed with it, as every writer writes them there.
 ///
 /// A `Container` opened before the restore keeps the replaced directory (its root is a descriptor,
 /// which follows the directory): open the container again afterwards.
@@ -45,7 +52,9 @@ public enum Restore {
     /// - Throws: ``SandboxCore/SandboxError/Code/repositoryLocked`` while a prune runs;
     ///   ``/SandboxCore/SandboxError/Code/notFound`` when the app is not installed or not in
     ///   the snapshot; ``SandboxCore/SandboxError/Code/repositoryDamaged`` for a missing or damaged
-    ///   blob (nothing is changed); file-system errors.
+    ///   blob, or a tree no backup records (nothing is changed); `protected-data-unavailable` while
+    ///   a folder of the snapshot has a protection class whose files cannot be sealed (the device is
+    ///   locked; nothing is changed); file-system errors.
     public static func run(
         app: AppIdentifier, snapshot: Snapshot, from repository: Repository, into home: SandboxHome,
         progress: (RestoreProgress) -> Void = { _ in }
@@ -68,8 +77,11 @@ public enum Restore {
             throw SandboxError(
                 .repositoryDamaged, "The tree of '\(app)' in snapshot \(snapshot.shortID) cannot be read: \(error).")
         }
+        // The tree checked, and the protected folders' classes writable, before anything changes.
+        let plan = try RestorePlan(nodes)
+        try plan.requireWritableClasses(DataProtection(home: home))
+        var notes = plan.notes
         // The keychain to write, read before anything changes (a damaged one changes nothing).
-        var notes: [String] = []
         var keychainItems: [KeychainItem]?
         if let keychain = part.keychain {
             let ids = keychain.split(separator: ",").map(String.init)
@@ -92,7 +104,7 @@ public enum Restore {
         let live = dataContainers.appendingTrusted(app.rawValue)
         let stageName = "\(stagePrefix)\(String(UInt64.random(in: 0...UInt64.max), radix: 36))-\(app.rawValue)"
         let stage = dataContainers.appendingTrusted(stageName)
-        var machine = RestoreMachine(app: app.rawValue, files: nodes.count, bytes: part.bytes)
+        var machine = RestoreMachine(app: app.rawValue, files: plan.items.count, bytes: part.bytes)
         func advance(_ event: RestoreMachine.Event) {
             do {
                 progress(try machine.handle(event))
@@ -104,15 +116,18 @@ public enum Restore {
         do throws(SandboxError) {
             try home.root.createDirectory(at: stage)
             try home.root.setPermissions(FilePermissions(rawValue: 0o700), at: stage)
-            let stageRoot = try home.root.openSubroot(at: stage)
-            let blobs = BlobPrefetcher(ids: try TreeWriter.contentIDs(of: nodes), repository: repository)
+            // No item is written through a symlink: the plan puts none on the way, and the
+            // kernel refuses any it meets.
+            let stageRoot = try home.root.openSubroot(at: stage, refusingSymlinks: true)
+            let blobs = BlobPrefetcher(ids: plan.contentIDs, repository: repository)
             defer { blobs.stop() }
             let files = FileWritePool()
             defer { files.stop() }
-            var writer = TreeWriter(root: stageRoot, blobs: blobs, files: files)
-            for node in nodes {
+            var writer = TreeWriter(
+                root: stageRoot, blobs: blobs, files: files, dataProtection: DataProtection(home: home))
+            for (path, node) in plan.items {
                 try lock.refreshIfDue()
-                let written = try writer.write(node)
+                let written = try writer.write(node, at: path)
                 if written > 0 { advance(.wrote(bytes: written)) }
                 advance(.fileDone)
             }
@@ -147,7 +162,7 @@ public enum Restore {
         }
         advance(.keychainDone)
         return RestoreReport(
-            snapshot: snapshot.id, app: app.rawValue, files: nodes.count, bytes: part.bytes,
+            snapshot: snapshot.id, app: app.rawValue, files: plan.items.count, bytes: part.bytes,
             keychainItems: keychainItems?.count,
             notes: notes)
     }

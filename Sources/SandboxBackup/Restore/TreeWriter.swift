@@ -2,57 +2,40 @@ import CSandboxShims
 import Foundation
 import Glibc
 import SandboxCore
+import SandboxStore
 import SystemPackage
 
 /// Makes a snapshot's tree again in a staging root: directories, files (chunk by chunk, each
 /// checked against its id), hard links (once), symlinks (as links), with modes, `user.` extended
 /// attributes and times. Directories get their modes and times last, after their contents.
 ///
-/// File contents come from a ``BlobPrefetcher`` that loads ``contentIDs(of:)`` — the blobs of the
-/// nodes in the order ``write(_:)`` takes them — on other threads.
+/// The tree is a checked ``RestorePlan``: each item's folder is made before it, never through a
+/// symlink (the staging root refuses every symlink on the way too). A file in a folder with a
+/// default protection class is written as every other writer writes one there: sealed with that
+/// class through ``/SandboxStore/DataProtection`` as its blobs arrive, never in the clear — unless
+/// its contents are a protected file already (a protected file backed up as it is on disk), which
+/// keeps its class, as a protected file moved there does.
+///
+/// File contents come from a ``BlobPrefetcher`` that loads ``RestorePlan/contentIDs`` — the blobs
+/// of the items in the order ``write(_:at:)`` takes them — on other threads.
 struct TreeWriter {
     let root: ConfinedRoot
     let blobs: BlobPrefetcher
     /// Writes files of at most ``smallFileSize`` bytes on other threads.
     let files: FileWritePool
+    let dataProtection: DataProtection
     static let smallFileSize: Int64 = 1 << 20
     private var directories: [(ContainerPath, TreeNode)] = []
 
-    /// The container's layout, made (empty) when the snapshot has none of it: `Library/Caches`
-    /// and `tmp` are never in a snapshot.
-    static let layout: [ContainerPath] = [
-        "Documents", "Documents/Inbox", "Library", "Library/Preferences", "Library/Application Support",
-        "Library/Caches", "tmp",
-    ].map { ContainerPath(constant: $0) }
-
-    init(root: ConfinedRoot, blobs: BlobPrefetcher, files: FileWritePool) {
+    init(root: ConfinedRoot, blobs: BlobPrefetcher, files: FileWritePool, dataProtection: DataProtection) {
         self.root = root
         self.blobs = blobs
         self.files = files
+        self.dataProtection = dataProtection
     }
 
-    /// The blobs ``write(_:)`` reads for `nodes`, in the order it reads them.
-    ///
-    /// - Throws: ``SandboxCore/SandboxError/Code/repositoryDamaged`` for a node whose path is not
-    ///   one a restore writes (as ``write(_:)``).
-    static func contentIDs(of nodes: [TreeNode]) throws(SandboxError) -> [String] {
-        var ids: [String] = []
-        for node in nodes where node.kind == .file && node.hardLinkTo == nil {
-            if isSkipped(try RestorePath.path(of: node.path)) { continue }
-            ids += node.chunks ?? []
-        }
-        return ids
-    }
-
-    /// Whether nothing is written at `path` (`Library/Caches`, `tmp`: never in a snapshot).
-    private static func isSkipped(_ path: ContainerPath) -> Bool {
-        ContainerScanner.skippedDirectories.contains(where: { path.isDescendant(of: $0) })
-    }
-
-    /// Makes `node`; returns the bytes written.
-    mutating func write(_ node: TreeNode) throws(SandboxError) -> Int64 {
-        let path = try RestorePath.path(of: node.path)
-        if Self.isSkipped(path) { return 0 }
+    /// Makes `node` at `path` (an item of a ``RestorePlan``); returns the bytes written.
+    mutating func write(_ node: TreeNode, at path: ContainerPath) throws(SandboxError) -> Int64 {
         switch node.kind {
         case .directory:
             try root.createDirectory(at: path, withIntermediateDirectories: true)
@@ -74,9 +57,23 @@ struct TreeWriter {
             try setTimes(node, at: path)
             return 0
         case .file:
+            let protection = try storeCall { () throws(StoreError) in
+                try dataProtection.defaultProtection(forDirectoryAt: path.parent, in: root)
+            }
             if let first = node.hardLinkTo {
                 try files.drain()  // the first file is written
                 let firstPath = try RestorePath.path(of: first)
+                // A second name of a plain file, in a protected folder: a sealed copy there
+                // (copyItem seals a plain file copied into such a folder), never a plain name.
+                if protection != nil,
+                    try storeCall({ () throws(StoreError) in try dataProtection.isPlainFile(at: firstPath, in: root) })
+                {
+                    try storeCall { () throws(StoreError) in
+                        _ = try dataProtection.copyItem(from: firstPath, to: path, in: root)
+                    }
+                    try Self.setAttributes(node, at: path, in: root, sealedHere: true)
+                    return 0
+                }
                 let from = try root.openParent(of: firstPath)
                 let to = try root.openParent(of: path)
                 guard linkat(from.rawValue, from.name.cString, to.rawValue, to.name.cString, 0) == 0 else {
@@ -95,20 +92,86 @@ struct TreeWriter {
                     if total > node.size { throw Self.sizeMismatch(node, at: path, holding: total) }
                 }
                 let root = root
+                let dataProtection = dataProtection
                 let written = contents
                 try files.submit { () throws(SandboxError) in
                     var pieces = written.makeIterator()
-                    _ = try Self.writeFile(node, at: path, in: root) { pieces.next() }
+                    if let protection, !DataProtection.isSealed(written.first ?? []) {
+                        _ = try Self.writeSealedFile(
+                            node, at: path, as: protection, in: root, dataProtection: dataProtection
+                        ) { pieces.next() }
+                    } else {
+                        _ = try Self.writeFile(node, at: path, in: root) { pieces.next() }
+                    }
                 }
                 return node.size
             }
             let blobs = blobs
             var ids = (node.chunks ?? []).makeIterator()
-            return try Self.writeFile(node, at: path, in: root) { () throws(SandboxError) in
+            // In a protected folder, the first blob tells a plain file from a protected one.
+            var peeked: [UInt8]?
+            if protection != nil, let id = ids.next() { peeked = try blobs.next(id) }
+            let sealed = peeked.map(DataProtection.isSealed) ?? false
+            let next = { () throws(SandboxError) -> [UInt8]? in
+                if let piece = peeked {
+                    peeked = nil
+                    return piece
+                }
                 guard let id = ids.next() else { return nil }
                 return try blobs.next(id)
             }
+            if let protection, !sealed {
+                return try Self.writeSealedFile(
+                    node, at: path, as: protection, in: root, dataProtection: dataProtection, next)
+            }
+            return try Self.writeFile(node, at: path, in: root, next)
         }
+    }
+
+    /// Writes the file `node` at `path` sealed with `protection` (``/SandboxStore/DataProtection``,
+    /// a stripe at a time) from the plaintext pieces `next` gives (`nil`: no more), checks its
+    /// size, then gives it its other extended attributes, mode and times; returns the bytes of
+    /// plaintext written.
+    ///
+    /// - Throws: `protected-data-unavailable` when the device locked since the restore began.
+    private static func writeSealedFile(
+        _ node: TreeNode, at path: ContainerPath, as protection: ProtectionClass, in root: ConfinedRoot,
+        dataProtection: DataProtection, _ next: () throws(SandboxError) -> [UInt8]?
+    ) throws(SandboxError) -> Int64 {
+        var piece: [UInt8] = []
+        var offset = 0
+        let written = try storeCall { () throws(StoreError) in
+            try dataProtection.writeSealed(protection, to: path, in: root, options: [.withoutOverwriting]) {
+                (buffer) throws(StoreError) in
+                while offset == piece.count {
+                    do throws(SandboxError) {
+                        guard let more = try next() else { return 0 }
+                        piece = more
+                        offset = 0
+                    } catch {
+                        throw StoreError(error)
+                    }
+                }
+                let count = min(buffer.count, piece.count - offset)
+                UnsafeMutableRawBufferPointer(rebasing: buffer[0..<count]).copyBytes(
+                    from: piece[offset..<offset + count])
+                offset += count
+                return count
+            }
+        }
+        guard written == node.size else { throw sizeMismatch(node, at: path, holding: written) }
+        try setAttributes(node, at: path, in: root, sealedHere: true)
+        return written
+    }
+
+    /// Gives the file at `path` the extended attributes, mode and times of `node`, by path; a file
+    /// `sealedHere` keeps the class attribute its sealing set.
+    private static func setAttributes(
+        _ node: TreeNode, at path: ContainerPath, in root: ConfinedRoot, sealedHere: Bool
+    ) throws(SandboxError) {
+        try setExtendedAttributes(node, at: path, in: root, skipping: sealedHere ? ProtectionClass.attributeName : nil)
+        try root.setPermissions(permissions(node), at: path)
+        try setTimes(node, at: path, in: root)
     }
 
     /// Writes the file `node` at `path` from the pieces `next` gives (`nil`: no more), checks its
@@ -155,7 +218,7 @@ struct TreeWriter {
     /// Makes the layout's missing directories, then gives directories their modes and times.
     mutating func finish() throws(SandboxError) {
         try files.drain()  // every file written before its directory gets its times
-        for path in Self.layout where try !root.directoryExists(at: path) {
+        for path in RestorePlan.containerDirectories where try !root.directoryExists(at: path) {
             try root.createDirectory(at: path, withIntermediateDirectories: true)
         }
         for (path, node) in directories.reversed() {
@@ -174,9 +237,9 @@ struct TreeWriter {
     }
 
     private static func setExtendedAttributes(
-        _ node: TreeNode, at path: ContainerPath, in root: ConfinedRoot
+        _ node: TreeNode, at path: ContainerPath, in root: ConfinedRoot, skipping skipped: String? = nil
     ) throws(SandboxError) {
-        for (name, value) in node.extendedAttributes ?? [:] where name.hasPrefix("user.") {
+        for (name, value) in node.extendedAttributes ?? [:] where name.hasPrefix("user.") && name != skipped {
             try root.setExtendedAttribute(named: name, to: Array(value), at: path)
         }
     }
@@ -191,10 +254,21 @@ struct TreeWriter {
     }
 
     private func setTimes(_ node: TreeNode, at path: ContainerPath) throws(SandboxError) {
+        try Self.setTimes(node, at: path, in: root)
+    }
+
+    private static func setTimes(_ node: TreeNode, at path: ContainerPath, in root: ConfinedRoot) throws(SandboxError) {
         let parent = try root.openParent(of: path)
-        var times = Self.times(node)
+        var times = times(node)
         guard utimensat(parent.rawValue, parent.name.cString, &times, AT_SYMLINK_NOFOLLOW) == 0 else {
             throw .systemCall("utimensat", errno: Errno(rawValue: errno), path: path.description)
         }
+    }
+}
+
+extension DataProtection {
+    /// Whether the file at `path` is not a protected file.
+    fileprivate func isPlainFile(at path: ContainerPath, in root: ConfinedRoot) throws(StoreError) -> Bool {
+        try protectionClass(of: path, in: root) == nil
     }
 }

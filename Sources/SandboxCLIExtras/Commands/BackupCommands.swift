@@ -62,8 +62,13 @@ struct BackupCommand: ParsableCommand {
         if output.json { return try Output.json(BackupLine(event: "finished", report: report)) }
         for warning in report.warnings { StandardStreams.error("warning: \(warning)\n") }
         try Output.line(
-            "snapshot \(report.snapshot.prefix(8)) saved: \(report.files) items, \(Output.bytes(report.bytesTotal)) (\(Output.bytes(report.bytesRead)) read, \(Output.bytes(report.bytesStored)) stored)"
+            "snapshot \(report.snapshot.prefix(8)) saved\(report.incomplete.isEmpty ? "" : " incomplete"): \(report.files) items, \(Output.bytes(report.bytesTotal)) (\(Output.bytes(report.bytesRead)) read, \(Output.bytes(report.bytesStored)) stored)"
         )
+        if !report.incomplete.isEmpty {
+            StandardStreams.error(
+                "warning: the snapshot is incomplete: \(report.incomplete.count) item(s) left out (\(report.incomplete.joined(separator: ", "))). Back up again once the app has let go of them.\n"
+            )
+        }
     }
 }
 
@@ -138,13 +143,15 @@ struct SnapshotsCommand: ParsableCommand {
             return try Output.json(
                 snapshots.map {
                     SnapshotLine(
-                        id: $0.id, time: $0.record.time, apps: $0.record.apps.map(\.app), host: $0.record.hostname)
+                        id: $0.id, time: $0.record.time, apps: $0.record.apps.map(\.app), host: $0.record.hostname,
+                        incomplete: $0.record.incompleteItems)
                 })
         }
-        try Output.line("ID\tTIME\tHOST\tAPPS")
+        try Output.line("ID\tTIME\tHOST\tAPPS\tSTATE")
         for snapshot in snapshots {
+            let left = snapshot.record.incompleteItems
             try Output.line(
-                "\(snapshot.shortID)\t\(ISO8601DateFormatter().string(from: snapshot.record.time))\t\(snapshot.record.hostname)\t\(snapshot.record.apps.map(\.app).joined(separator: ","))"
+                "\(snapshot.shortID)\t\(ISO8601DateFormatter().string(from: snapshot.record.time))\t\(snapshot.record.hostname)\t\(snapshot.record.apps.map(\.app).joined(separator: ","))\t\(left.isEmpty ? "complete" : "incomplete (\(left.count) left out: \(left.joined(separator: ", ")))")"
             )
         }
     }
@@ -155,6 +162,8 @@ struct SnapshotLine: Encodable {
     var time: Date
     var apps: [String]
     var host: String
+    /// The items left out (`app: path`): the snapshot is incomplete when there are any.
+    var incomplete: [String]
 }
 
 struct CheckCommand: ParsableCommand {
@@ -178,7 +187,7 @@ struct CheckCommand: ParsableCommand {
             for file in report.affectedFiles { StandardStreams.error("affected: \(file)\n") }
             for warning in report.warnings { StandardStreams.error("warning: \(warning)\n") }
             try Output.line(
-                "\(report.snapshots) snapshots, \(report.blobs) blobs\(readData ? ", \(report.blobsRead) read" : ""): \(report.isHealthy ? "no problems" : "\(report.problems.count) problem(s)")"
+                "\(report.snapshots) snapshots, \(report.blobs) blobs\(readData ? ", \(report.blobsRead) read" : ""): \(report.isHealthy ? "no problems" : "\(report.problems.count) problem(s)")\(report.warnings.isEmpty ? "" : ", \(report.warnings.count) warning(s)")"
             )
         }
         if !report.isHealthy { throw ExitCode(ExitStatus.failure) }

@@ -122,13 +122,50 @@ extension DataProtection {
         _ protection: ProtectionClass, sealer: SegmentSealer, readingFrom input: CInt, sourceName: String,
         to path: ContainerPath, in root: ConfinedRoot, options: WriteOptions
     ) throws(StoreError) -> Int64 {
+        try writeSealed(protection, sealer: sealer, to: path, in: root, options: options) { fd throws(StoreError) in
+            try SealedFileStream.copy(
+                from: input, inputPath: sourceName, sealer: sealer, to: fd, path: path.description)
+        }
+    }
+
+    /// Writes a new file at `path` sealed with `protection`, its plaintext given a piece at a time
+    /// by `next` — which fills some of the buffer it is handed and returns how much, 0 at the end,
+    /// as `read(2)` does — one stripe in memory at a time; then marks the file with its class. For
+    /// a writer that brings a file's bytes in pieces on a thread of its own (a restore, blob by blob).
+    ///
+    /// - Returns: the bytes of plaintext sealed.
+    /// - Throws: ``StoreError/Code/protectedDataUnavailable`` while `protection` cannot be written
+    ///   (nothing is written); what `next` throws (nothing is published); the core's codes.
+    @discardableResult
+    package func writeSealed(
+        _ protection: ProtectionClass, to path: ContainerPath, in root: ConfinedRoot, options: WriteOptions,
+        reading next: (UnsafeMutableRawBufferPointer) throws(StoreError) -> Int
+    ) throws(StoreError) -> Int64 {
+        let sealer = try makeSealer(protection: protection, path: path.description)
+        return try writeSealed(protection, sealer: sealer, to: path, in: root, options: options) {
+            fd throws(StoreError) in
+            try SealedFileStream.copy(reading: next, sealer: sealer, to: fd, path: path.description)
+        }
+    }
+
+    /// Whether `start`, the first bytes of a file, hold a protected file's header: the file is
+    /// sealed already, with the class its header names.
+    package static func isSealed(_ start: [UInt8]) -> Bool {
+        (try? ProtectedFileFormat.header(of: start, path: "")) != nil  // a damaged header: not sealed
+    }
+
+    /// Publishes at `path` the header of `sealer` and what `copy` writes to the new file's
+    /// descriptor; then marks the file with its class.
+    private func writeSealed(
+        _ protection: ProtectionClass, sealer: SegmentSealer, to path: ContainerPath, in root: ConfinedRoot,
+        options: WriteOptions, copying copy: (CInt) throws(StoreError) -> Int64
+    ) throws(StoreError) -> Int64 {
         var sealFailure: StoreError?
         var copied: Int64 = 0
         do throws(SandboxError) {
             try root.writeFile(at: path, options: options.union(.atomic)) { fd throws(SandboxError) in
                 do throws(StoreError) {
-                    copied = try SealedFileStream.copy(
-                        from: input, inputPath: sourceName, sealer: sealer, to: fd, path: path.description)
+                    copied = try copy(fd)
                 } catch {
                     sealFailure = error
                     throw SandboxError(.io, "Sealing '\(path)' failed.", path: path.description)

@@ -16,6 +16,31 @@ extension SealedFileStream {
     static func copy(
         from input: CInt, inputPath: String, sealer: SegmentSealer, to fd: CInt, path: String
     ) throws(StoreError) -> Int64 {
+        try copy(
+            reading: { (buffer) throws(StoreError) in try readSome(input, into: buffer, path: inputPath) },
+            sealer: sealer, to: fd, path: path)
+    }
+
+    /// One `read(2)` of `input` into `buffer`, retried on `EINTR`; 0 at its end.
+    private static func readSome(
+        _ input: CInt, into buffer: UnsafeMutableRawBufferPointer, path: String
+    ) throws(StoreError) -> Int {
+        while true {
+            let count = read(input, buffer.baseAddress, buffer.count)
+            if count < 0 && errno == EINTR { continue }
+            guard count >= 0 else {
+                throw StoreError(.systemCall("read", errno: Errno(rawValue: errno), path: path))
+            }
+            return count
+        }
+    }
+
+    /// ``copy(from:inputPath:sealer:to:path:)`` from whatever `next` gives: it fills some of the
+    /// buffer it is handed and returns how much (0 at the end), as `read(2)` does.
+    static func copy(
+        reading next: (UnsafeMutableRawBufferPointer) throws(StoreError) -> Int, sealer: SegmentSealer, to fd: CInt,
+        path: String
+    ) throws(StoreError) -> Int64 {
         let segment = sealer.segmentSize
         let capacity = segmentsPerStripe * segment
         let plainBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: capacity, alignment: 64)
@@ -36,12 +61,8 @@ extension SealedFileStream {
         var ended = false
         repeat {
             while !ended && filled < capacity {
-                let count = read(input, plain + filled, capacity - filled)
-                if count < 0 && errno == EINTR { continue }
-                guard count >= 0 else {
-                    throw StoreError(.systemCall("read", errno: Errno(rawValue: errno), path: inputPath))
-                }
-                if count == 0 { ended = true } else { filled += count }
+                let count = try next(UnsafeMutableRawBufferPointer(rebasing: plainBuffer[filled..<capacity]))
+                if count == 0 { ended = true } else { filled += min(count, capacity - filled) }
             }
             // Until the input ends, at least one byte waits: the last segment is sealed as final.
             let segments = ended ? max(index == 0 ? 1 : 0, (filled + segment - 1) / segment) : (filled - 1) / segment
