@@ -70,16 +70,22 @@ package enum DaemonRendezvous {
         if let fd = try connect(location) { return fd }
         let executable = try DaemonExecutable.path(environment: environment)
         let daemon = try DaemonExecutable.start(executable, location: location, environment: environment)
-        while ContinuousClock.now < deadline {
-            if let fd = try connect(location) { return fd }
-            if daemon.hasExited, try connect(location) == nil {
-                throw SandboxError(
-                    .daemonUnavailable,
-                    "sandboxd (\(executable), pid \(daemon.pid)) exited before listening on '\(location.socket)'; its log is '\(location.log)'.",
-                    path: location.socket)
+        var connected: CInt?
+        _ = try BoundedPoll.until(deadline) { () throws(SandboxError) -> Bool in
+            connected = try connect(location)
+            if connected != nil { return true }
+            if daemon.hasExited {
+                connected = try connect(location)
+                guard connected != nil else {
+                    throw SandboxError(
+                        .daemonUnavailable,
+                        "sandboxd (\(executable), pid \(daemon.pid)) exited before listening on '\(location.socket)'; its log is '\(location.log)'.",
+                        path: location.socket)
+                }
             }
-            usleep(10_000)
+            return connected != nil
         }
+        if let connected { return connected }
         throw SandboxError(
             .daemonUnavailable,
             "sandboxd (pid \(daemon.pid)) did not listen on '\(location.socket)' within \(startTimeout); its log is '\(location.log)'.",
