@@ -30,7 +30,7 @@ public enum DaemonProcess {
                 close(log)
             }
         }
-        guard let lock = try await LifetimeLock.acquire(paths.pidFile) else { return false }
+        guard let lock = try await takeLifetimeLock(paths.pidFile) else { return false }
         defer { withExtendedLifetime(lock) {} }
         var logger = Logger(label: "sandboxd")
         logger.logLevel = .info
@@ -43,47 +43,27 @@ public enum DaemonProcess {
         try await group.run()
         return true
     }
-}
 
-/// The daemon's lock on its pid file, held while it runs: a second daemon for the same runtime
-/// folder finds it taken and exits.
-final class LifetimeLock: Sendable {
-    private let fd: Int32
+    /// How long a new daemon waits for its pid file's lock: a daemon that was just killed holds it
+    /// until the kernel has closed its files, a moment after it stopped being listed as running.
+    static let lockPatience: Duration = .seconds(3)
 
-    /// How long a new daemon waits for the lock: a daemon that was just killed holds it until the
-    /// kernel has closed its files, a moment after it stopped being listed as running.
-    static let patience: Duration = .seconds(3)
-
-    /// Takes the lock and writes this process's id, or returns `nil` when another process still
-    /// holds it after ``patience``.
+    /// Takes the daemon's lock on its pid file, held while it runs (a second daemon for the same
+    /// runtime folder finds it taken and exits), and writes this process's id; `nil` when another
+    /// process still holds it after ``lockPatience``.
     ///
-    /// - Throws: ``TransferError/Code/daemonUnavailable`` when the file cannot be opened.
-    static func acquire(_ path: String) async throws(TransferError) -> LifetimeLock? {
-        let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
-        guard fd >= 0 else {
-            throw TransferError(
-                .daemonUnavailable, "Could not open '\(path)': \(String(cString: strerror(errno))).", path: path)
+    /// - Throws: ``TransferError/Code/daemonUnavailable`` when the file cannot be opened or locked.
+    static func takeLifetimeLock(_ path: String) async throws(TransferError) -> FileLock? {
+        let lock: FileLock
+        let taken: Bool
+        do {
+            lock = try FileLock(hostPath: path)
+            taken = try await lock.lock(.exclusive, until: .now + lockPatience)
+        } catch {
+            throw TransferError(.daemonUnavailable, "Could not lock '\(path)': \(error.message)", path: path)
         }
-        let deadline = ContinuousClock.now + patience
-        while flock(fd, LOCK_EX | LOCK_NB) != 0 {
-            guard ContinuousClock.now < deadline else {
-                close(fd)
-                return nil
-            }
-            do {
-                try await Task.sleep(for: .milliseconds(10))
-            } catch {
-                close(fd)
-                return nil
-            }
-        }
-        let text = Array("\(getpid())\n".utf8)
-        ftruncate(fd, 0)
-        _ = text.withUnsafeBytes { pwrite(fd, $0.baseAddress, $0.count, 0) }
-        return LifetimeLock(fd: fd)
+        guard taken else { return nil }
+        lock.replaceContents(with: Array("\(getpid())\n".utf8))
+        return lock
     }
-
-    private init(fd: Int32) { self.fd = fd }
-
-    deinit { close(fd) }
 }

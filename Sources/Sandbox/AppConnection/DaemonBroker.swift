@@ -55,10 +55,14 @@ package final class DaemonBroker: Sendable {
 
     /// Starts serving on a thread of its own; it ends once the program's end is closed everywhere.
     /// Call it after ``closeProgramEnd()``'s copy went to the program, or the thread never ends.
+    /// When no thread can be started, the broker's end is closed: the program's requests then fail
+    /// at once (end of file) rather than waiting for an answer that would never come.
     package func serve() {
-        let thread = Thread { [self] in run() }
-        thread.name = "sandbox-daemon-broker"
-        thread.start()
+        do {
+            try OwnedThread.detached(name: "sandbox-broker") { [self] in run() }
+        } catch {
+            Glibc.close(brokerEnd)
+        }
     }
 
     /// Closes this process's copy of ``programEnd`` (the program keeps its own).

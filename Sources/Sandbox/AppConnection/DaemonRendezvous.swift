@@ -64,22 +64,28 @@ package enum DaemonRendezvous {
         if let fd = try connect(location) { return fd }
         try makeRuntimeDirectory(location)
         let deadline = ContinuousClock.now + startTimeout
-        let lock = try SpawnLock(location.spawnLock, until: deadline)
+        let lock = try takeSpawnLock(location.spawnLock, until: deadline)
         defer { withExtendedLifetime(lock) {} }
         // Another client may have started it while this one waited for the lock.
         if let fd = try connect(location) { return fd }
         let executable = try DaemonExecutable.path(environment: environment)
         let daemon = try DaemonExecutable.start(executable, location: location, environment: environment)
-        while ContinuousClock.now < deadline {
-            if let fd = try connect(location) { return fd }
-            if daemon.hasExited, try connect(location) == nil {
-                throw SandboxError(
-                    .daemonUnavailable,
-                    "sandboxd (\(executable), pid \(daemon.pid)) exited before listening on '\(location.socket)'; its log is '\(location.log)'.",
-                    path: location.socket)
+        var connected: CInt?
+        _ = try BoundedPoll.until(deadline) { () throws(SandboxError) -> Bool in
+            connected = try connect(location)
+            if connected != nil { return true }
+            if daemon.hasExited {
+                connected = try connect(location)
+                guard connected != nil else {
+                    throw SandboxError(
+                        .daemonUnavailable,
+                        "sandboxd (\(executable), pid \(daemon.pid)) exited before listening on '\(location.socket)'; its log is '\(location.log)'.",
+                        path: location.socket)
+                }
             }
-            usleep(10_000)
+            return connected != nil
         }
+        if let connected { return connected }
         throw SandboxError(
             .daemonUnavailable,
             "sandboxd (pid \(daemon.pid)) did not listen on '\(location.socket)' within \(startTimeout); its log is '\(location.log)'.",
@@ -106,46 +112,43 @@ package enum DaemonRendezvous {
         }
     }
 
+    /// Takes the exclusive lock on the daemon's start lock `path` (created if needed), waiting
+    /// until `deadline` at most; released when the value goes away.
+    ///
+    /// - Throws: ``/SandboxCore/SandboxError/Code/daemonUnavailable`` when the file cannot be
+    ///   opened or locked, or the lock is still held at the deadline.
+    private static func takeSpawnLock(
+        _ path: String, until deadline: ContinuousClock.Instant
+    ) throws(SandboxError)
+        -> FileLock
+    {
+        func reason(_ error: SandboxError) -> String { error.cause.map { "\($0.errno)" } ?? error.message }
+        let lock: FileLock
+        do {
+            lock = try FileLock(hostPath: path)
+        } catch {
+            throw SandboxError(
+                .daemonUnavailable, "Could not open sandboxd's start lock '\(path)' (\(reason(error))).", path: path)
+        }
+        let taken: Bool
+        do {
+            taken = try lock.lock(.exclusive, until: deadline)
+        } catch {
+            throw SandboxError(
+                .daemonUnavailable, "Could not lock sandboxd's start lock '\(path)' (\(reason(error))).", path: path)
+        }
+        guard taken else {
+            throw SandboxError(
+                .daemonUnavailable, "Another process held sandboxd's start lock '\(path)' for too long; try again.",
+                path: path)
+        }
+        return lock
+    }
+
     private static func failure(_ call: String, _ location: DaemonLocation) -> SandboxError {
         let errno = Errno(rawValue: Glibc.errno)
         return SandboxError(
             .daemonUnavailable, "Could not reach sandboxd at '\(location.socket)': \(call) failed (\(errno)).",
             path: location.socket, cause: SystemCallFailure(systemCall: call, errno: errno))
     }
-}
-
-/// An exclusive `flock` on the daemon's start lock, waited for with a deadline (tried every few
-/// milliseconds, so the wait is bounded), released when the value goes away.
-package final class SpawnLock: Sendable {
-    private let fd: CInt
-
-    /// Waits until `deadline` for the lock on `path` (created if needed, close-on-exec so no
-    /// child inherits it).
-    ///
-    /// - Throws: ``/SandboxCore/SandboxError/Code/daemonUnavailable`` when the file cannot be
-    ///   opened or the lock is still held at the deadline.
-    package init(_ path: String, until deadline: ContinuousClock.Instant) throws(SandboxError) {
-        let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
-        guard fd >= 0 else {
-            throw SandboxError(
-                .daemonUnavailable, "Could not open sandboxd's start lock '\(path)' (\(Errno(rawValue: errno))).",
-                path: path)
-        }
-        while flock(fd, LOCK_EX | LOCK_NB) != 0 {
-            let code = errno
-            guard (code == EWOULDBLOCK || code == EINTR) && ContinuousClock.now < deadline else {
-                close(fd)
-                throw SandboxError(
-                    .daemonUnavailable,
-                    code == EWOULDBLOCK
-                        ? "Another process held sandboxd's start lock '\(path)' for too long; try again."
-                        : "Could not lock sandboxd's start lock '\(path)' (\(Errno(rawValue: code))).",
-                    path: path)
-            }
-            usleep(5_000)
-        }
-        self.fd = fd
-    }
-
-    deinit { close(fd) }
 }

@@ -80,12 +80,16 @@ package final class DetachedProcess: Sendable {
             throw SandboxError(code, "Could not start '\(path)': \(String(cString: strerror(status))).", path: path)
         }
         self.pid = pid
-        let reaper = Thread { [pid, self] in
-            var status: Int32 = 0
-            while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
-            exited.withLock { $0 = true }
+        do {
+            try OwnedThread.detached(name: "sandbox-reaper") { [pid, self] in
+                var status: Int32 = 0
+                while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+                exited.withLock { $0 = true }
+            }
+        } catch {
+            // No thread to reap it: the process runs on regardless (it is detached), and lingers
+            // as a zombie after it exits until this process does; ``hasExited`` stays false.
         }
-        reaper.start()
     }
 
     /// Sends `signal` unless it has exited (checked under the lock the reaper sets, so the signal

@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import Glibc
+import SandboxCore
 import Synchronization
 
 /// A running confined app, started by ``ConfinedLaunch/start(standardInput:standardOutput:standardError:passing:)``.
@@ -19,12 +20,14 @@ public final class AppProcess: Sendable {
     private let state = Mutex(State())
     private let ended = DispatchGroup()
 
-    init(pid: pid_t) {
+    /// Starts the thread that waits for `pid` to end.
+    ///
+    /// - Throws: ``/SandboxCore/SandboxError/Code/tooManyOpenFiles`` when no thread can be started
+    ///   (the caller then ends the process, which nothing would reap).
+    init(pid: pid_t) throws(SandboxError) {
         self.pid = pid
         ended.enter()
-        let waiter = Thread { [self] in reap() }
-        waiter.name = "sandbox-run-wait"
-        waiter.start()
+        try OwnedThread.detached(name: "sandbox-run-wait") { [self] in reap() }
     }
 
     /// Sends `signal` to the app's process group (the app and what it started without leaving

@@ -236,7 +236,15 @@ public struct ConfinedLaunch: Sendable {
         }
         withExtendedLifetime(ruleset) {}
         guard pid > 0 else { throw childFailure(step: step, errno: Errno(rawValue: failure)) }
-        return AppProcess(pid: pid)
+        do throws(SandboxError) {
+            return try AppProcess(pid: pid)
+        } catch {
+            // Nothing would wait for the app: end it now rather than leave it unreaped.
+            kill(-pid, SIGKILL)
+            var status: Int32 = 0
+            while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+            throw error
+        }
     }
 
     private func childFailure(step: CInt, errno: Errno) -> SandboxError {

@@ -1,5 +1,5 @@
-import Dispatch
 import Glibc
+import SandboxCore
 import Synchronization
 
 /// Passes the signals a launcher receives (SIGINT, SIGTERM, SIGHUP, SIGQUIT) on to the app it
@@ -7,8 +7,8 @@ import Synchronization
 /// Ctrl-C reaches only the launcher.
 ///
 /// Make it before starting the app: a signal that arrives before ``forward(to:)`` is held and
-/// delivered then. Signals are caught by Dispatch sources on a queue of their own, never on the
-/// cooperative pool.
+/// delivered then. Signals are caught as the package's programs catch them (Dispatch sources on a
+/// queue of their own, never on the cooperative pool).
 public final class SignalForwarder: Sendable {
     /// The signals forwarded.
     public static let forwarded: [Int32] = [SIGINT, SIGTERM, SIGHUP, SIGQUIT]
@@ -19,28 +19,12 @@ public final class SignalForwarder: Sendable {
     }
 
     private let state = Mutex(State())
-    /// Dispatch sources are thread-safe; they are only set up here and cancelled in `deinit`.
-    nonisolated(unsafe) private let sources: [any DispatchSourceSignal]
+    private let signals: CaughtSignals
 
     /// Starts catching ``forwarded``: from now on they no longer end this process.
     public init() {
-        let queue = DispatchQueue(label: "sandbox-run-signals")
-        sources = Self.forwarded.map { number in
-            signal(number, SIG_IGN)
-            return DispatchSource.makeSignalSource(signal: number, queue: queue)
-        }
-        var set = sigset_t()
-        sigemptyset(&set)
-        for number in Self.forwarded { sigaddset(&set, number) }
-        pthread_sigmask(SIG_UNBLOCK, &set, nil)
-        for (source, number) in zip(sources, Self.forwarded) {
-            source.setEventHandler { [weak self] in self?.received(number) }
-            source.resume()
-        }
-    }
-
-    deinit {
-        for source in sources { source.cancel() }
+        signals = CaughtSignals(Self.forwarded, label: "sandbox-run-signals")
+        signals.onSignal { [weak self] number in self?.received(number) }
     }
 
     /// Sends the signals caught so far, and every later one, to `process`.

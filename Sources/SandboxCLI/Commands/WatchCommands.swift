@@ -33,10 +33,10 @@ struct Watch: AsyncParsableCommand {
     func run() async throws {
         let container = try app.container()
         let folder = try ContainerPath.argument(path)
-        let stop = StopSignals(label: "sandbox.watch.signals")
+        let stop = CaughtSignals(CaughtSignals.stopping, label: "sandbox.watch.signals")
         let configuration = FolderMonitor.Configuration(recursive: recursive, quietPeriod: .milliseconds(quietPeriod))
         let monitor = try FolderMonitor(watching: folder, in: container.root, configuration: configuration)
-        stop.onSignal { monitor.cancel() }
+        stop.onSignal { _ in monitor.cancel() }
         StandardStreams.error("Watching \(folder) of \(container.identifier); interrupt to stop.\n")
         var folderRemoved = false
         do {

@@ -62,8 +62,9 @@ struct Download: AsyncParsableCommand {
             url: address, expectedDigest: digest, destination: DownloadDestination(folder: folder))
         let task = try session.downloadTask(continuingOrStarting: request)
         let printer = ProgressPrinter(json: output.json)
-        let stop = StopSignals(label: "sandbox.download.signals")  // the download pauses with resume data
-        stop.onSignal { task.cancel(byProducingResumeData: { _ in }) }
+        // The download pauses with resume data.
+        let stop = CaughtSignals(CaughtSignals.stopping, label: "sandbox.download.signals")
+        stop.onSignal { _ in task.cancel(byProducingResumeData: { _ in }) }
         let printing = Task {
             do {
                 for await event in session.events where event.task === task {

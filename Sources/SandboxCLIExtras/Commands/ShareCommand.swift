@@ -36,7 +36,7 @@ struct Share: AsyncParsableCommand {
     }
 
     func run() async throws {
-        StopSignals.unblock()
+        CaughtSignals.unblock(CaughtSignals.stopping)
         Self.boundMallocMemory()
         let container = try app.container()
         let credentials = ShareCredentials(user: "sandbox", password: PairingCode.generate())

@@ -3,6 +3,7 @@ import Foundation
 import Glibc
 import Logging
 import SandboxCLISupport
+import SandboxCore
 import Synchronization
 
 /// Log lines on standard error, written by a thread of their own: a caller formats its line,
@@ -38,10 +39,16 @@ final class StandardErrorLog: Sendable {
     /// The one log of the process.
     static let shared = StandardErrorLog()
 
+    /// Whether the writer thread runs; without it, each line is written on its caller's thread.
+    private let hasWriter = Atomic(false)
+
     private init() {
-        let writer = Thread { [self] in run() }
-        writer.name = "sandbox.log"
-        writer.start()
+        do {
+            try OwnedThread.detached(name: "sandbox-log") { [self] in run() }
+            hasWriter.store(true, ordering: .releasing)
+        } catch {
+            // No thread to spare: lines are written as they come (see `append`).
+        }
     }
 
     /// Queues `line` (which ends in a newline).
@@ -56,6 +63,7 @@ final class StandardErrorLog: Sendable {
             return pending.writerIsWaiting
         }
         if wake { ready.signal() }
+        if !hasWriter.load(ordering: .acquiring) { flush() }
     }
 
     /// Writes every queued line now, on the caller's thread (before the process exits).

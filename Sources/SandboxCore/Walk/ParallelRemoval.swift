@@ -81,7 +81,7 @@ enum ParallelRemoval {
         _ items: [Item], threads: Int, _ body: @escaping @Sendable (Item) throws(SandboxError) -> Output
     ) throws(SandboxError) -> [Output] {
         let work = SharedWork(items, body)
-        var helpers = HelperThreads(count: min(threads, items.count) - 1, work.drain)
+        var helpers = OwnedThread.Group(count: min(threads, items.count) - 1, name: "sandbox-remove", work.drain)
         work.drain()  // the calling thread takes part
         helpers.join()
         return try work.result()

@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import Logging
+import SandboxCore
 import SandboxTransfer
 import Synchronization
 
@@ -36,7 +37,8 @@ final class NetworkMonitor: Sendable {
 
     /// Opens the sockets and starts the thread.
     ///
-    /// - Throws: ``TransferError/Code/daemonUnavailable`` when the wake-up pipe cannot be made.
+    /// - Throws: ``TransferError/Code/daemonUnavailable`` when the wake-up pipe or the thread cannot
+    ///   be made.
     init(logger: Logger, onChange: @escaping @Sendable () -> Void) throws(TransferError) {
         var fds: [Int32] = [-1, -1]
         // pipe2 needs _GNU_SOURCE, which the Glibc module lacks: set the flags one by one (the
@@ -52,13 +54,16 @@ final class NetworkMonitor: Sendable {
         wake = (fds[0], fds[1])
         netlink = Self.openNetlink(logger: logger)
         let (netlink, wake, stopped) = (netlink, wake, stopped)
-        let thread = Thread {
-            Self.run(netlink: netlink, wake: wake.read, stopped: stopped, onChange: onChange)
-            close(wake.read)
-            if netlink >= 0 { close(netlink) }
+        do {
+            try OwnedThread.detached(name: "sandboxd-network") {
+                Self.run(netlink: netlink, wake: wake.read, stopped: stopped, onChange: onChange)
+                close(wake.read)
+                if netlink >= 0 { close(netlink) }
+            }
+        } catch {
+            for fd in [wake.read, wake.write, netlink] where fd >= 0 { close(fd) }
+            throw TransferError(.daemonUnavailable, "sandboxd could not start its network thread: \(error.message)")
         }
-        thread.name = "sandboxd-network"
-        thread.start()
     }
 
     /// Whether the kernel's change notifications are received (else only requests wake it).

@@ -4,7 +4,7 @@ import Sandbox
 /// is outside its containers and which uninstalling the app removes whole.
 ///
 ///     keychain.plist        the items (``KeychainFile``)
-///     keychain.lock         the writers' lock and the readers' change counter (``LockFile``)
+///     keychain.lock         the writers' lock and the readers' change counter (`FileLock`)
 ///     keychain.generation   the generation this device last wrote (``KeychainGenerationRecord``)
 ///
 /// Before format version 2 the keychain was `Device/Keychains/<app-id>.keychain` (with

@@ -14,7 +14,7 @@ final class KeychainStore: Sendable {
     let app: AppIdentifier
     let home: SandboxHome
     let location: KeychainLocation
-    private let lock: LockFile
+    private let lock: FileLock
     private let cache: Mutex<Cache>
 
     var root: ConfinedRoot { home.root }
@@ -50,7 +50,7 @@ final class KeychainStore: Sendable {
             try home.root.createDirectory(at: location.directory, withIntermediateDirectories: true)
             try home.root.setPermissions([.ownerReadWriteExecute], at: location.directory)
         }
-        lock = try LockFile(root: home.root, path: location.lock)
+        lock = try fileSystem { () throws(SandboxError) in try FileLock(root: home.root, path: location.lock) }
         cache = Mutex(Cache())
         try lock.withLock(exclusive: true) { () throws(StoreError) in try adoptLegacyFile(installedIn: container) }
     }

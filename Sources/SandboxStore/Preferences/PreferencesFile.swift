@@ -6,7 +6,7 @@ import Sandbox
 final class PreferencesFile: Sendable {
     let root: ConfinedRoot
     let path: ContainerPath
-    let lock: LockFile
+    let lock: FileLock
 
     /// The largest preferences file read (preferences are small; big data belongs in files).
     static let maximumSize = 16 << 20
@@ -21,7 +21,7 @@ final class PreferencesFile: Sendable {
         let lockPath = try fileSystem { () throws(SandboxError) in
             try directory.appending(".\(app.rawValue).plist.lock")
         }
-        lock = try LockFile(root: root, path: lockPath)
+        lock = try fileSystem { () throws(SandboxError) in try FileLock(root: root, path: lockPath) }
     }
 
     /// The file's stamp, or `nil` when there is no file.

@@ -55,7 +55,9 @@ extension DataProtection {
     /// `body` saves what it changes.
     func withKeyBag<T>(_ body: (inout ProtectionKeyBag, SymmetricKey) throws(StoreError) -> T) throws(StoreError) -> T {
         let device = try DeviceKey.settingUp(home)
-        let lock = try LockFile(root: home.root, path: ProtectionKeyBag.lockPath)
+        let lock = try fileSystem { () throws(SandboxError) in
+            try FileLock(root: home.root, path: ProtectionKeyBag.lockPath)
+        }
         return try lock.withLock(exclusive: true) { () throws(StoreError) -> T in
             var bag: ProtectionKeyBag
             if let existing = try loadBag() {

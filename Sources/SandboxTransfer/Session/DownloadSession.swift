@@ -53,7 +53,7 @@ public final class DownloadSession: Sendable {
     private let eventSink: AsyncStream<DownloadEvent>.Continuation
     private let queue: Mutex<TransferQueue>
     private let liveTasks = Mutex<[Int: DownloadTask]>([:])
-    private let lock: OpenFile
+    private let lock: FileLock
     /// The random part of this session object's partial file names (see ``partialName(for:)``).
     private let partialNameNonce = String(UInt64.random(in: 0...UInt64.max), radix: 16)
 
@@ -96,18 +96,17 @@ public final class DownloadSession: Sendable {
         self.directory = try Self.directory(for: identifier)
         do throws(SandboxError) {
             try root.createDirectory(at: directory, withIntermediateDirectories: true)
-            lock = try root.openFile(forWritingAt: directory.appending(Self.lockName))
+            lock = try FileLock(root: root, path: directory.appending(Self.lockName))
         } catch {
             throw .fileSystem(error, doing: "open the download session's folder '\(directory)'")
         }
         let locked: Bool
         do throws(SandboxError) {
-            locked = try lock.withUnsafeDescriptor { fd in flock(fd.rawValue, LOCK_EX | LOCK_NB) == 0 }
+            locked = try lock.tryLock(.exclusive)
         } catch {
             throw .fileSystem(error, doing: "lock the download session's folder '\(directory)'")
         }
         guard locked else {
-            try? lock.close()  // the session-in-use error below is what matters
             throw TransferError(
                 .sessionInUse,
                 "The download session '\(identifier)' is open in another process; wait for it to end or use another identifier.",
@@ -133,7 +132,7 @@ public final class DownloadSession: Sendable {
                         .cancelled, "The download session '\(identifier)' was released before the task ended.")))
         }
         eventSink.finish()
-        try? lock.close()  // closing releases the flock; nothing to report from a deinit
+        lock.unlock()  // the file closes with the lock
         if ownsClient && !invalidated.withLock({ $0 }) {
             // no run is left (runs keep the session alive); nothing to report from a deinit
             client.shutdown(queue: .global()) { _ in }

@@ -43,8 +43,8 @@ enum ArmedBackend: Sendable {
     /// Starts the reader thread, which delivers events, snapshots, or both.
     ///
     /// - Parameter baseline: for polling, the snapshot changes are reported against (read now when `nil`).
-    /// - Throws: ``/SandboxCore/SandboxError/Code/tooManyOpenFiles`` when the wake-up channel cannot be made; for
-    ///   polling, the errors of ``FolderSnapshot/take(of:in:recursive:)`` for the baseline.
+    /// - Throws: ``/SandboxCore/SandboxError/Code/tooManyOpenFiles`` when the wake-up channel or the reader's thread
+    ///   cannot be made; for polling, the errors of ``FolderSnapshot/take(of:in:recursive:)`` for the baseline.
     func start(
         folder: ContainerPath,
         root: ConfinedRoot,
@@ -64,7 +64,7 @@ enum ArmedBackend: Sendable {
                 events: events.map { EventDelivery(continuation: $0) }, snapshots: snapshots, baseline: baseline,
                 logger: logger
             )
-            reader.start()
+            try reader.start()
             return control
         }
     }

@@ -38,7 +38,8 @@ struct ArmedMonitor: Sendable {
 
     /// Starts the reader thread.
     ///
-    /// - Throws: ``/SandboxCore/SandboxError/Code/tooManyOpenFiles`` when the wake-up channel cannot be made.
+    /// - Throws: ``/SandboxCore/SandboxError/Code/tooManyOpenFiles`` when the wake-up channel or the
+    ///   thread cannot be made.
     func start(
         events: AsyncStream<FolderEvent>.Continuation?, snapshots: SnapshotDelivery?, logger: Logger
     ) throws(SandboxError) -> ReaderControl {
@@ -48,12 +49,10 @@ struct ArmedMonitor: Sendable {
                 armed: self, control: control, events: events.map { EventDelivery(continuation: $0) },
                 snapshots: snapshots, logger: logger))
         let name = "sandbox-watch \(machine.configuration.folder)"
-        let thread = Thread {
-            nameCurrentThread(name)
+        try OwnedThread.detached(name: name) {
             box.run()
             control.markExited()
         }
-        thread.start()
         return control
     }
 }
@@ -71,15 +70,4 @@ private final class ReaderBox: @unchecked Sendable {
         reader?.run()
         reader = nil
     }
-}
-
-/// Names the calling thread for `ps`, `top` and procfs (at most 15 bytes are kept) by writing
-/// `/proc/thread-self/comm`: Foundation's `Thread.name` stays inside Foundation on Linux, and
-/// `pthread_setname_np` is not exported to Swift. A failure only leaves the thread unnamed.
-private func nameCurrentThread(_ name: String) {
-    let fd = open("/proc/thread-self/comm", O_WRONLY | O_CLOEXEC)
-    guard fd >= 0 else { return }
-    defer { close(fd) }
-    let bytes = Array(name.utf8.prefix(15))
-    _ = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
 }

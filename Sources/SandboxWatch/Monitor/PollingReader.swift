@@ -156,16 +156,16 @@ struct PollingReader: Sendable {
     }
 
     /// Starts the polling thread.
-    func start() {
+    ///
+    /// - Throws: ``/SandboxCore/SandboxError/Code/tooManyOpenFiles`` when the thread cannot be made.
+    func start() throws(SandboxError) {
         let box = PollingBox(self)
         let control = control
         let name = "sandbox-watch \(folder)"
-        let thread = Thread {
-            nameThread(name)
+        try OwnedThread.detached(name: name) {
             box.run()
             control.markExited()
         }
-        thread.start()
     }
 }
 
@@ -181,12 +181,4 @@ private final class PollingBox: @unchecked Sendable {
         reader?.run()
         reader = nil
     }
-}
-
-private func nameThread(_ name: String) {
-    let fd = open("/proc/thread-self/comm", O_WRONLY | O_CLOEXEC)
-    guard fd >= 0 else { return }
-    defer { close(fd) }
-    let bytes = Array(name.utf8.prefix(15))
-    _ = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
 }

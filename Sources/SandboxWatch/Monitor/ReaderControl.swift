@@ -1,10 +1,10 @@
-import Foundation
+import SandboxCore
 
 /// Requests from a monitor's owner to its reader thread (stop, pause) and the thread's answers.
 ///
 /// `@unchecked Sendable`: every stored property is guarded by `condition`.
 final class ReaderControl: @unchecked Sendable {
-    private let condition = NSCondition()
+    private let condition = ConditionLock()
     private var stopRequested = false
     private var pauseRequested = false
     private var paused = false

@@ -58,23 +58,12 @@ final class EngineCore: @unchecked Sendable {
 
     func startThread() {
         lock.withLock { liveThreads += 1 }
-        let context = Unmanaged.passRetained(ThreadContext(core: self)).toOpaque()
-        var thread = pthread_t()
-        let status = pthread_create(
-            &thread, nil,
-            { argument in
-                guard let argument else { return nil }
-                let context = Unmanaged<ThreadContext>.fromOpaque(argument).takeRetainedValue()
-                context.core.workerLoop()
-                return nil
-            }, context)
-        guard status == 0 else {
+        do {
+            try OwnedThread.detached(name: "sandbox-io") { [self] in workerLoop() }
+        } catch {
             // Out of threads: the engine runs with fewer; it needs only one to make progress.
-            Unmanaged<ThreadContext>.fromOpaque(context).release()
             lock.withLock { liveThreads -= 1 }
-            return
         }
-        pthread_detach(thread)
     }
 
     private func workerLoop() {
@@ -104,10 +93,5 @@ final class EngineCore: @unchecked Sendable {
             running -= 1
             completed += 1
         }
-    }
-
-    private final class ThreadContext {
-        let core: EngineCore
-        init(core: EngineCore) { self.core = core }
     }
 }

@@ -3,35 +3,19 @@ import Sandbox
 import SandboxCore
 import SystemPackage
 
-/// A lock file beside a store's data file, locked with `flock(2)`: every process that writes the
-/// data file holds the exclusive lock while it reads, merges and replaces it.
+/// A store's lock file beside its data file (``FileLock``, opened through the container's root):
+/// every process that writes the data file holds the exclusive lock while it reads, merges and
+/// replaces it.
 ///
 /// The lock file also carries a generation counter (its first 8 bytes), which each writer raises
 /// under the lock, so a process can tell cheaply whether its cached copy of the data is current.
 /// The counter is not synced to disk: after a crash every process starts from the file anyway.
-final class LockFile: Sendable {
-    let path: ContainerPath
-    private let descriptor: FileDescriptor
-
-    /// Opens (creating, mode 0600) the lock file at `path`.
-    ///
-    /// - Throws: ``StoreError`` with the core's codes.
-    init(root: ConfinedRoot, path: ContainerPath) throws(StoreError) {
-        self.path = path
-        descriptor = try fileSystem { () throws(SandboxError) in
-            try root.openFileDescriptor(at: path, creatingWith: [.ownerReadWrite])
-        }
-    }
-
-    deinit {
-        _ = Glibc.close(descriptor.rawValue)  // nothing to do about a failed close of a lock file
-    }
-
+extension FileLock {
     /// Runs `body` holding the lock: exclusive for writers, shared for readers that need the
     /// generation and the data to match.
     func withLock<T>(exclusive: Bool, _ body: () throws(StoreError) -> T) throws(StoreError) -> T {
-        try call("flock") { flock(descriptor.rawValue, exclusive ? LOCK_EX : LOCK_SH) }
-        defer { _ = flock(descriptor.rawValue, LOCK_UN) }  // closing would release it too
+        try fileSystem { () throws(SandboxError) in try lock(exclusive ? .exclusive : .shared) }
+        defer { unlock() }
         return try body()
     }
 
@@ -40,15 +24,11 @@ final class LockFile: Sendable {
     func withLock<T>(
         exclusive: Bool, waitingUntil deadline: ContinuousClock.Instant, _ body: () throws(StoreError) -> T
     ) throws(StoreError) -> T? {
-        let operation = (exclusive ? LOCK_EX : LOCK_SH) | LOCK_NB
-        let locked = try BoundedPoll.until(deadline) { () throws(StoreError) -> Bool in
-            if flock(descriptor.rawValue, operation) == 0 { return true }
-            let error = Errno(rawValue: errno)
-            if error == .wouldBlock || error == .interrupted { return false }
-            throw failure("flock", error)
+        let locked = try fileSystem { () throws(SandboxError) -> Bool in
+            try lock(exclusive ? .exclusive : .shared, until: deadline)
         }
         guard locked else { return nil }
-        defer { _ = flock(descriptor.rawValue, LOCK_UN) }  // closing would release it too
+        defer { unlock() }
         return try body()
     }
 
@@ -72,17 +52,10 @@ final class LockFile: Sendable {
             if result != -1 { return result }
             let error = Errno(rawValue: errno)
             if error == .interrupted { continue }
-            throw failure(name, error)
+            throw StoreError(
+                SandboxError(
+                    .io, "Could not \(name) the lock file '\(path)' (\(error)).", path: path,
+                    cause: SystemCallFailure(systemCall: name, errno: error)))
         }
-    }
-
-    private func failure(_ name: String, _ error: Errno) -> StoreError {
-        StoreError(
-            SandboxError(
-                .io,
-                "Could not \(name) the lock file '\(path)' (\(error)). Check that the container's file system supports file locks.",
-                path: path.description,
-                cause: SystemCallFailure(systemCall: name, errno: error)
-            ))
     }
 }

@@ -1,9 +1,8 @@
-import Foundation
 import Glibc
 import Synchronization
 
 /// What a ``WorkerPool``'s thread does next, as its ``WorkerPoolState`` decides.
-enum WorkerStep<Work> {
+package enum WorkerStep<Work> {
     /// Do this outside the lock, then hand the outcome to ``WorkerPoolState/record(_:)``.
     case perform(Work)
     /// Nothing to do yet: wait until the state changes.
@@ -14,7 +13,7 @@ enum WorkerStep<Work> {
 
 /// The state a ``WorkerPool``'s threads share with its owner, changed only under the pool's lock.
 /// Its type (not its values) crosses to the pool's threads, hence `SendableMetatype`.
-protocol WorkerPoolState: SendableMetatype {
+package protocol WorkerPoolState: SendableMetatype {
     associatedtype Work
     associatedtype Outcome
 
@@ -25,9 +24,9 @@ protocol WorkerPoolState: SendableMetatype {
     mutating func record(_ outcome: Outcome)
 }
 
-/// A few threads of their own that take work from shared state guarded by one `NSCondition`: the
-/// one mechanism beneath a backup's blob writers (``BlobWriter``) and a restore's blob readers
-/// (``BlobPrefetcher``) and file writers (``FileWritePool``).
+/// A few threads of our own (``OwnedThread``) that take work from shared state guarded by one
+/// ``ConditionLock``: the one worker pool of the package, beneath a backup's blob writers and a
+/// restore's blob readers and file writers.
 ///
 /// The state decides what is taken and when a thread waits (a bound on what waits ahead of the
 /// owner is back-pressure: the threads stop taking work, the owner stops giving it). The owner
@@ -37,18 +36,20 @@ protocol WorkerPoolState: SendableMetatype {
 ///
 /// The waits are on threads that wait only for each other: the owner's (a restore's thread, never
 /// one of Swift's cooperative pool) and the pool's own.
-final class WorkerPool<State: WorkerPoolState>: @unchecked Sendable {
+package final class WorkerPool<State: WorkerPoolState>: @unchecked Sendable {
     // State guarded by `condition`.
-    private let condition = NSCondition()
+    private let condition = ConditionLock()
     private var state: State
     private var stopping = false
     private var running: Int
 
     private let perform: (State.Work) -> State.Outcome
 
-    /// Starts `threads` threads (none when there will be no work) named `name-0`, `name-1`… taking work from `state` and doing it
-    /// with `perform`, which runs outside the lock on several threads at once.
-    init(
+    /// Starts `threads` threads (none when there will be no work) named `name-0`, `name-1`… taking
+    /// work from `state` and doing it with `perform`, which runs outside the lock on several
+    /// threads at once. Fewer start when the system has no more threads to give (as in the I/O
+    /// engine, one is enough to make progress).
+    package init(
         _ state: State, threads: Int, name: String,
         perform: @escaping @Sendable (State.Work) -> State.Outcome
     ) {
@@ -57,18 +58,20 @@ final class WorkerPool<State: WorkerPoolState>: @unchecked Sendable {
         running = max(0, threads)
         let recorder = StartedThreads.current
         for index in 0..<running {
-            let thread = Thread { [self] in
-                recorder?.recordCurrentThread()
-                work()
+            do {
+                try OwnedThread.detached(name: "\(name)-\(index)") { [self] in
+                    recorder?.recordCurrentThread()
+                    work()
+                }
+            } catch {
+                condition.withLock { running -= 1 }
             }
-            thread.name = "\(name)-\(index)"
-            thread.start()
         }
     }
 
     /// Waits until `condition` holds of the state, then calls `body` with it; wakes the threads
     /// afterwards, as `body` may have changed what they wait for.
-    func withState<Result, Failure: Error>(
+    package func withState<Result, Failure: Error>(
         until condition: (State) -> Bool = { _ in true },
         _ body: (inout State) throws(Failure) -> Result
     ) throws(Failure) -> Result {
@@ -82,7 +85,7 @@ final class WorkerPool<State: WorkerPoolState>: @unchecked Sendable {
     }
 
     /// Ends the threads — work not taken is dropped — and waits until every one has left.
-    func stop() {
+    package func stop() {
         condition.lock()
         stopping = true
         condition.broadcast()
@@ -115,16 +118,18 @@ final class WorkerPool<State: WorkerPoolState>: @unchecked Sendable {
 }
 
 /// The kernel thread ids of ``WorkerPool`` threads started while it is ``current``: for tests,
-/// which check that a restore's threads have ended.
-final class StartedThreads: Sendable {
-    @TaskLocal static var current: StartedThreads?
+/// which check that a pool's threads have ended.
+package final class StartedThreads: Sendable {
+    /// The recorder of the threads pools start now.
+    @TaskLocal package static var current: StartedThreads?
 
     private let ids = Mutex<[pid_t]>([])
 
-    init() {}
+    /// An empty recorder.
+    package init() {}
 
     /// Records the calling thread's id, read from `/proc/thread-self` (a link to `PID/task/TID`).
-    func recordCurrentThread() {
+    package func recordCurrentThread() {
         var target = [CChar](repeating: 0, count: 64)
         let length = readlink("/proc/thread-self", &target, target.count - 1)
         guard length > 0,
@@ -137,5 +142,6 @@ final class StartedThreads: Sendable {
         ids.withLock { $0.append(id) }
     }
 
-    var all: [pid_t] { ids.withLock { $0 } }
+    /// The threads recorded so far.
+    package var all: [pid_t] { ids.withLock { $0 } }
 }
