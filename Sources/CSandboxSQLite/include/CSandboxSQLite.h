@@ -21,6 +21,9 @@ extern const char *const CSB_SQLITE_BENEATH_VFS;
 ///   opens a path of exactly the form `/proc/self/fd/<N>/<one name>` with
 ///   `openat(N, name, flags | O_NOFOLLOW | O_CLOEXEC, mode)`; every other path goes to the
 ///   original `open` unchanged (so `/proc/self/fd/D` itself, opened to fsync the directory, works).
+///   (Debian's SQLite 3.40 already adds `O_NOFOLLOW` to every open of its own; the override keeps
+///   that whatever the SQLite, and opens beneath the descriptor rather than through procfs.) Other
+///   connections of the process that open such a path get the same, stricter, open.
 ///
 /// The VFS is not made the default: a connection selects it with the URI parameter
 /// `vfs=sandbox-beneath`.
