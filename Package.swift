@@ -64,6 +64,10 @@ let package = Package(
         // C wrappers for what the Glibc module does not expose (openat2, statx, renameat2, xattrs, …).
         .target(name: "CSandboxShims"),
 
+        // The SQLite VFS that opens a container's databases beneath a directory descriptor. Links
+        // the system SQLite, as GRDB's GRDBSQLite does on Linux: one SQLite in the process.
+        .target(name: "CSandboxSQLite", linkerSettings: [.linkedLibrary("sqlite3")]),
+
         // Paths, confinement, file and folder operations, the I/O engine, metadata, the error type.
         .target(
             name: "SandboxCore",
@@ -103,6 +107,8 @@ let package = Package(
             dependencies: [
                 "Sandbox",
                 "CSandboxShims",
+                // Databases open beneath their folder's descriptor.
+                "CSandboxSQLite",
                 .product(name: "SystemPackage", package: "swift-system"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 // scrypt (the passcode, backup passwords).

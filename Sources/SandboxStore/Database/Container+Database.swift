@@ -6,48 +6,41 @@ extension Container {
     /// Opens (creating if needed) the SQLite database `name` in `Library/Application Support`, in
     /// WAL mode, as a GRDB `DatabasePool` (concurrent reads, serialized writes).
     ///
-    /// The name is one file name: no `/`, not `.` or `..`, no NUL, not hidden, at most 255 bytes.
-    /// `Library/Application Support` and the database's files (`name`, `name-wal`, `name-shm`)
-    /// are checked through the container's confined root — real directories and regular files, not
-    /// symlinks — before SQLite opens them by path. (SQLite cannot open beneath a directory
-    /// descriptor, so an app that swaps in a symlink between the check and the open is not stopped;
-    /// everything the library itself writes stays confined.)
+    /// The name is one file name: no `/`, not `.` or `..`, no NUL, not hidden, at most 240 bytes.
+    /// `Library/Application Support` is opened through the container's confined root as one
+    /// directory descriptor (a real directory, not a symlink); the database's files (`name`,
+    /// `name-wal`, `name-shm`, `name-journal`) are checked beneath it — absent or regular files —
+    /// and SQLite opens every one of them beneath that same descriptor without following a
+    /// symlink, never by host path. An app that renames a symlink over its database, or over the
+    /// folder, while it is opened gets an error, never another app's database. The descriptor
+    /// stays open as long as the pool (and any copy of its configuration) does.
+    ///
+    /// Each connection checks, as it opens, that SQLite opened it this way (the `sandbox-beneath`
+    /// VFS, selected by a URI file name), after any preparation functions `configuration` already
+    /// has. `DatabasePool.path` is that URI (`file:/proc/self/fd/…`), not a host path.
     ///
     /// - Parameters:
     ///   - name: the database's file name in `Library/Application Support`, e.g. `app.sqlite`.
     ///   - configuration: GRDB's configuration; the journal mode is always WAL.
     /// - Throws: ``StoreError`` with ``StoreError/Code/invalidName`` for a name that is not one
-    ///   plain file name, ``/SandboxCore/SandboxError/Code/escapesContainer`` (the core's code) when a symlink is in
-    ///   the way, ``StoreError/Code/database`` when SQLite refuses (e.g. the file is not a
-    ///   database).
+    ///   plain file name; ``/SandboxCore/SandboxError/Code/escapesContainer`` (the core's code)
+    ///   when `Library`, `Library/Application Support` or one of the database's files is a symlink
+    ///   or not of its kind; the core's codes when the folder cannot be created or opened;
+    ///   ``StoreError/Code/database`` when SQLite refuses (the file is not a database, a symlink
+    ///   was swapped in during the open) or did not open through the descriptor.
     public func database(
         named name: String, configuration: Configuration = Configuration()
     ) throws(StoreError) -> DatabasePool {
-        let directory =
+        let folder =
             ContainerDirectory.applicationSupport.path ?? ContainerPath(constant: "Library/Application Support")
-        let path = try Self.databasePath(named: name, in: directory)
-        try fileSystem { () throws(SandboxError) in
-            try root.createDirectory(at: directory, withIntermediateDirectories: true)
-            for part in [ContainerPath(constant: "Library"), directory] {
-                guard try root.attributes(at: part, followingSymlink: false)?.type == .directory else {
-                    throw SandboxError(
-                        .escapesContainer,
-                        "'\(part)' is not a real directory (a symlink?); databases open only inside the container. Remove it and try again.",
-                        path: part.description)
-                }
-            }
-            for suffix in ["", "-wal", "-shm", "-journal"] {
-                let file = try directory.appending(name + suffix)
-                if let type = try root.attributes(at: file, followingSymlink: false)?.type, type != .regular {
-                    throw SandboxError(
-                        .escapesContainer,
-                        "'\(file)' is a \(type), not a regular file; a database's files must be plain files inside the container.",
-                        path: file.description)
-                }
-            }
-        }
+        let path = try Self.databasePath(named: name, in: folder)
+        let directory = try DatabaseDirectory(opening: folder, in: root)
+        try directory.checkFiles(of: name)
+        var configuration = configuration
+        // Holds the descriptor for as long as the pool, whose connections all run it.
+        configuration.prepareDatabase { db in try directory.verify(db, file: path) }
         do {
-            let pool = try DatabasePool(path: root.displayPath(of: path), configuration: configuration)
+            let pool = try DatabasePool(path: directory.uri(of: name), configuration: configuration)
             let mode = try pool.read { db in try String.fetchOne(db, sql: "PRAGMA journal_mode") }
             guard mode?.lowercased() == "wal" else {
                 throw StoreError(
@@ -59,6 +52,7 @@ extension Container {
         } catch let error as StoreError {
             throw error
         } catch {
+            try directory.checkFiles(of: name)  // a symlink swapped in during the open: say so
             throw StoreError(
                 .database,
                 "SQLite could not open '\(path)' as a database. If the file is damaged, move it aside (`sandbox mv`) and open again to start empty.",
