@@ -59,6 +59,9 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1", traits: []),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-nio-extras", from: "1.35.2"),
+        // Imported directly, so declared (already in the graph through async-http-client and hummingbird).
+        .package(url: "https://github.com/apple/swift-distributed-tracing", from: "1.1.0"),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.0.0"),
     ],
     targets: [
         // C wrappers for what the Glibc module does not expose (openat2, statx, renameat2, xattrs, …).
@@ -82,6 +85,7 @@ let package = Package(
         .target(
             name: "Sandbox",
             dependencies: [
+                "CSandboxShims",
                 "SandboxCore",
                 .product(name: "SystemPackage", package: "swift-system"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -93,6 +97,7 @@ let package = Package(
         .target(
             name: "SandboxWatch",
             dependencies: [
+                "SandboxCore", .product(name: "SystemPackage", package: "swift-system"),
                 "Sandbox", "CSandboxShims",
                 // Data Protection: an Inbox with a protection class gets its deliveries sealed.
                 "SandboxStore",
@@ -105,6 +110,7 @@ let package = Package(
         .target(
             name: "SandboxStore",
             dependencies: [
+                "SandboxCore",
                 "Sandbox",
                 "CSandboxShims",
                 // Databases open beneath their folder's descriptor.
@@ -122,6 +128,7 @@ let package = Package(
         .target(
             name: "SandboxTransfer",
             dependencies: [
+                "SandboxCore", .product(name: "Tracing", package: "swift-distributed-tracing"),
                 "Sandbox",
                 // Data Protection: a finished file handed to a protected folder is sealed with its class.
                 "SandboxStore",
@@ -141,6 +148,9 @@ let package = Package(
         .target(
             name: "SandboxShare",
             dependencies: [
+                "CSandboxShims", .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
+                .product(name: "NIOPosix", package: "swift-nio"),
                 "Sandbox",
                 "SandboxWatch",
                 // Data Protection: uploads into a folder with a protection class are sealed with it.
@@ -165,6 +175,7 @@ let package = Package(
         .target(
             name: "SandboxDaemon",
             dependencies: [
+                "SandboxCore", .product(name: "SystemPackage", package: "swift-system"),
                 "Sandbox", "CSandboxShims",
                 "SandboxTransfer",
                 .product(name: "GRDB", package: "GRDB.swift"),
@@ -209,13 +220,14 @@ let package = Package(
         // A backup or a restore the kill tests end with SIGKILL at random moments.
         .executableTarget(
             name: "sandbox-backup-harness",
-            dependencies: ["SandboxBackup"],
+            dependencies: ["Sandbox", "SandboxCore", "SandboxBackup"],
             path: "Tests/Harnesses/BackupHarness",
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "SandboxBackupTests",
             dependencies: [
+                "Sandbox", "SandboxCore", "SandboxStore", .product(name: "SystemPackage", package: "swift-system"),
                 "SandboxBackup", "SandboxTesting", "sandbox-backup-harness",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],
@@ -252,6 +264,7 @@ let package = Package(
         .executableTarget(
             name: "SandboxCLIExtras",
             dependencies: [
+                "SandboxCore",
                 "CSandboxShims",
                 "Sandbox",
                 "SandboxTransfer",
@@ -313,18 +326,25 @@ let package = Package(
 
         .testTarget(
             name: "SandboxCoreTests",
-            dependencies: ["SandboxCore", "SandboxTesting", "sandbox-crash-harness"],
+            dependencies: [
+                "CSandboxShims", .product(name: "SystemPackage", package: "swift-system"), "SandboxCore",
+                "SandboxTesting", "sandbox-crash-harness",
+            ],
             swiftSettings: swiftSettings
         ),
-        .testTarget(name: "SandboxTests", dependencies: ["Sandbox", "SandboxTesting"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "SandboxTests",
+            dependencies: [.product(name: "SystemPackage", package: "swift-system"), "Sandbox", "SandboxTesting"],
+            swiftSettings: swiftSettings),
         .testTarget(
             name: "SandboxWatchTests",
-            dependencies: ["SandboxWatch", "SandboxTesting", "SandboxStore"],
+            dependencies: ["Sandbox", "SandboxWatch", "SandboxTesting", "SandboxStore"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "SandboxStoreTests",
             dependencies: [
+                "CSandboxShims",
                 "SandboxStore", "SandboxTesting", "sandbox-store-harness",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],
@@ -333,6 +353,9 @@ let package = Package(
         .testTarget(
             name: "SandboxTransferTests",
             dependencies: [
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOHTTP1", package: "swift-nio"),
+                "Sandbox", "SandboxCore",
                 "SandboxTransfer", "SandboxTesting", "SandboxTransferTesting", "SandboxStore",
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -341,6 +364,10 @@ let package = Package(
         .testTarget(
             name: "SandboxShareTests",
             dependencies: [
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Hummingbird", package: "hummingbird"), .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
+                "Sandbox", .product(name: "SystemPackage", package: "swift-system"),
                 "SandboxShare", "SandboxTesting", "SandboxTransferTesting",
             ],
             // The browser tests' Selenium script, run by Python from its source folder.
@@ -358,6 +385,8 @@ let package = Package(
         .testTarget(
             name: "SandboxDaemonTests",
             dependencies: [
+                .product(name: "GRDB", package: "GRDB.swift"), .product(name: "Logging", package: "swift-log"),
+                "Sandbox",
                 "SandboxTransfer", "SandboxTesting", "SandboxTransferTesting", "sandbox-background-app", "sandboxd",
                 "SandboxDaemon",
             ],
@@ -365,7 +394,10 @@ let package = Package(
         ),
         .testTarget(
             name: "SandboxCLITests",
-            dependencies: ["Sandbox", "SandboxTesting", "sandbox-run-probe"],
+            dependencies: [
+                .product(name: "SystemPackage", package: "swift-system"), "Sandbox", "SandboxTesting",
+                "sandbox-run-probe",
+            ],
             swiftSettings: swiftSettings
         ),
     ]
