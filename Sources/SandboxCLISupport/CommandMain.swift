@@ -23,7 +23,7 @@ package enum CommandMain {
             }
         } catch  where StandardStreams.isClosedOutput(error) {
             Root.exit(withError: ExitCode.success)
-        } catch let error as any SandboxFailure {
+        } catch let error as SandboxError {
             StandardStreams.error(Remedies.line(for: error, command: name) + "\n")
             Root.exit(withError: ExitCode(ExitStatus.of(error)))
         } catch {

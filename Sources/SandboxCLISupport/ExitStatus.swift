@@ -12,7 +12,7 @@ package enum ExitStatus {
         "invalid-name", "invalid-value", "invalid-url", "invalid-resume-data",
     ]
 
-    package static func of(_ error: any SandboxFailure) -> Int32 {
-        usageCodes.contains(error.codeName) ? usage : failure
+    package static func of(_ error: SandboxError) -> Int32 {
+        usageCodes.contains(error.code.rawValue) ? usage : failure
     }
 }

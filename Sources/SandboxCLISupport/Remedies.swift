@@ -26,9 +26,9 @@ package enum Remedies {
     /// `sandbox: <message> <remedy> (<cause>) [<code>]`, the one line a failure prints.
     ///
     /// - Parameter command: the command that failed (its name, e.g. `rm`), when known.
-    package static func line(for failure: any SandboxFailure, command: String? = nil) -> String {
+    package static func line(for failure: SandboxError, command: String? = nil) -> String {
         var text = failure.description
-        let suffix = " [\(failure.codeName)]"
+        let suffix = " [\(failure.code.rawValue)]"
         if let remedy = remedy(for: failure, command: command), !text.contains("`sandbox "), text.hasSuffix(suffix) {
             text.removeLast(suffix.count)
             text += " " + remedy + suffix
@@ -37,8 +37,8 @@ package enum Remedies {
     }
 
     /// The remedy that fits `failure` of `command`, if any.
-    static func remedy(for failure: any SandboxFailure, command: String?) -> String? {
-        guard let remedy = byCode[failure.codeName], let path = failure.fileSystemError?.path,
+    static func remedy(for failure: SandboxError, command: String?) -> String? {
+        guard let remedy = byCode[failure.code.rawValue], let path = failure.fileSystemError?.path,
             isInContainer(path)
         else { return nil }
         if let commands = remedy.commands, !commands.contains(command ?? "") { return nil }

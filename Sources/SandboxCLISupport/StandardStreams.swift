@@ -34,6 +34,6 @@ package enum StandardStreams {
 
     /// Whether `error` is a write to standard output whose reader went away (`EPIPE`).
     package static func isClosedOutput(_ error: any Error) -> Bool {
-        (error as? any SandboxFailure)?.fileSystemError?.cause?.errno == .brokenPipe
+        (error as? SandboxError)?.fileSystemError?.cause?.errno == .brokenPipe
     }
 }

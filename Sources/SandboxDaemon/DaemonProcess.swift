@@ -17,7 +17,7 @@ public enum DaemonProcess {
     ///   - detach: started by an app: a session of its own (so the app's terminal and process
     ///     group do not reach it) and standard output and error appended to ``/SandboxTransfer/DaemonPaths/log``.
     /// - Returns: `false` when another daemon already runs for these paths (nothing was done).
-    /// - Throws: ``/SandboxTransfer/TransferError`` when the folders, the lock, the socket or the queue fail.
+    /// - Throws: ``/SandboxTransfer/SandboxError`` when the folders, the lock, the socket or the queue fail.
     public static func run(home: SandboxHome, options: DaemonOptions, detach: Bool) async throws -> Bool {
         let paths = options.paths
         try paths.prepare()
@@ -57,11 +57,11 @@ final class LifetimeLock: Sendable {
     /// Takes the lock and writes this process's id, or returns `nil` when another process still
     /// holds it after ``patience``.
     ///
-    /// - Throws: ``TransferError/Code/daemonUnavailable`` when the file cannot be opened.
-    static func acquire(_ path: String) async throws(TransferError) -> LifetimeLock? {
+    /// - Throws: `daemon-unavailable` when the file cannot be opened.
+    static func acquire(_ path: String) async throws(SandboxError) -> LifetimeLock? {
         let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
         guard fd >= 0 else {
-            throw TransferError(
+            throw SandboxError(
                 .daemonUnavailable, "Could not open '\(path)': \(String(cString: strerror(errno))).", path: path)
         }
         let deadline = ContinuousClock.now + patience

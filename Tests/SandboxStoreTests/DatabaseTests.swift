@@ -30,7 +30,7 @@ struct DatabaseTests {
                 "", "../escape.sqlite", "a/b.sqlite", "..", ".", ".hidden", "nul\0byte",
                 String(repeating: "x", count: 300),
             ] {
-                let error = try #require(throws: StoreError.self, "\(name)") {
+                let error = try #require(throws: SandboxError.self, "\(name)") {
                     try fixture.container.database(named: name)
                 }
                 #expect(error.code == .invalidName, "\(name)")
@@ -44,8 +44,8 @@ struct DatabaseTests {
             let link = fixture.container.hostPath(for: .applicationSupport) + "/evil.sqlite"
             try FileManager.default.createSymbolicLink(
                 atPath: link, withDestinationPath: fixture.scratch + "/outside.sqlite")
-            let error = try #require(throws: StoreError.self) { try fixture.container.database(named: "evil.sqlite") }
-            #expect(error.code == StoreError.Code(.escapesContainer))
+            let error = try #require(throws: SandboxError.self) { try fixture.container.database(named: "evil.sqlite") }
+            #expect(error.code == SandboxError.Code.escapesContainer)
             #expect(!FileManager.default.fileExists(atPath: fixture.scratch + "/outside.sqlite"))
         }
     }
@@ -55,7 +55,7 @@ struct DatabaseTests {
         try Fixture.with { fixture in
             try fixture.container.root.writeContents(
                 Array(repeating: 0x41, count: 4096), to: ContainerPath("Library/Application Support/junk.sqlite"))
-            let error = try #require(throws: StoreError.self) { try fixture.container.database(named: "junk.sqlite") }
+            let error = try #require(throws: SandboxError.self) { try fixture.container.database(named: "junk.sqlite") }
             #expect(error.code == .database)
         }
     }

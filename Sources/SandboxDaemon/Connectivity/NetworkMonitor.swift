@@ -36,13 +36,13 @@ final class NetworkMonitor: Sendable {
 
     /// Opens the sockets and starts the thread.
     ///
-    /// - Throws: ``TransferError/Code/daemonUnavailable`` when the wake-up pipe cannot be made.
-    init(logger: Logger, onChange: @escaping @Sendable () -> Void) throws(TransferError) {
+    /// - Throws: `daemon-unavailable` when the wake-up pipe cannot be made.
+    init(logger: Logger, onChange: @escaping @Sendable () -> Void) throws(SandboxError) {
         var fds: [Int32] = [-1, -1]
         // pipe2 needs _GNU_SOURCE, which the Glibc module lacks: set the flags one by one (the
         // daemon starts no process before this runs, so none inherits the pipe meanwhile).
         guard pipe(&fds) == 0 else {
-            throw TransferError(
+            throw SandboxError(
                 .daemonUnavailable, "sandboxd could not make a pipe: \(String(cString: strerror(errno))).")
         }
         for fd in fds {

@@ -16,17 +16,17 @@ extension Container {
     /// - Parameters:
     ///   - name: the database's file name in `Library/Application Support`, e.g. `app.sqlite`.
     ///   - configuration: GRDB's configuration; the journal mode is always WAL.
-    /// - Throws: ``StoreError`` with ``StoreError/Code/invalidName`` for a name that is not one
+    /// - Throws: ``/SandboxCore/SandboxError`` with ``SandboxCore/SandboxError/Code/invalidName`` for a name that is not one
     ///   plain file name, ``/SandboxCore/SandboxError/Code/escapesContainer`` (the core's code) when a symlink is in
-    ///   the way, ``StoreError/Code/database`` when SQLite refuses (e.g. the file is not a
+    ///   the way, ``SandboxCore/SandboxError/Code/database`` when SQLite refuses (e.g. the file is not a
     ///   database).
     public func database(
         named name: String, configuration: Configuration = Configuration()
-    ) throws(StoreError) -> DatabasePool {
+    ) throws(SandboxError) -> DatabasePool {
         let directory =
             ContainerDirectory.applicationSupport.path ?? ContainerPath(constant: "Library/Application Support")
         let path = try Self.databasePath(named: name, in: directory)
-        try fileSystem { () throws(SandboxError) in
+        do {
             try root.createDirectory(at: directory, withIntermediateDirectories: true)
             for part in [ContainerPath(constant: "Library"), directory] {
                 guard try root.attributes(at: part, followingSymlink: false)?.type == .directory else {
@@ -50,34 +50,34 @@ extension Container {
             let pool = try DatabasePool(path: root.displayPath(of: path), configuration: configuration)
             let mode = try pool.read { db in try String.fetchOne(db, sql: "PRAGMA journal_mode") }
             guard mode?.lowercased() == "wal" else {
-                throw StoreError(
+                throw SandboxError(
                     .database,
                     "The database '\(path)' did not switch to WAL mode (it is in '\(mode ?? "unknown")' mode).",
                     path: path.description)
             }
             return pool
-        } catch let error as StoreError {
+        } catch let error as SandboxError {
             throw error
         } catch {
-            throw StoreError(
+            throw SandboxError(
                 .database,
                 "SQLite could not open '\(path)' as a database. If the file is damaged, move it aside (`sandbox mv`) and open again to start empty.",
                 path: path.description,
-                cause: .database(String(describing: error))
+                underlying: .detail(String(describing: error))
             )
         }
     }
 
     /// `Library/Application Support/<name>` for a valid database name.
-    static func databasePath(named name: String, in directory: ContainerPath) throws(StoreError) -> ContainerPath {
+    static func databasePath(named name: String, in directory: ContainerPath) throws(SandboxError) -> ContainerPath {
         guard !name.isEmpty, !name.hasPrefix("."), !name.contains("/"), !name.utf8.contains(0), name.utf8.count <= 240
         else {
-            throw StoreError(
+            throw SandboxError(
                 .invalidName,
                 "'\(name.replacingOccurrences(of: "\0", with: "\\0"))' is not a database name: give one plain file name such as 'notes.sqlite' (no '/', not hidden or '..', at most 240 bytes).",
                 path: name
             )
         }
-        return try fileSystem { () throws(SandboxError) in try directory.appending(name) }
+        return try directory.appending(name)
     }
 }

@@ -15,12 +15,10 @@ final class LockFile: Sendable {
 
     /// Opens (creating, mode 0600) the lock file at `path`.
     ///
-    /// - Throws: ``StoreError`` with the core's codes.
-    init(root: ConfinedRoot, path: ContainerPath) throws(StoreError) {
+    /// - Throws: ``/SandboxCore/SandboxError`` with the core's codes.
+    init(root: ConfinedRoot, path: ContainerPath) throws(SandboxError) {
         self.path = path
-        descriptor = try fileSystem { () throws(SandboxError) in
-            try root.openFileDescriptor(at: path, creatingWith: [.ownerReadWrite])
-        }
+        descriptor = try root.openFileDescriptor(at: path, creatingWith: [.ownerReadWrite])
     }
 
     deinit {
@@ -29,7 +27,7 @@ final class LockFile: Sendable {
 
     /// Runs `body` holding the lock: exclusive for writers, shared for readers that need the
     /// generation and the data to match.
-    func withLock<T>(exclusive: Bool, _ body: () throws(StoreError) -> T) throws(StoreError) -> T {
+    func withLock<T>(exclusive: Bool, _ body: () throws(SandboxError) -> T) throws(SandboxError) -> T {
         try call("flock") { flock(descriptor.rawValue, exclusive ? LOCK_EX : LOCK_SH) }
         defer { _ = flock(descriptor.rawValue, LOCK_UN) }  // closing would release it too
         return try body()
@@ -38,10 +36,10 @@ final class LockFile: Sendable {
     /// ``withLock(exclusive:_:)`` with a bounded wait: when another process still holds the lock
     /// at `deadline`, `body` does not run and the result is `nil`.
     func withLock<T>(
-        exclusive: Bool, waitingUntil deadline: ContinuousClock.Instant, _ body: () throws(StoreError) -> T
-    ) throws(StoreError) -> T? {
+        exclusive: Bool, waitingUntil deadline: ContinuousClock.Instant, _ body: () throws(SandboxError) -> T
+    ) throws(SandboxError) -> T? {
         let operation = (exclusive ? LOCK_EX : LOCK_SH) | LOCK_NB
-        let locked = try BoundedPoll.until(deadline) { () throws(StoreError) -> Bool in
+        let locked = try BoundedPoll.until(deadline) { () throws(SandboxError) -> Bool in
             if flock(descriptor.rawValue, operation) == 0 { return true }
             let error = Errno(rawValue: errno)
             if error == .wouldBlock || error == .interrupted { return false }
@@ -53,20 +51,20 @@ final class LockFile: Sendable {
     }
 
     /// The generation counter; 0 for a new lock file.
-    func generation() throws(StoreError) -> UInt64 {
+    func generation() throws(SandboxError) -> UInt64 {
         var value: UInt64 = 0
         let count = try call("pread") { pread(descriptor.rawValue, &value, 8, 0) }
         return count == 8 ? UInt64(littleEndian: value) : 0
     }
 
     /// Sets the generation counter (under the exclusive lock).
-    func setGeneration(_ generation: UInt64) throws(StoreError) {
+    func setGeneration(_ generation: UInt64) throws(SandboxError) {
         var value = generation.littleEndian
         _ = try call("pwrite") { pwrite(descriptor.rawValue, &value, 8, 0) }
     }
 
     @discardableResult
-    private func call<R: FixedWidthInteger>(_ name: String, _ body: () -> R) throws(StoreError) -> R {
+    private func call<R: FixedWidthInteger>(_ name: String, _ body: () -> R) throws(SandboxError) -> R {
         while true {
             let result = body()
             if result != -1 { return result }
@@ -76,13 +74,12 @@ final class LockFile: Sendable {
         }
     }
 
-    private func failure(_ name: String, _ error: Errno) -> StoreError {
-        StoreError(
-            SandboxError(
-                .io,
-                "Could not \(name) the lock file '\(path)' (\(error)). Check that the container's file system supports file locks.",
-                path: path.description,
-                cause: SystemCallFailure(systemCall: name, errno: error)
-            ))
+    private func failure(_ name: String, _ error: Errno) -> SandboxError {
+        SandboxError(
+            .io,
+            "Could not \(name) the lock file '\(path)' (\(error)). Check that the container's file system supports file locks.",
+            path: path.description,
+            cause: SystemCallFailure(systemCall: name, errno: error)
+        )
     }
 }

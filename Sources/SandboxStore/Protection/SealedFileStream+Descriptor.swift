@@ -15,7 +15,7 @@ extension SealedFileStream {
     ///   ``SegmentSealer/seal(_:index:final:into:)``.
     static func copy(
         from input: CInt, inputPath: String, sealer: SegmentSealer, to fd: CInt, path: String
-    ) throws(StoreError) -> Int64 {
+    ) throws(SandboxError) -> Int64 {
         let segment = sealer.segmentSize
         let capacity = segmentsPerStripe * segment
         let plainBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: capacity, alignment: 64)
@@ -27,7 +27,7 @@ extension SealedFileStream {
         }
         guard let plain = plainBuffer.baseAddress else { return 0 }
         try sealer.header.withUnsafeBytes { header in
-            Result { () throws(StoreError) in try writeAll(header, to: fd, at: 0, path: path) }
+            Result { () throws(SandboxError) in try writeAll(header, to: fd, at: 0, path: path) }
         }.get()
         var offset = sealer.header.count
         var filled = 0
@@ -39,7 +39,7 @@ extension SealedFileStream {
                 let count = read(input, plain + filled, capacity - filled)
                 if count < 0 && errno == EINTR { continue }
                 guard count >= 0 else {
-                    throw StoreError(.systemCall("read", errno: Errno(rawValue: errno), path: inputPath))
+                    throw SandboxError.systemCall("read", errno: Errno(rawValue: errno), path: inputPath)
                 }
                 if count == 0 { ended = true } else { filled += count }
             }

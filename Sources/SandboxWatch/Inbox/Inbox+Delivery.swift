@@ -24,11 +24,11 @@ extension Inbox {
         let dataProtection = DataProtection(home: container.home)
         for number in 1...Self.maximumNameAttempts {
             let path = Self.path.appending(Self.numbered(name, number))
-            do throws(StoreError) {
+            do throws(SandboxError) {
                 try dataProtection.importFile(
                     fromHost: hostFile, to: path, in: root, options: [.atomic, .durable, .withoutOverwriting])
                 return path
-            } catch  where error.code == StoreError.Code(.alreadyExists) {
+            } catch  where error.code == SandboxError.Code.alreadyExists {
                 continue
             } catch {
                 throw Self.failure(error)
@@ -43,8 +43,8 @@ extension Inbox {
     static let maximumNameAttempts = 10_000
 
     /// A failed delivery as the core's error: the file system's own, or the store's code and message.
-    static func failure(_ error: StoreError) -> SandboxError {
-        if case .fileSystem(let underlying)? = error.cause { return underlying }
+    static func failure(_ error: SandboxError) -> SandboxError {
+        if case .error(let underlying)? = error.underlying { return underlying }
         return SandboxError(SandboxError.Code(error.code.rawValue), error.message, path: error.path)
     }
 
