@@ -160,6 +160,7 @@ let package = Package(
             name: "SandboxDaemon",
             dependencies: [
                 "Sandbox", "CSandboxShims",
+                "SandboxStore",
                 "SandboxTransfer",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
@@ -225,6 +226,7 @@ let package = Package(
             name: "SandboxCLISupport",
             dependencies: [
                 "Sandbox",
+                "SandboxStore",
                 .product(name: "SystemPackage", package: "swift-system"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
@@ -353,13 +355,13 @@ let package = Package(
             name: "SandboxDaemonTests",
             dependencies: [
                 "SandboxTransfer", "SandboxTesting", "SandboxTransferTesting", "sandbox-background-app", "sandboxd",
-                "SandboxDaemon",
+                "SandboxDaemon", "SandboxStore",
             ],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "SandboxCLITests",
-            dependencies: ["Sandbox", "SandboxTesting", "sandbox-run-probe"],
+            dependencies: ["Sandbox", "SandboxStore", "SandboxCLISupport", "SandboxTesting", "sandbox-run-probe"],
             swiftSettings: swiftSettings
         ),
     ]

@@ -14,6 +14,6 @@ import Testing
         #expect(error.code.httpStatus == status)
         #expect(error.message.hasPrefix("Could not read '/a/b': "))
         #expect(!error.message.contains("/srv/secret"), "the host path stays in the log, out of the response")
-        #expect(error.fileSystemError?.code == code)
+        #expect(error.underlying?.sandboxError?.code == code)
     }
 }

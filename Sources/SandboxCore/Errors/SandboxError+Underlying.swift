@@ -10,8 +10,9 @@ extension SandboxError {
         case foreign(any Error & Sendable)
 
         /// `error` as what lay beneath: ``error(_:)`` when it is a ``SandboxError``, else
-        /// ``foreign(_:)``.
-        public static func wrapping(_ error: any Error & Sendable) -> Underlying {
+        /// ``foreign(_:)``; `nil` for no error.
+        public static func wrapping(_ error: (any Error & Sendable)?) -> Underlying? {
+            guard let error else { return nil }
             if let error = error as? SandboxError { return .error(error) }
             return .foreign(error)
         }

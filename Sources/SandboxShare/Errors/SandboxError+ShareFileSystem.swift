@@ -1,4 +1,5 @@
 import Sandbox
+import SandboxStore
 
 extension SandboxError {
     /// A failure of the confined file system beneath, as the status a WebDAV client expects:

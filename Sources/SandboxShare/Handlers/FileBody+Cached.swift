@@ -55,10 +55,10 @@ extension FileBody {
                 _ = try contents.read(count, at: offset, into: &buffer, path)
                 return buffer
             }
-        } catch let error as SandboxError {
-            throw error
-        } catch let error as SandboxError {
+        } catch let error as SandboxError where error.code == .interrupted {
             throw .fileSystem(error, path: path, doing: "read")  // the engine stopped, or the request was cancelled
+        } catch let error as SandboxError {
+            throw error  // the handler's own, already answered
         } catch {
             throw SandboxError(
                 .internalError, "Could not read '\(path)': \(error); ask for it again.", path: path.description)

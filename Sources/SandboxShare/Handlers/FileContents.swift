@@ -52,10 +52,10 @@ struct FileContents: Sendable {
             return try await IOEngine.shared.run { () throws(SandboxError) -> FileContents in
                 try opened(file, size: size, path: path, dataProtection: dataProtection)
             }
-        } catch let error as SandboxError {
-            throw error
-        } catch let error as SandboxError {
+        } catch let error as SandboxError where error.code == .interrupted {
             throw .fileSystem(error, path: path, doing: "open")  // the engine stopped, or the request was cancelled
+        } catch let error as SandboxError {
+            throw error  // the handler's own, already answered
         } catch {
             throw SandboxError(.internalError, "Could not open '\(path)': \(error).", path: path.description)
         }
@@ -79,7 +79,7 @@ struct FileContents: Sendable {
             throw .dataProtection(
                 error, path: path, doing: "read",
                 lockedMessage:
-                    "'\(path)' is protected and the device is locked: unlock it (`sandbox unlock`) and download it again; nothing was sent."
+                    "'\(path)' is protected and the device is locked: unlock the device and download it again; nothing was sent."
             )
         }
     }
@@ -102,7 +102,7 @@ struct FileContents: Sendable {
         } catch {
             throw .dataProtection(
                 error, path: path, doing: "read",
-                lockedMessage: "'\(path)' is protected and the device is locked: unlock it (`sandbox unlock`).")
+                lockedMessage: "'\(path)' is protected and the device is locked: unlock the device.")
         }
     }
 }

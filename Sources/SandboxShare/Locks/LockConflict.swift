@@ -21,5 +21,8 @@ package struct LockConflict: Error, Sendable, Equatable, CustomStringConvertible
 
 extension SandboxError {
     /// The hrefs of the locks behind a `423 Locked` (for the body's `DAV:href` elements), or none.
-    package var lockRootHrefs: [String] { (cause as? LockConflict)?.hrefs ?? [] }
+    package var lockRootHrefs: [String] {
+        guard case .foreign(let conflict as LockConflict)? = underlying else { return [] }
+        return conflict.hrefs
+    }
 }

@@ -90,11 +90,9 @@ extension DataProtection {
             Array(try file.read(upToCount: ProtectedFileFormat.maximumHeaderSize, atOffset: 0))
         }
         guard ProtectedFileFormat.isProtected(start) else {
-            return try fileSystem { () throws(SandboxError) in
-                guard let range else { return try root.readContents(of: path, maximumSize: maximumSize) }
-                return try root.withFile(at: path) { file throws(SandboxError) in
-                    Array(try file.read(upToCount: range.count, atOffset: Int64(range.lowerBound)))
-                }
+            guard let range else { return try root.readContents(of: path, maximumSize: maximumSize) }
+            return try root.withFile(at: path) { file throws(SandboxError) in
+                Array(try file.read(upToCount: range.count, atOffset: Int64(range.lowerBound)))
             }
         }
         let header = try ProtectedFileFormat.header(of: start, path: path.description)

@@ -218,10 +218,12 @@ extension DataProtection {
             try makeSealer(protection: protection, path: path.description)
         }
         let locks = try hasPasscode
-        let output = try fileSystem { () throws(SandboxError) in
-            guard let queueLimit else { return try root.openWriter(at: path, options: options.union(.atomic)) }
-            return try root.openWriter(at: path, options: options.union(.atomic), queueLimit: queueLimit)
-        }
+        let output =
+            if let queueLimit {
+                try root.openWriter(at: path, options: options.union(.atomic), queueLimit: queueLimit)
+            } else {
+                try root.openWriter(at: path, options: options.union(.atomic))
+            }
         return ProtectedFileWriter(
             path: path, root: root, dataProtection: self, protection: chosen, sealer: sealer, output: output,
             locks: locks)

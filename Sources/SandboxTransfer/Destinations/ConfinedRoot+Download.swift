@@ -23,50 +23,28 @@ extension ConfinedRoot {
             var number = 0
             while number < 1000 {
                 let candidate = number == 0 ? name : SuggestedFilename.numbered(name, number)
-                let destination = try Self.store { () throws(SandboxError) in try folder.appending(candidate) }
+                let destination = try folder.appending(candidate)
                 do throws(SandboxError) {
                     if let dataProtection {
                         try dataProtection.moveItem(from: source, to: destination, in: self)
                     } else {
-                        try Self.store { () throws(SandboxError) in
-                            try moveItem(from: source, to: destination, replacingExisting: false)
-                        }
+                        try moveItem(from: source, to: destination, replacingExisting: false)
                     }
                     return destination
-                } catch  where error.code == SandboxError.Code.alreadyExists {
+                } catch  where error.code == .alreadyExists {
                     number += 1
-                } catch  where error.code == SandboxError.Code.notFound && !folderChecked {
+                } catch  where error.code == .notFound && !folderChecked {
                     folderChecked = true  // the folder (or the source) is missing: make the folder, try again
-                    try Self.store { () throws(SandboxError) in
-                        try createDirectory(at: folder, withIntermediateDirectories: true)
-                    }
+                    try createDirectory(at: folder, withIntermediateDirectories: true)
                 }
             }
         } catch {
-            if case .error(let underlying)? = error.underlying {
-                throw .fileSystem(underlying, doing: "move the download into '\(folder)'")
-            }
-            throw SandboxError(
-                SandboxError.Code(error.code.rawValue),
-                "Could not move the download into '\(folder)': \(error.message)",
-                path: error.path, underlying: .wrapping(error))
+            throw .fileSystem(error, doing: "move the download into '\(folder)'")
         }
         throw SandboxError(
-            SandboxError.Code.alreadyExists,
+            .alreadyExists,
             "Could not move the download into '\(folder)': '\(name)' and 999 numbered names are taken; remove some.",
             path: folder.description)
-    }
-}
-
-extension ConfinedRoot {
-    /// Runs a core operation, its error as the store's (same code), so that one `catch` sees both.
-    @discardableResult
-    fileprivate static func store<T>(_ body: () throws(SandboxError) -> T) throws(SandboxError) -> T {
-        do {
-            return try body()
-        } catch {
-            throw error
-        }
     }
 }
 

@@ -29,18 +29,18 @@ extension FolderZip {
             found = try await IOEngine.shared.run { () throws -> SharePath? in
                 try firstFile(in: folder, of: classes, methods: methods, dataProtection: dataProtection)
             }
-        } catch let error as SandboxError {
-            throw error
-        } catch let error as SandboxError {
+        } catch let error as SandboxError where error.code == .interrupted {
             // The engine stopped, or the request was cancelled.
             throw .fileSystem(error, path: folder, doing: "archive")
+        } catch let error as SandboxError {
+            throw error  // the handler's own, already answered
         } catch {
             throw SandboxError(.internalError, "Could not archive '\(folder)': \(error).", path: folder.description)
         }
         if let found {
             throw SandboxError(
                 .forbidden,
-                "'\(folder)' holds '\(found)', which is protected, and the device is locked: unlock it (`sandbox unlock`) and download the folder again; nothing was sent.",
+                "'\(folder)' holds '\(found)', which is protected, and the device is locked: unlock the device and download the folder again; nothing was sent.",
                 path: found.description)
         }
     }

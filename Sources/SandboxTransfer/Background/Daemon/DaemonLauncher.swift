@@ -19,7 +19,7 @@ package enum DaemonLauncher {
             guard let broker = CInt(variable), broker >= 0 else {
                 throw SandboxError(
                     .invalidArgument,
-                    "\(AppEnvironment.daemonBrokerVariable)='\(variable)' is not a descriptor number; it is set by `sandbox run`."
+                    "\(AppEnvironment.daemonBrokerVariable)='\(variable)' is not a descriptor number; the launcher of a confined app sets it."
                 )
             }
             let fd = try await onEngine { () throws(SandboxError) in try DaemonBroker.requestConnection(from: broker) }
@@ -45,7 +45,7 @@ package enum DaemonLauncher {
         do {
             return try await IOEngine.shared.run { try body() }
         } catch let error as SandboxError {
-            throw SandboxError(error.code, error.message, path: error.path, underlying: .wrapping(error))
+            throw error
         } catch {
             throw SandboxError(.daemonUnavailable, "Reaching sandboxd failed: \(error).", underlying: .wrapping(error))
         }

@@ -57,7 +57,7 @@ package struct DaemonMessage: Codable, Sendable, Equatable {
     /// The error a `failure` carries.
     package var error: SandboxError {
         SandboxError(
-            code.map(SandboxError.Code.init(wire:)) ?? .protocolViolation,
+            code.map(SandboxError.Code.init) ?? .protocolViolation,
             message ?? "sandboxd refused the request without saying why.")
     }
 }
