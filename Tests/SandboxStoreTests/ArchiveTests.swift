@@ -81,11 +81,30 @@ struct ArchiveTests {
         }
     }
 
+    @Test("a failure of the file system beneath keeps the core's code, path and system call")
+    func fileSystemFailure() throws {
+        try Fixture.with { fixture in
+            let error = try #require(throws: SandboxError.self) {
+                try fixture.container.readArchive(with: archiverV2, from: path)
+            }
+            #expect(error.code == .notFound)
+            #expect(error.code.rawValue == "not-found")
+            #expect(error.path == path.description)
+            #expect(error.cause?.systemCall != nil, "the system call and errno beneath are kept")
+            #expect(error.description.hasSuffix(") [not-found]"))
+        }
+    }
+
     @Test("a migration hook's own error is reported as a failed migration")
     func failingHook() throws {
         let archiver = Archiver<NotesV2>(version: 5) { _ in throw CocoaError(.coderReadCorrupt) }
         let old = try Archiver<NotesV1>(version: 1).archive(NotesV1(titles: []))
         let error = try #require(throws: SandboxError.self) { try archiver.unarchive(old) }
         #expect(error.code == .migrationFailed)
+        #expect(error.code.rawValue == "migration-failed")
+        guard case .detail? = error.underlying else {
+            Issue.record("the hook's words are the detail beneath: \(String(describing: error.underlying))")
+            return
+        }
     }
 }
