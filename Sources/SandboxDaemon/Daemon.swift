@@ -246,7 +246,7 @@ actor Daemon {
         guard let binding = client.binding, !binding.allowsNetwork else { return }
         throw SandboxError(
             SandboxError.Code.permissionDenied,
-            "'\(binding.app)' runs without network access (`sandbox run --no-network`): sandboxd does not download for it. Run it without --no-network to use background downloads."
+            "'\(binding.app)' runs without network access: sandboxd does not download for it. Launch it with network access to use background downloads."
         )
     }
 

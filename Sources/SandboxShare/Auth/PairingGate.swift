@@ -90,7 +90,7 @@ final class PairingGate: Sendable {
                 }
             }
             throw SandboxError(
-                .unauthorized, "Log in with the user name and pairing code that `sandbox share` printed.")
+                .unauthorized, "Log in with the user name and pairing code the share printed when it started.")
         }
         throttles.withLock { $0[door]?.recordSuccess(from: client) }
     }

@@ -66,6 +66,6 @@ extension DAVMethods {
     }
 
     private static func lockedFolderMessage(_ destination: SharePath, _ action: String) -> String {
-        "'\(destination.parent)' is protected and the device is locked: unlock it (`sandbox unlock`) and \(action) again; nothing was changed."
+        "'\(destination.parent)' is protected and the device is locked: unlock the device and \(action) again; nothing was changed."
     }
 }

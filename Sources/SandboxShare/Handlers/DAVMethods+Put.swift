@@ -106,7 +106,7 @@ extension DAVMethods {
         case let error as SandboxError where error.code == .protectedDataUnavailable:
             SandboxError(
                 .forbidden,
-                "'\(path.parent)' is protected and the device is locked: unlock it (`sandbox unlock`) and upload again; nothing was stored.",
+                "'\(path.parent)' is protected and the device is locked: unlock the device and upload again; nothing was stored.",
                 path: path.description, underlying: .wrapping(error))
         case let error as SandboxError:
             if case .error(let underlying)? = error.underlying {

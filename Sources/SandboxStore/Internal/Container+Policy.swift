@@ -24,7 +24,7 @@ extension Container {
         case .preferencesAPI:
             throw SandboxError(
                 .readOnly,
-                "'\(path)' is in Library/Preferences, which apps write only through the preferences API: use `container.preferences()` (or `sandbox defaults`).",
+                "'\(path)' is in Library/Preferences, which apps write only through the preferences API: use `container.preferences()`.",
                 path: path.description)
         case .readAndDelete:
             throw SandboxError(

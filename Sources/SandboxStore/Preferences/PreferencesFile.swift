@@ -76,6 +76,6 @@ final class PreferencesFile: Sendable {
     }
 
     private var damaged: String {
-        "The preferences file '\(path)' is damaged: it is not a property list holding a dictionary. It was left as it was; remove it (`sandbox rm`) to start from the defaults, or restore it from a backup."
+        "The preferences file '\(path)' is damaged: it is not a property list holding a dictionary. It was left as it was; remove it to start from the defaults, or restore it from a backup."
     }
 }

@@ -145,7 +145,7 @@ public struct DataProtection: Sendable {
             ? "the device has not been unlocked since it restarted" : "the device is locked"
         return SandboxError(
             .protectedDataUnavailable,
-            "\(what) (protection '\(protection.rawValue)') cannot be opened: \(when). Unlock it with `sandbox unlock` (the passcode on standard input).",
+            "\(what) (protection '\(protection.rawValue)') cannot be opened: \(when). Unlock the device with its passcode.",
             path: path)
     }
 }

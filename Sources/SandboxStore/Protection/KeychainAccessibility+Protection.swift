@@ -27,7 +27,7 @@ extension DataProtection {
         guard try !dataProtection.isAvailable(protection) else { return }
         throw SandboxError(
             .protectedDataUnavailable,
-            "The keychain item (service '\(item.service)', account '\(item.account)') is '\(item.accessibility.rawValue)': it cannot be read while \(protection == .complete ? "the device is locked" : "the device has not been unlocked since it restarted"). Unlock it with `sandbox unlock` (the passcode on standard input)."
+            "The keychain item (service '\(item.service)', account '\(item.account)') is '\(item.accessibility.rawValue)': it cannot be read while \(protection == .complete ? "the device is locked" : "the device has not been unlocked since it restarted"). Unlock the device with its passcode."
         )
     }
 }
