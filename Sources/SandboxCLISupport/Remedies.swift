@@ -102,7 +102,17 @@ package enum Remedies {
         case .any: true
         case .containerItem: path.map(isInContainer) ?? false
         case .preferences: path.map { isInContainer($0) && $0.hasPrefix("Library/Preferences") } ?? false
-        case .app: path.map { !$0.isEmpty && !$0.contains("/") && !isInContainer($0) } ?? false
+        case .app: path.map(isAppIdentifier) ?? false
+        }
+    }
+
+    /// Whether `path` is an app's identifier (reverse DNS), as the failures about an app name it.
+    static func isAppIdentifier(_ path: String) -> Bool {
+        do {
+            _ = try AppIdentifier(path)
+            return true
+        } catch {
+            return false  // the answer: not an identifier
         }
     }
 

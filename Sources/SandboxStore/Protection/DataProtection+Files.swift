@@ -99,7 +99,7 @@ extension DataProtection {
         let fileKey = try fileKey(of: header, path: path.description)
         let file = try root.openFile(forReadingAt: path)
         defer { try? file.close() }  // read-only: a failed close loses nothing, and the result stands
-        let (size, descriptor) = try (Int(try file.size()), try file.withUnsafeDescriptor { $0 })
+        let (size, descriptor) = (Int(try file.size()), try file.withUnsafeDescriptor { $0 })
         let segments = (maximumSize + header.segmentSize - 1) / header.segmentSize + 1
         guard range != nil || size <= header.bytes.count + maximumSize + segments * ProtectedFileFormat.tagSize else {
             throw SandboxError(

@@ -91,7 +91,7 @@ extension DataProtection {
     private static func header(
         of file: OpenFile, path: String
     ) throws(SandboxError) -> (ProtectedFileFormat.Header, Int)? {
-        let (start, size) = try (
+        let (start, size) = (
             Array(try file.read(upToCount: ProtectedFileFormat.maximumHeaderSize, atOffset: 0)), try file.size()
         )
         guard ProtectedFileFormat.isProtected(start) else { return nil }
