@@ -2,7 +2,7 @@ import Sandbox
 import SandboxStore
 
 /// The codes of the sharing server's own failures. Each answers with an HTTP status
-/// (``/SandboxCore/SandboxError/Code/httpStatus``), so a handler throws and the server writes the
+/// (``SandboxCore/SandboxError/Code/httpStatus``), so a handler throws and the server writes the
 /// response in one place. A missing item is the core's `not-found` (404), a full disk its
 /// `no-space` (507), a body past a cap the store's `too-large` (413).
 extension SandboxError.Code {

@@ -3,7 +3,7 @@ import SandboxStore
 
 extension SandboxError {
     /// A failure of Data Protection (a protected file read, sealed or moved) as the status a
-    /// client expects: ``/SandboxCore/SandboxError/Code/forbidden`` with `lockedMessage` while the file's class
+    /// client expects: ``SandboxCore/SandboxError/Code/forbidden`` with `lockedMessage` while the file's class
     /// key is locked — as an upload into a protected folder is refused, and because 423 Locked
     /// means a WebDAV lock, which a client would try to discover or wait out; the file system's
     /// failure as ``fileSystem(_:path:doing:file:line:)`` maps it; 500 for a damaged protected file.

@@ -1,6 +1,6 @@
 import Sandbox
 
-/// The locks that stopped a request, carried as the ``SandboxError/cause`` of a `423 Locked`, so
+/// The locks that stopped a request, carried as the ``/SandboxCore/SandboxError/underlying`` of a `423 Locked`, so
 /// that the response body can list their roots (RFC 4918 §16: `lock-token-submitted` and
 /// `no-conflicting-lock` name the locked resources in `DAV:href` elements).
 package struct LockConflict: Error, Sendable, Equatable, CustomStringConvertible {
