@@ -17,7 +17,7 @@ public enum DaemonProcess {
     ///   - detach: started by an app: a session of its own (so the app's terminal and process
     ///     group do not reach it) and standard output and error appended to ``/SandboxTransfer/DaemonPaths/log``.
     /// - Returns: `false` when another daemon already runs for these paths (nothing was done).
-    /// - Throws: ``/SandboxTransfer/SandboxError`` when the folders, the lock, the socket or the queue fail.
+    /// - Throws: ``/SandboxCore/SandboxError`` when the folders, the lock, the socket or the queue fail.
     public static func run(home: SandboxHome, options: DaemonOptions, detach: Bool) async throws -> Bool {
         let paths = options.paths
         try paths.prepare()
