@@ -1,4 +1,5 @@
 import Sandbox
+import SandboxStore
 import Testing
 
 @testable import SandboxShare
@@ -15,5 +16,20 @@ import Testing
         #expect(error.message.hasPrefix("Could not read '/a/b': "))
         #expect(!error.message.contains("/srv/secret"), "the host path stays in the log, out of the response")
         #expect(error.underlying?.sandboxError?.code == code)
+    }
+
+    @Test func aFailureAHandlerAnsweredPassesDataProtectionUnchanged() throws {
+        let path = try SharePath(requestPath: "/a.txt")
+        let answered = SandboxError(.forbidden, "'/a.txt' is a symbolic link.", path: "/a.txt")
+        let passed = SandboxError.dataProtection(answered, path: path, doing: "read", lockedMessage: "locked")
+        #expect(passed.code == .forbidden && passed.message == answered.message)
+        let locked = SandboxError(.protectedDataUnavailable, "The class key is locked.")
+        #expect(
+            SandboxError.dataProtection(locked, path: path, doing: "read", lockedMessage: "locked").code.httpStatus
+                == 403)
+        let core = SandboxError(.escapesContainer, "host detail", path: "a.txt")
+        #expect(
+            SandboxError.dataProtection(core, path: path, doing: "read", lockedMessage: "locked").code.httpStatus == 403
+        )
     }
 }

@@ -42,6 +42,17 @@ extension SandboxError.Code {
     /// answer with on its own.
     public var httpStatus: Int { Self.httpStatuses[self] ?? 500 }
 
+    /// Whether this is one of the codes the share answers with on its own (with the store's
+    /// `too-large`, 413): a failure a handler already answered, which
+    /// passes through unchanged where a failure of the layers beneath is translated.
+    package var isShareAnswer: Bool { Self.shareCodes.contains(self) }
+
+    private static let shareCodes: Set<SandboxError.Code> = [
+        .malformedRequest, .unauthorized, .forbidden, .methodNotAllowed, .conflict, .nameTaken, .preconditionFailed,
+        .unsupportedMediaType, .rangeNotSatisfiable, .misdirected, .locked, .tooManyRequests, .internalError,
+        .notImplemented, .badGateway, .tooLarge,
+    ]
+
     private static let httpStatuses: [SandboxError.Code: Int] = [
         .malformedRequest: 400, .unauthorized: 401, .forbidden: 403, .notFound: 404, .methodNotAllowed: 405,
         .conflict: 409, .nameTaken: 409, .preconditionFailed: 412, .tooLarge: 413, .unsupportedMediaType: 415,

@@ -101,21 +101,12 @@ extension DAVMethods {
 
     private static func uploadFailure(_ error: any Error, path: SharePath) -> SandboxError {
         switch error {
-        case let error as SandboxError: error
-        case let error as SandboxError: .fileSystem(error, path: path, doing: "store the upload at")
-        case let error as SandboxError where error.code == .protectedDataUnavailable:
-            SandboxError(
-                .forbidden,
-                "'\(path.parent)' is protected and the device is locked: unlock the device and upload again; nothing was stored.",
-                path: path.description, underlying: .wrapping(error))
         case let error as SandboxError:
-            if case .error(let underlying)? = error.underlying {
-                .fileSystem(underlying, path: path, doing: "store the upload at")
-            } else {
-                SandboxError(
-                    .internalError, "Sealing the upload failed (\(error.code)); nothing was stored.",
-                    path: path.description, underlying: .wrapping(error))
-            }
+            .dataProtection(
+                error, path: path, doing: "store the upload at",
+                lockedMessage:
+                    "'\(path.parent)' is protected and the device is locked: unlock the device and upload again; nothing was stored."
+            )
         default:
             SandboxError(
                 .malformedRequest, "The upload was cut off before its end; nothing was stored.", path: path.description,

@@ -6,10 +6,12 @@ extension SandboxError {
     /// client expects: ``SandboxCore/SandboxError/Code/forbidden`` with `lockedMessage` while the file's class
     /// key is locked — as an upload into a protected folder is refused, and because 423 Locked
     /// means a WebDAV lock, which a client would try to discover or wait out; the file system's
-    /// failure as ``fileSystem(_:path:doing:file:line:)`` maps it; 500 for a damaged protected file.
+    /// failure as ``fileSystem(_:path:doing:file:line:)`` maps it; 500 for a damaged protected file; a
+    /// failure a handler already answered (a share's code) unchanged.
     static func dataProtection(
         _ error: SandboxError, path: SharePath, doing action: String, lockedMessage: String
     ) -> SandboxError {
+        if error.code.isShareAnswer { return error }
         if error.code == .protectedDataUnavailable {
             return SandboxError(.forbidden, lockedMessage, path: path.description, underlying: .error(error))
         }
