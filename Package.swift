@@ -177,6 +177,7 @@ let package = Package(
             dependencies: [
                 "SandboxCore", .product(name: "SystemPackage", package: "swift-system"),
                 "Sandbox", "CSandboxShims",
+                "SandboxStore",
                 "SandboxTransfer",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
@@ -243,6 +244,7 @@ let package = Package(
             name: "SandboxCLISupport",
             dependencies: [
                 "Sandbox",
+                "SandboxStore",
                 .product(name: "SystemPackage", package: "swift-system"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
@@ -364,7 +366,7 @@ let package = Package(
         .testTarget(
             name: "SandboxShareTests",
             dependencies: [
-                .product(name: "HTTPTypes", package: "swift-http-types"),
+                "SandboxStore", .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Hummingbird", package: "hummingbird"), .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
                 "Sandbox", .product(name: "SystemPackage", package: "swift-system"),
@@ -388,15 +390,16 @@ let package = Package(
                 .product(name: "GRDB", package: "GRDB.swift"), .product(name: "Logging", package: "swift-log"),
                 "Sandbox",
                 "SandboxTransfer", "SandboxTesting", "SandboxTransferTesting", "sandbox-background-app", "sandboxd",
-                "SandboxDaemon",
+                "SandboxDaemon", "SandboxStore",
             ],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "SandboxCLITests",
             dependencies: [
-                .product(name: "SystemPackage", package: "swift-system"), "Sandbox", "SandboxTesting",
-                "sandbox-run-probe",
+                .product(name: "SystemPackage", package: "swift-system"), "Sandbox", "SandboxStore",
+                "SandboxCLISupport",
+                "SandboxTesting", "sandbox-run-probe",
             ],
             swiftSettings: swiftSettings
         ),

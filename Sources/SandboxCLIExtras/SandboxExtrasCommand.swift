@@ -1,5 +1,7 @@
 import ArgumentParser
+import SandboxBackup
 import SandboxCLISupport
+import SandboxTransfer
 
 /// `sandbox-extras`: the `sandbox` commands that link the sharing server, the HTTP client or the
 /// backup repository (``ExtraCommand``). `sandbox` hands them here with `execv`, so that it starts
@@ -17,6 +19,18 @@ struct SandboxExtrasCommand: AsyncParsableCommand {
     )
 
     static func main() async {
-        await CommandMain.run(Self.self)
+        await CommandMain.run(Self.self, exitStatuses: exitStatuses, remedies: remedies)
     }
+
+    /// The remedies of the backup repository's codes.
+    static let remedies: [SandboxError.Code: [Remedies.Remedy]] = [
+        .notARepository: [Remedies.Remedy(text: "`sandbox backup` makes one.", scope: .any)],
+        .repositoryDamaged: [
+            Remedies.Remedy(
+                text: "`sandbox check REPO --read-data` shows which snapshots and files it affects.", scope: .any)
+        ],
+    ]
+
+    /// `sandbox`'s exit statuses and the downloads' usage codes: a URL or resume data the user gave.
+    static let exitStatuses = ExitStatus.merging([.invalidURL: ExitStatus.usage, .invalidResumeData: ExitStatus.usage])
 }

@@ -1,48 +1,119 @@
 import Foundation
 import Sandbox
+import SandboxStore
 
-/// The command-line remedies added to a library failure's message: the libraries say what failed
-/// and what to do in general; only the CLI knows which of its commands does it.
+/// The command-line remedies added to a library failure's message, chosen by the failure's code:
+/// the libraries say what failed and what to do in general, and name no command; only the CLI
+/// knows which of its commands does it.
 ///
-/// A remedy is added only where it fits: each is about an item in a container (a path under its
-/// home, as the file system reported it), not a host file, a keychain item, an app, a repository
-/// or a snapshot, whose failures carry their own remedies; some fit one command only. A message
-/// that already names a `sandbox` command keeps its own.
+/// A remedy is added only where it fits: most are about an item in a container (a path under its
+/// home, as the file system reported it), not a host file, a keychain item, a repository or a
+/// snapshot; some fit one command only.
 package enum Remedies {
-    /// What to do, and for which commands (`nil`: any).
-    private struct Remedy {
-        let text: String
-        let commands: Set<String>?
+    /// What a remedy is about, checked against the failure's path.
+    package enum Scope: Sendable {
+        /// Any failure of the code.
+        case any
+        /// An item in a container (``isInContainer(_:)``).
+        case containerItem
+        /// An item of Library/Preferences.
+        case preferences
+        /// An app, named by its identifier.
+        case app
     }
 
-    private static let byCode: [String: Remedy] = [
-        "not-found": Remedy(text: "List the folder with `sandbox ls <app-id> <folder>`.", commands: nil),
-        "no-space": Remedy(text: "`sandbox purge` frees caches and temporary files.", commands: nil),
+    /// What to do, for which commands (`nil`: any) and which paths.
+    package struct Remedy: Sendable {
+        let text: String
+        let commands: Set<String>?
+        let scope: Scope
+
+        package init(text: String, commands: Set<String>? = nil, scope: Scope = .containerItem) {
+            self.text = text
+            self.commands = commands
+            self.scope = scope
+        }
+    }
+
+    /// The remedies of each code of the layers `sandbox` links, the first that fits wins;
+    /// `sandbox-extras` adds its layers' (``line(for:command:adding:)``).
+    static let byCode: [SandboxError.Code: [Remedy]] = [
+        .notFound: [
+            Remedy(text: "List the folder with `sandbox ls <app-id> <folder>`."),
+            Remedy(
+                text: "`sandbox list` shows the installed apps; `sandbox create <app-id>` makes a container.",
+                scope: .app),
+        ],
+        .noSpace: [Remedy(text: "`sandbox purge` frees caches and temporary files.")],
         // Only `rm` was asked to remove something: for `mv` or `cp` onto a folder, removing it is
         // not the remedy but a loss.
-        "directory-not-empty": Remedy(text: "`sandbox rm --recursive` removes it with its contents.", commands: ["rm"]),
+        .directoryNotEmpty: [Remedy(text: "`sandbox rm --recursive` removes it with its contents.", commands: ["rm"])],
+        .alreadyExists: [
+            Remedy(text: "`sandbox uninstall <app-id>` removes it.", commands: ["create"], scope: .app)
+        ],
+        .readOnly: [Remedy(text: "`sandbox defaults` writes preferences.", scope: .preferences)],
+        .protectedDataUnavailable: [
+            Remedy(text: "`sandbox unlock` unlocks the device (the passcode on standard input).", scope: .any)
+        ],
+        .untrustedKey: [Remedy(text: "`sandbox trust KEYFILE.pub` trusts a public key.", scope: .any)],
+        .signatureInvalid: [
+            Remedy(
+                text: "`sandbox sign BUNDLE-DIR --key KEYFILE` signs it; `sandbox keygen KEYFILE` makes a key.",
+                scope: .any)
+        ],
+        .bundleModified: [
+            Remedy(
+                text: "`sandbox sign BUNDLE-DIR --key KEYFILE` signs it again.", commands: ["create", "update"],
+                scope: .any),
+            Remedy(text: "`sandbox update <app-id> --bundle DIR` reinstalls it.", scope: .any),
+        ],
     ]
 
     /// `sandbox: <message> <remedy> (<cause>) [<code>]`, the one line a failure prints.
     ///
-    /// - Parameter command: the command that failed (its name, e.g. `rm`), when known.
-    package static func line(for failure: any SandboxFailure, command: String? = nil) -> String {
-        var text = failure.description
-        let suffix = " [\(failure.codeName)]"
-        if let remedy = remedy(for: failure, command: command), !text.contains("`sandbox "), text.hasSuffix(suffix) {
+    /// - Parameters:
+    ///   - command: the command that failed (its name, e.g. `rm`), when known.
+    ///   - more: the remedies of the codes of the layers only this binary links.
+    package static func line(
+        for error: SandboxError, command: String? = nil, adding more: [SandboxError.Code: [Remedy]] = [:]
+    ) -> String {
+        var text = error.description
+        let suffix = " [\(error.code)]"
+        if let remedy = remedy(for: error, command: command, adding: more), text.hasSuffix(suffix) {
             text.removeLast(suffix.count)
             text += " " + remedy + suffix
         }
         return "sandbox: " + text
     }
 
-    /// The remedy that fits `failure` of `command`, if any.
-    static func remedy(for failure: any SandboxFailure, command: String?) -> String? {
-        guard let remedy = byCode[failure.codeName], let path = failure.fileSystemError?.path,
-            isInContainer(path)
-        else { return nil }
-        if let commands = remedy.commands, !commands.contains(command ?? "") { return nil }
-        return remedy.text
+    /// The remedy that fits `error` of `command`, if any.
+    static func remedy(
+        for error: SandboxError, command: String?, adding more: [SandboxError.Code: [Remedy]] = [:]
+    ) -> String? {
+        let path = error.path ?? error.underlying?.sandboxError?.path
+        return (more[error.code] ?? byCode[error.code])?.first { remedy in
+            if let commands = remedy.commands, !commands.contains(command ?? "") { return false }
+            return fits(remedy.scope, path)
+        }?.text
+    }
+
+    private static func fits(_ scope: Scope, _ path: String?) -> Bool {
+        switch scope {
+        case .any: true
+        case .containerItem: path.map(isInContainer) ?? false
+        case .preferences: path.map { isInContainer($0) && $0.hasPrefix("Library/Preferences") } ?? false
+        case .app: path.map(isAppIdentifier) ?? false
+        }
+    }
+
+    /// Whether `path` is an app's identifier (reverse DNS), as the failures about an app name it.
+    static func isAppIdentifier(_ path: String) -> Bool {
+        do {
+            _ = try AppIdentifier(path)
+            return true
+        } catch {
+            return false  // the answer: not an identifier
+        }
     }
 
     /// Whether `path` names an item in a container: relative, under one of its top-level folders

@@ -34,6 +34,7 @@ package enum StandardStreams {
 
     /// Whether `error` is a write to standard output whose reader went away (`EPIPE`).
     package static func isClosedOutput(_ error: any Error) -> Bool {
-        (error as? any SandboxFailure)?.fileSystemError?.cause?.errno == .brokenPipe
+        guard let error = error as? SandboxError else { return false }
+        return (error.cause ?? error.underlying?.sandboxError?.cause)?.errno == .brokenPipe
     }
 }

@@ -24,23 +24,23 @@ package enum BackgroundQueueReader {
     /// The tasks of `app` in the queue at `paths`, by session then task; `nil` when there is no
     /// queue (`sandboxd` never ran for this home).
     ///
-    /// - Throws: ``TransferError/Code/corrupt`` when the queue is not a file, cannot be read, or is
+    /// - Throws: ``/SandboxCore/SandboxError/Code/corrupt`` when the queue is not a file, cannot be read, or is
     ///   not `sandboxd`'s; the core's `unsupported` when a newer `sandboxd` migrated it.
     package static func tasks(
         of app: AppIdentifier, paths: DaemonPaths
-    ) throws(TransferError) -> [QueuedBackgroundTask]? {
+    ) throws(SandboxError) -> [QueuedBackgroundTask]? {
         let path = paths.queue
         var info = stat()
         guard lstat(path, &info) == 0 else {
             let code = errno
             if code == ENOENT { return nil }
-            throw TransferError(
+            throw SandboxError(
                 .corrupt,
                 "sandboxd's queue '\(path)' cannot be read (errno \(code)); start sandboxd to list its tasks (sandbox downloads APP --wait).",
                 path: path)
         }
         guard info.st_mode & S_IFMT == S_IFREG else {
-            throw TransferError(
+            throw SandboxError(
                 .corrupt, "sandboxd's queue '\(path)' is not a file; stop sandboxd and move it away to start afresh.",
                 path: path)
         }
@@ -50,38 +50,39 @@ package enum BackgroundQueueReader {
             configuration.busyMode = .timeout(2)
             let database = try DatabaseQueue(path: path, configuration: configuration)
             defer { try? database.close() }  // read-only: nothing to lose when closing fails
-            return try database.read { db throws(TransferError) in
+            return try database.read { db throws(SandboxError) in
                 try checkSchema(db, path: path)
                 return try fetchTasks(db, of: app, path: path)
             }
-        } catch let error as TransferError {
+        } catch let error as SandboxError {
             throw error
         } catch {
-            throw TransferError(
+            throw SandboxError(
                 .corrupt,
                 "sandboxd's queue '\(path)' cannot be read: \(error). Start sandboxd to list its tasks (sandbox downloads APP --wait); if it cannot read it either, stop it and move the file away to start afresh.",
-                path: path, cause: error)
+                path: path, underlying: .wrapping(error))
         }
     }
 
     /// Checks that the queue was migrated by this version's schema (or an older one).
-    private static func checkSchema(_ db: Database, path: String) throws(TransferError) {
+    private static func checkSchema(_ db: Database, path: String) throws(SandboxError) {
         let applied: [String]
         do {
             guard try db.tableExists(BackgroundQueueSchema.migrationsTable), try db.tableExists("task") else {
-                throw TransferError(.corrupt, "'\(path)' is not sandboxd's queue: it has no task table.", path: path)
+                throw SandboxError(.corrupt, "'\(path)' is not sandboxd's queue: it has no task table.", path: path)
             }
             applied = try String.fetchAll(db, sql: "SELECT identifier FROM \(BackgroundQueueSchema.migrationsTable)")
-        } catch let error as TransferError {
+        } catch let error as SandboxError {
             throw error
         } catch {
-            throw TransferError(
-                .corrupt, "sandboxd's queue '\(path)' cannot be read: \(error).", path: path, cause: error)
+            throw SandboxError(
+                .corrupt, "sandboxd's queue '\(path)' cannot be read: \(error).", path: path,
+                underlying: .wrapping(error))
         }
         let unknown = applied.filter { !BackgroundQueueSchema.migrations.contains($0) }
         guard unknown.isEmpty else {
-            throw TransferError(
-                TransferError.Code(.unsupported),
+            throw SandboxError(
+                SandboxError.Code.unsupported,
                 "sandboxd's queue '\(path)' was migrated by a newer sandboxd (\(unknown.joined(separator: ", "))); this sandbox cannot read it. Use the sandbox of that version, or start sandboxd to list its tasks.",
                 path: path)
         }
@@ -89,7 +90,7 @@ package enum BackgroundQueueReader {
 
     private static func fetchTasks(
         _ db: Database, of app: AppIdentifier, path: String
-    ) throws(TransferError) -> [QueuedBackgroundTask] {
+    ) throws(SandboxError) -> [QueuedBackgroundTask] {
         do {
             let rows = try Row.fetchAll(
                 db,
@@ -114,8 +115,9 @@ package enum BackgroundQueueReader {
                 return QueuedBackgroundTask(info: info, underlying: try row.decode(forColumn: "underlying"))
             }
         } catch {
-            throw TransferError(
-                .corrupt, "The tasks in sandboxd's queue '\(path)' cannot be read: \(error).", path: path, cause: error)
+            throw SandboxError(
+                .corrupt, "The tasks in sandboxd's queue '\(path)' cannot be read: \(error).", path: path,
+                underlying: .wrapping(error))
         }
     }
 }

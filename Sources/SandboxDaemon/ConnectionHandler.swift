@@ -50,8 +50,8 @@ struct ConnectionHandler {
         guard credentials.uid == geteuid() else {
             logger.warning("refused pid \(credentials.pid): user \(credentials.uid), not \(geteuid())")
             refuse(
-                TransferError(
-                    TransferError.Code(.permissionDenied),
+                SandboxError(
+                    SandboxError.Code.permissionDenied,
                     "sandboxd runs for user \(geteuid()); user \(credentials.uid) may not use it. Each user has a daemon of their own."
                 ), outbox: outbox, channel: channel)
             var iterator = inbound.makeAsyncIterator()
@@ -75,7 +75,7 @@ struct ConnectionHandler {
                 while let body = try decoder.nextFrame() {
                     if let client {
                         await window.enter()
-                        do throws(TransferError) {
+                        do throws(SandboxError) {
                             await daemon.handle(try WireCoding.decode(ClientMessage.self, from: body), from: client)
                         } catch {
                             client.send(.failure(error))  // a message it cannot read: answered, the connection stays
@@ -91,7 +91,7 @@ struct ConnectionHandler {
                     try WireCoding.checkHelloVersion(body)
                     let message = try WireCoding.decode(ClientMessage.self, from: body)
                     guard let hello = message.hello else {
-                        throw TransferError(.protocolViolation, "The hello carries no 'hello' object.")
+                        throw SandboxError(.protocolViolation, "The hello carries no 'hello' object.")
                     }
                     client = try await daemon.admit(
                         hello, binding: binding, credentials: credentials, outbox: outbox, channel: channel)
@@ -101,7 +101,7 @@ struct ConnectionHandler {
                 try slot.receiving(decoder.pendingByteCount)
             }
             try decoder.finish()
-        } catch let error as TransferError {
+        } catch let error as SandboxError {
             logger.info("pid \(credentials.pid): \(error)")
             refuse(error, outbox: outbox, channel: channel)
             await discardUnread(&iterator, channel: channel)
@@ -112,7 +112,7 @@ struct ConnectionHandler {
 
     /// Answers `error` before the connection closes, or closes it at once when even that answer
     /// is past the limits.
-    private func refuse(_ error: TransferError, outbox: Outbox, channel: any Channel) {
+    private func refuse(_ error: SandboxError, outbox: Outbox, channel: any Channel) {
         if !outbox.send(.failure(error)) { channel.close(promise: nil) }
     }
 

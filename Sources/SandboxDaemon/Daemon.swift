@@ -40,8 +40,8 @@ actor Daemon {
     /// Accepts the system's binding of a new connection to an app (``/Sandbox/DaemonBroker``
     /// sends it before handing the connection to a confined program).
     ///
-    /// - Throws: ``TransferError`` when the app has no container or its identifier is malformed.
-    func bind(_ binding: AppBinding, credentials: PeerCredentials) throws(TransferError) -> AppBinding {
+    /// - Throws: ``/SandboxCore/SandboxError`` when the app has no container or its identifier is malformed.
+    func bind(_ binding: AppBinding, credentials: PeerCredentials) throws(SandboxError) -> AppBinding {
         _ = try container(for: binding.app)
         logger.info(
             "pid \(credentials.pid): connection bound to \(binding.app)\(binding.allowsNetwork ? "" : " (no network)")")
@@ -56,18 +56,18 @@ actor Daemon {
     /// from a process that is not confined (a confined one cannot open a connection), which acts
     /// for the app its hello names.
     ///
-    /// - Throws: ``TransferError`` when the hello names another home, another app than the
+    /// - Throws: ``/SandboxCore/SandboxError`` when the hello names another home, another app than the
     ///   binding, an app without a container or a session name that is not one plain name.
     func admit(
         _ hello: ClientMessage.Hello, binding: AppBinding?, credentials: PeerCredentials,
         outbox: Outbox, channel: any Channel
-    ) throws(TransferError) -> ClientHandle {
+    ) throws(SandboxError) -> ClientHandle {
         var hello = hello
         let effective: AppBinding?
         if let binding {
             guard hello.app == nil || hello.app == binding.app else {
-                throw TransferError(
-                    TransferError.Code(.permissionDenied),
+                throw SandboxError(
+                    SandboxError.Code.permissionDenied,
                     "This connection was bound to '\(binding.app)' by the app's launcher; it cannot act for '\(hello.app ?? "")'."
                 )
             }
@@ -75,7 +75,7 @@ actor Daemon {
             effective = binding
         } else {
             guard hello.home == home.location else {
-                throw TransferError(
+                throw SandboxError(
                     .invalidArgument,
                     "This sandboxd serves the home '\(home.location)', not '\(hello.home)'; give each home its own XDG_RUNTIME_DIR.",
                     path: hello.home)
@@ -96,7 +96,7 @@ actor Daemon {
         if let key = client.attachedSession {
             if let previous = attached[key] {
                 send(
-                    .failure(TransferError(.sessionInUse, "Another process attached to the session '\(key)'.")),
+                    .failure(SandboxError(.sessionInUse, "Another process attached to the session '\(key)'.")),
                     to: previous)
                 queue.writes.after { previous.finish() }
             }
@@ -156,12 +156,12 @@ actor Daemon {
     func handle(_ message: ClientMessage, from client: ClientHandle) {
         touch()
         let id = message.requestID ?? 0
-        do throws(TransferError) {
+        do throws(SandboxError) {
             switch message.type {
             case .hello:
-                throw TransferError(.protocolViolation, "A connection says hello once.")
+                throw SandboxError(.protocolViolation, "A connection says hello once.")
             case .bind:
-                throw TransferError(.protocolViolation, "A connection is bound once, before its hello.")
+                throw SandboxError(.protocolViolation, "A connection is bound once, before its hello.")
             case .status:
                 let status = status()
                 queue.writes.commit("count events", EventQueue.queuedEventCount) { result in
@@ -169,7 +169,7 @@ actor Daemon {
                 }
             case .list:
                 guard let app = client.hello.app else {
-                    throw TransferError(.invalidArgument, "Listing tasks needs a hello that names an app.")
+                    throw SandboxError(.invalidArgument, "Listing tasks needs a hello that names an app.")
                 }
                 let (session, hosts) = (client.hello.session, hosts)
                 queue.writes.commit(
@@ -180,7 +180,7 @@ actor Daemon {
             case .submit:
                 let key = try sessionKey(of: client)
                 guard let request = message.request else {
-                    throw TransferError(.protocolViolation, "A submit message carries no request.")
+                    throw SandboxError(.protocolViolation, "A submit message carries no request.")
                 }
                 try checkNetwork(of: client)
                 try host(for: key).submit(request) { result in
@@ -189,14 +189,14 @@ actor Daemon {
             case .cancel:
                 let key = try sessionKey(of: client)
                 guard let task = message.taskID else {
-                    throw TransferError(.protocolViolation, "A cancel message names no taskID.")
+                    throw SandboxError(.protocolViolation, "A cancel message names no taskID.")
                 }
                 try host(for: key).cancel(task)
                 send(.done(requestID: id), to: client)
             case .relaunch:
                 let key = try sessionKey(of: client)
                 guard var requested = message.relaunch else {
-                    throw TransferError(.protocolViolation, "A relaunch message carries no command.")
+                    throw SandboxError(.protocolViolation, "A relaunch message carries no command.")
                 }
                 try requested.validate()
                 // What the relaunched program may do is the registering connection's, not the message's.
@@ -218,7 +218,7 @@ actor Daemon {
     }
 
     /// Sends `result`'s answer, or its failure, to request `id` of `client`.
-    private static func answer(_ client: ClientHandle, _ id: Int, _ result: Result<DaemonMessage, TransferError>) {
+    private static func answer(_ client: ClientHandle, _ id: Int, _ result: Result<DaemonMessage, SandboxError>) {
         switch result {
         case .success(let message): client.send(message)
         case .failure(let error): client.send(.failure(error, requestID: id))
@@ -242,17 +242,17 @@ actor Daemon {
 
     /// Refuses to download for an app whose confinement blocks the network: what a confined app
     /// may ask the daemon for is no more than what it could do itself.
-    private func checkNetwork(of client: ClientHandle) throws(TransferError) {
+    private func checkNetwork(of client: ClientHandle) throws(SandboxError) {
         guard let binding = client.binding, !binding.allowsNetwork else { return }
-        throw TransferError(
-            TransferError.Code(.permissionDenied),
-            "'\(binding.app)' runs without network access (`sandbox run --no-network`): sandboxd does not download for it. Run it without --no-network to use background downloads."
+        throw SandboxError(
+            SandboxError.Code.permissionDenied,
+            "'\(binding.app)' runs without network access: sandboxd does not download for it. Launch it with network access to use background downloads."
         )
     }
 
-    private func sessionKey(of client: ClientHandle) throws(TransferError) -> SessionKey {
+    private func sessionKey(of client: ClientHandle) throws(SandboxError) -> SessionKey {
         guard let app = client.hello.app, let session = client.hello.session else {
-            throw TransferError(.invalidArgument, "This request needs a hello that names an app and a session.")
+            throw SandboxError(.invalidArgument, "This request needs a hello that names an app and a session.")
         }
         return SessionKey(app: app, session: session)
     }
@@ -269,18 +269,18 @@ actor Daemon {
 
     // MARK: Sessions
 
-    func container(for app: String) throws(TransferError) -> Container {
+    func container(for app: String) throws(SandboxError) -> Container {
         do throws(SandboxError) {
             return try home.container(for: AppIdentifier(app))
         } catch {
-            throw TransferError(
-                TransferError.Code(error.code), "No container for '\(app)': \(error.message)", cause: error)
+            throw SandboxError(
+                error.code, "No container for '\(app)': \(error.message)", underlying: .wrapping(error))
         }
     }
 
     /// The running session `key`, opened (and its unfinished tasks resumed) if it is not yet.
     @discardableResult
-    func host(for key: SessionKey) throws(TransferError) -> SessionHost {
+    func host(for key: SessionKey) throws(SandboxError) -> SessionHost {
         if let host = hosts[key] { return host }
         let host = try SessionHost(key: key, container: try container(for: key.app), daemon: self)
         hosts[key] = host
@@ -290,7 +290,7 @@ actor Daemon {
 
     /// Opens every session with unfinished tasks: after a restart, their transfers continue at once.
     func resumeAll() {
-        do throws(TransferError) {
+        do throws(SandboxError) {
             let keys = Set(try queue.tasks().filter { $0.info.state != .completed }.map(\.key))
             for key in keys { try host(for: key) }
         } catch {
@@ -306,7 +306,7 @@ actor Daemon {
         let client = attached[key]
         if event.isQueued || update != nil {
             let body: String?
-            do throws(TransferError) {
+            do throws(SandboxError) {
                 body = event.isQueued ? try EventQueue.json(event, "event") : nil
             } catch {
                 logger.error("An event of \(key) could not be queued: \(error)")

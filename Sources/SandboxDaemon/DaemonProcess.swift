@@ -17,7 +17,7 @@ public enum DaemonProcess {
     ///   - detach: started by an app: a session of its own (so the app's terminal and process
     ///     group do not reach it) and standard output and error appended to ``/SandboxTransfer/DaemonPaths/log``.
     /// - Returns: `false` when another daemon already runs for these paths (nothing was done).
-    /// - Throws: ``/SandboxTransfer/TransferError`` when the folders, the lock, the socket or the queue fail.
+    /// - Throws: ``/SandboxCore/SandboxError`` when the folders, the lock, the socket or the queue fail.
     public static func run(home: SandboxHome, options: DaemonOptions, detach: Bool) async throws -> Bool {
         let paths = options.paths
         try paths.prepare()
@@ -52,15 +52,15 @@ public enum DaemonProcess {
     /// runtime folder finds it taken and exits), and writes this process's id; `nil` when another
     /// process still holds it after ``lockPatience``.
     ///
-    /// - Throws: ``TransferError/Code/daemonUnavailable`` when the file cannot be opened or locked.
-    static func takeLifetimeLock(_ path: String) async throws(TransferError) -> FileLock? {
+    /// - Throws: `daemon-unavailable` when the file cannot be opened or locked.
+    static func takeLifetimeLock(_ path: String) async throws(SandboxError) -> FileLock? {
         let lock: FileLock
         let taken: Bool
         do {
             lock = try FileLock(hostPath: path)
             taken = try await lock.lock(.exclusive, until: .now + lockPatience)
         } catch {
-            throw TransferError(.daemonUnavailable, "Could not lock '\(path)': \(error.message)", path: path)
+            throw SandboxError(.daemonUnavailable, "Could not lock '\(path)': \(error.message)", path: path)
         }
         guard taken else { return nil }
         lock.replaceContents(with: Array("\(getpid())\n".utf8))

@@ -25,7 +25,7 @@ public struct DaemonServer: Service {
     /// Listens until a graceful shutdown or the idle limit, then pauses every transfer (partial
     /// files and checkpoints kept) and returns.
     ///
-    /// - Throws: ``/SandboxTransfer/TransferError`` when the socket or the queue cannot be set up.
+    /// - Throws: ``/SandboxCore/SandboxError`` when the socket or the queue cannot be set up.
     public func run() async throws {
         let paths = options.paths
         try paths.prepare()

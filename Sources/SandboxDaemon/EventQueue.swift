@@ -21,8 +21,8 @@ final class EventQueue: Sendable {
 
     /// Opens (creating if needed) the queue at `path`.
     ///
-    /// - Throws: ``TransferError/Code/corrupt`` when the file is not a usable database.
-    init(path: String) throws(TransferError) {
+    /// - Throws: ``/SandboxCore/SandboxError/Code/corrupt`` when the file is not a usable database.
+    init(path: String) throws(SandboxError) {
         do {
             var configuration = Configuration()
             configuration.busyMode = .timeout(5)
@@ -65,18 +65,19 @@ final class EventQueue: Sendable {
             try migrator.migrate(database)
             writes = GroupCommit(database: database)
         } catch {
-            throw TransferError(
+            throw SandboxError(
                 .corrupt,
                 "sandboxd's queue '\(path)' cannot be opened: \(error). Stop sandboxd and move the file away to start afresh (its queued events are lost).",
-                path: path, cause: error)
+                path: path, underlying: .wrapping(error))
         }
     }
 
-    private func write<T>(_ what: String, _ body: (Database) throws -> T) throws(TransferError) -> T {
+    private func write<T>(_ what: String, _ body: (Database) throws -> T) throws(SandboxError) -> T {
         do {
             return try database.write(body)
         } catch {
-            throw TransferError(.corrupt, "sandboxd could not \(what) in its queue: \(error).", cause: error)
+            throw SandboxError(
+                .corrupt, "sandboxd could not \(what) in its queue: \(error).", underlying: .wrapping(error))
         }
     }
 
@@ -101,26 +102,28 @@ final class EventQueue: Sendable {
 
     /// `value` as the JSON text stored in a row. Encoding these plain records does not fail in
     /// practice; if it ever did, nothing is stored (an empty body would lose the record silently).
-    static func json(_ value: some Encodable, _ what: String) throws(TransferError) -> String {
+    static func json(_ value: some Encodable, _ what: String) throws(SandboxError) -> String {
         do {
             return String(decoding: try encoder.encode(value), as: UTF8.self)
         } catch {
-            throw TransferError(.corrupt, "sandboxd could not encode a \(what) for its queue: \(error).", cause: error)
+            throw SandboxError(
+                .corrupt, "sandboxd could not encode a \(what) for its queue: \(error).", underlying: .wrapping(error))
         }
     }
 
-    private func read<T>(_ what: String, _ body: (Database) throws -> T) throws(TransferError) -> T {
+    private func read<T>(_ what: String, _ body: (Database) throws -> T) throws(SandboxError) -> T {
         do {
             return try database.read(body)
         } catch {
-            throw TransferError(.corrupt, "sandboxd could not \(what) in its queue: \(error).", cause: error)
+            throw SandboxError(
+                .corrupt, "sandboxd could not \(what) in its queue: \(error).", underlying: .wrapping(error))
         }
     }
 
     // MARK: Tasks
 
     /// Records a new task of `key` and returns its identifier (one more than the session's largest).
-    func addTask(_ request: BackgroundRequest, to key: SessionKey) throws(TransferError) -> Int {
+    func addTask(_ request: BackgroundRequest, to key: SessionKey) throws(SandboxError) -> Int {
         let body = try Self.json(request, "task")
         return try write("record a task") { db in
             let id = try Self.largestTaskID(db, of: key) + 1
@@ -130,7 +133,7 @@ final class EventQueue: Sendable {
     }
 
     /// The largest task identifier `key` has used, 0 for none: the session numbers new tasks from it.
-    func largestTaskID(of key: SessionKey) throws(TransferError) -> Int {
+    func largestTaskID(of key: SessionKey) throws(SandboxError) -> Int {
         try read("number a task") { db in try Self.largestTaskID(db, of: key) }
     }
 
@@ -171,7 +174,7 @@ final class EventQueue: Sendable {
     }
 
     /// Updates a task's row (nothing when it has none).
-    func updateTask(_ key: SessionKey, _ id: Int, _ update: TaskUpdate) throws(TransferError) {
+    func updateTask(_ key: SessionKey, _ id: Int, _ update: TaskUpdate) throws(SandboxError) {
         try write("update task \(id)") { db in try Self.updateTask(db, key, id, update) }
     }
 
@@ -195,7 +198,7 @@ final class EventQueue: Sendable {
     }
 
     /// The tasks of `app` (of its session `session` when given), or of every app.
-    func tasks(app: String? = nil, session: String? = nil) throws(TransferError) -> [StoredTask] {
+    func tasks(app: String? = nil, session: String? = nil) throws(SandboxError) -> [StoredTask] {
         try read("list tasks") { db in try Self.fetchTasks(db, app, session) }
     }
 
@@ -235,7 +238,7 @@ final class EventQueue: Sendable {
     // MARK: Events
 
     /// Appends `event` to `key`'s queue; returns it with its sequence number.
-    func append(_ event: BackgroundEventRecord, for key: SessionKey) throws(TransferError) -> BackgroundEventRecord {
+    func append(_ event: BackgroundEventRecord, for key: SessionKey) throws(SandboxError) -> BackgroundEventRecord {
         let body = try Self.json(event, "event")
         return try write("queue an event") { db in try Self.append(db, event, body: body, for: key) }
     }
@@ -253,7 +256,7 @@ final class EventQueue: Sendable {
     }
 
     /// The events of `key` not acknowledged yet, oldest first.
-    func pending(for key: SessionKey) throws(TransferError) -> [BackgroundEventRecord] {
+    func pending(for key: SessionKey) throws(SandboxError) -> [BackgroundEventRecord] {
         try read("read queued events") { db in try Self.pending(db, for: key) }
     }
 
@@ -273,7 +276,7 @@ final class EventQueue: Sendable {
     }
 
     /// Forgets `key`'s events up to `sequence`: they were handled.
-    func acknowledge(_ key: SessionKey, upTo sequence: Int64) throws(TransferError) {
+    func acknowledge(_ key: SessionKey, upTo sequence: Int64) throws(SandboxError) {
         try write("acknowledge events") { db in try Self.acknowledge(db, key, upTo: sequence) }
     }
 
@@ -285,7 +288,7 @@ final class EventQueue: Sendable {
     }
 
     /// Deletes events older than `age` (the retention limit for apps that never come back).
-    func expire(olderThan age: TimeInterval) throws(TransferError) {
+    func expire(olderThan age: TimeInterval) throws(SandboxError) {
         try write("expire old events") { db in try Self.expire(db, olderThan: age) }
     }
 
@@ -295,7 +298,7 @@ final class EventQueue: Sendable {
     }
 
     /// How many events wait, over all sessions.
-    func queuedEventCount() throws(TransferError) -> Int {
+    func queuedEventCount() throws(SandboxError) -> Int {
         try read("count events") { db in try Self.queuedEventCount(db) }
     }
 
@@ -307,7 +310,7 @@ final class EventQueue: Sendable {
     // MARK: Relaunch
 
     /// Registers (or, with no arguments, removes) `key`'s relaunch command.
-    func setRelaunch(_ command: RelaunchCommand, for key: SessionKey) throws(TransferError) {
+    func setRelaunch(_ command: RelaunchCommand, for key: SessionKey) throws(SandboxError) {
         let body = try Self.json(command, "relaunch command")
         try write("register a relaunch command") { db in try Self.setRelaunch(db, command, body: body, for: key) }
     }
@@ -325,7 +328,7 @@ final class EventQueue: Sendable {
     }
 
     /// `key`'s relaunch command, if one is registered.
-    func relaunch(for key: SessionKey) throws(TransferError) -> RelaunchCommand? {
+    func relaunch(for key: SessionKey) throws(SandboxError) -> RelaunchCommand? {
         try read("read a relaunch command") { db in try Self.relaunch(db, for: key) }
     }
 

@@ -25,7 +25,7 @@ final class GroupCommit: Sendable {
         /// Runs the step's statements in the batch's transaction; `nil` for a step without any.
         var run: (@Sendable (Database) -> Void)?
         /// Runs after the transaction, with its failure if it did not commit.
-        var finish: @Sendable (TransferError?) -> Void
+        var finish: @Sendable (SandboxError?) -> Void
     }
 
     private struct State: Sendable {
@@ -51,7 +51,7 @@ final class GroupCommit: Sendable {
     /// commit's).
     func commit<T: Sendable>(
         _ what: String, _ body: @escaping @Sendable (Database) throws -> T,
-        then completion: @escaping @Sendable (Result<T, TransferError>) -> Void = { _ in }
+        then completion: @escaping @Sendable (Result<T, SandboxError>) -> Void = { _ in }
     ) {
         let result = StepResult<T>()
         let run: @Sendable (Database) -> Void = { db in
@@ -64,7 +64,8 @@ final class GroupCommit: Sendable {
                 result.value = value.map { .success($0) }
             } catch {
                 result.value = .failure(
-                    TransferError(.corrupt, "sandboxd could not \(what) in its queue: \(error).", cause: error))
+                    SandboxError(
+                        .corrupt, "sandboxd could not \(what) in its queue: \(error).", underlying: .wrapping(error)))
             }
         }
         enqueue(
@@ -73,7 +74,7 @@ final class GroupCommit: Sendable {
                     completion(.failure(failure))
                 } else {
                     completion(
-                        result.value ?? .failure(TransferError(.corrupt, "sandboxd could not \(what) in its queue.")))
+                        result.value ?? .failure(SandboxError(.corrupt, "sandboxd could not \(what) in its queue.")))
                 }
             })
     }
@@ -110,7 +111,7 @@ final class GroupCommit: Sendable {
                 return steps
             }
             guard !steps.isEmpty else { return }
-            var failure: TransferError?
+            var failure: SandboxError?
             let statements = steps.compactMap(\.run)
             if !statements.isEmpty {
                 do {
@@ -119,9 +120,9 @@ final class GroupCommit: Sendable {
                     }
                     state.withLock { $0.commits += 1 }
                 } catch {
-                    failure = TransferError(
+                    failure = SandboxError(
                         .corrupt, "sandboxd could not commit \(statements.count) changes to its queue: \(error).",
-                        cause: error)
+                        underlying: .wrapping(error))
                 }
             }
             for step in steps { step.finish(failure) }
@@ -132,5 +133,5 @@ final class GroupCommit: Sendable {
 /// A step's result, written by its statements and read by its completion — both on the writer's
 /// queue, one after the other, never at once.
 private final class StepResult<T: Sendable>: @unchecked Sendable {
-    var value: Result<T, TransferError>?
+    var value: Result<T, SandboxError>?
 }

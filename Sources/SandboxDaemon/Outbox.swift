@@ -21,7 +21,7 @@ final class Outbox: Sendable {
     /// frame size).
     func send(_ message: DaemonMessage) -> Bool {
         let frame: [UInt8]
-        do throws(TransferError) {
+        do throws(SandboxError) {
             frame = try WireCoding.encode(message)
         } catch {
             slot.gate.log("closed the connection of pid \(slot.pid): an answer could not be sent: \(error)")

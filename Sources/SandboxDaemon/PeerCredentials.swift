@@ -19,14 +19,14 @@ struct PeerCredentials: Sendable, Hashable {
 
     /// The credentials of `channel`'s peer.
     ///
-    /// - Returns: the credentials; the future fails with ``SandboxTransfer/TransferError``
+    /// - Returns: the credentials; the future fails with ``SandboxTransfer/SandboxError``
     ///   (`permission-denied`) when the channel is not a socket NIO can ask (a programming error),
     ///   or with the error of `getsockopt`.
     static func of(_ channel: any Channel) -> EventLoopFuture<PeerCredentials> {
         guard let provider = channel as? any SocketOptionProvider else {
             return channel.eventLoop.makeFailedFuture(
-                TransferError(
-                    TransferError.Code(.permissionDenied),
+                SandboxError(
+                    SandboxError.Code.permissionDenied,
                     "The connection is not a socket whose peer can be identified (SO_PEERCRED); it is refused."))
         }
         let future: EventLoopFuture<UCred> = provider.unsafeGetSocketOption(

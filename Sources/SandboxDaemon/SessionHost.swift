@@ -49,20 +49,21 @@ final class SessionHost: Sendable {
 
     /// Checks that `session` can name a background session.
     ///
-    /// - Throws: ``TransferError/Code/invalidArgument`` when it is not one plain name.
-    static func validate(session: String) throws(TransferError) {
+    /// - Throws: ``/SandboxCore/SandboxError/Code/invalidArgument`` when it is not one plain name.
+    static func validate(session: String) throws(SandboxError) {
         do throws(SandboxError) {
             _ = try ContainerPath.validateName(sessionPrefix + session)
         } catch {
-            throw TransferError(
-                .invalidArgument, "'\(session)' cannot name a background session: \(error.message)", cause: error)
+            throw SandboxError(
+                .invalidArgument, "'\(session)' cannot name a background session: \(error.message)",
+                underlying: .wrapping(error))
         }
     }
 
     /// Opens the download session of `key` in `container` and starts reading its events.
     ///
     /// - Throws: as ``DownloadSession/init(identifier:container:configuration:delegate:httpClient:logger:)``.
-    init(key: SessionKey, container: Container, daemon: Daemon) throws(TransferError) {
+    init(key: SessionKey, container: Container, daemon: Daemon) throws(SandboxError) {
         try Self.validate(session: key.session)
         self.key = key
         self.container = container
@@ -118,10 +119,10 @@ final class SessionHost: Sendable {
     /// task the app was told of survives a kill). Call it on the daemon actor, which orders the
     /// queue's steps: the task's events are recorded after its row.
     ///
-    /// - Throws: ``TransferError/Code/invalidURL`` for a URL a download cannot use.
+    /// - Throws: `invalid-url` for a URL a download cannot use.
     func submit(
-        _ request: BackgroundRequest, recorded: @escaping @Sendable (Result<Int, TransferError>) -> Void
-    ) throws(TransferError) {
+        _ request: BackgroundRequest, recorded: @escaping @Sendable (Result<Int, SandboxError>) -> Void
+    ) throws(SandboxError) {
         let downloadRequest = try Self.downloadRequest(request)
         let body = try EventQueue.json(request, "task")
         let task = try session.downloadTask(with: downloadRequest)
@@ -145,7 +146,7 @@ final class SessionHost: Sendable {
 
     /// Continues this session's unfinished stored tasks: from their resume data (the partial file
     /// and the checkpoint the stopped or killed daemon left), else from zero.
-    func resumeStoredTasks() throws(TransferError) {
+    func resumeStoredTasks() throws(SandboxError) {
         let paused = session.pendingResumeData()
         for stored in try daemon.queue.tasks(app: key.app, session: key.session) where stored.info.state != .completed {
             let request = try Self.downloadRequest(stored.request)
@@ -182,10 +183,10 @@ final class SessionHost: Sendable {
 
     /// Cancels background task `id` (it completes with `cancelled`).
     ///
-    /// - Throws: ``TransferError/Code/notFound`` when the session has no such unfinished task.
-    func cancel(_ id: Int) throws(TransferError) {
+    /// - Throws: ``/SandboxCore/SandboxError/Code/notFound`` when the session has no such unfinished task.
+    func cancel(_ id: Int) throws(SandboxError) {
         guard let task = live.withLock({ $0.tasks[id] }) else {
-            throw TransferError(.notFound, "The background session '\(key)' has no unfinished task \(id).")
+            throw SandboxError(.notFound, "The background session '\(key)' has no unfinished task \(id).")
         }
         task.cancel()
     }
@@ -199,9 +200,9 @@ final class SessionHost: Sendable {
         for task in tasks { _ = await task.cancelByProducingResumeData() }
     }
 
-    private static func downloadRequest(_ request: BackgroundRequest) throws(TransferError) -> DownloadRequest {
+    private static func downloadRequest(_ request: BackgroundRequest) throws(SandboxError) -> DownloadRequest {
         guard let url = URL(string: request.url), DownloadRequest.isSupported(url) else {
-            throw TransferError(
+            throw SandboxError(
                 .invalidURL, "'\(request.url)' is not an absolute http or https URL.", url: request.url)
         }
         return DownloadRequest(
@@ -250,7 +251,7 @@ final class SessionHost: Sendable {
             let folder = try Self.stagingFolder.appending(key.session)
             try container.root.createDirectory(at: folder, withIntermediateDirectories: true)
             let path = try folder.appending("\(id)-\(file.suggestedFilename)")
-            do throws(TransferError) {
+            do throws(SandboxError) {
                 try file.move(toPath: path, replacingExisting: true)
             } catch {
                 logger.error("The finished file of task \(id) of \(key) could not be staged: \(error)")

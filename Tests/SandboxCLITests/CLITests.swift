@@ -90,7 +90,7 @@ struct CLITests {
                 (["rm", app, "Documents"], 1, "--recursive"),
                 (["create", "../x"], 64, "not a valid app identifier"),
                 (["create", app], 1, "already exists"),
-                (["ls", "com.example.absent"], 1, "sandbox create com.example.absent"),
+                (["ls", "com.example.absent"], 1, "`sandbox create <app-id>` makes a container"),
                 (["put", app, cli.scratch + "/nope", "Documents/x"], 1, "[not-found]"),
                 (["cat", app, ""], 64, "[invalid-path]"),
                 (["frobnicate"], 64, "Unexpected argument"),

@@ -16,7 +16,7 @@ struct PolicyCLITests {
             #expect(try await cli.run("mkdir", app, "Documents/x").status == 0)
             #expect(try await cli.run("put", app, host, "Documents/f.txt").status == 0)
             let inbox = "may only read and delete there"
-            let preferences = "preferences API (`sandbox defaults`)"
+            let preferences = "preferences API. `sandbox defaults` writes preferences."
             let refused: [([String], String)] = [
                 (["put", app, host, "Documents/Inbox/new.txt"], inbox),
                 (["put", app, host, "Documents/Inbox"], inbox),

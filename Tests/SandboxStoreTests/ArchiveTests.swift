@@ -48,7 +48,7 @@ struct ArchiveTests {
                     == NotesV2(
                         notes: [Note(title: "x", pinned: false), Note(title: "y", pinned: false)], saved: Self.migrated)
             )
-            let noHook = try #require(throws: StoreError.self) {
+            let noHook = try #require(throws: SandboxError.self) {
                 try fixture.container.readArchive(with: Archiver<NotesV2>(version: 2), from: path)
             }
             #expect(noHook.code == .migrationFailed)
@@ -61,7 +61,7 @@ struct ArchiveTests {
             let v3 = Archiver<NotesV2>(version: 3)
             try fixture.container.writeArchive(NotesV2(notes: [], saved: Date()), with: v3, to: path)
             let before = try fixture.container.root.readContents(of: path)
-            let error = try #require(throws: StoreError.self) {
+            let error = try #require(throws: SandboxError.self) {
                 try fixture.container.readArchive(with: archiverV2, from: path)
             }
             #expect(error.code == .newerVersion)
@@ -74,10 +74,24 @@ struct ArchiveTests {
     func notAnArchive() throws {
         try Fixture.with { fixture in
             try fixture.container.writePropertyList(["hello": "world"], to: path)
-            #expect(throws: StoreError.self) { try fixture.container.readArchive(with: archiverV2, from: path) }
+            #expect(throws: SandboxError.self) { try fixture.container.readArchive(with: archiverV2, from: path) }
             let bytes = try archiverV2.archive(NotesV2(notes: [], saved: Date()))
-            let error = try #require(throws: StoreError.self) { try archiverV2.unarchive(Array(bytes.prefix(20))) }
+            let error = try #require(throws: SandboxError.self) { try archiverV2.unarchive(Array(bytes.prefix(20))) }
             #expect(error.code == .corrupt)
+        }
+    }
+
+    @Test("a failure of the file system beneath keeps the core's code, path and system call")
+    func fileSystemFailure() throws {
+        try Fixture.with { fixture in
+            let error = try #require(throws: SandboxError.self) {
+                try fixture.container.readArchive(with: archiverV2, from: path)
+            }
+            #expect(error.code == .notFound)
+            #expect(error.code.rawValue == "not-found")
+            #expect(error.path == path.description)
+            #expect(error.cause?.systemCall != nil, "the system call and errno beneath are kept")
+            #expect(error.description.hasSuffix(") [not-found]"))
         }
     }
 
@@ -85,7 +99,12 @@ struct ArchiveTests {
     func failingHook() throws {
         let archiver = Archiver<NotesV2>(version: 5) { _ in throw CocoaError(.coderReadCorrupt) }
         let old = try Archiver<NotesV1>(version: 1).archive(NotesV1(titles: []))
-        let error = try #require(throws: StoreError.self) { try archiver.unarchive(old) }
+        let error = try #require(throws: SandboxError.self) { try archiver.unarchive(old) }
         #expect(error.code == .migrationFailed)
+        #expect(error.code.rawValue == "migration-failed")
+        guard case .detail? = error.underlying else {
+            Issue.record("the hook's words are the detail beneath: \(String(describing: error.underlying))")
+            return
+        }
     }
 }

@@ -33,7 +33,7 @@ struct DatabaseTests {
                 "", "../escape.sqlite", "a/b.sqlite", "..", ".", ".hidden", "nul\0byte",
                 String(repeating: "x", count: 300),
             ] {
-                let error = try #require(throws: StoreError.self, "\(name)") {
+                let error = try #require(throws: SandboxError.self, "\(name)") {
                     try fixture.container.database(named: name)
                 }
                 #expect(error.code == .invalidName, "\(name)")
@@ -47,8 +47,8 @@ struct DatabaseTests {
             let link = fixture.container.hostPath(for: .applicationSupport) + "/evil.sqlite"
             try FileManager.default.createSymbolicLink(
                 atPath: link, withDestinationPath: fixture.scratch + "/outside.sqlite")
-            let error = try #require(throws: StoreError.self) { try fixture.container.database(named: "evil.sqlite") }
-            #expect(error.code == StoreError.Code(.escapesContainer))
+            let error = try #require(throws: SandboxError.self) { try fixture.container.database(named: "evil.sqlite") }
+            #expect(error.code == SandboxError.Code.escapesContainer)
             #expect(!FileManager.default.fileExists(atPath: fixture.scratch + "/outside.sqlite"))
         }
     }
@@ -61,17 +61,17 @@ struct DatabaseTests {
             try FileManager.default.createDirectory(atPath: outside, withIntermediateDirectories: true)
             try FileManager.default.createSymbolicLink(
                 atPath: folder + "/notes.sqlite-wal", withDestinationPath: outside + "/notes.sqlite-wal")
-            let wal = try #require(throws: StoreError.self) { try fixture.container.database(named: "notes.sqlite") }
-            #expect(wal.code == StoreError.Code(.escapesContainer))
+            let wal = try #require(throws: SandboxError.self) { try fixture.container.database(named: "notes.sqlite") }
+            #expect(wal.code == SandboxError.Code.escapesContainer)
             #expect(wal.path == "Library/Application Support/notes.sqlite-wal")
             #expect(!FileManager.default.fileExists(atPath: fixture.scratch + "/outside/notes.sqlite-wal"))
 
             try FileManager.default.removeItem(atPath: folder)
             try FileManager.default.createSymbolicLink(atPath: folder, withDestinationPath: outside)
-            let swapped = try #require(throws: StoreError.self) {
+            let swapped = try #require(throws: SandboxError.self) {
                 try fixture.container.database(named: "notes.sqlite")
             }
-            #expect(swapped.code == StoreError.Code(.escapesContainer))
+            #expect(swapped.code == SandboxError.Code.escapesContainer)
             #expect(swapped.path == "Library/Application Support")
             #expect(try FileManager.default.contentsOfDirectory(atPath: outside).isEmpty)
         }
@@ -149,7 +149,7 @@ struct DatabaseTests {
         try Fixture.with { fixture in
             try fixture.container.root.writeContents(
                 Array(repeating: 0x41, count: 4096), to: ContainerPath("Library/Application Support/junk.sqlite"))
-            let error = try #require(throws: StoreError.self) { try fixture.container.database(named: "junk.sqlite") }
+            let error = try #require(throws: SandboxError.self) { try fixture.container.database(named: "junk.sqlite") }
             #expect(error.code == .database)
         }
     }

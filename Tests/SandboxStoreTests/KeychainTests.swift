@@ -21,7 +21,7 @@ struct KeychainTests {
             try keychain.set(Data([0, 1, 0xFF]), key: "bob")
             #expect(try keychain.get("alice") == secret)
             #expect(try keychain.getData("bob") == Data([0, 1, 0xFF]))
-            #expect(throws: StoreError.self) { try keychain.get("bob") }
+            #expect(throws: SandboxError.self) { try keychain.get("bob") }
             let item = try #require(try keychain.item("alice"))
             #expect(item.label == "API token")
             #expect(item.comment == "for tests")
@@ -78,8 +78,8 @@ struct KeychainTests {
                 damaged[offset] ^= 0x01
                 try damaged.write(to: URL(fileURLWithPath: path))
                 let reader = try self.keychain(fixture)
-                #expect(throws: StoreError.self, "bit flipped at \(offset)") { try reader.get("alice") }
-                let writeError = try #require(throws: StoreError.self) { try reader.set("x", key: "carol") }
+                #expect(throws: SandboxError.self, "bit flipped at \(offset)") { try reader.get("alice") }
+                let writeError = try #require(throws: SandboxError.self) { try reader.set("x", key: "carol") }
                 #expect(writeError.code == .authenticationFailed || writeError.code == .corrupt, "\(writeError)")
                 #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == damaged, "overwritten")
             }
@@ -101,7 +101,7 @@ struct KeychainTests {
             swapped.replaceSubrange(alice, with: Data("bobxx".utf8))
             swapped.replaceSubrange(bob, with: Data("ali".utf8))
             try swapped.write(to: URL(fileURLWithPath: path))
-            let error = try #require(throws: StoreError.self) { try self.keychain(fixture).get("alice") }
+            let error = try #require(throws: SandboxError.self) { try self.keychain(fixture).get("alice") }
             #expect(error.code == .authenticationFailed)
         }
     }
@@ -117,10 +117,10 @@ struct KeychainTests {
                 let cut = good.prefix(length)
                 try cut.write(to: URL(fileURLWithPath: path))
                 let reader = try self.keychain(fixture)
-                let error = try #require(throws: StoreError.self) { try reader.get("alice") }
+                let error = try #require(throws: SandboxError.self) { try reader.get("alice") }
                 #expect(error.code == .corrupt, "\(length): \(error)")
                 #expect(error.message.contains("Device/Apps/com.example.notes/keychain.plist"))
-                #expect(throws: StoreError.self) { try reader.set("x", key: "bob") }
+                #expect(throws: SandboxError.self) { try reader.set("x", key: "bob") }
                 #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == cut)
             }
         }
@@ -138,7 +138,7 @@ struct KeychainTests {
                 _ = try Keychain(home: other.home, app: Fixture.app)  // makes the app's folder
                 let target = other.hostPath("Device/Apps/com.example.notes/keychain.plist")
                 try FileManager.default.copyItem(atPath: source, toPath: target)
-                let error = try #require(throws: StoreError.self) {
+                let error = try #require(throws: SandboxError.self) {
                     try Keychain(home: other.home, app: Fixture.app, service: "com.example.api").get("alice")
                 }
                 #expect(error.code == .authenticationFailed)
@@ -159,7 +159,7 @@ struct KeychainTests {
                 atPath: fixture.hostPath("Device/Apps/com.example.notes/keychain.plist"),
                 toPath: fixture.hostPath("Device/Apps/com.example.thief/keychain.plist")
             )
-            let error = try #require(throws: StoreError.self) {
+            let error = try #require(throws: SandboxError.self) {
                 try Keychain(home: fixture.home, app: otherApp, service: "com.example.api").get("alice")
             }
             #expect(error.code == .authenticationFailed)
@@ -221,16 +221,16 @@ struct KeychainTests {
             let before = try Data(contentsOf: URL(fileURLWithPath: path))
             try FileManager.default.removeItem(atPath: fixture.hostPath("Device/device.key"))
             let reader = try keychain(fixture)
-            let read = try #require(throws: StoreError.self) { try reader.get("alice") }
+            let read = try #require(throws: SandboxError.self) { try reader.get("alice") }
             #expect(read.code == .deviceKeyMissing, "\(read)")
             #expect(read.message.contains("Device/device.key"))
             #expect(read.message.contains("Device/Apps/com.example.notes/keychain.plist"))
-            let write = try #require(throws: StoreError.self) { try reader.set("x", key: "bob") }
+            let write = try #require(throws: SandboxError.self) { try reader.set("x", key: "bob") }
             #expect(write.code == .deviceKeyMissing)
             // Another app's first item would need a new key, orphaning this one's: refused too.
             let otherApp = Fixture.appIdentifier("com.example.other")
             try fixture.home.createContainer(for: otherApp)
-            let other = try #require(throws: StoreError.self) {
+            let other = try #require(throws: SandboxError.self) {
                 try Keychain(home: fixture.home, app: otherApp).set("x", key: "y")
             }
             #expect(other.code == .deviceKeyMissing)
@@ -249,15 +249,15 @@ struct KeychainTests {
             try keychain.set("new password", key: "alice")
             try old.write(to: URL(fileURLWithPath: path))
             for reader in [keychain, try self.keychain(fixture)] {
-                let read = try #require(throws: StoreError.self) { try reader.get("alice") }
+                let read = try #require(throws: SandboxError.self) { try reader.get("alice") }
                 #expect(read.code == .rolledBack, "\(read)")
                 #expect(read.message.contains("Device/Apps/com.example.notes/keychain.plist"))
-                let write = try #require(throws: StoreError.self) { try reader.set("x", key: "bob") }
+                let write = try #require(throws: SandboxError.self) { try reader.set("x", key: "bob") }
                 #expect(write.code == .rolledBack)
             }
             #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == old)
             try FileManager.default.removeItem(atPath: path)
-            let missing = try #require(throws: StoreError.self) { try self.keychain(fixture).get("alice") }
+            let missing = try #require(throws: SandboxError.self) { try self.keychain(fixture).get("alice") }
             #expect(missing.code == .rolledBack)
         }
     }
@@ -292,7 +292,7 @@ struct KeychainTests {
             // The version 1 file put back is an older copy now.
             try #require(Self.legacyKeychain).write(
                 to: URL(fileURLWithPath: fixture.hostPath("Device/Apps/com.example.notes/keychain.plist")))
-            let error = try #require(throws: StoreError.self) { try self.keychain(fixture).get("alice") }
+            let error = try #require(throws: SandboxError.self) { try self.keychain(fixture).get("alice") }
             #expect(error.code == .rolledBack)
         }
     }
@@ -312,7 +312,7 @@ struct KeychainTests {
     @Test("the keychain of an app that is not installed is not found")
     func notInstalled() throws {
         try Fixture.with { fixture in
-            let error = try #require(throws: StoreError.self) {
+            let error = try #require(throws: SandboxError.self) {
                 try Keychain(home: fixture.home, app: Fixture.appIdentifier("com.example.absent"))
             }
             #expect(error.code == .notFound)

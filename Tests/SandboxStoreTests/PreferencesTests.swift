@@ -102,7 +102,7 @@ struct PreferencesTests {
                 try PropertyList.encode(["not", "a", "dict"]),
             ] {
                 try fixture.container.root.writeContents(damaged, to: path)
-                let opened = try #require(throws: StoreError.self) { try fixture.container.preferences() }
+                let opened = try #require(throws: SandboxError.self) { try fixture.container.preferences() }
                 #expect(opened.code == .corrupt)
                 #expect(opened.message.contains("Library/Preferences/com.example.notes.plist"))
                 #expect(try fixture.container.root.readContents(of: path) == damaged)
@@ -112,7 +112,7 @@ struct PreferencesTests {
             let preferences = try fixture.container.preferences()
             try preferences.set(1, for: .launches)
             try fixture.container.root.writeContents(Array("garbage".utf8), to: path)
-            let written = try #require(throws: StoreError.self) { try preferences.set(2, for: .launches) }
+            let written = try #require(throws: SandboxError.self) { try preferences.set(2, for: .launches) }
             #expect(written.code == .corrupt)
             #expect(try fixture.container.root.readContents(of: path) == Array("garbage".utf8))
         }
@@ -129,7 +129,7 @@ struct PreferencesTests {
             ])
             for length in stride(from: 0, to: good.count, by: 3) {
                 try fixture.container.root.writeContents(good.prefix(length), to: path)
-                #expect(throws: StoreError.self) { try fixture.container.preferences() }
+                #expect(throws: SandboxError.self) { try fixture.container.preferences() }
             }
             for index in good.indices {
                 var damaged = good

@@ -53,12 +53,14 @@ struct PreferredLanguagesTests {
         try withLocalizedApp { _, container in
             let file = try ContainerPath("Library/Preferences/\(container.identifier).plist")
             try container.root.writeContents(Array("bplist00 truncated".utf8), to: file)
-            let damaged = try #require(throws: StoreError.self) { try container.localizedBundle(environment: [:]) }
+            let damaged = try #require(throws: SandboxError.self) { try container.localizedBundle(environment: [:]) }
             #expect(damaged.code == .corrupt)
             #expect(damaged.message.contains("\(container.identifier).plist"))
             try container.root.removeItem(at: file)
             try container.preferences().setValue(.string("de"), forKey: "AppleLanguages")
-            let mistyped = try #require(throws: StoreError.self) { try container.preferredLanguages(environment: [:]) }
+            let mistyped = try #require(throws: SandboxError.self) {
+                try container.preferredLanguages(environment: [:])
+            }
             #expect(mistyped.code == .typeMismatch)
             #expect(mistyped.message.contains("AppleLanguages"))
             try container.preferences().setValue(.array([]), forKey: "AppleLanguages")

@@ -136,7 +136,7 @@ struct PropertyListReaderTests {
 
     @Test("a string XML cannot carry is refused, not written damaged")
     func xmlControlCharacters() throws {
-        let error = try #require(throws: StoreError.self) {
+        let error = try #require(throws: SandboxError.self) {
             try PropertyList.encode(PreferenceValue.dictionary(["a": .string("bell\u{07}")]), format: .xml)
         }
         #expect(error.code == .encodingFailed)
@@ -180,7 +180,7 @@ struct PropertyListReaderTests {
             ),
         ]
         for (name, bytes) in cases {
-            let error = try #require(throws: StoreError.self, "\(name)") {
+            let error = try #require(throws: SandboxError.self, "\(name)") {
                 try PropertyList.value(from: bytes, path: "Documents/x.plist")
             }
             #expect(error.code == .corrupt, "\(name): \(error)")
@@ -198,7 +198,7 @@ struct PropertyListReaderTests {
         #expect(bytes.count < 32 << 10)
         let clock = ContinuousClock()
         let started = clock.now
-        let error = try #require(throws: StoreError.self) {
+        let error = try #require(throws: SandboxError.self) {
             try PropertyList.value(from: bytes, path: "Documents/bomb.plist")
         }
         #expect(error.code == .tooLarge, "\(error)")
@@ -206,12 +206,12 @@ struct PropertyListReaderTests {
         #expect(clock.now - started < .seconds(5))
         // Each reference counts: 100 × 16 KiB fits 2 MiB, 1,000 × that does not fit 64 MiB.
         let small = PropertyListLimits(maximumOutputSize: 2 << 20)
-        #expect(throws: StoreError.self) { try PropertyList.value(from: bytes, limits: small) }
+        #expect(throws: SandboxError.self) { try PropertyList.value(from: bytes, limits: small) }
         var one = builder
         let single = one.addArray([hundred])
         #expect(try PropertyList.value(from: one.build(top: single), limits: small) != .array([]))
         // The Codable path is bounded the same way.
-        let decoded = try #require(throws: StoreError.self) { try PropertyList.decode([[Data]].self, from: bytes) }
+        let decoded = try #require(throws: SandboxError.self) { try PropertyList.decode([[Data]].self, from: bytes) }
         #expect(decoded.code == .tooLarge)
     }
 
@@ -224,7 +224,7 @@ struct PropertyListReaderTests {
         indirect.addArray([2, 0])
         indirect.add([0x09])
         for bytes in [direct.build(top: 0), indirect.build(top: 0)] {
-            let error = try #require(throws: StoreError.self) { try PropertyList.value(from: bytes) }
+            let error = try #require(throws: SandboxError.self) { try PropertyList.value(from: bytes) }
             #expect(error.code == .corrupt, "\(error)")
         }
     }
@@ -240,7 +240,7 @@ struct PropertyListReaderTests {
             ("<plist>" + String(repeating: "<array>", count: depth) + String(repeating: "</array>", count: depth)
                 + "</plist>").utf8)
         for bytes in [builder.build(top: 0), xml] {
-            let error = try #require(throws: StoreError.self) {
+            let error = try #require(throws: SandboxError.self) {
                 try PropertyList.value(from: bytes, path: "Documents/deep.plist")
             }
             #expect(error.code == .tooLarge, "\(error)")
@@ -257,7 +257,7 @@ struct PropertyListReaderTests {
         }
         let clock = ContinuousClock()
         let started = clock.now
-        #expect(throws: StoreError.self) { try PropertyList.value(from: nested(10_000)) }
+        #expect(throws: SandboxError.self) { try PropertyList.value(from: nested(10_000)) }
         var value = try PropertyList.value(from: nested(1_000), limits: PropertyListLimits(maximumDepth: 1_001))
         #expect(clock.now - started < .seconds(2))
         var depth = 0
@@ -289,7 +289,7 @@ struct PropertyListReaderTests {
             "<plist><array>",
         ]
         for document in documents {
-            let error = try #require(throws: StoreError.self, "\(document)") {
+            let error = try #require(throws: SandboxError.self, "\(document)") {
                 try PropertyList.value(from: Array(document.utf8), path: "Documents/bad.plist")
             }
             #expect(error.code == .corrupt, "\(document): \(error)")

@@ -93,7 +93,7 @@ struct PropertyListTests {
     func malformed() throws {
         try Fixture.with { fixture in
             let good = try PropertyList.encode(Everything.sample)
-            let cases: [(String, [UInt8], StoreError.Code)] = [
+            let cases: [(String, [UInt8], SandboxError.Code)] = [
                 ("empty", [], .corrupt),
                 ("text", Array("just some text".utf8), .corrupt),
                 ("truncated header", Array(good.prefix(6)), .corrupt),
@@ -104,7 +104,7 @@ struct PropertyListTests {
             ]
             for (name, bytes, code) in cases {
                 try fixture.container.root.writeContents(bytes, to: path)
-                let error = try #require(throws: StoreError.self, "\(name)") {
+                let error = try #require(throws: SandboxError.self, "\(name)") {
                     try fixture.container.readPropertyList(Everything.self, from: path)
                 }
                 #expect(error.code == code, "\(name): \(error)")
@@ -136,7 +136,7 @@ struct PropertyListTests {
     @Test("an unencodable value is an error and nothing is written")
     func unencodable() throws {
         try Fixture.with { fixture in
-            let error = try #require(throws: StoreError.self) { try fixture.container.writePropertyList(5, to: path) }
+            let error = try #require(throws: SandboxError.self) { try fixture.container.writePropertyList(5, to: path) }
             #expect(error.code == .encodingFailed)
             #expect(try fixture.container.root.itemExists(at: path) == false)
         }
@@ -148,7 +148,7 @@ struct PropertyListTests {
             for target in [
                 "Library/Preferences/x.plist", "Documents/../Library/Preferences/y.plist", "Documents/Inbox/z.plist",
             ] {
-                let error = try #require(throws: StoreError.self) {
+                let error = try #require(throws: SandboxError.self) {
                     try fixture.container.writePropertyList(["a": 1], to: ContainerPath(target))
                 }
                 #expect(error.code == .readOnly, "\(target)")

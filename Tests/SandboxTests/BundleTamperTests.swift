@@ -27,7 +27,7 @@ struct BundleTamperTests {
         #expect(error?.code == .bundleModified)
         #expect(error?.path == "Notes.app/de.lproj/Localizable.strings")
         #expect(error?.message.contains("'Notes.app/de.lproj/Localizable.strings' was modified") == true)
-        #expect(error?.message.contains("sandbox update com.example.notes") == true)
+        #expect(error?.message.contains("reinstall it from its signed bundle") == true)
     }
 
     @Test("a change of the same size is found by the hash")

@@ -25,7 +25,7 @@ struct LifecycleTests {
             #expect(!FileManager.default.fileExists(atPath: bundle))
             let missing = #expect(throws: SandboxError.self) { try home.container(for: notes) }
             #expect(missing?.code == .notFound)
-            #expect(missing?.message.contains("sandbox create com.example.notes") == true)
+            #expect(missing?.message.contains("Create or install the app first.") == true)
             let twice = #expect(throws: SandboxError.self) { try home.uninstall(notes) }
             #expect(twice?.code == .notFound)
         }

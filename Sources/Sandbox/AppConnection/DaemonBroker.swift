@@ -140,7 +140,7 @@ package final class DaemonBroker: Sendable {
         guard sent == 1 else {
             throw SandboxError(
                 .daemonUnavailable,
-                "The launcher's daemon broker (descriptor \(broker)) is gone (\(Errno(rawValue: errno))); background transfers need the app started by `sandbox run`."
+                "The launcher's daemon broker (descriptor \(broker)) is gone (\(Errno(rawValue: errno))); background transfers need the app launched confined, by the launcher that holds the broker."
             )
         }
         var reply = [UInt8](repeating: 0, count: 4096)

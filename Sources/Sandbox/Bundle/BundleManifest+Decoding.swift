@@ -33,19 +33,19 @@ extension BundleManifest {
             stored = try JSONDecoder().decode(Stored.self, from: Data(bytes))
         } catch {
             throw SandboxError(
-                .corrupt, "'\(source)' is not a bundle manifest (\(error)). Sign the bundle again with `sandbox sign`.",
+                .corrupt, "'\(source)' is not a bundle manifest (\(error)). Sign the bundle again.",
                 path: source)
         }
         guard stored.format == Self.format else {
             if stored.format == "sandbox-bundle-manifest/1" {
                 throw SandboxError(
                     .corrupt,
-                    "'\(source)' is a manifest of format '\(stored.format)', which names no app or version, so it cannot be told from an older bundle or another app's. Sign the bundle again with `sandbox sign`.",
+                    "'\(source)' is a manifest of format '\(stored.format)', which names no app or version, so it cannot be told from an older bundle or another app's. Sign the bundle again.",
                     path: source)
             }
             throw SandboxError(
                 .corrupt,
-                "'\(source)' is a manifest of format '\(stored.format)'; this version reads '\(Self.format)'. Sign the bundle again with this version of `sandbox sign`.",
+                "'\(source)' is a manifest of format '\(stored.format)'; this version reads '\(Self.format)'. Sign the bundle again with this version.",
                 path: source)
         }
         var seen = Set<ContainerPath>()
@@ -54,7 +54,7 @@ extension BundleManifest {
             let bad = { (what: String) in
                 SandboxError(
                     .corrupt,
-                    "'\(source)' lists '\(item.path)' with \(what). Sign the bundle again with `sandbox sign`.",
+                    "'\(source)' lists '\(item.path)' with \(what). Sign the bundle again.",
                     path: source)
             }
             let path: ContainerPath
@@ -94,14 +94,14 @@ extension BundleManifest {
         } catch {
             throw SandboxError(
                 .corrupt,
-                "'\(source)' names no valid app or version (\(error.message)). Sign the bundle again with `sandbox sign`.",
+                "'\(source)' names no valid app or version (\(error.message)). Sign the bundle again.",
                 path: source)
         }
         self.init(entries: entries, identity: identity)
         guard canonicalBytes == bytes else {
             throw SandboxError(
                 .corrupt,
-                "'\(source)' is not in the canonical encoding `sandbox sign` writes (extra keys, spaces, repeated keys or another order). Sign the bundle again with `sandbox sign`.",
+                "'\(source)' is not in the canonical encoding a signature covers (extra keys, spaces, repeated keys or another order). Sign the bundle again.",
                 path: source)
         }
     }

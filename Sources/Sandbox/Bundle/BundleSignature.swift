@@ -45,7 +45,7 @@ public struct BundleSignature: Sendable, Hashable {
     /// - Throws: ``SandboxCore/SandboxError/Code/signatureInvalid`` when they are not a signature
     ///   file.
     init(storedBytes bytes: [UInt8], source: String) throws(SandboxError) {
-        let remedy = "Sign the bundle again with `sandbox sign BUNDLE-DIR --key KEYFILE`."
+        let remedy = "Sign the bundle again with a signing key."
         let stored: Stored
         do {
             stored = try JSONDecoder().decode(Stored.self, from: Data(bytes))

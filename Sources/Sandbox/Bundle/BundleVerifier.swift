@@ -35,7 +35,7 @@ struct BundleCheck {
 /// Checks a bundle against its signature and manifest.
 enum BundleVerifier {
     /// The remedy for an unsigned or badly signed bundle.
-    static let signRemedy = "Sign the bundle with `sandbox sign BUNDLE-DIR --key KEYFILE`."
+    static let signRemedy = "Sign the bundle with a signing key."
 
     /// Reads and checks the signature of the bundle at `bundle` beneath `root`: the signature must
     /// be valid for the manifest's bytes and made with a key in `trustedKeys`.
@@ -77,7 +77,7 @@ enum BundleVerifier {
         guard trustedKeys.contains(signature.key) else {
             throw SandboxError(
                 .untrustedKey,
-                "\(label) is signed by key \(signature.key), which this device does not trust. Trust the signer's public key with `sandbox trust KEYFILE.pub`, or sign with a trusted key.",
+                "\(label) is signed by key \(signature.key), which this device does not trust. Trust the signer's public key, or sign with a trusted key.",
                 path: bundle.description)
         }
         let manifest = try BundleManifest(storedBytes: manifestBytes, source: "\(label)/_CodeSignature/manifest.json")

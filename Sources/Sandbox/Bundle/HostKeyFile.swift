@@ -42,7 +42,7 @@ enum HostKeyFile {
         guard count <= maximumSize else {
             throw SandboxError(
                 .invalidArgument,
-                "'\(path)' is larger than a key file (\(maximumSize) bytes at most); give the file `sandbox keygen` wrote.",
+                "'\(path)' is larger than a key file (\(maximumSize) bytes at most); give the file of a key pair made for signing.",
                 path: path)
         }
         return String(decoding: buffer[..<count], as: UTF8.self)
@@ -65,7 +65,7 @@ enum HostKeyFile {
                 path: path, cause: cause)
         case .noSuchFileOrDirectory:
             return SandboxError(
-                .notFound, "No key file at '\(path)'. Check the path; `sandbox keygen KEYFILE` creates one.",
+                .notFound, "No key file at '\(path)'. Check the path, or make a key pair first.",
                 path: path, cause: cause)
         case .permissionDenied, .notPermitted:
             return SandboxError(

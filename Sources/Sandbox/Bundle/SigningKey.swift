@@ -34,7 +34,7 @@ public struct SigningKey: Sendable {
                 ? " It is a public key: give the private key file, not the .pub." : ""
             throw SandboxError(
                 .invalidArgument,
-                "'\(source)' is not a sandbox signing key (one line: \(Self.fileTag) BASE64).\(hint) Create one with `sandbox keygen KEYFILE`.",
+                "'\(source)' is not a sandbox signing key (one line: \(Self.fileTag) BASE64).\(hint) Give the file of a key pair made for signing.",
                 path: source)
         }
         do {
@@ -42,7 +42,7 @@ public struct SigningKey: Sendable {
         } catch {
             throw SandboxError(
                 .invalidArgument,
-                "'\(source)' holds no valid Ed25519 key (\(error)). Create one with `sandbox keygen KEYFILE`.",
+                "'\(source)' holds no valid Ed25519 key (\(error)). Give the file of a key pair made for signing.",
                 path: source)
         }
     }
@@ -107,7 +107,7 @@ public struct SigningPublicKey: Sendable, Hashable, CustomStringConvertible {
         else {
             throw SandboxError(
                 .invalidArgument,
-                "'\(source)' is not a sandbox public key (one line: \(Self.fileTag) BASE64). `sandbox keygen KEYFILE` writes one to KEYFILE.pub.",
+                "'\(source)' is not a sandbox public key (one line: \(Self.fileTag) BASE64). A key pair's public half is its file with `.pub` added.",
                 path: source)
         }
         try self.init(rawRepresentation: Array(bytes), source: source)

@@ -48,7 +48,7 @@ extension Container {
             rule =
                 "\(shown) is where other apps deliver documents: the app may only read and delete there. Move the document out of the Inbox to change it"
         case .preferencesAPI:
-            rule = "\(shown) is written only through the preferences API (`sandbox defaults`)"
+            rule = "\(shown) is written only through the preferences API"
         case .readOnly, .readWrite:
             rule = "\(shown) is read-only"
         }

@@ -44,7 +44,7 @@ extension SandboxHome {
             } catch {
                 throw SandboxError(
                     .corrupt,
-                    "'\(root.displayPath(of: entry.path))' holds no public key (\(error.message)). Remove it, then `sandbox trust KEYFILE.pub` again.",
+                    "'\(root.displayPath(of: entry.path))' holds no public key (\(error.message)). Remove it, then trust the key again.",
                     path: entry.path.description)
             }
         }

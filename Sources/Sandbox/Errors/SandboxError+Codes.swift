@@ -15,7 +15,7 @@ extension SandboxError.Code {
     public static let identifierMismatch = Self("identifier-mismatch")
     /// An update's bundle version is lower than the installed one's.
     public static let downgrade = Self("downgrade")
-    /// `sandboxd` could not be reached or started (the same code as `TransferError`'s).
+    /// `sandboxd` could not be reached or started (the same code as `SandboxError`'s).
     public static let daemonUnavailable = Self("daemon-unavailable")
     /// A connection to `sandboxd` was refused for the app it was asked for.
     public static let daemonRefused = Self("daemon-refused")

@@ -32,7 +32,7 @@ extension SandboxHome {
             try root.attributes(at: bundle, followingSymlink: false) == nil
         else {
             throw SandboxError(
-                .alreadyExists, "A container for '\(app)' already exists. Use it, or `sandbox uninstall \(app)` first.",
+                .alreadyExists, "A container for '\(app)' already exists. Use it, or uninstall it first.",
                 path: app.rawValue)
         }
         let bundleName = Self.bundleName(for: app, from: bundleDirectory)
@@ -77,7 +77,7 @@ extension SandboxHome {
             bundleRoot = try root.openSubroot(at: Self.bundlePath(app))
         } catch  where error.code == .notFound {
             throw SandboxError(
-                .notFound, "No container for '\(app)'. Create one with `sandbox create \(app)`.", path: app.rawValue)
+                .notFound, "No container for '\(app)'. Create or install the app first.", path: app.rawValue)
         }
         let names = try bundleRoot.contentsOfDirectory(at: .root).filter {
             $0.type == .directory && $0.name.hasSuffix(".app")
@@ -142,7 +142,8 @@ extension SandboxHome {
         }
         guard found else {
             throw SandboxError(
-                .notFound, "No container for '\(app)': nothing to uninstall. `sandbox list` shows the installed apps.",
+                .notFound,
+                "No container for '\(app)': nothing to uninstall; check the identifier against the installed apps.",
                 path: app.rawValue)
         }
         return removed

@@ -48,7 +48,7 @@ extension SandboxHome {
         guard !changes.isEmpty else { return }
         throw SandboxError(
             .bundleModified,
-            "The bundle '\(hostPath)' does not match its signed manifest: \(BundleChange.summary(of: changes, inBundleNamed: name ?? hostPath)). Sign it again with `sandbox sign`, then install.",
+            "The bundle '\(hostPath)' does not match its signed manifest: \(BundleChange.summary(of: changes, inBundleNamed: name ?? hostPath)). Sign it again, then install.",
             path: changes.map(\.path).min())
     }
 }

@@ -48,7 +48,7 @@ extension Container {
         guard changes.isEmpty else {
             throw SandboxError(
                 .bundleModified,
-                "The bundle of '\(identifier)' was changed after it was installed: \(BundleChange.summary(of: changes, inBundleNamed: bundleName)). The app will not be opened; reinstall it with `sandbox update \(identifier) --bundle DIR`.",
+                "The bundle of '\(identifier)' was changed after it was installed: \(BundleChange.summary(of: changes, inBundleNamed: bundleName)). The app will not be opened; reinstall it from its signed bundle.",
                 path: changes.map(\.path).min().map { bundleName + "/" + $0 }
             )
         }

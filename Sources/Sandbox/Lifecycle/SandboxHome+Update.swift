@@ -115,7 +115,7 @@ extension SandboxHome {
         do throws(SandboxError) {
             if let tmp = ContainerDirectory.tmp.path { removed = try installed.root.removeContents(of: tmp) }
         } catch {
-            warnings.append("tmp/ of '\(app)' could not be cleared (\(error.message)); `sandbox restart` clears it.")
+            warnings.append("tmp/ of '\(app)' could not be cleared (\(error.message)); restarting the app clears it.")
         }
         return UpdateReport(
             app: app.rawValue,

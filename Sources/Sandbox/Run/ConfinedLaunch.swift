@@ -82,7 +82,7 @@ public struct ConfinedLaunch: Sendable {
         variables: [String: String] = [:]
     ) throws(SandboxError) {
         guard let name = command.first, !name.isEmpty else {
-            throw SandboxError(.invalidArgument, "No command to run: give it after `--`, e.g. `sandbox run APP -- ls`.")
+            throw SandboxError(.invalidArgument, "No command to run: give the program to launch and its arguments.")
         }
         let abi = LandlockABI.current(environment: environment)
         let home = Self.absolute(app.container.homeDirectory)
@@ -91,7 +91,7 @@ public struct ConfinedLaunch: Sendable {
         if !gaps.isEmpty && !options.bestEffort {
             throw SandboxError(
                 .unsupported,
-                "Cannot confine '\(app.container.identifier)': \(abi) does not enforce everything `sandbox run` promises (it needs ABI \(LandlockABI.required), Linux 6.12 or later, and mount namespaces): \(gaps.joined(separator: "; ")). Upgrade the kernel or allow mount namespaces, or pass --best-effort to run with what it enforces."
+                "Cannot confine '\(app.container.identifier)': \(abi) does not enforce everything a confined launch promises (it needs ABI \(LandlockABI.required), Linux 6.12 or later, and mount namespaces): \(gaps.joined(separator: "; ")). Upgrade the kernel or allow mount namespaces, or pass --best-effort to run with what it enforces."
             )
         }
         let bundle = Self.absolute(app.container.hostPath(for: .bundle))

@@ -227,12 +227,10 @@ struct BackupRun {
             node.source = "preferences-lock"
             var chunked = node
             var tickets: [Int] = []
-            let locked: Bool? = try storeCall { () throws(StoreError) in
-                try PreferencesBackupAccess.withFileLocked(in: container, waitingUntil: deadline) {
-                    (path) throws(SandboxError) in
-                    tickets = try chunk(path, in: root, into: &chunked)
-                    return true
-                }
+            let locked: Bool? = try PreferencesBackupAccess.withFileLocked(in: container, waitingUntil: deadline) {
+                (path) throws(SandboxError) in
+                tickets = try chunk(path, in: root, into: &chunked)
+                return true
             }
             guard locked != nil else {
                 throw SandboxError(

@@ -36,7 +36,7 @@ public enum Checker {
         if let problem = try repository.storedConfigProblem() { report.problems.append(problem) }
         if repository.configAuthentication == .legacy {
             report.warnings.append(
-                "The 'config' of the encrypted repository '\(repository.storage.location)' is not authenticated (an older version wrote it): its fields were checked, and the next `sandbox backup` with the password authenticates it."
+                "The 'config' of the encrypted repository '\(repository.storage.location)' is not authenticated (an older version wrote it): its fields were checked, and the next backup with the password authenticates it."
             )
         }
         for name in try repository.storage.list(.index) {

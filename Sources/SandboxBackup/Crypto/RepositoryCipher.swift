@@ -76,7 +76,7 @@ public struct RepositoryCipher: Sendable {
         } catch {
             throw SandboxError(
                 .repositoryDamaged,
-                "The repository object '\(name)' fails its authentication check: it is damaged or truncated. Run `sandbox check REPO --read-data` to see what it affects.",
+                "The repository object '\(name)' fails its authentication check: it is damaged or truncated. Check the repository, reading its data, to see what it affects.",
                 path: name)
         }
     }

@@ -58,25 +58,21 @@ enum DeviceIdentity {
     /// The id of `home`'s device, or `nil` when it has no device key (no keychain ever written).
     static func id(of home: SandboxHome) throws(SandboxError) -> String? {
         guard
-            let key = try storeCall({ () throws(StoreError) in
-                try KeychainBackupAccess.deviceBoundKey(home: home, purpose: naming)
-            })
+            let key = try KeychainBackupAccess.deviceBoundKey(home: home, purpose: naming)
         else { return nil }
         return key.withUnsafeBytes { Hex.string(SHA256.hash(data: $0)) }
     }
 
     /// The key that seals the device-bound part of keychain records.
     static func sealingKey(of home: SandboxHome) throws(SandboxError) -> SymmetricKey? {
-        try storeCall { () throws(StoreError) in
-            try KeychainBackupAccess.deviceBoundKey(home: home, purpose: sealingPurpose)
-        }
+        try KeychainBackupAccess.deviceBoundKey(home: home, purpose: sealingPurpose)
     }
 }
 
 extension KeychainRecord {
     /// The record of `app`'s keychain on `home`, or `nil` when it has no items.
     static func capture(home: SandboxHome, app: AppIdentifier, portable: Bool) throws(SandboxError) -> KeychainRecord? {
-        let items = try storeCall { () throws(StoreError) in try KeychainBackupAccess.items(home: home, app: app) }
+        let items = try KeychainBackupAccess.items(home: home, app: app)
         guard !items.isEmpty, let device = try DeviceIdentity.id(of: home),
             let key = try DeviceIdentity.sealingKey(of: home)
         else { return nil }

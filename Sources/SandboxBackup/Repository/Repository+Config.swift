@@ -25,7 +25,7 @@ extension Repository {
         } catch  where error.code == .notFound {
             throw SandboxError(
                 .notARepository,
-                "'\(storage.location)' is not a backup repository (it has no 'config'). Give the directory a backup wrote to, or run `sandbox backup` to make one.",
+                "'\(storage.location)' is not a backup repository (it has no 'config'). Give the directory a backup wrote to, or back up to this one to make it.",
                 path: storage.location)
         }
         guard bytes.count <= RepositoryConfig.maximumSize else {

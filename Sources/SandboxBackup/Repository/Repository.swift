@@ -149,7 +149,7 @@ public final class Repository: Sendable {
         } catch  where error.code == .notFound {
             throw SandboxError(
                 .repositoryDamaged,
-                "The blob '\(name)' is missing from the repository '\(storage.location)'. Run `sandbox check` to see which snapshots and files it affects.",
+                "The blob '\(name)' is missing from the repository '\(storage.location)'. Check the repository to see which snapshots and files it affects.",
                 path: name.description)
         }
         let plain = try cipher.open(stored, name: name.description)
@@ -157,7 +157,7 @@ public final class Repository: Sendable {
         guard actual == id else {
             throw SandboxError(
                 .repositoryDamaged,
-                "The blob '\(name)' does not match its id (its contents are damaged). Run `sandbox check --read-data` to see which files it affects.",
+                "The blob '\(name)' does not match its id (its contents are damaged). Check the repository, reading its data, to see which files it affects.",
                 path: name.description)
         }
         return plain
@@ -182,7 +182,7 @@ public final class Repository: Sendable {
         guard Hex.string(SHA256.hash(data: stored)) == name.name else {
             throw SandboxError(
                 .repositoryDamaged,
-                "The repository object '\(name)' in '\(storage.location)' does not match its name: it is truncated or damaged. Remove it, or run `sandbox prune` to rebuild the index.",
+                "The repository object '\(name)' in '\(storage.location)' does not match its name: it is truncated or damaged. Remove it, or prune the repository to rebuild the index.",
                 path: name.description)
         }
         let plain = try cipher.open(stored, name: name.description)
@@ -232,7 +232,7 @@ public final class Repository: Sendable {
         guard prefix.count >= 4, matches.count == 1, let match = matches.first else {
             throw SandboxError(
                 .notFound,
-                "No single snapshot has an id starting with '\(prefix)' in '\(storage.location)' (\(matches.count) do). List them with `sandbox snapshots REPO`."
+                "No single snapshot has an id starting with '\(prefix)' in '\(storage.location)' (\(matches.count) do). List the snapshots to find the one meant."
             )
         }
         return match

@@ -51,9 +51,7 @@ struct KeychainRollback: Codable {
     /// Puts back the keychain this record holds.
     func rollBack(app: AppIdentifier, in home: SandboxHome) throws(SandboxError) {
         let items = try keychain?.itemsToRestore(on: home, app: app).items ?? []
-        try storeCall { () throws(StoreError) in
-            try KeychainBackupAccess.replaceItems(items, home: home, app: app)
-        }
+        try KeychainBackupAccess.replaceItems(items, home: home, app: app)
     }
 
     /// Finishes what killed restores of `app` left: each rollback record is applied when its

@@ -137,9 +137,7 @@ public enum Restore {
             // KeychainRollback): the exchange is the one commit point of both.
             if let keychainItems {
                 rollback = try KeychainRollback.record(app: app, stageNamed: stageName, in: home)
-                try storeCall { () throws(StoreError) in
-                    try KeychainBackupAccess.replaceItems(keychainItems, home: home, app: app)
-                }
+                try KeychainBackupAccess.replaceItems(keychainItems, home: home, app: app)
             }
             try home.root.exchangeItems(at: live, with: stage)
         } catch {

@@ -105,10 +105,10 @@ struct RestorePlan {
             guard let protection = protectedFolders[folder], checked.insert(folder).inserted,
                 protection != .completeUnlessOpen  // written to the class's public key, locked or not
             else { continue }
-            guard try storeCall({ () throws(StoreError) in try dataProtection.isAvailable(protection) }) else {
+            guard try dataProtection.isAvailable(protection) else {
                 throw SandboxError(
-                    SandboxError.Code(StoreError.Code.protectedDataUnavailable.rawValue),
-                    "The folder '\(folder)' has the protection class '\(protection.rawValue)', and its files cannot be sealed while the device is locked; nothing was restored. Unlock the device with `sandbox unlock` (the passcode on standard input) and restore again.",
+                    SandboxError.Code(SandboxError.Code.protectedDataUnavailable.rawValue),
+                    "The folder '\(folder)' has the protection class '\(protection.rawValue)', and its files cannot be sealed while the device is locked; nothing was restored. Unlock the device and restore again.",
                     path: folder.description)
             }
         }

@@ -57,20 +57,14 @@ struct TreeWriter {
             try setTimes(node, at: path)
             return 0
         case .file:
-            let protection = try storeCall { () throws(StoreError) in
-                try dataProtection.defaultProtection(forDirectoryAt: path.parent, in: root)
-            }
+            let protection = try dataProtection.defaultProtection(forDirectoryAt: path.parent, in: root)
             if let first = node.hardLinkTo {
                 try files.drain()  // the first file is written
                 let firstPath = try RestorePath.path(of: first)
                 // A second name of a plain file, in a protected folder: a sealed copy there
                 // (copyItem seals a plain file copied into such a folder), never a plain name.
-                if protection != nil,
-                    try storeCall({ () throws(StoreError) in try dataProtection.isPlainFile(at: firstPath, in: root) })
-                {
-                    try storeCall { () throws(StoreError) in
-                        _ = try dataProtection.copyItem(from: firstPath, to: path, in: root)
-                    }
+                if protection != nil, try dataProtection.isPlainFile(at: firstPath, in: root) {
+                    _ = try dataProtection.copyItem(from: firstPath, to: path, in: root)
                     try Self.setAttributes(node, at: path, in: root, sealedHere: true)
                     return 0
                 }
@@ -140,24 +134,22 @@ struct TreeWriter {
     ) throws(SandboxError) -> Int64 {
         var piece: [UInt8] = []
         var offset = 0
-        let written = try storeCall { () throws(StoreError) in
-            try dataProtection.writeSealed(protection, to: path, in: root, options: [.withoutOverwriting]) {
-                (buffer) throws(StoreError) in
-                while offset == piece.count {
-                    do throws(SandboxError) {
-                        guard let more = try next() else { return 0 }
-                        piece = more
-                        offset = 0
-                    } catch {
-                        throw StoreError(error)
-                    }
+        let written = try dataProtection.writeSealed(protection, to: path, in: root, options: [.withoutOverwriting]) {
+            (buffer) throws(SandboxError) in
+            while offset == piece.count {
+                do throws(SandboxError) {
+                    guard let more = try next() else { return 0 }
+                    piece = more
+                    offset = 0
+                } catch {
+                    throw error
                 }
-                let count = min(buffer.count, piece.count - offset)
-                UnsafeMutableRawBufferPointer(rebasing: buffer[0..<count]).copyBytes(
-                    from: piece[offset..<offset + count])
-                offset += count
-                return count
             }
+            let count = min(buffer.count, piece.count - offset)
+            UnsafeMutableRawBufferPointer(rebasing: buffer[0..<count]).copyBytes(
+                from: piece[offset..<offset + count])
+            offset += count
+            return count
         }
         guard written == node.size else { throw sizeMismatch(node, at: path, holding: written) }
         try setAttributes(node, at: path, in: root, sealedHere: true)
@@ -268,7 +260,7 @@ struct TreeWriter {
 
 extension DataProtection {
     /// Whether the file at `path` is not a protected file.
-    fileprivate func isPlainFile(at path: ContainerPath, in root: ConfinedRoot) throws(StoreError) -> Bool {
+    fileprivate func isPlainFile(at path: ContainerPath, in root: ConfinedRoot) throws(SandboxError) -> Bool {
         try protectionClass(of: path, in: root) == nil
     }
 }

@@ -215,7 +215,7 @@ enum BundleInfo {
             throw SandboxError(.notFound, "'\(shown)' does not exist. \(remedy)", path: shown)
         }
         let keys: Keys
-        do throws(StoreError) {
+        do throws(SandboxError) {
             keys = try PropertyList.decode(Keys.self, from: bytes, path: shown)
         } catch {
             throw SandboxError(.invalidArgument, "\(error.message) \(remedy)", path: shown)

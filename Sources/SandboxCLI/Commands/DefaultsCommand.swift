@@ -92,17 +92,17 @@ struct DefaultsCommand: ParsableCommand {
         try Output.line("}")
     }
 
-    private func missing(_ key: String, in preferences: Preferences) -> StoreError {
-        StoreError(
+    private func missing(_ key: String, in preferences: Preferences) -> SandboxError {
+        SandboxError(
             .notFound,
             "The key '\(key)' does not exist in the preferences of \(preferences.app) ('\(preferences.path)').",
             path: preferences.path.description)
     }
 
     /// `VALUE` as the type asked for.
-    static func parse(_ text: String, as type: ValueType) throws(StoreError) -> PreferenceValue {
-        func invalid(_ expected: String) -> StoreError {
-            StoreError(.invalidValue, "'\(text)' is not \(expected).")
+    static func parse(_ text: String, as type: ValueType) throws(SandboxError) -> PreferenceValue {
+        func invalid(_ expected: String) -> SandboxError {
+            SandboxError(.invalidValue, "'\(text)' is not \(expected).")
         }
         switch type {
         case .string:

@@ -45,8 +45,8 @@ struct KeychainCommand: ParsableCommand {
         }
     }
 
-    private func missing() -> StoreError {
-        StoreError(
+    private func missing() -> SandboxError {
+        SandboxError(
             .notFound,
             "No keychain item for service '\(service)' and account '\(account)' in \(app.app). "
                 + "`sandbox keychain \(app.app) set '\(service)' '\(account)'` stores one (the secret on standard input)."

@@ -27,7 +27,7 @@ struct PasscodeCommand: ParsableCommand {
     func run() throws {
         let lines = StandardInputLines.read()
         guard lines.count >= 2 else {
-            throw StoreError(
+            throw SandboxError(
                 .invalidValue,
                 "Give two lines on standard input: the current passcode (empty when none is set), then the new one.")
         }

@@ -34,7 +34,7 @@ enum BackgroundCommands {
     /// session had taken already. Exits with status 1, after a line on standard error naming them,
     /// when a task failed or was cancelled.
     ///
-    /// - Throws: ``TransferError/Code/daemonUnavailable`` when `sandboxd` cannot be started or the
+    /// - Throws: `daemon-unavailable` when `sandboxd` cannot be started or the
     ///   connection closes first; `ExitCode(1)` when a task failed.
     static func wait(app: AppIdentifier, json: Bool) async throws {
         let home = try SandboxHome()
@@ -66,7 +66,7 @@ enum BackgroundCommands {
                     grace = nil
                 case .closed:
                     guard finishing else {
-                        throw TransferError(
+                        throw SandboxError(
                             .daemonUnavailable, "The connection to sandboxd closed before every event was delivered.")
                     }
                     if let summary = wait.failureSummary {

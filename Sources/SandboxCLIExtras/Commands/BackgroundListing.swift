@@ -17,11 +17,11 @@ struct BackgroundListing {
     /// be measured.
     var notices: [String] = []
     /// Why the queue could not be read; the command fails with it after printing the rest.
-    var failure: TransferError?
+    var failure: SandboxError?
 
     /// The background downloads of `app`, installed as `container` in `home`.
     static func of(_ app: AppIdentifier, container: Container, in home: SandboxHome) async -> BackgroundListing {
-        do throws(TransferError) {
+        do throws(SandboxError) {
             let tasks = try await BackgroundSession.tasks(of: app, in: home)
             return BackgroundListing(rows: tasks.map { ListedDownload.BackgroundRow($0, daemonRunning: true) })
         } catch  where error.code == .daemonUnavailable {
@@ -35,7 +35,7 @@ struct BackgroundListing {
     /// with their partial file's size.
     static func fromQueue(of app: AppIdentifier, container: Container, paths: DaemonPaths) -> BackgroundListing {
         let queued: [QueuedBackgroundTask]
-        do throws(TransferError) {
+        do throws(SandboxError) {
             guard let tasks = try BackgroundQueueReader.tasks(of: app, paths: paths) else {
                 return BackgroundListing()  // sandboxd never ran for this home: no background download
             }
@@ -46,7 +46,7 @@ struct BackgroundListing {
         var listing = BackgroundListing()
         var partials: [String: [Int: DownloadTaskSummary]] = [:]
         for session in Set(queued.filter { $0.info.state != .completed }.map(\.info.session)).sorted() {
-            do throws(TransferError) {
+            do throws(SandboxError) {
                 let stored = try DownloadSession.storedTasks(
                     identifier: BackgroundQueueSchema.downloadSession(of: session), container: container)
                 partials[session] = Dictionary(stored.map { ($0.taskIdentifier, $0) }) { first, _ in first }

@@ -22,7 +22,7 @@ struct BackgroundWait {
     /// A task printed as failed (or cancelled), and why.
     struct Failure {
         var task: Int
-        var error: TransferError
+        var error: SandboxError
     }
 
     /// The tasks of the session that were completed before the wait attached.
@@ -69,8 +69,8 @@ struct BackgroundWait {
             failures.append(
                 Failure(
                     task: task.task,
-                    error: TransferError(
-                        TransferError.Code(wire: code), "sandboxd lists it as failed; its events did not arrive.")))
+                    error: SandboxError(
+                        SandboxError.Code(code), "sandboxd lists it as failed; its events did not arrive.")))
         }
     }
 

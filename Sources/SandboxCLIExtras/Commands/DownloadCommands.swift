@@ -46,7 +46,7 @@ struct Download: AsyncParsableCommand {
     func run() async throws {
         let container = try app.container()
         guard let address = URL(string: url) else { throw ValidationError("'\(url)' is not a URL.") }
-        let digest = try sha256.map { hex throws(TransferError) in try ExpectedDigest(.sha256, hex: hex) }
+        let digest = try sha256.map { hex throws(SandboxError) in try ExpectedDigest(.sha256, hex: hex) }
         if background {
             let request = DownloadRequest(
                 url: address, expectedDigest: digest, destination: DownloadDestination(folder: folder))

@@ -36,8 +36,8 @@ struct Fetch: AsyncParsableCommand {
         guard let address = URL(string: url) else { throw ValidationError("'\(url)' is not a URL.") }
         let request = DataRequest(url: address, maximumSize: maxSize?.value ?? DataRequest.defaultMaximumSize)
         let session = DataSession()
-        let result: Result<FetchedData, TransferError>
-        do throws(TransferError) {
+        let result: Result<FetchedData, SandboxError>
+        do throws(SandboxError) {
             result = .success(try await session.fetch(request))
         } catch {
             result = .failure(error)
@@ -46,7 +46,7 @@ struct Fetch: AsyncParsableCommand {
         let fetched = try result.get()
         let response = fetched.response
         guard response.isSuccess else {
-            throw TransferError(
+            throw SandboxError(
                 .httpStatus, "The server answered \(response.status) for \(url); check the URL.", url: url)
         }
         let summary = FetchSummary(fetched)

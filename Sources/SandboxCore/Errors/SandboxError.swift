@@ -1,8 +1,11 @@
-/// The one error type the core throws.
+/// The one error type of the Sandbox libraries: the core and every module above it throw it.
 ///
 /// Every failure carries a ``code`` to branch on, a ``message`` written for a person (it names the
-/// path and says what to do), the system call and `errno` behind it when there is one, and the
-/// source location that raised it.
+/// path and says what to do), the system call and `errno` behind it when there is one (``cause``),
+/// what else lay beneath it (``underlying``: a file-system failure beneath a store's, a decoder's or
+/// SQLite's words, a network library's error), and the source location that raised it. A module
+/// adds its own codes to ``Code`` and its own typed values to ``context`` (a download's resume data,
+/// a share's `Retry-After`), so callers handle one type whatever layer threw.
 public struct SandboxError: Error, Sendable, CustomStringConvertible {
     /// What went wrong, as a value to match on. New codes may be added, so switch with a default.
     public var code: Code
@@ -12,8 +15,13 @@ public struct SandboxError: Error, Sendable, CustomStringConvertible {
     public var path: String?
     /// The system call and error number underneath, if any.
     public var cause: SystemCallFailure?
+    /// What else lay beneath, when it was not (only) a system call: another ``SandboxError``, a
+    /// detail text, or a foreign error.
+    public var underlying: Underlying?
     /// Where the error was raised.
     public var location: SourceLocation
+    /// Typed values a module attaches (``SandboxErrorKey``), read through the module's properties.
+    public var context: Context
 
     /// An error with every field given, for code that rebuilds one (a decoder, a test); throwing code
     /// uses the initializers that capture the caller's location.
@@ -22,32 +30,48 @@ public struct SandboxError: Error, Sendable, CustomStringConvertible {
         message: String,
         path: String? = nil,
         cause: SystemCallFailure? = nil,
-        location: SourceLocation
+        underlying: Underlying? = nil,
+        location: SourceLocation,
+        context: Context = Context()
     ) {
         self.code = code
         self.message = message
         self.path = path
         self.cause = cause
+        self.underlying = underlying
         self.location = location
+        self.context = context
     }
 
-    /// An error raised by a library layer above the core, located at the caller.
+    /// An error of `code`, located at the caller.
+    ///
+    /// - Parameters:
+    ///   - code: what went wrong.
+    ///   - message: a sentence for a person that names the path and the remedy.
+    ///   - path: the path involved, if any.
+    ///   - cause: the system call and `errno` underneath, if any.
+    ///   - underlying: what else lay beneath, if anything.
+    ///   - file: the raising file; the caller's by default.
+    ///   - line: the raising line; the caller's by default.
     public init(
         _ code: Code,
         _ message: String,
         path: String? = nil,
         cause: SystemCallFailure? = nil,
+        underlying: Underlying? = nil,
         file: String = #fileID,
         line: Int = #line
     ) {
         self.init(
-            code: code, message: message, path: path, cause: cause, location: SourceLocation(file: file, line: line))
+            code: code, message: message, path: path, cause: cause, underlying: underlying,
+            location: SourceLocation(file: file, line: line))
     }
 
-    /// The message followed by the code, e.g. `'../x' escapes the container… [escapes-container]`.
+    /// The message, what lay underneath when it adds something, and the code, e.g.
+    /// `'../x' escapes the container… [escapes-container]`.
     public var description: String {
         var text = message
-        if let cause { text += " (\(cause))" }
+        if let detail = cause.map(String.init(describing:)) ?? underlying?.detail { text += " (\(detail))" }
         return text + " [\(code)]"
     }
 }

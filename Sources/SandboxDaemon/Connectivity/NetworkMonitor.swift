@@ -37,14 +37,14 @@ final class NetworkMonitor: Sendable {
 
     /// Opens the sockets and starts the thread.
     ///
-    /// - Throws: ``TransferError/Code/daemonUnavailable`` when the wake-up pipe or the thread cannot
+    /// - Throws: `daemon-unavailable` when the wake-up pipe or the thread cannot
     ///   be made.
-    init(logger: Logger, onChange: @escaping @Sendable () -> Void) throws(TransferError) {
+    init(logger: Logger, onChange: @escaping @Sendable () -> Void) throws(SandboxError) {
         var fds: [Int32] = [-1, -1]
         // pipe2 needs _GNU_SOURCE, which the Glibc module lacks: set the flags one by one (the
         // daemon starts no process before this runs, so none inherits the pipe meanwhile).
         guard pipe(&fds) == 0 else {
-            throw TransferError(
+            throw SandboxError(
                 .daemonUnavailable, "sandboxd could not make a pipe: \(String(cString: strerror(errno))).")
         }
         for fd in fds {
@@ -62,7 +62,7 @@ final class NetworkMonitor: Sendable {
             }
         } catch {
             for fd in [wake.read, wake.write, netlink] where fd >= 0 { close(fd) }
-            throw TransferError(.daemonUnavailable, "sandboxd could not start its network thread: \(error.message)")
+            throw SandboxError(.daemonUnavailable, "sandboxd could not start its network thread: \(error.message)")
         }
     }
 

@@ -27,7 +27,7 @@ final class TransferScheduler: Sendable {
     /// A scheduler whose monitor starts with it; ``stop()`` ends the monitor's thread.
     init(logger: Logger) {
         self.logger = logger
-        do throws(TransferError) {
+        do throws(SandboxError) {
             let monitor = try NetworkMonitor(logger: logger) { [weak self] in self?.probe() }
             self.monitor.withLock { $0 = monitor }
             // Someone probes: a task that waits for connectivity starts after its first probe, so

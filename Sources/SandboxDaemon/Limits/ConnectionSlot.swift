@@ -1,4 +1,5 @@
 import NIOCore
+import SandboxStore
 import SandboxTransfer
 
 /// One connection's place in the ``ConnectionGate``: what it may hold, and the deadline of its
@@ -19,10 +20,10 @@ final class ConnectionSlot: Sendable {
     /// Records that the connection holds `bytes` of frames not yet complete (a frame counts the
     /// bytes that arrived, not its declared length).
     ///
-    /// - Throws: ``TransferError/Code/tooLarge`` when it may not (the connection is being closed).
-    func receiving(_ bytes: Int) throws(TransferError) {
+    /// - Throws: `too-large` when it may not (the connection is being closed).
+    func receiving(_ bytes: Int) throws(SandboxError) {
         if let refusal = gate.request(bytes, of: .received, for: id, adding: false) {
-            throw TransferError(.tooLarge, "sandboxd closes this connection: \(refusal).")
+            throw SandboxError(.tooLarge, "sandboxd closes this connection: \(refusal).")
         }
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import Sandbox
 import Synchronization
 
 /// Where the pairing code is checked, by HTTP Basic (WebDAV) and by the page's login form alike,
@@ -36,7 +37,7 @@ final class PairingGate: Sendable {
     /// Admits the request whose `Authorization` field is `header` from `client` (door ``Door/basic``).
     ///
     /// - Throws: as ``admit(user:password:client:door:now:)``.
-    func admit(authorization header: String?, client: String, now: ContinuousClock.Instant) throws(ShareError) {
+    func admit(authorization header: String?, client: String, now: ContinuousClock.Instant) throws(SandboxError) {
         if let header, ConstantTime.equal(header.utf8, expectedHeader) {
             try checkNotBlocked(client, door: .basic, now: now)
             throttles.withLock { $0[.basic]?.recordSuccess(from: client) }
@@ -50,7 +51,7 @@ final class PairingGate: Sendable {
     /// Admits the pairing code typed on the login page from `client` (door ``Door/loginForm``).
     ///
     /// - Throws: as ``admit(user:password:client:door:now:)``.
-    func admitLoginForm(code: String, client: String, now: ContinuousClock.Instant) throws(ShareError) {
+    func admitLoginForm(code: String, client: String, now: ContinuousClock.Instant) throws(SandboxError) {
         try admit(user: credentials.user, password: code, client: client, door: .loginForm, now: now)
     }
 
@@ -69,13 +70,13 @@ final class PairingGate: Sendable {
 
     /// Admits `user` with `password` from `client` at `door`, or counts a failure against it there.
     ///
-    /// - Throws: ``ShareError/Code/tooManyRequests`` (with `Retry-After`) while the client is
-    ///   blocked at `door`, whatever it sends (the code is not even checked); ``ShareError/Code/unauthorized``
+    /// - Throws: ``SandboxCore/SandboxError/Code/tooManyRequests`` (with `Retry-After`) while the client is
+    ///   blocked at `door`, whatever it sends (the code is not even checked); ``SandboxCore/SandboxError/Code/unauthorized``
     ///   for wrong credentials, or none (`user` nil: not counted as a failure, a client's first
     ///   request comes without).
     private func admit(
         user: String?, password: String, client: String, door: Door, now: ContinuousClock.Instant
-    ) throws(ShareError) {
+    ) throws(SandboxError) {
         try checkNotBlocked(client, door: door, now: now)
         guard let user, credentials.match(user: user, password: password) else {
             if user != nil {
@@ -88,15 +89,16 @@ final class PairingGate: Sendable {
                         metadata: ["client": "\(client)"])
                 }
             }
-            throw ShareError(.unauthorized, "Log in with the user name and pairing code that `sandbox share` printed.")
+            throw SandboxError(
+                .unauthorized, "Log in with the user name and pairing code the share printed when it started.")
         }
         throttles.withLock { $0[door]?.recordSuccess(from: client) }
     }
 
-    /// - Throws: ``ShareError/Code/tooManyRequests`` (with `Retry-After`) while `client` is blocked at `door`.
-    private func checkNotBlocked(_ client: String, door: Door, now: ContinuousClock.Instant) throws(ShareError) {
+    /// - Throws: ``SandboxCore/SandboxError/Code/tooManyRequests`` (with `Retry-After`) while `client` is blocked at `door`.
+    private func checkNotBlocked(_ client: String, door: Door, now: ContinuousClock.Instant) throws(SandboxError) {
         if let wait = throttles.withLock({ $0[door]?.blockRemaining(for: client, now: now) }) {
-            var error = ShareError(
+            var error = SandboxError(
                 .tooManyRequests, "Too many failed logins from \(client); retry in \(wait.seconds) s.")
             error.retryAfter = wait
             throw error

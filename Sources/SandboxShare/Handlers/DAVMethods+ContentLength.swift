@@ -33,7 +33,7 @@ extension DAVMethods {
             let file = try documents.openFile(forReadingAt: item.path.containerPath)
             defer { closeQuietly(file) }
             return try DataProtection.contentLength(of: file, path: item.path.description) ?? size
-        } catch let error as SandboxError where error.code == .notFound {
+        } catch  where error.code == .notFound {
             return size
         } catch {
             logger.warning("\(item.path): its protected length is unknown: \(error)")

@@ -10,27 +10,27 @@ extension DAVMethods {
     /// missing destination parent is 409. COPY takes `Depth: 0` (a collection without its
     /// members) or infinity; MOVE of a collection, infinity only. Locks do not travel: the
     /// source's end with a MOVE, and both sides must be unlocked or their tokens submitted.
-    func transfer(_ source: SharePath, request: Request, move: Bool) throws(ShareError) -> Response {
+    func transfer(_ source: SharePath, request: Request, move: Bool) throws(SandboxError) -> Response {
         let name = move ? "MOVE" : "COPY"
         guard let value = request.headers.fieldValue(.destination) else {
-            throw ShareError(.malformedRequest, "\(name) needs a Destination header.", path: source.description)
+            throw SandboxError(.malformedRequest, "\(name) needs a Destination header.", path: source.description)
         }
         let destination = try DestinationHeader.parse(value, allowedAuthorities: allowedAuthorities)
         if move { try requireVisibleName(source) }
         let sourceItem = try existingItem(at: source)
         try requireVisibleName(destination)
         guard destination != source else {
-            throw ShareError(
+            throw SandboxError(
                 .forbidden, "The source and the destination of \(name) are the same: '\(source)'.",
                 path: source.description)
         }
         if sourceItem.isCollection, destination.isDescendant(of: source) {
-            throw ShareError(
+            throw SandboxError(
                 .conflict, "'\(source)' cannot be put inside itself ('\(destination)').", path: source.description)
         }
         let depth = try Depth.parse(request.headers.fieldValue(.depth), default: .infinity)
         if sourceItem.isCollection, depth == .one || (move && depth != .infinity) {
-            throw ShareError(
+            throw SandboxError(
                 .malformedRequest, "\(name) of a collection takes Depth: \(move ? "infinity" : "0 or infinity").",
                 path: source.description)
         }
@@ -45,19 +45,19 @@ extension DAVMethods {
     /// one copied or moved into a folder with a default class is sealed with it.
     ///
     /// - Returns: 201 (created) or 204 (replaced).
-    /// - Throws: ``ShareError/Code/conflict`` without a parent collection,
-    ///   ``ShareError/Code/preconditionFailed`` when the destination exists and not `overwrite`,
-    ///   ``ShareError/Code/locked``, ``ShareError/Code/forbidden`` when the destination folder's
+    /// - Throws: ``SandboxCore/SandboxError/Code/conflict`` without a parent collection,
+    ///   ``SandboxCore/SandboxError/Code/preconditionFailed`` when the destination exists and not `overwrite`,
+    ///   ``SandboxCore/SandboxError/Code/locked``, ``SandboxCore/SandboxError/Code/forbidden`` when the destination folder's
     ///   class cannot be written while the device is locked (nothing is changed), and the file
     ///   system's failure.
     func relocate(
         _ source: SharePath, _ sourceItem: SharedItem, to destination: SharePath, move: Bool, depth: Depth,
         overwrite: Bool, request: Request
-    ) throws(ShareError) -> Response {
+    ) throws(SandboxError) -> Response {
         try requireParentCollection(of: destination)
         let existing = try item(at: destination)
         if existing != nil, !overwrite {
-            throw ShareError(
+            throw SandboxError(
                 .preconditionFailed, "'\(destination)' exists and Overwrite is F: nothing was changed.",
                 path: destination.description)
         }

@@ -23,7 +23,7 @@ extension DAVMethods {
     /// (HTML, SVG, XML).
     func get(
         _ path: SharePath, request: Request, includingBody: Bool, on eventLoop: any EventLoop
-    ) async throws(ShareError) -> Response {
+    ) async throws(SandboxError) -> Response {
         // One open, which describes the file it opened: the path is resolved once, and the
         // validators are those of the bytes sent.
         let file: OpenFile
@@ -33,16 +33,16 @@ extension DAVMethods {
         } catch {
             switch error.code {
             case .isADirectory:
-                throw ShareError(
+                throw SandboxError(
                     .methodNotAllowed, "'\(path)' is a collection: list it with PROPFIND.", path: path.description)
             case .notFound, .notADirectory, .symlinkLoop, .notARegularFile:
-                throw ShareError(.notFound, "Nothing is shared at '\(path)'.", path: path.description)
+                throw SandboxError(.notFound, "Nothing is shared at '\(path)'.", path: path.description)
             default:
                 throw .fileSystem(error, path: path, doing: "open")
             }
         }
         let contents: FileContents
-        do throws(ShareError) {
+        do throws(SandboxError) {
             contents = try await FileContents.open(
                 file, size: attributes.size, path: path, dataProtection: dataProtection)
         } catch {
@@ -73,7 +73,7 @@ extension DAVMethods {
         }
         var range: ClosedRange<Int64>? = nil
         if Preconditions.rangeApplies(request.headers, etag: etag, modified: modified) {
-            do throws(ShareError) {
+            do throws(SandboxError) {
                 if case .partial(let bounds) = try RangeSelection.select(request.headers.fieldValue(.range), size: size)
                 {
                     range = bounds
@@ -137,7 +137,7 @@ extension DAVMethods {
     private func smallBody(
         _ contents: FileContents, from offset: Int64, length: Int64, status: HTTPResponse.Status, headers: HTTPFields,
         _ path: SharePath
-    ) async throws(ShareError) -> Response {
+    ) async throws(SandboxError) -> Response {
         defer { closeQuietly(contents.file) }
         var buffer = ByteBufferAllocator().buffer(capacity: Int(length))
         // A protected file's segments are opened on the engine: decrypting is not for an event loop.

@@ -1,6 +1,7 @@
 import Hummingbird
 import NIOCore
 import Sandbox
+import SandboxStore
 
 /// The item a request names, as the share sees it.
 struct SharedItem: Sendable {
@@ -15,8 +16,8 @@ extension DAVMethods {
     /// The item at `path`, or `nil` when there is none the share shows: missing, hidden (but for
     /// Finder's own files, ``SharePath/isFinderMetadata``), a symlink, a device or socket.
     ///
-    /// - Throws: ``ShareError`` for a file-system failure (a file in the way of a parent is "none").
-    func item(at path: SharePath) throws(ShareError) -> SharedItem? {
+    /// - Throws: ``/SandboxCore/SandboxError`` for a file-system failure (a file in the way of a parent is "none").
+    func item(at path: SharePath) throws(SandboxError) -> SharedItem? {
         if path.isUnreachable { return nil }
         do throws(SandboxError) {
             guard let attributes = try documents.attributes(at: path.containerPath, followingSymlink: false),
@@ -35,8 +36,8 @@ extension DAVMethods {
     /// or a JSON string) and names with control characters or backslashes; none when the
     /// collection was removed meanwhile.
     ///
-    /// - Throws: ``ShareError`` for a file-system failure.
-    func children(of path: SharePath) throws(ShareError) -> [SharedItem] {
+    /// - Throws: ``/SandboxCore/SandboxError`` for a file-system failure.
+    func children(of path: SharePath) throws(SandboxError) -> [SharedItem] {
         let entries: [DirectoryEntry]
         do throws(SandboxError) {
             entries = try documents.contentsOfDirectory(at: path.containerPath, prefetchingAttributes: true)
@@ -62,10 +63,10 @@ extension DAVMethods {
 
     /// ``item(at:)``, required.
     ///
-    /// - Throws: ``ShareError/Code/notFound`` when there is none.
-    func existingItem(at path: SharePath) throws(ShareError) -> SharedItem {
+    /// - Throws: ``/SandboxCore/SandboxError/Code/notFound`` when there is none.
+    func existingItem(at path: SharePath) throws(SandboxError) -> SharedItem {
         guard let item = try item(at: path) else {
-            throw ShareError(.notFound, "Nothing is shared at '\(path)'.", path: path.description)
+            throw SandboxError(.notFound, "Nothing is shared at '\(path)'.", path: path.description)
         }
         return item
     }
@@ -73,24 +74,24 @@ extension DAVMethods {
     /// Refuses to create or change `path` when the share hides that name (as if it did not
     /// exist) or when it is the shared folder itself.
     ///
-    /// - Throws: ``ShareError/Code/notFound`` for the Inbox and names starting with `.` (but
+    /// - Throws: ``/SandboxCore/SandboxError/Code/notFound`` for the Inbox and names starting with `.` (but
     ///   Finder's `._name` and `.DS_Store`, ``SharePath/isFinderMetadata``),
-    ///   ``ShareError/Code/forbidden`` for the root.
-    func requireVisibleName(_ path: SharePath) throws(ShareError) {
+    ///   ``SandboxCore/SandboxError/Code/forbidden`` for the root.
+    func requireVisibleName(_ path: SharePath) throws(SandboxError) {
         if path.isUnreachable {
-            throw ShareError(.notFound, "Nothing is shared at '\(path)'.", path: path.description)
+            throw SandboxError(.notFound, "Nothing is shared at '\(path)'.", path: path.description)
         }
         if path.isRoot {
-            throw ShareError(.forbidden, "The shared folder itself cannot be replaced or removed.", path: "/")
+            throw SandboxError(.forbidden, "The shared folder itself cannot be replaced or removed.", path: "/")
         }
     }
 
     /// Requires `path`'s parent to be an existing collection (RFC 4918: 409 otherwise).
     ///
-    /// - Throws: ``ShareError/Code/conflict``.
-    func requireParentCollection(of path: SharePath) throws(ShareError) {
+    /// - Throws: ``SandboxCore/SandboxError/Code/conflict``.
+    func requireParentCollection(of path: SharePath) throws(SandboxError) {
         guard let parent = try item(at: path.parent), parent.isCollection else {
-            throw ShareError(
+            throw SandboxError(
                 .conflict, "The collection '\(path.parent)' does not exist; create it first (MKCOL).",
                 path: path.description)
         }
@@ -98,31 +99,31 @@ extension DAVMethods {
 
     /// The request's XML body, up to ``XMLLimits/maximumBodySize``.
     ///
-    /// - Throws: ``ShareError/Code/tooLarge`` past the cap.
-    func xmlBody(of request: Request) async throws(ShareError) -> [UInt8] {
+    /// - Throws: `too-large` past the cap.
+    func xmlBody(of request: Request) async throws(SandboxError) -> [UInt8] {
         try await Self.smallBody(of: request, limit: XMLLimits.maximumBodySize, kind: "XML body")
     }
 
     /// A request body read whole, up to `limit` bytes.
     ///
-    /// - Throws: ``ShareError/Code/tooLarge`` past the cap (announced or sent),
-    ///   ``ShareError/Code/malformedRequest`` when the body cannot be read.
-    static func smallBody(of request: Request, limit: Int, kind: String) async throws(ShareError) -> [UInt8] {
+    /// - Throws: `too-large` past the cap (announced or sent),
+    ///   ``SandboxCore/SandboxError/Code/malformedRequest`` when the body cannot be read.
+    static func smallBody(of request: Request, limit: Int, kind: String) async throws(SandboxError) -> [UInt8] {
         if let length = request.headers.fieldValue(.contentLength).flatMap(Int.init), length > limit {
-            throw ShareError(.tooLarge, "The \(kind) is \(length) bytes; this server reads at most \(limit).")
+            throw SandboxError(.tooLarge, "The \(kind) is \(length) bytes; this server reads at most \(limit).")
         }
         var collected: [UInt8] = []
         do {
             for try await buffer in request.body {
                 guard collected.count + buffer.readableBytes <= limit else {
-                    throw ShareError(.tooLarge, "The \(kind) is over \(limit) bytes, the most this server reads.")
+                    throw SandboxError(.tooLarge, "The \(kind) is over \(limit) bytes, the most this server reads.")
                 }
                 collected.append(contentsOf: buffer.readableBytesView)
             }
-        } catch let error as ShareError {
+        } catch let error as SandboxError {
             throw error
         } catch {
-            throw ShareError(.malformedRequest, "The request body could not be read.", cause: error)
+            throw SandboxError(.malformedRequest, "The request body could not be read.", underlying: .wrapping(error))
         }
         return collected
     }
@@ -130,17 +131,18 @@ extension DAVMethods {
     /// Refuses a write whose `If-Match` / `If-None-Match` / `If-Unmodified-Since` do not hold for
     /// `existing` (`nil`: no item at the path).
     ///
-    /// - Throws: ``ShareError/Code/preconditionFailed``.
-    func checkPreconditions(_ request: Request, existing: SharedItem?) throws(ShareError) {
+    /// - Throws: ``SandboxCore/SandboxError/Code/preconditionFailed``.
+    func checkPreconditions(_ request: Request, existing: SharedItem?) throws(SandboxError) {
         let modified = existing?.attributes.modificationDate
         if Preconditions.evaluate(request.headers, etag: existing?.entityTag, modified: modified, isRead: false) != nil
         {
-            throw ShareError(.preconditionFailed, "The request's preconditions (If-Match, If-None-Match) do not hold.")
+            throw SandboxError(
+                .preconditionFailed, "The request's preconditions (If-Match, If-None-Match) do not hold.")
         }
     }
 
     /// The lock tokens the request submits in its `If` header.
-    func submittedTokens(_ request: Request) throws(ShareError) -> Set<String> {
+    func submittedTokens(_ request: Request) throws(SandboxError) -> Set<String> {
         guard let value = request.headers.fieldValue(.davIf) else { return [] }
         return try IfHeader.parse(value, allowedAuthorities: allowedAuthorities).submittedTokens
     }
@@ -148,16 +150,16 @@ extension DAVMethods {
     /// Refuses a change to `path` (and, when `recursive`, to everything beneath it) that a lock
     /// covers unless the request submitted the lock's token.
     ///
-    /// - Throws: ``ShareError/Code/locked`` with `lock-token-submitted`.
-    func checkLocks(_ path: SharePath, recursive: Bool, request: Request) throws(ShareError) {
+    /// - Throws: ``SandboxCore/SandboxError/Code/locked`` with `lock-token-submitted`.
+    func checkLocks(_ path: SharePath, recursive: Bool, request: Request) throws(SandboxError) {
         try locks.checkWrite(path, recursive: recursive, submitted: try submittedTokens(request))
     }
 
     /// Evaluates an `If` header (RFC 4918 §10.4) against the items' entity tags and locks.
     ///
-    /// - Throws: ``ShareError/Code/malformedRequest`` when it does not parse,
-    ///   ``ShareError/Code/preconditionFailed`` when no list holds.
-    func checkIfHeader(_ value: String, path: SharePath) throws(ShareError) {
+    /// - Throws: ``SandboxCore/SandboxError/Code/malformedRequest`` when it does not parse,
+    ///   ``SandboxCore/SandboxError/Code/preconditionFailed`` when no list holds.
+    func checkIfHeader(_ value: String, path: SharePath) throws(SandboxError) {
         let header = try IfHeader.parse(value, allowedAuthorities: allowedAuthorities)
         // The state of every resource the header names, looked up first: a failure to look is
         // the request's error, not a condition that silently fails.
@@ -171,15 +173,15 @@ extension DAVMethods {
             states[resource] ?? ResourceState(etag: nil, lockTokens: [])
         }
         guard holds else {
-            throw ShareError(
+            throw SandboxError(
                 .preconditionFailed, "The If header's conditions do not hold for '\(path)'.", path: path.description)
         }
     }
 }
 
-extension ShareError {
+extension SandboxError {
     /// Wraps a core error met while `action` on `path`.
-    static func fileSystem(_ error: SandboxError, path: SharePath, doing action: String) -> ShareError {
+    static func fileSystem(_ error: SandboxError, path: SharePath, doing action: String) -> SandboxError {
         .fileSystem(error, path: path.description, doing: action)
     }
 }

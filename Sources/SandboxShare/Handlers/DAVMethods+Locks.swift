@@ -10,7 +10,7 @@ extension DAVMethods {
     /// default), with the `Timeout` asked for up to an hour; or, without a body, a refresh of the
     /// lock whose token the `If` header submits. A LOCK of an unmapped name creates an empty file
     /// there (201). The answer carries `Lock-Token` and the `lockdiscovery` property.
-    func lock(_ path: SharePath, request: Request) async throws(ShareError) -> Response {
+    func lock(_ path: SharePath, request: Request) async throws(SandboxError) -> Response {
         try requireVisibleName(path)
         let body = try await xmlBody(of: request)
         let lockRequest = try LockRequest.parse(body)
@@ -19,7 +19,7 @@ extension DAVMethods {
         guard let lockRequest else {
             let tokens = try submittedTokens(request)
             guard tokens.count == 1, let token = tokens.first else {
-                throw ShareError(
+                throw SandboxError(
                     .malformedRequest, "A LOCK without a body refreshes a lock: submit its token, and only it, in If.",
                     path: path.description)
             }
@@ -29,7 +29,7 @@ extension DAVMethods {
         }
         let depth = try Depth.parse(request.headers.fieldValue(.depth), default: .infinity)
         guard depth != .one else {
-            throw ShareError(.malformedRequest, "LOCK takes Depth 0 or infinity, not 1.", path: path.description)
+            throw SandboxError(.malformedRequest, "LOCK takes Depth 0 or infinity, not 1.", path: path.description)
         }
         var created = false
         let existing = try item(at: path)
@@ -52,12 +52,12 @@ extension DAVMethods {
     }
 
     /// UNLOCK (RFC 4918 §9.11): ends the lock whose token `Lock-Token` names. 204.
-    func unlock(_ path: SharePath, request: Request) throws(ShareError) -> Response {
+    func unlock(_ path: SharePath, request: Request) throws(SandboxError) -> Response {
         guard let header = request.headers.fieldValue(.lockToken)?.trimmingSpaces, header.hasPrefix("<"),
             header.hasSuffix(">"),
             header.count > 2
         else {
-            throw ShareError(.malformedRequest, "UNLOCK needs a Lock-Token header: <token>.", path: path.description)
+            throw SandboxError(.malformedRequest, "UNLOCK needs a Lock-Token header: <token>.", path: path.description)
         }
         _ = try existingItem(at: path)
         try locks.unlock(token: String(header.dropFirst().dropLast()), path: path)

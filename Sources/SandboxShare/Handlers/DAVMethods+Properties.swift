@@ -16,7 +16,7 @@ extension DAVMethods {
     /// A collection below the one named whose members cannot be listed (its path is too long for
     /// Linux, it may not be read) is reported alone, as a response with its href and the error's
     /// status (RFC 4918 §9.1), and the rest is answered.
-    func propfind(_ path: SharePath, request: Request) async throws(ShareError) -> Response {
+    func propfind(_ path: SharePath, request: Request) async throws(SandboxError) -> Response {
         let depth = try Depth.parse(request.headers.fieldValue(.depth), default: .infinity)
         let query = try PropfindRequest.parse(try await xmlBody(of: request))
         let root = try existingItem(at: path)
@@ -29,12 +29,12 @@ extension DAVMethods {
             var multistatus = Multistatus()
             for (index, item) in items.enumerated() {
                 let href = item.path.href(isCollection: item.isCollection)
-                do throws(ShareError) {
+                do throws(SandboxError) {
                     if let error = unlisted[item.path] { throw error }
                     multistatus.add(href: href, propstats: try methods.propstats(for: item, query, context))
                 } catch {
                     methods.logger.warning("PROPFIND \(item.path): \(error)")
-                    multistatus.add(href: href, status: error.code.status)
+                    multistatus.add(href: href, status: error.code.httpStatus)
                 }
                 if index % Self.propfindBatch == Self.propfindBatch - 1 {
                     try await writer.write(ByteBuffer(bytes: multistatus.takeBytes()))
@@ -55,27 +55,27 @@ extension DAVMethods {
     /// `root` and its members to `depth`, breadth first, and the collections below `root` whose
     /// members could not be listed, with why.
     ///
-    /// - Throws: ``ShareError`` when `root`'s own members cannot be listed, and
-    ///   ``ShareError/Code/forbidden`` (`propfind-finite-depth`) past ``maximumPropfindItems``.
+    /// - Throws: ``/SandboxCore/SandboxError`` when `root`'s own members cannot be listed, and
+    ///   ``SandboxCore/SandboxError/Code/forbidden`` (`propfind-finite-depth`) past ``maximumPropfindItems``.
     private func members(
         of root: SharedItem, depth: Depth
-    ) throws(ShareError) -> (items: [SharedItem], unlisted: [SharePath: ShareError]) {
+    ) throws(SandboxError) -> (items: [SharedItem], unlisted: [SharePath: SandboxError]) {
         var result = [root]
-        var unlisted: [SharePath: ShareError] = [:]
+        var unlisted: [SharePath: SandboxError] = [:]
         guard root.isCollection, depth != .zero else { return (result, unlisted) }
         var next = 0
         while next < result.count {
             let directory = result[next]
             next += 1
             guard directory.isCollection, directory.path == root.path || depth == .infinity else { continue }
-            do throws(ShareError) {
+            do throws(SandboxError) {
                 result += try children(of: directory.path)
             } catch  where directory.path != root.path {
                 unlisted[directory.path] = error
                 continue
             }
             if result.count > Self.maximumPropfindItems {
-                throw ShareError(
+                throw SandboxError(
                     .forbidden,
                     "'\(root.path)' holds more than \(Self.maximumPropfindItems) items: list it with Depth: 1.",
                     path: root.path.description, condition: "propfind-finite-depth")
@@ -84,7 +84,7 @@ extension DAVMethods {
         return (result, unlisted)
     }
 
-    private func volume() throws(ShareError) -> VolumeValues? {
+    private func volume() throws(SandboxError) -> VolumeValues? {
         do throws(SandboxError) {
             return try documents.volumeValues()
         } catch {
@@ -95,7 +95,7 @@ extension DAVMethods {
 
     private func propstats(
         for item: SharedItem, _ query: PropfindRequest, _ context: PropertyContext
-    ) throws(ShareError) -> [Propstat] {
+    ) throws(SandboxError) -> [Propstat] {
         let snapshot = snapshot(of: item, for: query)
         var context = context
         context.locks = locks.locks(covering: item.path)
@@ -136,7 +136,7 @@ extension DAVMethods {
     /// PROPPATCH: sets and removes dead properties, all or nothing (RFC 4918 §9.2). Live
     /// properties are protected (403 `cannot-modify-protected-property`; the others then fail
     /// with 424). 207 Multi-Status.
-    func proppatch(_ path: SharePath, request: Request) async throws(ShareError) -> Response {
+    func proppatch(_ path: SharePath, request: Request) async throws(SandboxError) -> Response {
         try requireVisibleName(path)
         let body = try await xmlBody(of: request)
         let patch = try ProppatchRequest.parse(body)

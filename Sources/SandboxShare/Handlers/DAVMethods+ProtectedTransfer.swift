@@ -9,9 +9,9 @@ extension DAVMethods {
     /// a default class is sealed with it (refused while that class is locked, nothing changed) —
     /// and through the Documents root otherwise.
     ///
-    /// - Throws: ``ShareError/Code/forbidden`` while the destination folder's class is locked;
+    /// - Throws: ``SandboxCore/SandboxError/Code/forbidden`` while the destination folder's class is locked;
     ///   the file system's failure.
-    func transferItem(_ source: SharePath, to destination: SharePath, move: Bool) throws(ShareError) {
+    func transferItem(_ source: SharePath, to destination: SharePath, move: Bool) throws(SandboxError) {
         let action = move ? "move" : "copy"
         guard let dataProtection else {
             do throws(SandboxError) {
@@ -25,7 +25,7 @@ extension DAVMethods {
             }
             return
         }
-        do throws(StoreError) {
+        do throws(SandboxError) {
             if move {
                 try dataProtection.moveItem(from: source.containerPath, to: destination.containerPath, in: documents)
             } else {
@@ -43,12 +43,12 @@ extension DAVMethods {
     /// already. (``ProtectionClass/completeUnlessOpen`` files are sealed to a public key, locked
     /// or not.)
     ///
-    /// - Throws: ``ShareError/Code/forbidden``; the failure of reading the classes.
-    func requireSealable(_ source: SharePath, into destination: SharePath, move: Bool) throws(ShareError) {
+    /// - Throws: ``SandboxCore/SandboxError/Code/forbidden``; the failure of reading the classes.
+    func requireSealable(_ source: SharePath, into destination: SharePath, move: Bool) throws(SandboxError) {
         guard let dataProtection else { return }
         let action = move ? "move" : "copy"
         let refused: Bool
-        do throws(StoreError) {
+        do throws(SandboxError) {
             guard
                 let protection = try dataProtection.defaultProtection(
                     forDirectoryAt: destination.parent.containerPath, in: documents),
@@ -61,11 +61,11 @@ extension DAVMethods {
                 error, path: source, doing: action, lockedMessage: Self.lockedFolderMessage(destination, action))
         }
         if refused {
-            throw ShareError(.forbidden, Self.lockedFolderMessage(destination, action), path: source.description)
+            throw SandboxError(.forbidden, Self.lockedFolderMessage(destination, action), path: source.description)
         }
     }
 
     private static func lockedFolderMessage(_ destination: SharePath, _ action: String) -> String {
-        "'\(destination.parent)' is protected and the device is locked: unlock it (`sandbox unlock`) and \(action) again; nothing was changed."
+        "'\(destination.parent)' is protected and the device is locked: unlock the device and \(action) again; nothing was changed."
     }
 }

@@ -19,11 +19,11 @@ extension DAVMethods {
     ///
     /// With `overwriting` false (the web page's uploads) an existing file is never replaced: one
     /// at the name when the upload starts, or put there while it ran, fails it with
-    /// ``ShareError/Code/nameTaken`` and nothing stored.
-    func put(_ path: SharePath, request: Request, overwriting: Bool = true) async throws(ShareError) -> Response {
+    /// ``SandboxCore/SandboxError/Code/nameTaken`` and nothing stored.
+    func put(_ path: SharePath, request: Request, overwriting: Bool = true) async throws(SandboxError) -> Response {
         try requireVisibleName(path)
         if request.headers.fieldValue(.contentRange) != nil {
-            throw ShareError(
+            throw SandboxError(
                 .malformedRequest, "PUT with Content-Range (a partial update) is not supported; send the whole file.",
                 path: path.description)
         }
@@ -37,7 +37,7 @@ extension DAVMethods {
             throw Self.nameTaken(path)
         }
         if existing?.isCollection == true {
-            throw ShareError(
+            throw SandboxError(
                 .methodNotAllowed, "'\(path)' is a collection; PUT replaces files only.", path: path.description)
         }
         try checkLocks(path, recursive: false, request: request)
@@ -60,7 +60,7 @@ extension DAVMethods {
                 try await writer.write(buffer)
             }
             if let declared, received != declared {
-                throw ShareError(
+                throw SandboxError(
                     .malformedRequest, "The upload ended after \(received) of \(declared) bytes; nothing was stored.",
                     path: path.description)
             }
@@ -68,7 +68,7 @@ extension DAVMethods {
         } catch let error as SandboxError where error.code == .alreadyExists && !overwriting {
             writer.discard()
             throw Self.nameTaken(path)
-        } catch let error as StoreError where error.code == StoreError.Code(.alreadyExists) && !overwriting {
+        } catch let error as SandboxError where error.code == SandboxError.Code.alreadyExists && !overwriting {
             writer.discard()
             throw Self.nameTaken(path)
         } catch {
@@ -86,40 +86,31 @@ extension DAVMethods {
     /// sandbox-share-benchmark's PUT, BENCHMARKS.md).
     static let uploadQueueLimit = 1 << 20
 
-    static func nameTaken(_ path: SharePath) -> ShareError {
-        ShareError(
+    static func nameTaken(_ path: SharePath) -> SandboxError {
+        SandboxError(
             .nameTaken, "'\(path.lastName ?? "/")' is taken in \(path.parent.displayPath); choose another name.",
             path: path.description)
     }
 
-    private func tooLarge(_ path: SharePath, limit: Int64) -> ShareError {
-        ShareError(
+    private func tooLarge(_ path: SharePath, limit: Int64) -> SandboxError {
+        SandboxError(
             .tooLarge,
             "The upload is larger than this share's limit of \(limit) bytes (--max-upload); nothing was stored.",
             path: path.description)
     }
 
-    private static func uploadFailure(_ error: any Error, path: SharePath) -> ShareError {
+    private static func uploadFailure(_ error: any Error, path: SharePath) -> SandboxError {
         switch error {
-        case let error as ShareError: error
-        case let error as SandboxError: .fileSystem(error, path: path, doing: "store the upload at")
-        case let error as StoreError where error.code == .protectedDataUnavailable:
-            ShareError(
-                .forbidden,
-                "'\(path.parent)' is protected and the device is locked: unlock it (`sandbox unlock`) and upload again; nothing was stored.",
-                path: path.description, cause: error)
-        case let error as StoreError:
-            if case .fileSystem(let underlying)? = error.cause {
-                .fileSystem(underlying, path: path, doing: "store the upload at")
-            } else {
-                ShareError(
-                    .internalError, "Sealing the upload failed (\(error.code)); nothing was stored.",
-                    path: path.description, cause: error)
-            }
+        case let error as SandboxError:
+            .dataProtection(
+                error, path: path, doing: "store the upload at",
+                lockedMessage:
+                    "'\(path.parent)' is protected and the device is locked: unlock the device and upload again; nothing was stored."
+            )
         default:
-            ShareError(
+            SandboxError(
                 .malformedRequest, "The upload was cut off before its end; nothing was stored.", path: path.description,
-                cause: error)
+                underlying: .wrapping(error))
         }
     }
 }

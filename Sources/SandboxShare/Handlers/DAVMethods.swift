@@ -37,14 +37,14 @@ struct DAVMethods: Sendable {
     var allowedMethods: [HTTPRequest.Method] { readOnly ? Self.readMethods : Self.readMethods + Self.writeMethods }
 
     /// The response to `request`, which came on a connection served by `eventLoop`.
-    func respond(to request: Request, on eventLoop: any EventLoop) async throws(ShareError) -> Response {
+    func respond(to request: Request, on eventLoop: any EventLoop) async throws(SandboxError) -> Response {
         let path = try SharePath(requestPath: request.uri.path)
         let method = request.method
         if path.isUnreachable {
-            throw ShareError(.notFound, "Nothing is shared at '\(path)'.", path: path.description)
+            throw SandboxError(.notFound, "Nothing is shared at '\(path)'.", path: path.description)
         }
         if readOnly, Self.writeMethods.contains(method) {
-            throw ShareError(.forbidden, "This share is read-only: \(method) is refused.", path: path.description)
+            throw SandboxError(.forbidden, "This share is read-only: \(method) is refused.", path: path.description)
         }
         if let value = request.headers.fieldValue(.davIf) {
             try checkIfHeader(value, path: path)
@@ -63,7 +63,7 @@ struct DAVMethods: Sendable {
         case .lock: return try await lock(path, request: request)
         case .unlock: return try unlock(path, request: request)
         default:
-            throw ShareError(
+            throw SandboxError(
                 .notImplemented,
                 "\(method) is not a method this server implements; it speaks WebDAV: "
                     + allowedMethods.map(\.rawValue).joined(separator: ", ") + ".")

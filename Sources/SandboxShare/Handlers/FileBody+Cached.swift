@@ -44,23 +44,23 @@ extension FileBody {
     /// threads (a read that may wait for the disk, or decrypts).
     ///
     /// - Returns: `buffer` with the bytes read: fewer than `count` only at the end of the file.
-    /// - Throws: ``ShareError`` with the file system's failure, or the engine's (stopped, or the
+    /// - Throws: ``/SandboxCore/SandboxError`` with the file system's failure, or the engine's (stopped, or the
     ///   request cancelled while the read waited).
     static func readOnEngine(
         _ count: Int, at offset: Int64, of contents: FileContents, into buffer: ByteBuffer, _ path: SharePath
-    ) async throws(ShareError) -> ByteBuffer {
+    ) async throws(SandboxError) -> ByteBuffer {
         do {
-            return try await IOEngine.shared.run { () throws(ShareError) -> ByteBuffer in
+            return try await IOEngine.shared.run { () throws(SandboxError) -> ByteBuffer in
                 var buffer = buffer
                 _ = try contents.read(count, at: offset, into: &buffer, path)
                 return buffer
             }
-        } catch let error as ShareError {
-            throw error
-        } catch let error as SandboxError {
+        } catch let error as SandboxError where error.code == .interrupted {
             throw .fileSystem(error, path: path, doing: "read")  // the engine stopped, or the request was cancelled
+        } catch let error as SandboxError {
+            throw error  // the handler's own, already answered
         } catch {
-            throw ShareError(
+            throw SandboxError(
                 .internalError, "Could not read '\(path)': \(error); ask for it again.", path: path.description)
         }
     }

@@ -42,7 +42,7 @@ struct FileBody: Sendable {
 
     /// Writes the range to `writer`, then finishes it.
     ///
-    /// - Throws: ``ShareError`` with the file system's failure, or a short read when the file
+    /// - Throws: ``/SandboxCore/SandboxError`` with the file system's failure, or a short read when the file
     ///   shrank after its length was sent; what `writer` throws. Either way the response is cut
     ///   short, which the `Content-Length` already sent tells the client.
     func write(to writer: inout any ResponseBodyWriter) async throws {
@@ -79,7 +79,7 @@ struct FileBody: Sendable {
             buffer.clear()
             let read = try contents.read(count, at: offset, into: &buffer, path)
             guard read == count else {
-                throw ShareError(
+                throw SandboxError(
                     .internalError,
                     "'\(path)' ended at \(offset + Int64(read)) bytes while it was being sent; "
                         + "it changed during the download: ask for it again.",
@@ -93,11 +93,11 @@ struct FileBody: Sendable {
     /// into `buffer`'s writable bytes.
     ///
     /// - Returns: the bytes read: fewer than `count` only at the end of the file.
-    /// - Throws: ``ShareError`` with the file system's failure.
+    /// - Throws: ``/SandboxCore/SandboxError`` with the file system's failure.
     static func read(
         _ count: Int, at offset: Int64, of file: OpenFile, into buffer: inout ByteBuffer, _ path: SharePath
-    ) throws(ShareError) -> Int {
-        try buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: count) { target throws(ShareError) -> Int in
+    ) throws(SandboxError) -> Int {
+        try buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: count) { target throws(SandboxError) -> Int in
             do throws(SandboxError) {
                 return try file.read(
                     into: UnsafeMutableRawBufferPointer(rebasing: target[0..<count]), atOffset: offset)

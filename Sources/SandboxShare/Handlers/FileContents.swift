@@ -33,11 +33,11 @@ struct FileContents: Sendable {
     /// not a protected file's, is plain at once; otherwise its header is read and its key
     /// unwrapped on the I/O engine.
     ///
-    /// - Throws: ``ShareError/Code/forbidden`` while the file's class key is locked; as
-    ///   ``ShareError/dataProtection(_:path:doing:lockedMessage:)`` otherwise.
+    /// - Throws: ``SandboxCore/SandboxError/Code/forbidden`` while the file's class key is locked; as
+    ///   ``SandboxError/dataProtection(_:path:doing:lockedMessage:)`` otherwise.
     static func open(
         _ file: OpenFile, size: Int64, path: SharePath, dataProtection: DataProtection?
-    ) async throws(ShareError) -> FileContents {
+    ) async throws(SandboxError) -> FileContents {
         guard let dataProtection, size >= DataProtection.smallestProtectedFileSize else {
             return FileContents(plain: file, size: size)
         }
@@ -49,15 +49,15 @@ struct FileContents: Sendable {
             return FileContents(plain: file, size: size)
         }
         do {
-            return try await IOEngine.shared.run { () throws(ShareError) -> FileContents in
+            return try await IOEngine.shared.run { () throws(SandboxError) -> FileContents in
                 try opened(file, size: size, path: path, dataProtection: dataProtection)
             }
-        } catch let error as ShareError {
-            throw error
-        } catch let error as SandboxError {
+        } catch let error as SandboxError where error.code == .interrupted {
             throw .fileSystem(error, path: path, doing: "open")  // the engine stopped, or the request was cancelled
+        } catch let error as SandboxError {
+            throw error  // the handler's own, already answered
         } catch {
-            throw ShareError(.internalError, "Could not open '\(path)': \(error).", path: path.description)
+            throw SandboxError(.internalError, "Could not open '\(path)': \(error).", path: path.description)
         }
     }
 
@@ -66,11 +66,11 @@ struct FileContents: Sendable {
     /// - Throws: as ``open(_:size:path:dataProtection:)``.
     static func opened(
         _ file: OpenFile, size: Int64, path: SharePath, dataProtection: DataProtection?
-    ) throws(ShareError) -> FileContents {
+    ) throws(SandboxError) -> FileContents {
         guard let dataProtection, size >= DataProtection.smallestProtectedFileSize else {
             return FileContents(plain: file, size: size)
         }
-        do throws(StoreError) {
+        do throws(SandboxError) {
             guard let reader = try dataProtection.openReader(for: file, path: path.description) else {
                 return FileContents(plain: file, size: size)
             }
@@ -79,7 +79,7 @@ struct FileContents: Sendable {
             throw .dataProtection(
                 error, path: path, doing: "read",
                 lockedMessage:
-                    "'\(path)' is protected and the device is locked: unlock it (`sandbox unlock`) and download it again; nothing was sent."
+                    "'\(path)' is protected and the device is locked: unlock the device and download it again; nothing was sent."
             )
         }
     }
@@ -88,21 +88,21 @@ struct FileContents: Sendable {
     /// block) straight into `buffer`'s writable bytes — decrypted for a protected file.
     ///
     /// - Returns: the bytes read: fewer than `count` only at the end of the contents.
-    /// - Throws: ``ShareError`` with the file system's failure, or a damaged protected file's.
+    /// - Throws: ``/SandboxCore/SandboxError`` with the file system's failure, or a damaged protected file's.
     func read(
         _ count: Int, at offset: Int64, into buffer: inout ByteBuffer, _ path: SharePath
-    ) throws(ShareError)
+    ) throws(SandboxError)
         -> Int
     {
         guard let reader else { return try FileBody.read(count, at: offset, of: file, into: &buffer, path) }
-        do throws(StoreError) {
+        do throws(SandboxError) {
             let bytes = try reader.read(offset..<offset + Int64(count))
             buffer.writeBytes(bytes)
             return bytes.count
         } catch {
             throw .dataProtection(
                 error, path: path, doing: "read",
-                lockedMessage: "'\(path)' is protected and the device is locked: unlock it (`sandbox unlock`).")
+                lockedMessage: "'\(path)' is protected and the device is locked: unlock the device.")
         }
     }
 }

@@ -13,7 +13,7 @@ enum UploadWriter {
     /// Opens the writer of `path` in `documents`, sealed with its folder's default class when
     /// `dataProtection` is given and the folder has one.
     ///
-    /// - Throws: ``/SandboxStore/StoreError/Code/protectedDataUnavailable`` while the class cannot
+    /// - Throws: ``/SandboxStore/SandboxError/Code/protectedDataUnavailable`` while the class cannot
     ///   be written (the device is locked); the core's codes as ``/SandboxCore/SandboxError``.
     static func open(
         _ path: ContainerPath, in documents: ConfinedRoot, dataProtection: DataProtection?, options: WriteOptions,

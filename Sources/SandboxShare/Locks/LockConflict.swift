@@ -1,4 +1,6 @@
-/// The locks that stopped a request, carried as the ``ShareError/cause`` of a `423 Locked`, so
+import Sandbox
+
+/// The locks that stopped a request, carried as the ``/SandboxCore/SandboxError/underlying`` of a `423 Locked`, so
 /// that the response body can list their roots (RFC 4918 §16: `lock-token-submitted` and
 /// `no-conflicting-lock` name the locked resources in `DAV:href` elements).
 package struct LockConflict: Error, Sendable, Equatable, CustomStringConvertible {
@@ -17,7 +19,10 @@ package struct LockConflict: Error, Sendable, Equatable, CustomStringConvertible
     package var description: String { "locked by \(hrefs.count) lock(s)" }
 }
 
-extension ShareError {
+extension SandboxError {
     /// The hrefs of the locks behind a `423 Locked` (for the body's `DAV:href` elements), or none.
-    package var lockRootHrefs: [String] { (cause as? LockConflict)?.hrefs ?? [] }
+    package var lockRootHrefs: [String] {
+        guard case .foreign(let conflict as LockConflict)? = underlying else { return [] }
+        return conflict.hrefs
+    }
 }

@@ -1,3 +1,4 @@
+import Sandbox
 import Synchronization
 
 /// The share's locks, shared by every request: a ``LockTable`` behind a mutex, read with a clock.
@@ -26,9 +27,9 @@ package final class LockManager: Sendable {
     package func lock(
         _ path: SharePath, isCollection: Bool? = nil, scope: LockScope, depth: Depth, owner: String?,
         timeoutSeconds: Int?
-    ) throws(ShareError) -> ActiveLock {
+    ) throws(SandboxError) -> ActiveLock {
         let now = clock()
-        return try table.withLock { (table) throws(ShareError) -> ActiveLock in
+        return try table.withLock { (table) throws(SandboxError) -> ActiveLock in
             try table.lock(
                 path, isCollection: isCollection, scope: scope, depth: depth, owner: owner,
                 timeoutSeconds: timeoutSeconds, now: now)
@@ -36,9 +37,9 @@ package final class LockManager: Sendable {
     }
 
     /// Refreshes a lock; see ``LockTable/refresh(token:path:timeoutSeconds:now:)``.
-    package func refresh(token: String, path: SharePath, timeoutSeconds: Int?) throws(ShareError) -> ActiveLock {
+    package func refresh(token: String, path: SharePath, timeoutSeconds: Int?) throws(SandboxError) -> ActiveLock {
         let now = clock()
-        return try table.withLock { (table) throws(ShareError) -> ActiveLock in
+        return try table.withLock { (table) throws(SandboxError) -> ActiveLock in
             table.pruneExpired(now: now)
             return try table.refresh(token: token, path: path, timeoutSeconds: timeoutSeconds, now: now)
         }
@@ -47,11 +48,12 @@ package final class LockManager: Sendable {
     /// Refreshes the first of `tokens` (a refresh LOCK's `If` header) that names a lock covering
     /// `path`.
     ///
-    /// - Throws: ``ShareError/Code/preconditionFailed`` (`lock-token-matches-request-uri`) when
+    /// - Throws: ``SandboxCore/SandboxError/Code/preconditionFailed`` (`lock-token-matches-request-uri`) when
     ///   none does, e.g. a refresh without an `If` header.
-    package func refresh(tokens: Set<String>, path: SharePath, timeoutSeconds: Int?) throws(ShareError) -> ActiveLock {
+    package func refresh(tokens: Set<String>, path: SharePath, timeoutSeconds: Int?) throws(SandboxError) -> ActiveLock
+    {
         let now = clock()
-        return try table.withLock { (table) throws(ShareError) -> ActiveLock in
+        return try table.withLock { (table) throws(SandboxError) -> ActiveLock in
             table.pruneExpired(now: now)
             let covering = table.locks(covering: path, now: now).map(\.token)
             let token = covering.first { tokens.contains($0) } ?? tokens.sorted().first ?? ""
@@ -60,9 +62,9 @@ package final class LockManager: Sendable {
     }
 
     /// Releases a lock; see ``LockTable/unlock(token:path:now:)``.
-    package func unlock(token: String, path: SharePath) throws(ShareError) {
+    package func unlock(token: String, path: SharePath) throws(SandboxError) {
         let now = clock()
-        try table.withLock { (table) throws(ShareError) in
+        try table.withLock { (table) throws(SandboxError) in
             table.pruneExpired(now: now)
             try table.unlock(token: token, path: path, now: now)
         }
@@ -81,9 +83,9 @@ package final class LockManager: Sendable {
     }
 
     /// The check every write makes; see ``LockTable/checkWrite(_:recursive:submitted:now:)``.
-    package func checkWrite(_ path: SharePath, recursive: Bool, submitted: Set<String>) throws(ShareError) {
+    package func checkWrite(_ path: SharePath, recursive: Bool, submitted: Set<String>) throws(SandboxError) {
         let now = clock()
-        try table.withLock { (table) throws(ShareError) in
+        try table.withLock { (table) throws(SandboxError) in
             try table.checkWrite(path, recursive: recursive, submitted: submitted, now: now)
         }
     }

@@ -1,4 +1,5 @@
 import Foundation
+import Sandbox
 
 /// The locks of a share, as a value: taking, refreshing and releasing locks, and the check every
 /// write makes (RFC 4918 §6–7, §9.10–9.11). Pure state, no I/O and no clock: every operation is
@@ -20,17 +21,17 @@ package struct LockTable: Sendable {
     ///   - isCollection: whether `path` names a collection, for the lock root's href.
     ///   - timeoutSeconds: the timeout granted (the caller clamps it to its maximum); `nil` for
     ///     an infinite lock.
-    /// - Throws: ``ShareError/Code/locked`` (`no-conflicting-lock`, the conflicting roots as a
+    /// - Throws: ``SandboxCore/SandboxError/Code/locked`` (`no-conflicting-lock`, the conflicting roots as a
     ///   ``LockConflict`` cause) when an exclusive lock, or any lock for an exclusive request,
     ///   covers `path` or — for depth infinity — lies beneath it;
-    ///   ``ShareError/Code/malformedRequest`` for depth 1; ``ShareError/Code/tooManyRequests``
+    ///   ``SandboxCore/SandboxError/Code/malformedRequest`` for depth 1; ``SandboxCore/SandboxError/Code/tooManyRequests``
     ///   when the table is full.
     package mutating func lock(
         _ path: SharePath, isCollection: Bool? = nil, scope: LockScope, depth: Depth, owner: String?,
         timeoutSeconds: Int?, now: Duration
-    ) throws(ShareError) -> ActiveLock {
+    ) throws(SandboxError) -> ActiveLock {
         guard depth != .one else {
-            throw ShareError(
+            throw SandboxError(
                 .malformedRequest, "A LOCK's Depth is 0 or infinity, not 1; send one of those.", path: path.description)
         }
         pruneExpired(now: now)
@@ -38,12 +39,13 @@ package struct LockTable: Sendable {
             !$0.isCompatible(with: scope) && ($0.covers(path) || (depth == .infinity && $0.isWithin(path)))
         }
         guard conflicts.isEmpty else {
-            throw ShareError(
+            throw SandboxError(
                 .locked, "'\(path.description.prefix(64))' is locked by another client; wait until it unlocks.",
-                path: path.description, cause: LockConflict(locks: conflicts), condition: "no-conflicting-lock")
+                path: path.description, underlying: .wrapping(LockConflict(locks: conflicts)),
+                condition: "no-conflicting-lock")
         }
         guard locksByToken.count < Self.maximumLockCount else {
-            throw ShareError(
+            throw SandboxError(
                 .tooManyRequests,
                 "The share holds \(Self.maximumLockCount) locks already; unlock some or let them expire, then retry.",
                 path: path.description)
@@ -58,13 +60,13 @@ package struct LockTable: Sendable {
 
     /// Restarts the timeout of the lock `token`, which must cover `path` (RFC 4918 §9.10.2).
     ///
-    /// - Throws: ``ShareError/Code/preconditionFailed`` (`lock-token-matches-request-uri`) when
+    /// - Throws: ``SandboxCore/SandboxError/Code/preconditionFailed`` (`lock-token-matches-request-uri`) when
     ///   no live lock with that token covers `path`.
     package mutating func refresh(
         token: String, path: SharePath, timeoutSeconds: Int?, now: Duration
-    ) throws(ShareError) -> ActiveLock {
+    ) throws(SandboxError) -> ActiveLock {
         guard var lock = liveLock(token, covering: path, now: now) else {
-            throw ShareError(
+            throw SandboxError(
                 .preconditionFailed,
                 "No lock with the submitted token covers '\(path.description.prefix(64))'; take a new lock.",
                 path: path.description, condition: "lock-token-matches-request-uri")
@@ -77,11 +79,11 @@ package struct LockTable: Sendable {
 
     /// Releases the lock `token`, which must cover `path` (RFC 4918 §9.11).
     ///
-    /// - Throws: ``ShareError/Code/conflict`` (`lock-token-matches-request-uri`) when no live
+    /// - Throws: ``SandboxCore/SandboxError/Code/conflict`` (`lock-token-matches-request-uri`) when no live
     ///   lock with that token covers `path`.
-    package mutating func unlock(token: String, path: SharePath, now: Duration) throws(ShareError) {
+    package mutating func unlock(token: String, path: SharePath, now: Duration) throws(SandboxError) {
         guard liveLock(token, covering: path, now: now) != nil else {
-            throw ShareError(
+            throw SandboxError(
                 .conflict,
                 "No lock with the Lock-Token sent covers '\(path.description.prefix(64))'; "
                     + "send the token of a lock on it or on a collection above it.",
@@ -106,11 +108,11 @@ package struct LockTable: Sendable {
     /// the exception: the token of any one shared lock covering an item is enough for the other
     /// shared locks on it, or no two holders of shared locks could write (as Apache's mod_dav).
     ///
-    /// - Throws: ``ShareError/Code/locked`` (`lock-token-submitted`, the locks' roots as a
+    /// - Throws: ``SandboxCore/SandboxError/Code/locked`` (`lock-token-submitted`, the locks' roots as a
     ///   ``LockConflict`` cause) naming the first locked path.
     package func checkWrite(
         _ path: SharePath, recursive: Bool, submitted: Set<String>, now: Duration
-    ) throws(ShareError) {
+    ) throws(SandboxError) {
         var blocking = locks(covering: path, now: now).filter { !isSatisfied($0, at: path, submitted, now) }
         if recursive {
             blocking += locks(within: path, now: now).filter {
@@ -118,10 +120,11 @@ package struct LockTable: Sendable {
             }
         }
         guard let first = blocking.first else { return }
-        throw ShareError(
+        throw SandboxError(
             .locked,
             "'\(first.root.description.prefix(64))' is locked; submit its lock token in an If header, or unlock it.",
-            path: path.description, cause: LockConflict(locks: blocking), condition: "lock-token-submitted")
+            path: path.description, underlying: .wrapping(LockConflict(locks: blocking)),
+            condition: "lock-token-submitted")
     }
 
     /// Whether `lock`, which covers `item`, lets a request that submitted `submitted` write it.

@@ -12,11 +12,11 @@ extension DeadPropertyStore {
     ///   ``maximumValueSize``, a property past ``maximumPropertyCount``, a full file system, an
     ///   attribute too large for it (ext4 holds about 4 KiB per item) or one without extended
     ///   attributes is `507`; another file-system failure has its own status.
-    /// - Throws: ``ShareError`` when the item cannot be read (``ShareError/Code/notFound``…), or
-    ///   ``ShareError/Code/internalError`` when undoing fails (logged).
+    /// - Throws: ``/SandboxCore/SandboxError`` when the item cannot be read (``/SandboxCore/SandboxError/Code/notFound``…), or
+    ///   ``SandboxCore/SandboxError/Code/internalError`` when undoing fails (logged).
     package func apply(
         _ operations: [ProppatchRequest.Operation], at path: ContainerPath
-    ) throws(ShareError)
+    ) throws(SandboxError)
         -> [PropertyName: Int]
     {
         var statuses: [PropertyName: Int] = [:]
@@ -67,7 +67,7 @@ extension DeadPropertyStore {
     }
 
     /// Restores the attributes in `done` to their `previous` values, last first.
-    private func undo(_ done: [String], previous: [String: [UInt8]?], at path: ContainerPath) throws(ShareError) {
+    private func undo(_ done: [String], previous: [String: [UInt8]?], at path: ContainerPath) throws(SandboxError) {
         for attribute in done.reversed() {
             do throws(SandboxError) {
                 if let value = previous[attribute] ?? nil {
@@ -78,10 +78,10 @@ extension DeadPropertyStore {
             } catch {
                 logger.error(
                     "Could not undo a failed PROPPATCH", metadata: ["path": "\(path)", "error": "\(error)"])
-                throw ShareError(
+                throw SandboxError(
                     .internalError,
                     "Could not restore the properties of '/\(path)' after a failed PROPPATCH; see the server's log.",
-                    path: path.description, cause: error)
+                    path: path.description, underlying: .wrapping(error))
             }
         }
     }
@@ -95,7 +95,7 @@ extension DeadPropertyStore {
         {
             return 507
         }
-        return ShareError.fileSystem(error, path: path.description, doing: "store a property of").code.status
+        return SandboxError.fileSystem(error, path: path.description, doing: "store a property of").code.httpStatus
     }
 }
 

@@ -32,8 +32,8 @@ package struct DeadPropertyStore: Sendable {
     /// The dead properties of the item at `path`, by name, each value an XML fragment; none on a
     /// file system without extended attributes.
     ///
-    /// - Throws: ``ShareError`` from the file system (``ShareError/Code/notFound``…).
-    package func properties(at path: ContainerPath) throws(ShareError) -> [PropertyName: String] {
+    /// - Throws: ``/SandboxCore/SandboxError`` from the file system (``/SandboxCore/SandboxError/Code/notFound``…).
+    package func properties(at path: ContainerPath) throws(SandboxError) -> [PropertyName: String] {
         var properties: [PropertyName: String] = [:]
         for attribute in try attributeNames(at: path) {
             guard let bytes = try rawValue(attribute, at: path) else { continue }
@@ -53,7 +53,7 @@ package struct DeadPropertyStore: Sendable {
     /// The names of the dead properties of the item at `path`, sorted.
     ///
     /// - Throws: as ``properties(at:)``.
-    package func names(at path: ContainerPath) throws(ShareError) -> [PropertyName] {
+    package func names(at path: ContainerPath) throws(SandboxError) -> [PropertyName] {
         try properties(at: path).keys.sorted()
     }
 
@@ -79,7 +79,7 @@ package struct DeadPropertyStore: Sendable {
     /// A stored value that parses back as XML content, in the canonical form the parser gives;
     /// `nil` for anything else, so a response never carries ill-formed XML.
     private static func wellFormed(_ value: String) -> String? {
-        do throws(ShareError) {
+        do throws(SandboxError) {
             let wrapper = try XMLDocumentParser.parse(Array("<v>\(value)</v>".utf8), what: "a stored property")
             return wrapper.contentFragment
         } catch {
@@ -87,7 +87,7 @@ package struct DeadPropertyStore: Sendable {
         }
     }
 
-    func attributeNames(at path: ContainerPath) throws(ShareError) -> [String] {
+    func attributeNames(at path: ContainerPath) throws(SandboxError) -> [String] {
         do throws(SandboxError) {
             return try root.extendedAttributeNames(at: path).filter {
                 $0.hasPrefix(DeadPropertyRecord.attributePrefix)
@@ -99,7 +99,7 @@ package struct DeadPropertyStore: Sendable {
         }
     }
 
-    func rawValue(_ attribute: String, at path: ContainerPath) throws(ShareError) -> [UInt8]? {
+    func rawValue(_ attribute: String, at path: ContainerPath) throws(SandboxError) -> [UInt8]? {
         do throws(SandboxError) {
             return try root.extendedAttribute(named: attribute, at: path)
         } catch {

@@ -1,3 +1,5 @@
+import Sandbox
+
 /// What a GET answers with, given its `Range` header (RFC 9110 §14.2).
 package enum RangeSelection: Equatable, Sendable {
     /// The whole file (200).
@@ -13,9 +15,9 @@ package enum RangeSelection: Equatable, Sendable {
     /// unit other than `bytes`, or asks for several ranges (this server sends no multipart
     /// responses). Numbers too large for 64 bits count as "past the end", never as an error.
     ///
-    /// - Throws: ``ShareError/Code/rangeNotSatisfiable`` (416) when the one range lies wholly past
+    /// - Throws: ``SandboxCore/SandboxError/Code/rangeNotSatisfiable`` (416) when the one range lies wholly past
     ///   the end: a start at or past `size`, a suffix of 0, or any range of an empty file.
-    package static func select(_ header: String?, size: Int64) throws(ShareError) -> RangeSelection {
+    package static func select(_ header: String?, size: Int64) throws(SandboxError) -> RangeSelection {
         guard let header, let spec = singleSpec(header) else { return .whole }
         let last = size - 1
         let range: ClosedRange<Int64>?
@@ -29,7 +31,7 @@ package enum RangeSelection: Equatable, Sendable {
             return .whole
         }
         guard let range else {
-            throw ShareError(
+            throw SandboxError(
                 .rangeNotSatisfiable,
                 "The range '\(header.prefix(64))' lies past the end of the \(size)-byte file; ask for bytes within it.")
         }

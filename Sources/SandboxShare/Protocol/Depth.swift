@@ -1,3 +1,5 @@
+import Sandbox
+
 /// The `Depth` header of PROPFIND, COPY, MOVE, DELETE and LOCK (RFC 4918 §10.2).
 package enum Depth: Sendable, Hashable, CustomStringConvertible {
     /// The item only.
@@ -10,15 +12,15 @@ package enum Depth: Sendable, Hashable, CustomStringConvertible {
     /// Parses the header's value: `0`, `1` or `infinity` (case-insensitive), surrounding spaces
     /// ignored; a missing header is `default`, which RFC 4918 makes `infinity` for most methods.
     ///
-    /// - Throws: ``ShareError/Code/malformedRequest`` for any other value.
-    package static func parse(_ value: String?, default: Depth) throws(ShareError) -> Depth {
+    /// - Throws: ``SandboxCore/SandboxError/Code/malformedRequest`` for any other value.
+    package static func parse(_ value: String?, default: Depth) throws(SandboxError) -> Depth {
         guard let value else { return `default` }
         switch value.trimmingSpaces.lowercased() {
         case "0": return .zero
         case "1": return .one
         case "infinity": return .infinity
         default:
-            throw ShareError(
+            throw SandboxError(
                 .malformedRequest, "The Depth header '\(value.prefix(64))' is not 0, 1 or infinity; send one of those.")
         }
     }

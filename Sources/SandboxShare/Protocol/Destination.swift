@@ -1,3 +1,5 @@
+import Sandbox
+
 /// The `Destination` header of COPY and MOVE (RFC 4918 §10.3).
 package enum DestinationHeader {
     /// The item a `Destination` header names on this server.
@@ -5,15 +7,15 @@ package enum DestinationHeader {
     /// - Parameters:
     ///   - value: the header's value: an absolute URI (`http://host:port/path`) or absolute path.
     ///   - allowedAuthorities: this server's `host[:port]` spellings (see ``ShareURI``).
-    /// - Throws: ``ShareError/Code/badGateway`` (502, RFC 4918 §9.8.5) for a URI naming another
-    ///   server; ``ShareError/Code/malformedRequest`` for anything ``ShareURI/resolve(_:allowedAuthorities:)``
+    /// - Throws: ``SandboxCore/SandboxError/Code/badGateway`` (502, RFC 4918 §9.8.5) for a URI naming another
+    ///   server; ``SandboxCore/SandboxError/Code/malformedRequest`` for anything ``ShareURI/resolve(_:allowedAuthorities:)``
     ///   refuses: user information, a query or fragment, a path ``SharePath`` refuses.
-    package static func parse(_ value: String, allowedAuthorities: Set<String>) throws(ShareError) -> SharePath {
+    package static func parse(_ value: String, allowedAuthorities: Set<String>) throws(SandboxError) -> SharePath {
         switch try ShareURI.resolve(value, allowedAuthorities: allowedAuthorities) {
         case .local(let path):
             return path
         case .foreign(let uri):
-            throw ShareError(
+            throw SandboxError(
                 .badGateway, "The Destination '\(uri)' names another server; copy and move within this one.")
         }
     }
@@ -24,14 +26,14 @@ package enum Overwrite {
     /// Whether the request may replace an existing destination: `T` (or a missing header) is
     /// `true`, `F` is `false`; either case, surrounding spaces ignored.
     ///
-    /// - Throws: ``ShareError/Code/malformedRequest`` for any other value.
-    package static func parse(_ value: String?) throws(ShareError) -> Bool {
+    /// - Throws: ``SandboxCore/SandboxError/Code/malformedRequest`` for any other value.
+    package static func parse(_ value: String?) throws(SandboxError) -> Bool {
         guard let value else { return true }
         switch value.trimmingSpaces {
         case "T", "t": return true
         case "F", "f": return false
         default:
-            throw ShareError(
+            throw SandboxError(
                 .malformedRequest, "The Overwrite header '\(value.prefix(64))' is not T or F; send one of those.")
         }
     }

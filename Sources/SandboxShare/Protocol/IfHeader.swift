@@ -1,3 +1,5 @@
+import Sandbox
+
 /// The `If` header (RFC 4918 §10.4): lists of conditions on state tokens and entity tags, each list
 /// untagged (about the request's item) or tagged with the item it is about. Parsing only; whether
 /// the conditions hold is for the lock manager to decide.
@@ -60,12 +62,12 @@ package struct IfHeader: Sendable, Equatable {
     ///   - value: the header's value.
     ///   - allowedAuthorities: this server's `host[:port]` spellings, to resolve Resource-Tags as
     ///     ``ShareURI/resolve(_:allowedAuthorities:)`` does (another server's is ``Tag/foreign``).
-    /// - Throws: ``ShareError/Code/malformedRequest`` for a header over 64 KiB, no list, an empty
+    /// - Throws: ``SandboxCore/SandboxError/Code/malformedRequest`` for a header over 64 KiB, no list, an empty
     ///   list, untagged and tagged lists mixed, an unbalanced `<>`, `()` or `[]`, a malformed entity
     ///   tag, anything else outside the grammar, or a Resource-Tag whose path is refused.
-    package static func parse(_ value: String, allowedAuthorities: Set<String>) throws(ShareError) -> IfHeader {
+    package static func parse(_ value: String, allowedAuthorities: Set<String>) throws(SandboxError) -> IfHeader {
         guard value.utf8.count <= maximumLength else {
-            throw ShareError(
+            throw SandboxError(
                 .malformedRequest, "The If header is over \(maximumLength) bytes; submit fewer conditions.")
         }
         var parser = IfHeaderParser(value, allowedAuthorities: allowedAuthorities)

@@ -1,3 +1,5 @@
+import Sandbox
+
 /// The recursive-descent parser behind ``IfHeader/parse(_:allowedAuthorities:)``, over the
 /// header's bytes.
 struct IfHeaderParser {
@@ -13,7 +15,7 @@ struct IfHeaderParser {
     }
 
     /// `1*No-tag-list | 1*Tagged-list`.
-    mutating func parseLists() throws(ShareError) -> [IfHeader.List] {
+    mutating func parseLists() throws(SandboxError) -> [IfHeader.List] {
         var lists: [IfHeader.List] = []
         var tagged: Bool?
         skipSpaces()
@@ -40,7 +42,7 @@ struct IfHeaderParser {
     }
 
     /// `"<" Simple-ref ">"`.
-    private mutating func parseResourceTag() throws(ShareError) -> IfHeader.Tag {
+    private mutating func parseResourceTag() throws(SandboxError) -> IfHeader.Tag {
         let uri = try parseAngled(what: "resource tag")
         switch try ShareURI.resolve(uri, allowedAuthorities: allowedAuthorities) {
         case .local(let path): return .path(path)
@@ -49,7 +51,7 @@ struct IfHeaderParser {
     }
 
     /// `"(" 1*Condition ")"`.
-    private mutating func parseList() throws(ShareError) -> [IfHeader.Condition] {
+    private mutating func parseList() throws(SandboxError) -> [IfHeader.Condition] {
         position += 1  // "("
         var conditions: [IfHeader.Condition] = []
         while true {
@@ -65,7 +67,7 @@ struct IfHeaderParser {
     }
 
     /// `["Not"] (State-token | "[" entity-tag "]")`.
-    private mutating func parseCondition() throws(ShareError) -> IfHeader.Condition {
+    private mutating func parseCondition() throws(SandboxError) -> IfHeader.Condition {
         var negated = false
         if bytes[position...].prefix(3).map({ $0 | 0x20 }).elementsEqual("not".utf8) {
             negated = true
@@ -83,7 +85,7 @@ struct IfHeaderParser {
     }
 
     /// `"<" URI ">"`: the URI, which must be non-empty and hold no space, control character or `<`.
-    private mutating func parseAngled(what: String) throws(ShareError) -> String {
+    private mutating func parseAngled(what: String) throws(SandboxError) -> String {
         let start = position + 1
         var end = start
         while end < bytes.count, bytes[end] != UInt8(ascii: ">") {
@@ -100,7 +102,7 @@ struct IfHeaderParser {
     }
 
     /// `"[" entity-tag "]"` with `entity-tag = [ "W/" ] DQUOTE *etagc DQUOTE`: the tag as sent.
-    private mutating func parseEntityTag() throws(ShareError) -> String {
+    private mutating func parseEntityTag() throws(SandboxError) -> String {
         var index = position + 1
         if bytes.count - index >= 2, bytes[index] == UInt8(ascii: "W"), bytes[index + 1] == UInt8(ascii: "/") {
             index += 2
@@ -135,8 +137,8 @@ struct IfHeaderParser {
         while let byte = peek, byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") { position += 1 }
     }
 
-    private func failure(_ problem: String) -> ShareError {
-        ShareError(
+    private func failure(_ problem: String) -> SandboxError {
+        SandboxError(
             .malformedRequest,
             "The If header '\(text.prefix(64))' \(problem); see RFC 4918 §10.4 for its grammar.")
     }

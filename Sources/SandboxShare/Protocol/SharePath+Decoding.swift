@@ -1,7 +1,9 @@
+import Sandbox
+
 extension SharePath {
     /// The bytes of `raw` with each `%XX` escape decoded once, refusing escapes that are malformed
     /// or that hide a separator (`%2F`, `%5C`), and control characters written raw or encoded.
-    static func percentDecoded(_ raw: String) throws(ShareError) -> [UInt8] {
+    static func percentDecoded(_ raw: String) throws(SandboxError) -> [UInt8] {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(raw.utf8.count)
         var iterator = raw.utf8.makeIterator()
@@ -27,7 +29,7 @@ extension SharePath {
     }
 
     /// A decoded name, checked: not empty, `.` or `..`, at most 255 bytes, valid UTF-8.
-    static func checkedName(_ part: ArraySlice<UInt8>, in raw: String) throws(ShareError) -> String {
+    static func checkedName(_ part: ArraySlice<UInt8>, in raw: String) throws(SandboxError) -> String {
         guard !part.isEmpty else {
             throw refusal(raw, "has an empty name ('//'); remove the doubled '/'")
         }
@@ -54,8 +56,8 @@ extension SharePath {
             && !bytes.contains { $0 < 0x20 || $0 == 0x7F || $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "\\") }
     }
 
-    static func refusal(_ raw: String, _ problem: String) -> ShareError {
-        ShareError(.malformedRequest, "The path '\(raw.prefix(64))' \(problem).", path: String(raw.prefix(64)))
+    static func refusal(_ raw: String, _ problem: String) -> SandboxError {
+        SandboxError(.malformedRequest, "The path '\(raw.prefix(64))' \(problem).", path: String(raw.prefix(64)))
     }
 
     /// The value of an ASCII hexadecimal digit.

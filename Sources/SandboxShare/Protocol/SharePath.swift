@@ -31,11 +31,11 @@ package struct SharePath: Hashable, Sendable, CustomStringConvertible {
 
     /// Decodes and checks the path part of a request target (no query), such as `/a%20b/c.txt`.
     ///
-    /// - Throws: ``ShareError/Code/malformedRequest`` for a path that does not start with `/`, a
+    /// - Throws: ``SandboxCore/SandboxError/Code/malformedRequest`` for a path that does not start with `/`, a
     ///   malformed `%` escape, an encoded `/` or `\`, a backslash, a control character (raw or
     ///   encoded, NUL included), a `.` or `..` name, an empty name (`//`), bytes that are not valid
     ///   UTF-8 (overlong forms and surrogates included), a name over 255 bytes or a path over 4096.
-    package init(requestPath: some StringProtocol) throws(ShareError) {
+    package init(requestPath: some StringProtocol) throws(SandboxError) {
         let raw = String(requestPath)
         guard raw.utf8.first == UInt8(ascii: "/") else {
             throw Self.refusal(raw, "does not start with '/'; send an absolute path")
@@ -50,15 +50,15 @@ package struct SharePath: Hashable, Sendable, CustomStringConvertible {
     /// Checks a path that is not percent-encoded, such as `/a b/c.txt` from a JSON body, by the
     /// same rules as ``init(requestPath:)`` (which it shares, minus the decoding).
     ///
-    /// - Throws: ``ShareError/Code/malformedRequest`` as ``init(requestPath:)``.
-    package init(plainPath: String) throws(ShareError) {
+    /// - Throws: ``SandboxCore/SandboxError/Code/malformedRequest`` as ``init(requestPath:)``.
+    package init(plainPath: String) throws(SandboxError) {
         guard plainPath.utf8.first == UInt8(ascii: "/") else {
             throw Self.refusal(plainPath, "does not start with '/'; send an absolute path")
         }
         try self.init(decoded: Array(plainPath.utf8), raw: plainPath)
     }
 
-    private init(decoded: [UInt8], raw: String) throws(ShareError) {
+    private init(decoded: [UInt8], raw: String) throws(SandboxError) {
         guard decoded.count <= Self.maximumLength else {
             throw Self.refusal(raw, "is longer than \(Self.maximumLength) bytes; use a shorter path")
         }

@@ -1,3 +1,5 @@
+import Sandbox
+
 /// A URI a client sent to name an item of this share (`Destination`, a tagged `If` list): an
 /// absolute path, or an absolute `http`/`https` URI whose authority is this server's.
 package enum ShareURI: Sendable, Equatable {
@@ -13,12 +15,12 @@ package enum ShareURI: Sendable, Equatable {
     /// up in `allowedAuthorities` (which hold `host` or `host:port`, any case). A URI with another
     /// scheme or authority is ``foreign(_:)``. The path then follows ``SharePath/init(requestPath:)``.
     ///
-    /// - Throws: ``ShareError/Code/malformedRequest`` for something that is neither an absolute
+    /// - Throws: ``SandboxCore/SandboxError/Code/malformedRequest`` for something that is neither an absolute
     ///   path nor an absolute URI, user information (`user@host`), a query or fragment, or a path
     ///   ``SharePath`` refuses.
     package static func resolve(
         _ value: some StringProtocol, allowedAuthorities: Set<String>
-    ) throws(ShareError)
+    ) throws(SandboxError)
         -> ShareURI
     {
         let text = String(value).trimmingSpaces
@@ -72,7 +74,7 @@ package enum ShareURI: Sendable, Equatable {
         return text.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || "+-.".contains($0)) }
     }
 
-    private static func refusal(_ text: some StringProtocol, _ problem: String) -> ShareError {
-        ShareError(.malformedRequest, "The URI '\(text.prefix(64))' \(problem).")
+    private static func refusal(_ text: some StringProtocol, _ problem: String) -> SandboxError {
+        SandboxError(.malformedRequest, "The URI '\(text.prefix(64))' \(problem).")
     }
 }

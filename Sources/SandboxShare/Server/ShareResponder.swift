@@ -1,9 +1,10 @@
 import HTTPTypes
 import Hummingbird
 import Logging
+import Sandbox
 
 /// The server's one responder: checks every request (the `Host`, the throttle, the credentials),
-/// hands it to the WebDAV methods, turns a ``ShareError`` into its status and a short body, and
+/// hands it to the WebDAV methods, turns a ``/SandboxCore/SandboxError`` into its status and a short body, and
 /// logs one line per request.
 final class ShareResponder: Sendable {
     typealias Context = ShareRequestContext
@@ -54,7 +55,7 @@ final class ShareResponder: Sendable {
         let start = ContinuousClock.now
         var response: Response
         if WebPage.handles(request) {
-            do throws(ShareError) {
+            do throws(SandboxError) {
                 try checkHost(request)
                 response = try await page.respond(to: request, client: context.client, eventLoop: context.eventLoop)
             } catch {
@@ -78,30 +79,30 @@ final class ShareResponder: Sendable {
 
     /// Refuses the request unless it names this server and carries the credentials.
     ///
-    /// - Throws: ``ShareError/Code/misdirected`` for a foreign `Host`,
-    ///   ``ShareError/Code/tooManyRequests`` while the client is blocked,
-    ///   ``ShareError/Code/unauthorized`` without valid credentials.
-    private func admit(_ request: Request, context: Context, now: ContinuousClock.Instant) throws(ShareError) {
+    /// - Throws: ``SandboxCore/SandboxError/Code/misdirected`` for a foreign `Host`,
+    ///   ``SandboxCore/SandboxError/Code/tooManyRequests`` while the client is blocked,
+    ///   ``SandboxCore/SandboxError/Code/unauthorized`` without valid credentials.
+    private func admit(_ request: Request, context: Context, now: ContinuousClock.Instant) throws(SandboxError) {
         try checkHost(request)
         try gate.admit(authorization: request.headers.fieldValue(.authorization), client: context.client, now: now)
     }
 
     /// Refuses a request for another host (a DNS-rebinding page, a misdirected client).
     ///
-    /// - Throws: ``ShareError/Code/misdirected``.
-    private func checkHost(_ request: Request) throws(ShareError) {
+    /// - Throws: ``SandboxCore/SandboxError/Code/misdirected``.
+    private func checkHost(_ request: Request) throws(SandboxError) {
         let host = request.head.authority
         guard let host, methods.allowedAuthorities.contains(host.lowercased()) else {
-            throw ShareError(
+            throw SandboxError(
                 .misdirected,
                 "This server does not answer for the host '\(host?.prefix(64) ?? "")'; use the URL it printed.")
         }
     }
 
     private func errorResponse(_ error: any Error, request: Request) -> Response {
-        guard let error = error as? ShareError else {
+        guard let error = error as? SandboxError else {
             logger.error("\(request.method) \(request.uri.path): \(error)")
-            return ShareResponses.error(ShareError(.internalError, "The server failed; see its log."))
+            return ShareResponses.error(SandboxError(.internalError, "The server failed; see its log."))
         }
         if error.code == .internalError || error.code == .noSpace {
             logger.error("\(request.method) \(request.uri.path): \(error)")

@@ -1,13 +1,14 @@
 import HTTPTypes
 import Hummingbird
 import NIOCore
+import Sandbox
 
 /// Responses the methods share: errors, XML bodies, empty statuses.
 enum ShareResponses {
     /// The response for `error`: its status, a short plain-text body (the message) or, when the
     /// error names a WebDAV condition, the RFC 4918 `DAV:error` body; `WWW-Authenticate` for 401,
     /// `Retry-After` for 429.
-    static func error(_ error: ShareError) -> Response {
+    static func error(_ error: SandboxError) -> Response {
         var headers = HTTPFields()
         let body: [UInt8]
         if let condition = error.condition {
@@ -21,7 +22,7 @@ enum ShareResponses {
             headers[.wwwAuthenticate] = #"Basic realm="Sandbox Documents", charset="UTF-8""#
         }
         if let wait = error.retryAfter { headers[.retryAfter] = "\(wait.seconds)" }
-        return bytes(body, status: error.code.status, headers: headers)
+        return bytes(body, status: error.code.httpStatus, headers: headers)
     }
 
     /// A response of `status` with `body`.

@@ -37,11 +37,11 @@ public struct ShareServer: Sendable {
     /// so the kernel refuses one at `Documents` itself (`RESOLVE_NO_SYMLINKS`) — no window between
     /// a check and the open.
     ///
-    /// - Throws: ``ShareError`` with ``ShareError/Code/forbidden`` when Documents is a symbolic
+    /// - Throws: ``/SandboxCore/SandboxError`` with ``SandboxCore/SandboxError/Code/forbidden`` when Documents is a symbolic
     ///   link, and with the core's code when it cannot be opened (missing, not a directory).
-    public init(container: Container, configuration: ShareConfiguration, logger: Logger) throws(ShareError) {
+    public init(container: Container, configuration: ShareConfiguration, logger: Logger) throws(SandboxError) {
         guard let documentsPath = ContainerDirectory.documents.path else {
-            throw ShareError(.internalError, "The container has no Documents folder.")
+            throw SandboxError(.internalError, "The container has no Documents folder.")
         }
         do throws(SandboxError) {
             let home = try container.root.openSubroot(at: .root, refusingSymlinks: true)
@@ -59,18 +59,19 @@ public struct ShareServer: Sendable {
 
     /// Documents is a symbolic link: the refusal `sandbox path … documents` gives for it
     /// (``/Sandbox/Container/locate(_:)``, which names the link and the remedy) as the cause.
-    private static func linkRefusal(_ container: Container, path: ContainerPath, _ error: SandboxError) -> ShareError {
+    private static func linkRefusal(_ container: Container, path: ContainerPath, _ error: SandboxError) -> SandboxError
+    {
         var cause = error
         do throws(SandboxError) {
             _ = try container.locate(.documents)
         } catch {
             cause = error
         }
-        return ShareError(
+        return SandboxError(
             .forbidden,
             "The Documents folder of \(container.identifier) is a symbolic link, which the share does not follow: "
                 + "nothing is shared. Remove the link, create the Documents folder again, then share.",
-            path: path.description, cause: cause)
+            path: path.description, underlying: .wrapping(cause))
     }
 
     /// A server for the folder `documents` (which should refuse symlinks:

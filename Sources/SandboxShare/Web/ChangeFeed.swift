@@ -42,13 +42,13 @@ final class ChangeFeed: Sendable {
 
     /// A new listener; it ends by ending its iteration, or by ``Listener/end``.
     ///
-    /// - Throws: ``ShareError/Code/tooManyRequests`` past ``maximumListeners``; the monitor's
-    ///   failure to start, as ``ShareError``.
-    func listen() throws(ShareError) -> Listener {
+    /// - Throws: ``SandboxCore/SandboxError/Code/tooManyRequests`` past ``maximumListeners``; the monitor's
+    ///   failure to start, as ``/SandboxCore/SandboxError``.
+    func listen() throws(SandboxError) -> Listener {
         let (stream, continuation) = AsyncStream.makeStream(of: String.self, bufferingPolicy: .bufferingNewest(64))
-        let result = state.withLock { state -> Result<(Int, Bool), ShareError> in
+        let result = state.withLock { state -> Result<(Int, Bool), SandboxError> in
             guard state.listeners.count < Self.maximumListeners else {
-                var error = ShareError(
+                var error = SandboxError(
                     .tooManyRequests, "\(Self.maximumListeners) pages are already listening; close some.")
                 error.retryAfter = .seconds(5)
                 return .failure(error)
@@ -61,7 +61,7 @@ final class ChangeFeed: Sendable {
         let (identifier, isFirst) = try result.get()
         continuation.onTermination = { [weak self] _ in self?.stopListening(identifier) }
         if isFirst {
-            do throws(ShareError) {
+            do throws(SandboxError) {
                 try start()
             } catch {
                 continuation.finish()
@@ -72,7 +72,7 @@ final class ChangeFeed: Sendable {
         return Listener(messages: stream, end: { continuation.finish() })
     }
 
-    private func start() throws(ShareError) {
+    private func start() throws(SandboxError) {
         let monitor: FolderMonitor
         do throws(SandboxError) {
             monitor = try FolderMonitor(watching: .root, in: documents)

@@ -36,15 +36,15 @@ struct WebPage: Sendable {
 
     /// The page's answer to `request`.
     ///
-    /// - Throws: ``ShareError``, answered as JSON: `unauthorized` without the session of the
+    /// - Throws: ``/SandboxCore/SandboxError``, answered as JSON: `unauthorized` without the session of the
     ///   folder asked for, `forbidden` for a request from another site or origin, a change without
     ///   the CSRF token or on a read-only share, `not-found` for an unknown address, and the
     ///   errors of the operation asked for.
-    func respond(to request: Request, client: String, eventLoop: any EventLoop) async throws(ShareError) -> Response {
+    func respond(to request: Request, client: String, eventLoop: any EventLoop) async throws(SandboxError) -> Response {
         let path = request.uri.path
         let method = request.method
         let isRead = method == .get || method == .head
-        if let missing = assets.missingReason { throw ShareError(.internalError, missing) }
+        if let missing = assets.missingReason { throw SandboxError(.internalError, missing) }
         if path == "/.sandbox/login" {
             if isRead { return loginPage(message: nil, status: .ok) }
             if method == .post { return await login(request, client: client) }
@@ -80,21 +80,21 @@ struct WebPage: Sendable {
         case (.get, "zip"): return try await zip(request, eventLoop: eventLoop)
         case (.get, "events"): return try events()
         default:
-            throw ShareError(.notFound, "The page has nothing at \(method) \(path.prefix(200)).")
+            throw SandboxError(.notFound, "The page has nothing at \(method) \(path.prefix(200)).")
         }
     }
 
     /// The answer to a request without a live session for where it goes.
-    static let loggedOut = ShareError(
+    static let loggedOut = SandboxError(
         .unauthorized, "Log in first: open this server's address in a browser and type the pairing code.")
 
     /// A change must carry the session's CSRF token (`X-CSRF-Token`), which only the page knows.
     ///
-    /// - Throws: ``ShareError/Code/forbidden``.
-    static func checkCSRF(_ request: Request, _ session: WebSessions.Session) throws(ShareError) {
+    /// - Throws: ``SandboxCore/SandboxError/Code/forbidden``.
+    static func checkCSRF(_ request: Request, _ session: WebSessions.Session) throws(SandboxError) {
         let given = (request.headers.fieldValue(.xCSRFToken) ?? "").utf8
         guard ConstantTime.equal(given, session.csrfToken.utf8) else {
-            throw ShareError(.forbidden, "The request lacks this page's CSRF token; reload the page and try again.")
+            throw SandboxError(.forbidden, "The request lacks this page's CSRF token; reload the page and try again.")
         }
     }
 }

@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import NIOCore
+import Sandbox
 
 /// The page's responses: pages and assets with their security headers, JSON, redirects.
 enum WebResponses {
@@ -39,7 +40,7 @@ enum WebResponses {
         do {
             bytes = Array(try encoder.encode(value))
         } catch let failure {
-            return error(ShareError(.internalError, "The answer could not be encoded: \(failure)"))
+            return error(SandboxError(.internalError, "The answer could not be encoded: \(failure)"))
         }
         var headers = headers
         headers[.contentType] = "application/json"
@@ -60,7 +61,7 @@ enum WebResponses {
     }
 
     /// `{"error": {"code", "message"}}` with the error's status.
-    static func error(_ error: ShareError) -> Response {
+    static func error(_ error: SandboxError) -> Response {
         struct Body: Encodable {
             struct Detail: Encodable {
                 let code: String
@@ -72,7 +73,7 @@ enum WebResponses {
         if let wait = error.retryAfter { headers[.retryAfter] = "\(wait.seconds)" }
         return json(
             Body(error: .init(code: error.code.rawValue, message: error.message)),
-            status: HTTPResponse.Status(code: error.code.status), headers: headers)
+            status: HTTPResponse.Status(code: error.code.httpStatus), headers: headers)
     }
 
     static func redirect(to location: String, headers: HTTPFields = [:]) -> Response {

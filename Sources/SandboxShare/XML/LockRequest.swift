@@ -1,3 +1,5 @@
+import Sandbox
+
 /// What a LOCK body asks for (RFC 4918 §9.10, §14.11): a new write lock of a scope, with an
 /// optional owner.
 package struct LockRequest: Equatable, Sendable {
@@ -15,11 +17,11 @@ package struct LockRequest: Equatable, Sendable {
     /// Parses a LOCK body; an empty one (or only white space) is `nil`, a refresh of an existing
     /// lock.
     ///
-    /// - Throws: ``ShareError/Code/malformedRequest`` for a body ``XMLDocumentParser`` refuses, a
+    /// - Throws: ``SandboxCore/SandboxError/Code/malformedRequest`` for a body ``XMLDocumentParser`` refuses, a
     ///   root other than `DAV:lockinfo`, a missing `lockscope` or one that is not exactly one of
     ///   `exclusive` and `shared`, a missing `locktype` or one other than `write`;
-    ///   ``ShareError/Code/tooLarge`` for a body over ``XMLLimits/maximumBodySize``.
-    package static func parse(_ body: [UInt8]) throws(ShareError) -> LockRequest? {
+    ///   `too-large` for a body over ``XMLLimits/maximumBodySize``.
+    package static func parse(_ body: [UInt8]) throws(SandboxError) -> LockRequest? {
         guard body.contains(where: { !PropfindRequest.isXMLSpace($0) }) else { return nil }
         let root = try XMLDocumentParser.parse(body, what: "LOCK")
         guard root.isDAV("lockinfo") else {

@@ -1,3 +1,5 @@
+import Sandbox
+
 /// What a PROPFIND body asks for (RFC 4918 §9.1, §14.20).
 package enum PropfindRequest: Equatable, Sendable {
     /// `allprop`: every dead property and the live ones RFC 4918 defines, plus those `include`
@@ -12,11 +14,11 @@ package enum PropfindRequest: Equatable, Sendable {
     ///
     /// Elements of other namespaces inside `propfind` are ignored, as RFC 4918 §17 requires.
     ///
-    /// - Throws: ``ShareError/Code/malformedRequest`` for a body ``XMLDocumentParser`` refuses, a
+    /// - Throws: ``SandboxCore/SandboxError/Code/malformedRequest`` for a body ``XMLDocumentParser`` refuses, a
     ///   root other than `DAV:propfind`, or a `propfind` with none (or more than one) of
-    ///   `allprop`, `propname` and `prop`; ``ShareError/Code/tooLarge`` for a body over
+    ///   `allprop`, `propname` and `prop`; `too-large` for a body over
     ///   ``XMLLimits/maximumBodySize``.
-    package static func parse(_ body: [UInt8]) throws(ShareError) -> PropfindRequest {
+    package static func parse(_ body: [UInt8]) throws(SandboxError) -> PropfindRequest {
         guard body.contains(where: { !isXMLSpace($0) }) else { return .allProperties(include: []) }
         let root = try XMLDocumentParser.parse(body, what: "PROPFIND")
         guard root.isDAV("propfind") else {

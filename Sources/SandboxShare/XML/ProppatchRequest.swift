@@ -1,3 +1,5 @@
+import Sandbox
+
 /// What a PROPPATCH body asks for (RFC 4918 §9.2, §14.26): properties to set and remove, in
 /// document order, which the server applies all or none.
 package struct ProppatchRequest: Equatable, Sendable {
@@ -15,11 +17,11 @@ package struct ProppatchRequest: Equatable, Sendable {
 
     /// Parses a PROPPATCH body.
     ///
-    /// - Throws: ``ShareError/Code/malformedRequest`` for a body ``XMLDocumentParser`` refuses
+    /// - Throws: ``SandboxCore/SandboxError/Code/malformedRequest`` for a body ``XMLDocumentParser`` refuses
     ///   (an empty one included), a root other than `DAV:propertyupdate`, a `set` or `remove`
-    ///   without a `DAV:prop`, or no change at all; ``ShareError/Code/tooLarge`` for a body over
+    ///   without a `DAV:prop`, or no change at all; `too-large` for a body over
     ///   ``XMLLimits/maximumBodySize``.
-    package static func parse(_ body: [UInt8]) throws(ShareError) -> ProppatchRequest {
+    package static func parse(_ body: [UInt8]) throws(SandboxError) -> ProppatchRequest {
         let root = try XMLDocumentParser.parse(body, what: "PROPPATCH")
         guard root.isDAV("propertyupdate") else {
             throw XMLDocumentParser.malformed(

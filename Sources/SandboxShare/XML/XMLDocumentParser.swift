@@ -1,5 +1,6 @@
 import Foundation
 import FoundationXML
+import SandboxStore
 
 /// Parses a request body into an ``XMLElementNode`` tree, safely: no DTD (so no external entity
 /// and no entity expansion), UTF-8 only, bounded depth and element count, namespaces required to
@@ -7,14 +8,14 @@ import FoundationXML
 package enum XMLDocumentParser {
     /// The root element of `body`.
     ///
-    /// - Throws: ``ShareError/Code/tooLarge`` for a body over ``XMLLimits/maximumBodySize``;
-    ///   ``ShareError/Code/malformedRequest`` for a body that is empty, not UTF-8 (or declares
+    /// - Throws: `too-large` for a body over ``XMLLimits/maximumBodySize``;
+    ///   ``SandboxCore/SandboxError/Code/malformedRequest`` for a body that is empty, not UTF-8 (or declares
     ///   another encoding), holds a `<!DOCTYPE` or `<!ENTITY` anywhere, nests over
     ///   ``XMLLimits/maximumDepth`` elements or holds over ``XMLLimits/maximumElements``, binds a
     ///   prefix to the empty namespace or uses an undeclared prefix, or is not well-formed.
-    package static func parse(_ body: [UInt8], what: String) throws(ShareError) -> XMLElementNode {
+    package static func parse(_ body: [UInt8], what: String) throws(SandboxError) -> XMLElementNode {
         guard body.count <= XMLLimits.maximumBodySize else {
-            throw ShareError(
+            throw SandboxError(
                 .tooLarge, "The \(what) body is over \(XMLLimits.maximumBodySize) bytes; send a smaller one.")
         }
         try checkPreamble(body, what: what)
@@ -39,7 +40,7 @@ package enum XMLDocumentParser {
     /// that is not UTF-8 (which also refuses UTF-16 and UTF-32, whose ASCII characters hold
     /// NUL bytes, so that a DTD cannot hide from the check below), a declared encoding other than
     /// UTF-8, and any DTD or entity declaration.
-    private static func checkPreamble(_ body: [UInt8], what: String) throws(ShareError) {
+    private static func checkPreamble(_ body: [UInt8], what: String) throws(SandboxError) {
         guard let text = String(validating: body, as: UTF8.self), !text.utf8.contains(0) else {
             throw malformed(what, "is not UTF-8 text; send it encoded as UTF-8")
         }
@@ -60,7 +61,7 @@ package enum XMLDocumentParser {
         }
     }
 
-    static func malformed(_ what: String, _ problem: String) -> ShareError {
-        ShareError(.malformedRequest, "The \(what) body \(problem).")
+    static func malformed(_ what: String, _ problem: String) -> SandboxError {
+        SandboxError(.malformedRequest, "The \(what) body \(problem).")
     }
 }

@@ -7,7 +7,7 @@
 ///
 /// Reading an archive of the current version decodes the root directly. An older one goes through
 /// the migration hook, which decodes the old shape with ``ArchivedRoot/decodeRoot(as:)`` and builds
-/// the current one. A newer one fails with ``StoreError/Code/newerVersion``: this code cannot know
+/// the current one. A newer one fails with ``SandboxCore/SandboxError/Code/newerVersion``: this code cannot know
 /// what a later version meant, and the file is left as it was.
 ///
 /// Unlike `NSKeyedUnarchiver` on Linux, which traps on cyclic graphs and disallowed classes, a
@@ -46,8 +46,8 @@ public struct Archiver<Root: Codable>: Sendable {
 
     /// The archive of `root`, at the current version.
     ///
-    /// - Throws: ``StoreError`` with ``StoreError/Code/encodingFailed``.
-    public func archive(_ root: Root) throws(StoreError) -> [UInt8] {
+    /// - Throws: ``/SandboxCore/SandboxError`` with ``SandboxCore/SandboxError/Code/encodingFailed``.
+    public func archive(_ root: Root) throws(SandboxError) -> [UInt8] {
         try PropertyList.encode(
             ArchiveEnvelope(archiver: ArchiveEnvelope<Root>.name, version: version, root: root), format: format)
     }
@@ -57,37 +57,37 @@ public struct Archiver<Root: Codable>: Sendable {
     /// - Parameters:
     ///   - bytes: the archive, as ``archive(_:)`` made it (untrusted: every part is checked).
     ///   - path: names the file in error messages.
-    /// - Throws: ``StoreError`` with ``StoreError/Code/corrupt`` (not an archive, or damaged),
-    ///   ``StoreError/Code/newerVersion``, ``StoreError/Code/migrationFailed`` (an older archive and
-    ///   no hook, or the hook threw), ``StoreError/Code/typeMismatch`` (the root is not a `Root`).
-    public func unarchive(_ bytes: [UInt8], path: String? = nil) throws(StoreError) -> Root {
+    /// - Throws: ``/SandboxCore/SandboxError`` with ``/SandboxCore/SandboxError/Code/corrupt`` (not an archive, or damaged),
+    ///   ``SandboxCore/SandboxError/Code/newerVersion``, ``SandboxCore/SandboxError/Code/migrationFailed`` (an older archive and
+    ///   no hook, or the hook threw), ``SandboxCore/SandboxError/Code/typeMismatch`` (the root is not a `Root`).
+    public func unarchive(_ bytes: [UInt8], path: String? = nil) throws(SandboxError) -> Root {
         let archived = try ArchivedRoot(bytes: bytes, path: path)
         let name = path.map { "'\($0)'" } ?? "The archive"
         if archived.version == version {
             return try archived.decodeRoot(as: Root.self)
         }
         if archived.version > version {
-            throw StoreError(
+            throw SandboxError(
                 .newerVersion,
                 "\(name) is version \(archived.version) of \(Root.self), newer than this code knows (up to version \(version)). Update the app to read it; the file was left as it was.",
                 path: path
             )
         }
         guard let migration else {
-            throw StoreError(
+            throw SandboxError(
                 .migrationFailed,
                 "\(name) is version \(archived.version) of \(Root.self), and this code (version \(version)) has no migration for older versions. Give the Archiver a migration hook.",
                 path: path)
         }
         do {
             return try migration(archived)
-        } catch let error as StoreError {
+        } catch let error as SandboxError {
             throw error
         } catch {
-            throw StoreError(
+            throw SandboxError(
                 .migrationFailed,
                 "Migrating \(name) from version \(archived.version) to \(version) failed; the file was left as it was.",
-                path: path, cause: .migration(String(describing: error)))
+                path: path, underlying: .detail(String(describing: error)))
         }
     }
 }
@@ -101,11 +101,11 @@ public struct ArchivedRoot: Sendable {
     let bytes: [UInt8]
     let path: String?
 
-    init(bytes: [UInt8], path: String?) throws(StoreError) {
+    init(bytes: [UInt8], path: String?) throws(SandboxError) {
         let header = try PropertyList.decode(ArchiveHeader.self, from: bytes, path: path)
         let name = path.map { "'\($0)'" } ?? "The data"
         guard header.archiver == ArchiveEnvelope<ArchiveHeader>.name, let version = header.version, version >= 1 else {
-            throw StoreError(
+            throw SandboxError(
                 .corrupt,
                 "\(name) is a property list but not an archive of this store (no '$archiver' of \(ArchiveEnvelope<ArchiveHeader>.name) with a '$version' of 1 or more). It was left as it was.",
                 path: path)
@@ -118,8 +118,8 @@ public struct ArchivedRoot: Sendable {
 
     /// Decodes the root in the shape `Old` it had at ``version``.
     ///
-    /// - Throws: ``StoreError`` with ``StoreError/Code/typeMismatch`` when the root is not an `Old`.
-    public func decodeRoot<Old: Decodable>(as type: Old.Type) throws(StoreError) -> Old {
+    /// - Throws: ``/SandboxCore/SandboxError`` with ``SandboxCore/SandboxError/Code/typeMismatch`` when the root is not an `Old`.
+    public func decodeRoot<Old: Decodable>(as type: Old.Type) throws(SandboxError) -> Old {
         try PropertyList.decode(ArchiveEnvelope<Old>.self, from: bytes, path: path).root
     }
 }

@@ -3,24 +3,23 @@ import Sandbox
 extension Container {
     /// Archives `root` with `archiver` and writes it at `path`, atomically and durably.
     ///
-    /// - Throws: ``StoreError`` with ``StoreError/Code/encodingFailed``, ``StoreError/Code/readOnly``
+    /// - Throws: ``/SandboxCore/SandboxError`` with ``SandboxCore/SandboxError/Code/encodingFailed``, ``/SandboxCore/SandboxError/Code/readOnly``
     ///   (Library/Preferences, Documents/Inbox), and the core's codes.
     public func writeArchive<Root>(
         _ root: Root, with archiver: Archiver<Root>, to path: ContainerPath
-    ) throws(StoreError) {
+    ) throws(SandboxError) {
         try requireGeneralWrite(to: path)
         let bytes = try archiver.archive(root)
-        try fileSystem { () throws(SandboxError) in
-            try self.root.writeContents(bytes, to: path, options: [.atomic, .durable])
-        }
+        try self.root.writeContents(bytes, to: path, options: [.atomic, .durable])
     }
 
     /// Reads the archive at `path` with `archiver`, migrating an older version.
     ///
     /// - Throws: the errors of ``Archiver/unarchive(_:path:)`` (the file is left as it was) and the
     ///   core's codes (e.g. `not-found`).
-    public func readArchive<Root>(with archiver: Archiver<Root>, from path: ContainerPath) throws(StoreError) -> Root {
-        let bytes = try fileSystem { () throws(SandboxError) in try self.root.readContents(of: path) }
+    public func readArchive<Root>(with archiver: Archiver<Root>, from path: ContainerPath) throws(SandboxError) -> Root
+    {
+        let bytes = try self.root.readContents(of: path)
         return try archiver.unarchive(bytes, path: path.description)
     }
 }

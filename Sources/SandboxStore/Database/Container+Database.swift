@@ -22,15 +22,15 @@ extension Container {
     /// - Parameters:
     ///   - name: the database's file name in `Library/Application Support`, e.g. `app.sqlite`.
     ///   - configuration: GRDB's configuration; the journal mode is always WAL.
-    /// - Throws: ``StoreError`` with ``StoreError/Code/invalidName`` for a name that is not one
+    /// - Throws: ``/SandboxCore/SandboxError`` with ``SandboxCore/SandboxError/Code/invalidName`` for a name that is not one
     ///   plain file name; ``/SandboxCore/SandboxError/Code/escapesContainer`` (the core's code)
     ///   when `Library`, `Library/Application Support` or one of the database's files is a symlink
     ///   or not of its kind; the core's codes when the folder cannot be created or opened;
-    ///   ``StoreError/Code/database`` when SQLite refuses (the file is not a database, a symlink
+    ///   ``SandboxCore/SandboxError/Code/database`` when SQLite refuses (the file is not a database, a symlink
     ///   was swapped in during the open) or did not open through the descriptor.
     public func database(
         named name: String, configuration: Configuration = Configuration()
-    ) throws(StoreError) -> DatabasePool {
+    ) throws(SandboxError) -> DatabasePool {
         let folder =
             ContainerDirectory.applicationSupport.path ?? ContainerPath(constant: "Library/Application Support")
         let path = try Self.databasePath(named: name, in: folder)
@@ -43,35 +43,35 @@ extension Container {
             let pool = try DatabasePool(path: directory.uri(of: name), configuration: configuration)
             let mode = try pool.read { db in try String.fetchOne(db, sql: "PRAGMA journal_mode") }
             guard mode?.lowercased() == "wal" else {
-                throw StoreError(
+                throw SandboxError(
                     .database,
                     "The database '\(path)' did not switch to WAL mode (it is in '\(mode ?? "unknown")' mode).",
                     path: path.description)
             }
             return pool
-        } catch let error as StoreError {
+        } catch let error as SandboxError {
             throw error
         } catch {
             try directory.checkFiles(of: name)  // a symlink swapped in during the open: say so
-            throw StoreError(
+            throw SandboxError(
                 .database,
-                "SQLite could not open '\(path)' as a database. If the file is damaged, move it aside (`sandbox mv`) and open again to start empty.",
+                "SQLite could not open '\(path)' as a database. If the file is damaged, move it aside and open again to start empty.",
                 path: path.description,
-                cause: .database(String(describing: error))
+                underlying: .detail(String(describing: error))
             )
         }
     }
 
     /// `Library/Application Support/<name>` for a valid database name.
-    static func databasePath(named name: String, in directory: ContainerPath) throws(StoreError) -> ContainerPath {
+    static func databasePath(named name: String, in directory: ContainerPath) throws(SandboxError) -> ContainerPath {
         guard !name.isEmpty, !name.hasPrefix("."), !name.contains("/"), !name.utf8.contains(0), name.utf8.count <= 240
         else {
-            throw StoreError(
+            throw SandboxError(
                 .invalidName,
                 "'\(name.replacingOccurrences(of: "\0", with: "\\0"))' is not a database name: give one plain file name such as 'notes.sqlite' (no '/', not hidden or '..', at most 240 bytes).",
                 path: name
             )
         }
-        return try fileSystem { () throws(SandboxError) in try directory.appending(name) }
+        return try directory.appending(name)
     }
 }

@@ -27,19 +27,19 @@ final class DatabaseDirectory: Sendable {
 
     /// Creates (if needed) and opens the folder at `path` beneath `root`.
     ///
-    /// - Throws: ``StoreError`` with ``/SandboxCore/SandboxError/Code/escapesContainer`` when the
+    /// - Throws: ``/SandboxCore/SandboxError`` with ``/SandboxCore/SandboxError/Code/escapesContainer`` when the
     ///   folder or its parent is not a real directory (a symlink), the core's codes when it cannot
-    ///   be created or opened, ``StoreError/Code/database`` when the SQLite VFS cannot be set up.
-    init(opening path: ContainerPath, in root: ConfinedRoot) throws(StoreError) {
+    ///   be created or opened, ``SandboxCore/SandboxError/Code/database`` when the SQLite VFS cannot be set up.
+    init(opening path: ContainerPath, in root: ConfinedRoot) throws(SandboxError) {
         let installed = csb_sqlite_install_beneath_vfs()
         guard installed == 0 else {
-            throw StoreError(
+            throw SandboxError(
                 .database,
                 "This process's SQLite has no usable 'unix' VFS to open '\(path)' beneath its folder (SQLite error \(installed)); databases are not opened by host path.",
                 path: path.description)
         }
         self.path = path
-        descriptor = try fileSystem { () throws(SandboxError) in
+        descriptor = try { () throws(SandboxError) in
             try root.createDirectory(at: path, withIntermediateDirectories: true)
             var parts = [path]
             while let parent = parts.last?.parent, !parent.isRoot { parts.append(parent) }
@@ -53,7 +53,7 @@ final class DatabaseDirectory: Sendable {
             } catch  where error.code == .symlinkLoop || error.code == .notADirectory {
                 throw Self.notADirectory(path)  // swapped for a symlink since the look above
             }
-        }
+        }()
     }
 
     deinit {
@@ -63,27 +63,26 @@ final class DatabaseDirectory: Sendable {
     /// Checks that each of the database's files (`name`, `name-wal`, `name-shm`, `name-journal`)
     /// is absent or a regular file, beneath the descriptor and without following it.
     ///
-    /// - Throws: ``StoreError`` with ``/SandboxCore/SandboxError/Code/escapesContainer`` naming the
+    /// - Throws: ``/SandboxCore/SandboxError`` with ``/SandboxCore/SandboxError/Code/escapesContainer`` naming the
     ///   first file that is a symlink (or anything but a regular file); the core's codes when
     ///   `fstatat` fails otherwise.
-    func checkFiles(of name: String) throws(StoreError) {
+    func checkFiles(of name: String) throws(SandboxError) {
         for suffix in ["", "-wal", "-shm", "-journal"] {
             let file = path.description + "/" + name + suffix
             var info = stat()
             if fstatat(descriptor, name + suffix, &info, CSB_AT_SYMLINK_NOFOLLOW) != 0 {
                 guard errno == ENOENT else {
-                    throw StoreError(.systemCall("fstatat", errno: Errno(rawValue: errno), path: file))
+                    throw SandboxError.systemCall("fstatat", errno: Errno(rawValue: errno), path: file)
                 }
                 continue
             }
             let type = info.st_mode & S_IFMT
             guard type == S_IFREG else {
                 let kind = type == S_IFLNK ? "symlink" : type == S_IFDIR ? "directory" : "special file"
-                throw StoreError(
-                    SandboxError(
-                        .escapesContainer,
-                        "'\(file)' is a \(kind), not a regular file; a database's files must be plain files inside the container. Remove it and try again.",
-                        path: file))
+                throw SandboxError(
+                    .escapesContainer,
+                    "'\(file)' is a \(kind), not a regular file; a database's files must be plain files inside the container. Remove it and try again.",
+                    path: file)
             }
         }
     }
@@ -111,10 +110,10 @@ final class DatabaseDirectory: Sendable {
     /// descriptor (an SQLite built without URI file names would have taken the URI as a relative
     /// path): run by every connection of the pool, the readers included, as it opens.
     ///
-    /// - Throws: ``StoreError/Code/database`` naming `file`.
-    func verify(_ db: Database, file: ContainerPath) throws(StoreError) {
+    /// - Throws: ``SandboxCore/SandboxError/Code/database`` naming `file`.
+    func verify(_ db: Database, file: ContainerPath) throws(SandboxError) {
         guard let connection = db.sqliteConnection, csb_sqlite_opened_beneath(connection, descriptor) == 1 else {
-            throw StoreError(
+            throw SandboxError(
                 .database,
                 "SQLite did not open '\(file)' beneath its folder's descriptor (this SQLite ignores the URI's 'vfs' parameter?); the database is not used by host path.",
                 path: file.description)

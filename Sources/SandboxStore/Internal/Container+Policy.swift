@@ -7,7 +7,7 @@ extension Container {
     ///
     /// The check is lexical (`..` is folded first), so it stops mistakes, not an app that plants
     /// symlinks; the write itself is still confined to the container by the kernel.
-    func requireGeneralWrite(to path: ContainerPath) throws(StoreError) {
+    func requireGeneralWrite(to path: ContainerPath) throws(SandboxError) {
         var components: [String] = []
         for component in path.components {
             if component == ".." { _ = components.popLast() } else { components.append(component) }
@@ -22,20 +22,20 @@ extension Container {
         case .readWrite:
             return
         case .preferencesAPI:
-            throw StoreError(
+            throw SandboxError(
                 .readOnly,
-                "'\(path)' is in Library/Preferences, which apps write only through the preferences API: use `container.preferences()` (or `sandbox defaults`).",
+                "'\(path)' is in Library/Preferences, which apps write only through the preferences API: use `container.preferences()`.",
                 path: path.description)
         case .readAndDelete:
-            throw StoreError(
+            throw SandboxError(
                 .readOnly,
                 "'\(path)' is in Documents/Inbox, where other apps deliver documents; the app may only read and delete there. Move the document out of the Inbox first.",
                 path: path.description)
         case .readOnly:
-            throw StoreError(
+            throw SandboxError(
                 .readOnly, "'\(path)' is in the app's signed bundle, which is read-only.", path: path.description)
         @unknown default:
-            throw StoreError(
+            throw SandboxError(
                 .readOnly, "'\(path)' is in \(directory.rawValue), which this API may not write.",
                 path: path.description)
         }

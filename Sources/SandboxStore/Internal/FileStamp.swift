@@ -11,12 +11,10 @@ struct FileStamp: Hashable, Sendable {
 
     /// The stamp of the file at `path`, or `nil` when there is none (a symlink is not followed).
     ///
-    /// - Throws: ``StoreError`` with the core's codes.
-    static func of(_ path: ContainerPath, in root: ConfinedRoot) throws(StoreError) -> FileStamp? {
-        try fileSystem { () throws(SandboxError) in
-            try root.attributes(at: path, followingSymlink: false).map {
-                FileStamp(inode: $0.inode, size: $0.size, changed: $0.statusChangeDate.timeIntervalSinceReferenceDate)
-            }
+    /// - Throws: ``/SandboxCore/SandboxError`` with the core's codes.
+    static func of(_ path: ContainerPath, in root: ConfinedRoot) throws(SandboxError) -> FileStamp? {
+        try root.attributes(at: path, followingSymlink: false).map {
+            FileStamp(inode: $0.inode, size: $0.size, changed: $0.statusChangeDate.timeIntervalSinceReferenceDate)
         }
     }
 }

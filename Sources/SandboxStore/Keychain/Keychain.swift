@@ -12,7 +12,7 @@ import Sandbox
 /// sandbox home, encrypted with AES-GCM under a key derived from the device's own key
 /// (`Device/device.key`, made by the device's first keychain write, never by a read); see
 /// `KeychainFile.swift` for the format. No secret is ever written in the clear. An older copy of the
-/// file is refused (``StoreError/Code/rolledBack``). Uninstalling the app deletes its items;
+/// file is refused (``SandboxCore/SandboxError/Code/rolledBack``). Uninstalling the app deletes its items;
 /// updating it keeps them.
 ///
 /// A `Keychain` is a value: ``label(_:)``, ``comment(_:)``, ``accessibility(_:)`` and
@@ -36,12 +36,12 @@ public struct Keychain: Sendable {
     /// app identifier when not given, as KeychainAccess uses the bundle identifier). Nothing is
     /// read, and no key made, until an item is read or written.
     ///
-    /// - Throws: ``StoreError`` with ``StoreError/Code/invalidName`` for an empty service,
-    ///   ``StoreError/Code/notFound`` when `app` is not installed, and the core's codes.
-    public init(home: SandboxHome, app: AppIdentifier, service: String? = nil) throws(StoreError) {
+    /// - Throws: ``/SandboxCore/SandboxError`` with ``SandboxCore/SandboxError/Code/invalidName`` for an empty service,
+    ///   ``/SandboxCore/SandboxError/Code/notFound`` when `app` is not installed, and the core's codes.
+    public init(home: SandboxHome, app: AppIdentifier, service: String? = nil) throws(SandboxError) {
         let service = service ?? app.rawValue
         guard !service.isEmpty else {
-            throw StoreError(
+            throw SandboxError(
                 .invalidName,
                 "A keychain service cannot be empty; use the app identifier or a name such as 'com.example.api'.")
         }
@@ -75,12 +75,12 @@ public struct Keychain: Sendable {
 
     /// Stores `value` (as UTF-8) for the account `key`, creating or replacing the item.
     ///
-    /// - Throws: ``StoreError`` with ``StoreError/Code/invalidName`` for an empty key;
-    ///   ``StoreError/Code/corrupt`` or ``StoreError/Code/authenticationFailed`` when the file on
-    ///   disk fails its checks, ``StoreError/Code/rolledBack`` when it is an older copy than the
-    ///   device last wrote (it is not overwritten in either case); ``StoreError/Code/deviceKeyMissing``
+    /// - Throws: ``/SandboxCore/SandboxError`` with ``SandboxCore/SandboxError/Code/invalidName`` for an empty key;
+    ///   ``/SandboxCore/SandboxError/Code/corrupt`` or ``SandboxCore/SandboxError/Code/authenticationFailed`` when the file on
+    ///   disk fails its checks, ``SandboxCore/SandboxError/Code/rolledBack`` when it is an older copy than the
+    ///   device last wrote (it is not overwritten in either case); ``SandboxCore/SandboxError/Code/deviceKeyMissing``
     ///   when `Device/device.key` is gone while keychains exist; the core's codes.
-    public func set(_ value: String, key: String) throws(StoreError) {
+    public func set(_ value: String, key: String) throws(SandboxError) {
         try set(Data(value.utf8), key: key)
     }
 
@@ -88,15 +88,15 @@ public struct Keychain: Sendable {
     /// its creation date.
     ///
     /// - Throws: as ``set(_:key:)-(String,_)``.
-    public func set(_ data: Data, key: String) throws(StoreError) {
+    public func set(_ data: Data, key: String) throws(SandboxError) {
         try requireName(key)
         let now = Date()
         let service = service
-        try store.modify { (change: inout KeychainStore.Change) throws(StoreError) in
+        try store.modify { (change: inout KeychainStore.Change) throws(SandboxError) in
             let identity = KeychainStore.ItemIdentity(service: service, account: key)
             let existing = change.index[identity]
             let created =
-                try existing.map { (position: Int) throws(StoreError) in
+                try existing.map { (position: Int) throws(SandboxError) in
                     try change.open(change.rows[position]).creationDate
                 } ?? now
             let item = KeychainItem(
@@ -111,15 +111,15 @@ public struct Keychain: Sendable {
 
     /// The secret of the account `key` as a string, or `nil` when there is no such item.
     ///
-    /// - Throws: ``StoreError`` with ``StoreError/Code/invalidValue`` when the secret is not
-    ///   UTF-8 (use ``getData(_:)``), ``StoreError/Code/authenticationFailed`` for a tampered item
-    ///   or file, ``StoreError/Code/corrupt`` for a damaged file, ``StoreError/Code/rolledBack``
-    ///   for an older copy, ``StoreError/Code/deviceKeyMissing`` when the file exists but the
+    /// - Throws: ``/SandboxCore/SandboxError`` with ``SandboxCore/SandboxError/Code/invalidValue`` when the secret is not
+    ///   UTF-8 (use ``getData(_:)``), ``SandboxCore/SandboxError/Code/authenticationFailed`` for a tampered item
+    ///   or file, ``/SandboxCore/SandboxError/Code/corrupt`` for a damaged file, ``SandboxCore/SandboxError/Code/rolledBack``
+    ///   for an older copy, ``SandboxCore/SandboxError/Code/deviceKeyMissing`` when the file exists but the
     ///   device key does not (no key is made by a read).
-    public func get(_ key: String) throws(StoreError) -> String? {
+    public func get(_ key: String) throws(SandboxError) -> String? {
         guard let data = try getData(key) else { return nil }
         guard let string = String(data: data, encoding: .utf8) else {
-            throw StoreError(
+            throw SandboxError(
                 .invalidValue,
                 "The keychain item '\(key)' of service '\(service)' holds \(data.count) bytes that are not UTF-8 text; read it with getData."
             )
@@ -130,14 +130,14 @@ public struct Keychain: Sendable {
     /// The secret of the account `key`, or `nil` when there is no such item.
     ///
     /// - Throws: as ``get(_:)``, less the UTF-8 check.
-    public func getData(_ key: String) throws(StoreError) -> Data? {
+    public func getData(_ key: String) throws(SandboxError) -> Data? {
         try item(key)?.secret
     }
 
     /// The whole item of the account `key` (attributes and secret), or `nil`.
     ///
     /// - Throws: as ``getData(_:)``.
-    public func item(_ key: String) throws(StoreError) -> KeychainItem? {
+    public func item(_ key: String) throws(SandboxError) -> KeychainItem? {
         let (rows, index) = try store.snapshot()
         guard let position = index[KeychainStore.ItemIdentity(service: service, account: key)] else { return nil }
         return try store.open(rows[position])
@@ -145,9 +145,9 @@ public struct Keychain: Sendable {
 
     /// Whether the account `key` has an item.
     ///
-    /// - Throws: ``StoreError/Code/corrupt`` and ``StoreError/Code/authenticationFailed`` for a
+    /// - Throws: ``/SandboxCore/SandboxError/Code/corrupt`` and ``SandboxCore/SandboxError/Code/authenticationFailed`` for a
     ///   file that fails its checks.
-    public func contains(_ key: String) throws(StoreError) -> Bool {
+    public func contains(_ key: String) throws(SandboxError) -> Bool {
         try store.snapshot().1[KeychainStore.ItemIdentity(service: service, account: key)] != nil
     }
 
@@ -156,10 +156,10 @@ public struct Keychain: Sendable {
     /// - Returns: whether there was one.
     /// - Throws: as ``set(_:key:)-(String,_)``.
     @discardableResult
-    public func remove(_ key: String) throws(StoreError) -> Bool {
+    public func remove(_ key: String) throws(SandboxError) -> Bool {
         let service = service
         guard try contains(key) else { return false }
-        return try store.modify { (change: inout KeychainStore.Change) throws(StoreError) in
+        return try store.modify { (change: inout KeychainStore.Change) throws(SandboxError) in
             let before = change.rows.count
             change.rows.removeAll { $0.service == service && $0.account == key }
             return change.rows.count != before
@@ -169,32 +169,32 @@ public struct Keychain: Sendable {
     /// Removes every item of this service.
     ///
     /// - Throws: as ``set(_:key:)-(String,_)``.
-    public func removeAll() throws(StoreError) {
+    public func removeAll() throws(SandboxError) {
         let service = service
-        try store.modify { (change: inout KeychainStore.Change) throws(StoreError) in
+        try store.modify { (change: inout KeychainStore.Change) throws(SandboxError) in
             change.rows.removeAll { $0.service == service }
         }
     }
 
     /// The accounts of this service, sorted.
     ///
-    /// - Throws: ``StoreError/Code/corrupt`` and ``StoreError/Code/authenticationFailed``.
-    public func allKeys() throws(StoreError) -> [String] {
+    /// - Throws: ``/SandboxCore/SandboxError/Code/corrupt`` and ``SandboxCore/SandboxError/Code/authenticationFailed``.
+    public func allKeys() throws(SandboxError) -> [String] {
         try store.snapshot().0.filter { $0.service == service }.map(\.account).sorted()
     }
 
     /// Every item of this service, opened, sorted by account.
     ///
-    /// - Throws: ``StoreError/Code/corrupt`` and ``StoreError/Code/authenticationFailed``.
-    public func allItems() throws(StoreError) -> [KeychainItem] {
+    /// - Throws: ``/SandboxCore/SandboxError/Code/corrupt`` and ``SandboxCore/SandboxError/Code/authenticationFailed``.
+    public func allItems() throws(SandboxError) -> [KeychainItem] {
         var items: [KeychainItem] = []
         for row in try store.snapshot().0 where row.service == service { items.append(try store.open(row)) }
         return items.sorted { $0.account < $1.account }
     }
 
-    private func requireName(_ key: String) throws(StoreError) {
+    private func requireName(_ key: String) throws(SandboxError) {
         guard !key.isEmpty else {
-            throw StoreError(.invalidName, "A keychain key (account) cannot be empty.")
+            throw SandboxError(.invalidName, "A keychain key (account) cannot be empty.")
         }
     }
 }

@@ -18,18 +18,18 @@ enum KeychainGenerationRecord {
 
     /// The recorded generation; 0 when there is none (no write since format version 2).
     ///
-    /// - Throws: ``StoreError/Code/corrupt`` for a damaged record (left as it was), and the core's codes.
-    static func read(at path: ContainerPath, in root: ConfinedRoot) throws(StoreError) -> UInt64 {
+    /// - Throws: ``/SandboxCore/SandboxError/Code/corrupt`` for a damaged record (left as it was), and the core's codes.
+    static func read(at path: ContainerPath, in root: ConfinedRoot) throws(SandboxError) -> UInt64 {
         let bytes: [UInt8]
         do {
             bytes = try root.readContents(of: path, maximumSize: 4096)
         } catch  where error.code == .notFound {
             return 0
         } catch {
-            throw StoreError(error)
+            throw error
         }
         guard bytes.count == 16, bytes.starts(with: magic) else {
-            throw StoreError(
+            throw SandboxError(
                 .corrupt,
                 "The keychain's generation record '\(path)' is damaged (\(bytes.count) bytes). It was left as it was; the keychain cannot be checked against rollback until it is restored, or removed together with the keychain.",
                 path: path.description
@@ -39,9 +39,9 @@ enum KeychainGenerationRecord {
     }
 
     /// Records `generation`, atomically and durably.
-    static func write(_ generation: UInt64, at path: ContainerPath, in root: ConfinedRoot) throws(StoreError) {
+    static func write(_ generation: UInt64, at path: ContainerPath, in root: ConfinedRoot) throws(SandboxError) {
         let bytes = magic + (0..<8).map { UInt8(truncatingIfNeeded: generation >> (56 - 8 * UInt64($0))) }
-        try fileSystem { () throws(SandboxError) in
+        do {
             try root.writeContents(bytes, to: path, options: [.atomic, .durable])
             try root.setPermissions([.ownerReadWrite], at: path)
         }

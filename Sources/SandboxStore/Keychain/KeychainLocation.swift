@@ -20,10 +20,10 @@ struct KeychainLocation: Sendable {
     static let legacyDirectory = ContainerPath(constant: "Device/Keychains")
     static let fileName = "keychain.plist"
 
-    init(app: AppIdentifier) throws(StoreError) {
+    init(app: AppIdentifier) throws(SandboxError) {
         let directory = SandboxHome.deviceDataDirectory(for: app)
-        func name(_ name: String, in parent: ContainerPath) throws(StoreError) -> ContainerPath {
-            try fileSystem { () throws(SandboxError) in try parent.appending(name) }
+        func name(_ name: String, in parent: ContainerPath) throws(SandboxError) -> ContainerPath {
+            try parent.appending(name)
         }
         self.directory = directory
         file = try name(Self.fileName, in: directory)

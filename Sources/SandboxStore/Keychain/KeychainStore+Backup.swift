@@ -9,7 +9,7 @@ package enum KeychainBackupAccess {
     /// Every item of `app`'s keychain (all services), opened.
     ///
     /// - Throws: the errors of ``Keychain/allItems()``.
-    package static func items(home: SandboxHome, app: AppIdentifier) throws(StoreError) -> [KeychainItem] {
+    package static func items(home: SandboxHome, app: AppIdentifier) throws(SandboxError) -> [KeychainItem] {
         let store = try KeychainStore(home: home, app: app)
         let (rows, _) = try store.snapshot()
         var items: [KeychainItem] = []
@@ -22,9 +22,9 @@ package enum KeychainBackupAccess {
     /// - Throws: the errors of ``Keychain/set(_:key:)-(Data,_)``.
     package static func replaceItems(
         _ items: [KeychainItem], home: SandboxHome, app: AppIdentifier
-    ) throws(StoreError) {
+    ) throws(SandboxError) {
         let store = try KeychainStore(home: home, app: app)
-        try store.modify { (change: inout KeychainStore.Change) throws(StoreError) in
+        try store.modify { (change: inout KeychainStore.Change) throws(SandboxError) in
             var rows: [KeychainFile.Row] = []
             for item in items { rows.append(try change.seal(item)) }
             change.rows = rows
@@ -35,7 +35,7 @@ package enum KeychainBackupAccess {
     /// no key yet. It never leaves the device: what it seals opens on this device only.
     ///
     /// - Throws: the errors of reading `Device/device.key`.
-    package static func deviceBoundKey(home: SandboxHome, purpose: String) throws(StoreError) -> SymmetricKey? {
+    package static func deviceBoundKey(home: SandboxHome, purpose: String) throws(SandboxError) -> SymmetricKey? {
         guard let deviceKey = try DeviceKey.existing(in: home) else { return nil }
         return HKDF<SHA256>.deriveKey(
             inputKeyMaterial: deviceKey, info: Data(purpose.utf8), outputByteCount: 32)

@@ -38,39 +38,39 @@ final class KeychainStore: Sendable {
 
     /// The keychain of the installed app `app`. Opening it reads nothing and makes no key.
     ///
-    /// - Throws: ``StoreError`` with ``StoreError/Code/notFound`` when the app is not installed,
+    /// - Throws: ``/SandboxCore/SandboxError`` with ``/SandboxCore/SandboxError/Code/notFound`` when the app is not installed,
     ///   and the core's codes.
-    init(home: SandboxHome, app: AppIdentifier) throws(StoreError) {
-        let container = try fileSystem { () throws(SandboxError) in try home.container(for: app) }
+    init(home: SandboxHome, app: AppIdentifier) throws(SandboxError) {
+        let container = try home.container(for: app)
         self.app = app
         self.home = home
         let location = try KeychainLocation(app: app)
         self.location = location
-        try fileSystem { () throws(SandboxError) in
+        do {
             try home.root.createDirectory(at: location.directory, withIntermediateDirectories: true)
             try home.root.setPermissions([.ownerReadWriteExecute], at: location.directory)
         }
-        lock = try fileSystem { () throws(SandboxError) in try FileLock(root: home.root, path: location.lock) }
+        lock = try FileLock(root: home.root, path: location.lock)
         cache = Mutex(Cache())
-        try lock.withLock(exclusive: true) { () throws(StoreError) in try adoptLegacyFile(installedIn: container) }
+        try lock.withLock(exclusive: true) { () throws(SandboxError) in try adoptLegacyFile(installedIn: container) }
     }
 
     // MARK: Reading
 
     /// The current rows and their index, read again only when another writer changed the file.
-    func snapshot() throws(StoreError) -> ([KeychainFile.Row], [ItemIdentity: Int]) {
-        try cache.withLock { (cache: inout Cache) throws(StoreError) in
+    func snapshot() throws(SandboxError) -> ([KeychainFile.Row], [ItemIdentity: Int]) {
+        try cache.withLock { (cache: inout Cache) throws(SandboxError) in
             let counter = try lock.generation()
             let current = try stamp()
             if cache.generation != counter || cache.stamp != current {
-                try lock.withLock(exclusive: false) { () throws(StoreError) in try reload(&cache) }
+                try lock.withLock(exclusive: false) { () throws(SandboxError) in try reload(&cache) }
             }
             return (cache.rows, cache.index)
         }
     }
 
     /// Reads the file into `cache`, under the lock.
-    private func reload(_ cache: inout Cache) throws(StoreError) {
+    private func reload(_ cache: inout Cache) throws(SandboxError) {
         let generation = try lock.generation()
         let (rows, sealed) = try load(keys: &cache.keys)
         cache = Cache(
@@ -86,7 +86,7 @@ final class KeychainStore: Sendable {
         return index
     }
 
-    private func stamp() throws(StoreError) -> FileStamp? {
+    private func stamp() throws(SandboxError) -> FileStamp? {
         try FileStamp.of(path, in: root)
     }
 
@@ -94,7 +94,7 @@ final class KeychainStore: Sendable {
     /// device's key, the HMAC over the rows, and the generation against the device's record.
     /// Empty (generation 0) when there is no file — unless the device recorded one, which makes
     /// a missing file a rollback too.
-    private func load(keys: inout KeychainKeys?) throws(StoreError) -> ([KeychainFile.Row], UInt64) {
+    private func load(keys: inout KeychainKeys?) throws(SandboxError) -> ([KeychainFile.Row], UInt64) {
         let recorded = try KeychainGenerationRecord.read(at: location.generation, in: root)
         let bytes: [UInt8]
         do {
@@ -103,38 +103,38 @@ final class KeychainStore: Sendable {
             try requireCurrent(0, recorded: recorded)
             return ([], 0)
         } catch {
-            throw StoreError(error)
+            throw error
         }
         let file: KeychainFile
-        do throws(StoreError) {
+        do throws(SandboxError) {
             file = try KeychainFile.decode(bytes, path: path.description)
         } catch  where error.code == .corrupt || error.code == .typeMismatch || error.code == .tooLarge {
-            throw StoreError(
+            throw SandboxError(
                 .corrupt,
                 "The keychain '\(path)' of \(app) is damaged or truncated. It was left as it was; its items cannot be read until it is restored from a backup.",
-                path: path.description, cause: error.cause)
+                path: path.description, underlying: error.underlying)
         }
         guard file.version <= KeychainFile.currentVersion else {
-            throw StoreError(
+            throw SandboxError(
                 .newerVersion,
                 "The keychain '\(path)' is format version \(file.version), newer than this code knows (\(KeychainFile.currentVersion)). Update the sandbox tools; the file was left as it was.",
                 path: path.description)
         }
         guard file.app == app.rawValue else {
-            throw StoreError(
+            throw SandboxError(
                 .authenticationFailed,
                 "The keychain '\(path)' belongs to '\(file.app)', not \(app): it was copied or renamed. It was left as it was.",
                 path: path.description)
         }
         let opened = try self.keys(&keys, creating: false)
         guard file.keyCheck == opened.keyCheck else {
-            throw StoreError(
+            throw SandboxError(
                 .authenticationFailed,
                 "The keychain '\(path)' was made on another device (under another Device/device.key): keychains never move between devices. It was left as it was.",
                 path: path.description)
         }
         guard file.seal == opened.seal(file.rows, generation: file.version >= 2 ? file.sealedGeneration : nil) else {
-            throw StoreError(
+            throw SandboxError(
                 .authenticationFailed,
                 "The keychain '\(path)' has been tampered with: its rows do not match their seal. It was left as it was; restore it from a backup.",
                 path: path.description)
@@ -144,10 +144,10 @@ final class KeychainStore: Sendable {
     }
 
     /// Refuses a file older than the generation the device recorded.
-    private func requireCurrent(_ sealed: UInt64, recorded: UInt64) throws(StoreError) {
+    private func requireCurrent(_ sealed: UInt64, recorded: UInt64) throws(SandboxError) {
         guard sealed < recorded else { return }
         let what = sealed == 0 ? "is missing (or predates generations)" : "is generation \(sealed)"
-        throw StoreError(
+        throw SandboxError(
             .rolledBack,
             "The keychain '\(path)' of \(app) \(what), but this device last wrote generation \(recorded): it is an older copy (rolled back, e.g. restored from an old backup). It was left as it was; restore the latest copy, or uninstall the app to start without its items.",
             path: path.description
@@ -155,9 +155,9 @@ final class KeychainStore: Sendable {
     }
 
     /// The app's keys, made from the device key once. Reading makes no device key: a missing one is
-    /// ``StoreError/Code/deviceKeyMissing``; `creating` (a write) sets the device up if it has no
+    /// ``SandboxCore/SandboxError/Code/deviceKeyMissing``; `creating` (a write) sets the device up if it has no
     /// keychain yet.
-    private func keys(_ keys: inout KeychainKeys?, creating: Bool) throws(StoreError) -> KeychainKeys {
+    private func keys(_ keys: inout KeychainKeys?, creating: Bool) throws(SandboxError) -> KeychainKeys {
         if let keys { return keys }
         let deviceKey: SymmetricKey
         if creating {
@@ -173,8 +173,8 @@ final class KeychainStore: Sendable {
 
     /// Opens one row (of rows that ``snapshot()`` returned: their keys are made), refusing an item
     /// whose accessibility class is not available now (``DataProtection``).
-    func open(_ row: KeychainFile.Row) throws(StoreError) -> KeychainItem {
-        let keys = try cache.withLock { (cache: inout Cache) throws(StoreError) in
+    func open(_ row: KeychainFile.Row) throws(SandboxError) -> KeychainItem {
+        let keys = try cache.withLock { (cache: inout Cache) throws(SandboxError) in
             try self.keys(&cache.keys, creating: false)
         }
         let item = try Self.open(row, with: keys, path: path)
@@ -184,7 +184,7 @@ final class KeychainStore: Sendable {
 
     private static func open(
         _ row: KeychainFile.Row, with keys: KeychainKeys, path: ContainerPath
-    ) throws(StoreError) -> KeychainItem {
+    ) throws(SandboxError) -> KeychainItem {
         let payload: SealedPayload
         do {
             let box = try AES.GCM.SealedBox(combined: row.sealed)
@@ -192,7 +192,7 @@ final class KeychainStore: Sendable {
                 box, using: keys.sealing, authenticating: keys.identity(service: row.service, account: row.account))
             payload = try PropertyListDecoder().decode(SealedPayload.self, from: plain)
         } catch {
-            throw StoreError(
+            throw SandboxError(
                 .authenticationFailed,
                 "The keychain item (service '\(row.service)', account '\(row.account)') in '\(path)' failed to open: it was tampered with, swapped or copied from another keychain. The file was left as it was.",
                 path: path.description
@@ -206,7 +206,7 @@ final class KeychainStore: Sendable {
     }
 
     /// Seals an item into a row with `keys`.
-    private static func seal(_ item: KeychainItem, with keys: KeychainKeys) throws(StoreError) -> KeychainFile.Row {
+    private static func seal(_ item: KeychainItem, with keys: KeychainKeys) throws(SandboxError) -> KeychainFile.Row {
         let payload = SealedPayload(
             secret: item.secret, label: item.label, comment: item.comment, accessibility: item.accessibility,
             attributes: item.attributes, created: item.creationDate, modified: item.modificationDate
@@ -216,16 +216,16 @@ final class KeychainStore: Sendable {
             let box = try AES.GCM.seal(
                 plain, using: keys.sealing, authenticating: keys.identity(service: item.service, account: item.account))
             guard let combined = box.combined else {
-                throw StoreError(.encodingFailed, "AES-GCM gave no combined form for a 12-byte nonce.")
+                throw SandboxError(.encodingFailed, "AES-GCM gave no combined form for a 12-byte nonce.")
             }
             return KeychainFile.Row(service: item.service, account: item.account, sealed: combined)
-        } catch let error as StoreError {
+        } catch let error as SandboxError {
             throw error
         } catch {
-            throw StoreError(
+            throw SandboxError(
                 .encodingFailed,
                 "Sealing the keychain item (service '\(item.service)', account '\(item.account)') failed.",
-                cause: .encoding(String(describing: error)))
+                underlying: .detail(String(describing: error)))
         }
     }
 
@@ -239,12 +239,12 @@ final class KeychainStore: Sendable {
         fileprivate let keys: KeychainKeys
 
         /// Opens one of the rows.
-        func open(_ row: KeychainFile.Row) throws(StoreError) -> KeychainItem {
+        func open(_ row: KeychainFile.Row) throws(SandboxError) -> KeychainItem {
             try KeychainStore.open(row, with: keys, path: store.path)
         }
 
         /// Seals an item into a row.
-        func seal(_ item: KeychainItem) throws(StoreError) -> KeychainFile.Row {
+        func seal(_ item: KeychainItem) throws(SandboxError) -> KeychainFile.Row {
             try KeychainStore.seal(item, with: keys)
         }
     }
@@ -253,9 +253,9 @@ final class KeychainStore: Sendable {
     /// atomically and durably, then records that generation. A file that fails its checks is
     /// never overwritten: the error propagates first. The device key is made here if the device
     /// has no keychain yet.
-    func modify<T: Sendable>(_ body: (inout Change) throws(StoreError) -> T) throws(StoreError) -> T {
-        try cache.withLock { (cache: inout Cache) throws(StoreError) in
-            try lock.withLock(exclusive: true) { () throws(StoreError) in
+    func modify<T: Sendable>(_ body: (inout Change) throws(SandboxError) -> T) throws(SandboxError) -> T {
+        try cache.withLock { (cache: inout Cache) throws(SandboxError) in
+            try lock.withLock(exclusive: true) { () throws(SandboxError) in
                 let counter = try lock.generation()
                 let current = try stamp()
                 if cache.generation != counter || cache.stamp != current { try reload(&cache) }
@@ -272,7 +272,7 @@ final class KeychainStore: Sendable {
                 )
                 let bytes = try PropertyList.encode(file)
                 let isNew = cache.stamp == nil
-                try fileSystem { () throws(SandboxError) in
+                do {
                     try root.writeContents(bytes, to: path, options: [.atomic, .durable])
                     if isNew { try root.setPermissions([.ownerReadWrite], at: path) }
                 }
@@ -292,8 +292,8 @@ final class KeychainStore: Sendable {
     /// the app's device-data folder, under the exclusive lock. One last modified before the app's
     /// data container was made belongs to an earlier installation (uninstalled since by code that
     /// no longer knew that path) and is removed instead.
-    private func adoptLegacyFile(installedIn container: Container) throws(StoreError) {
-        try fileSystem { () throws(SandboxError) in
+    private func adoptLegacyFile(installedIn container: Container) throws(SandboxError) {
+        do {
             guard let legacy = try root.attributes(at: location.legacyFile, followingSymlink: false) else { return }
             let installed = try container.root.attributes(at: .root)?.creationDate
             if try root.attributes(at: location.file, followingSymlink: false) == nil,
@@ -313,16 +313,16 @@ final class KeychainStore: Sendable {
 extension KeychainFile {
     /// Reads a keychain file's structure (nothing is opened or checked against a key).
     ///
-    /// - Throws: ``StoreError/Code/corrupt`` (not a keychain file, or damaged),
-    ///   ``StoreError/Code/tooLarge``, ``StoreError/Code/typeMismatch``.
-    static func decode(_ bytes: [UInt8], path: String?) throws(StoreError) -> KeychainFile {
+    /// - Throws: ``/SandboxCore/SandboxError/Code/corrupt`` (not a keychain file, or damaged),
+    ///   ``SandboxCore/SandboxError/Code/tooLarge``, ``SandboxCore/SandboxError/Code/typeMismatch``.
+    static func decode(_ bytes: [UInt8], path: String?) throws(SandboxError) -> KeychainFile {
         let file = try PropertyList.decode(KeychainFile.self, from: bytes, path: path)
         guard file.format == formatName else {
-            throw StoreError(
+            throw SandboxError(
                 .corrupt, "'\(path ?? "The data")' is not a keychain of this store. It was left as it was.", path: path)
         }
         guard file.version < 2 || file.generation != nil else {
-            throw StoreError(
+            throw SandboxError(
                 .corrupt,
                 "The keychain '\(path ?? "")' is format version \(file.version) but has no generation. It was left as it was.",
                 path: path)

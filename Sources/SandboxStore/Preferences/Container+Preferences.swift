@@ -5,7 +5,7 @@ extension Container {
     /// `Library/Preferences/<app-id>.plist`.
     ///
     /// - Throws: the errors of ``Preferences/init(container:)``.
-    public func preferences() throws(StoreError) -> Preferences {
+    public func preferences() throws(SandboxError) -> Preferences {
         try Preferences(container: self)
     }
 }

@@ -7,18 +7,18 @@ extension Container {
     /// (``/Sandbox/PreferredLanguages/fromEnvironment(_:)``). An empty list also falls back to the
     /// environment.
     ///
-    /// - Throws: ``StoreError`` with ``StoreError/Code/corrupt`` for a damaged preferences file,
-    ///   ``StoreError/Code/typeMismatch`` when `AppleLanguages` is not a list of strings (the file
+    /// - Throws: ``/SandboxCore/SandboxError`` with ``/SandboxCore/SandboxError/Code/corrupt`` for a damaged preferences file,
+    ///   ``SandboxCore/SandboxError/Code/typeMismatch`` when `AppleLanguages` is not a list of strings (the file
     ///   is left as it was in both cases), and the core's codes.
     public func preferredLanguages(
         environment: [String: String] = ProcessInfo.processInfo.environment
-    ) throws(StoreError) -> [String] {
+    ) throws(SandboxError) -> [String] {
         let preferences = try self.preferences()
         guard let stored = preferences.storedValues[PreferredLanguages.preferenceKey] else {
             return PreferredLanguages.fromEnvironment(environment)
         }
         guard let languages = [String](preferenceValue: stored) else {
-            throw StoreError(
+            throw SandboxError(
                 .typeMismatch,
                 "'\(PreferredLanguages.preferenceKey)' in '\(preferences.path)' is a \(stored.typeName), not a list of language tags. It was left as it was; write it again as a list of strings.",
                 path: preferences.path.description
@@ -34,9 +34,9 @@ extension Container {
     /// - Throws: the errors of ``preferredLanguages(environment:)``, and the core's codes.
     public func localizedBundle(
         environment: [String: String] = ProcessInfo.processInfo.environment
-    ) throws(StoreError) -> AppBundle {
+    ) throws(SandboxError) -> AppBundle {
         let languages = try preferredLanguages(environment: environment)
-        return try fileSystem { () throws(SandboxError) in try bundle(preferredLanguages: languages) }
+        return try bundle(preferredLanguages: languages)
     }
 }
 
@@ -47,11 +47,9 @@ extension SandboxHome {
     /// - Throws: the errors of both.
     public func openAppInPreferredLanguages(
         _ app: AppIdentifier, environment: [String: String] = ProcessInfo.processInfo.environment
-    ) throws(StoreError) -> OpenedApp {
-        let installed = try fileSystem { () throws(SandboxError) in try self.container(for: app) }
+    ) throws(SandboxError) -> OpenedApp {
+        let installed = try self.container(for: app)
         let languages = try installed.preferredLanguages(environment: environment)
-        return try fileSystem { () throws(SandboxError) in
-            try openApp(app, preferredLanguages: languages, environment: environment)
-        }
+        return try openApp(app, preferredLanguages: languages, environment: environment)
     }
 }

@@ -43,12 +43,12 @@ public final class Preferences: Sendable {
 
     /// Opens the preferences of `container`'s app, reading the file if there is one.
     ///
-    /// - Throws: ``StoreError`` with ``StoreError/Code/corrupt`` for a damaged file (left as it
+    /// - Throws: ``/SandboxCore/SandboxError`` with ``/SandboxCore/SandboxError/Code/corrupt`` for a damaged file (left as it
     ///   was), and the core's codes.
-    public init(container: Container) throws(StoreError) {
+    public init(container: Container) throws(SandboxError) {
         app = container.identifier
         let file = try PreferencesFile(root: container.root, app: container.identifier)
-        let (generation, values, stamp) = try file.lock.withLock(exclusive: false) { () throws(StoreError) in
+        let (generation, values, stamp) = try file.lock.withLock(exclusive: false) { () throws(SandboxError) in
             let generation = try file.lock.generation()
             let (values, stamp) = try file.read()
             return (generation, values, stamp)
@@ -107,30 +107,30 @@ public final class Preferences: Sendable {
 
     /// Stores `value` for `key`, durably, before returning.
     ///
-    /// - Throws: ``StoreError`` with ``StoreError/Code/corrupt`` when the file on disk is damaged
+    /// - Throws: ``/SandboxCore/SandboxError`` with ``/SandboxCore/SandboxError/Code/corrupt`` when the file on disk is damaged
     ///   (it is not overwritten), and the core's codes (e.g. `no-space`, with the old file intact).
-    public func set<Value>(_ value: Value, for key: Key<Value>) throws(StoreError) {
+    public func set<Value>(_ value: Value, for key: Key<Value>) throws(SandboxError) {
         try update { $0[key.name] = value.preferenceValue }
     }
 
     /// Stores `value` under `name`, or removes the name when `value` is `nil`.
     ///
     /// - Throws: as ``set(_:for:)``.
-    public func setValue(_ value: PreferenceValue?, forKey name: String) throws(StoreError) {
+    public func setValue(_ value: PreferenceValue?, forKey name: String) throws(SandboxError) {
         try update { $0[name] = value }
     }
 
     /// Removes the stored value of `key`, so its default shows again.
     ///
     /// - Throws: as ``set(_:for:)``.
-    public func remove<Value>(_ key: Key<Value>) throws(StoreError) {
+    public func remove<Value>(_ key: Key<Value>) throws(SandboxError) {
         try update { $0[key.name] = nil }
     }
 
     /// Removes the stored value under `name`.
     ///
     /// - Throws: as ``set(_:for:)``.
-    public func removeValue(forKey name: String) throws(StoreError) {
+    public func removeValue(forKey name: String) throws(SandboxError) {
         try update { $0[name] = nil }
     }
 
@@ -139,9 +139,9 @@ public final class Preferences: Sendable {
     /// changes nothing.
     ///
     /// - Throws: as ``set(_:for:)``; when it throws, the file is as it was.
-    public func update(_ change: (inout [String: PreferenceValue]) -> Void) throws(StoreError) {
-        try io.withLock { (synced: inout Synced) throws(StoreError) in
-            try file.lock.withLock(exclusive: true) { () throws(StoreError) in
+    public func update(_ change: (inout [String: PreferenceValue]) -> Void) throws(SandboxError) {
+        try io.withLock { (synced: inout Synced) throws(SandboxError) in
+            try file.lock.withLock(exclusive: true) { () throws(SandboxError) in
                 let generation = try file.lock.generation()
                 let current = try currentValues(generation: generation, synced: &synced)
                 var next = current
@@ -158,8 +158,9 @@ public final class Preferences: Sendable {
 
     /// The values on disk under the lock: the cache when nobody wrote since this instance last
     /// looked, else the file, whose news are published as external changes.
-    private func currentValues(generation: UInt64, synced: inout Synced) throws(StoreError) -> [String: PreferenceValue]
-    {
+    private func currentValues(
+        generation: UInt64, synced: inout Synced
+    ) throws(SandboxError) -> [String: PreferenceValue] {
         if generation == synced.generation, try file.stamp() == synced.stamp {
             return state.withLock { $0.stored }
         }
@@ -185,17 +186,17 @@ public final class Preferences: Sendable {
     /// Re-reads the file now, so reads see other processes' writes, and reports what they changed
     /// on ``changes(checkingEvery:)``. Writes never need it: each is on disk when it returns.
     ///
-    /// - Throws: ``StoreError`` with ``StoreError/Code/corrupt`` for a damaged file (the cached
+    /// - Throws: ``/SandboxCore/SandboxError`` with ``/SandboxCore/SandboxError/Code/corrupt`` for a damaged file (the cached
     ///   values are kept), and the core's codes.
-    public func synchronize() throws(StoreError) {
+    public func synchronize() throws(SandboxError) {
         try refresh(force: true)
     }
 
     /// Re-reads the file if a writer changed it since this instance last looked.
-    func refresh(force: Bool) throws(StoreError) {
-        try io.withLock { (synced: inout Synced) throws(StoreError) in
+    func refresh(force: Bool) throws(SandboxError) {
+        try io.withLock { (synced: inout Synced) throws(SandboxError) in
             if !force, try file.lock.generation() == synced.generation, try file.stamp() == synced.stamp { return }
-            try file.lock.withLock(exclusive: false) { () throws(StoreError) in
+            try file.lock.withLock(exclusive: false) { () throws(SandboxError) in
                 let generation = try file.lock.generation()
                 let (values, stamp) = try file.read()
                 synced = Synced(generation: generation, stamp: stamp)

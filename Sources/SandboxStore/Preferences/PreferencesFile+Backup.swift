@@ -13,14 +13,14 @@ package enum PreferencesBackupAccess {
     /// at the latest (an app can hold it as long as it likes).
     ///
     /// - Returns: what `body` returns, or `nil` when a writer still held the lock at `deadline`.
-    /// - Throws: ``StoreError`` with the core's codes (also what `body` throws, carried inside).
+    /// - Throws: ``/SandboxCore/SandboxError`` with the core's codes (also what `body` throws, carried inside).
     package static func withFileLocked<T>(
         in container: Container, waitingUntil deadline: ContinuousClock.Instant,
         _ body: (ContainerPath) throws(SandboxError) -> T
-    ) throws(StoreError) -> T? {
+    ) throws(SandboxError) -> T? {
         let file = try PreferencesFile(root: container.root, app: container.identifier)
-        return try file.lock.withLock(exclusive: false, waitingUntil: deadline) { () throws(StoreError) in
-            try fileSystem { () throws(SandboxError) in try body(file.path) }
+        return try file.lock.withLock(exclusive: false, waitingUntil: deadline) { () throws(SandboxError) in
+            try body(file.path)
         }
     }
 }

@@ -11,29 +11,25 @@ final class PreferencesFile: Sendable {
     /// The largest preferences file read (preferences are small; big data belongs in files).
     static let maximumSize = 16 << 20
 
-    init(root: ConfinedRoot, app: AppIdentifier) throws(StoreError) {
+    init(root: ConfinedRoot, app: AppIdentifier) throws(SandboxError) {
         let directory = ContainerDirectory.preferences.path ?? ContainerPath(constant: "Library/Preferences")
         self.root = root
-        try fileSystem { () throws(SandboxError) in
-            try root.createDirectory(at: directory, withIntermediateDirectories: true)
-        }
-        path = try fileSystem { () throws(SandboxError) in try directory.appending("\(app.rawValue).plist") }
-        let lockPath = try fileSystem { () throws(SandboxError) in
-            try directory.appending(".\(app.rawValue).plist.lock")
-        }
-        lock = try fileSystem { () throws(SandboxError) in try FileLock(root: root, path: lockPath) }
+        try root.createDirectory(at: directory, withIntermediateDirectories: true)
+        path = try directory.appending("\(app.rawValue).plist")
+        let lockPath = try directory.appending(".\(app.rawValue).plist.lock")
+        lock = try FileLock(root: root, path: lockPath)
     }
 
     /// The file's stamp, or `nil` when there is no file.
-    func stamp() throws(StoreError) -> FileStamp? {
+    func stamp() throws(SandboxError) -> FileStamp? {
         try FileStamp.of(path, in: root)
     }
 
     /// The stored values (empty when there is no file) and the stamp of what was read.
     ///
-    /// - Throws: ``StoreError/Code/corrupt`` for a file that is not a dictionary property list;
+    /// - Throws: ``/SandboxCore/SandboxError/Code/corrupt`` for a file that is not a dictionary property list;
     ///   the file is left as it was.
-    func read() throws(StoreError) -> (values: [String: PreferenceValue], stamp: FileStamp?) {
+    func read() throws(SandboxError) -> (values: [String: PreferenceValue], stamp: FileStamp?) {
         let before = try stamp()
         guard before != nil else { return ([:], nil) }
         let bytes: [UInt8]
@@ -42,18 +38,18 @@ final class PreferencesFile: Sendable {
         } catch  where error.code == .notFound {
             return ([:], nil)  // removed between the two calls
         } catch {
-            throw StoreError(error)
+            throw error
         }
         let value: PreferenceValue
         do {
             value = try PropertyList.value(from: bytes, path: path.description)
         } catch  where error.code == .corrupt {
-            throw StoreError(.corrupt, damaged, path: path.description, cause: error.cause)
+            throw SandboxError(.corrupt, damaged, path: path.description, underlying: error.underlying)
         }
         guard case .dictionary(let values) = value else {
-            throw StoreError(
+            throw SandboxError(
                 .corrupt, damaged, path: path.description,
-                cause: .decoding("the top level is a \(value.typeName), not a dictionary"))
+                underlying: .detail("the top level is a \(value.typeName), not a dictionary"))
         }
         // The stamp of the bytes read: a writer may have replaced the file since `before`.
         return (values, try stamp())
@@ -73,15 +69,13 @@ final class PreferencesFile: Sendable {
     ///   and without it a crash can bring back the old entry (atomic, but the write lost).
     /// Coalescing writes that arrive together (group commit) would save fsyncs only for writers
     /// that overlap; one writer waiting for each write, as apps do, has nothing to coalesce.
-    func write(_ values: [String: PreferenceValue]) throws(StoreError) -> FileStamp? {
+    func write(_ values: [String: PreferenceValue]) throws(SandboxError) -> FileStamp? {
         let bytes = try PropertyList.encode(values, format: .binary)
-        try fileSystem { () throws(SandboxError) in
-            try root.writeContents(bytes, to: path, options: [.atomic, .durable])
-        }
+        try root.writeContents(bytes, to: path, options: [.atomic, .durable])
         return try stamp()
     }
 
     private var damaged: String {
-        "The preferences file '\(path)' is damaged: it is not a property list holding a dictionary. It was left as it was; remove it (`sandbox rm`) to start from the defaults, or restore it from a backup."
+        "The preferences file '\(path)' is damaged: it is not a property list holding a dictionary. It was left as it was; remove it to start from the defaults, or restore it from a backup."
     }
 }

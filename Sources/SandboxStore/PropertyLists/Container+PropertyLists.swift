@@ -10,7 +10,7 @@ extension Container {
     ///   - format: ``PropertyListFormat/binary`` by default.
     ///   - options: ``/SandboxCore/WriteOptions/atomic`` is always added;
     ///     ``/SandboxCore/WriteOptions/durable`` by default.
-    /// - Throws: ``StoreError`` with ``StoreError/Code/encodingFailed``; ``StoreError/Code/readOnly``
+    /// - Throws: ``/SandboxCore/SandboxError`` with ``SandboxCore/SandboxError/Code/encodingFailed``; ``/SandboxCore/SandboxError/Code/readOnly``
     ///   for `Library/Preferences` (use ``preferences()``) and `Documents/Inbox`; the core's codes
     ///   (e.g. `not-found` for a missing folder, `escapes-container`, `no-space`).
     public func writePropertyList<Value: Encodable>(
@@ -18,12 +18,10 @@ extension Container {
         to path: ContainerPath,
         format: PropertyListFormat = .binary,
         options: WriteOptions = [.atomic, .durable]
-    ) throws(StoreError) {
+    ) throws(SandboxError) {
         try requireGeneralWrite(to: path)
         let bytes = try PropertyList.encode(value, format: format)
-        try fileSystem { () throws(SandboxError) in
-            try root.writeContents(bytes, to: path, options: options.union(.atomic))
-        }
+        try root.writeContents(bytes, to: path, options: options.union(.atomic))
     }
 
     /// Reads a `Value` from the property list at `path`, binary or XML (told by its first bytes).
@@ -32,28 +30,26 @@ extension Container {
     ///   - type: the type to decode.
     ///   - path: the file to read, relative to the container's home.
     ///   - maximumSize: refuse files larger than this many bytes.
-    /// - Throws: ``StoreError`` with ``StoreError/Code/corrupt`` for a file that is not a property
-    ///   list or is truncated, ``StoreError/Code/typeMismatch`` for one of another shape (the file
+    /// - Throws: ``/SandboxCore/SandboxError`` with ``/SandboxCore/SandboxError/Code/corrupt`` for a file that is not a property
+    ///   list or is truncated, ``SandboxCore/SandboxError/Code/typeMismatch`` for one of another shape (the file
     ///   is left as it was in both cases), and the core's codes (e.g. `not-found`, `file-too-large`).
     public func readPropertyList<Value: Decodable>(
         _ type: Value.Type,
         from path: ContainerPath,
         maximumSize: Int = ConfinedRoot.defaultMaximumReadSize
-    ) throws(StoreError) -> Value {
-        let bytes = try fileSystem { () throws(SandboxError) in
-            try root.readContents(of: path, maximumSize: maximumSize)
-        }
+    ) throws(SandboxError) -> Value {
+        let bytes = try root.readContents(of: path, maximumSize: maximumSize)
         return try PropertyList.decode(Value.self, from: bytes, path: path.description)
     }
 
     /// The format of the property list at `path`.
     ///
-    /// - Throws: ``StoreError`` with ``StoreError/Code/corrupt`` when the file is not a property
+    /// - Throws: ``/SandboxCore/SandboxError`` with ``/SandboxCore/SandboxError/Code/corrupt`` when the file is not a property
     ///   list, and the core's codes.
-    public func propertyListFormat(at path: ContainerPath) throws(StoreError) -> PropertyListFormat {
-        let bytes = try fileSystem { () throws(SandboxError) in try root.readContents(of: path) }
+    public func propertyListFormat(at path: ContainerPath) throws(SandboxError) -> PropertyListFormat {
+        let bytes = try root.readContents(of: path)
         guard let format = PropertyListFormat.detect(bytes) else {
-            throw StoreError(.corrupt, "'\(path)' is not a property list.", path: path.description)
+            throw SandboxError(.corrupt, "'\(path)' is not a property list.", path: path.description)
         }
         return format
     }

@@ -17,26 +17,26 @@ public enum PropertyList {
     /// - Parameters:
     ///   - value: the value to encode; its top level must encode as a dictionary or an array.
     ///   - format: ``PropertyListFormat/binary`` by default.
-    /// - Throws: ``StoreError`` with ``StoreError/Code/encodingFailed`` when the value has no
+    /// - Throws: ``/SandboxCore/SandboxError`` with ``SandboxCore/SandboxError/Code/encodingFailed`` when the value has no
     ///   property-list form, e.g. a bare number or string as the top level (wrap it in a struct),
     ///   or, for XML, a string with a control character XML cannot carry.
     public static func encode<Value: Encodable>(
         _ value: Value, format: PropertyListFormat = .binary
-    ) throws(StoreError) -> [UInt8] {
+    ) throws(SandboxError) -> [UInt8] {
         let binary = try binary(value)
         guard format == .xml else { return binary }
         do {
             return try XMLPropertyListWriter.write(try BinaryPropertyListReader(binary, limits: .unlimitedSize).read())
         } catch let error as PropertyListReadFailure {
-            throw StoreError(
+            throw SandboxError(
                 .encodingFailed, "A \(Value.self) cannot be written as an XML property list: \(error).",
-                cause: .encoding(error.description))
-        } catch let error as StoreError {
+                underlying: .detail(error.description))
+        } catch let error as SandboxError {
             throw error
         } catch {
-            throw StoreError(
+            throw SandboxError(
                 .encodingFailed, "A \(Value.self) cannot be written as an XML property list.",
-                cause: .encoding(String(describing: error)))
+                underlying: .detail(String(describing: error)))
         }
     }
 
@@ -45,21 +45,21 @@ public enum PropertyList {
     /// - Throws: as ``encode(_:format:)``.
     public static func encode(
         _ value: PreferenceValue, format: PropertyListFormat = .binary
-    ) throws(StoreError) -> [UInt8] {
+    ) throws(SandboxError) -> [UInt8] {
         format == .xml ? try XMLPropertyListWriter.write(value) : try binary(value)
     }
 
     /// Foundation's binary encoding of `value`.
-    private static func binary<Value: Encodable>(_ value: Value) throws(StoreError) -> [UInt8] {
+    private static func binary<Value: Encodable>(_ value: Value) throws(SandboxError) -> [UInt8] {
         let encoder = PropertyListEncoder()
         encoder.outputFormat = .binary
         do {
             return Array(try encoder.encode(value))
         } catch {
-            throw StoreError(
+            throw SandboxError(
                 .encodingFailed,
                 "A \(Value.self) cannot be written as a property list: the top level must be a dictionary or an array (wrap bare values in a struct), and every value must be encodable.",
-                cause: .encoding(String(describing: error))
+                underlying: .detail(String(describing: error))
             )
         }
     }
@@ -71,11 +71,11 @@ public enum PropertyList {
     ///   - bytes: the property list, binary or XML (untrusted: every part is checked).
     ///   - path: names the file in error messages.
     ///   - limits: how much the read may build; ``PropertyListLimits/default`` unless given.
-    /// - Throws: ``StoreError`` with ``StoreError/Code/corrupt`` when `bytes` is not a property list
-    ///   or is truncated or damaged; ``StoreError/Code/tooLarge`` when it is past `limits`.
+    /// - Throws: ``/SandboxCore/SandboxError`` with ``/SandboxCore/SandboxError/Code/corrupt`` when `bytes` is not a property list
+    ///   or is truncated or damaged; ``SandboxCore/SandboxError/Code/tooLarge`` when it is past `limits`.
     public static func value(
         from bytes: [UInt8], path: String? = nil, limits: PropertyListLimits = .default
-    ) throws(StoreError) -> PreferenceValue {
+    ) throws(SandboxError) -> PreferenceValue {
         do {
             switch PropertyListFormat.detect(bytes) {
             case .binary?: return try BinaryPropertyListReader(bytes, limits: limits).read()
@@ -86,7 +86,7 @@ public enum PropertyList {
             throw error.storeError(path: path)
         }
         let name = path.map { "'\($0)'" } ?? "The data"
-        throw StoreError(
+        throw SandboxError(
             .corrupt,
             "\(name) is not a property list: it starts with neither 'bplist00' nor an XML plist header\(bytes.isEmpty ? " (it is empty)" : ""). It was left as it was.",
             path: path)
@@ -99,12 +99,12 @@ public enum PropertyList {
     ///   - bytes: the property list, binary or XML (untrusted: every part is checked).
     ///   - path: names the file in error messages.
     ///   - limits: how much the read may build.
-    /// - Throws: ``StoreError`` with ``StoreError/Code/corrupt`` when `bytes` is not a property list
-    ///   or is truncated or damaged; ``StoreError/Code/tooLarge`` past `limits`;
-    ///   ``StoreError/Code/typeMismatch`` when it is a valid property list of another shape than `Value`.
+    /// - Throws: ``/SandboxCore/SandboxError`` with ``/SandboxCore/SandboxError/Code/corrupt`` when `bytes` is not a property list
+    ///   or is truncated or damaged; ``SandboxCore/SandboxError/Code/tooLarge`` past `limits`;
+    ///   ``SandboxCore/SandboxError/Code/typeMismatch`` when it is a valid property list of another shape than `Value`.
     public static func decode<Value: Decodable>(
         _ type: Value.Type, from bytes: [UInt8], path: String? = nil, limits: PropertyListLimits = .default
-    ) throws(StoreError) -> Value {
+    ) throws(SandboxError) -> Value {
         let tree = try value(from: bytes, path: path, limits: limits)
         let name = path.map { "'\($0)'" } ?? "The data"
         // The checked value, as a binary property list this store made, wrapped in an array so
@@ -113,14 +113,14 @@ public enum PropertyList {
         do {
             return try PropertyListDecoder().decode(Wrapped<Value>.self, from: Data(checked)).value
         } catch let error as DecodingError {
-            throw StoreError(
+            throw SandboxError(
                 .typeMismatch,
                 "\(name) is a property list, but not of the shape of \(Value.self): \(describe(error)). It was left as it was.",
-                path: path, cause: .decoding(String(describing: error)))
+                path: path, underlying: .detail(String(describing: error)))
         } catch {
-            throw StoreError(
+            throw SandboxError(
                 .typeMismatch, "\(name) could not be decoded as \(Value.self). It was left as it was.", path: path,
-                cause: .decoding(String(describing: error)))
+                underlying: .detail(String(describing: error)))
         }
     }
 

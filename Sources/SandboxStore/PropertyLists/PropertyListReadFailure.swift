@@ -26,22 +26,22 @@ struct PropertyListReadFailure: Error, CustomStringConvertible {
     }
 
     /// The error for the file at `path` (or unnamed data).
-    func storeError(path: String?) -> StoreError {
+    func storeError(path: String?) -> SandboxError {
         let name = path.map { "'\($0)'" } ?? "The data"
         switch kind {
         case .malformed:
-            return StoreError(
+            return SandboxError(
                 .corrupt,
                 "\(name) is a damaged or truncated property list. It was left as it was; restore it from a backup or remove it.",
                 path: path,
-                cause: .decoding(description)
+                underlying: .detail(description)
             )
         case .tooLarge:
-            return StoreError(
+            return SandboxError(
                 .tooLarge,
                 "\(name) describes a property list beyond the reading limits. It was left as it was; if the file is genuine, read it with larger PropertyListLimits.",
                 path: path,
-                cause: .decoding(description)
+                underlying: .detail(description)
             )
         }
     }

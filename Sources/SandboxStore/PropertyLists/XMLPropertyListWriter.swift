@@ -18,11 +18,11 @@ enum XMLPropertyListWriter {
 
     /// The document for `value`.
     ///
-    /// - Throws: ``StoreError/Code/encodingFailed`` for a string XML cannot hold, a date that is
+    /// - Throws: ``SandboxCore/SandboxError/Code/encodingFailed`` for a string XML cannot hold, a date that is
     ///   not finite, or nesting deeper than `maximumDepth`.
     static func write(
         _ value: PreferenceValue, maximumDepth: Int = PropertyListLimits.default.maximumDepth
-    ) throws(StoreError) -> [UInt8] {
+    ) throws(SandboxError) -> [UInt8] {
         var output = header
         try write(value, indent: 0, maximumDepth: maximumDepth, to: &output)
         output += "</plist>\n"
@@ -31,7 +31,7 @@ enum XMLPropertyListWriter {
 
     private static func write(
         _ value: PreferenceValue, indent: Int, maximumDepth: Int, to output: inout String
-    ) throws(StoreError) {
+    ) throws(SandboxError) {
         let tabs = String(repeating: "\t", count: indent)
         switch value {
         case .string(let string):
@@ -46,7 +46,7 @@ enum XMLPropertyListWriter {
             output += "\(tabs)<\(bool ? "true" : "false")/>\n"
         case .date(let date):
             guard let text = PropertyListDate.format(date.timeIntervalSinceReferenceDate) else {
-                throw StoreError(
+                throw SandboxError(
                     .encodingFailed,
                     "The date \(date.timeIntervalSinceReferenceDate) (seconds since 2001) has no XML property-list form; store a finite date within a billion years."
                 )
@@ -86,9 +86,9 @@ enum XMLPropertyListWriter {
         return value.description
     }
 
-    private static func requireDepth(_ indent: Int, _ maximumDepth: Int) throws(StoreError) {
+    private static func requireDepth(_ indent: Int, _ maximumDepth: Int) throws(SandboxError) {
         guard indent < maximumDepth else {
-            throw StoreError(
+            throw SandboxError(
                 .encodingFailed,
                 "The value nests arrays and dictionaries more than \(maximumDepth) levels deep, which property lists here do not hold; flatten it."
             )
@@ -96,7 +96,7 @@ enum XMLPropertyListWriter {
     }
 
     /// `text` with `&`, `<`, `>` and `\r` escaped.
-    private static func escaped(_ text: String) throws(StoreError) -> String {
+    private static func escaped(_ text: String) throws(SandboxError) -> String {
         var result = ""
         result.reserveCapacity(text.utf8.count)
         for scalar in text.unicodeScalars {
@@ -108,7 +108,7 @@ enum XMLPropertyListWriter {
             case "\t", "\n": result.unicodeScalars.append(scalar)
             default:
                 guard scalar.value >= 0x20, scalar.value != 0xFFFE, scalar.value != 0xFFFF else {
-                    throw StoreError(
+                    throw SandboxError(
                         .encodingFailed,
                         "The string '\(text.prefix(40))' holds the character U+\(String(scalar.value, radix: 16, uppercase: true)), which an XML property list cannot carry; write the binary format."
                     )

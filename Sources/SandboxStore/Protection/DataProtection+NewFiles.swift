@@ -16,32 +16,29 @@ extension DataProtection {
     ///   - root: the container's root.
     ///   - options: as for ``write(_:to:in:protection:options:)``.
     /// - Returns: the bytes copied (of plaintext).
-    /// - Throws: ``StoreError/Code/protectedDataUnavailable`` while the folder's class cannot be
+    /// - Throws: ``SandboxCore/SandboxError/Code/protectedDataUnavailable`` while the folder's class cannot be
     ///   written (``ProtectionClass/complete`` while locked, ``ProtectionClass/untilFirstUserAuthentication``
     ///   before the first unlock): nothing is written; `not-found` for a missing host file,
     ///   `is-a-directory` for a folder, and the core's codes.
     @discardableResult
     public func importFile(
         fromHost hostPath: String, to path: ContainerPath, in root: ConfinedRoot, options: WriteOptions = [.atomic]
-    ) throws(StoreError) -> Int64 {
+    ) throws(SandboxError) -> Int64 {
         guard let protection = try defaultProtection(forDirectoryAt: path.parent, in: root) else {
-            return try fileSystem { () throws(SandboxError) in
-                try root.importFile(fromHost: hostPath, to: path, options: options)
-            }
+            return try root.importFile(fromHost: hostPath, to: path, options: options)
         }
         let sealer = try makeSealer(protection: protection, path: path.description)
         let fd = Glibc.open(hostPath, O_RDONLY | CSB_O_CLOEXEC)
-        guard fd >= 0 else { throw StoreError(.systemCall("open", errno: Errno(rawValue: errno), path: hostPath)) }
+        guard fd >= 0 else { throw SandboxError.systemCall("open", errno: Errno(rawValue: errno), path: hostPath) }
         defer { close(fd) }  // read-only: a failed close loses nothing
         var info = stat()
         guard fstat(fd, &info) == 0 else {
-            throw StoreError(.systemCall("fstat", errno: Errno(rawValue: errno), path: hostPath))
+            throw SandboxError.systemCall("fstat", errno: Errno(rawValue: errno), path: hostPath)
         }
         guard info.st_mode & S_IFMT != S_IFDIR else {
-            throw StoreError(
-                SandboxError(
-                    .isADirectory, "'\(hostPath)' is a directory; give a file to copy into the container.",
-                    path: hostPath))
+            throw SandboxError(
+                .isADirectory, "'\(hostPath)' is a directory; give a file to copy into the container.",
+                path: hostPath)
         }
         return try writeSealed(
             protection, sealer: sealer, readingFrom: fd, sourceName: hostPath, to: path, in: root, options: options)
@@ -54,21 +51,19 @@ extension DataProtection {
     /// already protected file, which keeps its class as on iOS, a folder without a class) is
     /// renamed as ``/SandboxCore/ConfinedRoot/moveItem(from:to:replacingExisting:)`` does.
     ///
-    /// - Throws: ``StoreError/Code/protectedDataUnavailable`` while the class cannot be written
+    /// - Throws: ``SandboxCore/SandboxError/Code/protectedDataUnavailable`` while the class cannot be written
     ///   (the file stays at `source`); `already-exists` unless `replacingExisting`; the core's codes.
     public func moveItem(
         from source: ContainerPath, to destination: ContainerPath, in root: ConfinedRoot,
         replacingExisting: Bool = false
-    ) throws(StoreError) {
+    ) throws(SandboxError) {
         guard let protection = try protectionToApply(copying: source, into: destination, in: root) else {
-            return try fileSystem { () throws(SandboxError) in
-                try root.moveItem(from: source, to: destination, replacingExisting: replacingExisting)
-            }
+            return try root.moveItem(from: source, to: destination, replacingExisting: replacingExisting)
         }
         try sealCopy(
             of: source, as: protection, to: destination, in: root,
             options: replacingExisting ? [.atomic, .durable] : [.atomic, .durable, .withoutOverwriting])
-        _ = try fileSystem { () throws(SandboxError) in try root.removeItem(at: source) }
+        _ = try root.removeItem(at: source)
     }
 
     /// Copies the item at `source` to `destination` within `root` (`sandbox cp`), which must not
@@ -80,9 +75,9 @@ extension DataProtection {
     @discardableResult
     public func copyItem(
         from source: ContainerPath, to destination: ContainerPath, in root: ConfinedRoot
-    ) throws(StoreError) -> Int {
+    ) throws(SandboxError) -> Int {
         guard let protection = try protectionToApply(copying: source, into: destination, in: root) else {
-            return try fileSystem { () throws(SandboxError) in try root.copyItem(from: source, to: destination) }
+            return try root.copyItem(from: source, to: destination)
         }
         try sealCopy(of: source, as: protection, to: destination, in: root, options: [.atomic, .withoutOverwriting])
         return 1
@@ -93,9 +88,9 @@ extension DataProtection {
     /// moved or copied as it is.
     private func protectionToApply(
         copying source: ContainerPath, into destination: ContainerPath, in root: ConfinedRoot
-    ) throws(StoreError) -> ProtectionClass? {
+    ) throws(SandboxError) -> ProtectionClass? {
         guard let protection = try defaultProtection(forDirectoryAt: destination.parent, in: root),
-            try fileSystem({ () throws(SandboxError) in try root.attributes(at: source, followingSymlink: false) })?
+            try root.attributes(at: source, followingSymlink: false)?
                 .type == .regular
         else { return nil }
         return try protectionClass(of: source, in: root) == nil ? protection : nil
@@ -105,11 +100,11 @@ extension DataProtection {
     private func sealCopy(
         of source: ContainerPath, as protection: ProtectionClass, to destination: ContainerPath, in root: ConfinedRoot,
         options: WriteOptions
-    ) throws(StoreError) {
+    ) throws(SandboxError) {
         let sealer = try makeSealer(protection: protection, path: destination.description)
-        let file = try fileSystem { () throws(SandboxError) in try root.openFile(forReadingAt: source) }
+        let file = try root.openFile(forReadingAt: source)
         defer { try? file.close() }  // read-only: a failed close loses nothing
-        let descriptor = try fileSystem { () throws(SandboxError) in try file.withUnsafeDescriptor { $0 } }
+        let descriptor = try file.withUnsafeDescriptor { $0 }
         try writeSealed(
             protection, sealer: sealer, readingFrom: descriptor.rawValue, sourceName: source.description,
             to: destination, in: root, options: options)
@@ -121,8 +116,8 @@ extension DataProtection {
     func writeSealed(
         _ protection: ProtectionClass, sealer: SegmentSealer, readingFrom input: CInt, sourceName: String,
         to path: ContainerPath, in root: ConfinedRoot, options: WriteOptions
-    ) throws(StoreError) -> Int64 {
-        try writeSealed(protection, sealer: sealer, to: path, in: root, options: options) { fd throws(StoreError) in
+    ) throws(SandboxError) -> Int64 {
+        try writeSealed(protection, sealer: sealer, to: path, in: root, options: options) { fd throws(SandboxError) in
             try SealedFileStream.copy(
                 from: input, inputPath: sourceName, sealer: sealer, to: fd, path: path.description)
         }
@@ -134,16 +129,16 @@ extension DataProtection {
     /// a writer that brings a file's bytes in pieces on a thread of its own (a restore, blob by blob).
     ///
     /// - Returns: the bytes of plaintext sealed.
-    /// - Throws: ``StoreError/Code/protectedDataUnavailable`` while `protection` cannot be written
+    /// - Throws: ``SandboxCore/SandboxError/Code/protectedDataUnavailable`` while `protection` cannot be written
     ///   (nothing is written); what `next` throws (nothing is published); the core's codes.
     @discardableResult
     package func writeSealed(
         _ protection: ProtectionClass, to path: ContainerPath, in root: ConfinedRoot, options: WriteOptions,
-        reading next: (UnsafeMutableRawBufferPointer) throws(StoreError) -> Int
-    ) throws(StoreError) -> Int64 {
+        reading next: (UnsafeMutableRawBufferPointer) throws(SandboxError) -> Int
+    ) throws(SandboxError) -> Int64 {
         let sealer = try makeSealer(protection: protection, path: path.description)
         return try writeSealed(protection, sealer: sealer, to: path, in: root, options: options) {
-            fd throws(StoreError) in
+            fd throws(SandboxError) in
             try SealedFileStream.copy(reading: next, sealer: sealer, to: fd, path: path.description)
         }
     }
@@ -158,13 +153,13 @@ extension DataProtection {
     /// descriptor; then marks the file with its class.
     private func writeSealed(
         _ protection: ProtectionClass, sealer: SegmentSealer, to path: ContainerPath, in root: ConfinedRoot,
-        options: WriteOptions, copying copy: (CInt) throws(StoreError) -> Int64
-    ) throws(StoreError) -> Int64 {
-        var sealFailure: StoreError?
+        options: WriteOptions, copying copy: (CInt) throws(SandboxError) -> Int64
+    ) throws(SandboxError) -> Int64 {
+        var sealFailure: SandboxError?
         var copied: Int64 = 0
         do throws(SandboxError) {
             try root.writeFile(at: path, options: options.union(.atomic)) { fd throws(SandboxError) in
-                do throws(StoreError) {
+                do throws(SandboxError) {
                     copied = try copy(fd)
                 } catch {
                     sealFailure = error
@@ -172,7 +167,7 @@ extension DataProtection {
                 }
             }
         } catch {
-            throw sealFailure ?? StoreError(error)
+            throw sealFailure ?? error
         }
         try markProtected(protection, at: path, in: root)
         return copied
@@ -181,13 +176,12 @@ extension DataProtection {
     /// Sets the file's ``ProtectionClass/attributeName`` attribute: the header is what decides;
     /// the attribute is for `stat` (iOS's NSFileProtectionKey), and a file system without
     /// attributes only loses that.
-    func markProtected(_ protection: ProtectionClass, at path: ContainerPath, in root: ConfinedRoot) throws(StoreError)
-    {
-        try fileSystem { () throws(SandboxError) in
-            do throws(SandboxError) {
-                try root.setExtendedAttribute(
-                    named: ProtectionClass.attributeName, to: Array(protection.rawValue.utf8), at: path)
-            } catch  where error.code == .unsupported {}
-        }
+    func markProtected(
+        _ protection: ProtectionClass, at path: ContainerPath, in root: ConfinedRoot
+    ) throws(SandboxError) {
+        do throws(SandboxError) {
+            try root.setExtendedAttribute(
+                named: ProtectionClass.attributeName, to: Array(protection.rawValue.utf8), at: path)
+        } catch  where error.code == .unsupported {}
     }
 }

@@ -33,15 +33,15 @@ public struct DataProtection: Sendable {
 
     /// Whether a passcode is set.
     ///
-    /// - Throws: ``StoreError/Code/corrupt`` for a damaged key bag.
+    /// - Throws: ``/SandboxCore/SandboxError/Code/corrupt`` for a damaged key bag.
     public var hasPasscode: Bool {
-        get throws(StoreError) { try loadBag()?.passcode != nil }
+        get throws(SandboxError) { try loadBag()?.passcode != nil }
     }
 
     /// Whether the key of `protection` is available now (so its files can be read).
     ///
     /// - Throws: as ``hasPasscode``.
-    public func isAvailable(_ protection: ProtectionClass) throws(StoreError) -> Bool {
+    public func isAvailable(_ protection: ProtectionClass) throws(SandboxError) -> Bool {
         guard let bag = try loadBag(), bag.passcode != nil, protection.isPasscodeProtected else { return true }
         return try unlockedKeys.key(for: protection) != nil
     }
@@ -51,11 +51,11 @@ public struct DataProtection: Sendable {
     /// - Parameters:
     ///   - new: the new passcode; empty to remove it.
     ///   - current: the passcode set now; ignored when none is.
-    /// - Throws: ``StoreError/Code/passcodeIncorrect`` and ``StoreError/Code/passcodeBackoff``
-    ///   for a wrong `current`, ``StoreError/Code/corrupt`` for a damaged key bag,
-    ///   ``StoreError/Code/deviceKeyMissing``.
-    public func setPasscode(_ new: [UInt8], current: [UInt8]) throws(StoreError) {
-        try withKeyBag { bag, device throws(StoreError) in
+    /// - Throws: ``SandboxCore/SandboxError/Code/passcodeIncorrect`` and ``SandboxCore/SandboxError/Code/passcodeBackoff``
+    ///   for a wrong `current`, ``/SandboxCore/SandboxError/Code/corrupt`` for a damaged key bag,
+    ///   ``SandboxCore/SandboxError/Code/deviceKeyMissing``.
+    public func setPasscode(_ new: [UInt8], current: [UInt8]) throws(SandboxError) {
+        try withKeyBag { bag, device throws(SandboxError) in
             let oldKey = try bag.passcode == nil ? nil : verifiedPasscodeKey(current, bag: &bag, device: device)
             var keys: [ProtectionClass: [UInt8]] = [:]
             for protection in ProtectionClass.allCases {
@@ -80,11 +80,11 @@ public struct DataProtection: Sendable {
 
     /// Unlocks the device: the class keys become available to every process of the user.
     ///
-    /// - Throws: ``StoreError/Code/passcodeIncorrect`` (the failure is counted),
-    ///   ``StoreError/Code/passcodeBackoff`` while a back-off runs (the passcode is not tried),
-    ///   ``StoreError/Code/corrupt`` for a damaged key bag.
-    public func unlock(passcode: [UInt8]) throws(StoreError) {
-        try withKeyBag { bag, device throws(StoreError) in
+    /// - Throws: ``SandboxCore/SandboxError/Code/passcodeIncorrect`` (the failure is counted),
+    ///   ``SandboxCore/SandboxError/Code/passcodeBackoff`` while a back-off runs (the passcode is not tried),
+    ///   ``/SandboxCore/SandboxError/Code/corrupt`` for a damaged key bag.
+    public func unlock(passcode: [UInt8]) throws(SandboxError) {
+        try withKeyBag { bag, device throws(SandboxError) in
             guard bag.passcode != nil else { return }
             let passcodeKey = try verifiedPasscodeKey(passcode, bag: &bag, device: device)
             for protection in ProtectionClass.allCases where protection.isPasscodeProtected {
@@ -98,9 +98,9 @@ public struct DataProtection: Sendable {
     /// ``ProtectionClass/completeUnlessOpen`` are forgotten.
     ///
     /// - Returns: `false` when no passcode is set (nothing can be locked).
-    /// - Throws: ``StoreError`` when the keyring refuses.
+    /// - Throws: ``/SandboxCore/SandboxError`` when the keyring refuses.
     @discardableResult
-    public func lock() throws(StoreError) -> Bool {
+    public func lock() throws(SandboxError) -> Bool {
         guard try hasPasscode else { return false }
         for protection in ProtectionClass.allCases where protection.isForgottenOnLock {
             try unlockedKeys.forget(protection)
@@ -111,15 +111,15 @@ public struct DataProtection: Sendable {
     /// Forgets every unlocked class key, as a restart does: until the next unlock, only
     /// ``ProtectionClass/none`` files open.
     ///
-    /// - Throws: ``StoreError`` when the keyring refuses.
-    public func forgetKeysAtRestart() throws(StoreError) {
+    /// - Throws: ``/SandboxCore/SandboxError`` when the keyring refuses.
+    public func forgetKeysAtRestart() throws(SandboxError) {
         for protection in ProtectionClass.allCases { try unlockedKeys.forget(protection) }
     }
 
     /// The class key of `protection`.
     ///
-    /// - Throws: ``StoreError/Code/protectedDataUnavailable`` when it is not unlocked.
-    func classKey(for protection: ProtectionClass, path: String?) throws(StoreError) -> [UInt8] {
+    /// - Throws: ``SandboxCore/SandboxError/Code/protectedDataUnavailable`` when it is not unlocked.
+    func classKey(for protection: ProtectionClass, path: String?) throws(SandboxError) -> [UInt8] {
         let bag = try keyBagCreatingIfNeeded()
         if bag.passcode == nil || !protection.isPasscodeProtected {
             return try bag.unwrap(protection, device: deviceKey(), passcodeKey: nil)
@@ -129,7 +129,7 @@ public struct DataProtection: Sendable {
     }
 
     /// The public key that files of ``ProtectionClass/completeUnlessOpen`` are written to.
-    func completeUnlessOpenPublicKey() throws(StoreError) -> Curve25519.KeyAgreement.PublicKey {
+    func completeUnlessOpenPublicKey() throws(SandboxError) -> Curve25519.KeyAgreement.PublicKey {
         let bag = try keyBagCreatingIfNeeded()
         do {
             return try Curve25519.KeyAgreement.PublicKey(rawRepresentation: bag.completeUnlessOpenPublicKey)
@@ -138,14 +138,14 @@ public struct DataProtection: Sendable {
         }
     }
 
-    static func unavailable(_ protection: ProtectionClass, path: String?) -> StoreError {
+    static func unavailable(_ protection: ProtectionClass, path: String?) -> SandboxError {
         let what = path.map { "'\($0)'" } ?? "The data"
         let when =
             protection == .untilFirstUserAuthentication
             ? "the device has not been unlocked since it restarted" : "the device is locked"
-        return StoreError(
+        return SandboxError(
             .protectedDataUnavailable,
-            "\(what) (protection '\(protection.rawValue)') cannot be opened: \(when). Unlock it with `sandbox unlock` (the passcode on standard input).",
+            "\(what) (protection '\(protection.rawValue)') cannot be opened: \(when). Unlock the device with its passcode.",
             path: path)
     }
 }

@@ -16,34 +16,34 @@ enum FileKeyWrapping {
 
     static func wrap(
         _ fileKey: SymmetricKey, with key: SymmetricKey, authenticating header: [UInt8]
-    ) throws(StoreError) -> [UInt8] {
+    ) throws(SandboxError) -> [UInt8] {
         do {
             guard
                 let combined = try AES.GCM.seal(
                     fileKey.withUnsafeBytes { Array($0) }, using: key, authenticating: header
                 ).combined
-            else { throw StoreError(.encodingFailed, "AES-GCM gave no combined box for a file key.") }
+            else { throw SandboxError(.encodingFailed, "AES-GCM gave no combined box for a file key.") }
             return Array(combined)
-        } catch let error as StoreError {
+        } catch let error as SandboxError {
             throw error
         } catch {
-            throw StoreError(.encodingFailed, "A file key could not be sealed: \(error).")
+            throw SandboxError(.encodingFailed, "A file key could not be sealed: \(error).")
         }
     }
 
     static func wrap(
         _ fileKey: SymmetricKey, toPublicKey recipient: Curve25519.KeyAgreement.PublicKey,
         authenticating header: [UInt8]
-    ) throws(StoreError) -> [UInt8] {
+    ) throws(SandboxError) -> [UInt8] {
         let ephemeral = Curve25519.KeyAgreement.PrivateKey()
         do {
             let shared = try ephemeral.sharedSecretFromKeyAgreement(with: recipient)
             let key = agreedKey(shared, ephemeral: ephemeral.publicKey, recipient: recipient)
             return Array(ephemeral.publicKey.rawRepresentation) + (try wrap(fileKey, with: key, authenticating: header))
-        } catch let error as StoreError {
+        } catch let error as SandboxError {
             throw error
         } catch {
-            throw StoreError(.encodingFailed, "The file key could not be agreed: \(error).")
+            throw SandboxError(.encodingFailed, "The file key could not be agreed: \(error).")
         }
     }
 

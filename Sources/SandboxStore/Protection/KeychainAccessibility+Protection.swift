@@ -19,15 +19,15 @@ extension DataProtection {
     /// Keychain items stay sealed with the device key alone; this is the lock screen's rule applied
     /// by the keychain API (as ``Keychain`` reads go through it), not an extra layer of encryption.
     ///
-    /// - Throws: ``StoreError/Code/protectedDataUnavailable``.
-    static func requireAvailable(_ item: KeychainItem, home: SandboxHome) throws(StoreError) {
+    /// - Throws: ``SandboxCore/SandboxError/Code/protectedDataUnavailable``.
+    static func requireAvailable(_ item: KeychainItem, home: SandboxHome) throws(SandboxError) {
         let protection = item.accessibility.protectionClass
         guard protection != ProtectionClass.none else { return }
         let dataProtection = DataProtection(home: home)
         guard try !dataProtection.isAvailable(protection) else { return }
-        throw StoreError(
+        throw SandboxError(
             .protectedDataUnavailable,
-            "The keychain item (service '\(item.service)', account '\(item.account)') is '\(item.accessibility.rawValue)': it cannot be read while \(protection == .complete ? "the device is locked" : "the device has not been unlocked since it restarted"). Unlock it with `sandbox unlock` (the passcode on standard input)."
+            "The keychain item (service '\(item.service)', account '\(item.account)') is '\(item.accessibility.rawValue)': it cannot be read while \(protection == .complete ? "the device is locked" : "the device has not been unlocked since it restarted"). Unlock the device with its passcode."
         )
     }
 }

@@ -16,7 +16,7 @@ extension ProtectedFileFormat {
     /// (the caller's thread and Dispatch's, not Swift's cooperative pool), so the file is read
     /// once and the decryption overlaps the kernel's copies.
     ///
-    /// - Throws: ``StoreError/Code/corrupt`` when a segment fails authentication, is missing, out
+    /// - Throws: ``/SandboxCore/SandboxError/Code/corrupt`` when a segment fails authentication, is missing, out
     ///   of order or truncated: no byte of a damaged file is returned; what `read` throws.
     ///
     /// With `range`, only the segments that hold those plaintext bytes are read and opened (the
@@ -24,8 +24,8 @@ extension ProtectedFileFormat {
     /// end is read); bytes past the end are not returned.
     static func open(
         size: Int, header: Header, fileKey: SymmetricKey, path: String, range: Range<Int>? = nil,
-        read: @Sendable (Int, UnsafeMutableRawBufferPointer) throws(StoreError) -> Int
-    ) throws(StoreError) -> [UInt8] {
+        read: @Sendable (Int, UnsafeMutableRawBufferPointer) throws(SandboxError) -> Int
+    ) throws(SandboxError) -> [UInt8] {
         let layout = SegmentLayout(size: size, header: header)
         let first = range.map { min(layout.count, $0.lowerBound / header.segmentSize) } ?? 0
         let end = max(
@@ -38,7 +38,7 @@ extension ProtectedFileFormat {
         let total =
             first == end ? 0 : (end - 1 - first) * header.segmentSize + layout.sealedLength(of: end - 1) - tagSize
         let stripes = (end - first + segmentsPerReadStripe - 1) / segmentsPerReadStripe
-        let failure = Mutex<StoreError?>(nil)
+        let failure = Mutex<SandboxError?>(nil)
         let output = [UInt8](unsafeUninitializedCapacity: total) { buffer, initialized in
             let destination = OpenedOutput(base: UnsafeMutableRawBufferPointer(buffer))
             // One stripe per iteration: `concurrentPerform` hands the next one to whichever thread
@@ -54,7 +54,7 @@ extension ProtectedFileFormat {
                     to: min(total, (to - first) * header.segmentSize))
                 for index in from..<to {
                     if failure.withLock({ $0 != nil }) { return }
-                    do throws(StoreError) {
+                    do throws(SandboxError) {
                         let offset = (index - first) * header.segmentSize
                         try openSegment(
                             index, layout: layout, fileKey: fileKey, path: path, scratch: scratch,
@@ -96,8 +96,8 @@ extension ProtectedFileFormat {
     private static func openSegment(
         _ index: Int, layout: SegmentLayout, fileKey: SymmetricKey, path: String,
         scratch: UnsafeMutableRawBufferPointer, into output: UnsafeMutableRawBufferPointer,
-        read: (Int, UnsafeMutableRawBufferPointer) throws(StoreError) -> Int
-    ) throws(StoreError) {
+        read: (Int, UnsafeMutableRawBufferPointer) throws(SandboxError) -> Int
+    ) throws(SandboxError) {
         let length = layout.sealedLength(of: index)
         guard length >= tagSize else { throw corrupt(path, "it is truncated inside segment \(index)") }
         let got = try read(layout.offset(of: index), UnsafeMutableRawBufferPointer(rebasing: scratch[0..<length]))

@@ -52,14 +52,14 @@ enum ProtectedFileFormat {
 
     /// The header of a protected file.
     ///
-    /// - Throws: ``StoreError/Code/corrupt`` for a damaged or truncated header,
-    ///   ``StoreError/Code/newerVersion`` for a format this version does not know.
-    static func header(of file: [UInt8], path: String) throws(StoreError) -> Header {
+    /// - Throws: ``/SandboxCore/SandboxError/Code/corrupt`` for a damaged or truncated header,
+    ///   ``SandboxCore/SandboxError/Code/newerVersion`` for a format this version does not know.
+    static func header(of file: [UInt8], path: String) throws(SandboxError) -> Header {
         guard file.count >= fixedHeaderSize, isProtected(file) else {
             throw corrupt(path, "its header is truncated or not a protected file's")
         }
         guard file[6] == version else {
-            throw StoreError(
+            throw SandboxError(
                 .newerVersion,
                 "The protected file '\(path)' has format version \(file[6]); this version reads only \(version). Read it with a newer version.",
                 path: path)
@@ -83,20 +83,20 @@ enum ProtectedFileFormat {
     /// The nonce of segment `index`: the file's 7-byte `prefix`, `index`, the final flag.
     static func segmentNonce(
         prefix: some Collection<UInt8>, index: Int, final: Bool
-    ) throws(StoreError) -> AES.GCM.Nonce {
+    ) throws(SandboxError) -> AES.GCM.Nonce {
         guard let index = UInt32(exactly: index) else {
-            throw StoreError(.tooLarge, "A protected file may have at most 2^32 segments.")
+            throw SandboxError(.tooLarge, "A protected file may have at most 2^32 segments.")
         }
         let bytes = Array(prefix) + withUnsafeBytes(of: index.bigEndian, Array.init) + [final ? 1 : 0]
         do {
             return try AES.GCM.Nonce(data: bytes)
         } catch {
-            throw StoreError(.encodingFailed, "A segment nonce could not be made: \(error).")
+            throw SandboxError(.encodingFailed, "A segment nonce could not be made: \(error).")
         }
     }
 
-    static func corrupt(_ path: String, _ reason: String) -> StoreError {
-        StoreError(
+    static func corrupt(_ path: String, _ reason: String) -> SandboxError {
+        SandboxError(
             .corrupt,
             "The protected file '\(path)' cannot be opened: \(reason). No data was returned; restore the file from a backup.",
             path: path)

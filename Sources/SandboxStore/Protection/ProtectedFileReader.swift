@@ -21,19 +21,19 @@ public struct ProtectedFileReader: Sendable {
 
     /// The bytes `range` of the contents (fewer past their end), decrypted.
     ///
-    /// - Throws: ``StoreError/Code/corrupt`` when a segment of the range fails authentication
-    ///   (no byte of it is returned), ``StoreError/Code/invalidValue`` for a negative `range`,
+    /// - Throws: ``/SandboxCore/SandboxError/Code/corrupt`` when a segment of the range fails authentication
+    ///   (no byte of it is returned), ``SandboxCore/SandboxError/Code/invalidValue`` for a negative `range`,
     ///   the core's `io` for a failed read.
-    public func read(_ range: Range<Int64>) throws(StoreError) -> [UInt8] {
+    public func read(_ range: Range<Int64>) throws(SandboxError) -> [UInt8] {
         guard range.lowerBound >= 0 else {
-            throw StoreError(.invalidValue, "The range \(range) of '\(path)' starts before the file.")
+            throw SandboxError(.invalidValue, "The range \(range) of '\(path)' starts before the file.")
         }
         let descriptor = self.descriptor
         let path = self.path
         return try ProtectedFileFormat.open(
             size: sealedSize, header: header, fileKey: fileKey, path: path,
             range: Int(range.lowerBound)..<Int(range.upperBound)
-        ) { (offset, buffer) throws(StoreError) in
+        ) { (offset, buffer) throws(SandboxError) in
             try DataProtection.readFully(descriptor, into: buffer, at: offset, path: path)
         }
     }
@@ -66,13 +66,13 @@ extension DataProtection {
     /// - Parameters:
     ///   - file: a regular file opened for reading; kept open by the caller while the reader is used.
     ///   - path: names the file in messages.
-    /// - Throws: ``StoreError/Code/protectedDataUnavailable`` while its class key is not unlocked,
-    ///   ``StoreError/Code/corrupt`` for a damaged header or wrapped key,
-    ///   ``StoreError/Code/newerVersion``, and the core's codes.
-    public func openReader(for file: OpenFile, path: String) throws(StoreError) -> ProtectedFileReader? {
+    /// - Throws: ``SandboxCore/SandboxError/Code/protectedDataUnavailable`` while its class key is not unlocked,
+    ///   ``/SandboxCore/SandboxError/Code/corrupt`` for a damaged header or wrapped key,
+    ///   ``SandboxCore/SandboxError/Code/newerVersion``, and the core's codes.
+    public func openReader(for file: OpenFile, path: String) throws(SandboxError) -> ProtectedFileReader? {
         guard let (header, size) = try Self.header(of: file, path: path) else { return nil }
         let fileKey = try fileKey(of: header, path: path)
-        let descriptor = try fileSystem { () throws(SandboxError) in try file.withUnsafeDescriptor { $0 } }
+        let descriptor = try file.withUnsafeDescriptor { $0 }
         return ProtectedFileReader(
             header: header, fileKey: fileKey, sealedSize: size, descriptor: descriptor, path: path)
     }
@@ -80,9 +80,9 @@ extension DataProtection {
     /// The bytes of plaintext the open `file` holds when it is a protected file, read from its
     /// header (no key is needed: it is known while the device is locked); `nil` when it is not.
     ///
-    /// - Throws: ``StoreError/Code/corrupt`` for a damaged header, ``StoreError/Code/newerVersion``,
+    /// - Throws: ``/SandboxCore/SandboxError/Code/corrupt`` for a damaged header, ``SandboxCore/SandboxError/Code/newerVersion``,
     ///   and the core's codes.
-    public static func contentLength(of file: OpenFile, path: String) throws(StoreError) -> Int64? {
+    public static func contentLength(of file: OpenFile, path: String) throws(SandboxError) -> Int64? {
         guard let (header, size) = try header(of: file, path: path) else { return nil }
         return Int64(SegmentLayout(size: size, header: header).plaintextSize)
     }
@@ -90,10 +90,10 @@ extension DataProtection {
     /// The header of the open `file` and its size on disk; `nil` when it is not a protected file.
     private static func header(
         of file: OpenFile, path: String
-    ) throws(StoreError) -> (ProtectedFileFormat.Header, Int)? {
-        let (start, size) = try fileSystem { () throws(SandboxError) in
-            (Array(try file.read(upToCount: ProtectedFileFormat.maximumHeaderSize, atOffset: 0)), try file.size())
-        }
+    ) throws(SandboxError) -> (ProtectedFileFormat.Header, Int)? {
+        let (start, size) = (
+            Array(try file.read(upToCount: ProtectedFileFormat.maximumHeaderSize, atOffset: 0)), try file.size()
+        )
         guard ProtectedFileFormat.isProtected(start) else { return nil }
         return (try ProtectedFileFormat.header(of: start, path: path), Int(size))
     }

@@ -13,7 +13,7 @@ import Synchronization
 ///   (``DataProtection/readContents(of:in:maximumSize:)`` is `protected-data-unavailable` until
 ///   then). Such a file can even be opened while locked: only the class's public key is needed.
 /// - ``ProtectionClass/complete``: locking ends it — ``write(contentsOf:)`` and ``close()`` throw
-///   ``StoreError/Code/protectedDataUnavailable`` while locked, and nothing is published.
+///   ``SandboxCore/SandboxError/Code/protectedDataUnavailable`` while locked, and nothing is published.
 /// - ``ProtectionClass/untilFirstUserAuthentication`` and ``ProtectionClass/none``: locking does
 ///   not concern them.
 ///
@@ -57,15 +57,15 @@ public final class ProtectedFileWriter: Sendable {
 
     /// Appends `bytes`.
     ///
-    /// - Throws: ``StoreError/Code/protectedDataUnavailable`` for a ``ProtectionClass/complete``
+    /// - Throws: ``SandboxCore/SandboxError/Code/protectedDataUnavailable`` for a ``ProtectionClass/complete``
     ///   file while the device is locked (the writer is then discarded);
-    ///   ``StoreError/Code/invalidValue`` while another call runs; the core's codes of a failed
+    ///   ``SandboxCore/SandboxError/Code/invalidValue`` while another call runs; the core's codes of a failed
     ///   write (`no-space`, `io`, `closed` after ``close()``), after which nothing is published.
-    public func write(contentsOf bytes: some Collection<UInt8>) async throws(StoreError) {
+    public func write(contentsOf bytes: some Collection<UInt8>) async throws(SandboxError) {
         try begin()
         defer { end() }
         try requireAvailable()
-        let sealed = try state.withLock { state throws(StoreError) -> DataRegions in
+        let sealed = try state.withLock { state throws(SandboxError) -> DataRegions in
             state.pending.append(contentsOf: bytes)
             guard let sealer else {
                 defer { state.pending.removeAll(keepingCapacity: true) }
@@ -87,11 +87,11 @@ public final class ProtectedFileWriter: Sendable {
     ///   (`already-exists` with ``/SandboxCore/WriteOptions/withoutOverwriting``, …); nothing is
     ///   published then.
     @discardableResult
-    public func close() async throws(StoreError) -> Int64 {
+    public func close() async throws(SandboxError) -> Int64 {
         try begin()
         defer { end() }
         try requireAvailable()
-        let last = try state.withLock { state throws(StoreError) -> DataRegions in
+        let last = try state.withLock { state throws(SandboxError) -> DataRegions in
             guard let sealer else {
                 defer { state.pending.removeAll() }
                 return DataRegions(state.pending)
@@ -109,7 +109,7 @@ public final class ProtectedFileWriter: Sendable {
                     named: ProtectionClass.attributeName, to: Array(protection.rawValue.utf8), at: path)
             } catch  where error.code == .unsupported {
             } catch {
-                throw StoreError(error)
+                throw error
             }
         }
         return size
@@ -123,7 +123,7 @@ public final class ProtectedFileWriter: Sendable {
     /// Seals `segments` segments from the front of `state.pending` (the last of them `final`).
     private func seal(
         _ state: inout State, segments: Int, final: Bool, with sealer: SegmentSealer
-    ) throws(StoreError) -> DataRegions {
+    ) throws(SandboxError) -> DataRegions {
         let plaintextCount = min(state.pending.count, segments * sealer.segmentSize)
         var sealed = state.header
         sealed.append(contentsOf: repeatElement(0, count: plaintextCount + segments * ProtectedFileFormat.tagSize))
@@ -134,7 +134,7 @@ public final class ProtectedFileWriter: Sendable {
             let index = state.nextSegment
             let result = state.pending.withUnsafeBytes { plaintext in
                 sealed.withUnsafeMutableBytes { output in
-                    Result { () throws(StoreError) in
+                    Result { () throws(SandboxError) in
                         try sealer.seal(
                             UnsafeRawBufferPointer(rebasing: plaintext[offset..<end]), index: index,
                             final: final && end == plaintextCount,
@@ -149,13 +149,13 @@ public final class ProtectedFileWriter: Sendable {
         return DataRegions(sealed[0..<written])
     }
 
-    private func begin() throws(StoreError) {
+    private func begin() throws(SandboxError) {
         let busy = state.withLock { state in
             defer { state.busy = true }
             return state.busy
         }
         guard !busy else {
-            throw StoreError(
+            throw SandboxError(
                 .invalidValue,
                 "'\(path)' is already being written by another call; await each write before the next.",
                 path: path.description)
@@ -167,7 +167,7 @@ public final class ProtectedFileWriter: Sendable {
     }
 
     /// For a ``ProtectionClass/complete`` file: the device must still be unlocked.
-    private func requireAvailable() throws(StoreError) {
+    private func requireAvailable() throws(SandboxError) {
         guard locks, protection == .complete else { return }
         guard try dataProtection.unlockedKeys.key(for: .complete) != nil else {
             output.discard()
@@ -175,11 +175,11 @@ public final class ProtectedFileWriter: Sendable {
         }
     }
 
-    private func forward<T>(_ body: () async throws(SandboxError) -> T) async throws(StoreError) -> T {
+    private func forward<T>(_ body: () async throws(SandboxError) -> T) async throws(SandboxError) -> T {
         do {
             return try await body()
         } catch {
-            throw StoreError(error)
+            throw error
         }
     }
 }
@@ -195,13 +195,13 @@ extension DataProtection {
     ///   - protection: the class; `nil`: the default class of the file's folder, and a plain file
     ///     when it has none.
     ///   - options: as for ``write(_:to:in:protection:options:)``; ``/SandboxCore/WriteOptions/atomic`` is implied.
-    /// - Throws: ``StoreError/Code/protectedDataUnavailable`` for a ``ProtectionClass/complete`` or
+    /// - Throws: ``SandboxCore/SandboxError/Code/protectedDataUnavailable`` for a ``ProtectionClass/complete`` or
     ///   ``ProtectionClass/untilFirstUserAuthentication`` file while its key is not unlocked;
     ///   the core's codes of ``/SandboxCore/ConfinedRoot/openWriter(at:options:engine:)``.
     public func openWriter(
         at path: ContainerPath, in root: ConfinedRoot, protection: ProtectionClass? = nil,
         options: WriteOptions = [.atomic]
-    ) throws(StoreError) -> ProtectedFileWriter {
+    ) throws(SandboxError) -> ProtectedFileWriter {
         try openWriter(at: path, in: root, protection: protection, options: options, queueLimit: nil)
     }
 
@@ -211,17 +211,19 @@ extension DataProtection {
     package func openWriter(
         at path: ContainerPath, in root: ConfinedRoot, protection: ProtectionClass? = nil, options: WriteOptions,
         queueLimit: Int?
-    ) throws(StoreError) -> ProtectedFileWriter {
+    ) throws(SandboxError) -> ProtectedFileWriter {
         var chosen = protection
         if chosen == nil { chosen = try defaultProtection(forDirectoryAt: path.parent, in: root) }
-        let sealer = try chosen.map { (protection) throws(StoreError) in
+        let sealer = try chosen.map { (protection) throws(SandboxError) in
             try makeSealer(protection: protection, path: path.description)
         }
         let locks = try hasPasscode
-        let output = try fileSystem { () throws(SandboxError) in
-            guard let queueLimit else { return try root.openWriter(at: path, options: options.union(.atomic)) }
-            return try root.openWriter(at: path, options: options.union(.atomic), queueLimit: queueLimit)
-        }
+        let output =
+            if let queueLimit {
+                try root.openWriter(at: path, options: options.union(.atomic), queueLimit: queueLimit)
+            } else {
+                try root.openWriter(at: path, options: options.union(.atomic))
+            }
         return ProtectedFileWriter(
             path: path, root: root, dataProtection: self, protection: chosen, sealer: sealer, output: output,
             locks: locks)

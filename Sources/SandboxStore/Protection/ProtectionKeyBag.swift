@@ -30,7 +30,7 @@ struct ProtectionKeyBag: Codable {
     static let lockPath = ContainerPath(constant: "Device/protection.lock")
 
     /// A new key bag with fresh class keys, wrapped by the device key alone.
-    static func generate(device: SymmetricKey) throws(StoreError) -> ProtectionKeyBag {
+    static func generate(device: SymmetricKey) throws(SandboxError) -> ProtectionKeyBag {
         var keys: [ProtectionClass: [UInt8]] = [:]
         for protection in ProtectionClass.allCases {
             keys[protection] = SymmetricKey(size: .bits256).withUnsafeBytes { Array($0) }
@@ -45,7 +45,7 @@ struct ProtectionKeyBag: Codable {
     /// Seals `keys` with wrapping keys from `device` and, for the passcode classes, `passcodeKey`.
     mutating func wrap(
         _ keys: [ProtectionClass: [UInt8]], device: SymmetricKey, passcodeKey: SymmetricKey?
-    ) throws(StoreError) {
+    ) throws(SandboxError) {
         for (protection, key) in keys {
             let wrapping = Self.wrappingKey(device: device, passcodeKey: passcodeKey, for: protection)
             do {
@@ -53,12 +53,12 @@ struct ProtectionKeyBag: Codable {
                     let combined = try AES.GCM.seal(
                         key, using: wrapping, authenticating: Array(protection.rawValue.utf8)
                     ).combined
-                else { throw StoreError(.encodingFailed, "AES-GCM gave no combined box for a class key.") }
+                else { throw SandboxError(.encodingFailed, "AES-GCM gave no combined box for a class key.") }
                 wrappedKeys[protection.rawValue] = combined
-            } catch let error as StoreError {
+            } catch let error as SandboxError {
                 throw error
             } catch {
-                throw StoreError(
+                throw SandboxError(
                     .encodingFailed, "The class key of '\(protection.rawValue)' could not be sealed: \(error).")
             }
         }
@@ -66,11 +66,11 @@ struct ProtectionKeyBag: Codable {
 
     /// The class key of `protection`, unwrapped.
     ///
-    /// - Throws: ``StoreError/Code/corrupt`` when it is missing or fails authentication (the key
+    /// - Throws: ``/SandboxCore/SandboxError/Code/corrupt`` when it is missing or fails authentication (the key
     ///   bag is damaged: the verifier already accepted the passcode).
     func unwrap(
         _ protection: ProtectionClass, device: SymmetricKey, passcodeKey: SymmetricKey?
-    ) throws(StoreError)
+    ) throws(SandboxError)
         -> [UInt8]
     {
         let wrapping = Self.wrappingKey(device: device, passcodeKey: passcodeKey, for: protection)
@@ -84,7 +84,7 @@ struct ProtectionKeyBag: Codable {
                 throw Self.damaged("the key of '\(protection.rawValue)' is \(key.count) bytes")
             }
             return Array(key)
-        } catch let error as StoreError {
+        } catch let error as SandboxError {
             throw error
         } catch {
             throw Self.damaged("the wrapped key of '\(protection.rawValue)' fails authentication")
@@ -140,8 +140,8 @@ struct ProtectionKeyBag: Codable {
         }
     }
 
-    static func damaged(_ reason: String) -> StoreError {
-        StoreError(
+    static func damaged(_ reason: String) -> SandboxError {
+        SandboxError(
             .corrupt,
             "The key bag '\(path)' is damaged: \(reason). It was left as it was; without it protected files cannot be opened. Restore '\(path)' from a backup of this device.",
             path: path.description)

@@ -15,21 +15,21 @@ extension SealedFileStream {
     ///   ``SegmentSealer/seal(_:index:final:into:)``.
     static func copy(
         from input: CInt, inputPath: String, sealer: SegmentSealer, to fd: CInt, path: String
-    ) throws(StoreError) -> Int64 {
+    ) throws(SandboxError) -> Int64 {
         try copy(
-            reading: { (buffer) throws(StoreError) in try readSome(input, into: buffer, path: inputPath) },
+            reading: { (buffer) throws(SandboxError) in try readSome(input, into: buffer, path: inputPath) },
             sealer: sealer, to: fd, path: path)
     }
 
     /// One `read(2)` of `input` into `buffer`, retried on `EINTR`; 0 at its end.
     private static func readSome(
         _ input: CInt, into buffer: UnsafeMutableRawBufferPointer, path: String
-    ) throws(StoreError) -> Int {
+    ) throws(SandboxError) -> Int {
         while true {
             let count = read(input, buffer.baseAddress, buffer.count)
             if count < 0 && errno == EINTR { continue }
             guard count >= 0 else {
-                throw StoreError(.systemCall("read", errno: Errno(rawValue: errno), path: path))
+                throw SandboxError.systemCall("read", errno: Errno(rawValue: errno), path: path)
             }
             return count
         }
@@ -38,9 +38,9 @@ extension SealedFileStream {
     /// ``copy(from:inputPath:sealer:to:path:)`` from whatever `next` gives: it fills some of the
     /// buffer it is handed and returns how much (0 at the end), as `read(2)` does.
     static func copy(
-        reading next: (UnsafeMutableRawBufferPointer) throws(StoreError) -> Int, sealer: SegmentSealer, to fd: CInt,
+        reading next: (UnsafeMutableRawBufferPointer) throws(SandboxError) -> Int, sealer: SegmentSealer, to fd: CInt,
         path: String
-    ) throws(StoreError) -> Int64 {
+    ) throws(SandboxError) -> Int64 {
         let segment = sealer.segmentSize
         let capacity = segmentsPerStripe * segment
         let plainBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: capacity, alignment: 64)
@@ -52,7 +52,7 @@ extension SealedFileStream {
         }
         guard let plain = plainBuffer.baseAddress else { return 0 }
         try sealer.header.withUnsafeBytes { header in
-            Result { () throws(StoreError) in try writeAll(header, to: fd, at: 0, path: path) }
+            Result { () throws(SandboxError) in try writeAll(header, to: fd, at: 0, path: path) }
         }.get()
         var offset = sealer.header.count
         var filled = 0

@@ -19,14 +19,14 @@ enum SealedFileStream {
 
     /// Writes `header` then `plaintext` sealed by `sealer` to `fd`, from offset 0.
     ///
-    /// - Throws: the core's codes for a failed write (``StoreError/Code/noSpace``, `io`, …),
+    /// - Throws: the core's codes for a failed write (``/SandboxCore/SandboxError/Code/noSpace``, `io`, …),
     ///   and those of ``SegmentSealer/seal(_:index:final:into:)``. The stripes sealed ahead are
     ///   waited for before it returns or throws.
     static func write(
         _ plaintext: UnsafeRawBufferPointer, sealer: SegmentSealer, to fd: CInt, path: String
-    ) throws(StoreError) {
+    ) throws(SandboxError) {
         try sealer.header.withUnsafeBytes { header in
-            Result { () throws(StoreError) in try writeAll(header, to: fd, at: 0, path: path) }
+            Result { () throws(SandboxError) in try writeAll(header, to: fd, at: 0, path: path) }
         }.get()
         let job = StripeJob(plaintext: plaintext, sealer: sealer)
         let depth = job.stripes == 1 ? 1 : min(job.stripes, stripesAhead + 1)
@@ -49,15 +49,16 @@ enum SealedFileStream {
     }
 
     /// `pwrite` until all of `bytes` is written at `offset`.
-    static func writeAll(_ bytes: UnsafeRawBufferPointer, to fd: CInt, at offset: Int, path: String) throws(StoreError)
-    {
+    static func writeAll(
+        _ bytes: UnsafeRawBufferPointer, to fd: CInt, at offset: Int, path: String
+    ) throws(SandboxError) {
         guard let base = bytes.baseAddress else { return }
         var done = 0
         while done < bytes.count {
             let count = pwrite(fd, base + done, bytes.count - done, off_t(offset + done))
             if count < 0 && errno == EINTR { continue }
             guard count > 0 else {
-                throw StoreError(.systemCall("pwrite", errno: Errno(rawValue: count < 0 ? errno : EIO), path: path))
+                throw SandboxError.systemCall("pwrite", errno: Errno(rawValue: count < 0 ? errno : EIO), path: path)
             }
             done += count
         }
@@ -80,7 +81,7 @@ private struct StripeJob: @unchecked Sendable {
     }
 
     /// Seals the segments of `stripe` into `output`; returns the bytes written.
-    func seal(stripe: Int, into output: UnsafeMutableRawBufferPointer) throws(StoreError) -> Int {
+    func seal(stripe: Int, into output: UnsafeMutableRawBufferPointer) throws(SandboxError) -> Int {
         let first = stripe * SealedFileStream.segmentsPerStripe
         var written = 0
         for index in first..<min(segments, first + SealedFileStream.segmentsPerStripe) {
@@ -108,7 +109,7 @@ private final class StripeSlot: @unchecked Sendable {
     let buffer: UnsafeMutableRawBufferPointer
     private let done = DispatchSemaphore(value: 0)
     private let claim = Atomic<Int>(0)
-    private var result: Result<Int, StoreError> = .success(0)
+    private var result: Result<Int, SandboxError> = .success(0)
     private var generation = 0
     private var stripe = 0
     private var job: StripeJob?
@@ -130,13 +131,13 @@ private final class StripeSlot: @unchecked Sendable {
         DispatchQueue.global(qos: .userInitiated).async {
             guard self.claim.compareExchange(expected: expected, desired: expected + 1, ordering: .acquiring).exchanged
             else { return }  // the caller took it
-            self.result = Result { () throws(StoreError) in try job.seal(stripe: stripe, into: self.buffer) }
+            self.result = Result { () throws(SandboxError) in try job.seal(stripe: stripe, into: self.buffer) }
             self.done.signal()
         }
     }
 
     /// The current stripe's sealed length: sealed here if no thread took it, else waited for.
-    func wait() throws(StoreError) -> Int {
+    func wait() throws(SandboxError) -> Int {
         outstanding = false
         let expected = generation * 4
         if claim.compareExchange(expected: expected, desired: expected + 2, ordering: .acquiring).exchanged,

@@ -21,17 +21,17 @@ struct SegmentSealer: Sendable {
     /// `output`: its ciphertext, then its tag.
     ///
     /// - Returns: the bytes written to `output`: `plaintext.count` plus the tag.
-    /// - Throws: ``StoreError/Code/encodingFailed`` if AES-GCM refuses, ``StoreError/Code/tooLarge``
+    /// - Throws: ``SandboxCore/SandboxError/Code/encodingFailed`` if AES-GCM refuses, ``SandboxCore/SandboxError/Code/tooLarge``
     ///   past 2^32 segments.
     func seal(
         _ plaintext: UnsafeRawBufferPointer, index: Int, final: Bool, into output: UnsafeMutableRawBufferPointer
-    ) throws(StoreError) -> Int {
+    ) throws(SandboxError) -> Int {
         let nonce = try ProtectedFileFormat.segmentNonce(prefix: header[12..<19], index: index, final: final)
         let box: AES.GCM.SealedBox
         do {
             box = try AES.GCM.seal(plaintext, using: fileKey, nonce: nonce, authenticating: header)
         } catch {
-            throw StoreError(.encodingFailed, "AES-GCM could not seal a segment: \(error).")
+            throw SandboxError(.encodingFailed, "AES-GCM could not seal a segment: \(error).")
         }
         // swift-crypto returns the box as one buffer (nonce, ciphertext, tag): one copy out of it.
         box.ciphertext.copyBytes(to: output)

@@ -51,17 +51,17 @@ struct UnlockedKeys: Sendable {
         }
     }
 
-    private func requireUsable() throws(StoreError) {
+    private func requireUsable() throws(SandboxError) {
         guard let unusable else { return }
-        throw StoreError(
-            StoreError.Code(.unsupported),
+        throw SandboxError(
+            SandboxError.Code.unsupported,
             "The kernel has no user keyring (\(unusable)), XDG_RUNTIME_DIR is not set and there is no /dev/shm, so an unlocked device's class keys have nowhere to live outside the disk. Set SANDBOX_UNLOCKED_KEYS_DIR (or XDG_RUNTIME_DIR) to a tmpfs folder of this user."
         )
     }
 
     /// The fallback folder, made if `create`, once it is known to be this user's alone: a folder
     /// someone else made (or replaced by a link) would hand them the keys, or feed us theirs.
-    private func privateFolder(_ folder: String, create: Bool) throws(StoreError) -> Bool {
+    private func privateFolder(_ folder: String, create: Bool) throws(SandboxError) -> Bool {
         if create && mkdir(folder, 0o700) != 0 && errno != EEXIST { throw failure("mkdir", folder) }
         var info = stat()
         guard lstat(folder, &info) == 0 else {
@@ -69,8 +69,8 @@ struct UnlockedKeys: Sendable {
             throw failure("lstat", folder)
         }
         guard info.st_mode & S_IFMT == S_IFDIR, info.st_uid == geteuid(), info.st_mode & 0o077 == 0 else {
-            throw StoreError(
-                StoreError.Code(.permissionDenied),
+            throw SandboxError(
+                SandboxError.Code.permissionDenied,
                 "The folder '\(folder)' for unlocked class keys is not a 0700 folder of this user; it was not used. Remove it, then unlock again.",
                 path: folder)
         }
@@ -78,9 +78,9 @@ struct UnlockedKeys: Sendable {
     }
 
     /// Keeps `key` as the unlocked key of `protection`, replacing the one kept.
-    func store(_ classKey: [UInt8], for protection: ProtectionClass) throws(StoreError) {
+    func store(_ classKey: [UInt8], for protection: ProtectionClass) throws(SandboxError) {
         try requireUsable()
-        let key = try fileSystem { () throws(SandboxError) in try home.bootSession } + classKey
+        let key = try home.bootSession + classKey
         if let folder = fallbackDirectory {
             _ = try privateFolder(folder, create: true)
             let file = folder + "/" + protection.rawValue
@@ -96,9 +96,9 @@ struct UnlockedKeys: Sendable {
 
     /// The unlocked key of `protection`, or `nil` when it is not kept (locked, or not unlocked
     /// since the last restart).
-    func key(for protection: ProtectionClass) throws(StoreError) -> [UInt8]? {
+    func key(for protection: ProtectionClass) throws(SandboxError) -> [UInt8]? {
         guard let kept = try keptKey(for: protection) else { return nil }
-        let session = try fileSystem { () throws(SandboxError) in try home.bootSession }
+        let session = try home.bootSession
         guard kept.count > session.count, kept.starts(with: session) else {
             try forget(protection)  // kept before the last restart, or by an older version
             return nil
@@ -107,7 +107,7 @@ struct UnlockedKeys: Sendable {
     }
 
     /// What is kept for `protection`: the boot session's id, then the class key.
-    private func keptKey(for protection: ProtectionClass) throws(StoreError) -> [UInt8]? {
+    private func keptKey(for protection: ProtectionClass) throws(SandboxError) -> [UInt8]? {
         try requireUsable()
         var buffer = [UInt8](repeating: 0, count: 64)
         if let folder = fallbackDirectory {
@@ -137,7 +137,7 @@ struct UnlockedKeys: Sendable {
     }
 
     /// Forgets the unlocked key of `protection`; forgetting one not kept is not an error.
-    func forget(_ protection: ProtectionClass) throws(StoreError) {
+    func forget(_ protection: ProtectionClass) throws(SandboxError) {
         guard unusable == nil else { return }  // nothing can have been kept
         if let folder = fallbackDirectory {
             let file = folder + "/" + protection.rawValue
@@ -156,10 +156,10 @@ struct UnlockedKeys: Sendable {
         }
     }
 
-    private func failure(_ call: String, _ name: String) -> StoreError {
+    private func failure(_ call: String, _ name: String) -> SandboxError {
         let reason = String(cString: strerror(errno))
-        return StoreError(
-            StoreError.Code(.unknown),
+        return SandboxError(
+            SandboxError.Code.unknown,
             "The unlocked class key '\(name)' could not be kept or read (\(call): \(reason)); lock and unlock the device again."
         )
     }

@@ -8,7 +8,7 @@ public enum BackgroundEvent: Sendable {
     /// Bytes were written (only while the app is attached: progress is not queued).
     case didWriteData(BackgroundTask, TransferProgress)
     /// An attempt failed with a transient error; the next starts after `delay`.
-    case willRetry(BackgroundTask, attempt: Int, delay: Duration, error: TransferError?)
+    case willRetry(BackgroundTask, attempt: Int, delay: Duration, error: SandboxError?)
     /// The task's host cannot be reached now (no route, or the link carrying it is down): the
     /// task waits, without counting a failed attempt, and continues from its partial file when
     /// the network comes back (`urlSession(_:taskIsWaitingForConnectivity:)`). Sent once per wait.
@@ -18,7 +18,7 @@ public enum BackgroundEvent: Sendable {
     /// with `location`); with one, it is there already (``DownloadedFile/movedPath``).
     case didFinishDownloading(BackgroundTask, DownloadedFile)
     /// The task is over; `error` is `nil` on success.
-    case didComplete(BackgroundTask, error: TransferError?)
+    case didComplete(BackgroundTask, error: SandboxError?)
     /// Every event queued while the app was away has been delivered:
     /// `urlSessionDidFinishEvents(forBackgroundURLSession:)`. Sent once per attach.
     case didFinishEvents
@@ -38,7 +38,7 @@ public protocol BackgroundSessionDelegate: AnyObject, Sendable {
         _ session: BackgroundSession, downloadTask: BackgroundTask, didWriteData progress: TransferProgress)
     /// The task is over.
     func backgroundSession(
-        _ session: BackgroundSession, task: BackgroundTask, didCompleteWithError error: TransferError?)
+        _ session: BackgroundSession, task: BackgroundTask, didCompleteWithError error: SandboxError?)
     /// Everything queued while the app was away has been delivered.
     func backgroundSessionDidFinishEvents(_ session: BackgroundSession)
 }
@@ -52,7 +52,7 @@ extension BackgroundSessionDelegate {
     ) {}
     /// Does nothing.
     public func backgroundSession(
-        _ session: BackgroundSession, task: BackgroundTask, didCompleteWithError error: TransferError?
+        _ session: BackgroundSession, task: BackgroundTask, didCompleteWithError error: SandboxError?
     ) {}
     /// Does nothing.
     public func backgroundSessionDidFinishEvents(_ session: BackgroundSession) {}

@@ -9,29 +9,29 @@ extension BackgroundSession {
     /// Every URL is checked before anything is sent. When the daemon refuses one of them, that
     /// error is thrown; the others it accepted run on (``allTasks()`` lists them).
     ///
-    /// - Throws: ``TransferError/Code/invalidURL`` unless every URL is absolute http(s) (nothing is
-    ///   submitted then); ``TransferError/Code/daemonUnavailable`` when the daemon connection is gone.
-    public func downloadTasks(with requests: [DownloadRequest]) async throws(TransferError) -> [BackgroundTask] {
+    /// - Throws: ``SandboxCore/SandboxError/Code/invalidURL`` unless every URL is absolute http(s) (nothing is
+    ///   submitted then); `daemon-unavailable` when the daemon connection is gone.
+    public func downloadTasks(with requests: [DownloadRequest]) async throws(SandboxError) -> [BackgroundTask] {
         for request in requests where !DownloadRequest.isSupported(request.url) {
-            throw TransferError(
+            throw SandboxError(
                 .invalidURL, "'\(request.url.absoluteString)' is not an absolute http or https URL.",
                 url: request.url.absoluteString)
         }
-        let answers = await withTaskGroup(of: (Int, Result<BackgroundTask, TransferError>).self) { group in
+        let answers = await withTaskGroup(of: (Int, Result<BackgroundTask, SandboxError>).self) { group in
             for (index, request) in requests.enumerated() {
                 group.addTask {
-                    do throws(TransferError) {
+                    do throws(SandboxError) {
                         return (index, .success(try await self.downloadTask(with: request)))
                     } catch {
                         return (index, .failure(error))
                     }
                 }
             }
-            var answers: [(Int, Result<BackgroundTask, TransferError>)] = []
+            var answers: [(Int, Result<BackgroundTask, SandboxError>)] = []
             answers.reserveCapacity(requests.count)
             for await answer in group { answers.append(answer) }
             return answers
         }
-        return try answers.sorted { $0.0 < $1.0 }.map { answer throws(TransferError) in try answer.1.get() }
+        return try answers.sorted { $0.0 < $1.0 }.map { answer throws(SandboxError) in try answer.1.get() }
     }
 }

@@ -35,19 +35,19 @@ public final class BackgroundSession: Sendable {
     /// session is detaching (no more deliveries).
     private let delivery = Mutex((handling: false, detaching: false))
     /// Why the finished file of a task was refused, by task: its completion carries the error.
-    private let refusedFiles = Mutex<[Int: TransferError]>([:])
+    private let refusedFiles = Mutex<[Int: SandboxError]>([:])
 
     /// Attaches to the background session `configuration.identifier` of `app` in `home`;
     /// `logger` receives what the session handles on its own (see ``logger``).
     ///
     /// - Throws: the core's code when the app has no container;
-    ///   ``TransferError/Code/invalidArgument`` for an identifier that is not one plain name;
-    ///   ``TransferError/Code/daemonUnavailable`` when `sandboxd` cannot be reached or started;
-    ///   ``TransferError/Code/protocolVersion`` when it speaks another protocol version.
+    ///   ``/SandboxCore/SandboxError/Code/invalidArgument`` for an identifier that is not one plain name;
+    ///   `daemon-unavailable` when `sandboxd` cannot be reached or started;
+    ///   ``SandboxCore/SandboxError/Code/protocolVersion`` when it speaks another protocol version.
     public init(
         configuration: BackgroundConfiguration, app: AppIdentifier, in home: SandboxHome,
         delegate: (any BackgroundSessionDelegate)? = nil, logger: Logger = DownloadSession.disabledLogger
-    ) async throws(TransferError) {
+    ) async throws(SandboxError) {
         self.configuration = configuration
         self.delegate = delegate
         self.logger = logger
@@ -86,18 +86,18 @@ public final class BackgroundSession: Sendable {
     /// Starts a background download of `url` in the daemon.
     ///
     /// - Throws: as ``downloadTask(with:)-(DownloadRequest)``.
-    public func downloadTask(with url: URL) async throws(TransferError) -> BackgroundTask {
+    public func downloadTask(with url: URL) async throws(SandboxError) -> BackgroundTask {
         try await downloadTask(with: DownloadRequest(url: url))
     }
 
     /// Starts a background download of `request` in the daemon (it runs at once: there is no
     /// suspended state for a task the app does not own).
     ///
-    /// - Throws: ``TransferError/Code/invalidURL`` unless the URL is absolute http(s);
-    ///   ``TransferError/Code/daemonUnavailable`` when the daemon connection is gone.
-    public func downloadTask(with request: DownloadRequest) async throws(TransferError) -> BackgroundTask {
+    /// - Throws: ``SandboxCore/SandboxError/Code/invalidURL`` unless the URL is absolute http(s);
+    ///   `daemon-unavailable` when the daemon connection is gone.
+    public func downloadTask(with request: DownloadRequest) async throws(SandboxError) -> BackgroundTask {
         guard DownloadRequest.isSupported(request.url) else {
-            throw TransferError(
+            throw SandboxError(
                 .invalidURL, "'\(request.url.absoluteString)' is not an absolute http or https URL.",
                 url: request.url.absoluteString)
         }
@@ -106,7 +106,7 @@ public final class BackgroundSession: Sendable {
             isDiscretionary: configuration.isDiscretionary)
         let answer = try await connection.request { .submit(submitted, id: $0) }
         guard let id = answer.taskID else {
-            throw TransferError(.protocolViolation, "sandboxd made a task without saying its identifier.")
+            throw SandboxError(.protocolViolation, "sandboxd made a task without saying its identifier.")
         }
         return task(
             BackgroundTaskInfo(
@@ -117,15 +117,15 @@ public final class BackgroundSession: Sendable {
     /// The session's unfinished tasks, as live objects (`getTasksWithCompletionHandler`): the same
     /// objects the events name.
     ///
-    /// - Throws: ``TransferError/Code/daemonUnavailable`` when the daemon connection is gone.
-    public func allTasks() async throws(TransferError) -> [BackgroundTask] {
+    /// - Throws: `daemon-unavailable` when the daemon connection is gone.
+    public func allTasks() async throws(SandboxError) -> [BackgroundTask] {
         try await taskList().filter { $0.state != .completed }.map(task)
     }
 
     /// Every task the daemon keeps for this session, finished ones included.
     ///
-    /// - Throws: ``TransferError/Code/daemonUnavailable`` when the daemon connection is gone.
-    public func taskList() async throws(TransferError) -> [BackgroundTaskInfo] {
+    /// - Throws: `daemon-unavailable` when the daemon connection is gone.
+    public func taskList() async throws(SandboxError) -> [BackgroundTaskInfo] {
         try await connection.request { .list(id: $0) }.tasks ?? []
     }
 
@@ -140,12 +140,12 @@ public final class BackgroundSession: Sendable {
     /// lets the app execute: in its bundle or beneath the system's program folders. An empty
     /// `arguments` removes the registration.
     ///
-    /// - Throws: ``TransferError/Code/invalidArgument`` when the program is not an absolute path or
-    ///   the time limit is out of range; ``TransferError/Code/daemonUnavailable`` when the daemon
+    /// - Throws: ``/SandboxCore/SandboxError/Code/invalidArgument`` when the program is not an absolute path or
+    ///   the time limit is out of range; `daemon-unavailable` when the daemon
     ///   connection is gone.
-    public func registerRelaunch(arguments: [String], timeLimit: Duration = .seconds(30)) async throws(TransferError) {
+    public func registerRelaunch(arguments: [String], timeLimit: Duration = .seconds(30)) async throws(SandboxError) {
         if let program = arguments.first, !program.hasPrefix("/") {
-            throw TransferError(.invalidArgument, "The relaunch program '\(program)' must be an absolute path.")
+            throw SandboxError(.invalidArgument, "The relaunch program '\(program)' must be an absolute path.")
         }
         let (seconds, attoseconds) = timeLimit.components
         let command = RelaunchCommand(
@@ -160,11 +160,11 @@ public final class BackgroundSession: Sendable {
     ///   - home: the device home the app is installed in (the daemon's socket is found from it).
     ///   - startingDaemon: whether to start `sandboxd` when it is not running (its unfinished
     ///     tasks then continue); without it, a stopped daemon lists nothing.
-    /// - Throws: ``TransferError/Code/daemonUnavailable`` when the daemon is not running and may
+    /// - Throws: `daemon-unavailable` when the daemon is not running and may
     ///   not be started, or cannot be reached.
     public static func tasks(
         of app: AppIdentifier, in home: SandboxHome, startingDaemon: Bool = false
-    ) async throws(TransferError) -> [BackgroundTaskInfo] {
+    ) async throws(SandboxError) -> [BackgroundTaskInfo] {
         let paths = DaemonPaths(home: home)
         let hello = ClientMessage.Hello(app: app.rawValue, session: nil, home: paths.home, attach: false)
         let connection = try await DaemonLauncher.connect(paths: paths, hello: hello, startIfNeeded: startingDaemon)
@@ -187,7 +187,7 @@ public final class BackgroundSession: Sendable {
         await connection.finish()
     }
 
-    func cancel(_ id: Int) async throws(TransferError) {
+    func cancel(_ id: Int) async throws(SandboxError) {
         _ = try await connection.request { .cancel(task: id, id: $0) }
     }
 
@@ -223,7 +223,7 @@ public final class BackgroundSession: Sendable {
             defer { delivery.withLock { $0.handling = false } }
             deliver(record)
             guard record.sequence > 0 else { return }
-            do throws(TransferError) {
+            do throws(SandboxError) {
                 try await connection.send(.acknowledge(record.sequence))
             } catch {
                 // The connection is gone: the event stays queued and comes again on the next attach.
@@ -282,7 +282,7 @@ public final class BackgroundSession: Sendable {
     /// The finished file an event names: in the staging folder (to be moved), or already at the
     /// request's destination. `nil` when there is none to hand over — the daemon could not place
     /// it (its log says why), or named a path that is not one in the container: then nothing is
-    /// read, the task's completion carries a ``TransferError/Code/protocolViolation`` naming the
+    /// read, the task's completion carries a ``SandboxCore/SandboxError/Code/protocolViolation`` naming the
     /// path, and ``logger`` records it.
     private func finishedFile(_ record: BackgroundEventRecord) -> DownloadedFile? {
         guard let text = record.path else {
@@ -295,10 +295,10 @@ public final class BackgroundSession: Sendable {
         do throws(SandboxError) {
             path = try ContainerPath(text)
         } catch {
-            let refused = TransferError(
+            let refused = SandboxError(
                 .protocolViolation,
                 "sandboxd named '\(text)' as the finished file of background task \(record.taskID) of session '\(configuration.identifier)', which is not a path in the container of '\(container.identifier.rawValue)' (\(error.message)); nothing was read from it. The daemon is damaged or not this version's: restart it, and check its log.",
-                path: text, cause: error)
+                path: text, underlying: .wrapping(error))
             logger.handled(refused, "The task completes with this error.", level: .error)
             refusedFiles.withLock { $0[record.taskID] = refused }
             return nil

@@ -13,7 +13,7 @@ public final class BackgroundTask: Sendable, Hashable, Identifiable, CustomStrin
     private struct Live {
         var state: DownloadTaskState
         var progress: TransferProgress
-        var error: TransferError?
+        var error: SandboxError?
     }
 
     private let live: Mutex<Live>
@@ -28,7 +28,7 @@ public final class BackgroundTask: Sendable, Hashable, Identifiable, CustomStrin
                 progress: TransferProgress(
                     bytesWritten: 0, totalBytesWritten: info.bytesWritten,
                     totalBytesExpectedToWrite: info.expectedLength),
-                error: info.errorCode.map { TransferError(TransferError.Code(wire: $0), "") }))
+                error: info.errorCode.map { SandboxError(SandboxError.Code($0), "") }))
     }
 
     /// The ``taskIdentifier``.
@@ -38,15 +38,15 @@ public final class BackgroundTask: Sendable, Hashable, Identifiable, CustomStrin
     /// The latest progress received.
     public var progress: TransferProgress { live.withLock { $0.progress } }
     /// Why it failed, once completed unsuccessfully.
-    public var error: TransferError? { live.withLock { $0.error } }
+    public var error: SandboxError? { live.withLock { $0.error } }
 
     /// Cancels the task in the daemon: it completes with `cancelled`.
     ///
-    /// - Throws: ``TransferError/Code/notFound`` when it has completed already;
-    ///   ``TransferError/Code/daemonUnavailable`` when the session is detached.
-    public func cancel() async throws(TransferError) {
+    /// - Throws: ``/SandboxCore/SandboxError/Code/notFound`` when it has completed already;
+    ///   `daemon-unavailable` when the session is detached.
+    public func cancel() async throws(SandboxError) {
         guard let session else {
-            throw TransferError(.sessionInvalidated, "The background session of task \(taskIdentifier) is gone.")
+            throw SandboxError(.sessionInvalidated, "The background session of task \(taskIdentifier) is gone.")
         }
         try await session.cancel(taskIdentifier)
     }

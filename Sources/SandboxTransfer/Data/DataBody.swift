@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import Foundation
 import NIOCore
+import SandboxStore
 
 /// A data task's body as chunks of bytes, in order, as they arrive: `URLSession.AsyncBytes` by
 /// chunk.
@@ -9,14 +10,14 @@ import NIOCore
 /// reading from the socket and the server waits (back-pressure), so memory holds a few chunks at
 /// most. Iterate it once. Dropping it before the end cancels the request.
 ///
-/// Iteration throws ``TransferError``: ``TransferError/Code/tooLarge`` as soon as the bytes pass
+/// Iteration throws ``/SandboxCore/SandboxError``: `too-large` as soon as the bytes pass
 /// the request's ``DataRequest/maximumSize`` (the chunk that passes it is not handed over),
-/// ``TransferError/Code/invalidResponse`` when the body ends before its `Content-Length`,
-/// ``TransferError/Code/stalled``, ``TransferError/Code/network`` or
-/// ``TransferError/Code/cancelled`` as a download would.
+/// ``SandboxCore/SandboxError/Code/invalidResponse`` when the body ends before its `Content-Length`,
+/// ``SandboxCore/SandboxError/Code/stalled``, ``SandboxCore/SandboxError/Code/network`` or
+/// ``SandboxCore/SandboxError/Code/cancelled`` as a download would.
 public struct DataBody: AsyncSequence, Sendable {
     public typealias Element = Data
-    public typealias Failure = TransferError
+    public typealias Failure = SandboxError
 
     let body: HTTPClientResponse.Body
     /// Kept so that its client, which reads the body, is not shut down while the body is read.
@@ -32,7 +33,7 @@ public struct DataBody: AsyncSequence, Sendable {
     /// Reads the chunks in order; see ``DataBody``.
     public struct Iterator: AsyncIteratorProtocol {
         public typealias Element = Data
-        public typealias Failure = TransferError
+        public typealias Failure = SandboxError
 
         var base: HTTPClientResponse.Body.AsyncIterator
         let url: String
@@ -44,7 +45,7 @@ public struct DataBody: AsyncSequence, Sendable {
         /// The next chunk, `nil` after the last one.
         ///
         /// - Throws: as ``DataBody`` says.
-        public mutating func next(isolation actor: isolated (any Actor)?) async throws(TransferError) -> Data? {
+        public mutating func next(isolation actor: isolated (any Actor)?) async throws(SandboxError) -> Data? {
             guard !ended else { return nil }
             let chunk: ByteBuffer?
             do {
@@ -56,7 +57,7 @@ public struct DataBody: AsyncSequence, Sendable {
             guard let chunk else {
                 ended = true
                 if let expectedLength, received != expectedLength {
-                    throw TransferError(
+                    throw SandboxError(
                         .invalidResponse,
                         "\(url) sent \(received) of the \(expectedLength) bytes its Content-Length announced.",
                         url: url)
@@ -71,15 +72,15 @@ public struct DataBody: AsyncSequence, Sendable {
             return Data(chunk.readableBytesView)
         }
 
-        public mutating func next() async throws(TransferError) -> Data? {
+        public mutating func next() async throws(SandboxError) -> Data? {
             try await next(isolation: nil)
         }
     }
 
-    /// The ``TransferError/Code/tooLarge`` error of `url`'s body, whose `size` is known when announced.
-    static func tooLarge(_ url: String, limit: Int64, size: Int64?) -> TransferError {
+    /// The `too-large` error of `url`'s body, whose `size` is known when announced.
+    static func tooLarge(_ url: String, limit: Int64, size: Int64?) -> SandboxError {
         let what = size.map { "announces \($0) bytes" } ?? "runs past it"
-        return TransferError(
+        return SandboxError(
             .tooLarge,
             "The body of \(url) \(what): more than the \(limit) bytes the request allows; raise its maximum size.",
             url: url)

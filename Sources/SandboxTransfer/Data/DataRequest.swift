@@ -12,7 +12,7 @@ public struct DataRequest: Sendable, Hashable {
     /// `nil` sends a `GET`.
     public var body: Data?
     /// The most body bytes the task accepts. A longer body fails with
-    /// ``TransferError/Code/tooLarge``: before any byte is read when `Content-Length` announces
+    /// `too-large`: before any byte is read when `Content-Length` announces
     /// it, as soon as the limit is passed otherwise; never more than this is kept in memory.
     public var maximumSize: Int64
 

@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import Foundation
 import NIOCore
 import NIOHTTP1
+import SandboxStore
 import Synchronization
 
 /// Data tasks: requests whose body comes back in memory or as a stream of chunks, as
@@ -9,7 +10,7 @@ import Synchronization
 ///
 /// Requests go through the same client, request building and error mapping as downloads
 /// (``DownloadSession``): the configuration's connect timeout, stall timeout (no byte for that
-/// long fails with ``TransferError/Code/stalled``) and redirect limit, no decompression. Unlike
+/// long fails with ``SandboxCore/SandboxError/Code/stalled``) and redirect limit, no decompression. Unlike
 /// downloads, data tasks are not retried (a `POST` must not be sent twice) and keep nothing on
 /// disk. Cancelling the Swift task that awaits one cancels its request.
 public final class DataSession: Sendable {
@@ -44,11 +45,11 @@ public final class DataSession: Sendable {
     /// Sends `request` and reads its whole body into memory.
     ///
     /// - Returns: the response, whatever its status (check ``DataResponse/isSuccess``), and its body.
-    /// - Throws: ``TransferError/Code/tooLarge`` when the body is longer than
+    /// - Throws: `too-large` when the body is longer than
     ///   ``DataRequest/maximumSize`` (decided from `Content-Length` before reading when the server
     ///   announces it, else as soon as the bytes pass it); the errors of ``bytes(for:)`` and of
     ///   ``DataBody``.
-    public func fetch(_ request: DataRequest) async throws(TransferError) -> FetchedData {
+    public func fetch(_ request: DataRequest) async throws(SandboxError) -> FetchedData {
         let streamed = try await bytes(for: request)
         var body = Data()
         body.reserveCapacity(Int(min(streamed.response.expectedContentLength ?? 0, request.maximumSize)))
@@ -59,15 +60,15 @@ public final class DataSession: Sendable {
     /// Sends `request` and returns once the response's head has arrived; the body is read as it
     /// is iterated (``DataBody``).
     ///
-    /// - Throws: ``TransferError/Code/invalidURL`` unless the URL is absolute http(s);
-    ///   ``TransferError/Code/invalidArgument`` for a header name or value that could break the
-    ///   request, or a negative ``DataRequest/maximumSize``; ``TransferError/Code/tooLarge`` when
+    /// - Throws: ``SandboxCore/SandboxError/Code/invalidURL`` unless the URL is absolute http(s);
+    ///   ``/SandboxCore/SandboxError/Code/invalidArgument`` for a header name or value that could break the
+    ///   request, or a negative ``DataRequest/maximumSize``; `too-large` when
     ///   `Content-Length` announces more than the maximum size (nothing is read);
-    ///   ``TransferError/Code/sessionInvalidated`` after ``invalidate()``;
-    ///   ``TransferError/Code/network``, ``TransferError/Code/stalled``,
-    ///   ``TransferError/Code/tooManyRedirects`` or ``TransferError/Code/cancelled`` when the
+    ///   ``SandboxCore/SandboxError/Code/sessionInvalidated`` after ``invalidate()``;
+    ///   ``SandboxCore/SandboxError/Code/network``, ``SandboxCore/SandboxError/Code/stalled``,
+    ///   ``SandboxCore/SandboxError/Code/tooManyRedirects`` or ``SandboxCore/SandboxError/Code/cancelled`` when the
     ///   request fails.
-    public func bytes(for request: DataRequest) async throws(TransferError) -> StreamedData {
+    public func bytes(for request: DataRequest) async throws(SandboxError) -> StreamedData {
         let url = request.url.absoluteString
         try check(request)
         let response: HTTPClientResponse
@@ -91,8 +92,8 @@ public final class DataSession: Sendable {
     }
 
     /// Shuts the session's own HTTP client down (a caller's client is left alone); the session
-    /// sends nothing afterwards (``TransferError/Code/sessionInvalidated``). Requests in progress
-    /// fail with ``TransferError/Code/network`` or ``TransferError/Code/cancelled``.
+    /// sends nothing afterwards (``SandboxCore/SandboxError/Code/sessionInvalidated``). Requests in progress
+    /// fail with ``SandboxCore/SandboxError/Code/network`` or ``SandboxCore/SandboxError/Code/cancelled``.
     public func invalidate() async {
         let first = invalidated.withLock { invalidated in
             defer { invalidated = true }
@@ -107,23 +108,23 @@ public final class DataSession: Sendable {
     }
 
     /// The checks made before anything is sent.
-    private func check(_ request: DataRequest) throws(TransferError) {
+    private func check(_ request: DataRequest) throws(SandboxError) {
         let url = request.url.absoluteString
         guard !invalidated.withLock({ $0 }) else {
-            throw TransferError(
+            throw SandboxError(
                 .sessionInvalidated, "The data session was invalidated; make a new one to fetch \(url).", url: url)
         }
         guard DownloadRequest.isSupported(request.url) else {
-            throw TransferError(.invalidURL, "'\(url)' is not an absolute http or https URL.", url: url)
+            throw SandboxError(.invalidURL, "'\(url)' is not an absolute http or https URL.", url: url)
         }
         for (name, value) in request.headers where !HeaderSyntax.isToken(name) || !HeaderSyntax.isFieldValue(value) {
-            throw TransferError(
+            throw SandboxError(
                 .invalidArgument,
                 "The header '\(name.debugDescription)' of the request for \(url) is not a valid header name and value; remove control characters and separators.",
                 url: url)
         }
         guard request.maximumSize >= 0 else {
-            throw TransferError(
+            throw SandboxError(
                 .invalidArgument, "The maximum size for \(url) is negative (\(request.maximumSize)).", url: url)
         }
     }

@@ -17,56 +17,34 @@ extension ConfinedRoot {
     ///   another reason, or when 1,000 names are taken.
     func moveDownload(
         from source: ContainerPath, into folder: ContainerPath, name: String, dataProtection: DataProtection?
-    ) throws(TransferError) -> ContainerPath {
-        do throws(StoreError) {
+    ) throws(SandboxError) -> ContainerPath {
+        do throws(SandboxError) {
             var folderChecked = false
             var number = 0
             while number < 1000 {
                 let candidate = number == 0 ? name : SuggestedFilename.numbered(name, number)
-                let destination = try Self.store { () throws(SandboxError) in try folder.appending(candidate) }
-                do throws(StoreError) {
+                let destination = try folder.appending(candidate)
+                do throws(SandboxError) {
                     if let dataProtection {
                         try dataProtection.moveItem(from: source, to: destination, in: self)
                     } else {
-                        try Self.store { () throws(SandboxError) in
-                            try moveItem(from: source, to: destination, replacingExisting: false)
-                        }
+                        try moveItem(from: source, to: destination, replacingExisting: false)
                     }
                     return destination
-                } catch  where error.code == StoreError.Code(.alreadyExists) {
+                } catch  where error.code == .alreadyExists {
                     number += 1
-                } catch  where error.code == StoreError.Code(.notFound) && !folderChecked {
+                } catch  where error.code == .notFound && !folderChecked {
                     folderChecked = true  // the folder (or the source) is missing: make the folder, try again
-                    try Self.store { () throws(SandboxError) in
-                        try createDirectory(at: folder, withIntermediateDirectories: true)
-                    }
+                    try createDirectory(at: folder, withIntermediateDirectories: true)
                 }
             }
         } catch {
-            if case .fileSystem(let underlying)? = error.cause {
-                throw .fileSystem(underlying, doing: "move the download into '\(folder)'")
-            }
-            throw TransferError(
-                TransferError.Code(wire: error.code.rawValue),
-                "Could not move the download into '\(folder)': \(error.message)",
-                path: error.path, cause: error)
+            throw .fileSystem(error, doing: "move the download into '\(folder)'")
         }
-        throw TransferError(
-            TransferError.Code(.alreadyExists),
+        throw SandboxError(
+            .alreadyExists,
             "Could not move the download into '\(folder)': '\(name)' and 999 numbered names are taken; remove some.",
             path: folder.description)
-    }
-}
-
-extension ConfinedRoot {
-    /// Runs a core operation, its error as the store's (same code), so that one `catch` sees both.
-    @discardableResult
-    fileprivate static func store<T>(_ body: () throws(SandboxError) -> T) throws(StoreError) -> T {
-        do {
-            return try body()
-        } catch {
-            throw StoreError(error)
-        }
     }
 }
 

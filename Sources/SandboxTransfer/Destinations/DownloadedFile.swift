@@ -51,9 +51,9 @@ public final class DownloadedFile: Sendable {
     /// - Throws: the core's code of a file failure (its ``/SandboxCore/SandboxError`` is the cause)
     ///   when it was already moved or discarded, or the move fails.
     @discardableResult
-    public func move(to destination: DownloadDestination) throws(TransferError) -> ContainerPath {
+    public func move(to destination: DownloadDestination) throws(SandboxError) -> ContainerPath {
         let name = destination.filename.flatMap(SuggestedFilename.sanitize) ?? suggestedFilename
-        return try claim { () throws(TransferError) in
+        return try claim { () throws(SandboxError) in
             try root.moveDownload(
                 from: temporaryPath, into: destination.folder.path, name: name, dataProtection: dataProtection)
         }
@@ -63,8 +63,8 @@ public final class DownloadedFile: Sendable {
     ///
     /// - Throws: the core's code of a file failure (its ``/SandboxCore/SandboxError`` is the cause)
     ///   when it was already moved or discarded, or the move fails.
-    public func move(toPath path: ContainerPath, replacingExisting: Bool = false) throws(TransferError) {
-        _ = try claim { () throws(TransferError) in
+    public func move(toPath path: ContainerPath, replacingExisting: Bool = false) throws(SandboxError) {
+        _ = try claim { () throws(SandboxError) in
             do throws(SandboxError) {
                 try root.moveItem(from: temporaryPath, to: path, replacingExisting: replacingExisting)
             } catch {
@@ -74,19 +74,19 @@ public final class DownloadedFile: Sendable {
         }
     }
 
-    private func claim(_ move: () throws(TransferError) -> ContainerPath) throws(TransferError) -> ContainerPath {
-        let result: Result<ContainerPath, TransferError> = movedTo.withLock { moved in
+    private func claim(_ move: () throws(SandboxError) -> ContainerPath) throws(SandboxError) -> ContainerPath {
+        let result: Result<ContainerPath, SandboxError> = movedTo.withLock { moved in
             if let moved {
                 return .failure(
-                    TransferError(.notFound, "The download was already moved to '\(moved)'.", path: moved.description))
+                    SandboxError(.notFound, "The download was already moved to '\(moved)'.", path: moved.description))
             }
             if discarded.withLock({ $0 }) {
                 return .failure(
-                    TransferError(
+                    SandboxError(
                         .notFound, "The download at '\(temporaryPath)' was deleted: move it while handling the event.",
                         path: temporaryPath.description))
             }
-            do throws(TransferError) {
+            do throws(SandboxError) {
                 let path = try move()
                 moved = path
                 return .success(path)
@@ -107,7 +107,7 @@ public final class DownloadedFile: Sendable {
             } catch {
                 // Best effort: the session's next start sweeps leftovers.
                 logger.handled(
-                    TransferError.fileSystem(error, doing: "delete the unmoved download '\(temporaryPath)'"),
+                    SandboxError.fileSystem(error, doing: "delete the unmoved download '\(temporaryPath)'"),
                     "The session's next start deletes it.")
             }
         }

@@ -28,11 +28,11 @@ public struct ExpectedDigest: Sendable, Hashable, Codable {
 
     /// A digest from hexadecimal text (either case).
     ///
-    /// - Throws: ``TransferError/Code/invalidArgument`` when `hex` is not `2 × byteCount` hex digits.
-    public init(_ algorithm: Algorithm, hex: String) throws(TransferError) {
+    /// - Throws: ``/SandboxCore/SandboxError/Code/invalidArgument`` when `hex` is not `2 × byteCount` hex digits.
+    public init(_ algorithm: Algorithm, hex: String) throws(SandboxError) {
         let lower = hex.lowercased()
         guard Self.isDigest(lower, of: algorithm) else {
-            throw TransferError(
+            throw SandboxError(
                 .invalidArgument,
                 "'\(hex)' is not a \(algorithm.rawValue) digest: give \(algorithm.byteCount * 2) hexadecimal digits.")
         }

@@ -80,43 +80,43 @@ public struct ResumeData: Sendable, Hashable, Codable {
 
     /// The document as JSON.
     ///
-    /// - Throws: ``TransferError/Code/invalidResumeData`` if a value cannot be encoded.
-    public func encoded() throws(TransferError) -> Data {
+    /// - Throws: ``SandboxCore/SandboxError/Code/invalidResumeData`` if a value cannot be encoded.
+    public func encoded() throws(SandboxError) -> Data {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         encoder.dateEncodingStrategy = .iso8601
         do {
             return try encoder.encode(self)
         } catch {
-            throw TransferError(
+            throw SandboxError(
                 .invalidResumeData, "Could not encode the resume data of \(originalURL).", url: originalURL,
-                cause: error)
+                underlying: .wrapping(error))
         }
     }
 
     /// Decodes and checks resume data.
     ///
-    /// - Throws: ``TransferError/Code/invalidResumeData`` when it is not JSON of this format, has a
+    /// - Throws: ``SandboxCore/SandboxError/Code/invalidResumeData`` when it is not JSON of this format, has a
     ///   newer version, a URL that is not absolute http(s), a weak or malformed entity tag, a
     ///   `Last-Modified` that is no HTTP date, a digest that is not hexadecimal of its algorithm's
     ///   length, a header whose name is not a token or whose value holds CR, LF, NUL or another
     ///   control character, a credentials header (`Authorization`, `Proxy-Authorization`,
     ///   `Cookie`), a negative length, or a partial file name that is not one plain name.
-    public init(decoding data: Data) throws(TransferError) {
+    public init(decoding data: Data) throws(SandboxError) {
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .iso8601
         var decoded: ResumeData
         do {
             decoded = try decoder.decode(ResumeData.self, from: data)
         } catch DecodingError.dataCorrupted(let context) {
-            throw TransferError(
+            throw SandboxError(
                 .invalidResumeData,
                 "The resume data is unusable: \(context.debugDescription) Start the download again.",
-                cause: DecodingError.dataCorrupted(context))
+                underlying: .wrapping(DecodingError.dataCorrupted(context)))
         } catch {
-            throw TransferError(
+            throw SandboxError(
                 .invalidResumeData, "The resume data is not in this library's format; start the download again.",
-                cause: error)
+                underlying: .wrapping(error))
         }
         // Foundation's ISO 8601 parser also takes fractional seconds, which `encoded()` would drop.
         decoded.createdAt = Self.wholeSeconds(decoded.createdAt)
@@ -126,10 +126,10 @@ public struct ResumeData: Sendable, Hashable, Codable {
 
     /// Checks the values a decoder cannot.
     ///
-    /// - Throws: ``TransferError/Code/invalidResumeData`` naming the rule that failed.
-    public func validate() throws(TransferError) {
-        func invalid(_ reason: String) -> TransferError {
-            TransferError(
+    /// - Throws: ``SandboxCore/SandboxError/Code/invalidResumeData`` naming the rule that failed.
+    public func validate() throws(SandboxError) {
+        func invalid(_ reason: String) -> SandboxError {
+            SandboxError(
                 .invalidResumeData,
                 "The resume data of \(originalURL) is unusable: \(reason). Start the download again.", url: originalURL)
         }

@@ -51,7 +51,7 @@ struct BodyWriter: Sendable {
         let session = run.session
         let (offset, total, restart) = (head.offset, head.total, head.restart)
         if offset == 0 && hadBytes {
-            try AttemptFailure.fatalOnError { () throws(TransferError) in try partial.truncate(to: 0) }
+            try AttemptFailure.fatalOnError { () throws(SandboxError) in try partial.truncate(to: 0) }
         }
         if let restart { session.emit(.didRestart(run.task, reason: restart)) }
         let validator = offset > 0 ? record.validator : ResponseDecision.resumeValidator(head.headers)
@@ -59,7 +59,7 @@ struct BodyWriter: Sendable {
             contentDisposition: head.headers.first(name: "content-disposition"),
             url: head.finalURL ?? URL(string: record.originalURL))
         let small = total.map { $0 - offset <= session.configuration.smallTransferLimit } ?? false
-        try AttemptFailure.fatalOnError { () throws(TransferError) in
+        try AttemptFailure.fatalOnError { () throws(SandboxError) in
             try session.store.update(record.id, deferring: small) {
                 $0.validator = validator
                 $0.expectedLength = total
@@ -95,17 +95,17 @@ struct BodyWriter: Sendable {
         if let end, position + count > end {
             // Keep what the answer announced, never what runs past it; the next attempt continues.
             let kept = received.getSlice(at: received.readerIndex, length: Int(end - position)) ?? ByteBuffer()
-            try AttemptFailure.fatalOnError { () throws(TransferError) in
+            try AttemptFailure.fatalOnError { () throws(SandboxError) in
                 try partial.write(kept, atOffset: position, digest: &digest)
                 position = end
                 try session.store.update(record.id) { [end] in $0.bytesOnDisk = end }
             }
             throw AttemptFailure(
-                error: TransferError(
+                error: SandboxError(
                     .invalidResponse, "\(url) sent more bytes than the \(end - offset) it announced.", url: url),
                 retryable: true)
         }
-        try AttemptFailure.fatalOnError { () throws(TransferError) in
+        try AttemptFailure.fatalOnError { () throws(SandboxError) in
             try partial.write(received, atOffset: position, digest: &digest)
         }
         position += count
@@ -114,7 +114,7 @@ struct BodyWriter: Sendable {
         if let progress = meter.record(count, now: now) { run.report(progress) }
         if now - lastCheckpoint >= configuration.checkpointInterval {
             lastCheckpoint = now
-            try AttemptFailure.fatalOnError { () throws(TransferError) in
+            try AttemptFailure.fatalOnError { () throws(SandboxError) in
                 try session.store.update(record.id) { [position] in $0.bytesOnDisk = position }
             }
         }
@@ -134,17 +134,17 @@ struct BodyWriter: Sendable {
         let (session, url, id) = (run.session, record.originalURL, record.id)
         if let end = end ?? total, position < end {
             throw AttemptFailure(
-                error: TransferError(
+                error: SandboxError(
                     .network, "The connection for \(url) ended after \(position) of \(end) bytes.", url: url),
                 retryable: true)
         }
         if let total, position < total {
-            try AttemptFailure.fatalOnError { () throws(TransferError) in
+            try AttemptFailure.fatalOnError { () throws(SandboxError) in
                 try session.store.update(id) { [position] in $0.bytesOnDisk = position }
             }
             return .continued
         }
-        try AttemptFailure.fatalOnError { () throws(TransferError) in
+        try AttemptFailure.fatalOnError { () throws(SandboxError) in
             if total == nil { try session.store.update(id) { [position] in $0.expectedLength = position } }
             try run.finish(partial, record: record, length: position, digest: digest)
         }
@@ -155,7 +155,7 @@ struct BodyWriter: Sendable {
 extension AttemptFailure {
     /// Runs `body`, turning its error into a failure no retry can fix.
     @discardableResult
-    static func fatalOnError<R>(_ body: () throws(TransferError) -> R) throws(AttemptFailure) -> R {
-        do throws(TransferError) { return try body() } catch { throw .fatal(error) }
+    static func fatalOnError<R>(_ body: () throws(SandboxError) -> R) throws(AttemptFailure) -> R {
+        do throws(SandboxError) { return try body() } catch { throw .fatal(error) }
     }
 }

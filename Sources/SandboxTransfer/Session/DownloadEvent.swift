@@ -10,14 +10,14 @@ public enum DownloadEvent: Sendable {
     case didWriteData(DownloadTask, TransferProgress)
     /// A transfer attempt failed with a transient error; the next one starts after `delay` and
     /// continues from the bytes on disk.
-    case willRetry(DownloadTask, attempt: Int, delay: Duration, error: TransferError)
+    case willRetry(DownloadTask, attempt: Int, delay: Duration, error: SandboxError)
     /// The file is complete and checked. Without a destination in the request, `file` is a temporary
     /// file: move it before dropping the event, or it is deleted. With one, `file` was moved already
     /// (``DownloadedFile/movedPath``).
     case didFinishDownloading(DownloadTask, DownloadedFile)
     /// The task is over: `error` is `nil` on success; otherwise it carries resume data when the
     /// download can continue (also for tasks interrupted by the end of a previous process).
-    case didComplete(DownloadTask, error: TransferError?)
+    case didComplete(DownloadTask, error: SandboxError?)
 
     /// The task the event is about.
     public var task: DownloadTask {
@@ -53,7 +53,7 @@ public protocol DownloadSessionDelegate: AnyObject, Sendable {
         _ session: DownloadSession, downloadTask: DownloadTask, didResumeAtOffset fileOffset: Int64,
         expectedTotalBytes: Int64?)
     /// The task is over; `error` carries resume data when it can continue.
-    func downloadSession(_ session: DownloadSession, task: DownloadTask, didCompleteWithError error: TransferError?)
+    func downloadSession(_ session: DownloadSession, task: DownloadTask, didCompleteWithError error: SandboxError?)
 }
 
 extension DownloadSessionDelegate {
@@ -70,6 +70,6 @@ extension DownloadSessionDelegate {
     ) {}
     /// Does nothing: ``DownloadTask/result()`` and the event stream report the end too.
     public func downloadSession(
-        _ session: DownloadSession, task: DownloadTask, didCompleteWithError error: TransferError?
+        _ session: DownloadSession, task: DownloadTask, didCompleteWithError error: SandboxError?
     ) {}
 }

@@ -14,7 +14,7 @@ extension DownloadSession {
             record.destination?.filename.flatMap(SuggestedFilename.sanitize) ?? record.suggestedFilename
             ?? SuggestedFilename.fallback
         let file: DownloadedFile
-        do throws(TransferError) {
+        do throws(SandboxError) {
             let partial = try partialPath(record.partialName)
             if let destination = record.destination {
                 try store.update(record.id, deferring: true) { $0.phase = .finishing(name: name) }
@@ -53,14 +53,14 @@ extension DownloadSession {
 
     /// Reports a failed or cancelled task; keeps the partial file with resume data when asked and
     /// possible, deletes it otherwise.
-    func fail(_ task: DownloadTask, with error: TransferError, keepingPartial: Bool) {
+    func fail(_ task: DownloadTask, with error: SandboxError, keepingPartial: Bool) {
         guard let record = store.record(task.taskIdentifier) else {
             return finishTask(task, .failure(error))
         }
         reportFailure(task, record: record, error: error, keepingPartial: keepingPartial)
     }
 
-    private func reportFailure(_ task: DownloadTask, record: TaskRecord, error: TransferError, keepingPartial: Bool) {
+    private func reportFailure(_ task: DownloadTask, record: TaskRecord, error: SandboxError, keepingPartial: Bool) {
         let resumeData = keepingPartial ? resumeData(for: record) : nil
         if resumeData == nil { removePartial(named: record.partialName) }
         var reported = error.with(resumeData: resumeData)
@@ -70,7 +70,7 @@ extension DownloadSession {
                 resumeData == nil
                 ? " " + unresumableExplanation(record) : " Resume it to continue from the bytes on disk."
         }
-        do throws(TransferError) {
+        do throws(SandboxError) {
             try store.update(record.id, durable: true) {
                 $0.phase = .failed(
                     code: reported.code.description, message: reported.message, resumable: resumeData != nil)

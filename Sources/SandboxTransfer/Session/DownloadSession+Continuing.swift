@@ -23,7 +23,7 @@ extension DownloadSession {
     ///
     /// - Throws: as ``downloadTask(with:)-(DownloadRequest)`` and
     ///   ``downloadTask(withResumeData:destination:)``.
-    public func downloadTask(continuingOrStarting request: DownloadRequest) throws(TransferError) -> DownloadTask {
+    public func downloadTask(continuingOrStarting request: DownloadRequest) throws(SandboxError) -> DownloadTask {
         guard var paused = pendingResumeData().last(where: { $0.originalURL == request.url.absoluteString }) else {
             return try downloadTask(with: request)
         }

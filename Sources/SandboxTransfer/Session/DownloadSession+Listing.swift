@@ -5,7 +5,7 @@ extension DownloadSession {
     ///
     /// - Throws: the core's code of a file failure (its ``/SandboxCore/SandboxError`` is the cause) when the
     ///   sessions' folder cannot be read; a container without one has no sessions.
-    public static func sessionIdentifiers(container: Container) throws(TransferError) -> [String] {
+    public static func sessionIdentifiers(container: Container) throws(SandboxError) -> [String] {
         do throws(SandboxError) {
             return try container.root.subdirectoryNames(at: folder).sorted()
         } catch  where error.code == .notFound {
@@ -18,12 +18,12 @@ extension DownloadSession {
     /// The tasks checkpointed by session `identifier` of `container`, without opening the session
     /// (so while another process runs it). Bytes on disk are measured now.
     ///
-    /// - Throws: ``TransferError/Code/invalidArgument`` for a bad identifier,
-    ///   ``TransferError/Code/corrupt`` for a damaged checkpoint, the core's code of a file failure
+    /// - Throws: ``/SandboxCore/SandboxError/Code/invalidArgument`` for a bad identifier,
+    ///   ``/SandboxCore/SandboxError/Code/corrupt`` for a damaged checkpoint, the core's code of a file failure
     ///   when the checkpoint or a partial file cannot be read.
     public static func storedTasks(
         identifier: String, container: Container
-    ) throws(TransferError) -> [DownloadTaskSummary] {
+    ) throws(SandboxError) -> [DownloadTaskSummary] {
         let root = container.root
         let directory = try directory(for: identifier)
         var summaries: [DownloadTaskSummary] = []
@@ -45,7 +45,7 @@ extension DownloadSession {
     /// The tasks of every session of `container`, by session identifier, then task.
     ///
     /// - Throws: as ``sessionIdentifiers(container:)`` and ``storedTasks(identifier:container:)``.
-    public static func storedTasks(container: Container) throws(TransferError) -> [DownloadTaskSummary] {
+    public static func storedTasks(container: Container) throws(SandboxError) -> [DownloadTaskSummary] {
         var tasks: [DownloadTaskSummary] = []
         for identifier in try sessionIdentifiers(container: container) {
             tasks += try storedTasks(identifier: identifier, container: container)

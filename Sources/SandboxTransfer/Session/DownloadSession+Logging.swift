@@ -12,10 +12,10 @@ extension Logger {
     /// Records a failure that is handled here instead of thrown: its message and what follows
     /// from it, the error itself, and its code and path as metadata (`error.code`, `error.path`).
     func handled(
-        _ error: any SandboxFailure, _ consequence: String, level: Logger.Level = .warning,
+        _ error: SandboxError, _ consequence: String, level: Logger.Level = .warning,
         file: String = #fileID, function: String = #function, line: UInt = #line
     ) {
-        var metadata: Logger.Metadata = ["error.code": "\(error.codeName)"]
+        var metadata: Logger.Metadata = ["error.code": "\(error.code.rawValue)"]
         if let path = error.path { metadata["error.path"] = "\(path)" }
         log(
             level: level, "\(error.message) \(consequence)", error: error, metadata: metadata, file: file,

@@ -7,11 +7,11 @@ extension DownloadSession {
     /// hand-overs cut short are finished, and files no task owns are deleted.
     ///
     /// - Throws: the core's code when a partial file to hand over cannot be examined or moved.
-    func recover() throws(TransferError) {
+    func recover() throws(SandboxError) {
         for record in store.records {
             switch record.phase {
             case .active:
-                let error = TransferError(
+                let error = SandboxError(
                     .interrupted, "The download of \(record.originalURL) was interrupted when its process ended.",
                     url: record.originalURL)
                 let task = DownloadTask(
@@ -30,9 +30,9 @@ extension DownloadSession {
     /// Reports an unfinished task as interrupted, its length on disk recorded first for listings
     /// (informational: a file that cannot be examined or a checkpoint that cannot be written goes to
     /// ``logger``, and the report says whether it can be resumed).
-    private func reportRecovered(_ task: DownloadTask, record: TaskRecord, error: TransferError) throws(TransferError) {
+    private func reportRecovered(_ task: DownloadTask, record: TaskRecord, error: SandboxError) throws(SandboxError) {
         let partial = try partialPath(record.partialName)
-        do throws(TransferError) {
+        do throws(SandboxError) {
             let length: Int64?
             do throws(SandboxError) {
                 length = try root.fileSize(at: partial)
@@ -47,7 +47,7 @@ extension DownloadSession {
         fail(task, with: error, keepingPartial: true)
     }
 
-    private func finishHandOver(_ record: TaskRecord, name: String) throws(TransferError) {
+    private func finishHandOver(_ record: TaskRecord, name: String) throws(SandboxError) {
         let partial = try partialPath(record.partialName)
         let attributes = try partialAttributes(record.partialName)
         var path: String?
@@ -72,7 +72,7 @@ extension DownloadSession {
             names = try root.fileNames(at: directory)
         } catch {
             return logger.handled(
-                TransferError.fileSystem(error, doing: "list '\(directory)'"), "Its leftovers stay until a later start."
+                SandboxError.fileSystem(error, doing: "list '\(directory)'"), "Its leftovers stay until a later start."
             )
         }
         for name in names where !kept.contains(name) {

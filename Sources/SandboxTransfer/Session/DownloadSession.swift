@@ -12,7 +12,7 @@ import SystemPackage
 /// Identified by a string, like a background `URLSessionConfiguration`: its partial files and its
 /// checkpoint live in `Library/Caches/com.sandbox.downloads/<identifier>/` inside the container.
 /// A session re-created with the same identifier after the process was killed reports each task
-/// that was unfinished as completed with a ``TransferError/Code/interrupted`` error carrying resume
+/// that was unfinished as completed with a ``/SandboxCore/SandboxError/Code/interrupted`` error carrying resume
 /// data (the seed's `didCompleteWithError` case); ``downloadTask(withResumeData:destination:)`` continues it
 /// from the bytes on disk. One process at a time may open a session identifier.
 ///
@@ -77,15 +77,15 @@ public final class DownloadSession: Sendable {
     ///   - logger: where the session reports what it handles on its own (see ``logger``). The
     ///     default discards everything, as a library must not write to the process's output
     ///     unasked.
-    /// - Throws: ``TransferError/Code/invalidArgument`` for an identifier that is not one plain
-    ///   name, ``TransferError/Code/sessionInUse`` when another process has it open,
-    ///   ``TransferError/Code/corrupt`` for a damaged checkpoint, the core's code of a file failure
+    /// - Throws: ``/SandboxCore/SandboxError/Code/invalidArgument`` for an identifier that is not one plain
+    ///   name, ``SandboxCore/SandboxError/Code/sessionInUse`` when another process has it open,
+    ///   ``/SandboxCore/SandboxError/Code/corrupt`` for a damaged checkpoint, the core's code of a file failure
     ///   (its ``/SandboxCore/SandboxError`` is the cause) when its folder or checkpoint cannot be read or written.
     public init(
         identifier: String, container: Container, configuration: Configuration = .standard,
         delegate: (any DownloadSessionDelegate)? = nil,
         httpClient: HTTPClient? = nil, logger: Logger = DownloadSession.disabledLogger
-    ) throws(TransferError) {
+    ) throws(SandboxError) {
         let root = container.root
         self.identifier = identifier
         self.logger = logger
@@ -107,7 +107,7 @@ public final class DownloadSession: Sendable {
             throw .fileSystem(error, doing: "lock the download session's folder '\(directory)'")
         }
         guard locked else {
-            throw TransferError(
+            throw SandboxError(
                 .sessionInUse,
                 "The download session '\(identifier)' is open in another process; wait for it to end or use another identifier.",
                 path: directory.description)
@@ -128,7 +128,7 @@ public final class DownloadSession: Sendable {
         for task in orphans {
             task.complete(
                 with: .failure(
-                    TransferError(
+                    SandboxError(
                         .cancelled, "The download session '\(identifier)' was released before the task ended.")))
         }
         eventSink.finish()
@@ -140,17 +140,18 @@ public final class DownloadSession: Sendable {
     }
 
     /// The checkpoint folder of the session folder `directory`.
-    static func checkpointPath(in directory: ContainerPath) throws(TransferError) -> ContainerPath {
+    static func checkpointPath(in directory: ContainerPath) throws(SandboxError) -> ContainerPath {
         try SessionStore.path(checkpointFolder, in: directory)
     }
 
     /// The folder of session `identifier`.
-    static func directory(for identifier: String) throws(TransferError) -> ContainerPath {
+    static func directory(for identifier: String) throws(SandboxError) -> ContainerPath {
         do throws(SandboxError) {
             return try folder.appending(ContainerPath.validateName(identifier))
         } catch {
-            throw TransferError(
-                .invalidArgument, "'\(identifier)' cannot name a download session: \(error.message)", cause: error)
+            throw SandboxError(
+                .invalidArgument, "'\(identifier)' cannot name a download session: \(error.message)",
+                underlying: .wrapping(error))
         }
     }
 
@@ -158,20 +159,20 @@ public final class DownloadSession: Sendable {
 
     /// A suspended task that downloads `url`.
     ///
-    /// - Throws: ``TransferError/Code/invalidURL`` unless `url` is absolute http(s),
-    ///   ``TransferError/Code/sessionInvalidated`` after ``invalidateAndCancel()``, the core's code
+    /// - Throws: ``SandboxCore/SandboxError/Code/invalidURL`` unless `url` is absolute http(s),
+    ///   ``SandboxCore/SandboxError/Code/sessionInvalidated`` after ``invalidateAndCancel()``, the core's code
     ///   of a file failure (its ``/SandboxCore/SandboxError`` is the cause) when the checkpoint cannot be written.
-    public func downloadTask(with url: URL) throws(TransferError) -> DownloadTask {
+    public func downloadTask(with url: URL) throws(SandboxError) -> DownloadTask {
         try downloadTask(with: DownloadRequest(url: url))
     }
 
     /// A suspended task for `request`.
     ///
     /// - Throws: as ``downloadTask(with:)-(URL)``.
-    public func downloadTask(with request: DownloadRequest) throws(TransferError) -> DownloadTask {
+    public func downloadTask(with request: DownloadRequest) throws(SandboxError) -> DownloadTask {
         try checkValid()
         guard DownloadRequest.isSupported(request.url) else {
-            throw TransferError(
+            throw SandboxError(
                 .invalidURL, "'\(request.url.absoluteString)' is not an absolute http or https URL.",
                 url: request.url.absoluteString)
         }
@@ -192,23 +193,23 @@ public final class DownloadSession: Sendable {
     /// ``RestartReason/partialFileUnusable``. `destination` says where the finished file goes (see
     /// ``DownloadRequest/destination``).
     ///
-    /// - Throws: ``TransferError/Code/invalidResumeData`` when it fails ``ResumeData/validate()`` or
-    ///   belongs to another session, ``TransferError/Code/sessionInvalidated`` after
+    /// - Throws: ``SandboxCore/SandboxError/Code/invalidResumeData`` when it fails ``ResumeData/validate()`` or
+    ///   belongs to another session, ``SandboxCore/SandboxError/Code/sessionInvalidated`` after
     ///   ``invalidateAndCancel()``, the core's code of a file failure (its ``/SandboxCore/SandboxError`` is the
     ///   cause) when the checkpoint cannot be written.
     public func downloadTask(
         withResumeData resumeData: ResumeData, destination: DownloadDestination? = nil
-    ) throws(TransferError) -> DownloadTask {
+    ) throws(SandboxError) -> DownloadTask {
         try checkValid()
         try resumeData.validate()
         guard resumeData.sessionIdentifier == identifier else {
-            throw TransferError(
+            throw SandboxError(
                 .invalidResumeData,
                 "The resume data belongs to session '\(resumeData.sessionIdentifier)', not '\(identifier)'; resume it there.",
                 url: resumeData.originalURL)
         }
         guard let url = URL(string: resumeData.originalURL) else {
-            throw TransferError(
+            throw SandboxError(
                 .invalidResumeData, "'\(resumeData.originalURL)' is not a URL.", url: resumeData.originalURL)
         }
         let previous = store.record(resumeData.taskIdentifier)
@@ -253,7 +254,7 @@ public final class DownloadSession: Sendable {
     ///
     /// - Throws: the core's code of a file failure (its ``/SandboxCore/SandboxError`` is the cause)
     ///   when the checkpoint cannot be written.
-    public func discard(_ resumeData: ResumeData) throws(TransferError) {
+    public func discard(_ resumeData: ResumeData) throws(SandboxError) {
         guard let record = store.record(resumeData.taskIdentifier), !record.isUnfinished else { return }
         removePartial(named: record.partialName)
         try store.remove(record.id)
@@ -261,7 +262,7 @@ public final class DownloadSession: Sendable {
 
     /// Cancels every task (without resume data), waits until they have completed, ends
     /// ``events``, and shuts the session's own HTTP client down. The session makes no new tasks
-    /// afterwards (``TransferError/Code/sessionInvalidated``); its folder stays, for the next
+    /// afterwards (``SandboxCore/SandboxError/Code/sessionInvalidated``); its folder stays, for the next
     /// session with its identifier.
     public func invalidateAndCancel() async {
         let first = invalidated.withLock { invalidated in
@@ -282,9 +283,9 @@ public final class DownloadSession: Sendable {
     }
 
     /// Throws when the session was invalidated.
-    private func checkValid() throws(TransferError) {
+    private func checkValid() throws(SandboxError) {
         guard invalidated.withLock({ $0 }) else { return }
-        throw TransferError(
+        throw SandboxError(
             .sessionInvalidated,
             "The download session '\(identifier)' was invalidated; open it again to start downloads.",
             path: directory.description)
@@ -309,14 +310,14 @@ public final class DownloadSession: Sendable {
     ///
     /// - Throws: the core's code when `name` is not one plain name (checkpoints and resume data
     ///   are checked when read, so only a programming error could).
-    func partialPath(_ name: String) throws(TransferError) -> ContainerPath {
+    func partialPath(_ name: String) throws(SandboxError) -> ContainerPath {
         try SessionStore.path(name, in: directory)
     }
 
     /// The partial file `name`'s attributes (a symlink as itself), `nil` when nothing is there.
     ///
     /// - Throws: the core's code when the file cannot be examined.
-    func partialAttributes(_ name: String) throws(TransferError) -> FileAttributes? {
+    func partialAttributes(_ name: String) throws(SandboxError) -> FileAttributes? {
         let path = try partialPath(name)
         do throws(SandboxError) {
             return try root.attributes(at: path, followingSymlink: false)
@@ -328,7 +329,7 @@ public final class DownloadSession: Sendable {
     /// The partial file `name`'s attributes, `nil` when nothing is there or when it cannot be
     /// examined (which goes to ``logger`` with `consequence`).
     private func examinedPartial(_ name: String, unreadable consequence: @autoclosure () -> String) -> FileAttributes? {
-        do throws(TransferError) {
+        do throws(SandboxError) {
             return try partialAttributes(name)
         } catch {
             logger.handled(error, consequence())
@@ -351,7 +352,7 @@ public final class DownloadSession: Sendable {
     /// Deletes the file `name` of the session's folder, if it is there (best effort: the next
     /// session's start sweeps what is left; a failure goes to ``logger``).
     func removePartial(named name: String) {
-        do throws(TransferError) {
+        do throws(SandboxError) {
             let path = try partialPath(name)
             do throws(SandboxError) {
                 try root.removeItem(at: path)  // 0 when already gone: fine
@@ -444,7 +445,7 @@ public final class DownloadSession: Sendable {
     }
 
     /// Forgets a completed task and wakes its ``DownloadTask/result()`` waiters.
-    func finishTask(_ task: DownloadTask, _ result: Result<DownloadOutcome, TransferError>) {
+    func finishTask(_ task: DownloadTask, _ result: Result<DownloadOutcome, SandboxError>) {
         liveTasks.withLock { _ = $0.removeValue(forKey: task.taskIdentifier) }
         task.complete(with: result)
     }

@@ -20,7 +20,7 @@ final class FinishedRecordLog: Sendable {
 
     /// The log in `folder`, for appending after `length` bytes: the whole lines ``read(root:folder:)``
     /// found (the file is cut there at the first append).
-    init(root: ConfinedRoot, folder: ContainerPath, length: Int64) throws(TransferError) {
+    init(root: ConfinedRoot, folder: ContainerPath, length: Int64) throws(SandboxError) {
         self.root = root
         path = try SessionStore.path(Self.name, in: folder)
         state = Mutex((nil, length))
@@ -33,9 +33,9 @@ final class FinishedRecordLog: Sendable {
     /// The records in the log of `folder` (a missing log has none), in the order they were
     /// appended, and the length of its whole lines.
     ///
-    /// - Throws: ``TransferError/Code/corrupt`` for a line that is not a valid record (naming the
+    /// - Throws: ``/SandboxCore/SandboxError/Code/corrupt`` for a line that is not a valid record (naming the
     ///   log and the line), the core's code when the log cannot be read.
-    static func read(root: ConfinedRoot, folder: ContainerPath) throws(TransferError) -> ([TaskRecord], Int64) {
+    static func read(root: ConfinedRoot, folder: ContainerPath) throws(SandboxError) -> ([TaskRecord], Int64) {
         let path = try SessionStore.path(name, in: folder)
         let bytes: [UInt8]
         do throws(SandboxError) {
@@ -59,7 +59,7 @@ final class FinishedRecordLog: Sendable {
     /// Appends `record`; `durable` also flushes the log to the device.
     ///
     /// - Throws: the core's code when the log cannot be opened or written.
-    func append(_ record: TaskRecord, durable: Bool) throws(TransferError) {
+    func append(_ record: TaskRecord, durable: Bool) throws(SandboxError) {
         let line = try record.encoded() + [UInt8(ascii: "\n")]
         let result: Result<Void, SandboxError> = state.withLock { state in
             do throws(SandboxError) {
@@ -81,7 +81,7 @@ final class FinishedRecordLog: Sendable {
     /// Replaces the log with `records` (when one is removed), atomically.
     ///
     /// - Throws: the core's code when the log cannot be written.
-    func rewrite(_ records: [TaskRecord]) throws(TransferError) {
+    func rewrite(_ records: [TaskRecord]) throws(SandboxError) {
         var bytes: [UInt8] = []
         for record in records { bytes += try record.encoded() + [UInt8(ascii: "\n")] }
         let result: Result<Void, SandboxError> = state.withLock { state in

@@ -53,7 +53,7 @@ final class SessionStore: Sendable {
     ///
     /// - Throws: the core's code of a file failure (its ``/SandboxCore/SandboxError`` is the cause)
     ///   when the folder cannot be made or a record read.
-    init(root: ConfinedRoot, folder: ContainerPath) throws(TransferError) {
+    init(root: ConfinedRoot, folder: ContainerPath) throws(SandboxError) {
         self.root = root
         self.folder = folder
         do throws(SandboxError) {
@@ -73,16 +73,16 @@ final class SessionStore: Sendable {
 
     /// The records in `folder`, by identifier; a missing folder has none.
     ///
-    /// - Throws: the core's code when a record cannot be read, ``TransferError/Code/corrupt`` when
+    /// - Throws: the core's code when a record cannot be read, ``/SandboxCore/SandboxError/Code/corrupt`` when
     ///   one is damaged.
-    static func load(root: ConfinedRoot, folder: ContainerPath) throws(TransferError) -> [TaskRecord] {
+    static func load(root: ConfinedRoot, folder: ContainerPath) throws(SandboxError) -> [TaskRecord] {
         try read(root: root, folder: folder).records
     }
 
     /// What `folder` holds: the task files, then the finished-record log's lines over them.
     ///
     /// - Throws: as ``load(root:folder:)``.
-    static func read(root: ConfinedRoot, folder: ContainerPath) throws(TransferError) -> Contents {
+    static func read(root: ConfinedRoot, folder: ContainerPath) throws(SandboxError) -> Contents {
         let names: [String]
         do throws(SandboxError) {
             names = try root.fileNames(at: folder)
@@ -118,7 +118,7 @@ final class SessionStore: Sendable {
     }
 
     /// Deletes the file of record `id`, if it is there.
-    private static func removeFile(of id: Int, root: ConfinedRoot, folder: ContainerPath) throws(TransferError) {
+    private static func removeFile(of id: Int, root: ConfinedRoot, folder: ContainerPath) throws(SandboxError) {
         let file = try path("\(id).json", in: folder)
         do throws(SandboxError) {
             _ = try root.removeItem(at: file)  // 0 when already gone
@@ -130,7 +130,7 @@ final class SessionStore: Sendable {
     /// The file `name` in `folder`.
     ///
     /// - Throws: the core's code when `name` is not one plain name (names made here always are).
-    static func path(_ name: String, in folder: ContainerPath) throws(TransferError) -> ContainerPath {
+    static func path(_ name: String, in folder: ContainerPath) throws(SandboxError) -> ContainerPath {
         do throws(SandboxError) {
             return try folder.appending(name)
         } catch {
@@ -146,7 +146,7 @@ final class SessionStore: Sendable {
     /// that are not unfinished. With records to replace, the new one is written at once, before
     /// they are removed (a kill in between leaves both, and the next session supersedes the older
     /// by the same rule); otherwise at its first ``update(_:durable:deferring:_:)`` that may not wait.
-    func add(replacing replaced: Set<Int> = [], _ make: (Int) -> TaskRecord) throws(TransferError) -> TaskRecord {
+    func add(replacing replaced: Set<Int> = [], _ make: (Int) -> TaskRecord) throws(SandboxError) -> TaskRecord {
         let added: TaskRecord
         if replaced.isEmpty {
             added = state.withLock { state in
@@ -157,7 +157,7 @@ final class SessionStore: Sendable {
                 return added
             }
         } else {
-            added = try writing { () throws(TransferError) in
+            added = try writing { () throws(SandboxError) in
                 let added = state.withLock { state in
                     defer { state.nextIdentifier += 1 }
                     return make(state.nextIdentifier)
@@ -181,7 +181,7 @@ final class SessionStore: Sendable {
     @discardableResult
     func update(
         _ id: Int, durable: Bool = false, deferring: Bool = false, _ change: (inout TaskRecord) -> Void
-    ) throws(TransferError) -> TaskRecord? {
+    ) throws(SandboxError) -> TaskRecord? {
         if deferring {
             // In memory only, without waiting for another record's write, when it was never written.
             let deferred = state.withLock { state -> TaskRecord? in
@@ -193,7 +193,7 @@ final class SessionStore: Sendable {
             }
             if let deferred { return deferred }
         }
-        return try writing { () throws(TransferError) in
+        return try writing { () throws(SandboxError) in
             // Marked written before the write, so a change that may wait, made meanwhile, waits for
             // this lock and is written after it rather than left behind in memory.
             let changed = state.withLock { state -> (record: TaskRecord, hadFile: Bool, logs: Bool)? in
@@ -217,8 +217,8 @@ final class SessionStore: Sendable {
     }
 
     /// Removes the record `id`.
-    func remove(_ id: Int) throws(TransferError) {
-        try writing { () throws(TransferError) in
+    func remove(_ id: Int) throws(SandboxError) {
+        try writing { () throws(SandboxError) in
             let (unwritten, remainingLogged) = state.withLock { state in
                 let logged = state.logged.contains(id)
                 return (
@@ -239,11 +239,11 @@ final class SessionStore: Sendable {
         }
     }
 
-    private func write(_ record: TaskRecord, durable: Bool) throws(TransferError) {
+    private func write(_ record: TaskRecord, durable: Bool) throws(SandboxError) {
         try write(try record.encoded(), to: try Self.path("\(record.id).json", in: folder), durable: durable)
     }
 
-    private func write(_ bytes: [UInt8], to file: ContainerPath, durable: Bool) throws(TransferError) {
+    private func write(_ bytes: [UInt8], to file: ContainerPath, durable: Bool) throws(SandboxError) {
         do throws(SandboxError) {
             try root.writeContents(bytes, to: file, options: durable ? [.atomic, .durable] : .atomic)
         } catch {
@@ -252,9 +252,9 @@ final class SessionStore: Sendable {
     }
 
     /// Runs `body` holding ``writer``.
-    private func writing<R>(_ body: () throws(TransferError) -> R) throws(TransferError) -> R {
-        let result: Result<R, TransferError> = writer.withLock { _ in
-            do throws(TransferError) { return .success(try body()) } catch { return .failure(error) }
+    private func writing<R>(_ body: () throws(SandboxError) -> R) throws(SandboxError) -> R {
+        let result: Result<R, SandboxError> = writer.withLock { _ in
+            do throws(SandboxError) { return .success(try body()) } catch { return .failure(error) }
         }
         return try result.get()
     }

@@ -8,22 +8,22 @@ extension TaskRecord {
     /// negative. The entry point for fuzzing checkpoints.
     ///
     /// - Parameter path: the checkpoint's path, for messages.
-    /// - Throws: ``TransferError/Code/corrupt`` naming `path` and the rule that failed.
-    package static func decoding(_ bytes: [UInt8], path: String) throws(TransferError) -> TaskRecord {
+    /// - Throws: ``/SandboxCore/SandboxError/Code/corrupt`` naming `path` and the rule that failed.
+    package static func decoding(_ bytes: [UInt8], path: String) throws(SandboxError) -> TaskRecord {
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .iso8601
         let record: TaskRecord
         do {
             record = try decoder.decode(TaskRecord.self, from: Data(bytes))
         } catch {
-            throw TransferError(
+            throw SandboxError(
                 .corrupt, "The checkpoint '\(path)' is damaged; remove it to forget that download.", path: path,
-                cause: error)
+                underlying: .wrapping(error))
         }
-        func damaged(_ reason: String, cause: SandboxError? = nil) -> TransferError {
-            TransferError(
+        func damaged(_ reason: String, cause: SandboxError? = nil) -> SandboxError {
+            SandboxError(
                 .corrupt, "The checkpoint '\(path)' is damaged: \(reason); remove it to forget that download.",
-                path: path, cause: cause)
+                path: path, underlying: .wrapping(cause))
         }
         do throws(SandboxError) {
             _ = try ContainerPath.validateName(record.partialName)
@@ -42,33 +42,34 @@ extension TaskRecord {
 
     /// The checkpoint file's bytes: ``jsonBytes()``, or `JSONEncoder`'s for a date it does not cover.
     ///
-    /// - Throws: ``TransferError/Code/invalidArgument`` if a value cannot be encoded.
-    func encoded() throws(TransferError) -> [UInt8] {
+    /// - Throws: ``/SandboxCore/SandboxError/Code/invalidArgument`` if a value cannot be encoded.
+    func encoded() throws(SandboxError) -> [UInt8] {
         if let bytes = jsonBytes() { return bytes }
         return try encodedByJSONEncoder()
     }
 
     /// The bytes `JSONEncoder` makes of the record (sorted keys, ISO 8601 dates).
     ///
-    /// - Throws: ``TransferError/Code/invalidArgument`` if a value cannot be encoded.
-    func encodedByJSONEncoder() throws(TransferError) -> [UInt8] {
+    /// - Throws: ``/SandboxCore/SandboxError/Code/invalidArgument`` if a value cannot be encoded.
+    func encodedByJSONEncoder() throws(SandboxError) -> [UInt8] {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         encoder.dateEncodingStrategy = .iso8601
         do {
             return Array(try encoder.encode(self))
         } catch {
-            throw TransferError(.invalidArgument, "Could not encode the checkpoint of task \(id).", cause: error)
+            throw SandboxError(
+                .invalidArgument, "Could not encode the checkpoint of task \(id).", underlying: .wrapping(error))
         }
     }
 
     /// The request the record was made for.
     ///
-    /// - Throws: ``TransferError/Code/corrupt`` when its URL is not one (a checkpoint is checked
+    /// - Throws: ``/SandboxCore/SandboxError/Code/corrupt`` when its URL is not one (a checkpoint is checked
     ///   when read, so only a record changed since could fail).
-    func request() throws(TransferError) -> DownloadRequest {
+    func request() throws(SandboxError) -> DownloadRequest {
         guard let url = URL(string: originalURL) else {
-            throw TransferError(
+            throw SandboxError(
                 .corrupt, "The checkpoint of task \(id) holds '\(originalURL)', which is not a URL.", url: originalURL)
         }
         return DownloadRequest(url: url, headers: headers, expectedDigest: expectedDigest, destination: destination)

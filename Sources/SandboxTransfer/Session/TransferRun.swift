@@ -29,10 +29,10 @@ struct TransferRun: Sendable {
     func execute() async -> DownloadTaskMachine.RunResult {
         guard let record = session.store.record(task.taskIdentifier) else {
             return .failed(
-                TransferError(.notFound, "The checkpoint lost task \(task.taskIdentifier)."), resumable: false)
+                SandboxError(.notFound, "The checkpoint lost task \(task.taskIdentifier)."), resumable: false)
         }
         let partial: PartialFile
-        do throws(TransferError) {
+        do throws(SandboxError) {
             partial = try PartialFile(root: session.root, path: try session.partialPath(record.partialName))
         } catch {
             return .failed(error, resumable: false)
@@ -66,7 +66,7 @@ struct TransferRun: Sendable {
                     if restarts > Self.maximumRestarts {
                         let url = record.originalURL
                         return .failed(
-                            TransferError(
+                            SandboxError(
                                 .invalidResponse,
                                 "\(url) could not be continued \(restarts) times in a row (its content keeps changing); try later.",
                                 url: url),
@@ -104,7 +104,7 @@ struct TransferRun: Sendable {
     /// The partial file's length, `nil` when it cannot be read (logged at debug level: the next
     /// attempt, which needs it, fails with the error).
     private func length(of partial: PartialFile) -> Int64? {
-        do throws(TransferError) {
+        do throws(SandboxError) {
             return try partial.length()
         } catch {
             session.logger.handled(error, "The next attempt reports it.", level: .debug)
@@ -115,7 +115,7 @@ struct TransferRun: Sendable {
     /// The run was stopped: flush what is on disk so resume data is good after a power cut too.
     private func stopped(_ partial: PartialFile) -> DownloadTaskMachine.RunResult {
         flush(partial)
-        let error = TransferError(
+        let error = SandboxError(
             .cancelled, "The download of \(task.request.url.absoluteString) was stopped.",
             url: task.request.url.absoluteString)
         return .failed(error, resumable: true)
@@ -126,12 +126,12 @@ struct TransferRun: Sendable {
     /// the recorded length is informational (for listings).
     private func flush(_ partial: PartialFile) {
         let url = task.request.url.absoluteString
-        do throws(TransferError) {
+        do throws(SandboxError) {
             try partial.synchronize()
         } catch {
             session.logger.handled(error, "The partial file of \(url) may lose its last bytes in a power cut.")
         }
-        do throws(TransferError) {
+        do throws(SandboxError) {
             let length = try partial.length()
             try session.store.update(task.taskIdentifier, durable: true) { $0.bytesOnDisk = length }
         } catch {
@@ -147,21 +147,21 @@ struct TransferRun: Sendable {
         _ partial: PartialFile, length known: Int64?, announcingResume: Bool
     ) async throws(AttemptFailure) -> AttemptResult {
         guard let record = session.store.record(task.taskIdentifier) else {
-            throw .fatal(TransferError(.notFound, "The checkpoint lost task \(task.taskIdentifier)."))
+            throw .fatal(SandboxError(.notFound, "The checkpoint lost task \(task.taskIdentifier)."))
         }
         let url = record.originalURL
         let length: Int64
         if let known {
             length = known
         } else {
-            length = try AttemptFailure.fatalOnError { () throws(TransferError) in try partial.length() }
+            length = try AttemptFailure.fatalOnError { () throws(SandboxError) in try partial.length() }
         }
         let plan = Self.plan(record: record, length: length)
         // The digest of the bytes a continuation keeps, read here rather than on the event loop.
         var prefix: StreamingDigest?
         if plan.offset > 0, let expected = record.expectedDigest {
             var digest = StreamingDigest(expected.algorithm)
-            try AttemptFailure.fatalOnError { () throws(TransferError) in
+            try AttemptFailure.fatalOnError { () throws(SandboxError) in
                 try partial.hashPrefix(plan.offset, into: &digest)
             }
             prefix = digest
@@ -186,7 +186,7 @@ struct TransferRun: Sendable {
         }
         guard let writer = outcome.writer else {
             throw AttemptFailure(
-                error: TransferError(
+                error: SandboxError(
                     .invalidResponse, "The server's answer for \(url) ended before its head.", url: url),
                 retryable: true)
         }
@@ -202,32 +202,32 @@ struct TransferRun: Sendable {
         switch decision {
         case .retry(let retryAfter, let status):
             throw AttemptFailure(
-                error: TransferError(
+                error: SandboxError(
                     .httpStatus, "The server answered \(status) \(Self.reason(status)) for \(url).", url: url),
                 retryable: true,
                 retryAfter: retryAfter.flatMap { RetryPolicy.retryAfter($0) })
         case .fail(let status):
             throw .fatal(
-                TransferError(
+                SandboxError(
                     .httpStatus,
                     "The server answered \(status) \(Self.reason(status)) for \(url); nothing was written. Check the URL.",
                     url: url))
         case .invalid(let reason):
             throw AttemptFailure(
-                error: TransferError(
+                error: SandboxError(
                     .invalidResponse, "The server's answer for \(url) is invalid: \(reason).", url: url),
                 retryable: true)
         case .restartWithoutRange(let reason):
             try restart(partial, reason: reason)
             return .restarted
         case .alreadyComplete(let total):
-            try AttemptFailure.fatalOnError { () throws(TransferError) in
+            try AttemptFailure.fatalOnError { () throws(SandboxError) in
                 try session.store.update(record.id) { $0.expectedLength = total }
                 try finish(partial, record: record, length: total, digest: nil)
             }
             return .finished
         case .write:
-            throw .fatal(TransferError(.invalidResponse, "The answer for \(url) was not written.", url: url))
+            throw .fatal(SandboxError(.invalidResponse, "The answer for \(url) was not written.", url: url))
         }
     }
 
@@ -264,7 +264,7 @@ struct TransferRun: Sendable {
     }
 
     private func restart(_ partial: PartialFile, reason: RestartReason) throws(AttemptFailure) {
-        try AttemptFailure.fatalOnError { () throws(TransferError) in
+        try AttemptFailure.fatalOnError { () throws(SandboxError) in
             try partial.truncate(to: 0)  // before the checkpoint forgets the validator: never old bytes under a new one
             try session.store.update(task.taskIdentifier) {
                 $0.validator = nil
@@ -286,7 +286,7 @@ struct TransferRun: Sendable {
     /// is expected, as after a 416 "already complete").
     func finish(
         _ partial: PartialFile, record: TaskRecord, length: Int64, digest: StreamingDigest?
-    ) throws(TransferError) {
+    ) throws(SandboxError) {
         if session.configuration.synchronizesFinishedFiles { try partial.synchronize() }
         var computed: String?
         if let expected = record.expectedDigest {
@@ -294,7 +294,7 @@ struct TransferRun: Sendable {
             if digest == nil { try partial.hashPrefix(length, into: &running) }
             let hex = running.finalizeHex()
             guard hex == expected.hex else {
-                throw TransferError(
+                throw SandboxError(
                     .checksumMismatch,
                     "The file from \(record.originalURL) has \(expected.algorithm.rawValue) \(hex), not the expected \(expected.hex); it was deleted.",
                     url: record.originalURL)

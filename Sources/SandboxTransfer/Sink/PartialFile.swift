@@ -13,7 +13,7 @@ final class PartialFile: Sendable {
     /// Opens (creating if needed) the partial file at `path`.
     ///
     /// - Throws: the core's code of a file failure (its ``/SandboxCore/SandboxError`` is the cause).
-    init(root: ConfinedRoot, path: ContainerPath) throws(TransferError) {
+    init(root: ConfinedRoot, path: ContainerPath) throws(SandboxError) {
         do throws(SandboxError) {
             file = try root.openFile(forReadingAndWritingAt: path, options: .modifyFile(createIfNecessary: true))
         } catch {
@@ -23,21 +23,21 @@ final class PartialFile: Sendable {
     }
 
     /// The bytes on disk: where a resumed download continues.
-    func length() throws(TransferError) -> Int64 {
+    func length() throws(SandboxError) -> Int64 {
         do throws(SandboxError) { return try file.size() } catch {
             throw .fileSystem(error, doing: "measure '\(path)'")
         }
     }
 
     /// Cuts the file to `length` bytes (0 to restart).
-    func truncate(to length: Int64) throws(TransferError) {
+    func truncate(to length: Int64) throws(SandboxError) {
         do throws(SandboxError) { try file.truncate(to: length) } catch {
             throw .fileSystem(error, doing: "truncate '\(path)'")
         }
     }
 
     /// Writes `buffer` at `offset`, hashing it into `digest` when given.
-    func write(_ buffer: ByteBuffer, atOffset offset: Int64, digest: inout StreamingDigest?) throws(TransferError) {
+    func write(_ buffer: ByteBuffer, atOffset offset: Int64, digest: inout StreamingDigest?) throws(SandboxError) {
         let result: Result<Void, SandboxError> = buffer.withUnsafeReadableBytes { bytes in
             digest?.update(bytes)
             do throws(SandboxError) {
@@ -52,7 +52,7 @@ final class PartialFile: Sendable {
 
     /// Feeds the first `count` bytes of the file into `digest` (after resuming, so the digest covers
     /// the whole file without keeping hash state across processes).
-    func hashPrefix(_ count: Int64, into digest: inout StreamingDigest) throws(TransferError) {
+    func hashPrefix(_ count: Int64, into digest: inout StreamingDigest) throws(SandboxError) {
         let chunk = 1 << 20
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: chunk, alignment: 16)
         defer { buffer.deallocate() }
@@ -66,7 +66,7 @@ final class PartialFile: Sendable {
                 throw .fileSystem(error, doing: "read '\(path)' to check its digest")
             }
             guard read > 0 else {
-                throw TransferError(
+                throw SandboxError(
                     .corrupt, "'\(path)' is shorter than \(count) bytes; it changed during the download.",
                     path: path.description)
             }
@@ -76,7 +76,7 @@ final class PartialFile: Sendable {
     }
 
     /// Flushes the file to the device.
-    func synchronize() throws(TransferError) {
+    func synchronize() throws(SandboxError) {
         do throws(SandboxError) { try file.synchronize(.data) } catch {
             throw .fileSystem(error, doing: "flush '\(path)'")
         }

@@ -20,18 +20,18 @@ public final class DownloadTask: Sendable, Hashable, Identifiable, CustomStringC
         var machine: DownloadTaskMachine
         var run: (generation: Int, handle: Task<Void, Never>)?
         var progress = TransferProgress(bytesWritten: 0, totalBytesWritten: 0, totalBytesExpectedToWrite: nil)
-        var error: TransferError?
+        var error: SandboxError?
         var outcome: DownloadOutcome?
         /// Set by the run that completed the file: its size and checked digest.
         var finished: (byteCount: Int64, digest: String?)?
-        var waiters: [CheckedContinuation<Result<DownloadOutcome, TransferError>, Never>] = []
+        var waiters: [CheckedContinuation<Result<DownloadOutcome, SandboxError>, Never>] = []
     }
 
     let live: Mutex<Live>
 
     init(
         identifier: Int, request: DownloadRequest, session: DownloadSession,
-        machine: DownloadTaskMachine = DownloadTaskMachine(), error: TransferError? = nil
+        machine: DownloadTaskMachine = DownloadTaskMachine(), error: SandboxError? = nil
     ) {
         self.taskIdentifier = identifier
         self.request = request
@@ -47,7 +47,7 @@ public final class DownloadTask: Sendable, Hashable, Identifiable, CustomStringC
     /// The latest progress.
     public var progress: TransferProgress { live.withLock { $0.progress } }
     /// Why the task failed (with resume data when it can continue), once completed.
-    public var error: TransferError? { live.withLock { $0.error } }
+    public var error: SandboxError? { live.withLock { $0.error } }
 
     /// Starts or continues the task. Does nothing once it is running or completed.
     public func resume() { perform { $0.resume() } }
@@ -93,11 +93,11 @@ public final class DownloadTask: Sendable, Hashable, Identifiable, CustomStringC
     /// an actor, a task already completed answers without a hop to the global executor and back,
     /// and a later completion resumes the caller on its actor directly.
     ///
-    /// - Returns: where the file went, or the error (``TransferError/Code/cancelled`` when cancelled),
+    /// - Returns: where the file went, or the error (``SandboxCore/SandboxError/Code/cancelled`` when cancelled),
     ///   carrying resume data when the download can continue.
-    public nonisolated(nonsending) func result() async -> Result<DownloadOutcome, TransferError> {
+    public nonisolated(nonsending) func result() async -> Result<DownloadOutcome, SandboxError> {
         await withCheckedContinuation { continuation in
-            let ready: Result<DownloadOutcome, TransferError>? = live.withLock { live in
+            let ready: Result<DownloadOutcome, SandboxError>? = live.withLock { live in
                 if let outcome = live.outcome { return .success(outcome) }
                 if live.machine.publicState == .completed, let error = live.error { return .failure(error) }
                 live.waiters.append(continuation)
@@ -130,7 +130,7 @@ public final class DownloadTask: Sendable, Hashable, Identifiable, CustomStringC
     }
 
     /// Records the end of the task and wakes ``result()`` waiters.
-    func complete(with result: Result<DownloadOutcome, TransferError>) {
+    func complete(with result: Result<DownloadOutcome, SandboxError>) {
         let waiters = live.withLock { live in
             switch result {
             case .success(let outcome): live.outcome = outcome

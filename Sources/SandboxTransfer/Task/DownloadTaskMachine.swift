@@ -12,7 +12,7 @@ struct DownloadTaskMachine: Sendable {
         case finished
         /// The run failed; `resumable` when its bytes may be kept for a resume (the session keeps
         /// them only when a validator can guard one).
-        case failed(TransferError, resumable: Bool)
+        case failed(SandboxError, resumable: Bool)
     }
 
     /// What the owner must do. Equal when the same action with errors of the same code.
@@ -30,7 +30,7 @@ struct DownloadTaskMachine: Sendable {
         /// Hand the finished file over and report success.
         case deliver
         /// Report failure; keep the partial file for resume data when `keepPartial`, else delete it.
-        case reportFailure(TransferError, keepPartial: Bool)
+        case reportFailure(SandboxError, keepPartial: Bool)
 
         static func == (lhs: Action, rhs: Action) -> Bool {
             switch (lhs, rhs) {
@@ -121,7 +121,7 @@ struct DownloadTaskMachine: Sendable {
     /// `cancel()` (`producingResumeData == false`: the partial file goes) or
     /// `cancel(byProducingResumeData:)`.
     mutating func cancel(producingResumeData: Bool) -> [Action] {
-        let error = TransferError(.cancelled, "The download was cancelled.")
+        let error = SandboxError(.cancelled, "The download was cancelled.")
         switch state {
         case .suspended:
             state = .completed(.cancelled)
@@ -158,7 +158,7 @@ struct DownloadTaskMachine: Sendable {
             return resumeAfter ? [.releaseSlot, .enqueue] : [.releaseSlot]
         case .cancelling(let current, let producing) where current == generation:
             state = .completed(.cancelled)
-            let error = TransferError(.cancelled, "The download was cancelled.")
+            let error = SandboxError(.cancelled, "The download was cancelled.")
             return [.releaseSlot, .reportFailure(error, keepPartial: producing)]
         default:
             return []

@@ -24,14 +24,12 @@ extension Inbox {
         let dataProtection = DataProtection(home: container.home)
         for number in 1...Self.maximumNameAttempts {
             let path = Self.path.appending(Self.numbered(name, number))
-            do throws(StoreError) {
+            do throws(SandboxError) {
                 try dataProtection.importFile(
                     fromHost: hostFile, to: path, in: root, options: [.atomic, .durable, .withoutOverwriting])
                 return path
-            } catch  where error.code == StoreError.Code(.alreadyExists) {
+            } catch  where error.code == .alreadyExists {
                 continue
-            } catch {
-                throw Self.failure(error)
             }
         }
         throw SandboxError(
@@ -41,12 +39,6 @@ extension Inbox {
     }
 
     static let maximumNameAttempts = 10_000
-
-    /// A failed delivery as the core's error: the file system's own, or the store's code and message.
-    static func failure(_ error: StoreError) -> SandboxError {
-        if case .fileSystem(let underlying)? = error.cause { return underlying }
-        return SandboxError(SandboxError.Code(error.code.rawValue), error.message, path: error.path)
-    }
 
     /// `report.pdf` numbered 2 is `report 2.pdf` (``/SandboxCore/FileName`` numbers names).
     static func numbered(_ name: FileName, _ number: Int) -> FileName {

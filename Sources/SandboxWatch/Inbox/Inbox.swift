@@ -67,7 +67,7 @@ public struct Inbox: Sendable {
         guard path.isDescendant(of: Self.path) else { return }
         throw SandboxError(
             .readOnly,
-            "The app may not write into Documents/Inbox ('\(path)'): other apps deliver documents there (`sandbox open-in`). Read, move out or delete Inbox items; write your own files elsewhere in Documents.",
+            "The app may not write into Documents/Inbox ('\(path)'): other apps deliver documents there. Read, move out or delete Inbox items; write your own files elsewhere in Documents.",
             path: path.description
         )
     }

@@ -48,7 +48,7 @@ final class Delegate: BackgroundSessionDelegate {
     }
 
     func backgroundSession(
-        _ session: BackgroundSession, task: BackgroundTask, didCompleteWithError error: TransferError?
+        _ session: BackgroundSession, task: BackgroundTask, didCompleteWithError error: SandboxError?
     ) {
         emit(["kind": "completed", "task": task.taskIdentifier, "error": error?.code.description ?? ""])
         completions.withLock { $0 += 1 }
@@ -123,7 +123,7 @@ do {
             try await session.registerRelaunch(arguments: ["/usr/bin/python3", relaunchScript])
         }
         let addresses = try rest.map { url in
-            guard let address = URL(string: url) else { throw TransferError(.invalidURL, url) }
+            guard let address = URL(string: url) else { throw SandboxError(.invalidURL, url) }
             return address
         }
         if batch {
@@ -147,7 +147,7 @@ do {
         }
     case "background":
         for url in rest {
-            guard let address = URL(string: url) else { throw TransferError(.invalidURL, url) }
+            guard let address = URL(string: url) else { throw SandboxError(.invalidURL, url) }
             let task = try await session.downloadTask(with: address)
             emit(["submitted": task.taskIdentifier, "url": url])
         }
@@ -167,10 +167,10 @@ do {
         let tasks = try await session.allTasks()
         emit(["tasks": tasks.map(\.taskIdentifier)])
     default:
-        throw TransferError(.invalidArgument, "unknown command '\(command)'")
+        throw SandboxError(.invalidArgument, "unknown command '\(command)'")
     }
     await session.detach()
-} catch let error as TransferError {
+} catch let error as SandboxError {
     emit(["error": error.code.description, "message": error.message])
     exit(1)
 } catch {

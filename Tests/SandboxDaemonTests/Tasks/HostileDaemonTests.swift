@@ -30,7 +30,7 @@ import Testing
             let session = try await BackgroundSession(
                 configuration: configuration, app: AppIdentifier(DaemonFixture.app), in: fixture.home)
             var files: [DownloadedFile] = []
-            var completion: TransferError??
+            var completion: SandboxError??
             for await event in session.events {
                 switch event {
                 case .didFinishDownloading(_, let file): files.append(file)

@@ -92,7 +92,7 @@ import Testing
         try ScratchDirectory.with(prefix: "sbd-queue") { scratch in
             let path = scratch.appending("queue.sqlite")
             try Data(repeating: 0x41, count: 4096).write(to: URL(fileURLWithPath: path))
-            do throws(TransferError) {
+            do throws(SandboxError) {
                 _ = try EventQueue(path: path)
                 Issue.record("a damaged queue opened")
             } catch {

@@ -1,4 +1,5 @@
 import Foundation
+import SandboxStore
 import Testing
 
 @testable import SandboxTransfer
@@ -49,7 +50,7 @@ import Testing
     @Test func refusesAnOversizedLengthBeforeItsBodyArrives() {
         var decoder = FrameDecoder(maximumSize: 1024)
         decoder.append([0xFF, 0xFF, 0xFF, 0xFF])  // 4 GiB declared, nothing sent
-        #expect(throws: TransferError.self) { try decoder.nextFrame() }
+        #expect(throws: SandboxError.self) { try decoder.nextFrame() }
         do {
             _ = try decoder.nextFrame()
         } catch {
@@ -62,7 +63,7 @@ import Testing
     }
 
     @Test func encoderRefusesAnOversizedBody() {
-        #expect(throws: TransferError.self) { try FrameEncoder.frame([UInt8](repeating: 0, count: 5), maximumSize: 4) }
+        #expect(throws: SandboxError.self) { try FrameEncoder.frame([UInt8](repeating: 0, count: 5), maximumSize: 4) }
     }
 
     @Test func aTruncatedFrameIsReportedAtTheEnd() throws {
@@ -78,7 +79,7 @@ import Testing
         }
         var header = FrameDecoder()
         header.append([0, 0])
-        #expect(throws: TransferError.self) { try header.finish() }
+        #expect(throws: SandboxError.self) { try header.finish() }
     }
 
     @Test(arguments: ["", "not json", "[1,2]", "{\"type\":\"launch-missiles\"}", "{\"type\":7}", "\u{FF}"])
@@ -119,8 +120,8 @@ import Testing
     }
 
     @Test func aHelloWithoutVersionOrNotFirstIsRefused() {
-        #expect(throws: TransferError.self) { try WireCoding.checkHelloVersion(Array(#"{"type":"hello"}"#.utf8)) }
-        #expect(throws: TransferError.self) { try WireCoding.checkHelloVersion(Array(#"{"type":"list"}"#.utf8)) }
+        #expect(throws: SandboxError.self) { try WireCoding.checkHelloVersion(Array(#"{"type":"hello"}"#.utf8)) }
+        #expect(throws: SandboxError.self) { try WireCoding.checkHelloVersion(Array(#"{"type":"list"}"#.utf8)) }
     }
 
     @Test func messagesRoundTrip() throws {
@@ -136,7 +137,7 @@ import Testing
             let body = try #require(try decoder.nextFrame())
             #expect(try WireCoding.decode(ClientMessage.self, from: body) == message)
         }
-        let failure = DaemonMessage.failure(TransferError(.protocolVersion, "old"), requestID: 3)
+        let failure = DaemonMessage.failure(SandboxError(.protocolVersion, "old"), requestID: 3)
         var decoder = FrameDecoder()
         decoder.append(try WireCoding.encode(failure))
         let decoded = try WireCoding.decode(DaemonMessage.self, from: try #require(try decoder.nextFrame()))

@@ -55,7 +55,7 @@ import Testing
         try await ScratchDirectory.with(prefix: "sbd-group") { scratch in
             let queue = try EventQueue(path: scratch.appending("queue.sqlite"))
             let key = key
-            let failure = Mutex<TransferError?>(nil)
+            let failure = Mutex<SandboxError?>(nil)
             let event = BackgroundEventRecord(taskID: 1, kind: .completed)
             let body = try EventQueue.json(event, "event")
             queue.writes.commit("queue an event") { db in _ = try EventQueue.append(db, event, body: body, for: key) }

@@ -1,3 +1,4 @@
+import Sandbox
 import Synchronization
 import Testing
 
@@ -25,7 +26,7 @@ extension LockTable {
             now: start)
         #expect(lock.token.hasPrefix("urn:uuid:"))
         #expect(lock.token.count == "urn:uuid:".count + 36)
-        let error = #expect(throws: ShareError.self) {
+        let error = #expect(throws: SandboxError.self) {
             try table.checkWrite(sharePath("/a.txt"), recursive: false, submitted: ["urn:uuid:other"], now: start)
         }
         #expect(error?.code == .locked)
@@ -53,7 +54,7 @@ extension LockTable {
         _ = try table.lock(
             sharePath("/dir/"), scope: .exclusive, depth: .infinity, owner: nil, timeoutSeconds: 60, now: start)
         for (path, depth) in [("/dir/", Depth.zero), ("/dir/sub/file", .zero), ("/", .infinity)] {
-            let error = #expect(throws: ShareError.self) {
+            let error = #expect(throws: SandboxError.self) {
                 try table.take(path, .shared, depth: depth, now: start)
             }
             #expect(error?.code == .locked)
@@ -72,11 +73,11 @@ extension LockTable {
         let second = try table.lock(
             sharePath("/s"), scope: .shared, depth: .zero, owner: nil, timeoutSeconds: 60, now: start)
         #expect(first.token != second.token)
-        #expect(throws: ShareError.self) {
+        #expect(throws: SandboxError.self) {
             try table.lock(sharePath("/s"), scope: .exclusive, depth: .zero, owner: nil, timeoutSeconds: 60, now: start)
         }
         #expect(table.locks(covering: try sharePath("/s"), now: start).count == 2)
-        #expect(throws: ShareError.self) {
+        #expect(throws: SandboxError.self) {
             try table.checkWrite(sharePath("/s"), recursive: false, submitted: [], now: start)
         }
         // Either holder may write: one shared token stands for the others on the same item.
@@ -88,7 +89,7 @@ extension LockTable {
 
     @Test func depthOneIsRefused() throws {
         var table = LockTable()
-        let error = #expect(throws: ShareError.self) {
+        let error = #expect(throws: SandboxError.self) {
             try table.lock(sharePath("/d/"), scope: .exclusive, depth: .one, owner: nil, timeoutSeconds: 1, now: start)
         }
         #expect(error?.code == .malformedRequest)
@@ -99,7 +100,7 @@ extension LockTable {
         let inner = try table.lock(
             sharePath("/d/e/f"), scope: .exclusive, depth: .zero, owner: nil, timeoutSeconds: 60, now: start)
         try table.checkWrite(sharePath("/d"), recursive: false, submitted: [], now: start)
-        let error = #expect(throws: ShareError.self) {
+        let error = #expect(throws: SandboxError.self) {
             try table.checkWrite(sharePath("/d"), recursive: true, submitted: [], now: start)
         }
         #expect(error?.lockRootHrefs == ["/d/e/f"])
@@ -117,13 +118,13 @@ extension LockTable {
             token: lock.token, path: sharePath("/coll/member.txt"), timeoutSeconds: 100, now: start + .seconds(5))
         #expect(refreshed.expiry == start + .seconds(105))
         #expect(refreshed.secondsLeft(at: start + .seconds(5)) == 100)
-        let refreshError = #expect(throws: ShareError.self) {
+        let refreshError = #expect(throws: SandboxError.self) {
             try table.refresh(token: lock.token, path: sharePath("/elsewhere"), timeoutSeconds: 1, now: start)
         }
         #expect(refreshError?.code == .preconditionFailed)
         #expect(refreshError?.condition == "lock-token-matches-request-uri")
         // litmus notowner_lock: UNLOCK with a token the server never issued is 409.
-        let unlockError = #expect(throws: ShareError.self) {
+        let unlockError = #expect(throws: SandboxError.self) {
             try table.unlock(token: "opaquelocktoken:foobar", path: sharePath("/coll/"), now: start)
         }
         #expect(unlockError?.code == .conflict)
@@ -141,8 +142,8 @@ extension LockTable {
         let later = start + .seconds(30)
         #expect(table.locks(covering: try sharePath("/t"), now: later).isEmpty)
         try table.checkWrite(sharePath("/t"), recursive: false, submitted: [], now: later)
-        #expect(throws: ShareError.self) { try table.unlock(token: lock.token, path: sharePath("/t"), now: later) }
-        #expect(throws: ShareError.self) {
+        #expect(throws: SandboxError.self) { try table.unlock(token: lock.token, path: sharePath("/t"), now: later) }
+        #expect(throws: SandboxError.self) {
             try table.refresh(token: lock.token, path: sharePath("/t"), timeoutSeconds: 30, now: later)
         }
         _ = try table.lock(sharePath("/t"), scope: .exclusive, depth: .zero, owner: nil, timeoutSeconds: 30, now: later)
@@ -166,7 +167,7 @@ extension LockTable {
                 SharePath(checkedNames: ["f\(index)"], endsWithSlash: false), scope: .shared, depth: .zero, owner: nil,
                 timeoutSeconds: 10, now: start)
         }
-        let error = #expect(throws: ShareError.self) {
+        let error = #expect(throws: SandboxError.self) {
             try table.take("/one-more", .shared, timeout: 10, now: start)
         }
         #expect(error?.code == .tooManyRequests)
@@ -200,13 +201,13 @@ extension LockTable {
         let now = Mutex(Duration.zero)
         let manager = LockManager(clock: { now.withLock { $0 } })
         let lock = try manager.lock(sharePath("/x"), scope: .exclusive, depth: .zero, owner: nil, timeoutSeconds: 5)
-        #expect(throws: ShareError.self) {
+        #expect(throws: SandboxError.self) {
             try manager.checkWrite(sharePath("/x"), recursive: false, submitted: [])
         }
         let refreshed = try manager.refresh(
             tokens: ["urn:uuid:nope", lock.token], path: sharePath("/x"), timeoutSeconds: 9)
         #expect(refreshed.expiry == .seconds(9))
-        #expect(throws: ShareError.self) {
+        #expect(throws: SandboxError.self) {
             try manager.refresh(tokens: [], path: sharePath("/x"), timeoutSeconds: 9)
         }
         now.withLock { $0 = .seconds(9) }

@@ -119,9 +119,9 @@ import Testing
 
     @Test func aMissingItemIsNotFound() throws {
         try withStore { store, _ in
-            let error = #expect(throws: ShareError.self) { try store.properties(at: ContainerPath("missing")) }
+            let error = #expect(throws: SandboxError.self) { try store.properties(at: ContainerPath("missing")) }
             #expect(error?.code == .notFound)
-            let applyError = #expect(throws: ShareError.self) {
+            let applyError = #expect(throws: SandboxError.self) {
                 try store.apply([.set(author, value: "a")], at: ContainerPath("missing"))
             }
             #expect(applyError?.code == .notFound)

@@ -1,3 +1,4 @@
+import Sandbox
 import Testing
 
 @testable import SandboxShare
@@ -33,7 +34,7 @@ import Testing
         #expect {
             try RangeSelection.select(header, size: size)
         } throws: { error in
-            (error as? ShareError)?.code == .rangeNotSatisfiable && (error as? ShareError)?.code.status == 416
+            (error as? SandboxError)?.code == .rangeNotSatisfiable && (error as? SandboxError)?.code.httpStatus == 416
         }
     }
 }

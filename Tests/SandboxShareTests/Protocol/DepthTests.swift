@@ -1,3 +1,4 @@
+import Sandbox
 import Testing
 
 @testable import SandboxShare
@@ -23,7 +24,7 @@ import Testing
         #expect {
             try Depth.parse(value, default: .zero)
         } throws: { error in
-            (error as? ShareError)?.code == .malformedRequest && ((error as? ShareError)?.message.count ?? 0) < 200
+            (error as? SandboxError)?.code == .malformedRequest && ((error as? SandboxError)?.message.count ?? 0) < 200
         }
     }
 }

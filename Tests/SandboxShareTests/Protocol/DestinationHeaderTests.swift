@@ -1,3 +1,4 @@
+import Sandbox
 import Testing
 
 @testable import SandboxShare
@@ -26,7 +27,7 @@ import Testing
         #expect {
             try DestinationHeader.parse(value, allowedAuthorities: authorities)
         } throws: { error in
-            (error as? ShareError)?.code == .badGateway && (error as? ShareError)?.code.status == 502
+            (error as? SandboxError)?.code == .badGateway && (error as? SandboxError)?.code.httpStatus == 502
         }
     }
 
@@ -41,7 +42,7 @@ import Testing
         #expect {
             try DestinationHeader.parse(value, allowedAuthorities: authorities)
         } throws: { error in
-            (error as? ShareError)?.code == .malformedRequest
+            (error as? SandboxError)?.code == .malformedRequest
         }
     }
 
@@ -52,7 +53,7 @@ import Testing
         #expect(try !Overwrite.parse("F"))
         #expect(try !Overwrite.parse("f"))
         for bad in ["", "TRUE", "0", "1", "T F", "\u{0}", String(repeating: "F", count: 1000)] {
-            #expect(throws: ShareError.self) { try Overwrite.parse(bad) }
+            #expect(throws: SandboxError.self) { try Overwrite.parse(bad) }
         }
     }
 

@@ -1,3 +1,4 @@
+import Sandbox
 import Testing
 
 @testable import SandboxShare
@@ -54,18 +55,18 @@ import Testing
         #expect {
             try parse(value)
         } throws: { error in
-            (error as? ShareError)?.code == .malformedRequest
+            (error as? SandboxError)?.code == .malformedRequest
         }
     }
 
     @Test func refusesOversizedHeadersAndSurvivesDeepInput() throws {
         let many = String(repeating: "(<urn:x>)", count: 8000)
         #expect(many.utf8.count > IfHeader.maximumLength)
-        #expect(throws: ShareError.self) { try parse(many) }
+        #expect(throws: SandboxError.self) { try parse(many) }
         let manyButFitting = String(repeating: "(<urn:x>) ", count: 6000)
         #expect(try parse(manyButFitting).lists.count == 6000)
-        #expect(throws: ShareError.self) { try parse(String(repeating: "(", count: 60_000)) }
-        #expect(throws: ShareError.self) { try parse(String(repeating: "<", count: 60_000)) }
-        #expect(throws: ShareError.self) { try parse(String(repeating: "[", count: 60_000)) }
+        #expect(throws: SandboxError.self) { try parse(String(repeating: "(", count: 60_000)) }
+        #expect(throws: SandboxError.self) { try parse(String(repeating: "<", count: 60_000)) }
+        #expect(throws: SandboxError.self) { try parse(String(repeating: "[", count: 60_000)) }
     }
 }

@@ -32,22 +32,22 @@ import Testing
         #expect {
             try SharePath(requestPath: raw)
         } throws: { error in
-            (error as? ShareError)?.code == .malformedRequest
+            (error as? SandboxError)?.code == .malformedRequest
         }
     }
 
     @Test func limitsNameAndPathLength() throws {
         let longest = String(repeating: "n", count: 255)
         #expect(try SharePath(requestPath: "/" + longest).names == [longest])
-        #expect(throws: ShareError.self) { try SharePath(requestPath: "/" + longest + "n") }
+        #expect(throws: SandboxError.self) { try SharePath(requestPath: "/" + longest + "n") }
         // 255 bytes once decoded, 765 as sent: the name limit counts decoded bytes.
         #expect(try SharePath(requestPath: "/" + String(repeating: "%41", count: 255)).names[0].utf8.count == 255)
         let names = Array(repeating: String(repeating: "x", count: 200), count: 20)
         let exact = "/" + names.joined(separator: "/") + "/" + String(repeating: "y", count: 4096 - 4021)
         #expect(exact.utf8.count == 4096)
         #expect(try SharePath(requestPath: exact).names.count == 21)
-        #expect(throws: ShareError.self) { try SharePath(requestPath: exact + "y") }
-        #expect(throws: ShareError.self) { try SharePath(requestPath: String(repeating: "/a", count: 100_000)) }
+        #expect(throws: SandboxError.self) { try SharePath(requestPath: exact + "y") }
+        #expect(throws: SandboxError.self) { try SharePath(requestPath: String(repeating: "/a", count: 100_000)) }
     }
 
     @Test func messagesNameTheInputCapped() {

@@ -97,7 +97,7 @@ import Testing
                 #expect(!refused.text.contains("launch codes"))
             }
             let refused = try await server.send("GET", "/large.bin", headers: [("Range", "bytes=0-99")])
-            #expect(refused.status == 403 && refused.text.contains("sandbox unlock"), "\(refused)")
+            #expect(refused.status == 403 && refused.text.contains("unlock the device"), "\(refused)")
             let leaked = Self.holds(refused.body, String(decoding: Self.large[0..<32], as: UTF8.self))
             #expect(!leaked)
             // The length is in the header, which needs no key: still known while locked.
@@ -186,7 +186,7 @@ import Testing
 
             try await Self.lock(server)
             let lockedCopy = try await server.send("COPY", "/c.txt", headers: [destination("/Vault/c.txt")])
-            #expect(lockedCopy.status == 403 && lockedCopy.text.contains("sandbox unlock"), "\(lockedCopy)")
+            #expect(lockedCopy.status == 403 && lockedCopy.text.contains("unlock the device"), "\(lockedCopy)")
             #expect(Self.onDisk(server, "Vault/c.txt") == nil)
             let lockedMove = try await server.send("MOVE", "/c.txt", headers: [destination("/Vault/c.txt")])
             #expect(lockedMove.status == 403, "\(lockedMove)")

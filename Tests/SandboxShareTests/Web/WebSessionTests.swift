@@ -1,4 +1,5 @@
 import HTTPTypes
+import Sandbox
 import Testing
 
 @testable import SandboxShare
@@ -90,7 +91,7 @@ import Testing
     @Test func plainPathsFollowTheRequestPathRules() throws {
         #expect(try SharePath(plainPath: "/a b/%41.txt").names == ["a b", "%41.txt"])
         for bad in ["a", "/a/../b", "/a//b", "/a\u{0}b", "/a\\b", "/" + String(repeating: "x", count: 256)] {
-            #expect(throws: ShareError.self, "\(bad.prefix(20))") { try SharePath(plainPath: bad) }
+            #expect(throws: SandboxError.self, "\(bad.prefix(20))") { try SharePath(plainPath: bad) }
         }
     }
 }

@@ -1,3 +1,4 @@
+import SandboxStore
 import Testing
 
 @testable import SandboxShare
@@ -9,7 +10,7 @@ import Testing
         #expect(sourceLocation: sourceLocation) {
             try PropfindRequest.parse(Array(body.utf8))
         } throws: { error in
-            (error as? ShareError)?.code == .malformedRequest
+            (error as? SandboxError)?.code == .malformedRequest
         }
     }
 
@@ -80,8 +81,8 @@ import Testing
         // UTF-16 would hide the DTD from a byte search; it is refused as not UTF-8.
         var utf16: [UInt8] = [0xFF, 0xFE]
         for unit in externalEntity.utf16 { utf16 += [UInt8(unit & 0xFF), UInt8(unit >> 8)] }
-        #expect(throws: ShareError.self) { try PropfindRequest.parse(utf16) }
-        #expect(throws: ShareError.self) { try PropfindRequest.parse(Array(utf16.dropFirst(2))) }
+        #expect(throws: SandboxError.self) { try PropfindRequest.parse(utf16) }
+        #expect(throws: SandboxError.self) { try PropfindRequest.parse(Array(utf16.dropFirst(2))) }
     }
 
     @Test func refusesInvalidUTF8AndOverlongForms() {
@@ -89,7 +90,7 @@ import Testing
             var bytes = bytes(#"<propfind xmlns="DAV:"><prop><x xmlns="u">"#)
             bytes += body
             bytes += self.bytes(#"</x></prop></propfind>"#)
-            #expect(throws: ShareError.self) { try PropfindRequest.parse(bytes) }
+            #expect(throws: SandboxError.self) { try PropfindRequest.parse(bytes) }
         }
     }
 
@@ -114,7 +115,7 @@ import Testing
         #expect {
             try PropfindRequest.parse(huge)
         } throws: { error in
-            (error as? ShareError)?.code == .tooLarge
+            (error as? SandboxError)?.code == .tooLarge
         }
     }
 
@@ -192,7 +193,7 @@ import Testing
         #expect {
             try ProppatchRequest.parse(Array(body.utf8))
         } throws: { error in
-            (error as? ShareError)?.code == .malformedRequest
+            (error as? SandboxError)?.code == .malformedRequest
         }
     }
 
@@ -233,7 +234,7 @@ import Testing
         #expect {
             try LockRequest.parse(Array(body.utf8))
         } throws: { error in
-            (error as? ShareError)?.code == .malformedRequest
+            (error as? SandboxError)?.code == .malformedRequest
         }
     }
 }
@@ -251,7 +252,7 @@ import Testing
                     for _ in 0..<100 {
                         let patch = try ProppatchRequest.parse(body)
                         #expect(patch.operations == [.set(PropertyName("u", "x"), value: #"v<ns0:y xmlns:ns0="u"/>"#)])
-                        #expect(throws: ShareError.self) { try PropfindRequest.parse(bad) }
+                        #expect(throws: SandboxError.self) { try PropfindRequest.parse(bad) }
                     }
                 }
             }

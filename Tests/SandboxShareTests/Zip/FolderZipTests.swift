@@ -127,11 +127,11 @@ struct FolderZipTests {
             let (documents, _) = try Self.makeTree(in: scratch)
             let loop = MultiThreadedEventLoopGroup.singleton.next()
             for (folder, code) in [
-                ("/Inbox", ShareError.Code.notFound), ("/Folder/.git", .notFound), ("/nothing", .notFound),
+                ("/Inbox", SandboxError.Code.notFound), ("/Folder/.git", .notFound), ("/nothing", .notFound),
                 ("/Folder/linked%20folder", .notFound), ("/top.txt", .conflict),
             ] {
                 let path = try SharePath(requestPath: folder)
-                do throws(ShareError) {
+                do throws(SandboxError) {
                     _ = try FolderZip(documents: documents, dataProtection: nil, folder: path, eventLoop: loop)
                     Issue.record("\(folder) was accepted")
                 } catch {

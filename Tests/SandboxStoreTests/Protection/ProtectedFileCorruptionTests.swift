@@ -14,7 +14,7 @@ struct ProtectedFileCorruptionTests {
 
     /// Writes the file, lets `damage` change its raw bytes, and expects a read to fail with `code`.
     func expectDamage(
-        _ code: StoreError.Code = .corrupt, sourceLocation: SourceLocation = #_sourceLocation,
+        _ code: SandboxError.Code = .corrupt, sourceLocation: SourceLocation = #_sourceLocation,
         _ damage: (inout [UInt8]) -> Void
     ) throws {
         try ProtectionFixture.with { f in

@@ -34,17 +34,17 @@ struct ProtectionFixture {
         }
     }
 
-    /// Expects `body` to throw a ``StoreError`` with `code`.
+    /// Expects `body` to throw a ``/SandboxCore/SandboxError`` with `code`.
     func expect(
-        _ code: StoreError.Code, sourceLocation: SourceLocation = #_sourceLocation, _ body: () async throws -> Void
+        _ code: SandboxError.Code, sourceLocation: SourceLocation = #_sourceLocation, _ body: () async throws -> Void
     ) async {
         do {
             try await body()
             Issue.record("expected \(code), nothing was thrown", sourceLocation: sourceLocation)
-        } catch let error as StoreError {
+        } catch let error as SandboxError {
             #expect(error.code == code, "\(error)", sourceLocation: sourceLocation)
         } catch {
-            Issue.record("expected StoreError \(code), got \(error)", sourceLocation: sourceLocation)
+            Issue.record("expected SandboxError \(code), got \(error)", sourceLocation: sourceLocation)
         }
     }
 
@@ -57,15 +57,16 @@ struct ProtectionFixture {
         try Data(bytes).write(to: URL(fileURLWithPath: fixture.container.homeDirectory + "/" + path))
     }
 
-    /// Expects `body` to throw a ``StoreError`` with `code`.
-    func expect(_ code: StoreError.Code, sourceLocation: SourceLocation = #_sourceLocation, _ body: () throws -> Void) {
+    /// Expects `body` to throw a ``/SandboxCore/SandboxError`` with `code`.
+    func expect(_ code: SandboxError.Code, sourceLocation: SourceLocation = #_sourceLocation, _ body: () throws -> Void)
+    {
         do {
             try body()
             Issue.record("expected \(code), nothing was thrown", sourceLocation: sourceLocation)
-        } catch let error as StoreError {
+        } catch let error as SandboxError {
             #expect(error.code == code, "\(error)", sourceLocation: sourceLocation)
         } catch {
-            Issue.record("expected StoreError \(code), got \(error)", sourceLocation: sourceLocation)
+            Issue.record("expected SandboxError \(code), got \(error)", sourceLocation: sourceLocation)
         }
     }
 }

@@ -87,7 +87,7 @@ func first<S: AsyncSequence & Sendable>(
     }
 }
 
-extension StoreError {
+extension SandboxError {
     /// For `#expect(throws:)` checks by code.
     func has(_ code: Code) -> Bool { self.code == code }
 }

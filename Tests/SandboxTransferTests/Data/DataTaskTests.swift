@@ -1,4 +1,5 @@
 import Foundation
+import SandboxStore
 import SandboxTesting
 import SandboxTransfer
 import SandboxTransferTesting
@@ -44,13 +45,13 @@ import Testing
         try await withNginx { nginx, session in
             let exact = try await session.fetch(request(nginx.url("/files/payload.bin"), maximumSize: 3_000_000))
             #expect(exact.body.count == 3_000_000)
-            let error = try await #require(throws: TransferError.self) {
+            let error = try await #require(throws: SandboxError.self) {
                 try await session.fetch(request(nginx.url("/files/payload.bin"), maximumSize: 2_999_999))
             }
             #expect(error.code == .tooLarge)
             #expect(error.message.contains("announces 3000000 bytes") && error.message.contains("2999999"))
             // the stream refuses it the same way, before handing over a body
-            let streamed = await #expect(throws: TransferError.self) {
+            let streamed = await #expect(throws: SandboxError.self) {
                 try await session.bytes(for: request(nginx.url("/files/payload.bin"), maximumSize: 1024))
             }
             #expect(streamed?.code == .tooLarge)
@@ -68,7 +69,7 @@ import Testing
             let whole = try await session.fetch(DataRequest(url: url, maximumSize: Int64(payload.count)))
             #expect(whole.response.expectedContentLength == nil)
             #expect(whole.body == Data(payload))
-            let error = await #expect(throws: TransferError.self) {
+            let error = await #expect(throws: SandboxError.self) {
                 try await session.fetch(DataRequest(url: url, maximumSize: 100_000))
             }
             #expect(error?.code == .tooLarge)
@@ -76,7 +77,7 @@ import Testing
             // the stream hands over the chunks within the limit, then fails: never more than the limit
             let streamed = try await session.bytes(for: DataRequest(url: url, maximumSize: 100_000))
             var received = 0
-            let streamError = await #expect(throws: TransferError.self) {
+            let streamError = await #expect(throws: SandboxError.self) {
                 for try await chunk in streamed.body { received += chunk.count }
             }
             #expect(streamError?.code == .tooLarge)
@@ -125,9 +126,9 @@ import Testing
         try await withNginx { nginx, session in
             var injected = try request(nginx.url("/files/payload.bin"))
             injected.headers = ["X-Test": "a\r\nX-Injected: 1"]
-            let header = await #expect(throws: TransferError.self) { try await session.fetch(injected) }
+            let header = await #expect(throws: SandboxError.self) { try await session.fetch(injected) }
             #expect(header?.code == .invalidArgument)
-            let scheme = await #expect(throws: TransferError.self) {
+            let scheme = await #expect(throws: SandboxError.self) {
                 try await session.fetch(request("ftp://127.0.0.1/x"))
             }
             #expect(scheme?.code == .invalidURL)
@@ -135,7 +136,7 @@ import Testing
             post.body = Data("a=1".utf8)
             #expect(try await session.fetch(post).response.status == 405)  // nginx refuses POST to a static file
             await session.invalidate()
-            let invalidated = await #expect(throws: TransferError.self) {
+            let invalidated = await #expect(throws: SandboxError.self) {
                 try await session.fetch(request(nginx.url("/files/payload.bin")))
             }
             #expect(invalidated?.code == .sessionInvalidated)

@@ -13,18 +13,18 @@ import Testing
             let session = try fixture.session()
             let task = try session.downloadTask(with: try #require(URL(string: server.url("/f"))))
             task.resume()
-            var failure: TransferError?
+            var failure: SandboxError?
             for await event in session.events {
                 guard case .didFinishDownloading(_, let file) = event else { continue }
                 let taken = try ContainerPath("Documents/taken")
                 try fixture.root.writeContents([1], to: taken)
-                failure = #expect(throws: TransferError.self) { try file.move(toPath: taken) }
+                failure = #expect(throws: SandboxError.self) { try file.move(toPath: taken) }
                 break
             }
             _ = await task.result()
             #expect(failure?.code.description == "already-exists")
             #expect(failure?.path == "Documents/taken")
-            #expect((failure?.cause as? SandboxError)?.code == .alreadyExists)
+            #expect(failure?.underlying?.sandboxError?.code == .alreadyExists)
         }
     }
 
@@ -32,8 +32,8 @@ import Testing
         try await Fixture.with { fixture in
             try fixture.root.createDirectory(at: ContainerPath("Library/Caches"), withIntermediateDirectories: true)
             try fixture.root.writeContents([1], to: DownloadSession.folder)
-            let error = #expect(throws: TransferError.self) { try fixture.session() }
-            let core = try #require(error?.cause as? SandboxError)
+            let error = #expect(throws: SandboxError.self) { try fixture.session() }
+            let core = try #require(error?.underlying?.sandboxError)
             #expect(error?.code.description == core.code.description)
             #expect(error?.code.description != "file")
         }
@@ -46,10 +46,10 @@ import Testing
             #expect(try DownloadSession.sessionIdentifiers(container: fixture.container).isEmpty)
             try fixture.root.createDirectory(at: ContainerPath("Library/Caches"), withIntermediateDirectories: true)
             try fixture.root.writeContents([1], to: DownloadSession.folder)
-            let error = #expect(throws: TransferError.self) {
+            let error = #expect(throws: SandboxError.self) {
                 try DownloadSession.sessionIdentifiers(container: fixture.container)
             }
-            #expect(error?.code == TransferError.Code(.notADirectory))
+            #expect(error?.code == SandboxError.Code.notADirectory)
         }
     }
 }

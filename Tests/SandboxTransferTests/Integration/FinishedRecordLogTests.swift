@@ -21,7 +21,7 @@ import Testing
         var result: Result<DownloadSession, any Error> = .failure(CancellationError())
         _ = await eventually {
             result = Result { try fixture.session() }
-            if case .failure(let error as TransferError) = result, error.code == .sessionInUse { return false }
+            if case .failure(let error as SandboxError) = result, error.code == .sessionInUse { return false }
             return true
         }
         return try result.get()
@@ -105,7 +105,7 @@ import Testing
             let path = try Self.tasks.appending(FinishedRecordLog.name)
             let damaged = Array("{\"id\": 1}\n".utf8) + (try log(fixture))
             try fixture.root.writeContents(damaged, to: path)
-            let error = await #expect(throws: TransferError.self) { try await reopen(fixture) }
+            let error = await #expect(throws: SandboxError.self) { try await reopen(fixture) }
             #expect(error?.code.description == "corrupt")
             #expect(error?.path == "\(path) line 1")
             #expect(try fixture.root.readContents(of: path) == damaged)

@@ -23,7 +23,7 @@ import Testing
             await #expect(throws: HTTPClientError.alreadyShutdown) {
                 _ = try await client.execute(HTTPClientRequest(url: server.url("/f")), timeout: .seconds(5))
             }
-            let error = #expect(throws: TransferError.self) {
+            let error = #expect(throws: SandboxError.self) {
                 try session.downloadTask(with: try #require(URL(string: server.url("/f"))))
             }
             #expect(error?.code == .sessionInvalidated)

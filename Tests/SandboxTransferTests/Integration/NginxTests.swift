@@ -121,11 +121,11 @@ import Testing
                 })  // the old run lets go of it
             let session = try #require(reopened)
             let events = EventLog(session)
-            var interrupted: TransferError?
+            var interrupted: SandboxError?
             #expect(
                 await eventually {
                     interrupted =
-                        events.all.lazy.compactMap { event -> TransferError? in
+                        events.all.lazy.compactMap { event -> SandboxError? in
                             if case .didComplete(let task, let error) = event, task.taskIdentifier == taskIdentifier {
                                 error
                             } else {

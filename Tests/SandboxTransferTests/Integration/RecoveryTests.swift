@@ -86,7 +86,7 @@ import Testing
                 try fixture.root.writeContents([4], to: try session.partialPath("stray.partial"))
             }
             let session = try fixture.session()
-            var reported: TransferError?
+            var reported: SandboxError?
             for await event in session.events {
                 if case .didComplete(let task, let error) = event, task.taskIdentifier == taskIdentifier {
                     reported = error
@@ -145,7 +145,7 @@ import Testing
             let json = try #require(String(validating: original, as: UTF8.self))
             let hostile = json.replacing(/"partialName":"[^"]*"/, with: "\"partialName\":\"\(partialName)\"")
             try fixture.root.writeContents(Array(hostile.utf8), to: checkpoint)
-            let error = #expect(throws: TransferError.self) { try fixture.session() }
+            let error = #expect(throws: SandboxError.self) { try fixture.session() }
             #expect(error?.code.description == "corrupt")
             #expect(error?.path == checkpoint.description)
             #expect(try fixture.root.readContents(of: checkpoint) == Array(hostile.utf8))
@@ -171,10 +171,10 @@ import Testing
     @Test func oneProcessAtATime() async throws {
         try await Fixture.with { fixture in
             let session = try fixture.session()
-            let error = #expect(throws: TransferError.self) { try fixture.session() }
+            let error = #expect(throws: SandboxError.self) { try fixture.session() }
             #expect(error?.code == .sessionInUse)
             _ = session
-            #expect(throws: TransferError.self) { try fixture.session("../escape") }
+            #expect(throws: SandboxError.self) { try fixture.session("../escape") }
         }
     }
 }

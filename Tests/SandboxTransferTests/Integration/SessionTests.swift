@@ -43,7 +43,7 @@ import Testing
             calls.withLock { $0.append("resume \(fileOffset)/\(expectedTotalBytes.map(String.init) ?? "?")") }
         }
 
-        func downloadSession(_ session: DownloadSession, task: DownloadTask, didCompleteWithError error: TransferError?)
+        func downloadSession(_ session: DownloadSession, task: DownloadTask, didCompleteWithError error: SandboxError?)
         {
             calls.withLock { $0.append("complete \(error.map { "\($0.code)" } ?? "ok")") }
         }
@@ -76,7 +76,7 @@ import Testing
                 } else {
                     #expect(file.movedPath == nil)
                     // deleted when the callback returned
-                    #expect(throws: TransferError.self) { try file.move(to: .documents) }
+                    #expect(throws: SandboxError.self) { try file.move(to: .documents) }
                     #expect(try fixture.files(in: .documents).isEmpty)
                 }
                 #expect(try fixture.leftovers().isEmpty)

@@ -24,7 +24,7 @@ extension Fixture {
     }
 
     /// Expects a successful download of exactly `expected` (SHA-256), and no file left behind.
-    func expectExact(_ result: Result<DownloadOutcome, TransferError>, _ expected: [UInt8]) throws {
+    func expectExact(_ result: Result<DownloadOutcome, SandboxError>, _ expected: [UInt8]) throws {
         let outcome = try result.get()
         #expect(TestData.sha256(try contents(outcome.path)) == TestData.sha256(expected))
         #expect(outcome.byteCount == Int64(expected.count))

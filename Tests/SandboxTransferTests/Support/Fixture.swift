@@ -48,7 +48,7 @@ struct Fixture {
     func download(
         _ url: String, session: DownloadSession, digest: ExpectedDigest? = nil,
         destination: DownloadDestination = .caches
-    ) async throws -> Result<DownloadOutcome, TransferError> {
+    ) async throws -> Result<DownloadOutcome, SandboxError> {
         let request = DownloadRequest(
             url: try #require(URL(string: url)), expectedDigest: digest, destination: destination)
         let task = try session.downloadTask(with: request)

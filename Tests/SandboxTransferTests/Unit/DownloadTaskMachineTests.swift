@@ -4,7 +4,7 @@ import Testing
 
 @Suite struct DownloadTaskMachineTests {
     typealias Machine = DownloadTaskMachine
-    let boom = TransferError(.network, "boom")
+    let boom = SandboxError(.network, "boom")
 
     @Test func runsToSuccess() {
         var machine = Machine()

@@ -30,7 +30,7 @@ import Testing
                 Issue.record("the interrupted task was not reported: \(session.store.records)")
                 return
             }
-            #expect(code == TransferError.Code.interrupted.description)
+            #expect(code == SandboxError.Code.interrupted.description)
             let warnings = records.all.filter { $0.level == .warning }
             #expect(warnings.count == 1, "\(records.all)")
             let warning = try #require(warnings.first)
@@ -82,7 +82,7 @@ final class CollectedRecords: Sendable {
 
         func log(event: LogEvent) {
             let merged = metadata.merging(event.metadata ?? [:]) { _, new in new }
-            let code = (event.error as? any SandboxFailure)?.codeName
+            let code = (event.error as? SandboxError)?.code.rawValue
             sink.append(
                 Record(level: event.level, message: event.message.description, metadata: merged, errorCode: code))
         }

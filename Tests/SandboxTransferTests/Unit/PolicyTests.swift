@@ -106,7 +106,7 @@ import Testing
         #expect(
             try ExpectedDigest(.sha256, hex: String(repeating: "A", count: 64)).hex == String(repeating: "a", count: 64)
         )
-        #expect(throws: TransferError.self) { try ExpectedDigest(.sha256, hex: "abc") }
-        #expect(throws: TransferError.self) { try ExpectedDigest(.md5, hex: String(repeating: "g", count: 32)) }
+        #expect(throws: SandboxError.self) { try ExpectedDigest(.sha256, hex: "abc") }
+        #expect(throws: SandboxError.self) { try ExpectedDigest(.md5, hex: String(repeating: "g", count: 32)) }
     }
 }

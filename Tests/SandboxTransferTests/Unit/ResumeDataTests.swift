@@ -54,7 +54,7 @@ import Testing
         var data = sample
         change(&data)
         let encoded = try data.encoded()
-        let error = #expect(throws: TransferError.self) { try ResumeData(decoding: encoded) }
+        let error = #expect(throws: SandboxError.self) { try ResumeData(decoding: encoded) }
         #expect(error?.code == .invalidResumeData)
         #expect(error?.message.contains(words) == true, "\(error?.message ?? "")")
     }
@@ -114,7 +114,7 @@ import Testing
 
     @Test func rejectsGarbage() {
         for bytes in [Data(), Data("{}".utf8), Data("not json".utf8), Data([0xFF, 0x00])] {
-            let error = #expect(throws: TransferError.self) { try ResumeData(decoding: bytes) }
+            let error = #expect(throws: SandboxError.self) { try ResumeData(decoding: bytes) }
             #expect(error?.code == .invalidResumeData)
         }
     }

@@ -9,7 +9,7 @@ extension FuzzTarget {
         run: { bytes in
             let path = "Documents/notes.archive"
             let root: Notebook
-            do throws(StoreError) {
+            do throws(SandboxError) {
                 root = try archiver.unarchive(bytes, path: path)
             } catch {
                 expectRefusal(

@@ -18,7 +18,7 @@ extension FuzzTarget {
             let path = checkpointPath
             scratch.place(bytes, at: path, in: root)
             let tasks: [DownloadTaskSummary]
-            do throws(TransferError) {
+            do throws(SandboxError) {
                 tasks = try DownloadSession.storedTasks(identifier: "fuzz", container: scratch.container)
             } catch {
                 expectRefusal(

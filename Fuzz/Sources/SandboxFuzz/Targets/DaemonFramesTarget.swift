@@ -19,14 +19,14 @@ extension FuzzTarget {
             let readSizes = [Int(first & 0x0F) + 1, Int(first >> 4) * 7 + 1, 3]
             let limit = 4096
             let frames: [[UInt8]]
-            do throws(TransferError) {
+            do throws(SandboxError) {
                 frames = try BackgroundProtocolFuzzEntryPoints.frames(
                     in: bytes, readSizes: readSizes, maximumSize: limit)
             } catch {
                 expectRefusal(
                     code: error.code.description, among: ["too-large", "protocol-violation"], message: error.message,
                     for: "the frame decoder")
-                do throws(TransferError) {
+                do throws(SandboxError) {
                     _ = try BackgroundProtocolFuzzEntryPoints.frames(in: bytes, readSizes: [], maximumSize: limit)
                     invariant(false, "the frame decoder refuses bytes read in pieces that it accepts whole")
                 } catch let whole {
@@ -34,7 +34,7 @@ extension FuzzTarget {
                 }
                 return
             }
-            do throws(TransferError) {
+            do throws(SandboxError) {
                 let whole = try BackgroundProtocolFuzzEntryPoints.frames(in: bytes, readSizes: [], maximumSize: limit)
                 invariant(whole == frames, "the frames depend on the read sizes")
                 var framed: [UInt8] = []
@@ -48,14 +48,14 @@ extension FuzzTarget {
             }
             for frame in frames.prefix(8) {
                 check(frame, as: "a hello", among: ["protocol-violation", "protocol-version"]) {
-                    (body: [UInt8]) throws(TransferError) in try BackgroundProtocolFuzzEntryPoints.readHello(body)
+                    (body: [UInt8]) throws(SandboxError) in try BackgroundProtocolFuzzEntryPoints.readHello(body)
                 }
                 check(frame, as: "a client message", among: ["protocol-violation"]) {
-                    (body: [UInt8]) throws(TransferError) in
+                    (body: [UInt8]) throws(SandboxError) in
                     try BackgroundProtocolFuzzEntryPoints.readClientMessage(body)
                 }
                 check(frame, as: "a daemon message", among: ["protocol-violation"]) {
-                    (body: [UInt8]) throws(TransferError) in
+                    (body: [UInt8]) throws(SandboxError) in
                     try BackgroundProtocolFuzzEntryPoints.readDaemonMessage(body)
                 }
             }
@@ -88,16 +88,16 @@ extension FuzzTarget {
     /// that reads back to the same bytes.
     private static func check(
         _ frame: [UInt8], as what: String, among codes: Set<String>,
-        _ read: ([UInt8]) throws(TransferError) -> [UInt8]
+        _ read: ([UInt8]) throws(SandboxError) -> [UInt8]
     ) {
         let again: [UInt8]
-        do throws(TransferError) {
+        do throws(SandboxError) {
             again = try read(frame)
         } catch {
             expectRefusal(code: error.code.description, among: codes, message: error.message, for: "reading \(what)")
             return
         }
-        do throws(TransferError) {
+        do throws(SandboxError) {
             let third = try read(again)
             invariant(third == again, "\(what) does not encode to a stable body: \(again) became \(third)")
         } catch {

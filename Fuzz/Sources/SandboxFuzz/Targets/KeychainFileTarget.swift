@@ -22,7 +22,7 @@ extension FuzzTarget {
             forgetGeneration()
             scratch.place(bytes, at: path, in: root)
             let items: [KeychainItem]
-            do throws(StoreError) {
+            do throws(SandboxError) {
                 let keychain = try Keychain(home: scratch.home, app: ScratchHome.app)
                 items = try keychain.allItems()
                 try keychain.set("written", key: "sandbox-fuzz")

@@ -18,7 +18,7 @@ extension FuzzTarget {
             let path = preferencesPath
             scratch.place(bytes, at: path, in: root)
             let stored: [String: PreferenceValue]
-            do throws(StoreError) {
+            do throws(SandboxError) {
                 let preferences = try Preferences(container: scratch.container)
                 invariant(preferences.path == path, "the preferences file is at '\(preferences.path)', not '\(path)'")
                 stored = preferences.storedValues

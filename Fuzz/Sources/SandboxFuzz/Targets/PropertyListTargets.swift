@@ -16,7 +16,7 @@ extension FuzzTarget {
     /// unless a string holds what XML cannot carry, and reads back as the same value.
     @Sendable private static func checkPropertyList(_ bytes: [UInt8]) {
         let value: PreferenceValue
-        do throws(StoreError) {
+        do throws(SandboxError) {
             value = try PropertyList.value(from: bytes)
         } catch {
             expectRefusal(
@@ -24,7 +24,7 @@ extension FuzzTarget {
                 for: "PropertyList.value(from:)")
             return
         }
-        do throws(StoreError) {
+        do throws(SandboxError) {
             _ = try PropertyList.decode(PreferenceValue.self, from: bytes)
         } catch {
             expectRefusal(
@@ -33,7 +33,7 @@ extension FuzzTarget {
         }
         for format in PropertyListFormat.allCases {
             let encoded: [UInt8]
-            do throws(StoreError) {
+            do throws(SandboxError) {
                 encoded = try PropertyList.encode(value, format: format)
             } catch {
                 expectRefusal(
@@ -48,7 +48,7 @@ extension FuzzTarget {
                 }
                 continue
             }
-            do throws(StoreError) {
+            do throws(SandboxError) {
                 let again = try PropertyList.value(from: encoded)
                 // XML keeps whole seconds of dates; every other value must come back as it was.
                 invariant(

@@ -13,7 +13,7 @@ extension FuzzTarget {
         name: "resume-data",
         run: { bytes in
             let data: ResumeData
-            do throws(TransferError) {
+            do throws(SandboxError) {
                 data = try ResumeData(decoding: Data(bytes))
             } catch {
                 expectRefusal(
@@ -21,7 +21,7 @@ extension FuzzTarget {
                     for: "ResumeData(decoding:)")
                 return
             }
-            do throws(TransferError) {
+            do throws(SandboxError) {
                 try data.validate()
                 let again = try ResumeData(decoding: try data.encoded())
                 invariant(again == data, "resume data does not round-trip: \(data) became \(again)")

@@ -129,7 +129,7 @@ struct S3Client: Sendable {
         case (404, "NoSuchBucket"):
             return SandboxError(
                 .notFound,
-                "The bucket '\(location.bucket)' does not exist at '\(location.endpoint)'. Create it, or run `sandbox backup` to '\(location)' (which creates it).",
+                "The bucket '\(location.bucket)' does not exist at '\(location.endpoint)'. Create it, or back up to '\(location)', which creates it.",
                 path: object)
         case (404, _):
             return SandboxError(.notFound, "There is no object '\(object)' at '\(location.endpoint)'.", path: object)

@@ -17,9 +17,9 @@ extension WebPage {
 
     /// `GET /.sandbox/s/<scope>/api/list?path=/Folder`: the folder's visible items, unsorted.
     ///
-    /// - Throws: ``ShareError/Code/notFound`` for a missing or hidden folder,
-    ///   ``ShareError/Code/conflict`` for a file.
-    func list(_ request: Request) throws(ShareError) -> Response {
+    /// - Throws: ``/SandboxCore/SandboxError/Code/notFound`` for a missing or hidden folder,
+    ///   ``SandboxCore/SandboxError/Code/conflict`` for a file.
+    func list(_ request: Request) throws(SandboxError) -> Response {
         struct Listing: Encodable {
             let path: String
             let items: [ListedItem]
@@ -27,7 +27,7 @@ extension WebPage {
         let path = try Self.path(in: request)
         let folder = try methods.existingItem(at: path)
         guard folder.isCollection else {
-            throw ShareError(.conflict, "'\(path)' is a file, not a folder.", path: path.description)
+            throw SandboxError(.conflict, "'\(path)' is a file, not a folder.", path: path.description)
         }
         let items = try methods.children(of: path).map { item in
             ListedItem(
@@ -39,7 +39,7 @@ extension WebPage {
     }
 
     /// `GET /.sandbox/s/<scope>/api/storage`: what Documents holds and what the device has free (`du`, `df`).
-    func storage() throws(ShareError) -> Response {
+    func storage() throws(SandboxError) -> Response {
         struct Storage: Encodable {
             let documentsBytes: Int64
             let freeBytes: Int64
@@ -60,14 +60,14 @@ extension WebPage {
     /// upload that fails (too large, cut off, out of space) stores nothing and removes the folders
     /// it created, as far as they are still empty and no other upload writes into them
     /// (``UploadFolders``).
-    func upload(_ request: Request) async throws(ShareError) -> Response {
+    func upload(_ request: Request) async throws(SandboxError) -> Response {
         try requireWritable()
         let asked = try Self.path(in: request)
         try methods.requireVisibleName(asked)
         let folder = asked.parent
         uploads.begin(folder)
         var created: [SharePath] = []
-        do throws(ShareError) {
+        do throws(SandboxError) {
             let response = try await store(request, at: asked, creatingFolders: &created)
             uploads.end(folder)
             return response
@@ -83,18 +83,18 @@ extension WebPage {
     /// The upload's work: its folders (each one made is added to `created`), then the file.
     private func store(
         _ request: Request, at asked: SharePath, creatingFolders created: inout [SharePath]
-    ) async throws(ShareError) -> Response {
+    ) async throws(SandboxError) -> Response {
         struct Stored: Encodable {
             let path: String
             let size: Int64
         }
         try createFolders(asked.parent, request: request, created: &created)
-        var lastError: ShareError?
+        var lastError: SandboxError?
         // A name taken when the upload starts is numbered; one taken while it ran fails it.
         for number in 1...Self.maximumNumberedNames {
             let candidate = try Self.numbered(asked, number)
             if try methods.item(at: candidate) != nil { continue }
-            do throws(ShareError) {
+            do throws(SandboxError) {
                 _ = try await methods.put(candidate, request: request, overwriting: false)
             } catch {
                 lastError = error
@@ -105,13 +105,13 @@ extension WebPage {
                 Stored(path: candidate.description, size: stored.attributes.size), status: .created)
         }
         throw lastError
-            ?? ShareError(
+            ?? SandboxError(
                 .nameTaken, "'\(asked.lastName ?? "")' and \(Self.maximumNumberedNames - 1) numbered names are taken.",
                 path: asked.description)
     }
 
     /// `POST /.sandbox/s/<scope>/api/mkdir {"path": "/Folder/New"}`.
-    func makeFolder(_ request: Request) async throws(ShareError) -> Response {
+    func makeFolder(_ request: Request) async throws(SandboxError) -> Response {
         struct Asked: Decodable { let path: String }
         try requireWritable()
         let path = try Self.shown(try await Self.json(Asked.self, from: request).path)
@@ -122,7 +122,7 @@ extension WebPage {
 
     /// `POST /.sandbox/s/<scope>/api/move {"from": "/a.txt", "to": "/Folder/b.txt"}`: rename and/or move,
     /// never replacing.
-    func move(_ request: Request) async throws(ShareError) -> Response {
+    func move(_ request: Request) async throws(SandboxError) -> Response {
         struct Asked: Decodable {
             let from: String
             let to: String
@@ -136,11 +136,11 @@ extension WebPage {
         let item = try methods.existingItem(at: source)
         guard destination != source else { return WebResponses.json(["path": source.description]) }
         if item.isCollection, destination.isDescendant(of: source) {
-            throw ShareError(
+            throw SandboxError(
                 .conflict, "'\(source)' cannot be moved inside itself ('\(destination)').", path: source.description)
         }
         if try methods.item(at: destination) != nil { throw DAVMethods.nameTaken(destination) }
-        do throws(ShareError) {
+        do throws(SandboxError) {
             _ = try methods.relocate(
                 source, item, to: destination, move: true, depth: .infinity, overwrite: false, request: request)
         } catch  where error.code == .preconditionFailed {
@@ -150,7 +150,7 @@ extension WebPage {
     }
 
     /// `POST /.sandbox/s/<scope>/api/delete {"path": "/a.txt"}`: a file, or a folder with all it holds.
-    func delete(_ request: Request) async throws(ShareError) -> Response {
+    func delete(_ request: Request) async throws(SandboxError) -> Response {
         struct Asked: Decodable { let path: String }
         try requireWritable()
         let path = try Self.shown(try await Self.json(Asked.self, from: request).path)
@@ -160,7 +160,7 @@ extension WebPage {
 
     /// `GET /.sandbox/s/<scope>/download?path=/a.txt`: WebDAV's GET, always as an attachment (a
     /// protected file decrypted, 403 while the device is locked).
-    func download(_ request: Request, eventLoop: any EventLoop) async throws(ShareError) -> Response {
+    func download(_ request: Request, eventLoop: any EventLoop) async throws(SandboxError) -> Response {
         let path = try Self.path(in: request)
         var response = try await methods.get(
             path, request: request, includingBody: request.method == .get, on: eventLoop)
@@ -170,7 +170,7 @@ extension WebPage {
 
     /// `GET /.sandbox/s/<scope>/zip?path=/Folder`: the folder as a ZIP archive, streamed as it is
     /// made; 403 while it holds a protected file the locked device cannot open.
-    func zip(_ request: Request, eventLoop: any EventLoop) async throws(ShareError) -> Response {
+    func zip(_ request: Request, eventLoop: any EventLoop) async throws(SandboxError) -> Response {
         let path = try Self.path(in: request)
         let archive = try FolderZip(
             documents: methods.documents, dataProtection: methods.dataProtection, folder: path, eventLoop: eventLoop)
@@ -193,7 +193,7 @@ extension WebPage {
     }
 
     /// `GET /.sandbox/s/<scope>/events`: the live view's Server-Sent Events (``ChangeFeed``).
-    func events() throws(ShareError) -> Response {
+    func events() throws(SandboxError) -> Response {
         let listener = try feed.listen()
         var headers = HTTPFields()
         headers[.contentType] = "text/event-stream"
@@ -217,13 +217,13 @@ extension WebPage {
     static let maximumNumberedNames = 1000
 
     /// `path` with its last name numbered (`name 2.ext`), as the Inbox numbers its deliveries.
-    private static func numbered(_ path: SharePath, _ number: Int) throws(ShareError) -> SharePath {
+    private static func numbered(_ path: SharePath, _ number: Int) throws(SandboxError) -> SharePath {
         guard number > 1, let name = path.lastName else { return path }
         do throws(SandboxError) {
             let numbered = try FileName(name).numbered(number)
             return path.parent.appending(numbered.string ?? name)
         } catch {
-            throw ShareError(.malformedRequest, "'\(name)' is not a name a file can have.", path: path.description)
+            throw SandboxError(.malformedRequest, "'\(name)' is not a name a file can have.", path: path.description)
         }
     }
 
@@ -231,19 +231,19 @@ extension WebPage {
     /// adding each one it made to `created`, outermost first.
     private func createFolders(
         _ folder: SharePath, request: Request, created: inout [SharePath]
-    ) throws(ShareError) {
+    ) throws(SandboxError) {
         var path = SharePath.root
         for name in folder.names {
             path = path.appending(name)
             if let item = try methods.item(at: path) {
                 guard item.isCollection else {
-                    throw ShareError(
+                    throw SandboxError(
                         .nameTaken, "'\(path)' is a file, so a folder of that name cannot be made.",
                         path: path.description)
                 }
                 continue
             }
-            do throws(ShareError) {
+            do throws(SandboxError) {
                 try methods.createCollection(path, request: request)
                 created.append(path)
             } catch  where error.code == .methodNotAllowed {
@@ -252,17 +252,17 @@ extension WebPage {
         }
     }
 
-    private func requireWritable() throws(ShareError) {
-        if methods.readOnly { throw ShareError(.forbidden, "This share is read-only: nothing can be changed.") }
+    private func requireWritable() throws(SandboxError) {
+        if methods.readOnly { throw SandboxError(.forbidden, "This share is read-only: nothing can be changed.") }
     }
 
     /// The `path` query item, percent-decoded once (`encodeURIComponent`'s form) and checked.
     ///
-    /// - Throws: ``ShareError/Code/malformedRequest`` without one, or for a bad path;
-    ///   ``ShareError/Code/notFound`` for a hidden one.
-    static func path(in request: Request) throws(ShareError) -> SharePath {
+    /// - Throws: ``SandboxCore/SandboxError/Code/malformedRequest`` without one, or for a bad path;
+    ///   ``/SandboxCore/SandboxError/Code/notFound`` for a hidden one.
+    static func path(in request: Request) throws(SandboxError) -> SharePath {
         guard let query = request.uri.query, let value = FormFields.value(of: "path", in: query) else {
-            throw ShareError(.malformedRequest, "Say which item with ?path=/… (encoded with encodeURIComponent).")
+            throw SandboxError(.malformedRequest, "Say which item with ?path=/… (encoded with encodeURIComponent).")
         }
         return try shown(value)
     }
@@ -270,23 +270,23 @@ extension WebPage {
     /// `plain` as a path the page shows: checked, and refused as missing when hidden (the page
     /// never lists nor changes a hidden item, Finder's `._name` and `.DS_Store` included).
     ///
-    /// - Throws: ``ShareError/Code/malformedRequest`` for a bad path, ``ShareError/Code/notFound``
+    /// - Throws: ``SandboxCore/SandboxError/Code/malformedRequest`` for a bad path, ``/SandboxCore/SandboxError/Code/notFound``
     ///   for a hidden one.
-    static func shown(_ plain: String) throws(ShareError) -> SharePath {
+    static func shown(_ plain: String) throws(SandboxError) -> SharePath {
         let path = try SharePath(plainPath: plain)
-        if path.isHidden { throw ShareError(.notFound, "Nothing is shared at '\(path)'.", path: path.description) }
+        if path.isHidden { throw SandboxError(.notFound, "Nothing is shared at '\(path)'.", path: path.description) }
         return path
     }
 
     /// The request's JSON body (at most 16 KiB) as `type`.
     ///
-    /// - Throws: ``ShareError/Code/malformedRequest`` for a body that is not that JSON.
-    static func json<T: Decodable>(_ type: T.Type, from request: Request) async throws(ShareError) -> T {
+    /// - Throws: ``SandboxCore/SandboxError/Code/malformedRequest`` for a body that is not that JSON.
+    static func json<T: Decodable>(_ type: T.Type, from request: Request) async throws(SandboxError) -> T {
         let body = try await DAVMethods.smallBody(of: request, limit: 16 << 10, kind: "JSON body")
         do {
             return try JSONDecoder().decode(type, from: Data(body))
         } catch {
-            throw ShareError(.malformedRequest, "The request's JSON is not what this address takes: \(error)")
+            throw SandboxError(.malformedRequest, "The request's JSON is not what this address takes: \(error)")
         }
     }
 }

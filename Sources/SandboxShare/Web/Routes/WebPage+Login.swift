@@ -20,10 +20,10 @@ extension WebPage {
 
     /// One of the page's static files.
     ///
-    /// - Throws: ``ShareError/Code/notFound`` for a name that is not one of them.
-    func asset(_ name: String) throws(ShareError) -> Response {
+    /// - Throws: ``/SandboxCore/SandboxError/Code/notFound`` for a name that is not one of them.
+    func asset(_ name: String) throws(SandboxError) -> Response {
         guard let bytes = assets.files[name], name != "index.html", name != "login.html" else {
-            throw ShareError(.notFound, "The page has no file named '\(name.prefix(100))'.")
+            throw SandboxError(.notFound, "The page has no file named '\(name.prefix(100))'.")
         }
         return WebResponses.page(bytes, type: WebAssets.contentType(of: name))
     }
@@ -35,13 +35,13 @@ extension WebPage {
     /// (403) before the code is read: a web page cannot spend the address's failure budget and so
     /// lock the owner out (login CSRF). The code is checked at the gate's login-form door.
     func login(_ request: Request, client: String) async -> Response {
-        do throws(ShareError) {
+        do throws(SandboxError) {
             try RequestSite.check(request, allowing: .sameOrigin)
             let body = try await DAVMethods.smallBody(of: request, limit: 4096, kind: "login form")
             let code = FormFields.value(of: "code", in: String(decoding: body, as: UTF8.self)) ?? ""
             try gate.admitLoginForm(code: code.trimmingCharacters(in: .whitespaces), client: client, now: .now)
         } catch {
-            let status = HTTPResponse.Status(code: error.code.status)
+            let status = HTTPResponse.Status(code: error.code.httpStatus)
             let message =
                 error.code == .unauthorized
                 ? "That is not the pairing code. Type the code that “sandbox share” printed when it started."

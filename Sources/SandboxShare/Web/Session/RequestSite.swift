@@ -1,5 +1,6 @@
 import HTTPTypes
 import Hummingbird
+import Sandbox
 
 /// Where a browser says a request comes from — `Sec-Fetch-Site` (Fetch Metadata) and `Origin` —
 /// checked on the login form and on every request of a session, reads too.
@@ -23,12 +24,12 @@ enum RequestSite {
     /// `Origin: null`). Without `Sec-Fetch-Site` (a browser from before Fetch Metadata), `Origin`,
     /// when present, must be this server's: `null` (a sandboxed frame, a `data:` page) is refused.
     ///
-    /// - Throws: ``ShareError/Code/forbidden`` when `Sec-Fetch-Site` is present and not allowed,
+    /// - Throws: ``SandboxCore/SandboxError/Code/forbidden`` when `Sec-Fetch-Site` is present and not allowed,
     ///   or `Origin` is another origin.
-    static func check(_ request: Request, allowing allowance: Allowance) throws(ShareError) {
+    static func check(_ request: Request, allowing allowance: Allowance) throws(SandboxError) {
         let site = request.headers.fieldValue(.secFetchSite)
         if let site, site != "same-origin", !(site == "none" && allowance == .sameOriginOrTyped) {
-            throw ShareError(
+            throw SandboxError(
                 .forbidden,
                 "A request from another site or another server of this host (Sec-Fetch-Site: \(site.prefix(32))) "
                     + "is refused; open this server's address in the browser instead.")
@@ -36,7 +37,7 @@ enum RequestSite {
         guard let origin = request.headers.fieldValue(.origin), !(site != nil && origin == "null") else { return }
         let own = request.head.authority.map { "http://\($0)" }
         guard let own, origin.lowercased() == own.lowercased() else {
-            throw ShareError(
+            throw SandboxError(
                 .forbidden,
                 "A request from the page '\(origin.prefix(100))' is refused; open this server's address in "
                     + "the browser instead.")

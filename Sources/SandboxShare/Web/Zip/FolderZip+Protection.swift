@@ -8,12 +8,12 @@ extension FolderZip {
     /// class is locked is the folder walked (on the I/O engine), reading the header of each file
     /// large enough to be protected; a file locked after this check still cuts the archive short.
     ///
-    /// - Throws: ``ShareError/Code/forbidden`` naming the first such file; ``ShareError`` for a
+    /// - Throws: ``SandboxCore/SandboxError/Code/forbidden`` naming the first such file; ``/SandboxCore/SandboxError`` for a
     ///   file-system failure.
-    static func requireReadable(_ folder: SharePath, methods: DAVMethods) async throws(ShareError) {
+    static func requireReadable(_ folder: SharePath, methods: DAVMethods) async throws(SandboxError) {
         guard let dataProtection = methods.dataProtection else { return }
         var locked: Set<ProtectionClass> = []
-        do throws(StoreError) {
+        do throws(SandboxError) {
             for protection in ProtectionClass.allCases where try !dataProtection.isAvailable(protection) {
                 locked.insert(protection)
             }
@@ -29,18 +29,18 @@ extension FolderZip {
             found = try await IOEngine.shared.run { () throws -> SharePath? in
                 try firstFile(in: folder, of: classes, methods: methods, dataProtection: dataProtection)
             }
-        } catch let error as ShareError {
-            throw error
-        } catch let error as SandboxError {
+        } catch let error as SandboxError where error.code == .interrupted {
             // The engine stopped, or the request was cancelled.
             throw .fileSystem(error, path: folder, doing: "archive")
+        } catch let error as SandboxError {
+            throw error  // the handler's own, already answered
         } catch {
-            throw ShareError(.internalError, "Could not archive '\(folder)': \(error).", path: folder.description)
+            throw SandboxError(.internalError, "Could not archive '\(folder)': \(error).", path: folder.description)
         }
         if let found {
-            throw ShareError(
+            throw SandboxError(
                 .forbidden,
-                "'\(folder)' holds '\(found)', which is protected, and the device is locked: unlock it (`sandbox unlock`) and download the folder again; nothing was sent.",
+                "'\(folder)' holds '\(found)', which is protected, and the device is locked: unlock the device and download the folder again; nothing was sent.",
                 path: found.description)
         }
     }
@@ -48,7 +48,7 @@ extension FolderZip {
     /// The first file the archive of `folder` would hold that is protected with one of `classes`.
     private static func firstFile(
         in folder: SharePath, of classes: Set<ProtectionClass>, methods: DAVMethods, dataProtection: DataProtection
-    ) throws(ShareError) -> SharePath? {
+    ) throws(SandboxError) -> SharePath? {
         var folders = [folder]
         while let next = folders.popLast() {
             for item in try methods.children(of: next) {
@@ -57,7 +57,7 @@ extension FolderZip {
                     continue
                 }
                 guard item.attributes.size >= DataProtection.smallestProtectedFileSize else { continue }
-                do throws(StoreError) {
+                do throws(SandboxError) {
                     if let protection = try dataProtection.protectionClass(
                         of: item.path.containerPath, in: methods.documents), classes.contains(protection)
                     {

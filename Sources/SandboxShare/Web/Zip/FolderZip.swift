@@ -33,12 +33,12 @@ struct FolderZip: Sendable {
     /// Prepares the archive of `folder` in `documents`, checking before anything is sent that the
     /// share shows a folder there.
     ///
-    /// - Throws: ``ShareError/Code/notFound`` when nothing the share shows is at `folder` (missing,
-    ///   hidden, a symlink); ``ShareError/Code/conflict`` when it is a file; ``ShareError`` with
+    /// - Throws: ``/SandboxCore/SandboxError/Code/notFound`` when nothing the share shows is at `folder` (missing,
+    ///   hidden, a symlink); ``SandboxCore/SandboxError/Code/conflict`` when it is a file; ``/SandboxCore/SandboxError`` with
     ///   the file system's failure otherwise.
     init(
         documents: ConfinedRoot, dataProtection: DataProtection?, folder: SharePath, eventLoop: any EventLoop
-    ) throws(ShareError) {
+    ) throws(SandboxError) {
         let attributes: FileAttributes?
         if folder.isHidden {
             attributes = nil
@@ -52,10 +52,10 @@ struct FolderZip: Sendable {
             }
         }
         guard let attributes, attributes.type == .directory || attributes.type == .regular else {
-            throw ShareError(.notFound, "Nothing is shared at '\(folder)'.", path: folder.description)
+            throw SandboxError(.notFound, "Nothing is shared at '\(folder)'.", path: folder.description)
         }
         guard attributes.type == .directory else {
-            throw ShareError(
+            throw SandboxError(
                 .conflict, "'\(folder)' is a file, not a folder: download it as it is.", path: folder.description)
         }
         self.folder = folder
@@ -75,7 +75,7 @@ struct FolderZip: Sendable {
 
     /// Writes the archive to `writer`, then finishes it. Call once.
     ///
-    /// - Throws: ``ShareError`` with the file system's failure (an item that vanishes meanwhile is
+    /// - Throws: ``/SandboxCore/SandboxError`` with the file system's failure (an item that vanishes meanwhile is
     ///   left out, not a failure); what `writer` throws. Either way the archive is cut short, which
     ///   a client sees as a download that failed (the archive has no central directory).
     func write(to writer: inout any ResponseBodyWriter) async throws {
@@ -105,8 +105,8 @@ private final class ProducerBox: Sendable {
         state = Mutex(producer)
     }
 
-    func next() throws(ShareError) -> ByteBuffer? {
-        try state.withLock { (producer) throws(ShareError) -> ByteBuffer? in try producer.next() }
+    func next() throws(SandboxError) -> ByteBuffer? {
+        try state.withLock { (producer) throws(SandboxError) -> ByteBuffer? in try producer.next() }
     }
 
     func close() {

@@ -65,9 +65,9 @@ struct FolderZipProducer: Sendable {
     /// The archive's next bytes (about ``chunkSize``, more when a central directory is appended
     /// whole), or `nil` once all have been produced.
     ///
-    /// - Throws: ``ShareError`` for a file-system failure other than an item that vanished or was
+    /// - Throws: ``/SandboxCore/SandboxError`` for a file-system failure other than an item that vanished or was
     ///   replaced by a symlink (those are left out).
-    mutating func next() throws(ShareError) -> ByteBuffer? {
+    mutating func next() throws(SandboxError) -> ByteBuffer? {
         guard !finished else { return nil }
         var buffer = ByteBufferAllocator().buffer(capacity: Self.chunkSize + 1024)
         while buffer.readableBytes < Self.chunkSize {
@@ -91,7 +91,7 @@ struct FolderZipProducer: Sendable {
     }
 
     /// Lists `item` and writes its entry; its visible files and folders become pending, in order.
-    private mutating func list(_ item: Item, into buffer: inout ByteBuffer) throws(ShareError) {
+    private mutating func list(_ item: Item, into buffer: inout ByteBuffer) throws(SandboxError) {
         let entries: [DirectoryEntry]
         do throws(SandboxError) {
             entries = try documents.contentsOfDirectory(
@@ -127,9 +127,9 @@ struct FolderZipProducer: Sendable {
     /// Opens the file `item` and writes its local header; one that vanished or became something
     /// else since it was listed is left out. A protected file's entry holds its plaintext.
     ///
-    /// - Throws: ``ShareError/Code/forbidden`` for a protected file whose class key is locked
+    /// - Throws: ``SandboxCore/SandboxError/Code/forbidden`` for a protected file whose class key is locked
     ///   (locked since ``FolderZip`` checked): the archive is cut short.
-    private mutating func open(_ item: Item, into buffer: inout ByteBuffer) throws(ShareError) {
+    private mutating func open(_ item: Item, into buffer: inout ByteBuffer) throws(SandboxError) {
         let file: OpenFile
         let attributes: FileAttributes
         do throws(SandboxError) {
@@ -140,7 +140,7 @@ struct FolderZipProducer: Sendable {
             throw .fileSystem(error, path: item.sharePath, doing: "open")
         }
         let contents: FileContents
-        do throws(ShareError) {
+        do throws(SandboxError) {
             do throws(SandboxError) {
                 attributes = try file.attributes()
             } catch {
@@ -161,12 +161,12 @@ struct FolderZipProducer: Sendable {
 
     /// Copies the current file's next bytes into `buffer`, up to ``chunkSize`` in all; at the end
     /// of the file (or of its size when opened), writes its data descriptor and closes it.
-    private mutating func copy(into buffer: inout ByteBuffer) throws(ShareError) {
+    private mutating func copy(into buffer: inout ByteBuffer) throws(SandboxError) {
         guard var file = current else { return }
         let wanted = Int(min(Int64(max(Self.chunkSize - buffer.readableBytes, 0)), file.limit - file.offset))
         var read = 0
         if wanted > 0 {
-            do throws(ShareError) {
+            do throws(SandboxError) {
                 read = try file.contents.read(wanted, at: file.offset, into: &buffer, file.sharePath)
             } catch {
                 close()

@@ -12,7 +12,7 @@ package final class DaemonConnection: Sendable {
     private struct State {
         var nextRequest = 1
         var pending: [Int: CheckedContinuation<DaemonMessage, any Error>] = [:]
-        var closed: TransferError?
+        var closed: SandboxError?
     }
 
     /// The state the reading task and the callers share.
@@ -45,18 +45,19 @@ package final class DaemonConnection: Sendable {
 
     /// Connects to the socket at `path` and shakes hands.
     ///
-    /// - Throws: ``TransferError/Code/daemonUnavailable`` when nothing listens there; the daemon's
-    ///   refusal (e.g. ``TransferError/Code/protocolVersion``, `permission-denied`) otherwise.
+    /// - Throws: `daemon-unavailable` when nothing listens there; the daemon's
+    ///   refusal (e.g. ``SandboxCore/SandboxError/Code/protocolVersion``, `permission-denied`) otherwise.
     package static func connect(
         path: String, hello: ClientMessage.Hello
-    ) async throws(TransferError) -> DaemonConnection {
+    ) async throws(SandboxError) -> DaemonConnection {
         let asyncChannel: NIOAsyncChannel<ByteBuffer, ByteBuffer>
         do {
             asyncChannel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
                 .connect(unixDomainSocketPath: path, channelInitializer: wrap)
         } catch {
-            throw TransferError(
-                .daemonUnavailable, "Could not connect to sandboxd at '\(path)': \(error).", path: path, cause: error)
+            throw SandboxError(
+                .daemonUnavailable, "Could not connect to sandboxd at '\(path)': \(error).", path: path,
+                underlying: .wrapping(error))
         }
         return try await handshake(asyncChannel, hello: hello, path: path)
     }
@@ -65,20 +66,20 @@ package final class DaemonConnection: Sendable {
     /// app by the launcher), and shakes hands on it. The connection owns the descriptor from here,
     /// whether this succeeds or not.
     ///
-    /// - Throws: ``TransferError/Code/daemonUnavailable`` when the socket cannot be used; the
+    /// - Throws: `daemon-unavailable` when the socket cannot be used; the
     ///   daemon's refusal of the hello otherwise.
     package static func connect(
         descriptor: CInt, hello: ClientMessage.Hello
-    ) async throws(TransferError) -> DaemonConnection {
+    ) async throws(SandboxError) -> DaemonConnection {
         let asyncChannel: NIOAsyncChannel<ByteBuffer, ByteBuffer>
         do {
             asyncChannel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
                 .withConnectedSocket(descriptor, channelInitializer: wrap)
         } catch {
             Glibc.close(descriptor)
-            throw TransferError(
+            throw SandboxError(
                 .daemonUnavailable, "The connection to sandboxd (descriptor \(descriptor)) cannot be used: \(error).",
-                cause: error)
+                underlying: .wrapping(error))
         }
         return try await handshake(asyncChannel, hello: hello, path: "descriptor \(descriptor)")
     }
@@ -95,11 +96,11 @@ package final class DaemonConnection: Sendable {
 
     private static func handshake(
         _ asyncChannel: NIOAsyncChannel<ByteBuffer, ByteBuffer>, hello: ClientMessage.Hello, path: String
-    ) async throws(TransferError) -> DaemonConnection {
+    ) async throws(SandboxError) -> DaemonConnection {
         let (messages, sink) = AsyncStream.makeStream(of: DaemonMessage.self)
         let shared = Shared()
         let (started, startedSink) = AsyncStream.makeStream(
-            of: Result<(NIOAsyncChannelOutboundWriter<ByteBuffer>, DaemonMessage), TransferError>.self)
+            of: Result<(NIOAsyncChannelOutboundWriter<ByteBuffer>, DaemonMessage), SandboxError>.self)
         Task {
             do {
                 try await asyncChannel.executeThenClose { inbound, outbound in
@@ -113,24 +114,24 @@ package final class DaemonConnection: Sendable {
             startedSink.finish()
             let pending = shared.state.withLock { state in
                 if state.closed == nil {
-                    state.closed = TransferError(.daemonUnavailable, "The connection to sandboxd closed.")
+                    state.closed = SandboxError(.daemonUnavailable, "The connection to sandboxd closed.")
                 }
                 defer { state.pending = [:] }
                 return state.pending.values
             }
             let closed = shared.state.withLock { $0.closed }
             for continuation in pending {
-                continuation.resume(throwing: closed ?? TransferError(.daemonUnavailable, "closed"))
+                continuation.resume(throwing: closed ?? SandboxError(.daemonUnavailable, "closed"))
             }
             sink.finish()
         }
-        var first: Result<(NIOAsyncChannelOutboundWriter<ByteBuffer>, DaemonMessage), TransferError>?
+        var first: Result<(NIOAsyncChannelOutboundWriter<ByteBuffer>, DaemonMessage), SandboxError>?
         for await result in started {
             first = result
             break
         }
         guard let first else {
-            throw TransferError(.daemonUnavailable, "sandboxd closed the connection at '\(path)' during the handshake.")
+            throw SandboxError(.daemonUnavailable, "sandboxd closed the connection at '\(path)' during the handshake.")
         }
         let (writer, welcome) = try first.get()
         return DaemonConnection(
@@ -138,16 +139,17 @@ package final class DaemonConnection: Sendable {
             messageSink: sink, shared: shared)
     }
 
-    private static func closedError(_ error: any Error) -> TransferError {
-        if let error = error as? TransferError { return error }
-        return TransferError(.daemonUnavailable, "The connection to sandboxd failed: \(error).", cause: error)
+    private static func closedError(_ error: any Error) -> SandboxError {
+        if let error = error as? SandboxError { return error }
+        return SandboxError(
+            .daemonUnavailable, "The connection to sandboxd failed: \(error).", underlying: .wrapping(error))
     }
 
     /// Sends the hello, waits for the welcome, then reads until the connection ends.
     private static func run(
         inbound: NIOAsyncChannelInboundStream<ByteBuffer>, outbound: NIOAsyncChannelOutboundWriter<ByteBuffer>,
         hello: ClientMessage.Hello,
-        started: AsyncStream<Result<(NIOAsyncChannelOutboundWriter<ByteBuffer>, DaemonMessage), TransferError>>
+        started: AsyncStream<Result<(NIOAsyncChannelOutboundWriter<ByteBuffer>, DaemonMessage), SandboxError>>
             .Continuation,
         messages: AsyncStream<DaemonMessage>.Continuation, shared: Shared
     ) async throws {
@@ -163,7 +165,7 @@ package final class DaemonConnection: Sendable {
                         let error =
                             message.type == .failure
                             ? message.error
-                            : TransferError(
+                            : SandboxError(
                                 .protocolViolation, "sandboxd answered the hello with '\(message.type.rawValue)'.")
                         shared.state.withLock { $0.closed = error }
                         started.yield(.failure(error))
@@ -190,8 +192,8 @@ package final class DaemonConnection: Sendable {
     /// Sends the request `make` builds with a fresh request identifier and waits for its answer.
     ///
     /// - Throws: the daemon's error when it answers `failure`;
-    ///   ``TransferError/Code/daemonUnavailable`` when the connection closes first.
-    package func request(_ make: (Int) -> ClientMessage) async throws(TransferError) -> DaemonMessage {
+    ///   `daemon-unavailable` when the connection closes first.
+    package func request(_ make: (Int) -> ClientMessage) async throws(SandboxError) -> DaemonMessage {
         let id = shared.state.withLock { state in
             defer { state.nextRequest += 1 }
             return state.nextRequest
@@ -224,8 +226,8 @@ package final class DaemonConnection: Sendable {
 
     /// Sends a message that has no answer (an acknowledgement).
     ///
-    /// - Throws: ``TransferError/Code/daemonUnavailable`` when the connection is closed.
-    package func send(_ message: ClientMessage) async throws(TransferError) {
+    /// - Throws: `daemon-unavailable` when the connection is closed.
+    package func send(_ message: ClientMessage) async throws(SandboxError) {
         let frame = try WireCoding.encode(message)
         do {
             try await writer.write(ByteBuffer(bytes: frame))

@@ -9,17 +9,17 @@ import SandboxCore
 package enum DaemonLauncher {
     /// A connection that has shaken hands with the running daemon, started if needed.
     ///
-    /// - Throws: ``TransferError/Code/daemonUnavailable`` when it cannot be started or reached;
+    /// - Throws: `daemon-unavailable` when it cannot be started or reached;
     ///   the daemon's refusal of the hello (or the broker's of the connection) otherwise.
     package static func connect(
         paths: DaemonPaths, hello: ClientMessage.Hello, startIfNeeded: Bool = true,
         environment: [String: String] = ProcessInfo.processInfo.environment
-    ) async throws(TransferError) -> DaemonConnection {
+    ) async throws(SandboxError) -> DaemonConnection {
         if let variable = environment[AppEnvironment.daemonBrokerVariable] {
             guard let broker = CInt(variable), broker >= 0 else {
-                throw TransferError(
+                throw SandboxError(
                     .invalidArgument,
-                    "\(AppEnvironment.daemonBrokerVariable)='\(variable)' is not a descriptor number; it is set by `sandbox run`."
+                    "\(AppEnvironment.daemonBrokerVariable)='\(variable)' is not a descriptor number; the launcher of a confined app sets it."
                 )
             }
             let fd = try await onEngine { () throws(SandboxError) in try DaemonBroker.requestConnection(from: broker) }
@@ -41,13 +41,13 @@ package enum DaemonLauncher {
     /// Runs a blocking rendezvous step on the I/O engine's threads, never on the cooperative pool.
     private static func onEngine(
         _ body: @escaping @Sendable () throws(SandboxError) -> CInt
-    ) async throws(TransferError) -> CInt {
+    ) async throws(SandboxError) -> CInt {
         do {
             return try await IOEngine.shared.run { try body() }
         } catch let error as SandboxError {
-            throw TransferError(TransferError.Code(error.code), error.message, path: error.path, cause: error)
+            throw error
         } catch {
-            throw TransferError(.daemonUnavailable, "Reaching sandboxd failed: \(error).", cause: error)
+            throw SandboxError(.daemonUnavailable, "Reaching sandboxd failed: \(error).", underlying: .wrapping(error))
         }
     }
 }

@@ -47,12 +47,12 @@ public struct DaemonPaths: Sendable, Hashable {
 
     /// Creates the folders (0700) and checks they are this user's and closed to others.
     ///
-    /// - Throws: ``TransferError`` with the core's `permission-denied` code when a folder belongs to
-    ///   another user or cannot be made private; ``TransferError/Code/invalidArgument`` when the
+    /// - Throws: ``/SandboxCore/SandboxError`` with the core's `permission-denied` code when a folder belongs to
+    ///   another user or cannot be made private; ``/SandboxCore/SandboxError/Code/invalidArgument`` when the
     ///   socket path is too long for a Unix socket.
-    public func prepare() throws(TransferError) {
+    public func prepare() throws(SandboxError) {
         guard socket.utf8.count <= Self.maximumSocketPathLength else {
-            throw TransferError(
+            throw SandboxError(
                 .invalidArgument,
                 "The socket path '\(socket)' is longer than the \(Self.maximumSocketPathLength) bytes a Unix socket allows; set XDG_RUNTIME_DIR to a shorter folder.",
                 path: socket)
@@ -62,30 +62,30 @@ public struct DaemonPaths: Sendable, Hashable {
         }
     }
 
-    private static func makePrivateDirectory(_ path: String) throws(TransferError) {
+    private static func makePrivateDirectory(_ path: String) throws(SandboxError) {
         do {
             try FileManager.default.createDirectory(
                 atPath: path, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         } catch {
-            throw TransferError(
-                TransferError.Code(.permissionDenied), "Could not create sandboxd's folder '\(path)': \(error).",
-                path: path, cause: error)
+            throw SandboxError(
+                SandboxError.Code.permissionDenied, "Could not create sandboxd's folder '\(path)': \(error).",
+                path: path, underlying: .wrapping(error))
         }
         var info = stat()
         guard lstat(path, &info) == 0, info.st_mode & S_IFMT == S_IFDIR else {
-            throw TransferError(
-                TransferError.Code(.notADirectory), "sandboxd's folder '\(path)' is not a directory; remove it.",
+            throw SandboxError(
+                SandboxError.Code.notADirectory, "sandboxd's folder '\(path)' is not a directory; remove it.",
                 path: path)
         }
         guard info.st_uid == geteuid() else {
-            throw TransferError(
-                TransferError.Code(.permissionDenied),
+            throw SandboxError(
+                SandboxError.Code.permissionDenied,
                 "sandboxd's folder '\(path)' belongs to user \(info.st_uid), not to this user (\(geteuid())); set XDG_RUNTIME_DIR to a folder of yours.",
                 path: path)
         }
         if info.st_mode & 0o077 != 0 && chmod(path, 0o700) != 0 {
-            throw TransferError(
-                TransferError.Code(.permissionDenied),
+            throw SandboxError(
+                SandboxError.Code.permissionDenied,
                 "sandboxd's folder '\(path)' is open to other users and could not be made private (errno \(errno)).",
                 path: path)
         }

@@ -31,7 +31,7 @@ extension DownloadSession {
     package convenience init(
         identifier: String, container: Container, configuration: Configuration, sharing shared: SharedDownloadClient,
         logger: Logger
-    ) throws(TransferError) {
+    ) throws(SandboxError) {
         try self.init(
             identifier: identifier, container: container, configuration: configuration, httpClient: shared.client,
             logger: logger)

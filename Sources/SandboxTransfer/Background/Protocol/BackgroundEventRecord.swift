@@ -51,8 +51,8 @@ public struct BackgroundEventRecord: Codable, Sendable, Hashable {
     }
 
     /// The failure the event carries, if any.
-    public var error: TransferError? {
-        errorCode.map { TransferError(TransferError.Code(wire: $0), errorMessage ?? "") }
+    public var error: SandboxError? {
+        errorCode.map { SandboxError(SandboxError.Code($0), errorMessage ?? "") }
     }
 
     /// Whether the event is kept until the app handles it (every kind but progress).

@@ -118,17 +118,17 @@ package struct RelaunchCommand: Codable, Sendable, Equatable {
     /// Checks what a client sent: a program (an absolute path) and a finite time limit within
     /// ``maximumTimeLimitSeconds``, or nothing (to remove the registration).
     ///
-    /// - Throws: ``TransferError/Code/invalidArgument`` naming the field.
-    package func validate() throws(TransferError) {
+    /// - Throws: ``/SandboxCore/SandboxError/Code/invalidArgument`` naming the field.
+    package func validate() throws(SandboxError) {
         guard let program = arguments.first else { return }
         guard timeLimitSeconds.isFinite, timeLimitSeconds > 0, timeLimitSeconds <= Self.maximumTimeLimitSeconds else {
-            throw TransferError(
+            throw SandboxError(
                 .invalidArgument,
                 "A relaunch time limit must be more than 0 and at most \(Int(Self.maximumTimeLimitSeconds)) seconds, not \(timeLimitSeconds)."
             )
         }
         if !program.hasPrefix("/") {
-            throw TransferError(
+            throw SandboxError(
                 .invalidArgument, "A relaunch command names its program by absolute path, not '\(program)'.")
         }
     }

@@ -36,7 +36,7 @@ package struct DaemonMessage: Codable, Sendable, Equatable {
     package static func welcome(pid: Int32) -> DaemonMessage {
         DaemonMessage(type: .welcome, protocolVersion: BackgroundProtocol.version, daemonPID: pid)
     }
-    package static func failure(_ error: TransferError, requestID: Int? = nil) -> DaemonMessage {
+    package static func failure(_ error: SandboxError, requestID: Int? = nil) -> DaemonMessage {
         DaemonMessage(type: .failure, requestID: requestID, code: error.code.description, message: error.message)
     }
     package static func submitted(task: Int, requestID: Int) -> DaemonMessage {
@@ -55,9 +55,9 @@ package struct DaemonMessage: Codable, Sendable, Equatable {
     }
 
     /// The error a `failure` carries.
-    package var error: TransferError {
-        TransferError(
-            code.map(TransferError.Code.init(wire:)) ?? .protocolViolation,
+    package var error: SandboxError {
+        SandboxError(
+            code.map(SandboxError.Code.init) ?? .protocolViolation,
             message ?? "sandboxd refused the request without saying why.")
     }
 }

@@ -1,3 +1,5 @@
+import SandboxStore
+
 /// Splits a byte stream into frames: a 4-byte big-endian length, then the body.
 ///
 /// A pure value (no I/O), fed with ``append(_:)`` as bytes arrive. The declared length is checked
@@ -28,13 +30,13 @@ package struct FrameDecoder: Sendable {
 
     /// The next complete frame's body, `nil` when more bytes are needed.
     ///
-    /// - Throws: ``TransferError/Code/tooLarge`` when the declared length exceeds ``maximumSize``
+    /// - Throws: `too-large` when the declared length exceeds ``maximumSize``
     ///   (the connection cannot be resynchronised: close it).
-    package mutating func nextFrame() throws(TransferError) -> [UInt8]? {
+    package mutating func nextFrame() throws(SandboxError) -> [UInt8]? {
         guard pendingByteCount >= 4 else { return nil }
         let length = buffer[start..<start + 4].reduce(0) { $0 << 8 | Int($1) }
         guard length <= maximumSize else {
-            throw TransferError(
+            throw SandboxError(
                 .tooLarge,
                 "A frame declares \(length) bytes, more than the \(maximumSize) allowed; the connection is closed.")
         }
@@ -46,10 +48,10 @@ package struct FrameDecoder: Sendable {
 
     /// Throws when the stream ended inside a frame.
     ///
-    /// - Throws: ``TransferError/Code/protocolViolation`` naming how many bytes were left over.
-    package func finish() throws(TransferError) {
+    /// - Throws: ``SandboxCore/SandboxError/Code/protocolViolation`` naming how many bytes were left over.
+    package func finish() throws(SandboxError) {
         guard pendingByteCount > 0 else { return }
-        throw TransferError(
+        throw SandboxError(
             .protocolViolation, "The connection ended inside a frame (\(pendingByteCount) bytes of it arrived).")
     }
 }
@@ -58,12 +60,12 @@ package struct FrameDecoder: Sendable {
 package enum FrameEncoder {
     /// The 4-byte big-endian length of `body`, then `body`.
     ///
-    /// - Throws: ``TransferError/Code/tooLarge`` when `body` exceeds `maximumSize`.
+    /// - Throws: `too-large` when `body` exceeds `maximumSize`.
     package static func frame(
         _ body: [UInt8], maximumSize: Int = BackgroundProtocol.maximumFrameSize
-    ) throws(TransferError) -> [UInt8] {
+    ) throws(SandboxError) -> [UInt8] {
         guard body.count <= maximumSize else {
-            throw TransferError(
+            throw SandboxError(
                 .tooLarge, "A message of \(body.count) bytes exceeds the protocol's \(maximumSize)-byte limit.")
         }
         let length = UInt32(body.count)

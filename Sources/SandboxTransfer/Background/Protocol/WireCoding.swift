@@ -2,7 +2,7 @@ import Foundation
 import Sandbox
 
 /// JSON for frame bodies: unknown fields ignored (Codable's default), failures as
-/// ``TransferError/Code/protocolViolation`` naming what could not be read. Keys are sorted, so a
+/// ``SandboxCore/SandboxError/Code/protocolViolation`` naming what could not be read. Keys are sorted, so a
 /// message has one encoding (JSONEncoder's own order varies from one encoding to the next).
 package enum WireCoding {
     /// One encoder for every message: its options are set once, and encoding with it is
@@ -15,31 +15,32 @@ package enum WireCoding {
 
     private static let decoder = JSONDecoder()
 
-    package static func encode(_ value: some Encodable) throws(TransferError) -> [UInt8] {
+    package static func encode(_ value: some Encodable) throws(SandboxError) -> [UInt8] {
         do {
             return try FrameEncoder.frame(Array(encoder.encode(value)))
-        } catch let error as TransferError {
+        } catch let error as SandboxError {
             throw error
         } catch {
-            throw TransferError(.protocolViolation, "A message could not be encoded: \(error).", cause: error)
+            throw SandboxError(
+                .protocolViolation, "A message could not be encoded: \(error).", underlying: .wrapping(error))
         }
     }
 
-    package static func decode<T: Decodable>(_ type: T.Type, from body: [UInt8]) throws(TransferError) -> T {
+    package static func decode<T: Decodable>(_ type: T.Type, from body: [UInt8]) throws(SandboxError) -> T {
         do {
             return try decoder.decode(type, from: Data(body))
         } catch {
-            throw TransferError(
+            throw SandboxError(
                 .protocolViolation, "A \(body.count)-byte message is not a valid \(T.self) (JSON): \(error).",
-                cause: error)
+                underlying: .wrapping(error))
         }
     }
 
     /// The binding a `bind` frame carries, or `nil` when the frame is not a `bind`.
     ///
-    /// - Throws: ``TransferError/Code/protocolViolation`` when the frame is not JSON, or is a `bind`
+    /// - Throws: ``SandboxCore/SandboxError/Code/protocolViolation`` when the frame is not JSON, or is a `bind`
     ///   without a binding.
-    package static func binding(_ body: [UInt8]) throws(TransferError) -> AppBinding? {
+    package static func binding(_ body: [UInt8]) throws(SandboxError) -> AppBinding? {
         struct Probe: Decodable {
             var type: String?
             var binding: AppBinding?
@@ -47,7 +48,7 @@ package enum WireCoding {
         let probe = try decode(Probe.self, from: body)
         guard probe.type == ClientMessage.Kind.bind.rawValue else { return nil }
         guard let binding = probe.binding else {
-            throw TransferError(.protocolViolation, "A bind message carries no 'binding' object.")
+            throw SandboxError(.protocolViolation, "A bind message carries no 'binding' object.")
         }
         return binding
     }
@@ -55,20 +56,20 @@ package enum WireCoding {
     /// The `protocolVersion` of a hello, read before anything else in it so a hello of another
     /// version gets a clear answer whatever its other fields are.
     ///
-    /// - Throws: ``TransferError/Code/protocolVersion`` when the message is not a hello of
-    ///   ``BackgroundProtocol/version``; ``TransferError/Code/protocolViolation`` when it is not JSON.
-    package static func checkHelloVersion(_ body: [UInt8]) throws(TransferError) {
+    /// - Throws: ``SandboxCore/SandboxError/Code/protocolVersion`` when the message is not a hello of
+    ///   ``BackgroundProtocol/version``; ``SandboxCore/SandboxError/Code/protocolViolation`` when it is not JSON.
+    package static func checkHelloVersion(_ body: [UInt8]) throws(SandboxError) {
         struct Probe: Decodable {
             var type: String?
             var protocolVersion: Int?
         }
         let probe = try decode(Probe.self, from: body)
         guard probe.type == ClientMessage.Kind.hello.rawValue else {
-            throw TransferError(
+            throw SandboxError(
                 .protocolViolation, "The first message must be a hello, not '\(probe.type ?? "(no type)")'.")
         }
         guard let version = probe.protocolVersion else {
-            throw TransferError(
+            throw SandboxError(
                 .protocolVersion,
                 "The hello names no protocolVersion; this sandboxd speaks \(BackgroundProtocol.version).")
         }
@@ -77,7 +78,7 @@ package enum WireCoding {
                 version > BackgroundProtocol.version
                 ? "update sandboxd (stop the running one: it is older than the app's library)"
                 : "rebuild the app with this version of the library"
-            throw TransferError(
+            throw SandboxError(
                 .protocolVersion,
                 "The client speaks protocol version \(version), this sandboxd speaks \(BackgroundProtocol.version): \(remedy)."
             )

@@ -1,10 +1,12 @@
 import Sandbox
+import SandboxStore
 
-extension ShareError {
+extension SandboxError {
     /// A failure of the confined file system beneath, as the status a WebDAV client expects:
     /// a missing item is 404, a full disk 507, a missing parent or a file in the way 409, an item
-    /// reached through a symlink that leads out of Documents 403. The core's error is kept as the
-    /// ``cause``; its message, which names host paths, is not sent.
+    /// reached through a symlink that leads out of Documents 403. The core's error is kept
+    /// underneath (``/SandboxCore/SandboxError/underlying``); its message, which names host paths,
+    /// is not sent.
     ///
     /// - Parameters:
     ///   - error: the core's error.
@@ -12,13 +14,14 @@ extension ShareError {
     ///   - action: what was being done, for the message ("store the upload").
     static func fileSystem(
         _ error: SandboxError, path: String, doing action: String, file: String = #fileID, line: Int = #line
-    ) -> ShareError {
+    ) -> SandboxError {
         let (code, remedy) = classify(error.code)
-        return ShareError(
-            code, "Could not \(action) '\(path)': \(remedy)", path: path, cause: error, file: file, line: line)
+        return SandboxError(
+            code, "Could not \(action) '\(path)': \(remedy)", path: path, underlying: .error(error), file: file,
+            line: line)
     }
 
-    private static func classify(_ code: SandboxError.Code) -> (Code, String) {
+    static func classify(_ code: SandboxError.Code) -> (Code, String) {
         switch code {
         case .notFound: (.notFound, "no such item.")
         case .noSpace: (.noSpace, "the disk is full; free some space and retry.")
