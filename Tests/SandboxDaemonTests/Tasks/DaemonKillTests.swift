@@ -6,8 +6,11 @@ import SandboxTransferTesting
 import Testing
 
 /// `sandboxd` SIGKILLed mid-transfer at 20 random moments, restarted each time by the next use:
-/// the transfer resumes from the session's checkpoint each time, the file is byte-exact, and the
-/// server sends less than 1.1 × its size in all.
+/// the transfer resumes from the session's checkpoint each time, the file is byte-exact, and what
+/// the server sent beyond the file's size is at most what a kill can find in flight (160 KiB a
+/// kill: 160 ms of the paced body, which sits in the sockets' buffers and the daemon's unflushed
+/// tail — on a loaded machine the daemon reads late, and a fixed 1.1 × the size was 40 KiB a
+/// kill). A restart from the beginning after a kill costs the whole part downloaded before it.
 ///
 /// The fault server paces the body (2 KiB every 2 ms), so each kill lands mid-transfer (nginx's
 /// `limit_rate` would serve resumed requests at full speed).
@@ -60,7 +63,7 @@ import Testing
             try await server.stop()
             let served = server.bodyBytesSent(for: "/big.bin")
             #expect(
-                served <= payload.count * 11 / 10,
+                served <= payload.count + kills * (160 << 10),
                 "served \(served) bytes for \(payload.count) in \(server.requests.count) requests over \(kills) kills")
             print("daemon kill test: \(kills) kills, \(server.requests.count) requests, \(served) bytes served")
         }
