@@ -91,7 +91,7 @@ struct BundleInstallTests {
             let untrusted = try makeBundle(in: scratch, named: "Untrusted.app")
             let stranger = SigningKey()
             try sign(untrusted, with: stranger)
-            try expectRefused(home, untrusted, .untrustedKey, mentioning: "sandbox trust")
+            try expectRefused(home, untrusted, .untrustedKey, mentioning: "Trust the signer's public key")
 
             let (changed, _) = try signedBundle(in: scratch, home: home, named: "Changed.app")
             try overwrite(changed + "/en.lproj/Localizable.strings", with: "changed after signing")
