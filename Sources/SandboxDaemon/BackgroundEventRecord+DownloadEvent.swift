@@ -1,3 +1,4 @@
+import SandboxCore
 import SandboxTransfer
 
 extension BackgroundEventRecord {
@@ -18,8 +19,7 @@ extension BackgroundEventRecord {
         case .willRetry(_, let attempt, let delay, let error):
             self.init(taskID: taskID, kind: .retry)
             self.attempt = attempt
-            let (seconds, attoseconds) = delay.components
-            delayMilliseconds = seconds * 1000 + attoseconds / 1_000_000_000_000_000
+            delayMilliseconds = delay.clampedMilliseconds
             errorCode = error.code.description
             errorMessage = error.message
         case .didFinishDownloading(_, let file):

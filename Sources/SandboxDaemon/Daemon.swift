@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import NIOCore
 import Sandbox
+import SandboxCore
 import SandboxTransfer
 
 /// The daemon's state: connected clients, the sessions it runs, and its queue. An actor, so each
@@ -380,8 +381,7 @@ actor Daemon {
     /// Drops events older than the retention limit: an app that never comes back does not keep
     /// them forever (its finished files stay in the staging folder, in `Library/Caches`).
     func expireOldEvents() {
-        let (seconds, attoseconds) = options.eventRetention.components
-        let age = Double(seconds) + Double(attoseconds) / 1e18
+        let age = options.eventRetention.secondsAsDouble
         queue.writes.commit(
             "expire old events", { db in try EventQueue.expire(db, olderThan: age) },
             then: { [logger] result in

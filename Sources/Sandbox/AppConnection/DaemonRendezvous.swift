@@ -94,8 +94,7 @@ package enum DaemonRendezvous {
 
     /// Bounds every blocking `send`, `recv` and `connect` on `fd` by `timeout`.
     package static func setTimeouts(_ fd: CInt, _ timeout: Duration) {
-        let seconds = timeout.components.seconds
-        var value = timeval(tv_sec: Int(seconds), tv_usec: Int(timeout.components.attoseconds / 1_000_000_000_000))
+        var value = timeout.timeval
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &value, socklen_t(MemoryLayout<timeval>.size))
         setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &value, socklen_t(MemoryLayout<timeval>.size))
     }

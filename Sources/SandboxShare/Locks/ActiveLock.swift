@@ -1,3 +1,5 @@
+import Sandbox
+
 /// One write lock the share granted (RFC 4918 §6): its token, the item it was taken on, how far it
 /// reaches, and when it ends.
 ///
@@ -42,8 +44,7 @@ package struct ActiveLock: Sendable, Equatable {
         guard let expiry else { return nil }
         let left = expiry - now
         guard left > .zero else { return 0 }
-        let (seconds, attoseconds) = left.components
-        return Int(clamping: seconds) + (attoseconds > 0 ? 1 : 0)
+        return Int(clamping: left.clampedSecondsRoundedUp)
     }
 
     /// Whether a new lock of `scope` may coexist with this one: only two shared locks can.

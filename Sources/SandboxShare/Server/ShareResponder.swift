@@ -114,8 +114,7 @@ final class ShareResponder: Sendable {
     /// logger's level is above `info` (swift-log builds the message before it checks the level).
     private func log(_ request: Request, _ response: Response, client: String, since start: ContinuousClock.Instant) {
         guard logger.logLevel <= .info else { return }
-        let (seconds, attoseconds) = (ContinuousClock.now - start).components
-        let milliseconds = seconds * 1000 + attoseconds / 1_000_000_000_000_000
+        let milliseconds = (ContinuousClock.now - start).clampedMilliseconds
         let length = response.headers.fieldValue(.contentLength) ?? "-"
         logger.info(
             "\(client) \(request.method.rawValue) \(request.uri.path) \(response.status.code) \(length) \(milliseconds) ms"

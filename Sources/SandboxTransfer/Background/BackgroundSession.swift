@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import Sandbox
+import SandboxCore
 import Synchronization
 
 /// A background download session: its tasks run in `sandboxd`, which keeps downloading when the
@@ -147,9 +148,7 @@ public final class BackgroundSession: Sendable {
         if let program = arguments.first, !program.hasPrefix("/") {
             throw SandboxError(.invalidArgument, "The relaunch program '\(program)' must be an absolute path.")
         }
-        let (seconds, attoseconds) = timeLimit.components
-        let command = RelaunchCommand(
-            arguments: arguments, timeLimitSeconds: Double(seconds) + Double(attoseconds) / 1e18)
+        let command = RelaunchCommand(arguments: arguments, timeLimitSeconds: timeLimit.secondsAsDouble)
         _ = try await connection.request { .relaunch(command, id: $0) }
     }
 

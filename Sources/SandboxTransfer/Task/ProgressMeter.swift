@@ -1,3 +1,5 @@
+import SandboxCore
+
 /// Turns a stream of writes into throttled progress reports with a smoothed speed (pure: the caller
 /// passes the time).
 ///
@@ -40,7 +42,7 @@ struct ProgressMeter: Sendable {
 
     private mutating func report(now: ContinuousClock.Instant, since last: ContinuousClock.Instant) -> TransferProgress
     {
-        let elapsed = Double((now - last).components.attoseconds) / 1e18 + Double((now - last).components.seconds)
+        let elapsed = (now - last).secondsAsDouble
         if elapsed > 0 {
             let sample = Double(unreported) / elapsed
             rate = rate.map { 0.3 * sample + 0.7 * $0 } ?? sample

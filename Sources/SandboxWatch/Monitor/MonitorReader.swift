@@ -1,5 +1,6 @@
 import Glibc
 import Logging
+import SandboxCore
 import SystemPackage
 
 /// The reader thread's loop: blocks in `poll(2)` on the inotify descriptor and the wake-up channel
@@ -74,10 +75,9 @@ struct MonitorReader: Sendable {
     private func pollTimeout(at now: ContinuousClock.Instant) -> Int32 {
         let deadlines = [machine.nextDeadline, events?.retryAt, snapshots?.settler.deadline].compactMap { $0 }
         guard let deadline = deadlines.min() else { return -1 }
-        let (seconds, attoseconds) = (deadline - now).components
-        guard seconds >= 0, seconds > 0 || attoseconds > 0 else { return 0 }
-        let milliseconds = seconds * 1000 + attoseconds / 1_000_000_000_000_000 + 1
-        return Int32(clamping: milliseconds)
+        let left = deadline - now
+        guard left > .zero else { return 0 }
+        return Int32(clamping: min(left.clampedMilliseconds, Int64(Int32.max)) + 1)
     }
 
     /// Reads until the kernel queue is empty.

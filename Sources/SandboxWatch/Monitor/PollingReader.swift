@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import Logging
+import SandboxCore
 import SystemPackage
 
 /// The fallback backend of ``FolderMonitor`` and ``FolderWatcher``: reads a ``FolderSnapshot`` every
@@ -81,7 +82,7 @@ struct PollingReader: Sendable {
                 control.acknowledge(paused: paused)
             }
             var descriptors = [pollfd(fd: control.wake.descriptor, events: Int16(POLLIN), revents: 0)]
-            let timeout = paused ? -1 : Self.milliseconds(interval)
+            let timeout = paused ? -1 : interval.pollTimeout
             if poll(&descriptors, 1, timeout) < 0 && errno != EINTR {
                 events?.deliver(
                     .failed(.systemCall("poll", errno: Errno(rawValue: errno), path: "wake-up channel")), at: .now)
@@ -143,11 +144,6 @@ struct PollingReader: Sendable {
                 break
             }
         }
-    }
-
-    private static func milliseconds(_ duration: Duration) -> Int32 {
-        let (seconds, attoseconds) = duration.components
-        return Int32(clamping: seconds * 1000 + attoseconds / 1_000_000_000_000_000)
     }
 
     /// Whether `error` says the kernel has no inotify (`ENOSYS`), so polling is the way to watch.

@@ -133,6 +133,17 @@ extension LockTable {
         #expect(table.count == 0)
     }
 
+    /// More than Int64.max seconds left (a lock of Int.max seconds, asked about before it was
+    /// taken): the count saturates; it once added one to Int.max and trapped.
+    @Test func secondsLeftSaturates() throws {
+        var table = LockTable()
+        let lock = try table.lock(
+            sharePath("/t"), scope: .exclusive, depth: .zero, owner: nil, timeoutSeconds: .max, now: start)
+        #expect(lock.secondsLeft(at: start) == .max)
+        #expect(lock.secondsLeft(at: start - .milliseconds(500)) == .max)
+        #expect(lock.secondsLeft(at: start + .milliseconds(500)) == .max)
+    }
+
     @Test func expiredLocksAreIgnoredThenPruned() throws {
         var table = LockTable()
         let lock = try table.lock(

@@ -30,7 +30,9 @@ extension ConfinedRoot {
         let fd = try open(directory, flags: O_RDONLY | CSB_O_DIRECTORY)
         var now = timespec()
         clock_gettime(CLOCK_REALTIME, &now)
-        let cutoff = Int64(now.tv_sec) - age.components.seconds
+        // A negative age (every file is older) saturates rather than traps.
+        let (difference, overflow) = Int64(now.tv_sec).subtractingReportingOverflow(age.clampedSeconds)
+        let cutoff = overflow ? Int64.max : difference
         var names: [FileName] = []
         try DirectoryReader().forEachEntry(of: fd.rawValue, path: directory.description) { raw, _ in
             let name = FileName(listed: raw)

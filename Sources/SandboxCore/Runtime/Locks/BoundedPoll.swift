@@ -17,8 +17,7 @@ package enum BoundedPoll {
         while true {
             if try attempt() { return true }
             guard let nap = pauses.next(before: deadline) else { return false }
-            let (seconds, attoseconds) = nap.components
-            var request = timespec(tv_sec: Int(seconds), tv_nsec: Int(attoseconds / 1_000_000_000))
+            var request = nap.timespec
             _ = nanosleep(&request, nil)  // EINTR: the next try comes a little early, no harm
         }
     }
