@@ -148,7 +148,7 @@ let package = Package(
         .target(
             name: "SandboxShare",
             dependencies: [
-                "CSandboxShims", .product(name: "HTTPTypes", package: "swift-http-types"),
+                "SandboxCore", "CSandboxShims", .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 "Sandbox",

@@ -12,6 +12,6 @@ final class FileDigest {
     func sha256(of path: ContainerPath, in root: ConfinedRoot) throws(SandboxError) -> (hex: String, size: Int64) {
         var hasher = SHA256()
         let size = try root.forEachChunk(of: path, using: buffer) { chunk in hasher.update(bufferPointer: chunk) }
-        return (hasher.finalize().hexString, size)
+        return (Hex.string(hasher.finalize()), size)
     }
 }

@@ -117,7 +117,7 @@ public struct SigningPublicKey: Sendable, Hashable, CustomStringConvertible {
     public var rawRepresentation: [UInt8] { Array(key.rawRepresentation) }
 
     /// The hex SHA-256 of the raw bytes: 64 characters that name the key.
-    public var keyID: String { SHA256.hash(data: key.rawRepresentation).hexString }
+    public var keyID: String { Hex.string(SHA256.hash(data: key.rawRepresentation)) }
 
     /// The text of the key's file.
     public var fileContents: String {
@@ -140,18 +140,5 @@ public struct SigningPublicKey: Sendable, Hashable, CustomStringConvertible {
     /// Hashes the key's raw bytes, as ``==(_:_:)`` compares them.
     public func hash(into hasher: inout Hasher) {
         hasher.combine(key.rawRepresentation)
-    }
-}
-
-extension Sequence<UInt8> {
-    /// Lowercase hexadecimal, two characters a byte.
-    var hexString: String {
-        let digits = Array("0123456789abcdef".utf8)
-        var text: [UInt8] = []
-        for byte in self {
-            text.append(digits[Int(byte >> 4)])
-            text.append(digits[Int(byte & 0x0f)])
-        }
-        return String(decoding: text, as: UTF8.self)
     }
 }

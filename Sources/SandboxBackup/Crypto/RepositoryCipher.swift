@@ -81,21 +81,3 @@ public struct RepositoryCipher: Sendable {
         }
     }
 }
-
-/// Lowercase hexadecimal.
-enum Hex {
-    static func string(_ bytes: some Sequence<UInt8>) -> String {
-        let digits = Array("0123456789abcdef".utf8)
-        var out: [UInt8] = []
-        for byte in bytes {
-            out.append(digits[Int(byte >> 4)])
-            out.append(digits[Int(byte & 0x0F)])
-        }
-        return String(decoding: out, as: UTF8.self)
-    }
-
-    /// Whether `text` is `count` lowercase hex digits.
-    static func isID(_ text: String, count: Int = 64) -> Bool {
-        text.utf8.count == count && text.utf8.allSatisfy { (48...57).contains($0) || (97...102).contains($0) }
-    }
-}

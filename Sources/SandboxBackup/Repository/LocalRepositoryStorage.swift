@@ -85,7 +85,7 @@ public struct LocalRepositoryStorage: RepositoryStorage {
             var names: [ObjectName] = []
             for folder in try root.subdirectoryNames(at: ContainerPath(constant: "data")) {
                 let folderPath = try ContainerPath("data/" + folder)
-                for file in try root.fileNames(at: folderPath) where Hex.isID(file) {
+                for file in try root.fileNames(at: folderPath) where Hex.isLowercase(file, count: 64) {
                     names.append(ObjectName(.data, file))
                 }
             }

@@ -53,11 +53,11 @@ public struct RepositoryConfig: Sendable, Hashable, Codable {
         let problem: String? =
             if !Self.readableVersions.contains(version) {
                 "version is \(version), outside the legal \(Self.readableVersions.lowerBound)…\(Self.readableVersions.upperBound)"
-            } else if !Hex.isID(id) {
+            } else if !Hex.isLowercase(id, count: 64) {
                 "id is '\(id.prefix(80))', not 64 lowercase hex digits"
             } else if let violation = chunking.violation {
                 violation
-            } else if authenticated, authentication.map({ Hex.isID($0) }) != true {
+            } else if authenticated, authentication.map({ Hex.isLowercase($0, count: 64) }) != true {
                 "authentication is \(authentication.map { "'\($0.prefix(80))'" } ?? "missing"), where an encrypted repository of version \(version) must have 64 lowercase hex digits"
             } else if !authenticated, authentication != nil {
                 "authentication is present, where a\(encrypted ? " version-\(version)" : "n unencrypted") repository has none"

@@ -128,29 +128,11 @@ struct DefaultsCommand: ParsableCommand {
             }
             return .date(date)
         case .data:
-            let digits = Array(text.utf8)
-            guard digits.count % 2 == 0, let bytes = Self.hex(digits) else {
+            guard let bytes = Hex.bytes(text.utf8) else {
                 throw invalid("hex bytes such as 'cafe01'")
             }
             return .data(Data(bytes))
         }
-    }
-
-    private static func hex(_ digits: [UInt8]) -> [UInt8]? {
-        func nibble(_ digit: UInt8) -> UInt8? {
-            switch digit {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit - UInt8(ascii: "0")
-            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit - UInt8(ascii: "a") + 10
-            case UInt8(ascii: "A")...UInt8(ascii: "F"): digit - UInt8(ascii: "A") + 10
-            default: nil
-            }
-        }
-        var bytes: [UInt8] = []
-        for index in stride(from: 0, to: digits.count, by: 2) {
-            guard let high = nibble(digits[index]), let low = nibble(digits[index + 1]) else { return nil }
-            bytes.append(high << 4 | low)
-        }
-        return bytes
     }
 }
 

@@ -54,7 +54,6 @@ extension FileName {
     }
 
     private static func escaped(_ byte: UInt8) -> String {
-        let digits = String(byte, radix: 16, uppercase: true)
-        return "\\x" + (digits.count == 1 ? "0" + digits : digits)
+        "\\x" + Hex.string([byte], uppercase: true)
     }
 }

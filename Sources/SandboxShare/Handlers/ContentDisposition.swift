@@ -1,3 +1,5 @@
+import Sandbox
+
 /// `Content-Disposition` values the server sends (RFC 6266).
 enum ContentDisposition {
     /// `attachment` with the file's name: an ASCII fallback in `filename` (other characters and
@@ -12,13 +14,8 @@ enum ContentDisposition {
             let character = Character(Unicode.Scalar(byte))
             let isAttributeChar =
                 byte < 0x80 && (character.isLetter || character.isNumber || "!#$&+-.^_`|~".contains(character))
-            return isAttributeChar ? String(character) : "%" + String(byte, radix: 16, uppercase: true).leftPadded
+            return isAttributeChar ? String(character) : "%" + Hex.string([byte], uppercase: true)
         }.joined()
         return "attachment; filename=\"\(fallback)\"; filename*=UTF-8''\(encoded)"
     }
-}
-
-extension String {
-    /// The string padded with a leading zero to two characters (hex bytes).
-    fileprivate var leftPadded: String { count < 2 ? "0" + self : self }
 }

@@ -1,4 +1,5 @@
 import Crypto
+import SandboxCore
 
 /// How one dead property is stored: an extended attribute named from a digest of the property's
 /// name, whose value holds the name itself and the value fragment.
@@ -25,11 +26,7 @@ package struct DeadPropertyRecord: Sendable, Equatable {
     /// notation in hex (49 bytes in all, far below the 255 of Linux).
     package static func attributeName(of name: PropertyName) -> String {
         let digest = SHA256.hash(data: Array(name.description.utf8))
-        return attributePrefix
-            + digest.prefix(16).map { byte in
-                let text = String(byte, radix: 16)
-                return byte < 16 ? "0" + text : text
-            }.joined()
+        return attributePrefix + Hex.string(digest.prefix(16))
     }
 
     /// The attribute's value.

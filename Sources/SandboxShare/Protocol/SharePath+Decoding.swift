@@ -10,7 +10,9 @@ extension SharePath {
         while let byte = iterator.next() {
             var decoded = byte
             if byte == UInt8(ascii: "%") {
-                guard let high = iterator.next().flatMap(hexValue), let low = iterator.next().flatMap(hexValue) else {
+                guard let high = iterator.next().flatMap(Hex.value(of:)),
+                    let low = iterator.next().flatMap(Hex.value(of:))
+                else {
                     throw refusal(raw, "has a '%' that is not followed by two hexadecimal digits; encode '%' as %25")
                 }
                 decoded = high << 4 | low
@@ -58,10 +60,5 @@ extension SharePath {
 
     static func refusal(_ raw: String, _ problem: String) -> SandboxError {
         SandboxError(.malformedRequest, "The path '\(raw.prefix(64))' \(problem).", path: String(raw.prefix(64)))
-    }
-
-    /// The value of an ASCII hexadecimal digit.
-    private static func hexValue(_ byte: UInt8) -> UInt8? {
-        byte < 0x80 ? Character(Unicode.Scalar(byte)).hexDigitValue.map(UInt8.init) : nil
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import SandboxCore
 
 /// One value of a property list — a preferences file, as `NSUserDefaults` stores it, or any other:
 /// the property-list types, each kept as the file has it (a real stays a real, `-0.0` keeps its
@@ -113,7 +114,7 @@ extension PreferenceValue: CustomStringConvertible {
         case .double(let value): String(value)
         case .bool(let value): value ? "1" : "0"
         case .date(let value): Self.iso8601(value)
-        case .data(let value): "<" + value.map { String(format: "%02x", $0) }.joined() + ">"
+        case .data(let value): "<" + Hex.string(value) + ">"
         case .array(let values): "(" + values.map(\.description).joined(separator: ", ") + ")"
         case .dictionary(let values):
             "{" + values.sorted { $0.key < $1.key }.map { "\($0.key) = \($0.value);" }.joined(separator: " ") + "}"

@@ -3,6 +3,7 @@ import Crypto
 import Foundation
 import Glibc
 import Sandbox
+import SandboxCore
 
 /// Where the class keys of an unlocked device live: the kernel's **user keyring** (keyrings(7)),
 /// shared by every process of the user and never written to disk, one `user` key per class named
@@ -28,7 +29,7 @@ struct UnlockedKeys: Sendable {
 
     init(home: SandboxHome) {
         self.home = home
-        let digest = SHA256.hash(data: Array(home.location.utf8)).prefix(12).map { String(format: "%02x", $0) }.joined()
+        let digest = Hex.string(SHA256.hash(data: Array(home.location.utf8)).prefix(12))
         prefix = "sandbox-protection:\(digest):"
         let folderName = "sandbox-protection-\(geteuid())-\(digest)"
         let environment = ProcessInfo.processInfo.environment

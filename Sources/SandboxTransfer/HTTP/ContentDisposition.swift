@@ -1,3 +1,5 @@
+import SandboxCore
+
 /// A `Content-Disposition` header (RFC 6266), parsed for the file name a server suggests.
 ///
 /// `filename*` (RFC 8187: `charset'language'percent-encoded`, UTF-8 or ISO-8859-1) wins over
@@ -46,7 +48,9 @@ public struct ContentDisposition: Sendable, Hashable {
         var utf8 = parts[2].utf8[...]
         while let byte = utf8.popFirst() {
             if byte == UInt8(ascii: "%") {
-                guard let high = utf8.popFirst().flatMap(hexValue), let low = utf8.popFirst().flatMap(hexValue) else {
+                guard let high = utf8.popFirst().flatMap(Hex.value(of:)),
+                    let low = utf8.popFirst().flatMap(Hex.value(of:))
+                else {
                     return nil
                 }
                 bytes.append(high << 4 | low)
@@ -58,15 +62,6 @@ public struct ContentDisposition: Sendable, Hashable {
         case "utf-8": return String(validating: bytes, as: UTF8.self)
         case "iso-8859-1": return String(decoding: bytes.map { UInt16($0) }, as: UTF16.self)
         default: return nil
-        }
-    }
-
-    private static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
-        default: nil
         }
     }
 }

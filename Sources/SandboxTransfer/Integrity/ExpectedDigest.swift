@@ -1,4 +1,5 @@
 import Crypto
+import SandboxCore
 
 /// A digest the finished file must have; computed while the bytes stream in, checked before the
 /// file is handed over.
@@ -107,9 +108,6 @@ struct StreamingDigest: Sendable {
             case .sha1(let hash): Array(hash.finalize())
             case .md5(let hash): Array(hash.finalize())
             }
-        return bytes.map { byte in
-            let text = String(byte, radix: 16)
-            return byte < 16 ? "0" + text : text
-        }.joined()
+        return Hex.string(bytes)
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Sandbox
+import SandboxCore
 
 extension TaskRecord {
     /// The record as `JSONEncoder` writes it (sorted keys, ISO 8601 dates to the second, `/`
@@ -121,8 +122,7 @@ private struct JSONLineWriter {
             case 0x08: bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "b")])
             case 0x0C: bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "f")])
             case 0..<0x20:
-                let hex = Array("0123456789abcdef".utf8)
-                bytes.append(contentsOf: Array("\\u00".utf8) + [hex[Int(byte >> 4)], hex[Int(byte & 0xF)]])
+                bytes.append(contentsOf: Array("\\u00".utf8) + Array(Hex.string([byte]).utf8))
             default: bytes.append(byte)
             }
         }

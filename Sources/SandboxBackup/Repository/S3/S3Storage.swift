@@ -160,7 +160,8 @@ public struct S3Storage: RepositoryStorage {
         case .data:
             return try keys(under: kind.rawValue).compactMap { (relative) -> ObjectName? in
                 let parts = relative.split(separator: "/")
-                guard parts.count == 2, parts[0] == parts[1].prefix(2), Hex.isID(String(parts[1])) else { return nil }
+                guard parts.count == 2, parts[0] == parts[1].prefix(2), Hex.isLowercase(String(parts[1]), count: 64)
+                else { return nil }
                 return ObjectName(.data, String(parts[1]))
             }
         default:

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import SandboxCore
 
 /// The keys a request is signed with.
 public struct S3Credentials: Sendable, Hashable {
@@ -101,7 +102,7 @@ struct SigV4Signer: Sendable {
             case UInt8(ascii: "/") where keepingSlash:
                 out.append("/")
             default:
-                out += "%" + String(byte, radix: 16, uppercase: true).leftPadded(to: 2)
+                out += "%" + Hex.string([byte], uppercase: true)
             }
         }
         return out

@@ -1,3 +1,4 @@
+import SandboxCore
 import Synchronization
 
 /// The page's logins: a random session token (the cookie), a random folder (``SessionFolder``, the
@@ -63,18 +64,9 @@ final class WebSessions: Sendable {
     /// 32 random bytes as hex (the system's cryptographic generator: `getrandom`).
     private static func randomToken() -> String {
         var generator = SystemRandomNumberGenerator()
-        let hex = Array("0123456789abcdef".utf8)
-        var text: [UInt8] = []
-        text.reserveCapacity(64)
-        for _ in 0..<4 {
-            var word = generator.next() as UInt64
-            for _ in 0..<8 {
-                let byte = UInt8(truncatingIfNeeded: word)
-                text.append(hex[Int(byte >> 4)])
-                text.append(hex[Int(byte & 0xF)])
-                word >>= 8
-            }
-        }
-        return String(decoding: text, as: UTF8.self)
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(32)
+        for _ in 0..<4 { withUnsafeBytes(of: (generator.next() as UInt64).littleEndian) { bytes += $0 } }
+        return Hex.string(bytes)
     }
 }

@@ -1,0 +1,53 @@
+/// Hexadecimal text for bytes (digests, ids, percent-encoding) and back, in plain byte arithmetic:
+/// no `String(format:)` (which goes through Foundation's formatter) and no per-byte `String`.
+package enum Hex {
+    private static let lowercaseDigits = Array("0123456789abcdef".utf8)
+    private static let uppercaseDigits = Array("0123456789ABCDEF".utf8)
+
+    /// `bytes` as two hexadecimal digits a byte, lowercase unless `uppercase`.
+    package static func string(_ bytes: some Sequence<UInt8>, uppercase: Bool = false) -> String {
+        let digits = uppercase ? uppercaseDigits : lowercaseDigits
+        var text: [UInt8] = []
+        text.reserveCapacity(bytes.underestimatedCount * 2)
+        for byte in bytes {
+            text.append(digits[Int(byte >> 4)])
+            text.append(digits[Int(byte & 0x0F)])
+        }
+        return String(decoding: text, as: UTF8.self)
+    }
+
+    /// The value of one ASCII hexadecimal digit (either case), or `nil` for any other byte.
+    package static func value(of digit: UInt8) -> UInt8? {
+        switch digit {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): digit - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): digit - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): digit - UInt8(ascii: "A") + 10
+        default: nil
+        }
+    }
+
+    /// The bytes that hexadecimal `digits` (either case, two a byte) spell, or `nil` for an odd
+    /// count or any byte that is not a hexadecimal digit.
+    package static func bytes(_ digits: some Collection<UInt8>) -> [UInt8]? {
+        guard digits.count % 2 == 0 else { return nil }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(digits.count / 2)
+        var high: UInt8?
+        for digit in digits {
+            guard let nibble = value(of: digit) else { return nil }
+            if let first = high {
+                bytes.append(first << 4 | nibble)
+                high = nil
+            } else {
+                high = nibble
+            }
+        }
+        return bytes
+    }
+
+    /// Whether `text` is exactly `count` lowercase hexadecimal digits (a digest or an id as this
+    /// package writes them).
+    package static func isLowercase(_ text: String, count: Int) -> Bool {
+        text.utf8.count == count && text.utf8.allSatisfy { lowercaseDigits.contains($0) }
+    }
+}
