@@ -98,7 +98,7 @@ extension ConfinedRoot {
         let contiguous = Array(bytes)
         try writeFile(at: path, options: options) { fd throws(SandboxError) in
             try contiguous.withUnsafeBytes { buffer in
-                Result { () throws(SandboxError) in try ByteCopier.writeAll(buffer, to: fd, path: path.description) }
+                Result { () throws(SandboxError) in try FullWrite.write(buffer, to: fd, path: path.description) }
             }.get()
         }
     }

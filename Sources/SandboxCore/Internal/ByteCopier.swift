@@ -64,19 +64,8 @@ package enum ByteCopier {
         while true {
             let count = try syscall("read", path: path) { read(source, buffer.baseAddress, buffer.count) }
             if count == 0 { return total }
-            try writeAll(UnsafeRawBufferPointer(rebasing: buffer[0..<count]), to: destination, path: path)
+            try FullWrite.write(UnsafeRawBufferPointer(rebasing: buffer[0..<count]), to: destination, path: path)
             total += Int64(count)
-        }
-    }
-
-    /// Writes all of `bytes`, continuing after short writes.
-    static func writeAll(_ bytes: UnsafeRawBufferPointer, to fd: CInt, path: String) throws(SandboxError) {
-        var offset = 0
-        while offset < bytes.count {
-            let written = try syscall("write", path: path) {
-                write(fd, bytes.baseAddress.map { $0 + offset }, bytes.count - offset)
-            }
-            offset += written
         }
     }
 }

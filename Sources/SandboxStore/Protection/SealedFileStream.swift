@@ -1,6 +1,7 @@
 import Dispatch
 import Glibc
 import Sandbox
+import SandboxCore
 import Synchronization
 import SystemPackage
 
@@ -52,16 +53,7 @@ enum SealedFileStream {
     static func writeAll(
         _ bytes: UnsafeRawBufferPointer, to fd: CInt, at offset: Int, path: String
     ) throws(SandboxError) {
-        guard let base = bytes.baseAddress else { return }
-        var done = 0
-        while done < bytes.count {
-            let count = pwrite(fd, base + done, bytes.count - done, off_t(offset + done))
-            if count < 0 && errno == EINTR { continue }
-            guard count > 0 else {
-                throw SandboxError.systemCall("pwrite", errno: Errno(rawValue: count < 0 ? errno : EIO), path: path)
-            }
-            done += count
-        }
+        try FullWrite.write(bytes, to: fd, atOffset: Int64(offset), path: path)
     }
 }
 

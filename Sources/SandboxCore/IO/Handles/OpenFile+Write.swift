@@ -47,21 +47,7 @@ extension OpenFile {
         if let offset, offset < 0 { throw .negative("offset", offset, path: path) }
         try requireAccess(writing: true)
         try descriptor.use { fd throws(SandboxError) in
-            var done = 0
-            while done < buffer.count {
-                let source = buffer.baseAddress.map { $0 + done }
-                let count = buffer.count - done
-                let written: Int
-                if let offset {
-                    written = try syscall("pwrite", path: path) {
-                        pwrite(fd, source, count, off_t(offset + Int64(done)))
-                    }
-                } else {
-                    written = try syscall("write", path: path) { Glibc.write(fd, source, count) }
-                }
-                if written == 0 { throw .systemCall("write", errno: .noSpace, path: path) }
-                done += written
-            }
+            try FullWrite.write(buffer, to: fd, atOffset: offset, path: path)
         }
     }
 }
