@@ -18,11 +18,13 @@ package struct DeadPropertyStore: Sendable {
     package let root: ConfinedRoot
     /// The most dead properties on one item: one more is `507`.
     package let maximumPropertyCount: Int
+    /// The server's logger: skipped and damaged properties are reported where its requests are.
     let logger: Logger
 
+    /// A store on `root`, logging to the caller's `logger` (no default: a library never invents one).
     package init(
         root: ConfinedRoot, maximumPropertyCount: Int = defaultMaximumPropertyCount,
-        logger: Logger = Logger(label: "sandbox.share.properties")
+        logger: Logger
     ) {
         self.root = root
         self.maximumPropertyCount = maximumPropertyCount

@@ -118,7 +118,8 @@ public struct ShareServer: Sendable {
                 let authorities = configuration.allowedAuthorities(
                     port: port, localAddresses: Self.interfaceAddresses(), hostName: Self.hostName())
                 let methods = DAVMethods(
-                    documents: documents, locks: LockManager(), properties: DeadPropertyStore(root: documents),
+                    documents: documents, locks: LockManager(),
+                    properties: DeadPropertyStore(root: documents, logger: logger),
                     readOnly: configuration.readOnly, maximumUploadSize: configuration.maximumUploadSize,
                     allowedAuthorities: authorities, logger: logger, dataProtection: dataProtection)
                 ready.set(ShareResponder(methods: methods, gate: gate, logger: logger))

@@ -1,3 +1,4 @@
+import Logging
 import Sandbox
 import SandboxTesting
 import Testing
@@ -6,6 +7,7 @@ import Testing
 
 /// The store on a real directory (the scratch base must hold user xattrs: ext4, xfs, btrfs).
 @Suite struct DeadPropertyStoreTests {
+    static let logger = Logger(label: "sandbox.share.properties") { _ in SwiftLogNoOpLogHandler() }
     let author = PropertyName("http://example.com/ns", "author")
     let title = PropertyName("http://example.com/ns", "title")
 
@@ -14,7 +16,7 @@ import Testing
             let root = try ConfinedRoot(openingDirectoryAt: scratch.path)
             try root.writeContents(Array("x".utf8), to: ContainerPath("file.txt"))
             try root.createDirectory(at: ContainerPath("dir"))
-            try body(DeadPropertyStore(root: root), root)
+            try body(DeadPropertyStore(root: root, logger: Self.logger), root)
         }
     }
 
@@ -80,7 +82,7 @@ import Testing
 
     @Test func theNumberOfPropertiesIsCapped() throws {
         try withStore { store, root in
-            let store = DeadPropertyStore(root: root, maximumPropertyCount: 5)
+            let store = DeadPropertyStore(root: root, maximumPropertyCount: 5, logger: Self.logger)
             let names = (0..<5).map { PropertyName("urn:n", "p\($0)") }
             let statuses = try store.apply(names.map { .set($0, value: "") }, at: file)
             #expect(statuses.values.allSatisfy { $0 == 200 })

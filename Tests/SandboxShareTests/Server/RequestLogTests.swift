@@ -25,7 +25,8 @@ import Testing
         let root = try ConfinedRoot(openingDirectoryAt: scratch.path)
         let credentials = ShareCredentials(user: "sandbox", password: "k7m2-p9qx-3hwf")
         let methods = DAVMethods(
-            documents: root, locks: LockManager(), properties: DeadPropertyStore(root: root), readOnly: false,
+            documents: root, locks: LockManager(), properties: DeadPropertyStore(root: root, logger: logger),
+            readOnly: false,
             maximumUploadSize: nil, allowedAuthorities: ["127.0.0.1:8080"], logger: logger)
         let responder = ShareResponder(methods: methods, credentials: credentials, logger: logger)
         let context = ShareRequestContext(client: "192.0.2.7", eventLoop: MultiThreadedEventLoopGroup.singleton.next())
