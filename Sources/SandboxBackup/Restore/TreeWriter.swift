@@ -240,7 +240,7 @@ struct TreeWriter {
     private static func times(_ node: TreeNode) -> [timespec] {
         [
             node.accessed.map { timespec(tv_sec: Int($0.seconds), tv_nsec: Int($0.nanoseconds)) }
-                ?? timespec(tv_sec: 0, tv_nsec: (1 << 30) - 2),  // UTIME_OMIT: leave it
+                ?? timespec(tv_sec: 0, tv_nsec: CSB_UTIME_OMIT),  // leave it
             timespec(tv_sec: Int(node.modified.seconds), tv_nsec: Int(node.modified.nanoseconds)),
         ]
     }
