@@ -20,6 +20,20 @@ import Testing
         #expect(RetryPolicy.never.delay(beforeAttempt: 2, random: 0) == nil)
     }
 
+    /// A policy that retries (nearly) for ever, or starts from a huge delay, waits `maximumDelay`
+    /// rather than trapping when the back-off leaves the range of a `Duration` (it trapped at the
+    /// 1,026th try of the standard growth, and at the first retry of an `Int64.max`-second delay).
+    @Test func backOffPastTheRangeOfADurationIsTheMaximum() {
+        let forever = RetryPolicy(maximumAttempts: .max, maximumDelay: .seconds(30), jitter: 0)
+        #expect(forever.delay(beforeAttempt: 1_026, random: 0) == .seconds(30))
+        #expect(forever.delay(beforeAttempt: .max, random: 0) == .seconds(30))
+        let huge = RetryPolicy(initialDelay: .seconds(Int64.max), maximumDelay: .seconds(Int64.max), jitter: 0)
+        #expect(huge.delay(beforeAttempt: 3, random: 1)?.components.seconds == Int64.max)  // never past the cap
+        let steep = RetryPolicy(initialDelay: .seconds(1), maximumDelay: .seconds(60), multiplier: .infinity, jitter: 0)
+        #expect(steep.delay(beforeAttempt: 2, random: 0) == .seconds(1))
+        #expect(steep.delay(beforeAttempt: 3, random: 0) == .seconds(60))
+    }
+
     @Test func retryAfterValues() {
         let now = Date(timeIntervalSince1970: 784_887_151)  // Tue, 15 Nov 1994 08:12:31 GMT
         #expect(RetryPolicy.retryAfter("120") == .seconds(120))
