@@ -39,7 +39,7 @@ enum SQLiteReaderLock {
     /// Lets go of what ``take(main:shm:path:)`` took.
     static func release(main: CInt, shm: CInt?) {
         _ = try? lock(main, F_UNLCK, sharedFirst, sharedSize, path: "")  // unlocking cannot conflict
-        if let shm { _ = try? lock(shm, F_UNLCK, checkpointByte, 1, path: "") }
+        if let shm { _ = try? lock(shm, F_UNLCK, checkpointByte, 1, path: "") }  // likewise
     }
 
     /// `F_OFD_SETLK` (Linux 3.15), which Glibc's module does not export.

@@ -10,12 +10,10 @@ enum ContentDisposition {
                 scalar.isASCII && scalar.value >= 0x20 && scalar != "\"" && scalar != "\\" && scalar.value != 0x7F
                     ? Character(scalar) : "_"
             })
-        let encoded = name.utf8.map { byte -> String in
-            let character = Character(Unicode.Scalar(byte))
-            let isAttributeChar =
-                byte < 0x80 && (character.isLetter || character.isNumber || "!#$&+-.^_`|~".contains(character))
-            return isAttributeChar ? String(character) : "%" + Hex.string([byte], uppercase: true)
-        }.joined()
+        // RFC 8187 `attr-char`: ALPHA, DIGIT and `!#$&+-.^_`|~`.
+        let encoded = PercentEncoding.encode(name) { byte in
+            PercentEncoding.isUnreserved(byte) || "!#$&+^`|".utf8.contains(byte)
+        }
         return "attachment; filename=\"\(fallback)\"; filename*=UTF-8''\(encoded)"
     }
 }

@@ -1,3 +1,5 @@
+import Sandbox
+
 extension SharePath {
     /// The path as a URL path for a response's `href`: `/` and each name percent-encoded as an
     /// RFC 3986 path segment (everything but unreserved characters and `!$&'()*+,;=:@` is
@@ -15,26 +17,11 @@ extension SharePath {
 
     /// Appends `name` percent-encoded as one RFC 3986 path segment.
     package static func appendEncodedSegment(_ name: String, to bytes: inout [UInt8]) {
-        let hex = Array("0123456789ABCDEF".utf8)
-        for byte in name.utf8 {
-            if isSegmentCharacter(byte) {
-                bytes.append(byte)
-            } else {
-                bytes.append(UInt8(ascii: "%"))
-                bytes.append(hex[Int(byte >> 4)])
-                bytes.append(hex[Int(byte & 0xF)])
-            }
-        }
+        PercentEncoding.append(name, to: &bytes, keeping: isSegmentCharacter)
     }
 
     /// RFC 3986 `pchar` less `pct-encoded`: unreserved, sub-delims, `:` and `@`.
     private static func isSegmentCharacter(_ byte: UInt8) -> Bool {
-        switch byte {
-        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-            UInt8(ascii: "0")...UInt8(ascii: "9"):
-            true
-        default:
-            "-._~!$&'()*+,;=:@".utf8.contains(byte)
-        }
+        PercentEncoding.isUnreserved(byte) || "!$&'()*+,;=:@".utf8.contains(byte)
     }
 }

@@ -90,19 +90,7 @@ final class DatabaseDirectory: Sendable {
     /// The URI SQLite opens `name` by: `file:/proc/self/fd/<descriptor>/<name>?vfs=sandbox-beneath`,
     /// the name percent-encoded (SQLite decodes it; `?`, `#` and `%` are file-name characters).
     func uri(of name: String) -> String {
-        var encoded = ""
-        for byte in name.utf8 {
-            switch byte {
-            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"),
-                UInt8(ascii: "~"):
-                encoded.unicodeScalars.append(Unicode.Scalar(byte))
-            default:
-                encoded +=
-                    "%" + String(byte >> 4, radix: 16, uppercase: true)
-                    + String(byte & 0xF, radix: 16, uppercase: true)
-            }
-        }
+        let encoded = PercentEncoding.encode(name)
         return "file:/proc/self/fd/\(descriptor)/\(encoded)?vfs=\(String(cString: CSB_SQLITE_BENEATH_VFS))"
     }
 

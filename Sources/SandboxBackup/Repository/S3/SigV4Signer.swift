@@ -92,20 +92,7 @@ struct SigV4Signer: Sendable {
     /// RFC 3986 encoding as SigV4 wants it: every byte but `A–Z a–z 0–9 - . _ ~` (and `/` in a
     /// path) as `%XX` with upper-case hex, UTF-8 first.
     static func encode(_ text: String, keepingSlash: Bool) -> String {
-        var out = ""
-        for byte in text.utf8 {
-            switch byte {
-            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
-                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"),
-                UInt8(ascii: "~"):
-                out.unicodeScalars.append(Unicode.Scalar(byte))
-            case UInt8(ascii: "/") where keepingSlash:
-                out.append("/")
-            default:
-                out += "%" + Hex.string([byte], uppercase: true)
-            }
-        }
-        return out
+        PercentEncoding.encode(text) { PercentEncoding.isUnreserved($0) || (keepingSlash && $0 == UInt8(ascii: "/")) }
     }
 
     /// A header value without leading and trailing spaces, inner runs of spaces as one.
