@@ -2,13 +2,18 @@ import Foundation
 
 /// One table row comparing ours with a peer: each side's times per run, and how to print them.
 public struct Comparison {
+    /// The operation measured, as the row names it.
     public var name: String
+    /// The program or library ours is compared with.
     public var peer: String
     /// Bytes processed per run, to show throughput; `nil` to show times only.
     public var bytes: Int?
+    /// Our time of each run, in seconds.
     public var ours: [Double] = []
+    /// The peer's time of each run, in seconds.
     public var theirs: [Double] = []
 
+    /// A row with no runs yet (``measure(runs:ours:theirs:)`` adds them).
     public init(name: String, peer: String, bytes: Int? = nil) {
         self.name = name
         self.peer = peer

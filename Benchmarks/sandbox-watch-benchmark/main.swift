@@ -53,15 +53,14 @@ let maxQueued =
         (try? String(contentsOfFile: "/proc/sys/fs/inotify/max_queued_events", encoding: .utf8))?.trimmingCharacters(
             in: .whitespacesAndNewlines) ?? "") ?? 16_384
 let documentsPath = ContainerPath(constant: "Documents")
-/// A container path from a string known to be valid.
-func cpath(_ string: String) -> ContainerPath { try! ContainerPath(string) }
 var rows: [Row] = []
 let hasPeer = Inotifywait.executable != nil
 FileHandle.standardError.write(
-    "sandbox-watch-benchmark: \(configuration.runs) runs, \(configuration.files) files, burst \(configuration.burst), max_queued_events \(maxQueued), inotifywait \(hasPeer ? "present" : "missing")\n"
-        .data(using: .utf8)!)
+    Data(
+        "sandbox-watch-benchmark: \(configuration.runs) runs, \(configuration.files) files, burst \(configuration.burst), max_queued_events \(maxQueued), inotifywait \(hasPeer ? "present" : "missing")\n"
+            .utf8))
 
-func progress(_ text: String) { FileHandle.standardError.write((text + "\n").data(using: .utf8)!) }
+func progress(_ text: String) { FileHandle.standardError.write(Data((text + "\n").utf8)) }
 
 // MARK: 1. Latency
 
@@ -78,7 +77,7 @@ func monitorLatency(_ files: Int) throws -> (added: (Double, Double), ready: (Do
     for index in 0..<files {
         let name = "Documents/f\(index)"
         closes[name] = try HostFiles.write(scratch.documents + "/f\(index)")
-        let target = FolderEvent.added(cpath(name), isDirectory: false)
+        let target = FolderEvent.added(try ContainerPath(name), isDirectory: false)
         var from = 0
         events.wait { items in
             defer { from = items.count }
@@ -295,17 +294,17 @@ func readiness(quiet: Duration) throws -> ReadinessResult {
     try HostFiles.writeAll(fd, [UInt8](repeating: 1, count: 65_536), path)
     Thread.sleep(forTimeInterval: 2)  // the writer's pause, with the file open: part of the scenario
     try HostFiles.writeAll(fd, [UInt8](repeating: 2, count: 65_536), path)
-    let premature = events.received.contains { $0.value == .ready(cpath("Documents/paused.bin")) }
+    let premature = events.received.contains { $0.value == .ready(ContainerPath(constant: "Documents/paused.bin")) }
     let close = try HostFiles.close(fd, path)
-    events.wait { $0.contains { $0.value == .ready(cpath("Documents/paused.bin")) } }
-    let readyAt = events.received.first { $0.value == .ready(cpath("Documents/paused.bin")) }?.at
+    events.wait { $0.contains { $0.value == .ready(ContainerPath(constant: "Documents/paused.bin")) } }
+    let readyAt = events.received.first { $0.value == .ready(ContainerPath(constant: "Documents/paused.bin")) }?.at
 
     for chunk in 0..<5 { try HostFiles.write(docs + "/chunks.log", Array("chunk \(chunk)\n".utf8), append: chunk > 0) }
     try HostFiles.write(docs + "/.report.pdf.tmp", [UInt8](repeating: 7, count: 100_000))
     try HostFiles.rename(docs + "/.report.pdf.tmp", docs + "/report.pdf")
     // A barrier: every ready due earlier has been delivered once the barrier's has.
     try HostFiles.write(docs + "/barrier")
-    events.wait { $0.contains { $0.value == .ready(cpath("Documents/barrier")) } }
+    events.wait { $0.contains { $0.value == .ready(ContainerPath(constant: "Documents/barrier")) } }
     let atBarrier = events.received.map(\.value)
     // Readies that come after the barrier's (should be none) still count: wait for silence.
     events.waitForSilence(.milliseconds(500), timeout: .seconds(5))
@@ -313,9 +312,9 @@ func readiness(quiet: Duration) throws -> ReadinessResult {
     return ReadinessResult(
         prematureReady: premature,
         closeToReady: readyAt.map { ($0 - close).milliseconds } ?? .nan,
-        chunkReadies: received.count { $0 == .ready(cpath("Documents/chunks.log")) },
-        renameReadies: received.count { $0 == .ready(cpath("Documents/report.pdf")) },
-        tempReadies: received.count { $0 == .ready(cpath("Documents/.report.pdf.tmp")) },
+        chunkReadies: received.count { $0 == .ready(ContainerPath(constant: "Documents/chunks.log")) },
+        renameReadies: received.count { $0 == .ready(ContainerPath(constant: "Documents/report.pdf")) },
+        tempReadies: received.count { $0 == .ready(ContainerPath(constant: "Documents/.report.pdf.tmp")) },
         readiesAfterBarrier: received.count { if case .ready = $0 { true } else { false } }
             - atBarrier.count { if case .ready = $0 { true } else { false } }
     )

@@ -12,6 +12,8 @@ public enum VerityStatus: Sendable, Hashable, CustomStringConvertible {
     /// checked against its signed manifest when the app is opened, as before.
     case unsupported(reason: String)
 
+    /// For messages: how many files fs-verity covers, or why the file system offers
+    /// none and what checks the bundle instead.
     public var description: String {
         switch self {
         case .enabled(let files): "enabled on \(files) file(s): immutable and verified by the kernel on every read"

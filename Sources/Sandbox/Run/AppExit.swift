@@ -20,6 +20,7 @@ public enum AppExit: Sendable, Hashable, CustomStringConvertible {
         self = signal == 0 ? .exited((status >> 8) & 0xFF) : .signaled(signal)
     }
 
+    /// For messages: "exit 3", or "killed by signal 9".
     public var description: String {
         switch self {
         case .exited(let status): "exit \(status)"

@@ -11,6 +11,8 @@ public struct ConfinementOptions: Sendable, Hashable {
     /// enforcing what it can; ``ConfinedLaunch/unenforced`` says what is not.
     public var bestEffort: Bool
 
+    /// Options that allow nothing beyond the container and the system's libraries, with the network
+    /// open and the full Landlock ABI required, unless arguments say otherwise.
     public init(blocksNetwork: Bool = false, readablePaths: [String] = [], bestEffort: Bool = false) {
         self.blocksNetwork = blocksNetwork
         self.readablePaths = readablePaths

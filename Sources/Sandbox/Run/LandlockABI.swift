@@ -40,6 +40,7 @@ public struct LandlockABI: Sendable, Hashable, CustomStringConvertible {
         return LandlockABI(version: Int(found), unavailableReason: nil, kernelRelease: release)
     }
 
+    /// For messages: "Landlock ABI 6 on Linux 6.12.0", or "no Landlock on Linux …" with the reason.
     public var description: String {
         version == 0
             ? "no Landlock on Linux \(kernelRelease) (\(unavailableReason ?? "unavailable"))"

@@ -3,21 +3,38 @@
 /// A right the ruleset handles is denied unless a rule grants it beneath the path; a right it does
 /// not handle (one the kernel's ABI lacks) is not restricted at all.
 public struct FileSystemAccess: OptionSet, Sendable, Hashable {
+    /// The kernel's bit mask, as in `landlock_ruleset_attr.handled_access_fs` and
+    /// `landlock_path_beneath_attr.allowed_access`.
     public let rawValue: UInt64
+    /// The rights whose bits are set in `rawValue`, unknown bits included.
     public init(rawValue: UInt64) { self.rawValue = rawValue }
 
+    /// Executing a file (`LANDLOCK_ACCESS_FS_EXECUTE`).
     public static let execute = Self(rawValue: 1 << 0)
+    /// Opening a file for writing (`LANDLOCK_ACCESS_FS_WRITE_FILE`); truncating it also needs
+    /// ``truncate`` from ABI 3.
     public static let writeFile = Self(rawValue: 1 << 1)
+    /// Opening a file for reading (`LANDLOCK_ACCESS_FS_READ_FILE`).
     public static let readFile = Self(rawValue: 1 << 2)
+    /// Opening a folder or listing its entries (`LANDLOCK_ACCESS_FS_READ_DIR`).
     public static let readDirectory = Self(rawValue: 1 << 3)
+    /// Removing an empty folder or renaming one (`LANDLOCK_ACCESS_FS_REMOVE_DIR`).
     public static let removeDirectory = Self(rawValue: 1 << 4)
+    /// Unlinking or renaming a file (`LANDLOCK_ACCESS_FS_REMOVE_FILE`).
     public static let removeFile = Self(rawValue: 1 << 5)
+    /// Creating, renaming or linking a character device (`LANDLOCK_ACCESS_FS_MAKE_CHAR`).
     public static let makeCharacterDevice = Self(rawValue: 1 << 6)
+    /// Creating or renaming a folder (`LANDLOCK_ACCESS_FS_MAKE_DIR`).
     public static let makeDirectory = Self(rawValue: 1 << 7)
+    /// Creating, renaming or linking a regular file (`LANDLOCK_ACCESS_FS_MAKE_REG`).
     public static let makeRegular = Self(rawValue: 1 << 8)
+    /// Creating, renaming or linking a Unix socket file (`LANDLOCK_ACCESS_FS_MAKE_SOCK`).
     public static let makeSocket = Self(rawValue: 1 << 9)
+    /// Creating, renaming or linking a named pipe (`LANDLOCK_ACCESS_FS_MAKE_FIFO`).
     public static let makeFIFO = Self(rawValue: 1 << 10)
+    /// Creating, renaming or linking a block device (`LANDLOCK_ACCESS_FS_MAKE_BLOCK`).
     public static let makeBlockDevice = Self(rawValue: 1 << 11)
+    /// Creating, renaming or linking a symbolic link (`LANDLOCK_ACCESS_FS_MAKE_SYM`).
     public static let makeSymlink = Self(rawValue: 1 << 12)
     /// Linking or renaming a file into another folder (ABI 2). Without it, ABI 1 refuses every
     /// such link and rename.
@@ -55,10 +72,15 @@ public struct FileSystemAccess: OptionSet, Sendable, Hashable {
 
 /// Landlock's network rights (ABI 4): TCP only.
 public struct NetworkAccess: OptionSet, Sendable, Hashable {
+    /// The kernel's bit mask, as in `landlock_ruleset_attr.handled_access_net` and
+    /// `landlock_net_port_attr.allowed_access`.
     public let rawValue: UInt64
+    /// The rights whose bits are set in `rawValue`, unknown bits included.
     public init(rawValue: UInt64) { self.rawValue = rawValue }
 
+    /// Binding a TCP socket to a local port (`LANDLOCK_ACCESS_NET_BIND_TCP`).
     public static let bindTCP = Self(rawValue: 1 << 0)
+    /// Connecting a TCP socket to a remote port (`LANDLOCK_ACCESS_NET_CONNECT_TCP`).
     public static let connectTCP = Self(rawValue: 1 << 1)
 
     /// Every right that Landlock ABI `version` can handle.
@@ -67,7 +89,9 @@ public struct NetworkAccess: OptionSet, Sendable, Hashable {
 
 /// Landlock's scopes (ABI 6): IPC that a confined process may not direct outside its domain.
 public struct LandlockScope: OptionSet, Sendable, Hashable {
+    /// The kernel's bit mask, as in `landlock_ruleset_attr.scoped`.
     public let rawValue: UInt64
+    /// The scopes whose bits are set in `rawValue`, unknown bits included.
     public init(rawValue: UInt64) { self.rawValue = rawValue }
 
     /// Connecting to an abstract Unix socket bound by a process outside the domain.

@@ -8,10 +8,15 @@ import _CryptoExtras
 /// `KDF.Scrypt`, memory-hard, as restic uses), N = 2^15, r = 8, p = 1 — 32 MiB and about 0.1 s a
 /// try here. The parameters and salt are stored with what the key opens; the password never is.
 public struct PasswordKeyDerivation: Sendable, Hashable, Codable {
+    /// The key derivation function; `scrypt` is the only one ``deriveKey(from:)`` accepts.
     public var algorithm: String
+    /// scrypt's cost N: a power of two from 2^10 (2^15 in ``standard()``).
     public var rounds: Int
+    /// scrypt's block size r, 1…32 (8 in ``standard()``).
     public var blockSize: Int
+    /// scrypt's parallelism p, 1…16 (1 in ``standard()``).
     public var parallelism: Int
+    /// The random salt, 16…64 bytes (32 in ``standard()``).
     public var salt: Data
 
     /// scrypt with the standard parameters and a new random salt.

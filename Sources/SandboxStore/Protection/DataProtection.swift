@@ -21,6 +21,7 @@ import Sandbox
 /// device is unlocked; a locked device's keys are safe only as long as the passcode resists
 /// scrypt guessing by someone who also has the device key.
 public struct DataProtection: Sendable {
+    /// The sandbox home whose device and containers this protects: its key bag is in `Device/`.
     public let home: SandboxHome
     let unlockedKeys: UnlockedKeys
 

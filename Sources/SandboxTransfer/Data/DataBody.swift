@@ -16,7 +16,9 @@ import SandboxStore
 /// ``SandboxCore/SandboxError/Code/stalled``, ``SandboxCore/SandboxError/Code/network`` or
 /// ``SandboxCore/SandboxError/Code/cancelled`` as a download would.
 public struct DataBody: AsyncSequence, Sendable {
+    /// A chunk of the body, as it arrived.
     public typealias Element = Data
+    /// Iteration throws only ``/SandboxCore/SandboxError``.
     public typealias Failure = SandboxError
 
     let body: HTTPClientResponse.Body
@@ -26,13 +28,16 @@ public struct DataBody: AsyncSequence, Sendable {
     let limit: Int64
     let expectedLength: Int64?
 
+    /// The iterator over the chunks. Make one: the body is read from the connection once.
     public func makeAsyncIterator() -> Iterator {
         Iterator(base: body.makeAsyncIterator(), url: url, limit: limit, expectedLength: expectedLength)
     }
 
     /// Reads the chunks in order; see ``DataBody``.
     public struct Iterator: AsyncIteratorProtocol {
+        /// A chunk of the body, as it arrived.
         public typealias Element = Data
+        /// Iteration throws only ``/SandboxCore/SandboxError``.
         public typealias Failure = SandboxError
 
         var base: HTTPClientResponse.Body.AsyncIterator
@@ -72,6 +77,9 @@ public struct DataBody: AsyncSequence, Sendable {
             return Data(chunk.readableBytesView)
         }
 
+        /// The next chunk, `nil` after the last one; ``next(isolation:)`` without an actor.
+        ///
+        /// - Throws: as ``DataBody`` says.
         public mutating func next() async throws(SandboxError) -> Data? {
             try await next(isolation: nil)
         }

@@ -67,6 +67,8 @@ public struct ScratchDirectory: Sendable {
 
 /// A failure of the test set-up itself, with what went wrong.
 public struct TestFailure: Error, CustomStringConvertible {
+    /// What went wrong.
     public var description: String
+    /// A failure saying `description`.
     public init(_ description: String) { self.description = description }
 }

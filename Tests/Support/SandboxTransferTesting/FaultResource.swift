@@ -20,6 +20,7 @@ public struct FaultResource: Sendable {
     public var dropAfter: [Int] = []
     /// Body bytes per write, and the pause between writes (a slow server).
     public var chunkSize = 64 * 1024
+    /// The pause after each write of ``chunkSize`` bytes, in milliseconds (0: none).
     public var chunkDelayMilliseconds = 0
     /// For request *i*, stop sending (without closing) after `stallAfter[i]` body bytes: a stalled
     /// server.
@@ -37,12 +38,14 @@ public struct FaultResource: Sendable {
     /// Whether to send a `Date` header (real servers must, RFC 9110 §6.6.1), and its value (`nil`:
     /// the current time).
     public var sendsDate = true
+    /// The `Date` header's value when ``sendsDate``; `nil` sends the current time.
     public var date: String?
     /// Answers range requests itself, given the range's start and the `If-Range` value, when it
     /// returns an answer (`nil` leaves the request to the flags above): for servers broken in ways
     /// the flags do not cover. Drops and stalls apply to its body as to any other.
     public var rangeAnswer: (@Sendable (_ start: Int, _ ifRange: String?) -> FaultAnswer?)?
 
+    /// A well-behaved resource: `body` with these validators, every fault switched off.
     public init(body: [UInt8], etag: String? = nil, lastModified: String? = nil) {
         self.body = body
         self.etag = etag
@@ -52,10 +55,14 @@ public struct FaultResource: Sendable {
 
 /// A hand-made answer (see ``FaultResource/rangeAnswer``): sent exactly as given, plus `Date`.
 public struct FaultAnswer: Sendable {
+    /// The status code.
     public var status: Int
+    /// The headers, in order, as given (name, value).
     public var headers: [(String, String)]
+    /// The body.
     public var body: [UInt8]
 
+    /// An answer with this status, these headers and this body.
     public init(status: Int, headers: [(String, String)], body: [UInt8]) {
         self.status = status
         self.headers = headers
@@ -65,10 +72,15 @@ public struct FaultAnswer: Sendable {
 
 /// One request the fault server answered.
 public struct RecordedRequest: Sendable {
+    /// The request's path, as given to ``FaultServer/set(_:_:)``.
     public var path: String
+    /// Its `Range` header, if any.
     public var range: String?
+    /// Its `If-Range` header, if any.
     public var ifRange: String?
+    /// Its `Accept-Encoding` header, if any.
     public var acceptEncoding: String?
+    /// The status of the answer.
     public var status: Int
     /// Body bytes written to the socket.
     public var bodyBytesSent: Int

@@ -20,6 +20,7 @@ import SandboxTesting
 public final class NginxServer: Sendable {
     /// Where the served files go (`/files/NAME` serves `documentRoot/NAME`).
     public let documentRoot: String
+    /// The loopback TCP port it listens on.
     public let port: Int
     let scratch: ScratchDirectory
     var directory: String { scratch.path }
@@ -27,10 +28,13 @@ public final class NginxServer: Sendable {
 
     /// One access-log line.
     public struct LogLine: Sendable {
+        /// The request's path (`$uri`: decoded, without the query).
         public var uri: String
+        /// The answer's status.
         public var status: Int
         /// Header and body bytes written to the socket.
         public var bytesSent: Int
+        /// The `Range` header in quotes, as logged (`"bytes=100-"`; `"-"` when there was none).
         public var range: String
     }
 
@@ -182,7 +186,9 @@ public final class NginxServer: Sendable {
 
 /// An error of the test servers.
 public struct TestServerError: Error, CustomStringConvertible {
+    /// What went wrong.
     public var description: String
+    /// An error saying `description`.
     public init(_ description: String) { self.description = description }
 }
 

@@ -27,20 +27,31 @@ public struct BackgroundEventRecord: Codable, Sendable, Hashable {
     public var sequence: Int64
     /// The background task it is about.
     public var taskID: Int
+    /// What happened.
     public var kind: Kind
+    /// `resumed`: where in the file the task continues.
     public var offset: Int64?
+    /// `resumed`: the whole file's size, when the server announced it.
     public var expectedTotalBytes: Int64?
+    /// `progress`: the bytes written so far and expected.
     public var progress: TransferProgress?
+    /// `restarted`: why the partial file could not be continued, when known.
     public var reason: RestartReason?
+    /// `retry`: the number of the attempt that starts next.
     public var attempt: Int?
+    /// `retry`: how long until it starts, in milliseconds.
     public var delayMilliseconds: Int64?
     /// The finished file's path in the container.
     public var path: String?
+    /// `finished`: the file's name as the server suggested it, sanitized.
     public var suggestedFilename: String?
+    /// `finished`: the file's size in bytes.
     public var byteCount: Int64?
+    /// `finished`: the digest checked during the download (lower-case hex), if one was asked for.
     public var digest: String?
     /// The failure's code and message, on `retry` and on an unsuccessful `completed`.
     public var errorCode: String?
+    /// The failure's message, with ``errorCode``.
     public var errorMessage: String?
 
     /// An event; the other values are `nil`.
