@@ -100,7 +100,7 @@ public struct LocalRepositoryStorage: RepositoryStorage {
     /// `syncfs(2)` of the repository's file system: one call a backup, cheap next to an `fsync` an
     /// object, and only this file system (not every one of the machine, as `sync(2)`).
     public func synchronize() throws(SandboxError) {
-        try FileSystemSync.synchronize(directoryAt: root.hostPath)
+        try root.synchronizeFileSystem()
     }
 
     public func delete(_ name: ObjectName) throws(SandboxError) {
