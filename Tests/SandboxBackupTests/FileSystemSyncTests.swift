@@ -25,7 +25,7 @@ import Testing
                 ["backup", fixture.home.location, fixture.repositoryPath, BackupFixture.app.rawValue], fixture)
             #expect(!backup.contains("sync()"), "\(backup)")
             #expect(backup.contains("syncfs("), "\(backup)")
-            let snapshot = try fixture.repository().snapshots()[0].id
+            let snapshot = try await fixture.repository().snapshots()[0].id
             let restore = try await Self.traced(
                 ["restore", fixture.home.location, fixture.repositoryPath, BackupFixture.app.rawValue, snapshot],
                 fixture)

@@ -15,7 +15,18 @@ public enum RepositoryAddress {
     ///   or missing keys; ``/SandboxCore/SandboxError/Code/notFound`` for a missing directory or
     ///   bucket (when not `creating`); ``/SandboxCore/SandboxError/Code/permissionDenied`` for keys
     ///   the endpoint refuses; ``SandboxCore/SandboxError/Code/repositoryUnreachable``.
+    ///
+    /// The checks run on a thread of its own (file-system calls and requests block).
     public static func storage(
+        _ address: String, creating: Bool, environment: [String: String] = ProcessInfo.processInfo.environment
+    ) async throws(SandboxError) -> any RepositoryStorage {
+        try await OwnedThread.run(name: "sandbox-repository") { () throws(SandboxError) in
+            try storage(address, creating: creating, environment: environment)
+        }
+    }
+
+    /// ``storage(_:creating:environment:)`` on the calling thread, which it blocks.
+    package static func storage(
         _ address: String, creating: Bool, environment: [String: String] = ProcessInfo.processInfo.environment
     ) throws(SandboxError) -> any RepositoryStorage {
         guard S3Location.isS3(address) else {

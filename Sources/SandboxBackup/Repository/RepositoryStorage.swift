@@ -49,6 +49,11 @@ public struct ObjectName: Hashable, Sendable, CustomStringConvertible {
 /// Objects other than data are durable when the put returns; data objects (many, small) become
 /// durable at the next ``synchronize()``, which a backup calls before it writes the index that
 /// refers to them — one flush instead of two `fsync`s an object (10,000 small files cost 20,000).
+///
+/// The calls block (file-system calls; an S3 storage's requests): the library makes them on
+/// threads of its own, beneath its `async` entry points (``Backup``, ``Restore``, ``Checker``,
+/// ``Pruner``, ``Repository``). A caller making them itself makes them on a thread it owns, never
+/// from a task.
 public protocol RepositoryStorage: Sendable {
     /// Where the repository is, for messages.
     var location: String { get }
@@ -81,4 +86,13 @@ public protocol RepositoryStorage: Sendable {
 
     /// Makes every object put so far durable (survive a power cut).
     func synchronize() throws(SandboxError)
+
+    /// Releases what the storage holds open (an S3 storage's HTTP client); call it once nothing
+    /// uses the storage any more. Does nothing by default.
+    func close() async
+}
+
+extension RepositoryStorage {
+    /// Nothing to release.
+    public func close() async {}
 }

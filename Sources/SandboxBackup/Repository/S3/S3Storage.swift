@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import Crypto
 import NIOHTTP1
 import SandboxCore
+import SandboxTransfer
 
 /// A repository in an S3 bucket (`s3://bucket/prefix`): each object is one S3 object under the
 /// prefix, named as in a local repository (`config`, `data/ab/abcd…`, `index/…`, `snapshots/…`).
@@ -36,8 +37,9 @@ public struct S3Storage: RepositoryStorage {
     ///
     /// - Parameters:
     ///   - location: the bucket, prefix, endpoint and keys (``S3Location/parse(_:environment:)``).
-    ///   - httpClient: the client to send with; `nil`: one for the process, which retries nothing
-    ///     itself and follows no redirect.
+    ///   - httpClient: the client to send with, the caller's to shut down; `nil`: one of the
+    ///     storage's own, which retries nothing itself and follows no redirect, shut down by
+    ///     ``close()`` (or, failing that, when the last copy of the storage is released).
     ///   - multipartThreshold: objects larger than this go as multipart uploads (default 16 MiB:
     ///     chunks are at most 8 MiB, so only large records do).
     ///   - partSize: each part's size (default 8 MiB; S3's minimum is 5 MiB).
@@ -45,7 +47,7 @@ public struct S3Storage: RepositoryStorage {
         _ location: S3Location, httpClient: HTTPClient? = nil, multipartThreshold: Int = 16 << 20,
         partSize: Int = 8 << 20
     ) {
-        client = S3Client(location: location, client: httpClient ?? S3Client.sharedHTTPClient)
+        client = S3Client(location: location, client: httpClient)
         self.multipartThreshold = multipartThreshold
         self.partSize = max(partSize, 5 << 20)
     }
@@ -180,6 +182,13 @@ public struct S3Storage: RepositoryStorage {
 
     /// Nothing to do: an S3 object is durable once its PUT is answered.
     public func synchronize() throws(SandboxError) {}
+
+    /// Shuts down the storage's own HTTP client (not one handed to ``init(_:httpClient:multipartThreshold:partSize:)``),
+    /// closing its connections; later requests fail with
+    /// ``SandboxCore/SandboxError/Code/repositoryUnreachable``.
+    public func close() async {
+        await client.http.shutdown()
+    }
 
     /// A multipart upload of `bytes` to `key`, aborted when any step fails.
     func uploadInParts(_ bytes: [UInt8], key: String) throws(SandboxError) {
