@@ -3,7 +3,9 @@ import SandboxCore
 
 /// What ``Checker/check(_:readingData:)`` found.
 public struct CheckReport: Sendable, Hashable, Codable {
+    /// Snapshots checked.
     public var snapshots: Int
+    /// Blobs the indexes list.
     public var blobs: Int
     /// Blobs whose contents were read and re-hashed (`--read-data`).
     public var blobsRead: Int
@@ -15,6 +17,7 @@ public struct CheckReport: Sendable, Hashable, Codable {
     /// them locked), a config that is not authenticated.
     public var warnings: [String] = []
 
+    /// Whether no problem was found (warnings are not problems).
     public var isHealthy: Bool { problems.isEmpty }
 }
 

@@ -3,9 +3,13 @@ import SandboxCore
 
 /// What ``Pruner/prune(_:keepingLast:)`` did.
 public struct PruneReport: Sendable, Hashable, Codable {
+    /// Snapshots that remain.
     public var snapshotsKept: Int
+    /// Snapshots removed.
     public var snapshotsRemoved: Int
+    /// Blobs no remaining snapshot refers to, removed.
     public var blobsRemoved: Int
+    /// Bytes of the objects removed, as stored.
     public var bytesRemoved: Int64
 }
 

@@ -10,7 +10,9 @@ import SandboxStore
 /// Layout: `config`, `keys/`, `data/<2 hex>/<id>`, `index/`, `snapshots/`, `locks/`. Objects are
 /// one a chunk (no pack files yet): a 1 GiB file is ~1,000 objects of ~1 MiB.
 public final class Repository: Sendable {
+    /// Where the repository's objects are kept.
     public let storage: any RepositoryStorage
+    /// The repository's `config`, checked when it was opened.
     public let config: RepositoryConfig
     /// How ``config`` is vouched for.
     public let configAuthentication: ConfigAuthentication

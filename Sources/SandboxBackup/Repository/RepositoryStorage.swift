@@ -20,9 +20,12 @@ public enum ObjectKind: String, Sendable, CaseIterable {
 
 /// The name of one object in a repository.
 public struct ObjectName: Hashable, Sendable, CustomStringConvertible {
+    /// The folder the object is in.
     public var kind: ObjectKind
+    /// Its name in that folder (for data, 64 lowercase hex digits; for the config, `config`).
     public var name: String
 
+    /// The object `name` of `kind`; checked when it is used (a name with `/` or a leading `.` is refused).
     public init(_ kind: ObjectKind, _ name: String) {
         self.kind = kind
         self.name = name

@@ -8,9 +8,13 @@ import SystemPackage
 
 /// What ``Restore/run(app:snapshot:from:into:logger:progress:)`` did.
 public struct RestoreReport: Sendable, Hashable, Codable {
+    /// The id of the snapshot restored.
     public var snapshot: String
+    /// The app restored.
     public var app: String
+    /// Items restored (files, folders, symlinks).
     public var files: Int
+    /// Bytes of file contents restored.
     public var bytes: Int64
     /// Keychain items written, or `nil` when the keychain was left as it was.
     public var keychainItems: Int?

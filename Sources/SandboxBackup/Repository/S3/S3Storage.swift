@@ -52,6 +52,7 @@ public struct S3Storage: RepositoryStorage {
         self.partSize = max(partSize, 5 << 20)
     }
 
+    /// The address, `s3://bucket/prefix`, for messages.
     public var location: String { client.location.description }
 
     /// The object's key, after checking the name as a local repository does.
@@ -95,6 +96,13 @@ public struct S3Storage: RepositoryStorage {
         }
     }
 
+    /// Stores `bytes` as `name` unless an object of that name exists.
+    ///
+    /// - Returns: whether the object was stored (`false`: it existed).
+    /// - Throws: ``/SandboxCore/SandboxError/Code/invalidArgument`` for a name that is not an object's;
+    ///   ``/SandboxCore/SandboxError/Code/permissionDenied`` for keys the endpoint refuses;
+    ///   ``SandboxCore/SandboxError/Code/repositoryUnreachable`` when no answer came after the retries;
+    ///   ``/SandboxCore/SandboxError/Code/io`` for another failed answer.
     public func putIfAbsent(_ bytes: [UInt8], as name: ObjectName) throws(SandboxError) -> Bool {
         let key = try key(name)
         if bytes.count > multipartThreshold {
@@ -110,12 +118,25 @@ public struct S3Storage: RepositoryStorage {
         }
     }
 
+    /// Stores `bytes` as `name`, replacing an object of that name.
+    ///
+    /// - Throws: ``/SandboxCore/SandboxError/Code/invalidArgument`` for a name that is not an object's;
+    ///   ``/SandboxCore/SandboxError/Code/permissionDenied`` for keys the endpoint refuses;
+    ///   ``SandboxCore/SandboxError/Code/repositoryUnreachable`` when no answer came after the retries;
+    ///   ``/SandboxCore/SandboxError/Code/io`` for another failed answer.
     public func replace(_ bytes: [UInt8], as name: ObjectName) throws(SandboxError) {
         let key = try key(name)
         let response = try client.send(.PUT, key: key, body: bytes)
         guard response.status == .ok else { throw client.failure(response, doing: "write", key: key) }
     }
 
+    /// The bytes of `name`.
+    ///
+    /// - Throws: ``/SandboxCore/SandboxError/Code/notFound`` when there is no such object;
+    ///   ``/SandboxCore/SandboxError/Code/invalidArgument`` for a name that is not an object's;
+    ///   ``/SandboxCore/SandboxError/Code/permissionDenied`` for keys the endpoint refuses;
+    ///   ``SandboxCore/SandboxError/Code/repositoryUnreachable`` when no answer came after the retries;
+    ///   ``/SandboxCore/SandboxError/Code/io`` for another failed answer.
     public func get(_ name: ObjectName) throws(SandboxError) -> [UInt8] {
         let key = try key(name)
         let response = try client.send(.GET, key: key)
@@ -123,6 +144,12 @@ public struct S3Storage: RepositoryStorage {
         return response.body
     }
 
+    /// The size of `name` in bytes, or `nil` when there is no such object.
+    ///
+    /// - Throws: ``/SandboxCore/SandboxError/Code/invalidArgument`` for a name that is not an object's;
+    ///   ``/SandboxCore/SandboxError/Code/permissionDenied`` for keys the endpoint refuses;
+    ///   ``SandboxCore/SandboxError/Code/repositoryUnreachable`` when no answer came after the retries;
+    ///   ``/SandboxCore/SandboxError/Code/io`` for another failed answer.
     public func size(of name: ObjectName) throws(SandboxError) -> Int64? {
         let key = try key(name)
         let response = try client.send(.HEAD, key: key)
@@ -155,6 +182,12 @@ public struct S3Storage: RepositoryStorage {
         return keys.map { String($0.dropFirst(prefix.count)) }
     }
 
+    /// The objects of `kind`, in no particular order; interrupted writes are not listed.
+    ///
+    /// - Throws: ``/SandboxCore/SandboxError/Code/invalidArgument`` for a name that is not an object's;
+    ///   ``/SandboxCore/SandboxError/Code/permissionDenied`` for keys the endpoint refuses;
+    ///   ``SandboxCore/SandboxError/Code/repositoryUnreachable`` when no answer came after the retries;
+    ///   ``/SandboxCore/SandboxError/Code/io`` for another failed answer.
     public func list(_ kind: ObjectKind) throws(SandboxError) -> [ObjectName] {
         switch kind {
         case .config:
@@ -172,6 +205,12 @@ public struct S3Storage: RepositoryStorage {
         }
     }
 
+    /// Removes `name`; removing a missing object is not an error.
+    ///
+    /// - Throws: ``/SandboxCore/SandboxError/Code/invalidArgument`` for a name that is not an object's;
+    ///   ``/SandboxCore/SandboxError/Code/permissionDenied`` for keys the endpoint refuses;
+    ///   ``SandboxCore/SandboxError/Code/repositoryUnreachable`` when no answer came after the retries;
+    ///   ``/SandboxCore/SandboxError/Code/io`` for another failed answer.
     public func delete(_ name: ObjectName) throws(SandboxError) {
         let key = try key(name)
         let response = try client.send(.DELETE, key: key)
@@ -181,6 +220,8 @@ public struct S3Storage: RepositoryStorage {
     }
 
     /// Nothing to do: an S3 object is durable once its PUT is answered.
+    ///
+    /// - Throws: nothing.
     public func synchronize() throws(SandboxError) {}
 
     /// Shuts down the storage's own HTTP client (not one handed to ``init(_:httpClient:multipartThreshold:partSize:)``),
