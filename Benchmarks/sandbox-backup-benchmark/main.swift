@@ -57,7 +57,7 @@ func worker(_ arguments: [String]) async throws {
     }
     let home = try SandboxHome(location: arguments[1])
     let password = Array(try String(contentsOfFile: arguments[3], encoding: .utf8).utf8)
-    let storage = try await RepositoryAddress.storage(arguments[2], creating: true)  // a directory or s3://…
+    let storage = try await RepositoryAddress(arguments[2]).storage(creating: true)  // a directory or s3://…
     let repository = try await Repository.openOrCreate(storage, password: password)
     let identifier = try AppIdentifier(app)
     switch arguments[0] {

@@ -11,7 +11,7 @@ import Testing
         try await BackupFixture.with { fixture in
             try fixture.write("Documents/a.txt", Array("hello".utf8))
             let repository = try await Repository.openOrCreate(
-                try await RepositoryAddress.storage(fixture.repositoryPath, creating: true), password: nil)
+                try await RepositoryAddress(fixture.repositoryPath).storage(creating: true), password: nil)
             let backupThreads = Mutex<Set<String>>([])
             let report = try await Backup.run(apps: [BackupFixture.app], from: fixture.home, to: repository) { _ in
                 backupThreads.withLock { _ = $0.insert(ThreadName.current() ?? "unnamed") }

@@ -39,7 +39,7 @@ func closing<T>(_ repository: Repository, _ body: () async throws(SandboxError) 
 
 /// Opens an existing repository at `path`: a directory, or `s3://bucket/prefix`.
 func openRepository(_ path: String, password: [UInt8]?) async throws(SandboxError) -> Repository {
-    try await Repository.open(RepositoryAddress.storage(path, creating: false), password: password)
+    try await Repository.open(RepositoryAddress(path).storage(creating: false), password: password)
 }
 
 struct BackupCommand: AsyncParsableCommand {
@@ -67,7 +67,7 @@ struct BackupCommand: AsyncParsableCommand {
     func run() async throws {
         let apps = try arguments.dropLast().map { (raw) throws(SandboxError) in try AppIdentifier(raw) }
         let path = arguments[arguments.count - 1]
-        let storage = try await RepositoryAddress.storage(path, creating: true)
+        let storage = try await RepositoryAddress(path).storage(creating: true)
         let repository = try await Repository.openOrCreate(storage, password: try repositoryOptions.password())
         let printer = BackupProgressLine(json: output.json)
         let report: BackupReport

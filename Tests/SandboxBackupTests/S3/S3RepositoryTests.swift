@@ -11,7 +11,7 @@ import Testing
 struct S3RepositoryTests {
     static func open(_ address: String, _ gateway: CephGateway, password: String? = nil) throws -> Repository {
         try Repository.openOrCreate(
-            try RepositoryAddress.storage(address, creating: true, environment: gateway.environment),
+            try RepositoryAddress(address, environment: gateway.environment).storage(creating: true),
             password: password.map { Array($0.utf8) })
     }
 
@@ -65,7 +65,7 @@ struct S3RepositoryTests {
         environment["S3_SECRET_KEY"] = "not-the-secret"
         let error = failure { () throws(SandboxError) in
             _ = try Repository.open(
-                RepositoryAddress.storage(address, creating: false, environment: environment), password: nil)
+                RepositoryAddress(address, environment: environment).storage(creating: false), password: nil)
         }
         #expect(error?.code == .permissionDenied)
         #expect(error?.message.contains("SignatureDoesNotMatch") == true, "\(String(describing: error))")
@@ -74,16 +74,16 @@ struct S3RepositoryTests {
         environment["S3_ACCESS_KEY"] = "NOSUCHKEY"
         let unknown = failure { () throws(SandboxError) in
             _ = try Repository.open(
-                RepositoryAddress.storage(address, creating: false, environment: environment), password: nil)
+                RepositoryAddress(address, environment: environment).storage(creating: false), password: nil)
         }
         #expect(unknown?.code == .permissionDenied)
         #expect(unknown?.message.contains("InvalidAccessKeyId") == true, "\(String(describing: unknown))")
         // A missing bucket, and a gateway that is not there.
         let missing = failure { () throws(SandboxError) in
             _ = try Repository.open(
-                RepositoryAddress.storage(
-                    "s3://no-such-bucket-\(UInt32.random(in: 0...UInt32.max))", creating: false,
-                    environment: gateway.environment), password: nil)
+                RepositoryAddress(
+                    "s3://no-such-bucket-\(UInt32.random(in: 0...UInt32.max))", environment: gateway.environment
+                ).storage(creating: false), password: nil)
         }
         #expect(missing?.code == .notFound, "\(String(describing: missing))")
         environment = gateway.environment
@@ -100,8 +100,8 @@ struct S3RepositoryTests {
     @Test func closingTheRepositoryShutsItsHTTPClientDown() async throws {
         let gateway = try CephGateway.get()
         let repository = try await Repository.openOrCreate(
-            try await RepositoryAddress.storage(
-                try gateway.newRepository(), creating: true, environment: gateway.environment),
+            try await RepositoryAddress(try gateway.newRepository(), environment: gateway.environment).storage(
+                creating: true),
             password: nil)
         #expect(try await repository.snapshots().isEmpty)
         await repository.close()
