@@ -204,6 +204,7 @@ let package = Package(
             name: "SandboxBackup",
             dependencies: [
                 "Sandbox",
+                "SandboxTransfer",
                 "CSandboxShims",
                 "SandboxStore",
                 "SandboxCore",
@@ -231,6 +232,7 @@ let package = Package(
                 "Sandbox", "SandboxCore", "SandboxStore", .product(name: "SystemPackage", package: "swift-system"),
                 "SandboxBackup", "SandboxTesting", "sandbox-backup-harness",
                 .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
         ),

@@ -50,23 +50,24 @@ func spawn(_ arguments: [String], environment: [String: String] = [:]) -> (secon
 
 /// The worker side: `worker backup|restore HOME REPO PASSWORD-FILE` (REPO: a directory or `s3://bucket/prefix`),
 /// or `worker setup HOME BIG-MIB FILES` to make the benchmark's container for profiling by hand.
-func worker(_ arguments: [String]) throws {
+func worker(_ arguments: [String]) async throws {
     if arguments[0] == "setup", arguments.count == 4, let big = Int(arguments[2]), let files = Int(arguments[3]) {
         _ = try makeContainer(home: try SandboxHome(location: arguments[1]), bigMiB: big, files: files)
         return
     }
     let home = try SandboxHome(location: arguments[1])
     let password = Array(try String(contentsOfFile: arguments[3], encoding: .utf8).utf8)
-    let storage = try RepositoryAddress.storage(arguments[2], creating: true)  // a directory or s3://…
-    let repository = try Repository.openOrCreate(storage, password: password)
+    let storage = try await RepositoryAddress(arguments[2]).storage(creating: true)  // a directory or s3://…
+    let repository = try await Repository.openOrCreate(storage, password: password)
     let identifier = try AppIdentifier(app)
     switch arguments[0] {
-    case "backup": _ = try Backup.run(apps: [identifier], from: home, to: repository)
+    case "backup": _ = try await Backup.run(apps: [identifier], from: home, to: repository)
     case "restore":
-        _ = try Restore.run(
-            app: identifier, snapshot: try repository.snapshot(matching: nil), from: repository, into: home)
+        _ = try await Restore.run(
+            app: identifier, snapshot: try await repository.snapshot(matching: nil), from: repository, into: home)
     default: fatalError("unknown worker command \(arguments[0])")
     }
+    await repository.close()
 }
 
 /// Writes `size` bytes that do not repeat (so nothing deduplicates within the file).
@@ -101,9 +102,9 @@ func makeContainer(home: SandboxHome, bigMiB: Int, files: Int) throws -> String 
     return documents
 }
 
-func run() throws {
+func run() async throws {
     if CommandLine.arguments.count > 1 && CommandLine.arguments[1] == "worker" {
-        return try worker(Array(CommandLine.arguments.dropFirst(2)))
+        return try await worker(Array(CommandLine.arguments.dropFirst(2)))
     }
     let configuration = Configuration.parseOrExit()
     let restic = "/usr/bin/restic"
@@ -193,7 +194,7 @@ func run() throws {
 }
 
 do {
-    try run()
+    try await run()
 } catch {
     fatalError("\(error)")
 }

@@ -44,17 +44,17 @@ final class FailingDataStorage: RepositoryStorage {
                 try fixture.write("Documents/f\(index).bin", ChunkerTests.pseudoRandom(600_000, seed: UInt64(index)))
             }
             let storage = FailingDataStorage(try fixture.repository().storage, allowing: 7)
-            let repository = try Repository.open(storage, password: nil)
+            let repository = try await Repository.open(storage, password: nil)
             let error = failure { () throws(SandboxError) in
                 _ = try Backup.run(apps: [BackupFixture.app], from: fixture.home, to: repository)
             }
             #expect(error?.code == .noSpace, "\(String(describing: error))")
-            #expect(try fixture.repository().snapshots().isEmpty)
+            #expect(try await fixture.repository().snapshots().isEmpty)
             #expect(try storage.list(.index).isEmpty)
             #expect(try storage.list(.lock).isEmpty)
             // Space again: the next backup completes and checks clean.
-            _ = try Backup.run(apps: [BackupFixture.app], from: fixture.home, to: try fixture.repository())
-            #expect(try Checker.check(try fixture.repository(), readingData: true).isHealthy)
+            _ = try await Backup.run(apps: [BackupFixture.app], from: fixture.home, to: try fixture.repository())
+            #expect(try await Checker.check(try fixture.repository(), readingData: true).isHealthy)
         }
     }
 
@@ -66,16 +66,16 @@ final class FailingDataStorage: RepositoryStorage {
             for index in 0..<40 { try fixture.write("Documents/same\(index).bin", same) }
             try fixture.write("Documents/other.bin", ChunkerTests.pseudoRandom(300_000, seed: 43))
             let repository = try fixture.repository()
-            let report = try Backup.run(apps: [BackupFixture.app], from: fixture.home, to: repository)
-            let snapshot = try repository.snapshot(matching: report.snapshot)
+            let report = try await Backup.run(apps: [BackupFixture.app], from: fixture.home, to: repository)
+            let snapshot = try await repository.snapshot(matching: report.snapshot)
             let indexed = try repository.storage.list(.index).count
             #expect(indexed == 1)
             // 2 files' contents + the tree + the manifest (each one chunk or a few): far fewer than 41 files.
             let blobs = try repository.storage.list(.data).count
             #expect(blobs < 12, "\(blobs) blobs stored")
-            #expect(try Checker.check(repository, readingData: true).isHealthy)
+            #expect(try await Checker.check(repository, readingData: true).isHealthy)
             try fixture.write("Documents/same0.bin", [1, 2, 3])
-            _ = try Restore.run(app: BackupFixture.app, snapshot: snapshot, from: repository, into: fixture.home)
+            _ = try await Restore.run(app: BackupFixture.app, snapshot: snapshot, from: repository, into: fixture.home)
             for index in [0, 17, 39] {
                 let restored = try Data(
                     contentsOf: URL(fileURLWithPath: fixture.hostPath("Documents/same\(index).bin")))

@@ -44,7 +44,7 @@ import Testing
             let repository = try RepositoryFailureTests.backedUp(fixture)
             try ConfigTampering.setChunking(fixture.repositoryPath, "minimumSize", to: 1 << 30)
             try ConfigTampering.setChunking(fixture.repositoryPath, "averageSize", to: 1 << 30)
-            let report = try Checker.check(repository, readingData: false)
+            let report = try await Checker.check(repository, readingData: false)
             #expect(!report.isHealthy)
             #expect(
                 report.problems.contains { $0.contains("chunking.averageSize is 1073741824") }, "\(report.problems)")
@@ -64,7 +64,7 @@ import Testing
             // A legal size: only the authentication tells it from the real one.
             try ConfigTampering.setChunking(fixture.repositoryPath, "minimumSize", to: 128 << 10)
             let before = try ConfigTampering.inventory(fixture.repositoryPath)
-            let report = try Checker.check(repository, readingData: false)
+            let report = try await Checker.check(repository, readingData: false)
             #expect(report.problems.contains { $0.contains("do not match its authentication") }, "\(report.problems)")
             let error = failure { () throws(SandboxError) in
                 _ = try Backup.run(
@@ -89,7 +89,7 @@ import Testing
                 config["chunking"] = ["minimumSize": 128 << 10, "averageSize": 256 << 10, "maximumSize": 1 << 20]
             }
             let before = try ConfigTampering.inventory(fixture.repositoryPath)
-            let report = try Checker.check(repository, readingData: false)
+            let report = try await Checker.check(repository, readingData: false)
             #expect(report.problems.contains { $0.contains("its authentication was removed") }, "\(report.problems)")
             let storage = try LocalRepositoryStorage(openingDirectoryAt: fixture.repositoryPath)
             let errors = [
@@ -165,7 +165,7 @@ import Testing
             try JSONSerialization.data(withJSONObject: object).write(to: URL(fileURLWithPath: keys + hostile))
             let storage = try LocalRepositoryStorage(openingDirectoryAt: fixture.repositoryPath)
             let start = ContinuousClock.now
-            _ = try Repository.open(storage, password: Array("right".utf8))
+            _ = try await Repository.open(storage, password: Array("right".utf8))
             print("opening beside a hostile key file took \(ContinuousClock.now - start)")
 
             #expect(unlink(keys + real[0]) == 0)

@@ -48,7 +48,7 @@ import Testing
                 ]
             let repository = try fixture.repository()
             let snapshot = try ForgedSnapshotTests.forge(nodes, in: repository, home: fixture.home)
-            let report = try Restore.run(
+            let report = try await Restore.run(
                 app: BackupFixture.app, snapshot: snapshot, from: repository, into: fixture.home)
             for directory in RestorePlan.containerDirectories {
                 #expect(
@@ -71,9 +71,9 @@ import Testing
             try FileManager.default.createSymbolicLink(
                 atPath: fixture.hostPath("Documents"), withDestinationPath: "Library")
             let repository = try fixture.repository()
-            _ = try Backup.run(apps: [BackupFixture.app], from: fixture.home, to: repository)
-            let snapshot = try repository.snapshot(matching: nil)
-            let report = try Restore.run(
+            _ = try await Backup.run(apps: [BackupFixture.app], from: fixture.home, to: repository)
+            let snapshot = try await repository.snapshot(matching: nil)
+            let report = try await Restore.run(
                 app: BackupFixture.app, snapshot: snapshot, from: repository, into: fixture.home)
             #expect(Self.isRealDirectory(fixture.hostPath("Documents")))
             #expect(Self.isRealDirectory(fixture.hostPath("Documents/Inbox")))

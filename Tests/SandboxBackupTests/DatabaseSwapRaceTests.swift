@@ -66,8 +66,8 @@ import Testing
                         lstat(ownDatabase(in: container), &ownInfo) == 0 && ownInfo.st_mode & S_IFMT == S_IFREG
                     })
                 do {
-                    let report = try Backup.run(apps: [Self.attacker], from: fixture.home, to: repository)
-                    let snapshot = try repository.snapshot(matching: String(report.snapshot.prefix(8)))
+                    let report = try await Backup.run(apps: [Self.attacker], from: fixture.home, to: repository)
+                    let snapshot = try await repository.snapshot(matching: String(report.snapshot.prefix(8)))
                     let part = try #require(snapshot.record.apps.first)
                     let nodes = try JSONDecoder.repository.decode(
                         [TreeNode].self, from: Data(try repository.loadSplit(part.tree)))

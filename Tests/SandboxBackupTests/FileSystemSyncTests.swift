@@ -25,12 +25,27 @@ import Testing
                 ["backup", fixture.home.location, fixture.repositoryPath, BackupFixture.app.rawValue], fixture)
             #expect(!backup.contains("sync()"), "\(backup)")
             #expect(backup.contains("syncfs("), "\(backup)")
-            let snapshot = try fixture.repository().snapshots()[0].id
+            let snapshot = try await fixture.repository().snapshots()[0].id
             let restore = try await Self.traced(
                 ["restore", fixture.home.location, fixture.repositoryPath, BackupFixture.app.rawValue, snapshot],
                 fixture)
             #expect(!restore.contains("sync()"), "\(restore)")
             #expect(restore.contains("syncfs("), "\(restore)")
+        }
+    }
+
+    /// The flush opens the repository's directory through the descriptor it holds, not again by its
+    /// host path: a repository whose directory was moved — and another directory put at its old
+    /// path, as a hostile host user could — still flushes its own file system. (Reopening by host
+    /// path failed here with `io`, "Cannot open … to flush", or flushed the impostor's.)
+    @Test func aMovedRepositoryFlushesThroughItsDescriptor() async throws {
+        try await BackupFixture.with { fixture in
+            let storage = try LocalRepositoryStorage.creatingLayout(atHostPath: fixture.repositoryPath)
+            let moved = fixture.scratch.appending("moved-repo")
+            #expect(rename(fixture.repositoryPath, moved) == 0)
+            try storage.synchronize()
+            #expect(mkdir(fixture.repositoryPath, 0o000) == 0)  // unreadable: an open by path fails
+            try storage.synchronize()
         }
     }
 }

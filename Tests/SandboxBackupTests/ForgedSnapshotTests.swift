@@ -82,7 +82,7 @@ import Testing
             let snapshot = try Self.forge(
                 [Self.node("Documents", .directory, mode: 0o755), Self.node("Documents/tool", .file, mode: 0o6755)],
                 in: repository, home: fixture.home)
-            _ = try Restore.run(app: BackupFixture.app, snapshot: snapshot, from: repository, into: fixture.home)
+            _ = try await Restore.run(app: BackupFixture.app, snapshot: snapshot, from: repository, into: fixture.home)
             let attributes = try FileManager.default.attributesOfItem(atPath: fixture.hostPath("Documents/tool"))
             #expect((attributes[.posixPermissions] as? Int) == 0o755)
         }

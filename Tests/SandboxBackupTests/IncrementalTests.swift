@@ -29,7 +29,7 @@ import Testing
                     Array("small file \(index)\n".utf8), to: ContainerPath("Documents/small/\(index).txt"), options: [])
             }
             let repository = try fixture.repository()
-            let first = try Backup.run(apps: [BackupFixture.app], from: fixture.home, to: repository)
+            let first = try await Backup.run(apps: [BackupFixture.app], from: fixture.home, to: repository)
             #expect(first.bytesStored > Int64(size))
 
             let handle = try FileHandle(forUpdating: URL(fileURLWithPath: large))
@@ -39,7 +39,7 @@ import Testing
             try fixture.container.root.writeContents(
                 Array("changed".utf8), to: ContainerPath("Documents/small/5000.txt"))
 
-            let second = try Backup.run(apps: [BackupFixture.app], from: fixture.home, to: repository)
+            let second = try await Backup.run(apps: [BackupFixture.app], from: fixture.home, to: repository)
             #expect(second.bytesStored < 5 << 20, "stored \(second.bytesStored)")
             // Unchanged files were not read again.
             #expect(second.bytesRead < Int64(size) + (1 << 20))

@@ -57,8 +57,9 @@ import Testing
             #expect(try Self.containerText(fixture) == "old")
             #expect(try Self.secret(fixture.home) == "old")
             // And the restore, tried again, gives the new pair.
-            _ = try Restore.run(
-                app: Self.app, snapshot: try repository.snapshot(matching: new), from: repository, into: fixture.home)
+            _ = try await Restore.run(
+                app: Self.app, snapshot: try await repository.snapshot(matching: new), from: repository,
+                into: fixture.home)
             #expect(try Self.containerText(fixture) == "new")
             #expect(try Self.secret(fixture.home) == "new")
         }
@@ -90,7 +91,7 @@ import Testing
                 program.signal(SIGKILL, after: KillTests.randomDelay(upTo: full))
                 let exit = await program.exit(timeout: .seconds(120))
                 if exit.signal != SIGKILL { full = KillTests.shortest(full, program) }
-                try Restore.recoverInterrupted(app: Self.app, in: fixture.home)
+                try await Restore.recoverInterrupted(app: Self.app, in: fixture.home)
                 let pair = (try Self.containerText(fixture), try Self.secret(fixture.home))
                 #expect(pair == ("old", "old") || pair == ("new", "new"), "round \(round): \(pair)")
                 if pair.0 == "new" { try restore(old) }

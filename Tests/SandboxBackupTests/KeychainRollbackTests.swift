@@ -27,7 +27,7 @@ import Testing
                 try fixture.home.root.exchangeItems(
                     at: Restore.dataContainers.appendingTrusted(app.rawValue), with: stage)
             }
-            try Restore.recoverInterrupted(app: app, in: fixture.home)
+            try await Restore.recoverInterrupted(app: app, in: fixture.home)
             let left =
                 try fixture.home.root.fileNames(at: Restore.dataContainers)
                 + fixture.home.root.subdirectoryNames(at: Restore.dataContainers)

@@ -26,10 +26,10 @@ import Testing
         try await BackupFixture.with { fixture in
             try Self.fillKeychain(fixture)
             let repository = try fixture.repository(password: password)
-            _ = try Backup.run(apps: [BackupFixture.app], from: fixture.home, to: repository)
+            _ = try await Backup.run(apps: [BackupFixture.app], from: fixture.home, to: repository)
             try Keychain(home: fixture.home, app: BackupFixture.app).removeAll()
-            let report = try Restore.run(
-                app: BackupFixture.app, snapshot: try repository.snapshot(matching: nil), from: repository,
+            let report = try await Restore.run(
+                app: BackupFixture.app, snapshot: try await repository.snapshot(matching: nil), from: repository,
                 into: fixture.home)
             #expect(report.keychainItems == 3)
             #expect(try Self.keys(fixture.home) == ["movable": "portable-secret", "bound": "bound-secret"])
@@ -42,10 +42,11 @@ import Testing
             try Self.fillKeychain(fixture)
             try fixture.write("Documents/a.txt", [1])
             let repository = try fixture.repository()
-            _ = try Backup.run(apps: [BackupFixture.app], from: fixture.home, to: repository)
+            _ = try await Backup.run(apps: [BackupFixture.app], from: fixture.home, to: repository)
             let (other, _) = try fixture.otherDevice()
-            let report = try Restore.run(
-                app: BackupFixture.app, snapshot: try repository.snapshot(matching: nil), from: repository, into: other)
+            let report = try await Restore.run(
+                app: BackupFixture.app, snapshot: try await repository.snapshot(matching: nil), from: repository,
+                into: other)
             #expect(report.keychainItems == nil)
             #expect(
                 report.notes.contains {
@@ -62,10 +63,11 @@ import Testing
         try await BackupFixture.with { fixture in
             try Self.fillKeychain(fixture)
             let repository = try fixture.repository(password: "pw")
-            _ = try Backup.run(apps: [BackupFixture.app], from: fixture.home, to: repository)
+            _ = try await Backup.run(apps: [BackupFixture.app], from: fixture.home, to: repository)
             let (other, _) = try fixture.otherDevice()
-            let report = try Restore.run(
-                app: BackupFixture.app, snapshot: try repository.snapshot(matching: nil), from: repository, into: other)
+            let report = try await Restore.run(
+                app: BackupFixture.app, snapshot: try await repository.snapshot(matching: nil), from: repository,
+                into: other)
             #expect(report.keychainItems == 2)
             #expect(report.notes.contains { $0.contains("ThisDeviceOnly") })
             #expect(try Self.keys(other) == ["movable": "portable-secret"])

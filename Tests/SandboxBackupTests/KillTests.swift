@@ -100,18 +100,18 @@ import Testing
                 #expect(exit.status == 0, "\(stderr)")
                 full = Self.shortest(full, program)
             }
-            let report = try Checker.check(try open(), readingData: false)
+            let report = try await Checker.check(try open(), readingData: false)
             #expect(report.isHealthy, "round \(round): \(report.problems)")
             return exit.signal == SIGKILL
         }
         #expect(killed > rounds / 3, "only \(killed) of \(ran) runs were killed mid-way")
         let repository = try open()
-        let report = try Checker.check(repository, readingData: true)
+        let report = try await Checker.check(repository, readingData: true)
         #expect(report.isHealthy, "\(report.problems)")
         // Every snapshot restores, on a device of its own.
         let (other, _) = try fixture.otherDevice()
-        for snapshot in try repository.snapshots() {
-            _ = try Restore.run(app: BackupFixture.app, snapshot: snapshot, from: repository, into: other)
+        for snapshot in try await repository.snapshots() {
+            _ = try await Restore.run(app: BackupFixture.app, snapshot: snapshot, from: repository, into: other)
         }
     }
 
@@ -119,11 +119,11 @@ import Testing
         try await BackupFixture.with { fixture in
             let repository = try fixture.repository()
             try Self.populate(fixture, variant: 1)
-            let old = try Backup.run(apps: [BackupFixture.app], from: fixture.home, to: repository).snapshot
+            let old = try await Backup.run(apps: [BackupFixture.app], from: fixture.home, to: repository).snapshot
             try FileManager.default.removeItem(atPath: fixture.hostPath("Documents/small"))
             try Self.populate(fixture, variant: 2)
             try fixture.write("Documents/only-new.txt", [1])
-            let new = try Backup.run(apps: [BackupFixture.app], from: fixture.home, to: repository).snapshot
+            let new = try await Backup.run(apps: [BackupFixture.app], from: fixture.home, to: repository).snapshot
             let home = fixture.container.homeDirectory
             func restore(_ id: String) throws -> TreeDescription {
                 _ = try Restore.run(

@@ -33,13 +33,13 @@ import Testing
 
             // Opened without writing: accepted, with a warning.
             let before = try ConfigTampering.inventory(fixture.repositoryPath)
-            let old = try Repository.open(storage, password: Self.password)
+            let old = try await Repository.open(storage, password: Self.password)
             #expect(old.configAuthentication == .legacy)
-            let report = try Checker.check(old, readingData: false)
+            let report = try await Checker.check(old, readingData: false)
             #expect(report.isHealthy, "\(report.problems)")
             #expect(report.warnings.contains { $0.contains("is not authenticated") })
             #expect(try ConfigTampering.inventory(fixture.repositoryPath) == before)
-            _ = try Backup.run(apps: [BackupFixture.app], from: fixture.home, to: old)
+            _ = try await Backup.run(apps: [BackupFixture.app], from: fixture.home, to: old)
 
             // The backup's open authenticates it.
             let upgraded = try fixture.repository(password: "right")
@@ -47,15 +47,15 @@ import Testing
             #expect(upgraded.config.version == 2 && upgraded.config.authentication != nil)
             let keys = try ConfigTampering.keyFiles(fixture.repositoryPath)
             #expect(keys.count == 1 && keys != legacyKey)
-            let reopened = try Repository.open(storage, password: Self.password)
+            let reopened = try await Repository.open(storage, password: Self.password)
             #expect(reopened.configAuthentication == .authenticated)
             #expect(reopened.config.id == old.config.id && reopened.config.chunking == old.config.chunking)
-            let after = try Checker.check(reopened, readingData: true)
+            let after = try await Checker.check(reopened, readingData: true)
             #expect(after.isHealthy && after.warnings.isEmpty, "\(after.problems) \(after.warnings)")
-            #expect(try reopened.snapshots().count == 1)
+            #expect(try await reopened.snapshots().count == 1)
             try fixture.write("Documents/a.txt", Array("second".utf8))
-            _ = try Restore.run(
-                app: BackupFixture.app, snapshot: try reopened.snapshot(matching: nil), from: reopened,
+            _ = try await Restore.run(
+                app: BackupFixture.app, snapshot: try await reopened.snapshot(matching: nil), from: reopened,
                 into: fixture.home)
             #expect(try String(contentsOfFile: fixture.hostPath("Documents/a.txt"), encoding: .utf8) == "first")
         }
@@ -99,7 +99,7 @@ import Testing
             config.authentication = RepositoryCipher(master: unlocked.master).authentication(of: config)
             try storage.replace(RepositoryJSON.encode(config), as: .config)
 
-            #expect(try Repository.open(storage, password: Self.password).configAuthentication == .authenticated)
+            #expect(try await Repository.open(storage, password: Self.password).configAuthentication == .authenticated)
             #expect(try ConfigTampering.keyFiles(fixture.repositoryPath) == legacyKey)  // a plain open writes nothing
             _ = try fixture.repository(password: "right")
             let keys = try ConfigTampering.keyFiles(fixture.repositoryPath)

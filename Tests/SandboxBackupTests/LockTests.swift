@@ -77,10 +77,10 @@ final class Outcome: Sendable {
         try await BackupFixture.with { fixture in
             let old = try Self.twoSnapshots(fixture)
             let outcome = Outcome()
-            let repository = try Repository.open(
+            let repository = try await Repository.open(
                 try Self.storageWithConcurrentPrune(fixture, outcome: outcome), password: nil)
-            _ = try Restore.run(
-                app: BackupFixture.app, snapshot: try repository.snapshot(matching: old), from: repository,
+            _ = try await Restore.run(
+                app: BackupFixture.app, snapshot: try await repository.snapshot(matching: old), from: repository,
                 into: fixture.home)
             #expect(
                 try Data(contentsOf: URL(fileURLWithPath: fixture.hostPath("Documents/a.bin")))
@@ -89,7 +89,7 @@ final class Outcome: Sendable {
             #expect(refusal?.code == .repositoryLocked, "\(String(describing: refusal))")
             #expect(refusal?.message.contains("restore") == true)
             // Afterwards the prune runs, and a backup was never kept out.
-            #expect(try Pruner.prune(try fixture.repository(), keepingLast: 1).snapshotsRemoved == 1)
+            #expect(try await Pruner.prune(try fixture.repository(), keepingLast: 1).snapshotsRemoved == 1)
         }
     }
 
@@ -97,9 +97,9 @@ final class Outcome: Sendable {
         try await BackupFixture.with { fixture in
             _ = try Self.twoSnapshots(fixture)
             let outcome = Outcome()
-            let repository = try Repository.open(
+            let repository = try await Repository.open(
                 try Self.storageWithConcurrentPrune(fixture, outcome: outcome), password: nil)
-            let report = try Checker.check(repository, readingData: true)
+            let report = try await Checker.check(repository, readingData: true)
             #expect(report.isHealthy, "\(report.problems)")
             #expect(outcome.value?.code == .repositoryLocked)
         }
@@ -119,12 +119,12 @@ final class Outcome: Sendable {
                     outcome.error.withLock { $0 = error }
                 }
             }
-            let repository = try Repository.open(storage, password: nil)
-            _ = try Restore.run(
+            let repository = try await Repository.open(storage, password: nil)
+            _ = try await Restore.run(
                 app: BackupFixture.app, snapshot: try repository.snapshot(matching: old), from: repository,
                 into: fixture.home)
             #expect(outcome.value == nil)
-            #expect(try fixture.repository().snapshots().count == 3)
+            #expect(try await fixture.repository().snapshots().count == 3)
         }
     }
 }

@@ -48,9 +48,9 @@ import Testing
             var ids: [String] = []
             for round in 0..<6 {
                 try fixture.write("Documents/round.txt", Array("\(round)".utf8))
-                ids.append(try Backup.run(apps: [BackupFixture.app], from: fixture.home, to: repository).snapshot)
+                ids.append(try await Backup.run(apps: [BackupFixture.app], from: fixture.home, to: repository).snapshot)
             }
-            #expect(try repository.snapshots().map(\.id) == ids)
+            #expect(try await repository.snapshots().map(\.id) == ids)
         }
     }
 }

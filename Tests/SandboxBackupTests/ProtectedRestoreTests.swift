@@ -59,7 +59,7 @@ import Testing
             defer { try? protection.forgetKeysAtRestart() }  // cleanup of the keyring; the result stands
             let (snapshot, repository, files) = try Self.backUpProtectedDocuments(fixture, protection)
 
-            _ = try Restore.run(app: BackupFixture.app, snapshot: snapshot, from: repository, into: fixture.home)
+            _ = try await Restore.run(app: BackupFixture.app, snapshot: snapshot, from: repository, into: fixture.home)
 
             let root = try fixture.home.container(for: BackupFixture.app).root  // the restored one
             #expect(try protection.defaultProtection(forDirectoryAt: Self.documents, in: root) == .complete)
@@ -97,7 +97,7 @@ import Testing
             #expect(!names.contains { $0.hasPrefix(".restoring-") }, "\(names)")
 
             try protection.unlock(passcode: Array("2468".utf8))
-            _ = try Restore.run(app: BackupFixture.app, snapshot: snapshot, from: repository, into: fixture.home)
+            _ = try await Restore.run(app: BackupFixture.app, snapshot: snapshot, from: repository, into: fixture.home)
         }
     }
 }

@@ -31,7 +31,8 @@ import Testing
             try pool.close()
             let before = try Self.state(of: folder)
             #expect(before["app.sqlite-wal"] == nil && before["app.sqlite-shm"] == nil)
-            let report = try Backup.run(apps: [BackupFixture.app], from: fixture.home, to: try fixture.repository())
+            let report = try await Backup.run(
+                apps: [BackupFixture.app], from: fixture.home, to: try fixture.repository())
             #expect(report.incomplete.isEmpty)
             #expect(try Self.state(of: folder) == before)
         }
@@ -58,12 +59,13 @@ import Testing
             let before = try Self.state(of: folder)
             #expect(before["app.sqlite-wal"] != nil)
             let repository = try fixture.repository()
-            let report = try Backup.run(apps: [BackupFixture.app], from: fixture.home, to: repository)
+            let report = try await Backup.run(apps: [BackupFixture.app], from: fixture.home, to: repository)
             #expect(report.incomplete.isEmpty)
             #expect(try Self.state(of: folder) == before)
             let (other, _) = try fixture.otherDevice()
-            _ = try Restore.run(
-                app: BackupFixture.app, snapshot: try repository.snapshot(matching: nil), from: repository, into: other)
+            _ = try await Restore.run(
+                app: BackupFixture.app, snapshot: try await repository.snapshot(matching: nil), from: repository,
+                into: other)
             let restored = try DatabaseQueue(
                 path: try other.container(for: BackupFixture.app).homeDirectory
                     + "/Library/Application Support/app.sqlite")

@@ -20,10 +20,10 @@ import Testing
                 }
             }
             let repository = try fixture.repository()
-            let report = try Backup.run(apps: [BackupFixture.app], from: fixture.home, to: repository)
+            let report = try await Backup.run(apps: [BackupFixture.app], from: fixture.home, to: repository)
             try fixture.write("Documents/f3/d/extra.txt", [1])
-            _ = try Restore.run(
-                app: BackupFixture.app, snapshot: try repository.snapshot(matching: report.snapshot),
+            _ = try await Restore.run(
+                app: BackupFixture.app, snapshot: try await repository.snapshot(matching: report.snapshot),
                 from: repository, into: fixture.home)
             let data = fixture.home.location + "/Containers/Data"
             let left = try FileManager.default.contentsOfDirectory(atPath: data)

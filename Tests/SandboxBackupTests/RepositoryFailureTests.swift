@@ -40,15 +40,15 @@ import Testing
             bytes[500] ^= 0x01
             #expect(chmod(blob, 0o644) == 0)
             try bytes.write(to: URL(fileURLWithPath: blob))
-            #expect(try Checker.check(repository, readingData: false).isHealthy)  // structure is intact
-            let report = try Checker.check(repository, readingData: true)
+            #expect(try await Checker.check(repository, readingData: false).isHealthy)  // structure is intact
+            let report = try await Checker.check(repository, readingData: true)
             #expect(!report.isHealthy)
             #expect(report.affectedFiles.count == 1)
             #expect(report.affectedFiles.first?.hasSuffix("com.example.notes:Documents/two.bin") == true)
             // A restore refuses it and changes nothing.
-            #expect(throws: SandboxError.self) {
-                try Restore.run(
-                    app: BackupFixture.app, snapshot: try repository.snapshot(matching: nil), from: repository,
+            await #expect(throws: SandboxError.self) {
+                try await Restore.run(
+                    app: BackupFixture.app, snapshot: try await repository.snapshot(matching: nil), from: repository,
                     into: fixture.home)
             }
             #expect(FileManager.default.fileExists(atPath: fixture.hostPath("Documents/one.bin")))
@@ -59,7 +59,7 @@ import Testing
         try await BackupFixture.with { fixture in
             let repository = try Self.backedUp(fixture)
             #expect(unlink(try Self.blobPath(of: "Documents/one.bin", fixture, repository)) == 0)
-            let report = try Checker.check(repository, readingData: false)
+            let report = try await Checker.check(repository, readingData: false)
             #expect(report.problems.contains { $0.contains("missing") })
             #expect(report.affectedFiles.contains { $0.hasSuffix("Documents/one.bin") })
             try fixture.write("Documents/keep.txt", [1])
@@ -81,7 +81,7 @@ import Testing
             let path = fixture.repositoryPath + "/index/" + (index.first ?? "")
             #expect(truncate(path, 10) == 0)
             let repository = try fixture.repository()
-            let report = try Checker.check(repository, readingData: false)
+            let report = try await Checker.check(repository, readingData: false)
             #expect(report.problems.contains { $0.contains("index/") && $0.contains("truncated") })
             let error = failure { () throws(SandboxError) in
                 _ = try Backup.run(apps: [BackupFixture.app], from: fixture.home, to: repository)
@@ -103,10 +103,10 @@ import Testing
             }
             // Encrypted at rest: no blob holds a file's bytes.
             let plain = try Data(contentsOf: URL(fileURLWithPath: fixture.hostPath("Documents/one.bin")))
-            let repository = try Repository.open(storage, password: Array("right".utf8))
+            let repository = try await Repository.open(storage, password: Array("right".utf8))
             #expect(throws: TestFailure.self) { try Self.blobPath(of: "Documents/one.bin", fixture, repository) }
             #expect(!plain.isEmpty)
-            #expect(try Checker.check(repository, readingData: true).isHealthy)
+            #expect(try await Checker.check(repository, readingData: true).isHealthy)
         }
     }
 
@@ -115,14 +115,14 @@ import Testing
             let repository = try Self.backedUp(fixture)
             #expect(unlink(fixture.hostPath("Documents/one.bin")) == 0)
             try fixture.write("Documents/three.bin", ChunkerTests.pseudoRandom(50_000, seed: 13))
-            _ = try Backup.run(apps: [BackupFixture.app], from: fixture.home, to: repository)
-            let report = try Pruner.prune(repository, keepingLast: 1)
+            _ = try await Backup.run(apps: [BackupFixture.app], from: fixture.home, to: repository)
+            let report = try await Pruner.prune(repository, keepingLast: 1)
             #expect(report.snapshotsRemoved == 1)
             #expect(report.blobsRemoved >= 1)
-            #expect(try Checker.check(repository, readingData: true).isHealthy)
+            #expect(try await Checker.check(repository, readingData: true).isHealthy)
             try fixture.write("Documents/three.bin", [0])
-            _ = try Restore.run(
-                app: BackupFixture.app, snapshot: try repository.snapshot(matching: nil), from: repository,
+            _ = try await Restore.run(
+                app: BackupFixture.app, snapshot: try await repository.snapshot(matching: nil), from: repository,
                 into: fixture.home)
             #expect(try Data(contentsOf: URL(fileURLWithPath: fixture.hostPath("Documents/three.bin"))).count == 50_000)
             #expect(!FileManager.default.fileExists(atPath: fixture.hostPath("Documents/one.bin")))
@@ -144,7 +144,7 @@ import Testing
             // The same lock left by a process that is gone is taken over.
             let stale = record.replacingOccurrences(of: "\"pid\":\(getpid())", with: "\"pid\":999999")
             try Data(stale.utf8).write(to: URL(fileURLWithPath: fixture.repositoryPath + "/locks/exclusive"))
-            _ = try Backup.run(apps: [BackupFixture.app], from: fixture.home, to: repository)
+            _ = try await Backup.run(apps: [BackupFixture.app], from: fixture.home, to: repository)
             #expect(!FileManager.default.fileExists(atPath: fixture.repositoryPath + "/locks/exclusive"))
         }
     }

@@ -67,7 +67,7 @@ import Testing
             defer { stop.store(true, ordering: .relaxed) }
             try await Task.sleep(for: .milliseconds(100))
             let repository = try fixture.repository()
-            let report = try Backup.run(apps: [BackupFixture.app], from: fixture.home, to: repository)
+            let report = try await Backup.run(apps: [BackupFixture.app], from: fixture.home, to: repository)
             stop.store(true, ordering: .relaxed)
             let before = try TreeDescription(fixture.container.homeDirectory) {
                 Self.isLeftOut($0) || $0.hasPrefix("Library/Caches/") || $0.hasPrefix("tmp/")
@@ -77,8 +77,9 @@ import Testing
             #expect(unlink(fixture.hostPath("Documents/a.txt")) == 0)
             try fixture.write("Documents/new.txt", [9, 9])
             try fixture.write("Library/Caches/more.bin", [1])
-            let restored = try Restore.run(
-                app: BackupFixture.app, snapshot: try repository.snapshot(matching: String(report.snapshot.prefix(8))),
+            let restored = try await Restore.run(
+                app: BackupFixture.app,
+                snapshot: try await repository.snapshot(matching: String(report.snapshot.prefix(8))),
                 from: repository, into: fixture.home)
             #expect(restored.notes.isEmpty)
             let after = try TreeDescription(fixture.container.homeDirectory) { Self.isLeftOut($0) }
@@ -103,7 +104,7 @@ import Testing
             let reopened = try fixture.home.container(for: BackupFixture.app)
             #expect(try Preferences(container: reopened).value(forKey: "theme") == .string("dark"))
             // The manifest is iOS-shaped.
-            let check = try Checker.check(repository, readingData: true)
+            let check = try await Checker.check(repository, readingData: true)
             #expect(check.isHealthy, "\(check.problems)")
         }
     }

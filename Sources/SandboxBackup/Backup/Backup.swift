@@ -26,11 +26,24 @@ public enum Backup {
     ///   - home: the sandbox home the apps are installed on.
     ///   - repository: the repository the snapshot is written to.
     ///   - options: how long to wait for an app's locks.
-    ///   - progress: called as the backup moves on (on the calling thread).
+    ///   - progress: called as the backup moves on, on the backup's thread.
     /// - Throws: ``SandboxCore/SandboxError/Code/repositoryLocked`` when a backup or prune holds the
     ///   repository; ``/SandboxCore/SandboxError/Code/notFound`` for an app that is not installed;
     ///   file-system and repository errors.
+    ///
+    /// The work runs on threads of its own (file reads, SQLite's backup, the repository's
+    /// requests block); the task awaits it. It is not cancelled with the task.
     public static func run(
+        apps: [AppIdentifier], from home: SandboxHome, to repository: Repository, options: BackupOptions = .standard,
+        progress: @escaping @Sendable (BackupProgress) -> Void = { _ in }
+    ) async throws(SandboxError) -> BackupReport {
+        try await OwnedThread.run(name: "sandbox-backup") { () throws(SandboxError) in
+            try run(apps: apps, from: home, to: repository, options: options, progress: progress)
+        }
+    }
+
+    /// ``run(apps:from:to:options:progress:)`` on the calling thread, which it blocks.
+    package static func run(
         apps: [AppIdentifier], from home: SandboxHome, to repository: Repository, options: BackupOptions = .standard,
         progress: @escaping (BackupProgress) -> Void = { _ in }
     ) throws(SandboxError) -> BackupReport {

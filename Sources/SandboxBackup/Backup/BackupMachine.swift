@@ -7,13 +7,17 @@ public enum BackupPhase: String, Sendable, Hashable, Codable {
 
 /// A backup's progress: a value, safe to hand to another thread.
 public struct BackupProgress: Sendable, Hashable, Codable {
+    /// The phase the backup is in.
     public var phase: BackupPhase
     /// The app being backed up.
     public var app: String?
+    /// Items of the app's container done so far.
     public var filesDone: Int
+    /// Items of the app's container in all (known once it is scanned).
     public var filesTotal: Int
     /// Bytes read from the containers so far, and in all (known once an app is scanned).
     public var bytesDone: Int64
+    /// Bytes of the app's files in all (known once it is scanned).
     public var bytesTotal: Int64
     /// Bytes written to the repository (new data, after deduplication).
     public var bytesStored: Int64

@@ -6,6 +6,7 @@ public struct BackupOptions: Sendable, Hashable {
     /// every other app must not wait on it.
     public var lockTimeout: Duration
 
+    /// Options waiting `lockTimeout` for an app's lock (5 s by default).
     public init(lockTimeout: Duration = .seconds(5)) {
         self.lockTimeout = lockTimeout
     }

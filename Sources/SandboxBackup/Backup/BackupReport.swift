@@ -1,7 +1,10 @@
 /// What ``Backup/run(apps:from:to:options:progress:)`` did.
 public struct BackupReport: Sendable, Hashable, Codable {
+    /// The id of the snapshot written.
     public var snapshot: String
+    /// The apps backed up.
     public var apps: [String]
+    /// Items backed up (files, folders, symlinks).
     public var files: Int
     /// Bytes read from the containers (files reused from the previous snapshot are not read).
     public var bytesRead: Int64

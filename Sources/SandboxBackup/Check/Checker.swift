@@ -3,7 +3,9 @@ import SandboxCore
 
 /// What ``Checker/check(_:readingData:)`` found.
 public struct CheckReport: Sendable, Hashable, Codable {
+    /// Snapshots checked.
     public var snapshots: Int
+    /// Blobs the indexes list.
     public var blobs: Int
     /// Blobs whose contents were read and re-hashed (`--read-data`).
     public var blobsRead: Int
@@ -15,6 +17,7 @@ public struct CheckReport: Sendable, Hashable, Codable {
     /// them locked), a config that is not authenticated.
     public var warnings: [String] = []
 
+    /// Whether no problem was found (warnings are not problems).
     public var isHealthy: Bool { problems.isEmpty }
 }
 
@@ -28,7 +31,20 @@ public enum Checker {
     ///
     /// - Throws: ``SandboxCore/SandboxError/Code/repositoryLocked`` while a prune runs; the
     ///   storage's errors (a problem found is reported, not thrown).
-    public static func check(_ repository: Repository, readingData: Bool) throws(SandboxError) -> CheckReport {
+    ///
+    /// The work runs on a thread of its own (the repository's reads block); the task awaits it.
+    ///
+    /// - Parameters:
+    ///   - repository: the repository to check.
+    ///   - readingData: also read every blob and check it against its id (slow: every byte).
+    public static func check(_ repository: Repository, readingData: Bool) async throws(SandboxError) -> CheckReport {
+        try await OwnedThread.run(name: "sandbox-check") { () throws(SandboxError) in
+            try check(repository, readingData: readingData)
+        }
+    }
+
+    /// ``check(_:readingData:)`` on the calling thread, which it blocks.
+    package static func check(_ repository: Repository, readingData: Bool) throws(SandboxError) -> CheckReport {
         let lock = try RepositoryLock.acquireShared(repository.storage, operation: "check")
         defer { _ = try? lock.release() }  // a failed release leaves a stale lock the next prune takes over
         var report = CheckReport(snapshots: 0, blobs: 0, blobsRead: 0, problems: [], affectedFiles: [])

@@ -3,6 +3,7 @@ import SandboxCore
 /// Cuts a file into content-defined chunks while streaming it: memory holds one read buffer
 /// (1 MiB) and one chunk (at most ``ChunkingParameters/maximumSize``), never the whole file.
 public final class ContentChunker {
+    /// The chunk sizes cut to.
     public let parameters: ChunkingParameters
     private let readBuffer: UnsafeMutableRawBufferPointer
     private let chunkBuffer: UnsafeMutableRawBufferPointer

@@ -11,6 +11,7 @@
 ///
 /// Deterministic: the same bytes give the same cuts however they are fed (the gear table is fixed).
 public struct FastCDC: Sendable {
+    /// The chunk sizes cut to.
     public let parameters: ChunkingParameters
     private let strictMask: UInt64
     private let looseMask: UInt64

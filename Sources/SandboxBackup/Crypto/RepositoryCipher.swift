@@ -38,6 +38,7 @@ public struct RepositoryCipher: Sendable {
         configKey.map { Hex.string(HMAC<SHA256>.authenticationCode(for: config.canonicalBytes, using: $0)) }
     }
 
+    /// Whether objects are sealed (AES-GCM) rather than stored as they are.
     public var isEncrypted: Bool { encryptionKey != nil }
 
     /// The name of a blob holding `bytes`: lowercase hex.

@@ -3,9 +3,13 @@ import SandboxCore
 
 /// What ``Pruner/prune(_:keepingLast:)`` did.
 public struct PruneReport: Sendable, Hashable, Codable {
+    /// Snapshots that remain.
     public var snapshotsKept: Int
+    /// Snapshots removed.
     public var snapshotsRemoved: Int
+    /// Blobs no remaining snapshot refers to, removed.
     public var blobsRemoved: Int
+    /// Bytes of the objects removed, as stored.
     public var bytesRemoved: Int64
 }
 
@@ -21,7 +25,22 @@ public enum Pruner {
     ///   restore runs;
     ///   ``SandboxCore/SandboxError/Code/repositoryDamaged`` when a kept snapshot's tree cannot be
     ///   read (nothing is removed then: its blobs might be removed wrongly).
-    public static func prune(_ repository: Repository, keepingLast count: Int) throws(SandboxError) -> PruneReport {
+    ///
+    /// The work runs on a thread of its own (the repository's requests block); the task awaits it.
+    ///
+    /// - Parameters:
+    ///   - repository: the repository to prune.
+    ///   - count: how many of the newest snapshots to keep (at least 1, else
+    ///     ``/SandboxCore/SandboxError/Code/invalidArgument``).
+    public static func prune(_ repository: Repository, keepingLast count: Int) async throws(SandboxError) -> PruneReport
+    {
+        try await OwnedThread.run(name: "sandbox-prune") { () throws(SandboxError) in
+            try prune(repository, keepingLast: count)
+        }
+    }
+
+    /// ``prune(_:keepingLast:)`` on the calling thread, which it blocks.
+    package static func prune(_ repository: Repository, keepingLast count: Int) throws(SandboxError) -> PruneReport {
         guard count >= 1 else {
             throw SandboxError(.invalidArgument, "--keep-last must be at least 1 (it was \(count)).")
         }

@@ -40,6 +40,7 @@ public struct LocalRepositoryStorage: RepositoryStorage {
         self.root = root
     }
 
+    /// The repository directory's path, for messages.
     public var location: String { root.hostPath }
 
     func path(_ name: ObjectName) throws(SandboxError) -> ContainerPath {
@@ -50,6 +51,11 @@ public struct LocalRepositoryStorage: RepositoryStorage {
         return try ContainerPath(name.description)
     }
 
+    /// Stores `bytes` as `name` unless an object of that name exists.
+    ///
+    /// - Returns: whether the object was stored (`false`: it existed).
+    /// - Throws: ``/SandboxCore/SandboxError/Code/invalidArgument`` for a name that is not an object's;
+    ///   ``/SandboxCore/SandboxError/Code/noSpace`` and the file system's other errors.
     public func putIfAbsent(_ bytes: [UInt8], as name: ObjectName) throws(SandboxError) -> Bool {
         let path = try path(name)
         do {
@@ -65,18 +71,36 @@ public struct LocalRepositoryStorage: RepositoryStorage {
         }
     }
 
+    /// Stores `bytes` as `name`, replacing an object of that name.
+    ///
+    /// - Throws: ``/SandboxCore/SandboxError/Code/invalidArgument`` for a name that is not an object's;
+    ///   ``/SandboxCore/SandboxError/Code/noSpace`` and the file system's other errors.
     public func replace(_ bytes: [UInt8], as name: ObjectName) throws(SandboxError) {
         try root.writeContents(bytes, to: try path(name), options: [.atomic, .durable])
     }
 
+    /// The bytes of `name`.
+    ///
+    /// - Throws: ``/SandboxCore/SandboxError/Code/notFound`` when there is no such object;
+    ///   ``/SandboxCore/SandboxError/Code/invalidArgument`` for a name that is not an object's;
+    ///   ``/SandboxCore/SandboxError/Code/noSpace`` and the file system's other errors.
+    ///   ``/SandboxCore/SandboxError/Code/fileTooLarge`` for an object past the size a repository object may have.
     public func get(_ name: ObjectName) throws(SandboxError) -> [UInt8] {
         try root.readContents(of: try path(name), maximumSize: Self.maximumObjectSize)
     }
 
+    /// The size of `name` in bytes, or `nil` when there is no such object.
+    ///
+    /// - Throws: ``/SandboxCore/SandboxError/Code/invalidArgument`` for a name that is not an object's;
+    ///   ``/SandboxCore/SandboxError/Code/noSpace`` and the file system's other errors.
     public func size(of name: ObjectName) throws(SandboxError) -> Int64? {
         try root.attributes(at: try path(name), followingSymlink: false)?.size
     }
 
+    /// The objects of `kind`, in no particular order; interrupted writes are not listed.
+    ///
+    /// - Throws: ``/SandboxCore/SandboxError/Code/invalidArgument`` for a name that is not an object's;
+    ///   ``/SandboxCore/SandboxError/Code/noSpace`` and the file system's other errors.
     public func list(_ kind: ObjectKind) throws(SandboxError) -> [ObjectName] {
         switch kind {
         case .config:
@@ -98,11 +122,18 @@ public struct LocalRepositoryStorage: RepositoryStorage {
     }
 
     /// `syncfs(2)` of the repository's file system: one call a backup, cheap next to an `fsync` an
-    /// object, and only this file system (not every one of the machine, as `sync(2)`).
+    /// object, and only this file system (not every one of the machine, as `sync(2)`). The
+    /// directory is reached through the descriptor the storage holds, never again by its path.
+    ///
+    /// - Throws: ``/SandboxCore/SandboxError/Code/io`` when the flush fails (a device error).
     public func synchronize() throws(SandboxError) {
-        try FileSystemSync.synchronize(directoryAt: root.hostPath)
+        try root.synchronizeFileSystem()
     }
 
+    /// Removes `name`; removing a missing object is not an error.
+    ///
+    /// - Throws: ``/SandboxCore/SandboxError/Code/invalidArgument`` for a name that is not an object's;
+    ///   ``/SandboxCore/SandboxError/Code/noSpace`` and the file system's other errors.
     public func delete(_ name: ObjectName) throws(SandboxError) {
         do {
             _ = try root.removeItem(at: try path(name))

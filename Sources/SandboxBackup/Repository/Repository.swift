@@ -10,7 +10,9 @@ import SandboxStore
 /// Layout: `config`, `keys/`, `data/<2 hex>/<id>`, `index/`, `snapshots/`, `locks/`. Objects are
 /// one a chunk (no pack files yet): a 1 GiB file is ~1,000 objects of ~1 MiB.
 public final class Repository: Sendable {
+    /// Where the repository's objects are kept.
     public let storage: any RepositoryStorage
+    /// The repository's `config`, checked when it was opened.
     public let config: RepositoryConfig
     /// How ``config`` is vouched for.
     public let configAuthentication: ConfigAuthentication
@@ -46,7 +48,18 @@ public final class Repository: Sendable {
     ///   unencrypted config sits beside key files); ``SandboxCore/SandboxError/Code/wrongPassword``
     ///   for a wrong password, a missing one (encrypted repository) or one given to an unencrypted
     ///   repository.
-    public static func open(_ storage: any RepositoryStorage, password: [UInt8]?) throws(SandboxError) -> Repository {
+    public static func open(
+        _ storage: any RepositoryStorage, password: [UInt8]?
+    ) async throws(SandboxError)
+        -> Repository
+    {
+        try await OwnedThread.run(name: "sandbox-repository") { () throws(SandboxError) in
+            try open(storage, password: password)
+        }
+    }
+
+    /// ``open(_:password:)`` on the calling thread, which it blocks.
+    package static func open(_ storage: any RepositoryStorage, password: [UInt8]?) throws(SandboxError) -> Repository {
         try open(storage, password: password, upgrading: false)
     }
 
@@ -95,8 +108,22 @@ public final class Repository: Sendable {
     /// as format 2 with ``RepositoryConfig/authentication``, its key file replaced by one that
     /// promises it), so ``ConfigAuthentication/legacy`` never reaches a backup.
     ///
+    /// - Parameters:
+    ///   - storage: where the repository's objects are kept.
+    ///   - password: the password of an encrypted repository, or of a new one to encrypt; `nil`
+    ///     for an unencrypted one.
+    ///   - chunking: the chunk sizes of a new repository (an existing one keeps its own).
     /// - Throws: as ``open(_:password:)``, and the storage's errors writing the upgrade.
     public static func openOrCreate(
+        _ storage: any RepositoryStorage, password: [UInt8]?, chunking: ChunkingParameters = .standard
+    ) async throws(SandboxError) -> Repository {
+        try await OwnedThread.run(name: "sandbox-repository") { () throws(SandboxError) in
+            try openOrCreate(storage, password: password, chunking: chunking)
+        }
+    }
+
+    /// ``openOrCreate(_:password:chunking:)`` on the calling thread, which it blocks.
+    package static func openOrCreate(
         _ storage: any RepositoryStorage, password: [UInt8]?, chunking: ChunkingParameters = .standard
     ) throws(SandboxError) -> Repository {
         if try storage.size(of: .config) != nil { return try open(storage, password: password, upgrading: true) }
@@ -208,8 +235,30 @@ public final class Repository: Sendable {
 
     /// The snapshots, oldest first.
     ///
-    /// - Throws: ``SandboxCore/SandboxError/Code/repositoryDamaged`` for a damaged snapshot record.
-    public func snapshots() throws(SandboxError) -> [Snapshot] {
+    /// - Throws: ``SandboxCore/SandboxError/Code/repositoryDamaged`` for a damaged snapshot record;
+    ///   the storage's errors.
+    public func snapshots() async throws(SandboxError) -> [Snapshot] {
+        try await OwnedThread.run(name: "sandbox-repository") { [self] () throws(SandboxError) in try snapshots() }
+    }
+
+    /// The snapshot whose id starts with `prefix` (at least 4 hex digits), or the latest when `nil`.
+    ///
+    /// - Throws: ``/SandboxCore/SandboxError/Code/notFound`` when none (or several) match;
+    ///   as ``snapshots()``.
+    public func snapshot(matching prefix: String?) async throws(SandboxError) -> Snapshot {
+        try await OwnedThread.run(name: "sandbox-repository") { [self] () throws(SandboxError) in
+            try snapshot(matching: prefix)
+        }
+    }
+
+    /// Ends the repository's use: shuts down what its storage holds open (an S3 repository's HTTP
+    /// client and its connections). Call it once every operation on the repository has returned.
+    public func close() async {
+        await storage.close()
+    }
+
+    /// ``snapshots()`` on the calling thread, which it blocks.
+    package func snapshots() throws(SandboxError) -> [Snapshot] {
         var result: [Snapshot] = []
         for name in try storage.list(.snapshot) {
             result.append(Snapshot(id: name.name, record: try loadRecord(SnapshotRecord.self, name)))
@@ -217,10 +266,8 @@ public final class Repository: Sendable {
         return result.sorted { ($0.record.time, $0.id) < ($1.record.time, $1.id) }
     }
 
-    /// The snapshot whose id starts with `prefix` (at least 4 hex digits), or the latest when `nil`.
-    ///
-    /// - Throws: ``/SandboxCore/SandboxError/Code/notFound`` when none (or several) match.
-    public func snapshot(matching prefix: String?) throws(SandboxError) -> Snapshot {
+    /// ``snapshot(matching:)`` on the calling thread, which it blocks.
+    package func snapshot(matching prefix: String?) throws(SandboxError) -> Snapshot {
         let all = try snapshots()
         guard let prefix else {
             guard let last = all.last else {

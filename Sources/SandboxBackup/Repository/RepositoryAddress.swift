@@ -1,30 +1,67 @@
 import Foundation
 import SandboxCore
 
-/// `REPO` as the commands take it: a directory on this machine, or `s3://bucket/prefix` (see
-/// ``S3Location`` for the environment variables it reads).
-public enum RepositoryAddress {
-    /// The storage `address` names.
+/// Where a repository is — `REPO` as the commands take it: a directory on this machine, or
+/// `s3://bucket/prefix` with the endpoint, region and keys from the environment (see
+/// ``S3Location`` for the variables).
+public enum RepositoryAddress: Sendable, Hashable, CustomStringConvertible {
+    /// A directory on this machine, by its path.
+    case directory(String)
+    /// A prefix in an S3 bucket, with the endpoint and keys to reach it.
+    case s3(S3Location)
+
+    /// Parses `address`: `s3://bucket/prefix` (the endpoint, region and keys read from
+    /// `environment`), or else a directory's path.
     ///
-    /// - Parameters:
-    ///   - address: a directory's path, or `s3://bucket/prefix`.
-    ///   - creating: make what is missing — the directory and its layout, or the bucket — as a
-    ///     backup does; otherwise the repository must exist.
-    ///   - environment: where the S3 endpoint, region and keys are read (see ``S3Location``).
-    /// - Throws: ``/SandboxCore/SandboxError/Code/invalidArgument`` for a malformed `s3://` address
-    ///   or missing keys; ``/SandboxCore/SandboxError/Code/notFound`` for a missing directory or
-    ///   bucket (when not `creating`); ``/SandboxCore/SandboxError/Code/permissionDenied`` for keys
-    ///   the endpoint refuses; ``SandboxCore/SandboxError/Code/repositoryUnreachable``.
-    public static func storage(
-        _ address: String, creating: Bool, environment: [String: String] = ProcessInfo.processInfo.environment
-    ) throws(SandboxError) -> any RepositoryStorage {
+    /// - Throws: ``/SandboxCore/SandboxError/Code/invalidArgument`` for a malformed `s3://` address,
+    ///   missing keys, or an empty path.
+    public init(
+        _ address: String, environment: [String: String] = ProcessInfo.processInfo.environment
+    ) throws(SandboxError) {
         guard S3Location.isS3(address) else {
-            return creating
-                ? try LocalRepositoryStorage.creatingLayout(atHostPath: address)
-                : try LocalRepositoryStorage(openingDirectoryAt: address)
+            guard !address.isEmpty else {
+                throw SandboxError(.invalidArgument, "An empty path names no repository: give its directory.")
+            }
+            self = .directory(address)
+            return
         }
-        let storage = S3Storage(try S3Location.parse(address, environment: environment))
-        if creating { try storage.createBucketIfMissing() } else { try storage.checkBucket() }
-        return storage
+        self = .s3(try S3Location.parse(address, environment: environment))
+    }
+
+    /// The directory's path, or `s3://bucket/prefix` (never the keys).
+    public var description: String {
+        switch self {
+        case .directory(let path): path
+        case .s3(let location): location.description
+        }
+    }
+
+    /// The storage the address names.
+    ///
+    /// The checks run on a thread of their own (file-system calls and requests block).
+    ///
+    /// - Parameter creating: make what is missing — the directory and its layout, or the bucket —
+    ///   as a backup does; otherwise the repository must exist.
+    /// - Throws: ``/SandboxCore/SandboxError/Code/notFound`` for a missing directory or bucket (when
+    ///   not `creating`); ``/SandboxCore/SandboxError/Code/permissionDenied`` for keys the endpoint
+    ///   refuses; ``SandboxCore/SandboxError/Code/repositoryUnreachable``; the file system's errors.
+    public func storage(creating: Bool) async throws(SandboxError) -> any RepositoryStorage {
+        try await OwnedThread.run(name: "sandbox-repository") { () throws(SandboxError) in
+            try storage(creating: creating)
+        }
+    }
+
+    /// ``storage(creating:)`` on the calling thread, which it blocks.
+    package func storage(creating: Bool) throws(SandboxError) -> any RepositoryStorage {
+        switch self {
+        case .directory(let path):
+            return creating
+                ? try LocalRepositoryStorage.creatingLayout(atHostPath: path)
+                : try LocalRepositoryStorage(openingDirectoryAt: path)
+        case .s3(let location):
+            let storage = S3Storage(location)
+            if creating { try storage.createBucketIfMissing() } else { try storage.checkBucket() }
+            return storage
+        }
     }
 }

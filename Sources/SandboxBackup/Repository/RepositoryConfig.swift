@@ -17,6 +17,7 @@ public struct RepositoryConfig: Sendable, Hashable, Codable {
     /// The largest `config` read: a few hundred bytes in practice.
     static let maximumSize = 4096
 
+    /// The format's version (``currentVersion`` when written; ``readableVersions`` are read).
     public var version: Int
     /// A random id, 64 hex digits.
     public var id: String

@@ -20,9 +20,12 @@ public enum ObjectKind: String, Sendable, CaseIterable {
 
 /// The name of one object in a repository.
 public struct ObjectName: Hashable, Sendable, CustomStringConvertible {
+    /// The folder the object is in.
     public var kind: ObjectKind
+    /// Its name in that folder (for data, 64 lowercase hex digits; for the config, `config`).
     public var name: String
 
+    /// The object `name` of `kind`; checked when it is used (a name with `/` or a leading `.` is refused).
     public init(_ kind: ObjectKind, _ name: String) {
         self.kind = kind
         self.name = name
@@ -49,6 +52,11 @@ public struct ObjectName: Hashable, Sendable, CustomStringConvertible {
 /// Objects other than data are durable when the put returns; data objects (many, small) become
 /// durable at the next ``synchronize()``, which a backup calls before it writes the index that
 /// refers to them — one flush instead of two `fsync`s an object (10,000 small files cost 20,000).
+///
+/// The calls block (file-system calls; an S3 storage's requests): the library makes them on
+/// threads of its own, beneath its `async` entry points (``Backup``, ``Restore``, ``Checker``,
+/// ``Pruner``, ``Repository``). A caller making them itself makes them on a thread it owns, never
+/// from a task.
 public protocol RepositoryStorage: Sendable {
     /// Where the repository is, for messages.
     var location: String { get }
@@ -81,4 +89,13 @@ public protocol RepositoryStorage: Sendable {
 
     /// Makes every object put so far durable (survive a power cut).
     func synchronize() throws(SandboxError)
+
+    /// Releases what the storage holds open (an S3 storage's HTTP client); call it once nothing
+    /// uses the storage any more. Does nothing by default.
+    func close() async
+}
+
+extension RepositoryStorage {
+    /// Nothing to release.
+    public func close() async {}
 }

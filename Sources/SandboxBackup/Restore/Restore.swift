@@ -1,15 +1,20 @@
 import Foundation
 import Glibc
+import Logging
 import Sandbox
 import SandboxCore
 import SandboxStore
 import SystemPackage
 
-/// What ``Restore/run(app:snapshot:from:into:progress:)`` did.
+/// What ``Restore/run(app:snapshot:from:into:logger:progress:)`` did.
 public struct RestoreReport: Sendable, Hashable, Codable {
+    /// The id of the snapshot restored.
     public var snapshot: String
+    /// The app restored.
     public var app: String
+    /// Items restored (files, folders, symlinks).
     public var files: Int
+    /// Bytes of file contents restored.
     public var bytes: Int64
     /// Keychain items written, or `nil` when the keychain was left as it was.
     public var keychainItems: Int?
@@ -55,8 +60,33 @@ public enum Restore {
     ///   blob, or a tree no backup records (nothing is changed); `protected-data-unavailable` while
     ///   a folder of the snapshot has a protection class whose files cannot be sealed (the device is
     ///   locked; nothing is changed); file-system errors.
+    ///
+    /// The work runs on a thread of its own (file writes, `renameat2`, the repository's requests
+    /// block); the task awaits it. It is not cancelled with the task: a restore runs to its end
+    /// or fails, leaving the old container.
+    ///
+    /// - Parameters:
+    ///   - app: the app whose data container is replaced.
+    ///   - snapshot: the snapshot to restore it from (``Repository/snapshot(matching:)``).
+    ///   - repository: the repository holding the snapshot.
+    ///   - home: the sandbox home the app is installed on.
+    ///   - logger: where a failed rollback step is logged (with the path and the error) before the
+    ///     restore's error is thrown; by default nothing is logged.
+    ///   - progress: called as the restore moves on, on the restore's thread.
     public static func run(
         app: AppIdentifier, snapshot: Snapshot, from repository: Repository, into home: SandboxHome,
+        logger: Logger = Logger(label: "sandbox.backup.restore", factory: SwiftLogNoOpLogHandler.init),
+        progress: @escaping @Sendable (RestoreProgress) -> Void = { _ in }
+    ) async throws(SandboxError) -> RestoreReport {
+        try await OwnedThread.run(name: "sandbox-restore") { () throws(SandboxError) in
+            try run(app: app, snapshot: snapshot, from: repository, into: home, logger: logger, progress: progress)
+        }
+    }
+
+    /// ``run(app:snapshot:from:into:logger:progress:)`` on the calling thread, which it blocks.
+    package static func run(
+        app: AppIdentifier, snapshot: Snapshot, from repository: Repository, into home: SandboxHome,
+        logger: Logger = Logger(label: "sandbox.backup.restore", factory: SwiftLogNoOpLogHandler.init),
         progress: (RestoreProgress) -> Void = { _ in }
     ) throws(SandboxError) -> RestoreReport {
         _ = try home.container(for: app)  // installed: the bundle stays as it is
@@ -141,12 +171,21 @@ public enum Restore {
             }
             try home.root.exchangeItems(at: live, with: stage)
         } catch {
-            // Roll back; `error` propagates. A rollback that fails here is done by the next
-            // restore or backup (the record stays).
-            if let rollback, (try? rollback.record.rollBack(app: app, in: home)) != nil {
-                _ = try? home.root.removeItem(at: rollback.path)
+            // Roll back; `error` propagates. A rollback step that fails is logged; the keychain's
+            // is done by the next restore or backup (the record stays), the stage's is swept then.
+            if let rollback {
+                do throws(SandboxError) {
+                    try rollback.record.rollBack(app: app, in: home)
+                    try home.root.removeItem(at: rollback.path)
+                } catch let failure {
+                    logRollbackFailure(failure, removing: home.root.displayPath(of: rollback.path), logger)
+                }
             }
-            _ = try? home.root.removeItem(at: stage, recursively: true)
+            do throws(SandboxError) {
+                try home.root.removeItem(at: stage, recursively: true)
+            } catch let failure {
+                logRollbackFailure(failure, removing: home.root.displayPath(of: stage), logger)
+            }
             throw error
         }
         advance(.exchanged)
@@ -165,12 +204,27 @@ public enum Restore {
             notes: notes)
     }
 
+    /// Logs a rollback step that failed after a restore failed: the restore's own error is the one
+    /// thrown, so this one would otherwise be lost.
+    static func logRollbackFailure(_ failure: SandboxError, removing path: String, _ logger: Logger) {
+        logger.error(
+            "A failed restore could not roll back '\(path)': \(failure.message) The next restore or backup of the app finishes it.",
+            metadata: ["path": "\(path)", "code": "\(failure.code)"])
+    }
+
     /// Finishes what killed restores of `app` left: puts the old keychain back where a restore was
     /// killed between writing the keychain and the exchange, and removes staging directories.
     ///
     /// - Throws: ``/SandboxCore/SandboxError/Code/corrupt`` for a rollback record that cannot be
     ///   read; keychain and file-system errors.
-    public static func recoverInterrupted(app: AppIdentifier, in home: SandboxHome) throws(SandboxError) {
+    public static func recoverInterrupted(app: AppIdentifier, in home: SandboxHome) async throws(SandboxError) {
+        try await OwnedThread.run(name: "sandbox-restore") { () throws(SandboxError) in
+            try recoverInterrupted(app: app, in: home)
+        }
+    }
+
+    /// ``recoverInterrupted(app:in:)`` on the calling thread, which it blocks.
+    package static func recoverInterrupted(app: AppIdentifier, in home: SandboxHome) throws(SandboxError) {
         try KeychainRollback.recover(app: app, in: home)
     }
 

@@ -5,11 +5,17 @@ public enum RestorePhase: String, Sendable, Hashable, Codable {
 
 /// A restore's progress: a value, safe to hand to another thread.
 public struct RestoreProgress: Sendable, Hashable, Codable {
+    /// The phase the restore is in.
     public var phase: RestorePhase
+    /// The app being restored.
     public var app: String
+    /// Items of the snapshot staged so far.
     public var filesDone: Int
+    /// Items of the snapshot in all.
     public var filesTotal: Int
+    /// Bytes of file contents written so far.
     public var bytesDone: Int64
+    /// Bytes of file contents in all.
     public var bytesTotal: Int64
 }
 

@@ -219,7 +219,7 @@ struct TreeWriter {
         }
         // Durable before the exchange publishes it: one syncfs(2) of the container's file system
         // for the whole restore.
-        try FileSystemSync.synchronize(directoryAt: root.hostPath)
+        try root.synchronizeFileSystem()
     }
 
     /// The node's permission bits without set-user-ID and set-group-ID: a snapshot is data from

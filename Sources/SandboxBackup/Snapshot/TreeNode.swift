@@ -2,9 +2,12 @@ import Foundation
 
 /// A time as the file system keeps it: seconds and nanoseconds since 1970.
 public struct Timestamp: Sendable, Hashable, Codable {
+    /// Whole seconds since 1970-01-01 00:00 UTC.
     public var seconds: Int64
+    /// Nanoseconds past ``seconds`` (0 ..< 1,000,000,000).
     public var nanoseconds: Int64
 
+    /// A time of `seconds` and `nanoseconds` since 1970.
     public init(seconds: Int64, nanoseconds: Int64) {
         self.seconds = seconds
         self.nanoseconds = nanoseconds
@@ -13,18 +16,24 @@ public struct Timestamp: Sendable, Hashable, Codable {
 
 /// One item of an app's container in a snapshot: what a restore needs to make it again.
 public struct TreeNode: Sendable, Hashable, Codable {
+    /// What the item is: a restore makes nothing else (no devices, FIFOs or sockets).
     public enum Kind: String, Sendable, Codable {
         case directory, file, symlink
     }
 
     /// The path relative to the container's home, byte for byte (names need not be UTF-8).
     public var path: Data
+    /// A folder, a regular file or a symlink.
     public var kind: Kind
     /// The permission bits (`st_mode & 07777`).
     public var mode: UInt32
+    /// The owner, recorded only: a restore gives items the restoring user.
     public var uid: UInt32
+    /// The group, recorded only, as ``uid``.
     public var gid: UInt32
+    /// The size in bytes, as `lstat` gave it (for a file, its contents').
     public var size: Int64
+    /// The modification time, which a restore gives back.
     public var modified: Timestamp
     /// Not recorded (always `nil`), as restic by default: reading a file for the backup moves its
     /// access time, so recording it would change every tree — and every `Manifest.db` — at every
@@ -45,7 +54,9 @@ public struct TreeNode: Sendable, Hashable, Codable {
     public var source: String?
     /// What the next backup compares to reuse `chunks` without reading the file.
     public var inode: UInt64
+    /// The device the item was on (with ``inode``, what the next backup compares).
     public var device: UInt64
+    /// The status-change time (`st_ctime`), which the next backup compares.
     public var changed: Timestamp
 
     /// The path for display.
@@ -62,7 +73,9 @@ public struct AppSnapshot: Sendable, Hashable, Codable {
     public var manifest: [String]
     /// The keychain record (the app's items and their rules), one blob; absent when the app has no items.
     public var keychain: String?
+    /// Items in the app's part.
     public var files: Int
+    /// Bytes of file contents in the app's part.
     public var bytes: Int64
     /// The items left out of this app's part (an app held them locked, or swapped them for a
     /// symlink while they were read), by path; `nil` when none was: the part is then complete.
@@ -71,13 +84,16 @@ public struct AppSnapshot: Sendable, Hashable, Codable {
 
 /// A `snapshots/<id>` object: one per backup run, written last.
 public struct SnapshotRecord: Sendable, Hashable, Codable {
+    /// When the backup started.
     public var time: Date
+    /// The name of the machine the backup ran on.
     public var hostname: String
     /// The device (sandbox home) the backup was taken on: an HMAC of its device key, so it says
     /// nothing of the key. `nil` when the device had no key yet.
     public var device: String?
     /// Where the device's home was.
     public var home: String
+    /// Each app backed up, with its part of the snapshot.
     public var apps: [AppSnapshot]
     /// The snapshot this one was compared to, if any.
     public var parent: String?
@@ -90,7 +106,9 @@ public struct SnapshotRecord: Sendable, Hashable, Codable {
 
 /// A snapshot and its id (the SHA-256 of its stored bytes).
 public struct Snapshot: Sendable, Hashable {
+    /// The id: 64 hex digits, the SHA-256 of the stored record.
     public var id: String
+    /// What the snapshot holds.
     public var record: SnapshotRecord
 
     /// The first 8 hex digits, as listings show it.

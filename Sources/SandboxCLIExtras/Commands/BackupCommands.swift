@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Glibc
+import Logging
 import Sandbox
 import SandboxBackup
 import SandboxCLISupport
@@ -24,12 +25,24 @@ struct RepositoryOptions: ParsableArguments {
     }
 }
 
-/// Opens an existing repository at `path`: a directory, or `s3://bucket/prefix`.
-func openRepository(_ path: String, password: [UInt8]?) throws(SandboxError) -> Repository {
-    try Repository.open(RepositoryAddress.storage(path, creating: false), password: password)
+/// `body`'s result, with `repository` closed after it returns or throws.
+func closing<T>(_ repository: Repository, _ body: () async throws(SandboxError) -> T) async throws(SandboxError) -> T {
+    do {
+        let result = try await body()
+        await repository.close()
+        return result
+    } catch {
+        await repository.close()
+        throw error
+    }
 }
 
-struct BackupCommand: ParsableCommand {
+/// Opens an existing repository at `path`: a directory, or `s3://bucket/prefix`.
+func openRepository(_ path: String, password: [UInt8]?) async throws(SandboxError) -> Repository {
+    try await Repository.open(RepositoryAddress(path).storage(creating: false), password: password)
+}
+
+struct BackupCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: ExtraCommand.backup.name,
         abstract: ExtraCommand.backup.abstract,
@@ -51,13 +64,20 @@ struct BackupCommand: ParsableCommand {
         guard arguments.count >= 2 else { throw ValidationError("Give at least one app identifier and REPO.") }
     }
 
-    func run() throws {
+    func run() async throws {
         let apps = try arguments.dropLast().map { (raw) throws(SandboxError) in try AppIdentifier(raw) }
         let path = arguments[arguments.count - 1]
-        let storage = try RepositoryAddress.storage(path, creating: true)
-        let repository = try Repository.openOrCreate(storage, password: try repositoryOptions.password())
+        let storage = try await RepositoryAddress(path).storage(creating: true)
+        let repository = try await Repository.openOrCreate(storage, password: try repositoryOptions.password())
         let printer = BackupProgressLine(json: output.json)
-        let report = try Backup.run(apps: apps, from: SandboxHome(), to: repository) { printer.show($0) }
+        let report: BackupReport
+        do {
+            report = try await Backup.run(apps: apps, from: SandboxHome(), to: repository) { printer.show($0) }
+        } catch {
+            await repository.close()
+            throw error
+        }
+        await repository.close()
         try printer.end()
         if output.json { return try Output.json(BackupLine(event: "finished", report: report)) }
         for warning in report.warnings { StandardStreams.error("warning: \(warning)\n") }
@@ -81,8 +101,9 @@ struct BackupLine: Encodable {
 
 /// Shows a backup's progress: a line rewritten on a terminal (standard error), JSON lines with
 /// `--json` (standard output), nothing otherwise.
-final class BackupProgressLine {
-    // Called on the backup's one thread only.
+final class BackupProgressLine: @unchecked Sendable {
+    // Unchecked: ``show(_:)`` is called on the backup's one thread only, and ``end()`` after the
+    // backup returned (its thread's writes happen before the awaiting task resumes).
     private let json: Bool
     /// The first failure to write a JSON line (standard output closed, say), thrown by ``end()``.
     private var failure: (any Error)?
@@ -129,7 +150,7 @@ final class BackupProgressLine {
     }
 }
 
-struct SnapshotsCommand: ParsableCommand {
+struct SnapshotsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: ExtraCommand.snapshots.name, abstract: ExtraCommand.snapshots.abstract)
 
@@ -137,8 +158,9 @@ struct SnapshotsCommand: ParsableCommand {
     @OptionGroup var repositoryOptions: RepositoryOptions
     @OptionGroup var output: OutputOptions
 
-    func run() throws {
-        let snapshots = try openRepository(repository, password: try repositoryOptions.password()).snapshots()
+    func run() async throws {
+        let opened = try await openRepository(repository, password: try repositoryOptions.password())
+        let snapshots = try await closing(opened) { () async throws(SandboxError) in try await opened.snapshots() }
         if output.json {
             return try Output.json(
                 snapshots.map {
@@ -167,7 +189,7 @@ struct SnapshotLine: Encodable {
     var incomplete: [String]
 }
 
-struct CheckCommand: ParsableCommand {
+struct CheckCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: ExtraCommand.check.name,
         abstract: ExtraCommand.check.abstract,
@@ -178,9 +200,11 @@ struct CheckCommand: ParsableCommand {
     @OptionGroup var repositoryOptions: RepositoryOptions
     @OptionGroup var output: OutputOptions
 
-    func run() throws {
-        let opened = try openRepository(repository, password: try repositoryOptions.password())
-        let report = try Checker.check(opened, readingData: readData)
+    func run() async throws {
+        let opened = try await openRepository(repository, password: try repositoryOptions.password())
+        let report = try await closing(opened) { () async throws(SandboxError) in
+            try await Checker.check(opened, readingData: readData)
+        }
         if output.json {
             try Output.json(report)
         } else {
@@ -195,7 +219,7 @@ struct CheckCommand: ParsableCommand {
     }
 }
 
-struct RestoreCommand: ParsableCommand {
+struct RestoreCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: ExtraCommand.restore.name,
         abstract: ExtraCommand.restore.abstract,
@@ -209,11 +233,14 @@ struct RestoreCommand: ParsableCommand {
     @OptionGroup var repositoryOptions: RepositoryOptions
     @OptionGroup var output: OutputOptions
 
-    func run() throws {
-        let opened = try openRepository(repository, password: try repositoryOptions.password())
-        let report = try Restore.run(
-            app: try app.identifier(), snapshot: try opened.snapshot(matching: snapshot), from: opened,
-            into: SandboxHome())
+    func run() async throws {
+        let opened = try await openRepository(repository, password: try repositoryOptions.password())
+        let app = try app.identifier()
+        let report = try await closing(opened) { () async throws(SandboxError) in
+            try await Restore.run(
+                app: app, snapshot: try await opened.snapshot(matching: snapshot), from: opened,
+                into: SandboxHome(), logger: Logger(label: "sandbox.restore") { StandardErrorLogHandler(label: $0) })
+        }
         if output.json { return try Output.json(report) }
         for note in report.notes { StandardStreams.error("note: \(note)\n") }
         try Output.line(
@@ -222,7 +249,7 @@ struct RestoreCommand: ParsableCommand {
     }
 }
 
-struct PruneCommand: ParsableCommand {
+struct PruneCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: ExtraCommand.prune.name, abstract: ExtraCommand.prune.abstract)
 
@@ -231,9 +258,11 @@ struct PruneCommand: ParsableCommand {
     @OptionGroup var repositoryOptions: RepositoryOptions
     @OptionGroup var output: OutputOptions
 
-    func run() throws {
-        let opened = try openRepository(repository, password: try repositoryOptions.password())
-        let report = try Pruner.prune(opened, keepingLast: keepLast)
+    func run() async throws {
+        let opened = try await openRepository(repository, password: try repositoryOptions.password())
+        let report = try await closing(opened) { () async throws(SandboxError) in
+            try await Pruner.prune(opened, keepingLast: keepLast)
+        }
         if output.json { return try Output.json(report) }
         try Output.line(
             "kept \(report.snapshotsKept) snapshot(s), removed \(report.snapshotsRemoved) and \(report.blobsRemoved) blob(s) (\(Output.bytes(report.bytesRemoved)))"

@@ -97,9 +97,9 @@ extension ConfinedRoot {
     ) throws(SandboxError) {
         let contiguous = Array(bytes)
         try writeFile(at: path, options: options) { fd throws(SandboxError) in
-            try contiguous.withUnsafeBytes { buffer in
-                Result { () throws(SandboxError) in try FullWrite.write(buffer, to: fd, path: path.description) }
-            }.get()
+            try contiguous.withBytes { (buffer) throws(SandboxError) in
+                try FullWrite.write(buffer, to: fd, path: path.description)
+            }
         }
     }
 

@@ -22,7 +22,7 @@ guard arguments.count >= 5 else { fail("usage: sandbox-backup-harness backup|res
 do {
     let home = try SandboxHome(location: arguments[2])
     let app = try AppIdentifier(arguments[4])
-    let storage = try RepositoryAddress.storage(arguments[3], creating: true)
+    let storage = try RepositoryAddress(arguments[3]).storage(creating: true)
     let repository = try Repository.openOrCreate(storage, password: nil)
     FileHandle.standardOutput.write(Data("ready\n".utf8))
     switch arguments[1] {

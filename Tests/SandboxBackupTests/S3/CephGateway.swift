@@ -72,7 +72,7 @@ struct CephGateway: Sendable {
     /// A fresh bucket's `s3://` address, the bucket created.
     func newRepository(prefix: String = "repo") throws -> String {
         let address = "s3://t-\(UInt64.random(in: 0...UInt64.max))/\(prefix)"
-        _ = try RepositoryAddress.storage(address, creating: true, environment: environment)
+        _ = try RepositoryAddress(address, environment: environment).storage(creating: true)
         return address
     }
 

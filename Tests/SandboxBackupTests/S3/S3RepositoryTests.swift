@@ -11,7 +11,7 @@ import Testing
 struct S3RepositoryTests {
     static func open(_ address: String, _ gateway: CephGateway, password: String? = nil) throws -> Repository {
         try Repository.openOrCreate(
-            try RepositoryAddress.storage(address, creating: true, environment: gateway.environment),
+            try RepositoryAddress(address, environment: gateway.environment).storage(creating: true),
             password: password.map { Array($0.utf8) })
     }
 
@@ -26,7 +26,7 @@ struct S3RepositoryTests {
                     || $0.contains("exdir")
                     || RoundTripTests.isLeftOut($0)
             }
-            let report = try Backup.run(apps: [BackupFixture.app], from: fixture.home, to: repository)
+            let report = try await Backup.run(apps: [BackupFixture.app], from: fixture.home, to: repository)
             // Nothing written where it would be outside the prefix.
             let storage = try gateway.storage(address)
             #expect(try storage.list(.snapshot).map(\.name) == [report.snapshot])
@@ -36,12 +36,12 @@ struct S3RepositoryTests {
             try FileManager.default.removeItem(atPath: fixture.hostPath("Documents"))
             try fixture.write("Documents/new.txt", [9])
             let reopened = try Self.open(address, gateway, password: "pw")
-            _ = try Restore.run(
-                app: BackupFixture.app, snapshot: try reopened.snapshot(matching: nil), from: reopened,
+            _ = try await Restore.run(
+                app: BackupFixture.app, snapshot: try await reopened.snapshot(matching: nil), from: reopened,
                 into: fixture.home)
             let after = try TreeDescription(fixture.container.homeDirectory) { RoundTripTests.isLeftOut($0) }
             #expect(after == before)
-            let check = try Checker.check(reopened, readingData: true)
+            let check = try await Checker.check(reopened, readingData: true)
             #expect(check.isHealthy, "\(check.problems)")
         }
     }
@@ -65,7 +65,7 @@ struct S3RepositoryTests {
         environment["S3_SECRET_KEY"] = "not-the-secret"
         let error = failure { () throws(SandboxError) in
             _ = try Repository.open(
-                RepositoryAddress.storage(address, creating: false, environment: environment), password: nil)
+                RepositoryAddress(address, environment: environment).storage(creating: false), password: nil)
         }
         #expect(error?.code == .permissionDenied)
         #expect(error?.message.contains("SignatureDoesNotMatch") == true, "\(String(describing: error))")
@@ -74,16 +74,16 @@ struct S3RepositoryTests {
         environment["S3_ACCESS_KEY"] = "NOSUCHKEY"
         let unknown = failure { () throws(SandboxError) in
             _ = try Repository.open(
-                RepositoryAddress.storage(address, creating: false, environment: environment), password: nil)
+                RepositoryAddress(address, environment: environment).storage(creating: false), password: nil)
         }
         #expect(unknown?.code == .permissionDenied)
         #expect(unknown?.message.contains("InvalidAccessKeyId") == true, "\(String(describing: unknown))")
         // A missing bucket, and a gateway that is not there.
         let missing = failure { () throws(SandboxError) in
             _ = try Repository.open(
-                RepositoryAddress.storage(
-                    "s3://no-such-bucket-\(UInt32.random(in: 0...UInt32.max))", creating: false,
-                    environment: gateway.environment), password: nil)
+                RepositoryAddress(
+                    "s3://no-such-bucket-\(UInt32.random(in: 0...UInt32.max))", environment: gateway.environment
+                ).storage(creating: false), password: nil)
         }
         #expect(missing?.code == .notFound, "\(String(describing: missing))")
         environment = gateway.environment
@@ -92,6 +92,23 @@ struct S3RepositoryTests {
         storage.maximumAttempts = 2
         let unreachable = failure { () throws(SandboxError) in _ = try storage.get(.config) }
         #expect(unreachable?.code == .repositoryUnreachable, "\(String(describing: unreachable))")
+    }
+
+    /// A repository's HTTP client is its own, and closing the repository shuts it down: a request
+    /// after that finds the client shut down. (Before, every S3 repository used one process-wide
+    /// client that nothing shut down: it kept its connections and its pool for the process's life.)
+    @Test func closingTheRepositoryShutsItsHTTPClientDown() async throws {
+        let gateway = try CephGateway.get()
+        let repository = try await Repository.openOrCreate(
+            try await RepositoryAddress(try gateway.newRepository(), environment: gateway.environment).storage(
+                creating: true),
+            password: nil)
+        #expect(try await repository.snapshots().isEmpty)
+        await repository.close()
+        await repository.close()  // once is enough; again does nothing
+        let after = await #expect(throws: SandboxError.self) { try await repository.snapshots() }
+        #expect(after?.code == .repositoryUnreachable, "\(String(describing: after))")
+        #expect(after?.message.contains("alreadyShutdown") == true, "\(String(describing: after))")
     }
 
     @Test func aBlobOverTheThresholdGoesInPartsAndReadsBack() throws {

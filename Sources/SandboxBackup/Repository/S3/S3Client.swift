@@ -4,14 +4,16 @@ import Foundation
 import NIOCore
 import NIOHTTP1
 import SandboxCore
+import SandboxTransfer
 
 /// Signed S3 requests with bounded retries, made synchronously.
 ///
 /// ``RepositoryStorage`` is synchronous (a backup is one thread of blocking file reads), so each
-/// request runs on async-http-client's own event loop and the calling thread waits for its
-/// future. That wait needs only the event loop's threads, never Swift's cooperative pool, so it
-/// cannot deadlock the pool even when the caller happens to run on it (the engine runs on the
-/// thread the command or harness gives it).
+/// request runs on async-http-client's event loop and the calling thread waits for its future.
+/// That thread is one the library owns: the public entry points (``Backup``, ``Restore``,
+/// ``Checker``, ``Pruner``, ``Repository``, ``RepositoryAddress``) are `async` and run their work on
+/// threads of their own (`OwnedThread.run`), so the wait never holds a thread of Swift's
+/// cooperative pool, and never an event loop (NIO refuses a `wait()` there).
 ///
 /// Retries: connection failures, timeouts, 429 and 5xx answers are retried up to
 /// ``maximumAttempts`` times, waiting 0.2 s, 0.4 s, 0.8 s … (at most 5 s, with jitter) between;
@@ -19,27 +21,27 @@ import SandboxCore
 struct S3Client: Sendable {
     let location: S3Location
     let signer: SigV4Signer
-    let client: HTTPClient
+    /// The client requests go out on, and whether ``S3Storage/close()`` shuts it down.
+    let http: HTTPClientOwner
+    var client: HTTPClient { http.client }
     var maximumAttempts = 6
     /// One request's deadline: a part of at most a few MiB on a slow link.
     var requestTimeout: TimeAmount = .seconds(120)
 
-    /// The process's client for S3 requests, never shut down: connections are not re-tried by the
-    /// client itself (``send(_:key:query:headers:body:)`` retries, boundedly), a connection
+    /// The settings of the client a repository makes for itself: connections are not re-tried by
+    /// the client itself (``send(_:key:query:headers:body:)`` retries, boundedly), a connection
     /// attempt gives up after 10 s, nothing is decompressed and no redirect is followed (a
     /// redirect would carry a signature made for another URL).
-    static let sharedHTTPClient: HTTPClient = {
-        var configuration = HTTPClient.Configuration(
-            redirectConfiguration: .disallow, timeout: .init(connect: .seconds(10), read: .seconds(120)))
-        configuration.connectionPool.retryConnectionEstablishment = false
-        configuration.decompression = .disabled
-        return HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
-    }()
+    static let httpSettings = HTTPClientSettings(
+        connectTimeout: .seconds(10), readTimeout: .seconds(120), maximumRedirects: 0,
+        retriesConnectionEstablishment: false)
 
-    init(location: S3Location, client: HTTPClient = S3Client.sharedHTTPClient) {
+    /// A client for `location`, sending with `client` (the caller's, never shut down here), or,
+    /// when `nil`, with one of its own that ``S3Storage/close()`` shuts down.
+    init(location: S3Location, client: HTTPClient? = nil) {
         self.location = location
         signer = SigV4Signer(credentials: location.credentials, region: location.region, service: "s3")
-        self.client = client
+        http = HTTPClientOwner(borrowing: client, otherwise: Self.httpSettings)
     }
 
     struct Response: Sendable {

@@ -16,12 +16,16 @@ import SandboxCore
 public struct S3Location: Sendable, Hashable, CustomStringConvertible {
     /// `http(s)://host[:port]`, without a trailing slash.
     public var endpoint: String
+    /// The bucket.
     public var bucket: String
     /// The key prefix the repository lives under, without leading or trailing slashes; may be empty.
     public var prefix: String
+    /// The region requests are signed for.
     public var region: String
+    /// The keys requests are signed with.
     public var credentials: S3Credentials
 
+    /// A location from its parts, unchecked (``parse(_:environment:)`` checks an address).
     public init(endpoint: String, bucket: String, prefix: String, region: String, credentials: S3Credentials) {
         self.endpoint = endpoint
         self.bucket = bucket
@@ -30,6 +34,7 @@ public struct S3Location: Sendable, Hashable, CustomStringConvertible {
         self.credentials = credentials
     }
 
+    /// The address, `s3://bucket/prefix`: never the keys.
     public var description: String { prefix.isEmpty ? "s3://\(bucket)" : "s3://\(bucket)/\(prefix)" }
 
     /// Whether `repository` names an S3 repository (`s3://…`).

@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import Crypto
 import NIOHTTP1
 import SandboxCore
+import SandboxTransfer
 
 /// A repository in an S3 bucket (`s3://bucket/prefix`): each object is one S3 object under the
 /// prefix, named as in a local repository (`config`, `data/ab/abcd…`, `index/…`, `snapshots/…`).
@@ -36,8 +37,9 @@ public struct S3Storage: RepositoryStorage {
     ///
     /// - Parameters:
     ///   - location: the bucket, prefix, endpoint and keys (``S3Location/parse(_:environment:)``).
-    ///   - httpClient: the client to send with; `nil`: one for the process, which retries nothing
-    ///     itself and follows no redirect.
+    ///   - httpClient: the client to send with, the caller's to shut down; `nil`: one of the
+    ///     storage's own, which retries nothing itself and follows no redirect, shut down by
+    ///     ``close()`` (or, failing that, when the last copy of the storage is released).
     ///   - multipartThreshold: objects larger than this go as multipart uploads (default 16 MiB:
     ///     chunks are at most 8 MiB, so only large records do).
     ///   - partSize: each part's size (default 8 MiB; S3's minimum is 5 MiB).
@@ -45,11 +47,12 @@ public struct S3Storage: RepositoryStorage {
         _ location: S3Location, httpClient: HTTPClient? = nil, multipartThreshold: Int = 16 << 20,
         partSize: Int = 8 << 20
     ) {
-        client = S3Client(location: location, client: httpClient ?? S3Client.sharedHTTPClient)
+        client = S3Client(location: location, client: httpClient)
         self.multipartThreshold = multipartThreshold
         self.partSize = max(partSize, 5 << 20)
     }
 
+    /// The address, `s3://bucket/prefix`, for messages.
     public var location: String { client.location.description }
 
     /// The object's key, after checking the name as a local repository does.
@@ -93,6 +96,13 @@ public struct S3Storage: RepositoryStorage {
         }
     }
 
+    /// Stores `bytes` as `name` unless an object of that name exists.
+    ///
+    /// - Returns: whether the object was stored (`false`: it existed).
+    /// - Throws: ``/SandboxCore/SandboxError/Code/invalidArgument`` for a name that is not an object's;
+    ///   ``/SandboxCore/SandboxError/Code/permissionDenied`` for keys the endpoint refuses;
+    ///   ``SandboxCore/SandboxError/Code/repositoryUnreachable`` when no answer came after the retries;
+    ///   ``/SandboxCore/SandboxError/Code/io`` for another failed answer.
     public func putIfAbsent(_ bytes: [UInt8], as name: ObjectName) throws(SandboxError) -> Bool {
         let key = try key(name)
         if bytes.count > multipartThreshold {
@@ -108,12 +118,25 @@ public struct S3Storage: RepositoryStorage {
         }
     }
 
+    /// Stores `bytes` as `name`, replacing an object of that name.
+    ///
+    /// - Throws: ``/SandboxCore/SandboxError/Code/invalidArgument`` for a name that is not an object's;
+    ///   ``/SandboxCore/SandboxError/Code/permissionDenied`` for keys the endpoint refuses;
+    ///   ``SandboxCore/SandboxError/Code/repositoryUnreachable`` when no answer came after the retries;
+    ///   ``/SandboxCore/SandboxError/Code/io`` for another failed answer.
     public func replace(_ bytes: [UInt8], as name: ObjectName) throws(SandboxError) {
         let key = try key(name)
         let response = try client.send(.PUT, key: key, body: bytes)
         guard response.status == .ok else { throw client.failure(response, doing: "write", key: key) }
     }
 
+    /// The bytes of `name`.
+    ///
+    /// - Throws: ``/SandboxCore/SandboxError/Code/notFound`` when there is no such object;
+    ///   ``/SandboxCore/SandboxError/Code/invalidArgument`` for a name that is not an object's;
+    ///   ``/SandboxCore/SandboxError/Code/permissionDenied`` for keys the endpoint refuses;
+    ///   ``SandboxCore/SandboxError/Code/repositoryUnreachable`` when no answer came after the retries;
+    ///   ``/SandboxCore/SandboxError/Code/io`` for another failed answer.
     public func get(_ name: ObjectName) throws(SandboxError) -> [UInt8] {
         let key = try key(name)
         let response = try client.send(.GET, key: key)
@@ -121,6 +144,12 @@ public struct S3Storage: RepositoryStorage {
         return response.body
     }
 
+    /// The size of `name` in bytes, or `nil` when there is no such object.
+    ///
+    /// - Throws: ``/SandboxCore/SandboxError/Code/invalidArgument`` for a name that is not an object's;
+    ///   ``/SandboxCore/SandboxError/Code/permissionDenied`` for keys the endpoint refuses;
+    ///   ``SandboxCore/SandboxError/Code/repositoryUnreachable`` when no answer came after the retries;
+    ///   ``/SandboxCore/SandboxError/Code/io`` for another failed answer.
     public func size(of name: ObjectName) throws(SandboxError) -> Int64? {
         let key = try key(name)
         let response = try client.send(.HEAD, key: key)
@@ -153,6 +182,12 @@ public struct S3Storage: RepositoryStorage {
         return keys.map { String($0.dropFirst(prefix.count)) }
     }
 
+    /// The objects of `kind`, in no particular order; interrupted writes are not listed.
+    ///
+    /// - Throws: ``/SandboxCore/SandboxError/Code/invalidArgument`` for a name that is not an object's;
+    ///   ``/SandboxCore/SandboxError/Code/permissionDenied`` for keys the endpoint refuses;
+    ///   ``SandboxCore/SandboxError/Code/repositoryUnreachable`` when no answer came after the retries;
+    ///   ``/SandboxCore/SandboxError/Code/io`` for another failed answer.
     public func list(_ kind: ObjectKind) throws(SandboxError) -> [ObjectName] {
         switch kind {
         case .config:
@@ -170,6 +205,12 @@ public struct S3Storage: RepositoryStorage {
         }
     }
 
+    /// Removes `name`; removing a missing object is not an error.
+    ///
+    /// - Throws: ``/SandboxCore/SandboxError/Code/invalidArgument`` for a name that is not an object's;
+    ///   ``/SandboxCore/SandboxError/Code/permissionDenied`` for keys the endpoint refuses;
+    ///   ``SandboxCore/SandboxError/Code/repositoryUnreachable`` when no answer came after the retries;
+    ///   ``/SandboxCore/SandboxError/Code/io`` for another failed answer.
     public func delete(_ name: ObjectName) throws(SandboxError) {
         let key = try key(name)
         let response = try client.send(.DELETE, key: key)
@@ -179,7 +220,16 @@ public struct S3Storage: RepositoryStorage {
     }
 
     /// Nothing to do: an S3 object is durable once its PUT is answered.
+    ///
+    /// - Throws: nothing.
     public func synchronize() throws(SandboxError) {}
+
+    /// Shuts down the storage's own HTTP client (not one handed to ``init(_:httpClient:multipartThreshold:partSize:)``),
+    /// closing its connections; later requests fail with
+    /// ``SandboxCore/SandboxError/Code/repositoryUnreachable``.
+    public func close() async {
+        await client.http.shutdown()
+    }
 
     /// A multipart upload of `bytes` to `key`, aborted when any step fails.
     func uploadInParts(_ bytes: [UInt8], key: String) throws(SandboxError) {

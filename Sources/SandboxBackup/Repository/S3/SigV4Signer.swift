@@ -4,11 +4,14 @@ import SandboxCore
 
 /// The keys a request is signed with.
 public struct S3Credentials: Sendable, Hashable {
+    /// The access key id.
     public var accessKey: String
+    /// The secret key.
     public var secretKey: String
     /// A temporary session's token (`x-amz-security-token`), when there is one.
     public var sessionToken: String?
 
+    /// Keys, with the token of a temporary session when there is one.
     public init(accessKey: String, secretKey: String, sessionToken: String? = nil) {
         self.accessKey = accessKey
         self.secretKey = secretKey

@@ -1,9 +1,0 @@
-import SandboxCore
-
-extension Array where Element == UInt8 {
-    /// `withUnsafeBytes` for a body that throws ``SandboxCore/SandboxError`` (the standard one only
-    /// rethrows untyped errors).
-    func withBytes<R>(_ body: (UnsafeRawBufferPointer) throws(SandboxError) -> R) throws(SandboxError) -> R {
-        try withUnsafeBytes { buffer in Result { () throws(SandboxError) in try body(buffer) } }.get()
-    }
-}
