@@ -150,21 +150,25 @@ struct TransferRun: Sendable {
             throw .fatal(SandboxError(.notFound, "The checkpoint lost task \(task.taskIdentifier)."))
         }
         let url = record.originalURL
-        let length: Int64
-        if let known {
-            length = known
-        } else {
-            length = try AttemptFailure.fatalOnError { () throws(SandboxError) in try partial.length() }
-        }
-        let plan = Self.plan(record: record, length: length)
-        // The digest of the bytes a continuation keeps, read here rather than on the event loop.
-        var prefix: StreamingDigest?
-        if plan.offset > 0, let expected = record.expectedDigest {
-            var digest = StreamingDigest(expected.algorithm)
-            try AttemptFailure.fatalOnError { () throws(SandboxError) in
-                try partial.hashPrefix(plan.offset, into: &digest)
+        // The partial file's length and the digest of the bytes a continuation keeps, read on the
+        // engine rather than on the event loop or the cooperative pool.
+        let (length, plan, prefix) = try await Self.onEngine { () throws(AttemptFailure) in
+            let length: Int64
+            if let known {
+                length = known
+            } else {
+                length = try AttemptFailure.fatalOnError { () throws(SandboxError) in try partial.length() }
             }
-            prefix = digest
+            let plan = Self.plan(record: record, length: length)
+            var prefix: StreamingDigest?
+            if plan.offset > 0, let expected = record.expectedDigest {
+                var digest = StreamingDigest(expected.algorithm)
+                try AttemptFailure.fatalOnError { () throws(SandboxError) in
+                    try partial.hashPrefix(plan.offset, into: &digest)
+                }
+                prefix = digest
+            }
+            return (length, plan, prefix)
         }
         let receiver = AttemptReceiver(
             run: self, partial: partial, record: record, plan: plan, hadBytes: length > 0,
@@ -182,7 +186,9 @@ struct TransferRun: Sendable {
             guard error is AttemptReceiver.Decided, let decision = outcome.decision else {
                 throw AttemptFailure.classify(error, url: url)
             }
-            return try act(on: decision, record: record, partial: partial)
+            return try await Self.onEngine { () throws(AttemptFailure) in
+                try act(on: decision, record: record, partial: partial)
+            }
         }
         guard let writer = outcome.writer else {
             throw AttemptFailure(
@@ -190,7 +196,28 @@ struct TransferRun: Sendable {
                     .invalidResponse, "The server's answer for \(url) ended before its head.", url: url),
                 retryable: true)
         }
-        return try writer.finish()
+        // Flushing the file, checking its digest and the checkpoint: on the engine.
+        return try await Self.onEngine { () throws(AttemptFailure) in try writer.finish() }
+    }
+
+    /// Runs `body` on the I/O engine and returns its result: a run's file and checkpoint work
+    /// blocks neither the cooperative pool nor an event loop.
+    ///
+    /// - Throws: what `body` throws; a retryable ``SandboxCore/SandboxError/Code/interrupted`` when
+    ///   the task was cancelled before the engine took the work.
+    private static func onEngine<T: Sendable>(
+        _ body: @escaping @Sendable () throws(AttemptFailure) -> T
+    ) async throws(AttemptFailure) -> T {
+        let outcome: Result<T, AttemptFailure>
+        do {
+            outcome = try await IOEngine.shared.run { Result { () throws(AttemptFailure) in try body() } }
+        } catch {
+            throw AttemptFailure(
+                error: error as? SandboxError
+                    ?? SandboxError(.interrupted, "The download's file work was interrupted: \(error)."),
+                retryable: true)
+        }
+        return try outcome.get()
     }
 
     /// What an answer that is not written leads to: a retry, a failure, a restart without `Range`,
