@@ -49,7 +49,7 @@ struct TransferRun: Sendable {
         var mark = measured ?? 0
         var continuing = false
         while true {
-            if Task.isCancelled { return stopped(partial) }
+            if Task.isCancelled { return await stopped(partial) }
             do throws(AttemptFailure) {
                 let known = measured
                 measured = nil
@@ -75,7 +75,7 @@ struct TransferRun: Sendable {
                 }
             } catch {
                 continuing = false
-                if Task.isCancelled { return stopped(partial) }
+                if Task.isCancelled { return await stopped(partial) }
                 if advanced(partial, past: &mark) { attempt = 1 }
                 attempt += 1
                 let retryAfter = error.retryAfter
@@ -83,12 +83,12 @@ struct TransferRun: Sendable {
                     let delay = session.configuration.retryPolicy.delay(
                         beforeAttempt: attempt, retryAfter: retryAfter, random: Double.random(in: 0...1))
                 else {
-                    flush(partial)
+                    await flush(partial)
                     // Kept unless the bytes are wrong; the session keeps them only when a validator can guard a resume, and says so.
                     return .failed(error.error, resumable: error.error.code != .checksumMismatch)
                 }
                 session.emit(.willRetry(task, attempt: attempt, delay: delay, error: error.error))
-                do { try await Task.sleep(for: delay) } catch { return stopped(partial) }
+                do { try await Task.sleep(for: delay) } catch { return await stopped(partial) }
             }
         }
     }
@@ -113,8 +113,8 @@ struct TransferRun: Sendable {
     }
 
     /// The run was stopped: flush what is on disk so resume data is good after a power cut too.
-    private func stopped(_ partial: PartialFile) -> DownloadTaskMachine.RunResult {
-        flush(partial)
+    private func stopped(_ partial: PartialFile) async -> DownloadTaskMachine.RunResult {
+        await flush(partial)
         let error = SandboxError(
             .cancelled, "The download of \(task.request.url.absoluteString) was stopped.",
             url: task.request.url.absoluteString)
@@ -124,7 +124,23 @@ struct TransferRun: Sendable {
     /// Best effort, for a run that ends with a failure of its own: a failure here goes to the
     /// session's logger. The resume offset is the file's length, whatever reached the disk, and
     /// the recorded length is informational (for listings).
-    private func flush(_ partial: PartialFile) {
+    private func flush(_ partial: PartialFile) async {
+        // On the engine (an fsync), and even when the task is cancelled: resume data needs it.
+        let run = self
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            IOEngine.shared.schedule(
+                {
+                    run.flushNow(partial)
+                    continuation.resume()
+                },
+                reject: { _ in
+                    run.flushNow(partial)  // the engine has shut down: here, as nothing else can
+                    continuation.resume()
+                })
+        }
+    }
+
+    private func flushNow(_ partial: PartialFile) {
         let url = task.request.url.absoluteString
         do throws(SandboxError) {
             try partial.synchronize()
