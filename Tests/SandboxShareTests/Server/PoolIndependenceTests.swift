@@ -82,7 +82,7 @@ import Testing
     }
 }
 
-/// Tasks that block the threads of the cooperative pool they run on until released (at most 60 s).
+/// Tasks that block the threads of the cooperative pool they run on until released (at most 150 s).
 private final class BlockedPool: Sendable {
     private let state = Mutex((held: 0, released: false))
 
@@ -90,12 +90,13 @@ private final class BlockedPool: Sendable {
     /// does not return.
     func hold() {
         state.withLock { $0.held += 1 }
-        _ = BoundedPoll.until(.now + .seconds(60)) { state.withLock { $0.released } }
+        _ = BoundedPoll.until(.now + .seconds(150)) { state.withLock { $0.released } }
     }
 
-    /// Waits (on the caller's own thread) until `count` tasks hold their threads, at most 30 s.
+    /// Waits (on the caller's own thread) until `count` tasks hold their threads, at most 90 s
+    /// (the other tests of the process may hold the pool's threads meanwhile).
     func waitUntilHeld(_ count: Int) -> Bool {
-        BoundedPoll.until(.now + .seconds(30)) { state.withLock { $0.held >= count } }
+        BoundedPoll.until(.now + .seconds(90)) { state.withLock { $0.held >= count } }
     }
 
     func release() { state.withLock { $0.released = true } }
