@@ -1,5 +1,5 @@
-import Dispatch
 import GRDB
+import SandboxCore
 import SandboxTransfer
 import Synchronization
 
@@ -7,8 +7,9 @@ import Synchronization
 /// collected and committed together in the next transaction, and each step's completion runs
 /// once its transaction has committed, in the order the steps were asked for.
 ///
-/// One writer drains the steps (on a serial dispatch queue, never on the daemon actor or the
-/// cooperative pool): whatever arrived while the previous transaction ran goes into the next. A
+/// One writer drains the steps (one job at a time on the I/O engine's threads, never on the daemon
+/// actor or the cooperative pool): whatever arrived while the previous transaction ran goes into
+/// the next. A
 /// burst of 1,000 submitted tasks and their events then costs a few commits instead of ~6 each
 /// (BENCHMARKS.md, issue 13). What the protocol promises holds because a completion is where the
 /// daemon sends: an event reaches the app only after the transaction that queued it committed, an
@@ -37,10 +38,12 @@ final class GroupCommit: Sendable {
 
     private let database: DatabaseQueue
     private let state = Mutex(State())
-    private let writer = DispatchQueue(label: "sandboxd.queue-writer")
+    private let engine: IOEngine
 
-    init(database: DatabaseQueue) {
+    /// A group commit into `database`, its transactions run on `engine`'s threads.
+    init(database: DatabaseQueue, engine: IOEngine = .shared) {
         self.database = database
+        self.engine = engine
     }
 
     /// How many transactions the writer committed (tests compare it with the steps asked for).
@@ -90,18 +93,30 @@ final class GroupCommit: Sendable {
     }
 
     private func enqueue(_ step: Step) {
-        let runNow = state.withLock { state in
-            if !state.draining && state.steps.isEmpty && step.run == nil { return true }
+        let (runNow, startDrain) = state.withLock { state -> (Bool, Bool) in
+            if !state.draining && state.steps.isEmpty && step.run == nil { return (true, false) }
             state.steps.append(step)
-            if state.draining { return false }
+            if state.draining { return (false, false) }
             state.draining = true
-            writer.async { self.drain() }
-            return false
+            return (false, true)
         }
         if runNow { step.finish(nil) }
+        if startDrain { engine.schedule({ self.drain() }, reject: { self.abandon($0) }) }
     }
 
-    /// On the writer's queue: commits batch after batch until no step is left.
+    /// The engine shut down before the writer could run: every pending step fails with its error
+    /// (nothing was committed).
+    private func abandon(_ error: SandboxError) {
+        let steps = state.withLock { state in
+            let steps = state.steps
+            state.steps = []
+            state.draining = false
+            return steps
+        }
+        for step in steps { step.finish(error) }
+    }
+
+    /// The writer, one engine job at a time: commits batch after batch until no step is left.
     private func drain() {
         while true {
             let steps = state.withLock { state in
@@ -130,8 +145,8 @@ final class GroupCommit: Sendable {
     }
 }
 
-/// A step's result, written by its statements and read by its completion — both on the writer's
-/// queue, one after the other, never at once.
+/// A step's result, written by its statements and read by its completion — both by the writer,
+/// one after the other, never at once.
 private final class StepResult<T: Sendable>: @unchecked Sendable {
     var value: Result<T, SandboxError>?
 }

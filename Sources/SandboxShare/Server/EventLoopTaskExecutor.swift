@@ -8,7 +8,7 @@ import NIOCore
 /// runs on the global pool (the event loop wakes a pool thread, which wakes the event loop again to
 /// write); on the event loop it costs neither. What runs here must not block: work that may wait
 /// for a disk goes to the I/O engine, and the methods that do heavy synchronous work run on the
-/// global pool (``ShareResponder``).
+/// engine's threads (``ShareResponder``).
 final class EventLoopTaskExecutor: TaskExecutor {
     let eventLoop: any EventLoop
 

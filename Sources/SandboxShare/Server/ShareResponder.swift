@@ -30,18 +30,19 @@ final class ShareResponder: Sendable {
     }
 
     /// Answers `request` on the connection's event loop when it is a quick one (WebDAV's GET, HEAD
-    /// and OPTIONS: an `open`, an `fstat` and a read of cached bytes at most), and on Swift's
-    /// global pool otherwise, its body too (a PROPFIND's is built as it is sent): a listing, an
-    /// upload or a copy makes many blocking system calls, which would hold up every other
-    /// connection on the same event loop.
+    /// and OPTIONS: an `open`, an `fstat` and a read of cached bytes at most), and on the I/O
+    /// engine's threads otherwise, its body too (a PROPFIND's is built as it is sent): a listing,
+    /// an upload or a copy makes many blocking system calls, which would hold up every other
+    /// connection on the same event loop — or, on Swift's cooperative pool (as many threads as
+    /// cores), every task of the process.
     func respond(to request: Request, context: Context) async -> Response {
         if Self.isQuick(request) {
             return await answer(request, context: context)
         }
-        var response = await withTaskExecutorPreference(globalConcurrentExecutor) {
+        var response = await IOEngine.shared.withTaskExecutor {
             await answer(request, context: context)
         }
-        response.body = response.body.writtenOnGlobalPool()
+        response.body = response.body.writtenOnEngine()
         return response
     }
 
@@ -123,12 +124,12 @@ final class ShareResponder: Sendable {
 }
 
 extension ResponseBody {
-    /// This body, written from a task of Swift's global pool rather than from the connection's
-    /// event loop (``EventLoopTaskExecutor``): for a body that makes blocking calls as it goes.
-    func writtenOnGlobalPool() -> ResponseBody {
+    /// This body, written from the I/O engine's threads rather than from the connection's event
+    /// loop (``EventLoopTaskExecutor``): for a body that makes blocking calls as it goes.
+    func writtenOnEngine() -> ResponseBody {
         let body = self
         return ResponseBody(contentLength: body.contentLength) { writer in
-            try await withTaskExecutorPreference(globalConcurrentExecutor) {
+            try await IOEngine.shared.withTaskExecutor {
                 try await body.write(writer)
             }
         }

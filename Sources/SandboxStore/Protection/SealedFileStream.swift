@@ -1,4 +1,3 @@
-import Dispatch
 import Glibc
 import Sandbox
 import SandboxCore
@@ -8,8 +7,8 @@ import SystemPackage
 /// Writes a whole protected file to a descriptor: its header, then its sealed segments, with no
 /// copy of the file in memory.
 ///
-/// Segments are sealed in stripes of ``segmentsPerStripe`` into a few reused buffers: Dispatch
-/// threads (never Swift's cooperative pool) seal the next stripes while the caller's thread writes
+/// Segments are sealed in stripes of ``segmentsPerStripe`` into a few reused buffers: the I/O
+/// engine's threads (never Swift's cooperative pool) seal the next stripes while the caller's thread writes
 /// the one before to the file, so encryption overlaps the kernel's copy on a second core. A small
 /// file is sealed and written on the caller's thread alone.
 enum SealedFileStream {
@@ -88,18 +87,20 @@ private struct StripeJob: @unchecked Sendable {
     }
 }
 
-/// One reused stripe buffer, sealed by whichever comes first: a Dispatch thread started ahead,
+/// One reused stripe buffer, sealed by whichever comes first: an engine thread started ahead,
 /// or the caller when it needs the stripe and no thread has taken it yet (on a busy machine the
-/// caller then never sleeps waiting for a thread that is not running). Only the caller calls its
+/// caller then never sleeps waiting for a thread that is not running, and a caller that is itself
+/// one of the engine's threads never waits for a job queued behind it). Only the caller calls its
 /// methods.
 ///
-/// `claim` holds the stripe's generation × 4 plus who took it: 0 nobody, 1 the Dispatch thread,
-/// 2 the caller. A Dispatch job of an earlier generation, still queued when the caller took its
-/// stripe and reused the slot, finds another generation and does nothing. The Dispatch thread
-/// writes ``buffer`` and `result`, then signals; the caller reads them after the signal.
+/// `claim` holds the stripe's generation × 4 plus who took it: 0 nobody, 1 the engine's thread,
+/// 2 the caller. An engine job of an earlier generation, still queued when the caller took its
+/// stripe and reused the slot, finds another generation and does nothing; one the engine refuses
+/// (it shut down) leaves the stripe to the caller. The engine's thread writes ``buffer`` and
+/// `result`, then signals; the caller reads them after the signal.
 private final class StripeSlot: @unchecked Sendable {
     let buffer: UnsafeMutableRawBufferPointer
-    private let done = DispatchSemaphore(value: 0)
+    private let done = Signal()
     private let claim = Atomic<Int>(0)
     private var result: Result<Int, SandboxError> = .success(0)
     private var generation = 0
@@ -112,7 +113,7 @@ private final class StripeSlot: @unchecked Sendable {
         buffer = .allocate(byteCount: capacity, alignment: 64)
     }
 
-    /// Offers `stripe` of `job` to a Dispatch thread.
+    /// Offers `stripe` of `job` to one of the engine's threads.
     func start(_ stripe: Int, of job: StripeJob) {
         generation += 1
         self.stripe = stripe
@@ -120,12 +121,15 @@ private final class StripeSlot: @unchecked Sendable {
         outstanding = true
         let expected = generation * 4
         claim.store(expected, ordering: .releasing)
-        DispatchQueue.global(qos: .userInitiated).async {
-            guard self.claim.compareExchange(expected: expected, desired: expected + 1, ordering: .acquiring).exchanged
-            else { return }  // the caller took it
-            self.result = Result { () throws(SandboxError) in try job.seal(stripe: stripe, into: self.buffer) }
-            self.done.signal()
-        }
+        IOEngine.shared.schedule(
+            {
+                guard
+                    self.claim.compareExchange(expected: expected, desired: expected + 1, ordering: .acquiring)
+                        .exchanged
+                else { return }  // the caller took it
+                self.result = Result { () throws(SandboxError) in try job.seal(stripe: stripe, into: self.buffer) }
+                self.done.signal()
+            }, reject: { _ in })  // unclaimed: the caller seals it
     }
 
     /// The current stripe's sealed length: sealed here if no thread took it, else waited for.
@@ -150,5 +154,27 @@ private final class StripeSlot: @unchecked Sendable {
             done.wait()
         }
         buffer.deallocate()
+    }
+}
+
+/// A count of signals a thread waits for (a semaphore): the stripe sealed by an engine thread
+/// is signalled once and waited for once. The wait is bounded by the sealing of one stripe,
+/// which has started when anyone waits.
+private final class Signal: @unchecked Sendable {
+    private let condition = ConditionLock()
+    private var count = 0  // guarded by `condition`
+
+    func signal() {
+        condition.withLock {
+            count += 1
+            condition.signal()
+        }
+    }
+
+    func wait() {
+        condition.lock()
+        while count == 0 { condition.wait() }
+        count -= 1
+        condition.unlock()
     }
 }

@@ -5,11 +5,12 @@ import NIOHTTP1
 import Synchronization
 
 /// Receives one attempt's answer through AsyncHTTPClient's delegate API, on the client's event
-/// loop: decides from the head what to do with it and, when the body is to be written, writes each
-/// part into the partial file as it arrives (``BodyWriter``). The run waits only for the end of the
-/// request — one hop back to the cooperative pool per attempt, where the response body's async
-/// sequence cost a task switch per part, and the client's per-request structured-concurrency
-/// machinery more.
+/// loop: decides from the head what to do with it and, when the body is to be written, hands each
+/// part as it arrives to the ``BodyPipe``, whose writer (``BodyWriter``) puts it into the partial
+/// file on the I/O engine — the event loop never touches the disk, and stops reading while the
+/// pipe is full. The run waits only for the end of the request and of the writing — one hop back
+/// to the cooperative pool per attempt, where the response body's async sequence cost a task
+/// switch per part, and the client's per-request structured-concurrency machinery more.
 ///
 /// An answer that is not to be written (retry, failure, restart, already complete) stops the
 /// request at its head — its body is not read, as when a dropped `HTTPClientResponse` ended it —
@@ -36,7 +37,9 @@ final class AttemptReceiver: HTTPClientResponseDelegate {
     private let announcingResume: Bool
     private let prefix: StreamingDigest?
     /// Touched only by the client's callbacks, one at a time, and by ``outcome`` after the end.
-    private let state = Mutex<(finalURL: URL?, outcome: Outcome)>((nil, Outcome()))
+    private let state = Mutex<(finalURL: URL?, decision: ResponseDecision?)>((nil, nil))
+    /// Where the body's parts go.
+    private let pipe: BodyPipe
 
     /// A receiver for the request `plan` describes. `hadBytes`: the partial file held bytes;
     /// `prefix`: the digest of its first `plan.offset` bytes, when a digest is expected.
@@ -51,18 +54,21 @@ final class AttemptReceiver: HTTPClientResponseDelegate {
         self.hadBytes = hadBytes
         self.announcingResume = announcingResume
         self.prefix = prefix
+        // With a rate limit each part waits for its write and its time, as it always did.
+        pipe = BodyPipe(limit: run.session.configuration.rateLimit == nil ? BodyPipe.defaultLimit : 0)
     }
 
     /// What was received (read after ``execute(_:on:)`` returned).
-    var outcome: Outcome { state.withLock { $0.outcome } }
+    var outcome: Outcome { Outcome(decision: state.withLock { $0.decision }, writer: pipe.writer) }
 
-    /// Sends `request` and waits for its end; cancelling the calling task cancels the request.
+    /// Sends `request` and waits for its end and for every part received to be written;
+    /// cancelling the calling task cancels the request.
     ///
-    /// - Returns: the request's failure: an ``AttemptFailure`` of the body's writing, ``Decided``
-    ///   when the head stopped it, or the client's error.
+    /// - Returns: the request's failure: an ``AttemptFailure`` of the body's writing (first, when
+    ///   the request failed too), ``Decided`` when the head stopped it, or the client's error.
     func execute(_ request: HTTPClient.Request, on client: HTTPClient) async -> Result<Void, any Error> {
         let task = client.execute(request: request, delegate: self, eventLoop: .indifferent, deadline: nil, logger: nil)
-        return await withTaskCancellationHandler {
+        let result: Result<Void, any Error> = await withTaskCancellationHandler {
             do {
                 try await task.futureResult.get()
                 return .success(())
@@ -72,6 +78,9 @@ final class AttemptReceiver: HTTPClientResponseDelegate {
         } onCancel: {
             task.cancel()
         }
+        await pipe.idle()
+        if let failure = pipe.failure { return .failure(failure) }
+        return result
     }
 
     func didVisitURL(task: HTTPClient.Task<Void>, _ request: HTTPClient.Request, _ head: HTTPResponseHead) {
@@ -81,43 +90,29 @@ final class AttemptReceiver: HTTPClientResponseDelegate {
     func didReceiveHead(task: HTTPClient.Task<Void>, _ head: HTTPResponseHead) -> EventLoopFuture<Void> {
         let decision = ResponseDecision.decide(status: Int(head.status.code), headers: head.headers, plan: plan)
         guard case .write(let offset, let end, let total, let restart) = decision else {
-            state.withLock { $0.outcome.decision = decision }
+            state.withLock { $0.decision = decision }
             return task.eventLoop.makeFailedFuture(Decided())
         }
         let finalURL = state.withLock { $0.finalURL }
-        do throws(AttemptFailure) {
-            let writer = try BodyWriter(
+        // The writer empties the partial file when needed and writes the checkpoint, on the
+        // engine, before the first part: the body is read meanwhile (into the pipe, bounded).
+        let (run, partial, record, hadBytes, announcingResume, prefix) = (
+            run, partial, record, hadBytes, announcingResume, prefix
+        )
+        pipe.start { () throws(AttemptFailure) in
+            try BodyWriter(
                 run: run, partial: partial, record: record,
                 head: BodyWriter.Head(
                     offset: offset, end: end, total: total, restart: restart, headers: head.headers,
                     finalURL: finalURL),
                 hadBytes: hadBytes, announcingResume: announcingResume, prefix: prefix)
-            state.withLock { $0.outcome.writer = writer }
-            return task.eventLoop.makeSucceededVoidFuture()
-        } catch {
-            return task.eventLoop.makeFailedFuture(error)
         }
+        return task.eventLoop.makeSucceededVoidFuture()
     }
 
     func didReceiveBodyPart(task: HTTPClient.Task<Void>, _ buffer: ByteBuffer) -> EventLoopFuture<Void> {
-        let due: Result<ContinuousClock.Instant?, AttemptFailure> = state.withLock { state in
-            // A writer exists only after a `.write` head; the part is written in place.
-            do throws(AttemptFailure) {
-                return .success(try state.outcome.writer?.receive(buffer) ?? nil)
-            } catch {
-                return .failure(error)
-            }
-        }
-        switch due {
-        case .failure(let error):
-            return task.eventLoop.makeFailedFuture(error)
-        case .success(nil):
-            return task.eventLoop.makeSucceededVoidFuture()
-        case .success(let due?):
-            // The rate limit: read the next part when the bytes so far are due.
-            let wait = TimeAmount(due - ContinuousClock.now)
-            return task.eventLoop.scheduleTask(in: wait) {}.futureResult
-        }
+        // A writer exists only after a `.write` head; parts before one are dropped by the pipe.
+        pipe.push(buffer, on: task.eventLoop)
     }
 
     func didFinishRequest(task: HTTPClient.Task<Void>) throws {}

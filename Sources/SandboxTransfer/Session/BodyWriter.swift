@@ -2,9 +2,10 @@ import Foundation
 import NIOCore
 import NIOHTTP1
 
-/// Writes one response body into the partial file as its parts arrive — on the HTTP client's event
-/// loop, through ``AttemptReceiver``: a part is one `pwrite` into the page cache where it was read,
-/// with no task, continuation or thread hop per part.
+/// Writes one response body into the partial file as its parts arrive — on the I/O engine, one
+/// part after the other, handed over by the ``BodyPipe`` the ``AttemptReceiver`` fills on the HTTP
+/// client's event loop: a part is one `pwrite` into the page cache, with no task or continuation
+/// per part.
 ///
 /// Made from the head of an answer whose ``ResponseDecision`` is `.write`; bytes past `end` are
 /// never written; a body that stops before `end` was cut (retryable); one that ends at `end` before

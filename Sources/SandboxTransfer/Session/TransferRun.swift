@@ -49,7 +49,7 @@ struct TransferRun: Sendable {
         var mark = measured ?? 0
         var continuing = false
         while true {
-            if Task.isCancelled { return stopped(partial) }
+            if Task.isCancelled { return await stopped(partial) }
             do throws(AttemptFailure) {
                 let known = measured
                 measured = nil
@@ -75,7 +75,7 @@ struct TransferRun: Sendable {
                 }
             } catch {
                 continuing = false
-                if Task.isCancelled { return stopped(partial) }
+                if Task.isCancelled { return await stopped(partial) }
                 if advanced(partial, past: &mark) { attempt = 1 }
                 attempt += 1
                 let retryAfter = error.retryAfter
@@ -83,12 +83,12 @@ struct TransferRun: Sendable {
                     let delay = session.configuration.retryPolicy.delay(
                         beforeAttempt: attempt, retryAfter: retryAfter, random: Double.random(in: 0...1))
                 else {
-                    flush(partial)
+                    await flush(partial)
                     // Kept unless the bytes are wrong; the session keeps them only when a validator can guard a resume, and says so.
                     return .failed(error.error, resumable: error.error.code != .checksumMismatch)
                 }
                 session.emit(.willRetry(task, attempt: attempt, delay: delay, error: error.error))
-                do { try await Task.sleep(for: delay) } catch { return stopped(partial) }
+                do { try await Task.sleep(for: delay) } catch { return await stopped(partial) }
             }
         }
     }
@@ -113,8 +113,8 @@ struct TransferRun: Sendable {
     }
 
     /// The run was stopped: flush what is on disk so resume data is good after a power cut too.
-    private func stopped(_ partial: PartialFile) -> DownloadTaskMachine.RunResult {
-        flush(partial)
+    private func stopped(_ partial: PartialFile) async -> DownloadTaskMachine.RunResult {
+        await flush(partial)
         let error = SandboxError(
             .cancelled, "The download of \(task.request.url.absoluteString) was stopped.",
             url: task.request.url.absoluteString)
@@ -124,7 +124,23 @@ struct TransferRun: Sendable {
     /// Best effort, for a run that ends with a failure of its own: a failure here goes to the
     /// session's logger. The resume offset is the file's length, whatever reached the disk, and
     /// the recorded length is informational (for listings).
-    private func flush(_ partial: PartialFile) {
+    private func flush(_ partial: PartialFile) async {
+        // On the engine (an fsync), and even when the task is cancelled: resume data needs it.
+        let run = self
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            IOEngine.shared.schedule(
+                {
+                    run.flushNow(partial)
+                    continuation.resume()
+                },
+                reject: { _ in
+                    run.flushNow(partial)  // the engine has shut down: here, as nothing else can
+                    continuation.resume()
+                })
+        }
+    }
+
+    private func flushNow(_ partial: PartialFile) {
         let url = task.request.url.absoluteString
         do throws(SandboxError) {
             try partial.synchronize()
@@ -150,21 +166,25 @@ struct TransferRun: Sendable {
             throw .fatal(SandboxError(.notFound, "The checkpoint lost task \(task.taskIdentifier)."))
         }
         let url = record.originalURL
-        let length: Int64
-        if let known {
-            length = known
-        } else {
-            length = try AttemptFailure.fatalOnError { () throws(SandboxError) in try partial.length() }
-        }
-        let plan = Self.plan(record: record, length: length)
-        // The digest of the bytes a continuation keeps, read here rather than on the event loop.
-        var prefix: StreamingDigest?
-        if plan.offset > 0, let expected = record.expectedDigest {
-            var digest = StreamingDigest(expected.algorithm)
-            try AttemptFailure.fatalOnError { () throws(SandboxError) in
-                try partial.hashPrefix(plan.offset, into: &digest)
+        // The partial file's length and the digest of the bytes a continuation keeps, read on the
+        // engine rather than on the event loop or the cooperative pool.
+        let (length, plan, prefix) = try await Self.onEngine { () throws(AttemptFailure) in
+            let length: Int64
+            if let known {
+                length = known
+            } else {
+                length = try AttemptFailure.fatalOnError { () throws(SandboxError) in try partial.length() }
             }
-            prefix = digest
+            let plan = Self.plan(record: record, length: length)
+            var prefix: StreamingDigest?
+            if plan.offset > 0, let expected = record.expectedDigest {
+                var digest = StreamingDigest(expected.algorithm)
+                try AttemptFailure.fatalOnError { () throws(SandboxError) in
+                    try partial.hashPrefix(plan.offset, into: &digest)
+                }
+                prefix = digest
+            }
+            return (length, plan, prefix)
         }
         let receiver = AttemptReceiver(
             run: self, partial: partial, record: record, plan: plan, hadBytes: length > 0,
@@ -182,7 +202,9 @@ struct TransferRun: Sendable {
             guard error is AttemptReceiver.Decided, let decision = outcome.decision else {
                 throw AttemptFailure.classify(error, url: url)
             }
-            return try act(on: decision, record: record, partial: partial)
+            return try await Self.onEngine { () throws(AttemptFailure) in
+                try act(on: decision, record: record, partial: partial)
+            }
         }
         guard let writer = outcome.writer else {
             throw AttemptFailure(
@@ -190,7 +212,28 @@ struct TransferRun: Sendable {
                     .invalidResponse, "The server's answer for \(url) ended before its head.", url: url),
                 retryable: true)
         }
-        return try writer.finish()
+        // Flushing the file, checking its digest and the checkpoint: on the engine.
+        return try await Self.onEngine { () throws(AttemptFailure) in try writer.finish() }
+    }
+
+    /// Runs `body` on the I/O engine and returns its result: a run's file and checkpoint work
+    /// blocks neither the cooperative pool nor an event loop.
+    ///
+    /// - Throws: what `body` throws; a retryable ``SandboxCore/SandboxError/Code/interrupted`` when
+    ///   the task was cancelled before the engine took the work.
+    private static func onEngine<T: Sendable>(
+        _ body: @escaping @Sendable () throws(AttemptFailure) -> T
+    ) async throws(AttemptFailure) -> T {
+        let outcome: Result<T, AttemptFailure>
+        do {
+            outcome = try await IOEngine.shared.run { Result { () throws(AttemptFailure) in try body() } }
+        } catch {
+            throw AttemptFailure(
+                error: error as? SandboxError
+                    ?? SandboxError(.interrupted, "The download's file work was interrupted: \(error)."),
+                retryable: true)
+        }
+        return try outcome.get()
     }
 
     /// What an answer that is not written leads to: a retry, a failure, a restart without `Range`,

@@ -1,11 +1,13 @@
 import NIOCore
+import NIOPosix
 import Sandbox
 
 /// The file a download's bytes go into, inside the session's folder: written at explicit offsets
 /// (`pwrite`), never appended blindly, so a 200 answer rewrites from zero and a 206 continues exactly
 /// at the offset the server confirmed. Optionally hashed as the bytes go by.
 ///
-/// Built on the core's synchronous ``OpenFile``: each write is one `pwrite` into the page cache.
+/// Built on the core's synchronous ``OpenFile``: each write is one `pwrite` into the page cache,
+/// on the I/O engine's threads (``BodyPipe``), never on an event loop — which a debug build checks.
 final class PartialFile: Sendable {
     let file: OpenFile
     let path: ContainerPath
@@ -31,6 +33,7 @@ final class PartialFile: Sendable {
 
     /// Cuts the file to `length` bytes (0 to restart).
     func truncate(to length: Int64) throws(SandboxError) {
+        assertOffEventLoop()
         do throws(SandboxError) { try file.truncate(to: length) } catch {
             throw .fileSystem(error, doing: "truncate '\(path)'")
         }
@@ -38,6 +41,7 @@ final class PartialFile: Sendable {
 
     /// Writes `buffer` at `offset`, hashing it into `digest` when given.
     func write(_ buffer: ByteBuffer, atOffset offset: Int64, digest: inout StreamingDigest?) throws(SandboxError) {
+        assertOffEventLoop()
         let result: Result<Void, SandboxError> = buffer.withUnsafeReadableBytes { bytes in
             digest?.update(bytes)
             do throws(SandboxError) {
@@ -77,6 +81,7 @@ final class PartialFile: Sendable {
 
     /// Flushes the file to the device.
     func synchronize() throws(SandboxError) {
+        assertOffEventLoop()
         do throws(SandboxError) { try file.synchronize(.data) } catch {
             throw .fileSystem(error, doing: "flush '\(path)'")
         }
@@ -85,5 +90,11 @@ final class PartialFile: Sendable {
     /// Closes the file; a failure here adds nothing to what the caller reports.
     func close() {
         try? file.close()  // the data was flushed (or is being discarded) already
+    }
+
+    /// In a debug build, stops the process when called on an event loop: a download's file work
+    /// belongs on the engine, where a slow disk holds up no connection.
+    private func assertOffEventLoop() {
+        assert(MultiThreadedEventLoopGroup.currentEventLoop == nil, "'\(path)' is written on an event loop")
     }
 }

@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import Sandbox
 import SandboxTesting
 import SandboxTransfer
 import Synchronization
@@ -75,6 +76,21 @@ import Testing
             #expect(try queue.pending(for: key).count == 1, "the failing step's event is rolled back, not the other")
             let error = try #require(failure.withLock { $0 })
             #expect(error.code == .corrupt && error.message.contains("queue an event, then fail"))
+        }
+    }
+
+    /// The writer runs on the runtime's I/O engine (its threads are named `sandbox-io`), not on a
+    /// queue of its own: a step's statements and its completion both run there.
+    @Test func theWriterRunsOnTheEngine() async throws {
+        try await ScratchDirectory.with(prefix: "sbd-group") { scratch in
+            let queue = try EventQueue(path: scratch.appending("queue.sqlite"))
+            let threads = Mutex<[String]>([])
+            queue.writes.commit("note the thread", { _ in threads.withLock { $0.append(ThreadName.current() ?? "?") } })
+            { _ in
+                threads.withLock { $0.append(ThreadName.current() ?? "?") }
+            }
+            await queue.writes.flush()
+            #expect(threads.withLock { $0 } == ["sandbox-io", "sandbox-io"])
         }
     }
 }

@@ -29,38 +29,39 @@ import Testing
         try await group.shutdownGracefully()
     }
 
-    /// A heavy request runs on the global pool: while it blocks its thread, the connection's event
-    /// loop still runs other work (here, the closure that lets it finish). Were it on the loop, the
-    /// closure could not run and the wait would time out.
+    /// A heavy request runs on the I/O engine's threads: while it blocks one, the connection's
+    /// event loop still runs other work (here, the closure that lets it finish). Were it on the
+    /// loop, the closure could not run and the wait would time out.
     @Test func aBlockingRequestLeavesTheEventLoopFree() async throws {
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         let loop = group.next()
-        let (onLoop, loopRanMeanwhile) = await withTaskExecutorPreference(EventLoopTaskExecutor(loop)) {
-            await withTaskExecutorPreference(globalConcurrentExecutor) {
+        let (onLoop, loopRanMeanwhile, thread) = await withTaskExecutorPreference(EventLoopTaskExecutor(loop)) {
+            await IOEngine.shared.withTaskExecutor {
                 let done = DispatchSemaphore(value: 0)
                 loop.execute { done.signal() }
                 // A stand-in for a long system call: this thread waits for the loop to run the closure.
-                return (loop.inEventLoop, done.wait(timeout: .now() + 120) == .success)
+                return (loop.inEventLoop, done.wait(timeout: .now() + 120) == .success, ThreadName.current())
             }
         }
         #expect(!onLoop)
         #expect(loopRanMeanwhile)
+        #expect(thread == "sandbox-io")
         try await group.shutdownGracefully()
     }
 
     /// The body of a heavy request (a PROPFIND's is built as it is sent) is written from the
-    /// global pool too, although the connection's task writes it from its event loop.
-    @Test func aHeavyRequestsBodyIsWrittenOnTheGlobalPool() async throws {
+    /// engine's threads too, although the connection's task writes it from its event loop.
+    @Test func aHeavyRequestsBodyIsWrittenOnTheEngine() async throws {
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         let loop = group.next()
         let seen = ThreadsSeen()
         let body = ResponseBody(contentLength: 2) { writer in
-            seen.record(loop.inEventLoop)
+            seen.record(ThreadName.current() ?? "")
             try await writer.write(ByteBuffer(string: "ok"))
-            seen.record(loop.inEventLoop)
+            seen.record(ThreadName.current() ?? "")
             try await writer.finish(nil)
         }
-        let moved = body.writtenOnGlobalPool()
+        let moved = body.writtenOnEngine()
         #expect(moved.contentLength == 2)
         let written = try await withTaskExecutorPreference(EventLoopTaskExecutor(loop)) {
             let writer = CollectingWriter()
@@ -68,12 +69,12 @@ import Testing
             return (writer.sink.bytes, writer.sink.finished)
         }
         #expect(written.0 == Array("ok".utf8) && written.1)
-        #expect(seen.values == [false, false])
+        #expect(seen.values == ["sandbox-io", "sandbox-io"])
         try await group.shutdownGracefully()
     }
 
     /// Only WebDAV's GET, HEAD and OPTIONS (an open, an fstat and a read of cached bytes) run on the
-    /// event loop; listings, uploads, copies, locks and the web page run on the global pool.
+    /// event loop; listings, uploads, copies, locks and the web page run on the I/O engine's threads.
     @Test func onlyQuickMethodsRunOnTheEventLoop() {
         func request(_ method: HTTPRequest.Method, _ path: String, accept: String? = nil) -> Request {
             var head = HTTPRequest(method: method, scheme: "http", authority: "127.0.0.1", path: path)
@@ -93,9 +94,9 @@ import Testing
     }
 }
 
-/// Whether each step of a body ran on the event loop.
+/// The thread each step of a body ran on.
 private final class ThreadsSeen: Sendable {
-    private let state = Mutex<[Bool]>([])
-    func record(_ onLoop: Bool) { state.withLock { $0.append(onLoop) } }
-    var values: [Bool] { state.withLock { $0 } }
+    private let state = Mutex<[String]>([])
+    func record(_ thread: String) { state.withLock { $0.append(thread) } }
+    var values: [String] { state.withLock { $0 } }
 }

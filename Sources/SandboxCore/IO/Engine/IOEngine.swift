@@ -36,6 +36,8 @@ public final class IOEngine: Sendable {
     public let queueCapacity: Int
     let buffers: BufferPool
     let core: EngineCore
+    /// The executor that runs a task's jobs on these threads (``withTaskExecutor(_:)``).
+    package let taskExecutor: any TaskExecutor
 
     /// Starts an engine.
     ///
@@ -49,6 +51,7 @@ public final class IOEngine: Sendable {
         self.queueCapacity = queueCapacity
         buffers = BufferPool(maximumPooledSize: Self.defaultChunkSize, cacheLimit: bufferCacheLimit)
         core = EngineCore(capacity: queueCapacity)
+        taskExecutor = EngineTaskExecutor(core: core)
         for _ in 0..<threadCount { core.startThread() }
     }
 
@@ -85,8 +88,9 @@ public final class IOEngine: Sendable {
         return try result.get()
     }
 
-    /// Submits work without waiting for it; `reject` is called instead of `work` if it cannot run.
-    func schedule(_ work: @escaping @Sendable () -> Void, reject: @escaping @Sendable (SandboxError) -> Void) {
+    /// Submits work without waiting for it; `reject` is called instead of `work` if it cannot run
+    /// (the engine has shut down). The work may block: it runs on one of the engine's threads.
+    package func schedule(_ work: @escaping @Sendable () -> Void, reject: @escaping @Sendable (SandboxError) -> Void) {
         core.submit(IOJob(id: core.makeJobID(), work: work, reject: reject))
     }
 
