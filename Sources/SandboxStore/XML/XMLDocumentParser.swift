@@ -62,6 +62,17 @@ package enum XMLDocumentParser {
         guard !lowered.contains("<!doctype"), !lowered.contains("<!entity") else {
             throw malformed(what, "holds a document type or entity declaration, which is refused", code: refusal)
         }
+        // A processing instruction without data (`<?x?>`) crashes FoundationXML (it takes the
+        // length of a null string); none is needed, so none is let through but the declaration.
+        var afterDeclaration = lowered[...]
+        if lowered.hasPrefix("<?xml"), lowered.dropFirst(5).first?.isWhitespace == true,
+            let end = lowered.range(of: "?>")
+        {
+            afterDeclaration = lowered[end.upperBound...]
+        }
+        guard !afterDeclaration.contains("<?") else {
+            throw malformed(what, "holds a processing instruction, which is refused", code: refusal)
+        }
         if lowered.hasPrefix("<?xml"), let end = lowered.range(of: "?>") {
             let declaration = lowered[..<end.lowerBound]
             if let encoding = declaration.range(of: "encoding") {

@@ -116,7 +116,8 @@ struct S3XMLTests {
         for broken in [
             "", "<html><body>502 Bad Gateway</body>", "<a></b>",
             Self.listing("<Contents><Key>p/a<b/></Key></Contents>"),
-            Self.listing("<u:Key>p/a</u:Key>"), "\u{FEFF}<?xml version=\"1.0\" encoding=\"UTF-16\"?><a/>",
+            Self.listing("<u:Key>p/a</u:Key>"), "\u{FEFF}<?xml version=\"1.0\" encoding=\"UTF-16\"?><a/>", "<?x?><a/>",
+            "<?xml version=\"1.0\"?><a><?xmCollect?></a>", "<?xmlx?><a/>",
         ] {
             #expect(Self.refusal(broken)?.code == .io, "\(broken.prefix(80))")
         }
