@@ -97,11 +97,11 @@ extension DAVMethods {
         }
     }
 
-    /// The request's XML body, up to ``XMLLimits/maximumBodySize``.
+    /// The request's XML body, up to ``SandboxStore/XMLLimits/webDAV``'s size.
     ///
     /// - Throws: `too-large` past the cap.
     func xmlBody(of request: Request) async throws(SandboxError) -> [UInt8] {
-        try await Self.smallBody(of: request, limit: XMLLimits.maximumBodySize, kind: "XML body")
+        try await Self.smallBody(of: request, limit: XMLLimits.webDAV.maximumBodySize, kind: "XML body")
     }
 
     /// A request body read whole, up to `limit` bytes.

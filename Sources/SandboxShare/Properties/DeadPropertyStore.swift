@@ -1,5 +1,6 @@
 import Logging
 import Sandbox
+import SandboxStore
 
 /// The dead properties clients set with PROPPATCH, kept in the items' user extended attributes:
 /// one attribute per property (``DeadPropertyRecord``). They travel with the file: a MOVE keeps

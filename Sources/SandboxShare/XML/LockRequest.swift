@@ -1,4 +1,5 @@
 import Sandbox
+import SandboxStore
 
 /// What a LOCK body asks for (RFC 4918 §9.10, §14.11): a new write lock of a scope, with an
 /// optional owner.
@@ -20,7 +21,7 @@ package struct LockRequest: Equatable, Sendable {
     /// - Throws: ``SandboxCore/SandboxError/Code/malformedRequest`` for a body ``XMLDocumentParser`` refuses, a
     ///   root other than `DAV:lockinfo`, a missing `lockscope` or one that is not exactly one of
     ///   `exclusive` and `shared`, a missing `locktype` or one other than `write`;
-    ///   `too-large` for a body over ``XMLLimits/maximumBodySize``.
+    ///   `too-large` for a body over ``SandboxStore/XMLLimits/webDAV``'s size.
     package static func parse(_ body: [UInt8]) throws(SandboxError) -> LockRequest? {
         guard body.contains(where: { !PropfindRequest.isXMLSpace($0) }) else { return nil }
         let root = try XMLDocumentParser.parse(body, what: "LOCK")

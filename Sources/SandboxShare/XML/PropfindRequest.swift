@@ -1,4 +1,5 @@
 import Sandbox
+import SandboxStore
 
 /// What a PROPFIND body asks for (RFC 4918 §9.1, §14.20).
 package enum PropfindRequest: Equatable, Sendable {
@@ -17,7 +18,7 @@ package enum PropfindRequest: Equatable, Sendable {
     /// - Throws: ``SandboxCore/SandboxError/Code/malformedRequest`` for a body ``XMLDocumentParser`` refuses, a
     ///   root other than `DAV:propfind`, or a `propfind` with none (or more than one) of
     ///   `allprop`, `propname` and `prop`; `too-large` for a body over
-    ///   ``XMLLimits/maximumBodySize``.
+    ///   ``SandboxStore/XMLLimits/webDAV``'s size.
     package static func parse(_ body: [UInt8]) throws(SandboxError) -> PropfindRequest {
         guard body.contains(where: { !isXMLSpace($0) }) else { return .allProperties(include: []) }
         let root = try XMLDocumentParser.parse(body, what: "PROPFIND")

@@ -1,4 +1,5 @@
 import Sandbox
+import SandboxStore
 
 /// What a PROPPATCH body asks for (RFC 4918 §9.2, §14.26): properties to set and remove, in
 /// document order, which the server applies all or none.
@@ -20,7 +21,7 @@ package struct ProppatchRequest: Equatable, Sendable {
     /// - Throws: ``SandboxCore/SandboxError/Code/malformedRequest`` for a body ``XMLDocumentParser`` refuses
     ///   (an empty one included), a root other than `DAV:propertyupdate`, a `set` or `remove`
     ///   without a `DAV:prop`, or no change at all; `too-large` for a body over
-    ///   ``XMLLimits/maximumBodySize``.
+    ///   ``SandboxStore/XMLLimits/webDAV``'s size.
     package static func parse(_ body: [UInt8]) throws(SandboxError) -> ProppatchRequest {
         let root = try XMLDocumentParser.parse(body, what: "PROPPATCH")
         guard root.isDAV("propertyupdate") else {

@@ -1,3 +1,5 @@
+import SandboxStore
+
 extension XMLElementNode {
     /// The element's content as a self-contained XML fragment: text escaped, each child element
     /// written with its namespace declared on itself (`<ns0:foo xmlns:ns0="http://ns">t</ns0:foo>`,

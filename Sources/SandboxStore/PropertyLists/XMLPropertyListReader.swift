@@ -13,6 +13,16 @@ import Foundation
 /// normalized to `\n` as XML requires.
 ///
 /// One pass, iterative, bounded by ``PropertyListLimits``: time is linear in the input.
+///
+/// It is not built on the package's XML reader (``XMLDocumentParser``, which reads WebDAV bodies
+/// and S3 answers), and should stay apart: that reader builds a whole tree through libxml2 and
+/// refuses any `<!DOCTYPE`, while property lists carry one; libxml2 stops at 256 levels, below
+/// the 512 ``PropertyListLimits`` accept; its bounds are the document's (bytes, depth, elements,
+/// text), while ``PropertyListLimits`` bound the value as it is assembled (the bytes produced,
+/// counted the same way as the binary reader, which shares ``PropertyListAssembler``) in the same
+/// pass as the tokenizing, so a whole tree is never held; and libxml2 is not instrumented for
+/// the `xml-plist` fuzz target, whose coverage of this Swift tokenizer would be lost. There is no
+/// Swift tokenizer on the other side to share.
 struct XMLPropertyListReader {
     private let bytes: [UInt8]
     private var position = 0

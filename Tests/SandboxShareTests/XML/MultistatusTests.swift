@@ -1,3 +1,4 @@
+import SandboxStore
 import Testing
 
 @testable import SandboxShare

@@ -111,7 +111,7 @@ import Testing
         )
         expectMalformed(
             #"<propfind xmlns="DAV:"><prop>"# + String(repeating: "<x/>", count: 10_000) + "</prop></propfind>")
-        let huge = [UInt8](repeating: 0x20, count: XMLLimits.maximumBodySize) + bytes("<a/>")
+        let huge = [UInt8](repeating: 0x20, count: XMLLimits.webDAV.maximumBodySize) + bytes("<a/>")
         #expect {
             try PropfindRequest.parse(huge)
         } throws: { error in

@@ -50,8 +50,8 @@ struct S3Client: Sendable {
         var body: [UInt8]
         var text: String { String(decoding: body, as: UTF8.self) }
         /// S3's error code (`NoSuchKey`, `SignatureDoesNotMatch` …) from an error body.
-        var errorCode: String? { S3XML.value(of: "Code", in: text) }
-        var errorMessage: String? { S3XML.value(of: "Message", in: text) }
+        var errorCode: String? { S3XML.errorField("Code", in: text) }
+        var errorMessage: String? { S3XML.errorField("Message", in: text) }
     }
 
     /// Sends one request for `key` (`nil`: the bucket itself) and returns the answer, whatever its

@@ -174,9 +174,9 @@ public struct S3Storage: RepositoryStorage {
             let response = try client.send(.GET, key: nil, query: query)
             guard response.status == .ok else { throw client.failure(response, doing: "list", key: prefix) }
             let text = response.text
-            keys += S3XML.values(of: "Key", in: text)
+            keys += try S3XML.values(of: "Key", in: text)
             token =
-                S3XML.value(of: "IsTruncated", in: text) == "true"
+                try S3XML.value(of: "IsTruncated", in: text) == "true"
                 ? S3XML.value(of: "NextContinuationToken", in: text) : nil
         } while token != nil
         return keys.map { String($0.dropFirst(prefix.count)) }
@@ -234,7 +234,7 @@ public struct S3Storage: RepositoryStorage {
     /// A multipart upload of `bytes` to `key`, aborted when any step fails.
     func uploadInParts(_ bytes: [UInt8], key: String) throws(SandboxError) {
         let started = try client.send(.POST, key: key, query: [("uploads", "")])
-        guard started.status == .ok, let uploadID = S3XML.value(of: "UploadId", in: started.text) else {
+        guard started.status == .ok, let uploadID = try S3XML.value(of: "UploadId", in: started.text) else {
             throw client.failure(started, doing: "start a multipart upload of", key: key)
         }
         do throws(SandboxError) {
@@ -277,6 +277,6 @@ public struct S3Storage: RepositoryStorage {
         let prefix = client.location.key("")
         let response = try client.send(.GET, key: nil, query: [("uploads", ""), ("prefix", prefix)])
         guard response.status == .ok else { throw client.failure(response, doing: "list the uploads of", key: prefix) }
-        return S3XML.values(of: "UploadId", in: response.text).count
+        return try S3XML.values(of: "UploadId", in: response.text).count
     }
 }

@@ -1,59 +1,65 @@
 import Foundation
+import SandboxCore
+import SandboxStore
 
-/// The few values read from S3's XML answers (ListObjectsV2, InitiateMultipartUpload, errors):
-/// the text of elements by name, entities decoded. S3's answers are flat enough that a full
-/// parser is not needed, and no XML parser is in this package's dependencies.
+/// The few values read from S3's XML answers (ListObjectsV2, InitiateMultipartUpload,
+/// ListMultipartUploads, errors), parsed by the package's one XML reader
+/// (``SandboxStore/XMLDocumentParser``): a key is what the server meant whatever it holds
+/// (escaped markup, CDATA, character references), a comment or an attribute is never taken for
+/// an element, and an answer that is not well-formed, or past the bounds, is an error rather than
+/// a shorter list.
 enum S3XML {
-    /// The text of every `<name>…</name>` in `xml`, in order.
-    static func values(of name: String, in xml: String) -> [String] {
+    /// The namespaces an S3 element may be in: S3's own, or none (error bodies, some servers).
+    static let namespaces: Set<String> = ["http://s3.amazonaws.com/doc/2006-03-01/", ""]
+
+    /// The bounds on an answer: a ListObjectsV2 page of 1,000 keys of up to 1,024 bytes each is
+    /// well under them.
+    static let limits = XMLLimits(
+        maximumBodySize: 16 << 20, maximumDepth: 16, maximumElements: 100_000, maximumTextSize: 64 << 10)
+
+    /// The text of every element `name` (in S3's namespace or none) in the answer `xml`, at any
+    /// depth, in document order, entity and character references and CDATA sections replaced.
+    ///
+    /// - Throws: ``SandboxCore/SandboxError/Code/io`` for an answer that is not well-formed XML,
+    ///   holds a DTD, breaks a bound of ``limits``, or has an element `name` holding elements;
+    ///   `too-large` for an answer over ``limits``' size.
+    static func values(of name: String, in xml: String) throws(SandboxError) -> [String] {
+        let root = try XMLDocumentParser.parse(Array(xml.utf8), what: "S3 answer", limits: limits, refusal: .io)
         var result: [String] = []
-        let open = "<\(name)>"
-        let close = "</\(name)>"
-        var rest = xml[...]
-        while let start = rest.range(of: open) {
-            let after = rest[start.upperBound...]
-            guard let end = after.range(of: close) else { break }
-            result.append(unescaped(String(after[..<end.lowerBound])))
-            rest = after[end.upperBound...]
+        var pending = [root]  // depth first, in document order: the next element last
+        while let element = pending.popLast() {
+            if element.name == name, namespaces.contains(element.namespace) {
+                guard element.children.isEmpty else {
+                    throw XMLDocumentParser.malformed(
+                        "S3 answer", "has an element '\(name)' holding elements", code: .io)
+                }
+                result.append(element.text)
+            } else {
+                pending += element.children.reversed()
+            }
         }
         return result
     }
 
-    static func value(of name: String, in xml: String) -> String? { values(of: name, in: xml).first }
-
-    static func unescaped(_ text: String) -> String {
-        guard text.contains("&") else { return text }
-        var out = ""
-        var rest = text[...]
-        while let amp = rest.firstIndex(of: "&") {
-            out += rest[..<amp]
-            guard let semi = rest[amp...].firstIndex(of: ";") else { break }
-            let entity = rest[rest.index(after: amp)..<semi]
-            switch entity {
-            case "amp": out += "&"
-            case "lt": out += "<"
-            case "gt": out += ">"
-            case "quot": out += "\""
-            case "apos": out += "'"
-            default:
-                if entity.hasPrefix("#x"), let code = UInt32(entity.dropFirst(2), radix: 16),
-                    let scalar = Unicode.Scalar(code)
-                {
-                    out.unicodeScalars.append(scalar)
-                } else if entity.hasPrefix("#"), let code = UInt32(entity.dropFirst()),
-                    let scalar = Unicode.Scalar(code)
-                {
-                    out.unicodeScalars.append(scalar)
-                } else {
-                    out += "&" + entity + ";"
-                }
-            }
-            rest = rest[rest.index(after: semi)...]
-        }
-        return out + rest
+    /// The text of the first element `name` in `xml` (see ``values(of:in:)``).
+    ///
+    /// - Throws: as ``values(of:in:)``.
+    static func value(of name: String, in xml: String) throws(SandboxError) -> String? {
+        try values(of: name, in: xml).first
     }
 
-    /// `text` with `&`, `<`, `>`, `"` escaped, for a request body.
+    /// The field `name` (`Code`, `Message`) of an error answer; `nil` when there is none, or when
+    /// the body is not S3's XML at all (a proxy's HTML page, an empty body): the answer's status
+    /// then tells what failed.
+    static func errorField(_ name: String, in xml: String) -> String? {
+        do throws(SandboxError) {
+            return try value(of: name, in: xml)
+        } catch {
+            return nil
+        }
+    }
+
+    /// `text` escaped for a request body.
     static func escaped(_ text: String) -> String {
         text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
             .replacingOccurrences(of: ">", with: "&gt;").replacingOccurrences(of: "\"", with: "&quot;")

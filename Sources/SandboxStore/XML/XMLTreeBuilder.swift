@@ -4,6 +4,7 @@ import FoundationXML
 /// The `XMLParser` delegate behind ``XMLDocumentParser``: builds the element tree, resolves
 /// attribute prefixes, and stops the parser at the first thing it refuses.
 final class XMLTreeBuilder: NSObject, XMLParserDelegate {
+    private let limits: XMLLimits
     /// The finished root element.
     private(set) var root: XMLElementNode?
     /// Why the body was refused, beyond what the parser itself reports.
@@ -19,6 +20,10 @@ final class XMLTreeBuilder: NSObject, XMLParserDelegate {
     /// (the parser reports text in many pieces: one per entity reference).
     private var pendingText = ""
 
+    init(limits: XMLLimits) {
+        self.limits = limits
+    }
+
     func parser(_ parser: XMLParser, didStartMappingPrefix prefix: String, toURI namespaceURI: String) {
         guard prefix.isEmpty || !namespaceURI.isEmpty else {
             return refuse(parser, "binds the prefix '\(prefix.prefix(32))' to an empty namespace")
@@ -31,11 +36,11 @@ final class XMLTreeBuilder: NSObject, XMLParserDelegate {
         attributes: [String: String] = [:]
     ) {
         elementCount += 1
-        guard stack.count < XMLLimits.maximumDepth else {
-            return refuse(parser, "nests elements over \(XMLLimits.maximumDepth) deep")
+        guard stack.count < limits.maximumDepth else {
+            return refuse(parser, "nests elements over \(limits.maximumDepth) deep")
         }
-        guard elementCount <= XMLLimits.maximumElements else {
-            return refuse(parser, "holds over \(XMLLimits.maximumElements) elements")
+        guard elementCount <= limits.maximumElements else {
+            return refuse(parser, "holds over \(limits.maximumElements) elements")
         }
         flushText()
         scopes.append(pendingBindings)
@@ -75,14 +80,14 @@ final class XMLTreeBuilder: NSObject, XMLParserDelegate {
     }
 
     func parser(_ parser: XMLParser, foundCharacters string: String) {
-        appendText(string)
+        appendText(string, parser)
     }
 
     func parser(_ parser: XMLParser, foundCDATA block: Data) {
         guard let text = String(validating: block, as: UTF8.self) else {
             return refuse(parser, "holds a CDATA section that is not UTF-8")
         }
-        appendText(text)
+        appendText(text, parser)
     }
 
     func parser(_ parser: XMLParser, parseErrorOccurred parseError: any Error) {
@@ -101,8 +106,12 @@ final class XMLTreeBuilder: NSObject, XMLParserDelegate {
     /// `xml:space` value, namespace column, entity redefined.
     private static let warnings: Set<Int> = [27, 93, 97, 98, 99, 100, 102, 106, 107]
 
-    private func appendText(_ text: String) {
-        if !stack.isEmpty { pendingText += text }
+    private func appendText(_ text: String, _ parser: XMLParser) {
+        guard !stack.isEmpty else { return }
+        guard pendingText.utf8.count + text.utf8.count <= limits.maximumTextSize else {
+            return refuse(parser, "holds a run of text over \(limits.maximumTextSize) bytes")
+        }
+        pendingText += text
     }
 
     private func flushText() {

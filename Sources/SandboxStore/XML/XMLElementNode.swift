@@ -1,4 +1,4 @@
-/// One element of a parsed XML request body, with its namespace resolved.
+/// One element of a document read by ``XMLDocumentParser``, with its namespace resolved.
 package struct XMLElementNode: Sendable, Equatable {
     /// One item of an element's content, in document order.
     package enum Content: Sendable, Equatable {
@@ -45,12 +45,8 @@ package struct XMLElementNode: Sendable, Equatable {
         }
     }
 
-    /// Whether this is the element `name` in the `DAV:` namespace.
-    package func isDAV(_ name: String) -> Bool { namespace == "DAV:" && self.name == name }
-
-    /// The first child that is the `DAV:` element `name`.
-    package func davChild(_ name: String) -> XMLElementNode? { children.first { $0.isDAV(name) } }
-
-    /// The element's name as a property name.
-    package var propertyName: PropertyName { PropertyName(namespace, name) }
+    /// The child elements named `name` in one of `namespaces`, in document order.
+    package func children(named name: String, in namespaces: Set<String>) -> [XMLElementNode] {
+        children.filter { $0.name == name && namespaces.contains($0.namespace) }
+    }
 }
