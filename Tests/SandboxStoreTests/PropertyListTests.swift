@@ -157,4 +157,31 @@ struct PropertyListTests {
             #expect(escape.code == .escapesContainer)
         }
     }
+
+    @Test("a link the app planted does not lead the general API into Library/Preferences or the Inbox")
+    func policyThroughLinks() throws {
+        try Fixture.with { fixture in
+            let home = fixture.container.homeDirectory
+            try FileManager.default.createDirectory(
+                atPath: home + "/Documents/Inbox", withIntermediateDirectories: true)
+            try FileManager.default.createSymbolicLink(
+                atPath: home + "/Documents/prefs", withDestinationPath: "../Library/Preferences")
+            try FileManager.default.createSymbolicLink(
+                atPath: home + "/tmp/inbox", withDestinationPath: "../Documents/Inbox")
+            for target in ["Documents/prefs/x.plist", "tmp/inbox/z.plist", "tmp/inbox/../Inbox/z.plist"] {
+                let error = try #require(throws: SandboxError.self) {
+                    try fixture.container.writePropertyList(["a": 1], to: ContainerPath(target))
+                }
+                #expect(error.code == .readOnly, "\(target)")
+                #expect(error.message.contains("which leads to"), "\(error.message)")
+            }
+            let archive = try #require(throws: SandboxError.self) {
+                try fixture.container.writeArchive(
+                    ["a"], with: Archiver<[String]>(version: 1), to: ContainerPath("Documents/prefs/a.archive"))
+            }
+            #expect(archive.code == .readOnly)
+            #expect(!FileManager.default.fileExists(atPath: home + "/Library/Preferences/x.plist"))
+            try fixture.container.writePropertyList(["a": 1], to: ContainerPath("Documents/fine.plist"))
+        }
+    }
 }

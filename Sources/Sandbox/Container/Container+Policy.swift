@@ -1,4 +1,3 @@
-import Glibc
 import SandboxCore
 
 extension Container {
@@ -9,7 +8,9 @@ extension Container {
     /// is refused as removing it would be.
     ///
     /// The rule is found where the item really is: `..` folded and the links on the way resolved
-    /// beneath the container (the last one too when `action` reads or modifies, which follow it),
+    /// beneath the container by the confined root's own rules
+    /// (``/SandboxCore/ConfinedRoot/location(of:followingFinalLink:)``; the last link too when
+    /// `action` reads or modifies, which follow it),
     /// and, as well, where its names alone put it. Both must allow the action, so neither
     /// `Documents/x/../Inbox/f` nor `Documents/link/f` (with `link` pointing into the Inbox) gets
     /// round the rule. The check sees the container as it is at the call: an app that swaps links
@@ -19,7 +20,7 @@ extension Container {
     ///   such as ``/SandboxCore/SandboxError/Code/escapesContainer`` and
     ///   ``/SandboxCore/SandboxError/Code/symlinkLoop``.
     public func checkPolicy(allowing action: DirectoryPolicy.Action, at path: ContainerPath) throws(SandboxError) {
-        let resolved = try resolvedPath(of: path, followingFinalLink: action == .read || action == .modify)
+        let resolved = try root.location(of: path, followingFinalLink: action == .read || action == .modify)
         for location in [Self.folded(path), resolved] {
             let directory = ContainerDirectory.holding(location)
             if !directory.policy.allows(action) {
@@ -62,69 +63,5 @@ extension Container {
             if name.isParentReference { _ = names.popLast() } else { names.append(name) }
         }
         return names.reduce(ContainerPath.root) { $0.appending($1) }
-    }
-
-    /// Where `path` really is beneath the data container: every link on the way expanded (and the
-    /// last name too when `followingFinalLink`) and every `..` taken physically, as the kernel
-    /// resolves them; names past a missing one are taken as written.
-    ///
-    /// - Throws: ``/SandboxCore/SandboxError/Code/escapesContainer`` for a link that leads out or
-    ///   `..` above the root; ``/SandboxCore/SandboxError/Code/symlinkLoop`` past 40 links;
-    ///   file-system errors.
-    func resolvedPath(of path: ContainerPath, followingFinalLink: Bool) throws(SandboxError) -> ContainerPath {
-        var resolved = ContainerPath.root
-        var work = Array(path.names.reversed())
-        var expansions = 0
-        var missing = false
-        while let name = work.popLast() {
-            if name.isParentReference {
-                guard !resolved.isRoot else { throw Self.escape(path) }
-                resolved = resolved.parent
-                continue
-            }
-            let candidate = resolved.appending(name)
-            if missing || (work.isEmpty && !followingFinalLink) {
-                resolved = candidate
-                continue
-            }
-            guard let attributes = try root.attributes(at: candidate, followingSymlink: false) else {
-                missing = true
-                resolved = candidate
-                continue
-            }
-            guard attributes.type == .symlink else {
-                resolved = candidate
-                continue
-            }
-            expansions += 1
-            guard expansions <= 40 else {
-                throw SandboxError(
-                    .symlinkLoop, "Resolving '\(path)' met more than 40 symbolic links; remove the loop.",
-                    path: path.description)
-            }
-            let target = try linkTarget(at: candidate)
-            guard target.first != UInt8(ascii: "/") else { throw Self.escape(path) }
-            for part in target.split(separator: UInt8(ascii: "/")).reversed() where part != [UInt8(ascii: ".")] {
-                work.append(FileName(uncheckedBytes: part))
-            }
-        }
-        return resolved
-    }
-
-    private func linkTarget(at path: ContainerPath) throws(SandboxError) -> [UInt8] {
-        let parent = try root.openParent(of: path)
-        let capacity = Int(PATH_MAX)
-        var buffer = [CChar](repeating: 0, count: capacity + 1)
-        let count = try syscall("readlinkat", path: path.description) {
-            readlinkat(parent.rawValue, parent.name.cString, &buffer, capacity)
-        }
-        return buffer[0..<count].map { UInt8(bitPattern: $0) }
-    }
-
-    private static func escape(_ path: ContainerPath) -> SandboxError {
-        SandboxError(
-            .escapesContainer,
-            "'\(path)' leads out of the container (through '..' above its home or a symbolic link that points out); paths stay beneath the container's home.",
-            path: path.description)
     }
 }

@@ -155,6 +155,55 @@ extension ConfinedRoot {
             })
     }
 
+    /// Where `path` really is beneath the root, named as a path: every symbolic link on the way
+    /// expanded (the last name's too when `followingFinalLink`) and every `..` taken physically,
+    /// by the rules ``open(_:flags:mode:followFinalSymlink:)`` resolves with (at most 40 links, an
+    /// absolute target or `..` above the root is an escape); names past a missing one are taken
+    /// as written. For judging a path where it leads (a container's policy), not for opening it:
+    /// the answer describes the tree as it was at the call.
+    ///
+    /// - Throws: ``SandboxError/Code/escapesContainer`` for a link that leads out or `..` above
+    ///   the root; ``SandboxError/Code/symlinkLoop`` past 40 links; file-system errors (such as
+    ///   ``SandboxError/Code/notADirectory`` for a name beneath a file).
+    package func location(of path: ContainerPath, followingFinalLink: Bool) throws(SandboxError) -> ContainerPath {
+        let rendered = path.description
+        var resolved = ContainerPath.root
+        var work = Array(path.names.reversed())
+        var expansions = 0
+        var missing = false
+        while let name = work.popLast() {
+            if name == Self.currentDirectory { continue }
+            if name.isParentReference {
+                guard !resolved.isRoot else {
+                    throw .rule(.escapesContainer, SandboxError.escapeMessage(rendered), path: rendered)
+                }
+                resolved = resolved.parent
+                continue
+            }
+            let candidate = resolved.appending(name)
+            resolved = candidate
+            if missing || (work.isEmpty && !followingFinalLink) { continue }
+            guard let parent = try openParentIfPresent(of: candidate) else {
+                missing = true
+                continue
+            }
+            guard let target = try readSymlink(in: parent.rawValue, named: parent.name, path: rendered) else {
+                continue
+            }
+            resolved = candidate.parent
+            expansions += 1
+            guard expansions <= Self.maximumSymlinkExpansions else {
+                throw .systemCall("readlinkat", errno: .tooManySymbolicLinkLevels, path: rendered)
+            }
+            guard target.first != UInt8(ascii: "/") else {
+                throw .rule(.escapesContainer, SandboxError.escapeMessage(rendered), path: rendered)
+            }
+            work.append(
+                contentsOf: target.split(separator: UInt8(ascii: "/")).map { FileName(uncheckedBytes: $0) }.reversed())
+        }
+        return resolved
+    }
+
     /// `.`, which a symlink's target may contain.
     private static let currentDirectory = FileName(uncheckedBytes: ".".utf8)
 

@@ -8,7 +8,7 @@ extension Container {
     public func writeArchive<Root>(
         _ root: Root, with archiver: Archiver<Root>, to path: ContainerPath
     ) throws(SandboxError) {
-        try requireGeneralWrite(to: path)
+        try checkPolicy(allowing: .create, at: path)
         let bytes = try archiver.archive(root)
         try self.root.writeContents(bytes, to: path, options: [.atomic, .durable])
     }

@@ -19,7 +19,7 @@ extension Container {
         format: PropertyListFormat = .binary,
         options: WriteOptions = [.atomic, .durable]
     ) throws(SandboxError) {
-        try requireGeneralWrite(to: path)
+        try checkPolicy(allowing: .create, at: path)
         let bytes = try PropertyList.encode(value, format: format)
         try root.writeContents(bytes, to: path, options: options.union(.atomic))
     }
