@@ -1,3 +1,5 @@
+import SandboxTransfer
+
 /// The names in `sandboxd`'s durable state that a reader without the daemon relies on: the
 /// migrations of its queue (an SQLite database the daemon alone creates and migrates) and the
 /// download session that runs a background session's tasks in the app's container.
@@ -13,9 +15,11 @@ package enum BackgroundQueueSchema {
     static let migrationsTable = "grdb_migrations"
 
     /// The prefix of the identifier of the ``DownloadSession`` that runs a background session's
-    /// tasks, so that it never clashes with a foreground session of the app.
-    package static let downloadSessionPrefix = "background-"
+    /// tasks (``DownloadSession/backgroundIdentifierPrefix``, which listings tell them apart by).
+    package static let downloadSessionPrefix = DownloadSession.backgroundIdentifierPrefix
 
     /// The identifier of the download session that runs background session `session`.
-    package static func downloadSession(of session: String) -> String { downloadSessionPrefix + session }
+    package static func downloadSession(of session: String) -> String {
+        DownloadSession.identifier(ofBackground: session)
+    }
 }

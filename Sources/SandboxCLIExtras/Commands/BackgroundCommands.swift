@@ -81,7 +81,8 @@ enum BackgroundCommands {
                         StandardStreams.error(
                             "sandbox: the events of background task \(task.task) did not arrive within \(Self.graceLimit); its outcome is sandboxd's record (another process attached to the session '\(session)' may have taken them).\n"
                         )
-                        try print(EventLine(event: "completed", task: task.task, error: task.errorCode), json: json)
+                        try print(
+                            DownloadJSONLine(event: "completed", task: task.task, error: task.errorCode), json: json)
                         wait.recordListed(task)
                     }
                     outstanding.removeAll(where: \.completedInDaemon)
@@ -121,37 +122,36 @@ enum BackgroundCommands {
     }
 
     /// The line of `event`; a finished file still in the staging folder is claimed where it is.
-    private static func line(for event: BackgroundEvent) throws -> EventLine {
-        let line: EventLine
+    private static func line(for event: BackgroundEvent) throws -> DownloadJSONLine {
+        let line: DownloadJSONLine
         switch event {
-        case .didResume(let task, let offset, _):
-            line = EventLine(event: "resumed", task: task.taskIdentifier, offset: offset)
+        case .didResume(let task, let offset, let total):
+            line = DownloadJSONLine(event: "resumed", task: task.taskIdentifier, offset: offset, total: total)
         case .didRestart(let task, let reason):
-            line = EventLine(event: "restarted", task: task.taskIdentifier, reason: reason?.rawValue)
+            line = DownloadJSONLine(event: "restarted", task: task.taskIdentifier, reason: reason?.rawValue)
         case .didWriteData(let task, let progress):
-            line = EventLine(
-                event: "progress", task: task.taskIdentifier, bytes: progress.totalBytesWritten,
-                total: progress.totalBytesExpectedToWrite)
+            line = DownloadJSONLine(progress, task: task.taskIdentifier)
         case .willRetry(let task, let attempt, _, let error):
-            line = EventLine(event: "retry", task: task.taskIdentifier, attempt: attempt, error: error?.message)
+            line = DownloadJSONLine(event: "retry", task: task.taskIdentifier, attempt: attempt, error: error?.message)
         case .taskIsWaitingForConnectivity(let task):
-            line = EventLine(event: "waiting-for-connectivity", task: task.taskIdentifier)
+            line = DownloadJSONLine(event: "waiting-for-connectivity", task: task.taskIdentifier)
         case .didFinishDownloading(let task, let file):
             // The CLI's tasks name a destination, so the daemon has moved the file there already;
             // a file still in the staging folder is claimed where it is, so it is not deleted.
             let path = file.movedPath ?? file.temporaryPath
             if file.movedPath == nil { try file.move(toPath: path, replacingExisting: true) }
-            line = EventLine(
-                event: "finished", task: task.taskIdentifier, bytes: file.byteCount, path: path.description)
+            line = DownloadJSONLine(
+                event: "finished", task: task.taskIdentifier, bytes: file.byteCount, path: path.description,
+                sha256: file.digest)
         case .didComplete(let task, let error):
-            line = EventLine(event: "completed", task: task.taskIdentifier, error: error?.code.description)
+            line = DownloadJSONLine(event: "completed", task: task.taskIdentifier, error: error?.code.description)
         case .didFinishEvents:
-            line = EventLine(event: "all-delivered")
+            line = DownloadJSONLine(event: "all-delivered")
         }
         return line
     }
 
-    private static func print(_ line: EventLine, json: Bool) throws {
+    private static func print(_ line: DownloadJSONLine, json: Bool) throws {
         if json { return try Output.json(line) }
         guard line.event != "progress" else { return }
         var text = line.event
@@ -166,17 +166,5 @@ enum BackgroundCommands {
         var task: Int
         var session: String
         var daemon: Int32
-    }
-
-    private struct EventLine: Encodable {
-        var event: String
-        var task: Int?
-        var offset: Int64?
-        var reason: String?
-        var bytes: Int64?
-        var total: Int64?
-        var attempt: Int?
-        var path: String?
-        var error: String?
     }
 }

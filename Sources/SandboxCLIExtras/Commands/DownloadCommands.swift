@@ -2,7 +2,6 @@ import ArgumentParser
 import Foundation
 import Sandbox
 import SandboxCLISupport
-import SandboxDaemon
 import SandboxTransfer
 
 extension DownloadDestination.Folder: ExpressibleByArgument {}
@@ -84,7 +83,8 @@ struct Download: AsyncParsableCommand {
         case .success(let outcome):
             let path = outcome.path?.description ?? ""
             if output.json {
-                try Output.json(FinishedLine(path: path, bytes: outcome.byteCount, sha256: outcome.digest))
+                try Output.json(
+                    DownloadJSONLine(event: "finished", bytes: outcome.byteCount, path: path, sha256: outcome.digest))
             } else {
                 try Output.line(path)
             }
@@ -125,9 +125,7 @@ struct Downloads: AsyncParsableCommand {
         if wait { return try await BackgroundCommands.wait(app: app.identifier(), json: output.json) }
         let container = try app.container()
         // The daemon's own download sessions are listed through the daemon, with their stable ids.
-        let foreground = try DownloadSession.storedTasks(container: container).filter {
-            !$0.sessionIdentifier.hasPrefix(BackgroundQueueSchema.downloadSessionPrefix)
-        }
+        let foreground = try DownloadSession.storedTasks(container: container).filter { !$0.isBackground }
         let (identifier, home) = (try app.identifier(), try SandboxHome())
         let background = await BackgroundListing.of(identifier, container: container, in: home)
         if output.json {
@@ -150,12 +148,4 @@ struct Downloads: AsyncParsableCommand {
         for notice in background.notices { StandardStreams.error("sandbox: \(notice)\n") }
         if let failure = background.failure { throw failure }
     }
-}
-
-/// `download --json`'s last line.
-private struct FinishedLine: Encodable {
-    var event = "finished"
-    var path: String
-    var bytes: Int64
-    var sha256: String?
 }

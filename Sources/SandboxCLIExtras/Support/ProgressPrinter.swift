@@ -23,19 +23,19 @@ final class ProgressPrinter: Sendable {
         switch event {
         case .didResume(_, let offset, let total):
             try emit(
-                DownloadEventLine(event: "resumed", offset: offset, total: total),
+                DownloadJSONLine(event: "resumed", offset: offset, total: total),
                 "Resuming at \(Output.bytes(offset)).")
         case .didRestart(_, let reason):
             try emit(
-                DownloadEventLine(event: "restarted", reason: reason.rawValue),
+                DownloadJSONLine(event: "restarted", reason: reason.rawValue),
                 "Starting again from zero: \(reason.rawValue).")
         case .willRetry(_, let attempt, let delay, let error):
             try emit(
-                DownloadEventLine(event: "retry", attempt: attempt, error: error.description),
+                DownloadJSONLine(event: "retry", attempt: attempt, error: error.description),
                 "Retrying (attempt \(attempt)) in \(delay): \(error.message)")
         case .didWriteData(_, let progress):
             if json {
-                try Output.json(DownloadEventLine(progress))
+                try Output.json(DownloadJSONLine(progress))
             } else if terminal {
                 barShown.withLock { $0 = true }
                 StandardStreams.error("\r" + Self.bar(progress) + "\u{1B}[K")
@@ -50,7 +50,7 @@ final class ProgressPrinter: Sendable {
         if barShown.withLock({ $0 }) { StandardStreams.error("\n") }
     }
 
-    private func emit(_ line: DownloadEventLine, _ text: String) throws {
+    private func emit(_ line: DownloadJSONLine, _ text: String) throws {
         if json {
             try Output.json(line)
         } else {
@@ -79,39 +79,5 @@ final class ProgressPrinter: Sendable {
             parts.append(String(format: "ETA %d:%02d", total / 60, total % 60))
         }
         return parts.joined(separator: "  ")
-    }
-}
-
-/// One `--json` line of `download`.
-struct DownloadEventLine: Encodable {
-    var event: String
-    var offset: Int64?
-    var total: Int64?
-    var reason: String?
-    var attempt: Int?
-    var error: String?
-    var written: Int64?
-    var expected: Int64?
-    var bytesPerSecond: Int64?
-    var secondsRemaining: Double?
-
-    init(
-        event: String, offset: Int64? = nil, total: Int64? = nil, reason: String? = nil, attempt: Int? = nil,
-        error: String? = nil
-    ) {
-        self.event = event
-        self.offset = offset
-        self.total = total
-        self.reason = reason
-        self.attempt = attempt
-        self.error = error
-    }
-
-    init(_ progress: TransferProgress) {
-        event = "progress"
-        written = progress.totalBytesWritten
-        expected = progress.totalBytesExpectedToWrite
-        bytesPerSecond = progress.bytesPerSecond.map { Int64($0) }
-        secondsRemaining = progress.secondsRemaining
     }
 }

@@ -27,6 +27,11 @@ import Testing
             let json = try await cli.run("download", Fixture.app, server.url("/f.bin"), "--json")
             let last = try #require(json.stdout.split(separator: "\n").last)
             #expect(last == "{\"bytes\":600000,\"event\":\"finished\",\"path\":\"Library/Caches/f.bin\"}")
+            // One schema for every download line: `bytes` of `total` (the last progress is always sent).
+            let progress = try #require(
+                json.stdout.split(separator: "\n").last { $0.contains("\"event\":\"progress\"") })
+            #expect(progress.contains("\"bytes\":600000") && progress.contains("\"total\":600000"), "\(progress)")
+            #expect(!json.stdout.contains("\"written\"") && !json.stdout.contains("\"expected\""), "\(json.stdout)")
             let list = try await cli.run("downloads", Fixture.app)
             #expect(list.stdout.split(separator: "\n").count == 3)
             #expect(list.stdout.contains("completed"))
