@@ -9,7 +9,7 @@ extension Container {
     ///
     /// The rule is found where the item really is: `..` folded and the links on the way resolved
     /// beneath the container by the confined root's own rules
-    /// (``/SandboxCore/ConfinedRoot/location(of:followingFinalLink:)``; the last link too when
+    /// (`ConfinedRoot.location(of:followingFinalLink:)`; the last link too when
     /// `action` reads or modifies, which follow it),
     /// and, as well, where its names alone put it. Both must allow the action, so neither
     /// `Documents/x/../Inbox/f` nor `Documents/link/f` (with `link` pointing into the Inbox) gets
