@@ -1,4 +1,5 @@
 import Foundation
+import SandboxShare
 import Testing
 
 /// No request is served without the pairing code; guessing it is throttled.
@@ -54,33 +55,67 @@ import Testing
     /// After 10 failures from one address, the 11th attempt gets 429, whatever it sends. HTTP Basic
     /// and the page's login form have a budget each: a WebDAV client's failures do not lock the
     /// owner out of the page, nor the other way round (at most twice the guesses: see the threat model).
+    ///
+    /// The first block lasts 1 s (`FailureThrottle.firstBlock`), so what is said of it holds only for
+    /// requests answered within 1 s of sending the failure that started it: a round in which the
+    /// loaded machine took longer proves nothing either way and is run again on a fresh server.
     @Test func repeatedFailuresAreThrottled() async throws {
-        try await ShareServerProcess.with { server in
-            let wrong = Credentials.header(ShareServerProcess.basic(user: "sandbox", password: "aaaa-bbbb-cccc"))
-            var statuses: [Int] = []
-            for _ in 0..<12 { statuses.append(try await server.send("GET", "/", credentials: wrong).status) }
-            #expect(Array(statuses.prefix(10)) == Array(repeating: 401, count: 10), "the first ten: \(statuses)")
-            #expect(statuses.suffix(2) == [429, 429], "the 11th and 12th: \(statuses)")
-            // While blocked, even the right code is refused (the exact header's fast path too).
-            let right = try await server.send("GET", "/", credentials: .valid)
-            #expect(right.status == 429 && right.header("Retry-After") != nil, "\(right)")
-            // The login form has its own budget: the right code logs in.
-            let form = try await server.send(
-                "POST", "/.sandbox/login", text: "code=\(server.code)", credentials: .none)
-            #expect(form.status == 303 && form.header("Set-Cookie") != nil, "\(form)")
-            // The form's own budget: ten wrong codes, then 429 whatever the code.
-            var formStatuses: [Int] = []
-            for index in 0..<11 {
-                formStatuses.append(
-                    try await server.send(
-                        "POST", "/.sandbox/login", text: "code=wrong-\(index)", credentials: .none
-                    ).status)
+        var basicShown = false
+        var formShown = false
+        for _ in 0..<Self.rounds where !(basicShown && formShown) {
+            try await ShareServerProcess.with { server in
+                if !basicShown { basicShown = try await Self.basicIsBlockedAfterTenFailures(server) }
+                if !formShown { formShown = try await Self.theFormIsBlockedAfterTenFailures(server) }
             }
-            #expect(formStatuses == Array(repeating: 401, count: 10) + [429], "\(formStatuses)")
-            let blocked = try await server.send(
-                "POST", "/.sandbox/login", text: "code=\(server.code)", credentials: .none)
-            #expect(blocked.status == 429 && blocked.header("Set-Cookie") == nil, "\(blocked)")
         }
+        #expect(basicShown, "no round of HTTP Basic failures ran within the 1 s block: the machine is too loaded")
+        #expect(formShown, "no round of login-form failures ran within the 1 s block: the machine is too loaded")
+    }
+
+    /// Rounds of ``repeatedFailuresAreThrottled()`` before the machine is called too loaded.
+    private static let rounds = 5
+
+    /// Ten wrong codes with HTTP Basic, then two more, the right code and the login form's right
+    /// code; `false` when they were not all answered within the block the tenth started.
+    private static func basicIsBlockedAfterTenFailures(_ server: ShareServerProcess) async throws -> Bool {
+        let wrong = Credentials.header(ShareServerProcess.basic(user: "sandbox", password: "aaaa-bbbb-cccc"))
+        var statuses: [Int] = []
+        for _ in 0..<9 { statuses.append(try await server.send("GET", "/", credentials: wrong).status) }
+        let tenthSent = ContinuousClock.now
+        statuses.append(try await server.send("GET", "/", credentials: wrong).status)
+        #expect(statuses == Array(repeating: 401, count: 10), "the first ten: \(statuses)")
+        let more = [
+            try await server.send("GET", "/", credentials: wrong).status,
+            try await server.send("GET", "/", credentials: wrong).status,
+        ]
+        // While blocked, even the right code is refused (the exact header's fast path too).
+        let right = try await server.send("GET", "/", credentials: .valid)
+        // The login form has its own budget: the right code logs in.
+        let form = try await server.send("POST", "/.sandbox/login", text: "code=\(server.code)", credentials: .none)
+        #expect(form.status == 303 && form.header("Set-Cookie") != nil, "\(form)")
+        guard ContinuousClock.now - tenthSent < FailureThrottle.firstBlock else { return false }
+        #expect(more == [429, 429], "the 11th and 12th: \(more)")
+        #expect(right.status == 429 && right.header("Retry-After") != nil, "\(right)")
+        return true
+    }
+
+    /// Ten wrong codes through the login form, then one more and the right one; `false` when they
+    /// were not all answered within the block the tenth started.
+    private static func theFormIsBlockedAfterTenFailures(_ server: ShareServerProcess) async throws -> Bool {
+        func login(_ code: String) async throws -> RawResponse {
+            try await server.send("POST", "/.sandbox/login", text: "code=\(code)", credentials: .none)
+        }
+        var statuses: [Int] = []
+        for index in 0..<9 { statuses.append(try await login("wrong-\(index)").status) }
+        let tenthSent = ContinuousClock.now
+        statuses.append(try await login("wrong-9").status)
+        #expect(statuses == Array(repeating: 401, count: 10), "\(statuses)")
+        let eleventh = try await login("wrong-10").status
+        let blocked = try await login(server.code)
+        guard ContinuousClock.now - tenthSent < FailureThrottle.firstBlock else { return false }
+        #expect(eleventh == 429, "the 11th: \(eleventh)")
+        #expect(blocked.status == 429 && blocked.header("Set-Cookie") == nil, "\(blocked)")
+        return true
     }
 
     /// Login CSRF: a login post that a browser says comes from elsewhere (another site, another

@@ -41,10 +41,13 @@ import Testing
             return Array((head + "\r\n" + body).utf8)
         }
         // The connection's task is started (on the pool) and waits for requests on its event loop.
-        let connection = try await onOwnThread { try RawConnection(port: port, timeout: 20) }
-        let options = try await onOwnThread {
+        // Connected and logged in on one thread: a connection that sends no request within 5 s is
+        // closed until it logs in, and resuming this task between the two may wait that long for
+        // the pool (the other tests of the process hold its threads).
+        let (connection, options) = try await onOwnThread {
+            let connection = try RawConnection(port: port, timeout: 20)
             try connection.send(request("OPTIONS", "/"))
-            return try connection.receiveResponse().status
+            return (connection, try connection.receiveResponse().status)
         }
         #expect(options == 200)
 
