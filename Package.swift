@@ -77,6 +77,8 @@ let package = Package(
             dependencies: [
                 "CSandboxShims",
                 .product(name: "SystemPackage", package: "swift-system"),
+                // The discarding logger every library defaults to (Runtime/Logging).
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
         ),

@@ -106,7 +106,7 @@ actor Daemon {
             // Read after every step asked for so far: the events queued before this attach come
             // from the read, the later ones from their own sends (to this client).
             queue.writes.commit(
-                "read queued events", { db in try EventQueue.pending(db, for: key) },
+                "read queued events", { [logger] db in try EventQueue.pending(db, for: key, logger: logger) },
                 then: { result in
                     switch result {
                     case .success(let events):
@@ -134,7 +134,7 @@ actor Daemon {
         // was killed before it could) are ready now that it is gone: relaunch it for them, as a
         // completion in its absence would.
         queue.writes.commit(
-            "read queued events", { db in try !EventQueue.pending(db, for: key).isEmpty },
+            "read queued events", { [logger] db in try !EventQueue.pending(db, for: key, logger: logger).isEmpty },
             then: { [self, logger] result in
                 switch result {
                 case .success(let waiting): if waiting { Task { await self.relaunchIfReady(key) } }
@@ -174,7 +174,7 @@ actor Daemon {
                 }
                 let (session, hosts) = (client.hello.session, hosts)
                 queue.writes.commit(
-                    "list tasks", { db in try EventQueue.fetchTasks(db, app, session) },
+                    "list tasks", { [logger] db in try EventQueue.fetchTasks(db, app, session, logger: logger) },
                     then: { result in
                         Self.answer(client, id, result.map { .tasks(Self.listing($0, hosts: hosts), requestID: id) })
                     })

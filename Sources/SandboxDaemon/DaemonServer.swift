@@ -29,7 +29,7 @@ public struct DaemonServer: Service {
     public func run() async throws {
         let paths = options.paths
         try paths.prepare()
-        let queue = try EventQueue(path: paths.queue)
+        let queue = try EventQueue(path: paths.queue, logger: logger)
         let daemon = Daemon(home: home, options: options, queue: queue, logger: logger)
         let gate = ConnectionGate(limits: options.limits, logger: logger)
         let window = RequestWindow(size: options.limits.requestWindow) { await queue.writes.flush() }

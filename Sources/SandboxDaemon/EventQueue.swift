@@ -18,11 +18,14 @@ final class EventQueue: Sendable {
     private let database: DatabaseQueue
     /// The daemon's writes, batched.
     let writes: GroupCommit
+    /// Where a row this version cannot read is reported: the daemon's log.
+    let logger: Logger
 
-    /// Opens (creating if needed) the queue at `path`.
+    /// Opens (creating if needed) the queue at `path`; rows it cannot read are reported to `logger`.
     ///
     /// - Throws: ``/SandboxCore/SandboxError/Code/corrupt`` when the file is not a usable database.
-    init(path: String) throws(SandboxError) {
+    init(path: String, logger: Logger = .discarding) throws(SandboxError) {
+        self.logger = logger
         do {
             var configuration = Configuration()
             configuration.busyMode = .timeout(5)
@@ -85,13 +88,13 @@ final class EventQueue: Sendable {
     private static let encoder = JSONEncoder()
     /// One decoder for every row, as the encoder.
     private static let decoder = JSONDecoder()
-    /// Where a row this version cannot read is reported: the daemon's standard error, its log.
-    private static let logger = Logger(label: "sandboxd")
 
     /// The record a row's JSON `body` holds, or `nil` — logged with `row` named — when this version
     /// cannot read it (a newer daemon's row, or a damaged one): such a row is left alone, not
     /// deleted, and not allowed to stop the rows after it from being read.
-    static func decodeRow<T: Decodable>(_ type: T.Type, _ body: String, row: @autoclosure () -> String) -> T? {
+    static func decodeRow<T: Decodable>(
+        _ type: T.Type, _ body: String, row: @autoclosure () -> String, logger: Logger
+    ) -> T? {
         do {
             return try decoder.decode(type, from: Data(body.utf8))
         } catch {
@@ -199,11 +202,11 @@ final class EventQueue: Sendable {
 
     /// The tasks of `app` (of its session `session` when given), or of every app.
     func tasks(app: String? = nil, session: String? = nil) throws(SandboxError) -> [StoredTask] {
-        try read("list tasks") { db in try Self.fetchTasks(db, app, session) }
+        try read("list tasks") { db in try Self.fetchTasks(db, app, session, logger: logger) }
     }
 
     /// The tasks of `app` (of its session `session` when given), or of every app.
-    static func fetchTasks(_ db: Database, _ app: String?, _ session: String?) throws -> [StoredTask] {
+    static func fetchTasks(_ db: Database, _ app: String?, _ session: String?, logger: Logger) throws -> [StoredTask] {
         var sql = "SELECT * FROM task WHERE 1"
         var arguments: StatementArguments = []
         if let app {
@@ -218,7 +221,8 @@ final class EventQueue: Sendable {
             let taskID: Int64 = row["id"]
             let stateName: String = row["state"]
             guard
-                let request = decodeRow(BackgroundRequest.self, row["request"], row: "the request of task \(taskID)")
+                let request = decodeRow(
+                    BackgroundRequest.self, row["request"], row: "the request of task \(taskID)", logger: logger)
             else { return nil }
             guard let state = DownloadTaskState(rawValue: stateName) else {
                 logger.warning(
@@ -257,17 +261,19 @@ final class EventQueue: Sendable {
 
     /// The events of `key` not acknowledged yet, oldest first.
     func pending(for key: SessionKey) throws(SandboxError) -> [BackgroundEventRecord] {
-        try read("read queued events") { db in try Self.pending(db, for: key) }
+        try read("read queued events") { db in try Self.pending(db, for: key, logger: logger) }
     }
 
     /// The events of `key` not acknowledged yet, oldest first.
-    static func pending(_ db: Database, for key: SessionKey) throws -> [BackgroundEventRecord] {
+    static func pending(_ db: Database, for key: SessionKey, logger: Logger) throws -> [BackgroundEventRecord] {
         try Row.fetchAll(
             db, sql: "SELECT sequence, body FROM event WHERE app = ? AND session = ? ORDER BY sequence",
             arguments: [key.app, key.session]
         ).compactMap { row in
             let sequence: Int64 = row["sequence"]
-            guard var event = decodeRow(BackgroundEventRecord.self, row["body"], row: "event \(sequence)") else {
+            guard
+                var event = decodeRow(BackgroundEventRecord.self, row["body"], row: "event \(sequence)", logger: logger)
+            else {
                 return nil
             }
             event.sequence = sequence

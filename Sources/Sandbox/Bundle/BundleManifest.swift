@@ -105,8 +105,7 @@ public struct BundleManifest: Sendable, Hashable {
             case "\"": result += "\\\""
             case "\\": result += "\\\\"
             case _ where scalar.value < 0x20:
-                let hex = String(scalar.value, radix: 16)
-                result += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+                result += "\\u" + Hex.string(of: scalar.value, minimumDigits: 4)
             default: result.unicodeScalars.append(scalar)
             }
         }

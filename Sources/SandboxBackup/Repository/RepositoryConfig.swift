@@ -106,20 +106,14 @@ enum RepositoryJSON {
 /// two snapshots taken within one second tie, so "the latest" — and what `prune --keep-last`
 /// keeps — was decided by their random ids.
 enum RepositoryDate {
-    static func formatter() -> ISO8601DateFormatter {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        return formatter
-    }
-
     static let encoding = JSONEncoder.DateEncodingStrategy.custom { date, encoder in
         var container = encoder.singleValueContainer()
-        try container.encode(formatter().string(from: date))
+        try container.encode(UTCTimestamp.iso8601WithMilliseconds(date))
     }
 
     static let decoding = JSONDecoder.DateDecodingStrategy.custom { decoder in
         let text = try decoder.singleValueContainer().decode(String.self)
-        guard let date = formatter().date(from: text) ?? ISO8601DateFormatter().date(from: text) else {
+        guard let date = UTCTimestamp.parseISO8601(text) else {
             throw DecodingError.dataCorrupted(
                 .init(codingPath: decoder.codingPath, debugDescription: "'\(text)' is not an ISO 8601 date"))
         }

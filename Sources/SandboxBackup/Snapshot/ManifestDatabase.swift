@@ -49,7 +49,7 @@ enum ManifestDatabase {
                 }
                 try db.execute(
                     sql: "INSERT INTO Properties (key, value) VALUES ('Version', '1'), ('Date', ?), ('Domain', ?)",
-                    arguments: [ISO8601DateFormatter().string(from: snapshotTime), domain])
+                    arguments: [UTCTimestamp.iso8601(snapshotTime), domain])
             }
             try queue.close()
         } catch {

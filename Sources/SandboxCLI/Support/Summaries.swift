@@ -57,13 +57,12 @@ struct StatSummary: Encodable {
     }
 
     var text: String {
-        let format = ISO8601DateFormatter()
-        format.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        let format = UTCTimestamp.iso8601WithMilliseconds
         return [
             "path: \(path)", "type: \(type)", "size: \(size)", "allocated: \(allocatedSize)",
             "permissions: \(permissions)", "owner: \(owner)", "group: \(group)", "links: \(links)", "inode: \(inode)",
-            "created: \(created.map(format.string(from:)) ?? "unknown")", "modified: \(format.string(from: modified))",
-            "accessed: \(format.string(from: accessed))", "changed: \(format.string(from: changed))",
+            "created: \(created.map(format) ?? "unknown")", "modified: \(format(modified))",
+            "accessed: \(format(accessed))", "changed: \(format(changed))",
             "excluded from backup: \(excludedFromBackup.map { $0 ? "yes" : "no" } ?? "unknown")",
         ].joined(separator: "\n") + (protection.map { "\nprotection: \($0)" } ?? "")
     }

@@ -170,11 +170,10 @@ struct SnapshotsCommand: AsyncParsableCommand {
                 })
         }
         try Output.line("ID\tTIME\tHOST\tAPPS\tSTATE")
-        let dates = ISO8601DateFormatter()  // one for the listing, not one a row
         for snapshot in snapshots {
             let left = snapshot.record.incompleteItems
             try Output.line(
-                "\(snapshot.shortID)\t\(dates.string(from: snapshot.record.time))\t\(snapshot.record.hostname)\t\(snapshot.record.apps.map(\.app).joined(separator: ","))\t\(left.isEmpty ? "complete" : "incomplete (\(left.count) left out: \(left.joined(separator: ", ")))")"
+                "\(snapshot.shortID)\t\(UTCTimestamp.iso8601(snapshot.record.time))\t\(snapshot.record.hostname)\t\(snapshot.record.apps.map(\.app).joined(separator: ","))\t\(left.isEmpty ? "complete" : "incomplete (\(left.count) left out: \(left.joined(separator: ", ")))")"
             )
         }
     }

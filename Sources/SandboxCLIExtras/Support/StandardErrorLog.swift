@@ -115,13 +115,8 @@ struct StandardErrorLogHandler: LogHandler {
             "\(Self.timestamp()) \(event.level) \(label): [\(event.source)] \(event.message)\n")
     }
 
-    /// The current time in UTC, to the second, as ISO 8601 (`gmtime_r`: no time-zone lookup).
+    /// The current time in UTC, to the second, as ISO 8601 (no time-zone lookup).
     private static func timestamp() -> String {
-        var now = time(nil)
-        var parts = tm()
-        gmtime_r(&now, &parts)
-        func two(_ value: Int32) -> String { value < 10 ? "0\(value)" : "\(value)" }
-        return "\(parts.tm_year + 1900)-\(two(parts.tm_mon + 1))-\(two(parts.tm_mday))T"
-            + "\(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec))Z"
+        UTCTimestamp.iso8601(secondsSince1970: Int64(time(nil)))
     }
 }

@@ -119,7 +119,7 @@ struct BinaryPropertyListReader {
             case 0x08: return (.bool(false), 0)
             case 0x09: return (.bool(true), 0)
             default:
-                throw .malformed("null and fill objects (0x\(String(marker, radix: 16))) have no property-list value")
+                throw .malformed("null and fill objects (0x\(Hex.string(of: marker))) have no property-list value")
             }
         case 0x1:
             return (try integer(at: offset), 0)
@@ -147,7 +147,7 @@ struct BinaryPropertyListReader {
             return (.string(string), string.utf8.count)
         default:
             throw .malformed(
-                "an object of a type this reader does not take (marker 0x\(String(marker, radix: 16)); sets and UIDs are not property-list values)"
+                "an object of a type this reader does not take (marker 0x\(Hex.string(of: marker)); sets and UIDs are not property-list values)"
             )
         }
     }

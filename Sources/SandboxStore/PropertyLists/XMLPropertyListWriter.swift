@@ -110,7 +110,7 @@ enum XMLPropertyListWriter {
                 guard scalar.value >= 0x20, scalar.value != 0xFFFE, scalar.value != 0xFFFF else {
                     throw SandboxError(
                         .encodingFailed,
-                        "The string '\(text.prefix(40))' holds the character U+\(String(scalar.value, radix: 16, uppercase: true)), which an XML property list cannot carry; write the binary format."
+                        "The string '\(text.prefix(40))' holds the character U+\(Hex.string(of: scalar.value, uppercase: true)), which an XML property list cannot carry; write the binary format."
                     )
                 }
                 result.unicodeScalars.append(scalar)

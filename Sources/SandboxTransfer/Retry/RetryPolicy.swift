@@ -46,17 +46,9 @@ public struct RetryPolicy: Sendable, Hashable {
     public func delay(beforeAttempt attempt: Int, retryAfter: Duration? = nil, random: Double) -> Duration? {
         guard attempt >= 2, attempt <= maximumAttempts else { return nil }
         if let retryAfter { return min(max(retryAfter, .zero), maximumDelay) }
-        // The growth compared in seconds first: `Duration * Double` traps when the product leaves
-        // the range of a Duration (the 1,026th try doubling 250 ms does, and so does one try of a
-        // huge initial delay), and the cap makes every such delay `maximumDelay` anyway.
-        let growth = pow(multiplier, Double(attempt - 2))
-        let uncapped = initialDelay.secondsAsDouble * growth
-        let capped =
-            uncapped.isFinite && uncapped < maximumDelay.secondsAsDouble
-            ? min(initialDelay * growth, maximumDelay) : maximumDelay
-        // Never above the cap: `Duration * Double` goes through a Double, whose rounding could
-        // otherwise give a little more than `Int64.max` seconds (whose `components` trap).
-        return min(capped * (1 - jitter + jitter * min(1, max(0, random))), capped)
+        let capped = Backoff(initial: initialDelay, maximum: maximumDelay, multiplier: multiplier)
+            .delay(retry: attempt - 2)
+        return Backoff.scaled(capped, by: 1 - jitter + jitter * min(1, max(0, random)), atMost: capped)
     }
 
     /// A `Retry-After` value (seconds, or an HTTP date) as a duration from `now`; `nil` when it does

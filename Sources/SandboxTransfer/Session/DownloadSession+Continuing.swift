@@ -12,8 +12,7 @@ extension DownloadSession {
             hash ^= UInt64(byte)
             hash = hash &* 0x0000_0100_0000_01b3
         }
-        let hex = String(hash, radix: 16)
-        return prefix + String(repeating: "0", count: 16 - hex.count) + hex
+        return prefix + Hex.string(of: hash, minimumDigits: 16)
     }
 
     /// A suspended task for `request` that continues this session's newest paused download of the

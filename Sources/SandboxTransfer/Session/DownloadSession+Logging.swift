@@ -5,7 +5,7 @@ extension DownloadSession {
     /// The default ``logger``: it discards every record. swift-log's own default (when the program
     /// never called `LoggingSystem.bootstrap`) writes to standard error, which a library must not
     /// do unasked; pass a logger to see what the session handles on its own.
-    public static let disabledLogger = Logger(label: "com.sandbox.transfer", factory: { _ in SwiftLogNoOpLogHandler() })
+    public static var disabledLogger: Logger { .discarding }
 }
 
 extension Logger {

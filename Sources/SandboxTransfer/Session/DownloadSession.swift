@@ -55,7 +55,7 @@ public final class DownloadSession: Sendable {
     private let liveTasks = Mutex<[Int: DownloadTask]>([:])
     private let lock: FileLock
     /// The random part of this session object's partial file names (see ``partialName(for:)``).
-    private let partialNameNonce = String(UInt64.random(in: 0...UInt64.max), radix: 16)
+    private let partialNameNonce = Hex.string(of: UInt64.random(in: 0...UInt64.max))
 
     /// Opens the session `identifier` of `container`.
     ///

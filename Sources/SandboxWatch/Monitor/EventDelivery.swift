@@ -13,7 +13,8 @@ struct EventDelivery: Sendable {
     /// each failed retry, up to ``maximumRetryInterval``.
     let retryInterval: Duration
     let maximumRetryInterval: Duration = .seconds(1)
-    private var backoff: Duration
+    /// The failed retries since the consumer fell behind.
+    private var failedRetries = 0
     private(set) var isBehind = false
     private(set) var isTerminated = false
     private(set) var retryAt: Instant?
@@ -21,7 +22,6 @@ struct EventDelivery: Sendable {
     init(continuation: AsyncStream<FolderEvent>.Continuation, retryInterval: Duration = .milliseconds(20)) {
         self.continuation = continuation
         self.retryInterval = retryInterval
-        self.backoff = retryInterval
     }
 
     /// Hands `event` over; while the consumer is behind, events are dropped (the overflow marker
@@ -35,8 +35,8 @@ struct EventDelivery: Sendable {
             break
         case .dropped:
             isBehind = true
-            backoff = retryInterval
-            retryAt = now + backoff
+            failedRetries = 0
+            retryAt = now + backoff.delay(retry: failedRetries)
         case .terminated:
             isTerminated = true
         @unknown default:
@@ -52,14 +52,16 @@ struct EventDelivery: Sendable {
             isBehind = false
             retryAt = nil
         case .dropped:
-            backoff = min(backoff * 2, maximumRetryInterval)
-            retryAt = now + backoff
+            failedRetries += 1
+            retryAt = now + backoff.delay(retry: failedRetries)
         case .terminated:
             isTerminated = true
         @unknown default:
             isTerminated = true
         }
     }
+
+    private var backoff: Backoff { Backoff(initial: retryInterval, maximum: maximumRetryInterval) }
 
     mutating func finish() {
         continuation.finish()

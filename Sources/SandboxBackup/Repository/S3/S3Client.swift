@@ -111,9 +111,9 @@ struct S3Client: Sendable {
     /// Waits before retry `attempt` (1, 2, …) on the calling thread: 0.2 s doubling, at most 5 s,
     /// plus up to a quarter more at random so clients that failed together do not retry together.
     static func pause(before attempt: Int) {
-        let base = min(0.2 * Double(1 << min(attempt - 1, 10)), 5.0)
-        let seconds = base * Double.random(in: 1.0...1.25)
-        usleep(useconds_t(seconds * 1_000_000))
+        let base = Backoff(initial: .milliseconds(200), maximum: .seconds(5)).delay(retry: attempt - 1)
+        let pause = Backoff.scaled(base, by: Double.random(in: 1.0...1.25), atMost: .seconds(7))
+        usleep(useconds_t(pause.clampedMicroseconds))
     }
 
     /// The error for an answer that is not a success: refused keys, a missing bucket, or another

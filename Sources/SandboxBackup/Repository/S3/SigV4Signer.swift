@@ -51,8 +51,8 @@ struct SigV4Signer: Sendable {
     static let emptyPayloadHash = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
 
     func sign(_ request: Request, at date: Date) -> Signed {
-        let stamp = Self.timestamp(date)
-        let day = String(stamp.prefix(8))
+        let stamp = UTCTimestamp.basic(date)
+        let day = UTCTimestamp.basicDay(date)
         var added = [("x-amz-date", stamp)]
         if let token = credentials.sessionToken { added.append(("x-amz-security-token", token)) }
         let canonical = Self.canonicalRequest(request, adding: added)
@@ -101,22 +101,5 @@ struct SigV4Signer: Sendable {
     /// A header value without leading and trailing spaces, inner runs of spaces as one.
     static func trimmed(_ value: String) -> String {
         value.split(whereSeparator: { $0 == " " || $0 == "\t" }).joined(separator: " ")
-    }
-
-    /// `YYYYMMDDTHHMMSSZ` in UTC.
-    static func timestamp(_ date: Date) -> String {
-        var seconds = time_t(date.timeIntervalSince1970.rounded(.down))
-        var parts = tm()
-        gmtime_r(&seconds, &parts)
-        func two(_ value: Int32) -> String { String(value).leftPadded(to: 2) }
-        return String(parts.tm_year + 1900) + two(parts.tm_mon + 1) + two(parts.tm_mday) + "T" + two(parts.tm_hour)
-            + two(parts.tm_min) + two(parts.tm_sec) + "Z"
-    }
-
-}
-
-extension String {
-    fileprivate func leftPadded(to width: Int) -> String {
-        count >= width ? self : String(repeating: "0", count: width - count) + self
     }
 }

@@ -45,6 +45,36 @@ package enum Hex {
         return bytes
     }
 
+    /// `value` in hexadecimal, lowercase unless `uppercase`, zero-padded to at least
+    /// `minimumDigits` digits (`0x1F` with 4 is `001f`; with the default 1, no padding).
+    package static func string(
+        of value: some FixedWidthInteger & UnsignedInteger, minimumDigits: Int = 1, uppercase: Bool = false
+    ) -> String {
+        let digits = uppercase ? uppercaseDigits : lowercaseDigits
+        var text: [UInt8] = []
+        var rest = value
+        repeat {
+            text.append(digits[Int(rest & 0x0F)])
+            rest >>= 4
+        } while rest != 0
+        while text.count < minimumDigits { text.append(UInt8(ascii: "0")) }
+        return String(decoding: text.reversed(), as: UTF8.self)
+    }
+
+    /// The integer hexadecimal `digits` (either case, no sign, no `0x`) spell, or `nil` when there
+    /// is no digit, a byte is not a hexadecimal digit, or the value does not fit `Value`.
+    package static func integer<Value: FixedWidthInteger & UnsignedInteger>(
+        _ digits: some Collection<UInt8>, as _: Value.Type = Value.self
+    ) -> Value? {
+        guard !digits.isEmpty else { return nil }
+        var value: Value = 0
+        for digit in digits {
+            guard let nibble = self.value(of: digit), value >> (Value.bitWidth - 4) == 0 else { return nil }
+            value = value << 4 | Value(nibble)
+        }
+        return value
+    }
+
     /// Whether `text` is exactly `count` lowercase hexadecimal digits (a digest or an id as this
     /// package writes them).
     package static func isLowercase(_ text: String, count: Int) -> Bool {

@@ -29,6 +29,11 @@ extension Duration {
         Int64(clamping: attoseconds / Self.attosecondsPerSecond)
     }
 
+    /// Whole microseconds, rounded toward zero, clamped to `Int64`.
+    package var clampedMicroseconds: Int64 {
+        Int64(clamping: attoseconds / Self.attosecondsPerMicrosecond)
+    }
+
     /// Whole nanoseconds, rounded toward zero, clamped to `Int64`.
     package var clampedNanoseconds: Int64 {
         Int64(clamping: attoseconds / Self.attosecondsPerNanosecond)

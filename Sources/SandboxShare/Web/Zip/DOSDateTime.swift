@@ -1,4 +1,5 @@
 import Foundation
+import Sandbox
 
 /// A ZIP entry's modification time as MS-DOS stores it: local time, two-second resolution, years
 /// 1980 to 2107 only.
@@ -46,31 +47,9 @@ struct DOSDateTime: Sendable, Hashable {
             self = .latest
             return
         }
-        let total = Int(seconds)
-        let (days, second) = total.floorDivided(by: 86_400)
-        let (year, month, day) = Self.civil(fromDaysSince1970: days)
+        let time = CivilTime(secondsSince1970: Int64(seconds))
         self.init(
-            year: year, month: month, day: day, hour: second / 3600, minute: second / 60 % 60, second: second % 60)
-    }
-
-    /// The Gregorian date `days` after 1970-01-01 (Howard Hinnant's `civil_from_days`).
-    private static func civil(fromDaysSince1970 days: Int) -> (year: Int, month: Int, day: Int) {
-        let shifted = days + 719_468
-        let (era, dayOfEra) = shifted.floorDivided(by: 146_097)
-        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let monthIndex = (5 * dayOfYear + 2) / 153
-        let day = dayOfYear - (153 * monthIndex + 2) / 5 + 1
-        let month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
-        let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
-        return (year, month, day)
-    }
-}
-
-extension Int {
-    /// The quotient rounded toward negative infinity, and the remainder in `0 ..< divisor`.
-    fileprivate func floorDivided(by divisor: Int) -> (quotient: Int, remainder: Int) {
-        let remainder = ((self % divisor) + divisor) % divisor
-        return ((self - remainder) / divisor, remainder)
+            year: Int(time.year), month: Int(time.month), day: Int(time.day), hour: Int(time.hour),
+            minute: Int(time.minute), second: Int(time.second))
     }
 }
