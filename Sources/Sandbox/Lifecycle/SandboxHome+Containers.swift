@@ -153,7 +153,7 @@ extension SandboxHome {
         in parent: ContainerPath, for app: AppIdentifier, prefix: String = ".creating-", create: Bool = true
     ) throws(SandboxError) -> ContainerPath {
         let path = parent.appendingName(
-            "\(prefix)\(app.rawValue)-\(String(UInt64.random(in: 0...UInt64.max), radix: 36))")
+            "\(prefix)\(app.rawValue)-\(RandomToken.make())")
         if create { try root.createDirectory(at: path) }
         return path
     }

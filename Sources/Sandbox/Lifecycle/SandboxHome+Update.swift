@@ -87,7 +87,7 @@ extension SandboxHome {
         )
         try sweepUpdateDebris(for: app)
         let stage = Self.bundleContainers.appendingName(
-            ".updating-\(String(UInt64.random(in: 0...UInt64.max), radix: 36))-\(app.rawValue)")
+            ".updating-\(RandomToken.make())-\(app.rawValue)")
         let name = Self.bundleName(for: app, from: bundleDirectory)
         let verification: BundleVerification
         do throws(SandboxError) {

@@ -1,4 +1,3 @@
-import Dispatch
 import Foundation
 import Glibc
 import SandboxCore
@@ -18,7 +17,8 @@ public final class AppProcess: Sendable {
     /// The process identifier; also its process group and session (the app starts a session).
     public let pid: pid_t
     private let state = Mutex(State())
-    private let ended = DispatchGroup()
+    /// Signalled once the app is reaped; each waiter passes the signal on to the next.
+    private let ended = Semaphore()
 
     /// Starts the thread that waits for `pid` to end.
     ///
@@ -26,7 +26,6 @@ public final class AppProcess: Sendable {
     ///   (the caller then ends the process, which nothing would reap).
     init(pid: pid_t) throws(SandboxError) {
         self.pid = pid
-        ended.enter()
         try OwnedThread.detached(name: "sandbox-run-wait") { [self] in reap() }
     }
 
@@ -59,6 +58,7 @@ public final class AppProcess: Sendable {
     /// task (use ``exit`` there).
     public func waitUntilExit() -> AppExit {
         ended.wait()
+        ended.signal()
         return state.withLock { $0.exit } ?? .exited(-1)
     }
 
@@ -74,7 +74,7 @@ public final class AppProcess: Sendable {
             defer { state.waiters = [] }
             return (state.waiters, exit)
         }
-        ended.leave()
+        ended.signal()
         for waiter in waiters { waiter.resume(returning: exit) }
     }
 }

@@ -64,7 +64,7 @@ enum DatabaseCopy {
         guard try files.read(into: &start, at: 0, from: files.main) == header.count, start == header else {
             return nil
         }
-        let base = "db-\(String(UInt64.random(in: 0...UInt64.max), radix: 36)).sqlite"
+        let base = "db-\(RandomToken.make()).sqlite"
         let copied = try BoundedPoll.until(deadline) { () throws(SandboxError) -> Bool in
             try copyLocked(files, to: base, in: scratch)
         }

@@ -42,6 +42,10 @@ public struct RestoreReport: Sendable, Hashable, Codable {
 /// A `Container` opened before the restore keeps the replaced directory (its root is a descriptor,
 /// which follows the directory): open the container again afterwards.
 public enum Restore {
+    /// The default logger of ``run(app:snapshot:from:into:logger:progress:)``: it discards every
+    /// record (swift-log's own default writes to standard error, which a library must not do unasked).
+    public static var disabledLogger: Logger { .discarding }
+
     static let dataContainers = ContainerPath(constant: "Containers/Data")
     static let stagePrefix = ".restoring-"
     /// Threads that remove the replaced container. On this machine's ext4 (mounted with `discard`)
@@ -75,7 +79,7 @@ public enum Restore {
     ///   - progress: called as the restore moves on, on the restore's thread.
     public static func run(
         app: AppIdentifier, snapshot: Snapshot, from repository: Repository, into home: SandboxHome,
-        logger: Logger = Logger(label: "sandbox.backup.restore", factory: SwiftLogNoOpLogHandler.init),
+        logger: Logger = Restore.disabledLogger,
         progress: @escaping @Sendable (RestoreProgress) -> Void = { _ in }
     ) async throws(SandboxError) -> RestoreReport {
         try await OwnedThread.run(name: "sandbox-restore") { () throws(SandboxError) in
@@ -86,7 +90,7 @@ public enum Restore {
     /// ``run(app:snapshot:from:into:logger:progress:)`` on the calling thread, which it blocks.
     package static func run(
         app: AppIdentifier, snapshot: Snapshot, from repository: Repository, into home: SandboxHome,
-        logger: Logger = Logger(label: "sandbox.backup.restore", factory: SwiftLogNoOpLogHandler.init),
+        logger: Logger = .discarding,
         progress: (RestoreProgress) -> Void = { _ in }
     ) throws(SandboxError) -> RestoreReport {
         _ = try home.container(for: app)  // installed: the bundle stays as it is
@@ -132,7 +136,7 @@ public enum Restore {
         }
         try KeychainRollback.recover(app: app, in: home)
         let live = dataContainers.appendingTrusted(app.rawValue)
-        let stageName = "\(stagePrefix)\(String(UInt64.random(in: 0...UInt64.max), radix: 36))-\(app.rawValue)"
+        let stageName = "\(stagePrefix)\(RandomToken.make())-\(app.rawValue)"
         let stage = dataContainers.appendingTrusted(stageName)
         var machine = RestoreMachine(app: app.rawValue, files: plan.items.count, bytes: part.bytes)
         func advance(_ event: RestoreMachine.Event) {

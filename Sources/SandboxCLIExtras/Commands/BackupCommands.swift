@@ -238,7 +238,7 @@ struct RestoreCommand: AsyncParsableCommand {
         let report = try await closing(opened) { () async throws(SandboxError) in
             try await Restore.run(
                 app: app, snapshot: try await opened.snapshot(matching: snapshot), from: opened,
-                into: SandboxHome(), logger: Logger(label: "sandbox.restore") { StandardErrorLogHandler(label: $0) })
+                into: SandboxHome(), logger: StandardErrorLogHandler.logger(label: "sandbox.restore"))
         }
         if output.json { return try Output.json(report) }
         for note in report.notes { StandardStreams.error("note: \(note)\n") }

@@ -43,8 +43,7 @@ struct Share: AsyncParsableCommand {
         let configuration = ShareConfiguration(
             host: bind, port: port, readOnly: readOnly, maximumUploadSize: maxUpload.flatMap(ByteSize.parse),
             credentials: credentials)
-        var logger = Logger(label: "sandbox.share") { StandardErrorLogHandler(label: $0) }
-        logger.logLevel = .info
+        let logger = StandardErrorLogHandler.logger(label: "sandbox.share")
         let server = try ShareServer(container: container, configuration: configuration, logger: logger)
         if !configuration.isLoopback {
             StandardStreams.error(

@@ -1,4 +1,3 @@
-import Dispatch
 import Foundation
 import Glibc
 import Logging
@@ -32,7 +31,7 @@ final class StandardErrorLog: Sendable {
     }
 
     private let pending = Mutex(Pending())
-    private let ready = DispatchSemaphore(value: 0)
+    private let ready = Semaphore()
     /// Held while lines are written, so that ``flush()`` keeps their order.
     private let writing = Mutex(())
 
@@ -103,6 +102,14 @@ struct StandardErrorLogHandler: LogHandler {
 
     init(label: String) {
         self.label = label
+    }
+
+    /// The logger of a command that logs what it handles (`share`, `restore`): lines on standard
+    /// error at `level` and above, written by ``StandardErrorLog``'s thread.
+    static func logger(label: String, level: Logger.Level = .info) -> Logger {
+        var logger = Logger(label: label) { StandardErrorLogHandler(label: $0) }
+        logger.logLevel = level
+        return logger
     }
 
     subscript(metadataKey key: String) -> Logger.Metadata.Value? {

@@ -1,4 +1,5 @@
 import Foundation
+import SandboxCore
 
 /// Reads an XML property list (UTF-8) into a ``PreferenceValue`` — our own small reader, so that
 /// untrusted XML never reaches Foundation's recursive scanner (which overflows the stack at
@@ -302,7 +303,7 @@ struct XMLPropertyListReader {
         case "apos": scalar = "'"
         default:
             if name.hasPrefix("#x") || name.hasPrefix("#X") {
-                scalar = UInt32(name.dropFirst(2), radix: 16).flatMap(Unicode.Scalar.init)
+                scalar = Hex.integer(name.utf8.dropFirst(2), as: UInt32.self).flatMap(Unicode.Scalar.init)
             } else if name.hasPrefix("#"), name.dropFirst().allSatisfy(\.isASCII) {
                 scalar = UInt32(name.dropFirst(), radix: 10).flatMap(Unicode.Scalar.init)
             } else {

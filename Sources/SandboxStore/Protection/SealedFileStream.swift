@@ -100,7 +100,7 @@ private struct StripeJob: @unchecked Sendable {
 /// `result`, then signals; the caller reads them after the signal.
 private final class StripeSlot: @unchecked Sendable {
     let buffer: UnsafeMutableRawBufferPointer
-    private let done = Signal()
+    private let done = Semaphore()
     private let claim = Atomic<Int>(0)
     private var result: Result<Int, SandboxError> = .success(0)
     private var generation = 0
@@ -154,27 +154,5 @@ private final class StripeSlot: @unchecked Sendable {
             done.wait()
         }
         buffer.deallocate()
-    }
-}
-
-/// A count of signals a thread waits for (a semaphore): the stripe sealed by an engine thread
-/// is signalled once and waited for once. The wait is bounded by the sealing of one stripe,
-/// which has started when anyone waits.
-private final class Signal: @unchecked Sendable {
-    private let condition = ConditionLock()
-    private var count = 0  // guarded by `condition`
-
-    func signal() {
-        condition.withLock {
-            count += 1
-            condition.signal()
-        }
-    }
-
-    func wait() {
-        condition.lock()
-        while count == 0 { condition.wait() }
-        count -= 1
-        condition.unlock()
     }
 }

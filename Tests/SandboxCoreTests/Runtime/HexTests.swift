@@ -47,3 +47,42 @@ struct HexTests {
         #expect(!Hex.isLowercase(String(repeating: "g", count: 64), count: 64))
     }
 }
+
+@Suite("Hex integers")
+struct HexIntegerTests {
+    @Test("integers: padded, either case, as String(radix: 16) wrote them")
+    func integers() {
+        #expect(Hex.string(of: UInt8(0)) == "0")
+        #expect(Hex.string(of: UInt16(0x1F), minimumDigits: 4) == "001f")
+        #expect(Hex.string(of: UInt64.max, uppercase: true) == "FFFFFFFFFFFFFFFF")
+        for value in [UInt32(0), 1, 0xA, 0xFF, 0x1234, 0xDEAD_BEEF, .max] {
+            #expect(Hex.string(of: value) == String(value, radix: 16))
+            #expect(Hex.integer(String(value, radix: 16).utf8, as: UInt32.self) == value)
+        }
+    }
+
+    @Test("integers from outside: no sign, no prefix, no overflow, no empty")
+    func hostileIntegers() {
+        #expect(Hex.integer("".utf8, as: UInt32.self) == nil)
+        #expect(Hex.integer("+1f".utf8, as: UInt32.self) == nil, "String(radix:) took a sign")
+        #expect(Hex.integer("-1".utf8, as: UInt32.self) == nil)
+        #expect(Hex.integer("0x1f".utf8, as: UInt32.self) == nil)
+        #expect(Hex.integer("1_0".utf8, as: UInt32.self) == nil)
+        #expect(Hex.integer("100000000".utf8, as: UInt32.self) == nil, "one digit past UInt32")
+        #expect(Hex.integer("0000000000ffffffff".utf8, as: UInt32.self) == 0xFFFF_FFFF, "leading zeros fit")
+        #expect(Hex.integer("10FFFF".utf8, as: UInt32.self) == 0x10FFFF)
+    }
+}
+
+@Suite("Random tokens")
+struct RandomTokenTests {
+    @Test("lowercase base 36, at most 13 characters, not repeated")
+    func tokens() {
+        let tokens = (0..<1_000).map { _ in RandomToken.make() }
+        for token in tokens {
+            #expect((1...13).contains(token.utf8.count))
+            #expect(token.utf8.allSatisfy { (48...57).contains($0) || (97...122).contains($0) }, "\(token)")
+        }
+        #expect(Set(tokens).count == tokens.count)
+    }
+}

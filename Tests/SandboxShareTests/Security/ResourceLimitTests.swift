@@ -9,8 +9,13 @@ import Testing
     /// The most memory one idle connection may cost the server.
     static let perConnectionLimit = 40 << 10
 
-    /// A 100 MB PROPFIND body, announced with Content-Length and sent chunked: 413 before the
-    /// client has sent it all, with the server's memory staying low.
+    /// A 100 MB PROPFIND body, announced with Content-Length and sent chunked: 413 once the
+    /// server has read past its 1 MiB limit, with the server's memory staying low.
+    ///
+    /// What is held does not depend on how loaded the machine is: the client stops sending when
+    /// the answer is readable, so what it got out is the server's 1 MiB plus what the kernel's
+    /// socket buffers took (a few MiB on loopback) — under 32 MB, wherever the time went. The time
+    /// bound only tells a refusal from a hang, measured on the sending thread.
     @Test(arguments: [false, true])
     func aHundredMegabyteXMLBodyIsRefusedPromptly(chunked: Bool) async throws {
         try await ShareServerProcess.with { server in
@@ -19,8 +24,8 @@ import Testing
             let head = server.rawRequest(
                 "PROPFIND", "/", headers: [("Depth", "1"), ("Content-Type", "application/xml"), framing], close: false)
             let port = server.port
-            let start = ContinuousClock.now
-            let (response, sent) = try await onOwnThread { () throws -> (RawResponse?, Int) in
+            let (response, sent, elapsed) = try await onOwnThread { () throws -> (RawResponse?, Int, Duration) in
+                let start = ContinuousClock.now
                 let connection = try RawConnection(port: port, timeout: 30)
                 defer { connection.close() }
                 try connection.send(head)
@@ -34,13 +39,13 @@ import Testing
                     do { try connection.send(frame) } catch { break }  // the server stopped reading: its answer follows
                     sent += piece.count
                 }
-                return (try? connection.receiveResponse(), sent)  // reset without an answer: nil, reported below
+                let response = try? connection.receiveResponse()  // reset without an answer: nil, reported below
+                return (response, sent, ContinuousClock.now - start)
             }
-            let elapsed = ContinuousClock.now - start
             #expect(
                 response?.status == 413, "PROPFIND with 100 MB (chunked: \(chunked)): \(String(describing: response))")
-            #expect(sent < size, "the server read all 100 MB before refusing")
-            #expect(elapsed < .seconds(10), "413 after \(elapsed)")
+            #expect(sent < 32_000_000, "the client got \(sent) bytes out before the server's 413")
+            #expect(elapsed < .seconds(30), "413 after \(elapsed)")
             let peak = try server.peakResidentBytes()
             #expect(peak < Self.limit, "server peak RSS \(peak >> 20) MiB")
             let after = try await server.send("PROPFIND", "/", headers: [("Depth", "0")])
@@ -120,7 +125,9 @@ import Testing
     }
 
     /// 1,000 connections that send nothing, or half a head, while a well-behaved client still
-    /// gets its answer within a few seconds.
+    /// gets its answer within a few seconds — timed on the client's own thread, from connecting to
+    /// the last byte (awaiting the answer would add the wait for a thread of the test process's
+    /// cooperative pool, which the other suites keep busy: 23 s seen).
     @Test(.timeLimit(.minutes(3)))
     func slowClientsDoNotStarveAWellBehavedOne() async throws {
         try await ShareServerProcess.with { server in
@@ -134,10 +141,15 @@ import Testing
                     return connection
                 }
             }
+            let request = server.rawRequest("GET", "/file.txt")
             for attempt in 0..<3 {
-                let start = ContinuousClock.now
-                let response = try await server.send("GET", "/file.txt", timeout: 10)
-                let elapsed = ContinuousClock.now - start
+                let (response, elapsed) = try await onOwnThread { () throws -> (RawResponse, Duration) in
+                    let start = ContinuousClock.now
+                    let connection = try RawConnection(port: port, timeout: 10)
+                    defer { connection.close() }
+                    try connection.send(request)
+                    return (try connection.receiveResponse(), ContinuousClock.now - start)
+                }
                 #expect(
                     response.status == 200 && response.text == "served", "GET \(attempt) among 1,000 idle: \(response)")
                 #expect(elapsed < .seconds(5), "GET \(attempt) among 1,000 idle connections took \(elapsed)")

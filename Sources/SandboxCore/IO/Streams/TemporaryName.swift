@@ -22,7 +22,7 @@ enum TemporaryName {
             while end > keptNameBytes - 3 && kept[end] & 0xC0 == 0x80 { end -= 1 }
             kept.removeSubrange(end...)
         }
-        let random = String(UInt64.random(in: 0...UInt64.max), radix: 36)
+        let random = RandomToken.make()
         return FileName(uncheckedBytes: [UInt8(ascii: ".")] + kept + marker + Array(random.utf8))
     }
 
