@@ -109,27 +109,21 @@ private struct Scene {
     /// Exchanges `first` and `second` (`renameat2(RENAME_EXCHANGE)`) on a thread of its own, as
     /// fast as it can, while the host opens the attacker's database ``DatabaseRaceTests/attempts``
     /// times on another.
+    ///
+    /// Both threads are started from one thread of the test's, and the opens begin once the first
+    /// swap is made: a swapper started as a task first waits for a thread of the cooperative pool,
+    /// which the other suites of the process may hold for the whole minute of opens (seen in a full
+    /// run: no swap at all, and a race that never happened).
     func race(exchanging first: String, with second: String) async throws -> Outcome {
-        let stop = Flag()
-        async let swaps = onOwnThread { () throws -> Int in
-            var swaps = 0
-            while !stop.raised.load(ordering: .relaxed) {
-                // The symlink in for as long as two system calls take, the real item for longer: the
-                // host's checks mostly pass, and its opens now and then meet the symlink.
-                for _ in 0..<2 {
-                    guard csb_renameat2(AT_FDCWD, first, AT_FDCWD, second, CSB_RENAME_EXCHANGE) == 0 else {
-                        throw TestFailure("renameat2: \(String(cString: strerror(errno)))")
-                    }
-                }
-                swaps += 1
-                let back = ContinuousClock.now + DatabaseRaceTests.realHold
-                while ContinuousClock.now < back {}
-            }
-            return swaps
-        }
         let container = fixture.container
-        var outcome = try await onOwnThread { () -> Outcome in
-            defer { stop.raised.store(true, ordering: .relaxed) }
+        return try await onOwnThread { () throws -> Outcome in
+            let swapper = Swapper()
+            let thread = Thread { swapper.run(exchanging: first, with: second) }
+            thread.start()
+            defer { swapper.stopAndWait() }
+            guard swapper.waitForTheFirstSwap(timeout: .seconds(60)) else {
+                throw TestFailure("the swapper made no swap in 60 s: \(swapper.failure ?? "no error")")
+            }
             var outcome = Outcome()
             let deadline = ContinuousClock.now + DatabaseRaceTests.deadline
             for _ in 0..<DatabaseRaceTests.attempts where ContinuousClock.now < deadline {
@@ -141,10 +135,11 @@ private struct Scene {
                     outcome.refused += 1  // the swap was caught: what counts is that nothing leaked
                 }
             }
+            swapper.stopAndWait()
+            if let failure = swapper.failure { throw TestFailure(failure) }
+            outcome.swaps = swapper.swaps.load(ordering: .acquiring)
             return outcome
         }
-        outcome.swaps = try await swaps
-        return outcome
     }
 
     func expectNothingLeaked(_ outcome: Outcome) throws {
@@ -178,6 +173,47 @@ private struct FileState: Equatable {
     }
 }
 
-private final class Flag: Sendable {
-    let raised = Atomic(false)
+/// The attacker's thread: swaps until stopped, counting its swaps.
+private final class Swapper: Sendable {
+    let swaps = Atomic(0)
+    private let stop = Atomic(false)
+    private let finished = Atomic(false)
+    private let error = Mutex<String?>(nil)
+
+    var failure: String? { error.withLock { $0 } }
+
+    func run(exchanging first: String, with second: String) {
+        defer { finished.store(true, ordering: .releasing) }
+        while !stop.load(ordering: .relaxed) {
+            // The symlink in for as long as two system calls take, the real item for longer: the
+            // host's checks mostly pass, and its opens now and then meet the symlink.
+            for _ in 0..<2 {
+                guard csb_renameat2(AT_FDCWD, first, AT_FDCWD, second, CSB_RENAME_EXCHANGE) == 0 else {
+                    let message = "renameat2: \(String(cString: strerror(errno)))"
+                    error.withLock { $0 = message }
+                    return
+                }
+            }
+            swaps.add(1, ordering: .releasing)
+            let back = ContinuousClock.now + DatabaseRaceTests.realHold
+            while ContinuousClock.now < back {}
+        }
+    }
+
+    /// Whether a swap was made (or the swapper failed) within `timeout`.
+    func waitForTheFirstSwap(timeout: Duration) -> Bool {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            if swaps.load(ordering: .acquiring) > 0 { return true }
+            if finished.load(ordering: .acquiring) { return false }
+            usleep(1_000)
+        }
+        return false
+    }
+
+    /// Stops the swaps and waits for the thread to leave its loop (one swap at most: bounded).
+    func stopAndWait() {
+        stop.store(true, ordering: .relaxed)
+        while !finished.load(ordering: .acquiring) { usleep(1_000) }
+    }
 }

@@ -287,6 +287,10 @@ struct PropertyListReaderTests {
             "<?xml version=\"1.0\" encoding=\"UTF-16\"?><plist><true/></plist>",
             "<plist><unknown/></plist>",
             "<plist><array>",
+            // Character references: a sign, an empty number, past Unicode, a surrogate, NUL.
+            "<plist><string>&#x+41;</string></plist>", "<plist><string>&#x;</string></plist>",
+            "<plist><string>&#x110000;</string></plist>", "<plist><string>&#xD800;</string></plist>",
+            "<plist><string>&#x0;</string></plist>", "<plist><string>&#x100000041;</string></plist>",
         ]
         for document in documents {
             let error = try #require(throws: SandboxError.self, "\(document)") {
