@@ -289,7 +289,10 @@ let package = Package(
 
         // Test support shared by every test target: scratch directories under $TMPDIR, waiting on
         // conditions, the one runner of the built executables (the CLI, the crash and store harnesses).
-        .target(name: "SandboxTesting", path: "Tests/Support/SandboxTesting", swiftSettings: swiftSettings),
+        .target(
+            name: "SandboxTesting",
+            dependencies: [.product(name: "Logging", package: "swift-log")],  // CapturedLog
+            path: "Tests/Support/SandboxTesting", swiftSettings: swiftSettings),
 
         // Test support: the servers the download tests and benchmarks run against (nginx, the fault
         // server), on top of SandboxTesting, which it re-exports. Kept apart so that only the targets

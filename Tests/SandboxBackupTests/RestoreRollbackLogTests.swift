@@ -33,11 +33,11 @@ import Testing
             defer {
                 if let file = planted.withLock({ $0 }) { _ = Self.setImmutable(file, false) }
             }
-            let records = LogRecords()
+            let records = CapturedLog()
             do {
                 _ = try await Restore.run(
                     app: BackupFixture.app, snapshot: try await repository.snapshot(matching: nil), from: repository,
-                    into: fixture.home, logger: records.logger
+                    into: fixture.home, logger: records.logger()
                 ) { _ in
                     // At the first item staged, an immutable file in the stage: its removal fails.
                     planted.withLock { planted in
@@ -57,50 +57,13 @@ import Testing
                 #expect((error as? SandboxError)?.code == .repositoryDamaged, "\(error)")  // the restore's own error
             }
             let stuck = try #require(planted.withLock { $0 })
-            let logged = records.all
+            let logged = records.records
             #expect(logged.count == 1, "\(logged)")
             #expect(logged.first?.level == .error)
             let stage = (stuck as NSString).deletingLastPathComponent
             #expect(logged.first?.metadata["path"]?.description == stage, "\(logged)")
             #expect(logged.first?.message.contains(stage) == true, "\(logged)")
             #expect(logged.first?.message.contains("stuck") == true, "\(logged)")  // the error names the file
-        }
-    }
-}
-
-/// A log handler that keeps every record.
-final class LogRecords: Sendable {
-    struct Record: Sendable {
-        var level: Logger.Level
-        var message: String
-        var metadata: Logger.Metadata
-    }
-
-    private let records = Mutex<[Record]>([])
-
-    var all: [Record] { records.withLock { $0 } }
-
-    var logger: Logger {
-        var logger = Logger(label: "test") { _ in Handler(sink: self) }
-        logger.logLevel = .trace
-        return logger
-    }
-
-    private struct Handler: LogHandler {
-        let sink: LogRecords
-        var metadata: Logger.Metadata = [:]
-        var logLevel: Logger.Level = .trace
-
-        subscript(metadataKey key: String) -> Logger.Metadata.Value? {
-            get { metadata[key] }
-            set { metadata[key] = newValue }
-        }
-
-        func log(event: LogEvent) {
-            let merged = metadata.merging(event.metadata ?? [:]) { _, new in new }
-            sink.records.withLock {
-                $0.append(Record(level: event.level, message: event.message.description, metadata: merged))
-            }
         }
     }
 }

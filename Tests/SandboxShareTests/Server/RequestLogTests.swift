@@ -19,9 +19,8 @@ import Testing
         let scratch = try ScratchDirectory.make(prefix: "share-request-log")
         defer { scratch.remove() }
         try plantFile(Array("\(scratch.path)/file.txt".utf8), Array("hello".utf8))
-        let lines = Lines()
-        var logger = Logger(label: "sandbox.share") { _ in LineHandler(lines: lines) }
-        logger.logLevel = level
+        let log = CapturedLog()
+        let logger = log.logger(label: "sandbox.share", level: level)
         let root = try ConfinedRoot(openingDirectoryAt: scratch.path)
         let credentials = ShareCredentials(user: "sandbox", password: "k7m2-p9qx-3hwf")
         let methods = DAVMethods(
@@ -35,7 +34,7 @@ import Testing
         let response = await responder.respond(
             to: Request(head: head, body: RequestBody(buffer: ByteBuffer())), context: context)
         #expect(response.status == .ok)
-        let logged = lines.all
+        let logged = log.messages
         if level == .info {
             #expect(logged.count == 1)
             let line = logged.first ?? ""
@@ -43,24 +42,5 @@ import Testing
         } else {
             #expect(logged.isEmpty, "\(logged)")
         }
-    }
-
-    final class Lines: Sendable {
-        private let lines = Mutex<[String]>([])
-        var all: [String] { lines.withLock { $0 } }
-        func append(_ line: String) { lines.withLock { $0.append(line) } }
-    }
-
-    struct LineHandler: LogHandler {
-        let lines: Lines
-        var metadata: Logger.Metadata = [:]
-        var logLevel: Logger.Level = .trace
-
-        subscript(metadataKey key: String) -> Logger.Metadata.Value? {
-            get { metadata[key] }
-            set { metadata[key] = newValue }
-        }
-
-        func log(event: LogEvent) { lines.append(event.message.description) }
     }
 }

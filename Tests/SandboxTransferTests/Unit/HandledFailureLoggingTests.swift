@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import Logging
 import Sandbox
+import SandboxTesting
 import Synchronization
 import Testing
 
@@ -23,7 +24,7 @@ import Testing
                 #expect(symlink(record.partialName, host) == 0)  // resolving it loops: ELOOP
                 try session.store.update(task.taskIdentifier) { _ in }  // checkpointed
             }  // the process "ends" with the task active
-            let records = CollectedRecords()
+            let records = CapturedLog { ($0 as? SandboxError)?.code.rawValue }
             let session = try DownloadSession(
                 identifier: "test", container: fixture.container, logger: records.logger(label: "test.transfer"))
             guard case .failed(let code, _, _) = session.store.records.first?.phase else {
@@ -31,8 +32,8 @@ import Testing
                 return
             }
             #expect(code == SandboxError.Code.interrupted.description)
-            let warnings = records.all.filter { $0.level == .warning }
-            #expect(warnings.count == 1, "\(records.all)")
+            let warnings = records.records.filter { $0.level == .warning }
+            #expect(warnings.count == 1, "\(records.records)")
             let warning = try #require(warnings.first)
             #expect(warning.message.contains(partial))
             #expect(warning.metadata["error.path"]?.description == partial)
@@ -44,47 +45,5 @@ import Testing
     /// Without a logger, the session keeps quiet: the default discards every record.
     @Test func theDefaultLoggerDiscards() {
         #expect(DownloadSession.disabledLogger.handler is SwiftLogNoOpLogHandler)
-    }
-}
-
-/// A log handler that keeps every record, for tests.
-final class CollectedRecords: Sendable {
-    struct Record: Sendable, CustomStringConvertible {
-        var level: Logger.Level
-        var message: String
-        var metadata: Logger.Metadata
-        /// The code of the error passed with the record, when it is one of the package's.
-        var errorCode: String?
-        var description: String { "\(level): \(message) \(metadata)" }
-    }
-
-    private let records = Mutex<[Record]>([])
-
-    var all: [Record] { records.withLock { $0 } }
-
-    func logger(label: String) -> Logger {
-        var logger = Logger(label: label) { _ in Handler(sink: self) }
-        logger.logLevel = .trace
-        return logger
-    }
-
-    fileprivate func append(_ record: Record) { records.withLock { $0.append(record) } }
-
-    private struct Handler: LogHandler {
-        let sink: CollectedRecords
-        var metadata: Logger.Metadata = [:]
-        var logLevel: Logger.Level = .trace
-
-        subscript(metadataKey key: String) -> Logger.Metadata.Value? {
-            get { metadata[key] }
-            set { metadata[key] = newValue }
-        }
-
-        func log(event: LogEvent) {
-            let merged = metadata.merging(event.metadata ?? [:]) { _, new in new }
-            let code = (event.error as? SandboxError)?.code.rawValue
-            sink.append(
-                Record(level: event.level, message: event.message.description, metadata: merged, errorCode: code))
-        }
     }
 }
