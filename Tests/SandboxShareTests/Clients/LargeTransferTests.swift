@@ -64,7 +64,12 @@ import Testing
                     connection.close(abortively: abortively)
                 }
             }
-            // The server notices the closed connection, then removes its temporary.
+            // The server notices the closed connection, then removes its temporary, and says so.
+            let answered = await eventually(timeout: .seconds(30)) {
+                server.log().components(separatedBy: "PUT /").count - 1 >= 2
+            }
+            #expect(answered, "the server logged no two cut-off PUTs: \(server.log().suffix(2000))")
+            #expect(!server.log().contains("parse error"), "\(server.log().suffix(2000))")
             let cleaned = await eventually(timeout: .seconds(30)) { (try? homeTree(server)) == before }
             let left = try homeTree(server).symmetricDifference(before)
             #expect(cleaned, "the home after two cut-off PUTs: \(left)")

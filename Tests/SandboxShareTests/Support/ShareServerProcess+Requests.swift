@@ -40,7 +40,8 @@ extension ShareServerProcess {
         try await send(method, target, headers: headers, body: Array(text.utf8), credentials: credentials)
     }
 
-    /// The bytes of a request (see ``send(_:_:headers:body:credentials:host:timeout:)``).
+    /// The bytes of a request (see ``send(_:_:headers:body:credentials:host:timeout:)``); with a
+    /// `Content-Length` or `Transfer-Encoding` in `headers`, no length of its own.
     func rawRequest(
         _ method: String, _ target: String, headers: [(String, String)] = [], body: [UInt8] = [],
         credentials: Credentials = .valid, host: String? = nil, close: Bool = true
@@ -52,7 +53,10 @@ extension ShareServerProcess {
         case .header(let value): head += "Authorization: \(value)\r\n"
         }
         for (name, value) in headers { head += "\(name): \(value)\r\n" }
-        if !body.isEmpty || ["PUT", "POST"].contains(method) { head += "Content-Length: \(body.count)\r\n" }
+        // The body's length unless the caller frames the body itself (a body sent separately, or
+        // chunked): two lengths would make the request malformed, refused before its body is read.
+        let framed = headers.contains { ["content-length", "transfer-encoding"].contains($0.0.lowercased()) }
+        if !framed, !body.isEmpty || ["PUT", "POST"].contains(method) { head += "Content-Length: \(body.count)\r\n" }
         if close { head += "Connection: close\r\n" }
         return Array((head + "\r\n").utf8) + body
     }
