@@ -3,8 +3,9 @@ import SandboxTransfer
 
 extension BackgroundEventRecord {
     /// `event` of background task `taskID` as a value; a finished file is described at `path`
-    /// (where the daemon put it).
-    init(_ event: DownloadEvent, taskID: Int, finishedPath: String? = nil) {
+    /// (where the daemon put it). `nil` for ``TransferEvent/didFinishEvents``, which is about a
+    /// session, not a task (the daemon's own sessions never send it).
+    init?(_ event: DownloadEvent, taskID: Int, finishedPath: String? = nil) {
         switch event {
         case .didResume(_, let offset, let total):
             self.init(taskID: taskID, kind: .resumed)
@@ -20,8 +21,10 @@ extension BackgroundEventRecord {
             self.init(taskID: taskID, kind: .retry)
             self.attempt = attempt
             delayMilliseconds = delay.clampedMilliseconds
-            errorCode = error.code.description
-            errorMessage = error.message
+            errorCode = error?.code.description
+            errorMessage = error?.message
+        case .taskIsWaitingForConnectivity:
+            self.init(taskID: taskID, kind: .waitingForConnectivity)
         case .didFinishDownloading(_, let file):
             self.init(taskID: taskID, kind: .finished)
             path = finishedPath ?? file.movedPath?.description
@@ -32,6 +35,8 @@ extension BackgroundEventRecord {
             self.init(taskID: taskID, kind: .completed)
             errorCode = error?.code.description
             errorMessage = error?.message
+        case .didFinishEvents:
+            return nil
         }
     }
 }

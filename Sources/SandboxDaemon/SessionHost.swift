@@ -213,7 +213,8 @@ final class SessionHost: Sendable {
     // MARK: Events
 
     private func handle(_ event: DownloadEvent) async {
-        let underlying = event.task.taskIdentifier
+        guard let task = event.task else { return }  // about the session: nothing to queue
+        let underlying = task.taskIdentifier
         guard let id = live.withLock({ $0.pausing ? nil : $0.byUnderlying[underlying] }) else {
             return  // a task of an earlier process, reported by recovery; or the daemon is stopping
         }
@@ -222,7 +223,7 @@ final class SessionHost: Sendable {
         if case .didFinishDownloading(_, let file) = event {
             finishedPath = stage(file, id: id)
         }
-        let record = BackgroundEventRecord(event, taskID: id, finishedPath: finishedPath)
+        guard let record = BackgroundEventRecord(event, taskID: id, finishedPath: finishedPath) else { return }
         if case .willRetry = event {
             daemon.scheduler.requestProbe()  // the network may be gone with no change reported
         }
@@ -232,7 +233,7 @@ final class SessionHost: Sendable {
                 live.tasks[id] = nil
             }
             daemon.scheduler.remove(TaskReference(key: key, id: id))
-            let progress = event.task.progress
+            let progress = task.progress
             update = .completed(
                 errorCode: error?.code.description, bytesWritten: error == nil ? progress.totalBytesWritten : 0,
                 expectedLength: progress.totalBytesExpectedToWrite)

@@ -81,8 +81,9 @@ enum BackgroundCommands {
                         StandardStreams.error(
                             "sandbox: the events of background task \(task.task) did not arrive within \(Self.graceLimit); its outcome is sandboxd's record (another process attached to the session '\(session)' may have taken them).\n"
                         )
-                        try print(
-                            DownloadJSONLine(event: "completed", task: task.task, error: task.errorCode), json: json)
+                        var line = DownloadJSONLine(event: "completed", task: task.task)
+                        line.error = task.errorCode  // the daemon's record keeps the code only
+                        try print(line, json: json)
                         wait.recordListed(task)
                     }
                     outstanding.removeAll(where: \.completedInDaemon)
@@ -123,32 +124,14 @@ enum BackgroundCommands {
 
     /// The line of `event`; a finished file still in the staging folder is claimed where it is.
     private static func line(for event: BackgroundEvent) throws -> DownloadJSONLine {
-        let line: DownloadJSONLine
-        switch event {
-        case .didResume(let task, let offset, let total):
-            line = DownloadJSONLine(event: "resumed", task: task.taskIdentifier, offset: offset, total: total)
-        case .didRestart(let task, let reason):
-            line = DownloadJSONLine(event: "restarted", task: task.taskIdentifier, reason: reason?.rawValue)
-        case .didWriteData(let task, let progress):
-            line = DownloadJSONLine(progress, task: task.taskIdentifier)
-        case .willRetry(let task, let attempt, _, let error):
-            line = DownloadJSONLine(event: "retry", task: task.taskIdentifier, attempt: attempt, error: error?.message)
-        case .taskIsWaitingForConnectivity(let task):
-            line = DownloadJSONLine(event: "waiting-for-connectivity", task: task.taskIdentifier)
-        case .didFinishDownloading(let task, let file):
-            // The CLI's tasks name a destination, so the daemon has moved the file there already;
-            // a file still in the staging folder is claimed where it is, so it is not deleted.
-            let path = file.movedPath ?? file.temporaryPath
-            if file.movedPath == nil { try file.move(toPath: path, replacingExisting: true) }
-            line = DownloadJSONLine(
-                event: "finished", task: task.taskIdentifier, bytes: file.byteCount, path: path.description,
-                sha256: file.digest)
-        case .didComplete(let task, let error):
-            line = DownloadJSONLine(event: "completed", task: task.taskIdentifier, error: error?.code.description)
-        case .didFinishEvents:
-            line = DownloadJSONLine(event: "all-delivered")
+        guard case .didFinishDownloading(let task, let file) = event else {
+            return DownloadJSONLine(event, task: event.task?.taskIdentifier)
         }
-        return line
+        // The CLI's tasks name a destination, so the daemon has moved the file there already;
+        // a file still in the staging folder is claimed where it is, so it is not deleted.
+        let path = file.movedPath ?? file.temporaryPath
+        if file.movedPath == nil { try file.move(toPath: path, replacingExisting: true) }
+        return DownloadJSONLine(event, task: task.taskIdentifier, finishedPath: path.description)
     }
 
     private static func print(_ line: DownloadJSONLine, json: Bool) throws {

@@ -12,7 +12,7 @@ import SandboxTransfer
 /// name is not looked up), and a finished file's path that is not one in the container is not
 /// printed.
 struct BackgroundListing {
-    var rows: [ListedDownload.BackgroundRow] = []
+    var rows: [ListedDownload] = []
     /// Said on standard error after the rows: the daemon is not running, a partial file could not
     /// be measured.
     var notices: [String] = []
@@ -23,7 +23,7 @@ struct BackgroundListing {
     static func of(_ app: AppIdentifier, container: Container, in home: SandboxHome) async -> BackgroundListing {
         do throws(SandboxError) {
             let tasks = try await BackgroundSession.tasks(of: app, in: home)
-            return BackgroundListing(rows: tasks.map { ListedDownload.BackgroundRow($0, daemonRunning: true) })
+            return BackgroundListing(rows: tasks.map { ListedDownload($0, daemonRunning: true) })
         } catch  where error.code == .daemonUnavailable {
             return fromQueue(of: app, container: container, paths: DaemonPaths(home: home))
         } catch {
@@ -56,12 +56,12 @@ struct BackgroundListing {
             }
         }
         listing.rows = queued.map { task in
-            var row = ListedDownload.BackgroundRow(task.info, daemonRunning: false)
+            var row = ListedDownload(task.info, daemonRunning: false)
             if task.info.state != .completed {
                 row.state = "interrupted"
                 let partial = task.underlying.flatMap { partials[task.info.session]?[$0] }
-                row.bytesOnDisk = partial?.bytesOnDisk ?? 0
-                row.expectedLength = row.expectedLength ?? partial?.expectedLength
+                row.bytes = partial?.bytesOnDisk ?? 0
+                row.total = row.total ?? partial?.expectedLength
             }
             return row
         }
@@ -74,54 +74,64 @@ struct BackgroundListing {
     }
 }
 
-/// A row of `downloads`: a task of a session the process ran, or one `sandboxd` owns.
-enum ListedDownload: Encodable {
-    case foreground(DownloadTaskSummary)
-    case background(BackgroundRow)
+/// A row of `downloads`: a task of a session the process ran, or one `sandboxd` owns — one schema
+/// for both, whose sizes are named as the download lines name them (`bytes`, `total`).
+struct ListedDownload: Encodable {
+    var sessionIdentifier: String
+    var taskIdentifier: Int
+    var url: String
+    /// `interrupted`, `paused`, `finishing`, `waiting`, `running`, `completed`, `cancelled` or `failed`.
+    var state: String
+    /// The bytes on disk: the partial file's, or the finished file's.
+    var bytes: Int64
+    /// The whole file's size, when known.
+    var total: Int64?
+    var path: String?
+    /// The error's code, when it failed or stopped.
+    var error: String?
+    /// When a foreground task's checkpoint last changed.
+    var updatedAt: Date?
+    var background: Bool
+    /// A background task's: whether `sandboxd` listed it (`false`: read from the daemon's queue).
+    var daemonRunning: Bool?
 
-    func encode(to encoder: any Encoder) throws {
-        switch self {
-        case .foreground(let summary): try summary.encode(to: encoder)
-        case .background(let row): try row.encode(to: encoder)
-        }
+    /// A task of a session the process ran.
+    init(_ summary: DownloadTaskSummary) {
+        sessionIdentifier = summary.sessionIdentifier
+        taskIdentifier = summary.taskIdentifier
+        url = summary.url
+        state = summary.state
+        bytes = summary.bytesOnDisk
+        total = summary.expectedLength
+        path = summary.path
+        error = summary.error
+        updatedAt = summary.updatedAt
+        background = false
     }
 
-    /// A daemon-owned task with the keys of ``DownloadTaskSummary`` and `background: true`.
-    struct BackgroundRow: Encodable {
-        var sessionIdentifier: String
-        var taskIdentifier: Int
-        var url: String
-        var state: String
-        var bytesOnDisk: Int64
-        var expectedLength: Int64?
-        var path: String?
-        var error: String?
-        var background = true
-        /// Whether `sandboxd` listed it; `false` when it is read from the daemon's queue.
-        var daemonRunning: Bool
+    /// A daemon-owned task.
+    init(_ info: BackgroundTaskInfo, daemonRunning: Bool) {
+        self.daemonRunning = daemonRunning
+        sessionIdentifier = info.session
+        taskIdentifier = info.taskID
+        url = info.url
+        state =
+            info.state != .completed
+            ? info.state.rawValue : info.errorCode.map { $0 == "cancelled" ? "cancelled" : "failed" } ?? "completed"
+        bytes = info.bytesWritten
+        total = info.expectedLength
+        path = info.path.flatMap(Self.containerPath)
+        error = info.errorCode
+        background = true
+    }
 
-        init(_ info: BackgroundTaskInfo, daemonRunning: Bool) {
-            self.daemonRunning = daemonRunning
-            sessionIdentifier = info.session
-            taskIdentifier = info.taskID
-            url = info.url
-            state =
-                info.state != .completed
-                ? info.state.rawValue : info.errorCode.map { $0 == "cancelled" ? "cancelled" : "failed" } ?? "completed"
-            bytesOnDisk = info.bytesWritten
-            expectedLength = info.expectedLength
-            path = info.path.flatMap(Self.containerPath)
-            error = info.errorCode
-        }
-
-        /// `text` when it is a path in the container; `nil` (not printed) otherwise: the daemon's
-        /// queue names it, and a name from there never makes the CLI print a path outside.
-        private static func containerPath(_ text: String) -> String? {
-            do throws(SandboxError) {
-                return try ContainerPath(text).description
-            } catch {
-                return nil
-            }
+    /// `text` when it is a path in the container; `nil` (not printed) otherwise: the daemon's
+    /// queue names it, and a name from there never makes the CLI print a path outside.
+    private static func containerPath(_ text: String) -> String? {
+        do throws(SandboxError) {
+            return try ContainerPath(text).description
+        } catch {
+            return nil
         }
     }
 }

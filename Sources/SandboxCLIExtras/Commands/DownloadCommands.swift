@@ -14,7 +14,8 @@ struct Download: AsyncParsableCommand {
             The file is named from the server's Content-Disposition (filename*, then filename) or the URL, \
             sanitized, and numbered when the name is taken; the command prints its path. On a terminal a \
             progress bar shows bytes, percent, speed and time left; with --json, one JSON object per line \
-            (events resumed, restarted, progress, retry, finished). Interrupted (Ctrl-C, or even SIGKILL), \
+            (events resumed, restarted, progress, retry, finished; sizes are "bytes" and "total", an "error" \
+            is a code with its "message"). Interrupted (Ctrl-C, or even SIGKILL), \
             the same command continues from the bytes already downloaded, when the server allows it \
             (byte ranges, an uncoded body, and a strong ETag, or a Last-Modified without an ETag).
             """
@@ -112,7 +113,8 @@ struct Downloads: AsyncParsableCommand {
             completed, failed or cancelled, and interrupted while sandboxd is not running (they are then \
             read from its queue, and the daemon is not started). With --wait, attaches to the CLI's \
             background session and prints its events until every task's outcome (its completed event) \
-            was printed; it exits with status 1, naming them on standard error, when a task failed.
+            was printed; it exits with status 1, naming them on standard error, when a task failed. \
+            JSON names sizes as the download lines do: "bytes" (on disk) and "total".
             """
     )
 
@@ -128,20 +130,14 @@ struct Downloads: AsyncParsableCommand {
         let foreground = try DownloadSession.storedTasks(container: container).filter { !$0.isBackground }
         let (identifier, home) = (try app.identifier(), try SandboxHome())
         let background = await BackgroundListing.of(identifier, container: container, in: home)
+        let rows = foreground.map(ListedDownload.init) + background.rows
         if output.json {
-            try Output.json(foreground.map(ListedDownload.foreground) + background.rows.map(ListedDownload.background))
+            try Output.json(rows)
         } else {
             try Output.line("ID\tSTATE\tBYTES\tTOTAL\tURL\tPATH")
-            for task in foreground {
-                let total = task.expectedLength.map(String.init) ?? "?"
+            for row in rows {
                 try Output.line(
-                    "\(task.taskIdentifier)\t\(task.state)\t\(task.bytesOnDisk)\t\(total)\t\(task.url)\t\(task.path ?? task.error ?? "")"
-                )
-            }
-            for task in background.rows {
-                let total = task.expectedLength.map(String.init) ?? "?"
-                try Output.line(
-                    "B\(task.taskIdentifier)\t\(task.state)\t\(task.bytesOnDisk)\t\(total)\t\(task.url)\t\(task.path ?? task.error ?? "")"
+                    "\(row.background ? "B" : "")\(row.taskIdentifier)\t\(row.state)\t\(row.bytes)\t\(row.total.map(String.init) ?? "?")\t\(row.url)\t\(row.path ?? row.error ?? "")"
                 )
             }
         }

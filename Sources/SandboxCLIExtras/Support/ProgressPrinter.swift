@@ -20,28 +20,25 @@ final class ProgressPrinter: Sendable {
     ///
     /// - Throws: with `--json`, the error of writing standard output (see ``Output/json(_:)``).
     func show(_ event: DownloadEvent) throws {
+        let line = DownloadJSONLine(event)
         switch event {
-        case .didResume(_, let offset, let total):
-            try emit(
-                DownloadJSONLine(event: "resumed", offset: offset, total: total),
-                "Resuming at \(Output.bytes(offset)).")
+        case .didResume(_, let offset, _):
+            try emit(line, "Resuming at \(Output.bytes(offset)).")
         case .didRestart(_, let reason):
-            try emit(
-                DownloadJSONLine(event: "restarted", reason: reason.rawValue),
-                "Starting again from zero: \(reason.rawValue).")
+            try emit(line, "Starting again from zero: \(reason?.rawValue ?? "the reason was not given").")
         case .willRetry(_, let attempt, let delay, let error):
-            try emit(
-                DownloadJSONLine(event: "retry", attempt: attempt, error: error.description),
-                "Retrying (attempt \(attempt)) in \(delay): \(error.message)")
+            try emit(line, "Retrying (attempt \(attempt)) in \(delay): \(error?.message ?? "no error was given")")
         case .didWriteData(_, let progress):
             if json {
-                try Output.json(DownloadJSONLine(progress))
+                try Output.json(line)
             } else if terminal {
                 barShown.withLock { $0 = true }
                 StandardStreams.error("\r" + Self.bar(progress) + "\u{1B}[K")
             }
-        case .didFinishDownloading, .didComplete:
-            break
+        case .taskIsWaitingForConnectivity:
+            try emit(line, "Waiting for the network.")
+        case .didFinishDownloading, .didComplete, .didFinishEvents:
+            break  // the command prints the finished file and the outcome itself
         }
     }
 

@@ -17,7 +17,7 @@ public struct BackgroundConfiguration: Sendable, Hashable {
     /// Whether the session's tasks wait while their host cannot be reached — no route to it, or
     /// the link carrying the route is down — instead of failing (on by default, as for iOS's
     /// background sessions). A waiting task reports
-    /// ``BackgroundEvent/taskIsWaitingForConnectivity(_:)`` and continues from its partial file
+    /// ``TransferEvent/taskIsWaitingForConnectivity(_:)`` and continues from its partial file
     /// when the daemon sees the network come back (netlink route, link and address changes);
     /// the wait is not a failed attempt. Off: an unreachable host is retried and then fails as
     /// in the foreground.

@@ -9,7 +9,7 @@ import Synchronization
 ///
 /// Making the session connects to the daemon (starting it if needed) and attaches to the session
 /// ``BackgroundConfiguration/identifier``: the events queued while no app was attached arrive
-/// first, in their original order, then ``BackgroundEvent/didFinishEvents``, then live events.
+/// first, in their original order, then ``TransferEvent/didFinishEvents``, then live events.
 /// Each event is acknowledged once the delegate (or, without one, the event stream) has taken it,
 /// and is never delivered again. One process is attached to a session at a time; a newer one
 /// replaces the older.

@@ -1,34 +1,59 @@
 /// What a download session reports, in the order it happens for each task: the callbacks of
-/// `URLSessionDownloadDelegate` as values, plus restarts and retries.
-public enum DownloadEvent: Sendable {
+/// `URLSessionDownloadDelegate` as values. One type for both kinds of session — a foreground
+/// ``DownloadSession`` (``DownloadEvent``, about its ``DownloadTask``s) and a ``BackgroundSession``
+/// (``BackgroundEvent``, about the daemon's ``BackgroundTask``s) — so code that handles downloads
+/// handles either.
+///
+/// Which session sends what: both send every case but ``didFinishEvents``, which only a background
+/// session sends (once per attach, after what was queued while the app was away), and
+/// ``taskIsWaitingForConnectivity(_:)``, which only the daemon sends (a foreground transfer fails
+/// with a retryable error instead, and retries). A background session sends ``didWriteData(_:_:)``
+/// only while the app is attached: progress is not queued.
+public enum TransferEvent<Task: Sendable>: Sendable {
     /// The task continues a partial file at `offset`; `expectedTotalBytes` is the whole file's size,
     /// `nil` when unknown.
-    case didResume(DownloadTask, atOffset: Int64, expectedTotalBytes: Int64?)
-    /// The task could not continue and starts again from zero, for `reason`.
-    case didRestart(DownloadTask, reason: RestartReason)
+    case didResume(Task, atOffset: Int64, expectedTotalBytes: Int64?)
+    /// The task could not continue and starts again from zero, for `reason` (`nil` when the daemon
+    /// that queued the event did not say, as an older one did not).
+    case didRestart(Task, reason: RestartReason?)
     /// Bytes were written (at most about ten reports a second per task, and always the last).
-    case didWriteData(DownloadTask, TransferProgress)
+    case didWriteData(Task, TransferProgress)
     /// A transfer attempt failed with a transient error; the next one starts after `delay` and
-    /// continues from the bytes on disk.
-    case willRetry(DownloadTask, attempt: Int, delay: Duration, error: SandboxError)
+    /// continues from the bytes on disk. `error` is `nil` only when the daemon's record carried none.
+    case willRetry(Task, attempt: Int, delay: Duration, error: SandboxError?)
+    /// The task's host cannot be reached now (no route, or the link carrying it is down): the task
+    /// waits, without counting a failed attempt, and continues from its partial file when the
+    /// network comes back (`urlSession(_:taskIsWaitingForConnectivity:)`). Sent once per wait; by
+    /// background sessions only.
+    case taskIsWaitingForConnectivity(Task)
     /// The file is complete and checked. Without a destination in the request, `file` is a temporary
-    /// file: move it before dropping the event, or it is deleted. With one, `file` was moved already
+    /// file (a background session's waits in its staging folder in `Library/Caches`): move it before
+    /// dropping the event, or it is deleted. With one, `file` was moved already
     /// (``DownloadedFile/movedPath``).
-    case didFinishDownloading(DownloadTask, DownloadedFile)
+    case didFinishDownloading(Task, DownloadedFile)
     /// The task is over: `error` is `nil` on success; otherwise it carries resume data when the
     /// download can continue (also for tasks interrupted by the end of a previous process).
-    case didComplete(DownloadTask, error: SandboxError?)
+    case didComplete(Task, error: SandboxError?)
+    /// Every event queued while the app was away has been delivered:
+    /// `urlSessionDidFinishEvents(forBackgroundURLSession:)`. Sent once per attach, by background
+    /// sessions only.
+    case didFinishEvents
 
-    /// The task the event is about.
-    public var task: DownloadTask {
+    /// The task the event is about; `nil` for ``didFinishEvents``, which is about the session.
+    public var task: Task? {
         switch self {
         case .didResume(let task, _, _), .didRestart(let task, _), .didWriteData(let task, _),
-            .willRetry(let task, _, _, _),
+            .willRetry(let task, _, _, _), .taskIsWaitingForConnectivity(let task),
             .didFinishDownloading(let task, _), .didComplete(let task, _):
             task
+        case .didFinishEvents:
+            nil
         }
     }
 }
+
+/// What a foreground ``DownloadSession`` reports about its tasks.
+public typealias DownloadEvent = TransferEvent<DownloadTask>
 
 /// The delegate of a ``DownloadSession``, shaped like `URLSessionDownloadDelegate`.
 ///

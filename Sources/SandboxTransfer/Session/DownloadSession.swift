@@ -400,8 +400,8 @@ public final class DownloadSession: Sendable {
             file.discardIfNotMoved()
         case .didComplete(let task, let error):
             delegate.downloadSession(self, task: task, didCompleteWithError: error)
-        case .didRestart, .willRetry:
-            break
+        case .didRestart, .willRetry, .taskIsWaitingForConnectivity, .didFinishEvents:
+            break  // no delegate method (a foreground session sends neither of the last two)
         }
     }
 

@@ -158,7 +158,7 @@ public final class DownloadTask: Sendable, Hashable, Identifiable, CustomStringC
 /// Where a successful download went.
 public struct DownloadOutcome: Sendable, Hashable {
     /// The file's path in the container when the request had a destination; `nil` when the file was
-    /// handed over as a temporary file (see ``DownloadEvent/didFinishDownloading(_:_:)``).
+    /// handed over as a temporary file (see ``TransferEvent/didFinishDownloading(_:_:)``).
     public var path: ContainerPath?
     /// The file's size.
     public var byteCount: Int64

@@ -104,7 +104,7 @@ import Testing
             #expect(!stopped.stderr.contains("Run the same command again"), "\(stopped.stderr)")
             #expect(stopped.stderr.contains("cannot be resumed"), "\(stopped.stderr)")
             let list = try await cli.run("downloads", Fixture.app, "--json")
-            #expect(list.stdout.contains("\"bytesOnDisk\":0,"), "\(list.stdout)")
+            #expect(list.stdout.contains("\"bytes\":0,"), "\(list.stdout)")
             #expect(list.stdout.contains("\"state\":\"cancelled\""), "\(list.stdout)")
         }
     }
