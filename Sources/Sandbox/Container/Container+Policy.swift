@@ -37,6 +37,17 @@ extension Container {
         }
     }
 
+    /// Refuses moving or renaming the item at `source` to `destination` where the policy forbids
+    /// it: a move removes the item from where it was and creates it where it goes, so both are
+    /// judged (``checkPolicy(allowing:at:)`` with `.delete` at `source`, `.create` at
+    /// `destination`).
+    ///
+    /// - Throws: what ``checkPolicy(allowing:at:)`` throws, for either path.
+    public func checkPolicy(movingFrom source: ContainerPath, to destination: ContainerPath) throws(SandboxError) {
+        try checkPolicy(allowing: .delete, at: source)
+        try checkPolicy(allowing: .create, at: destination)
+    }
+
     private static func refusal(
         _ action: DirectoryPolicy.Action, at path: ContainerPath, described place: String,
         by directory: ContainerDirectory

@@ -1,16 +1,17 @@
 import CSandboxShims
 import Glibc
+import Sandbox
 import SandboxCore
 import SystemPackage
 
-/// Lists what a backup of a data container holds, by iOS's rules: everything but `Library/Caches`,
-/// `tmp` and items flagged excluded from backup (an excluded directory with all it holds). The
+/// Lists what a backup of a data container holds, by iOS's rules: everything but the directories
+/// the container's policy keeps out of backups (``/Sandbox/DirectoryPolicy/isBackedUp``:
+/// `Library/Caches` and `tmp`) and items flagged excluded from backup (an excluded directory with
+/// all it holds). The
 /// bundle lives in another container and is never met. Symlinks are listed as themselves, never
 /// followed; FIFOs, sockets and devices are skipped (reported). Parents come before their contents.
 struct ContainerScanner: TreeVisitor {
-    static let skippedDirectories: Set<ContainerPath> = [
-        ContainerPath(constant: "Library/Caches"), ContainerPath(constant: "tmp"),
-    ]
+    static let skippedDirectories = Set(ContainerDirectory.allCases.filter { !$0.policy.isBackedUp }.compactMap(\.path))
 
     let root: ConfinedRoot
     /// Lock files of the preferences: a running process's state, not data.

@@ -166,8 +166,7 @@ struct Move: ParsableCommand {
 
     func run() throws {
         let (container, source, destination) = try items.resolve()
-        try container.checkPolicy(allowing: .delete, at: source)
-        try container.checkPolicy(allowing: .create, at: destination)
+        try container.checkPolicy(movingFrom: source, to: destination)
         try DataProtection(home: container.home).moveItem(from: source, to: destination, in: container.root)
     }
 }

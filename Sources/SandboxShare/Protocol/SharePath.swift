@@ -76,12 +76,23 @@ package struct SharePath: Hashable, Sendable, CustomStringConvertible {
     /// Whether this is the shared folder itself.
     package var isRoot: Bool { names.isEmpty }
 
-    /// Whether the share hides this item: the `Inbox` at the top, or anything with a name (itself
-    /// or a parent's) starting with `.`. A hidden item is never listed (PROPFIND, the page, a
-    /// ZIP); only ``isFinderMetadata`` ones can be named by a WebDAV request.
+    /// Whether the share hides this item: what the container's policy keeps from file sharing
+    /// (``/Sandbox/ContainerDirectory/hiddenFromFileSharing``: the `Inbox` and all in it), or
+    /// anything with a name (itself or a parent's) starting with `.`, the share's own rule. A hidden
+    /// item is never listed (PROPFIND, the page, a ZIP); only ``isFinderMetadata`` ones can be
+    /// named by a WebDAV request.
     package var isHidden: Bool {
-        if let first = names.first, first.utf8.elementsEqual("Inbox".utf8) { return true }
+        if Self.hiddenByPolicy.contains(where: { hidden in
+            names.count >= hidden.count && zip(names, hidden).allSatisfy { $0.utf8.elementsEqual($1) }
+        }) {
+            return true
+        }
         return names.contains { $0.utf8.first == UInt8(ascii: ".") }
+    }
+
+    /// ``/Sandbox/ContainerDirectory/hiddenFromFileSharing`` as names, made once.
+    private static let hiddenByPolicy: [[[UInt8]]] = ContainerDirectory.hiddenFromFileSharing.map { names in
+        names.map(\.bytes)
     }
 
     /// Whether this is a file macOS keeps beside the documents on a WebDAV volume, in a folder the
