@@ -9,7 +9,7 @@ package struct QueuedBackgroundTask: Sendable, Hashable {
     /// The task as the daemon's listing would show it, from its row. A task the daemon was running
     /// keeps the state it had (`running`, `waiting`) and 0 bytes: the daemon records the bytes
     /// when a task completes, the transfer's partial file is measured from its session's checkpoint.
-    package var info: BackgroundTaskInfo
+    package var info: DownloadTaskSummary.Wire
     /// The download task that ran it in its download session
     /// (``BackgroundQueueSchema/downloadSession(of:)``), when it was running.
     package var underlying: Int?
@@ -105,7 +105,7 @@ package enum BackgroundQueueReader {
                 guard let state = DownloadTaskState(rawValue: try row.decode(String.self, forColumn: "state")) else {
                     return nil
                 }
-                let info = BackgroundTaskInfo(
+                let info = DownloadTaskSummary.Wire(
                     session: try row.decode(forColumn: "session"), taskID: try row.decode(forColumn: "id"),
                     url: try row.decode(forColumn: "url"), state: state,
                     bytesWritten: try row.decode(forColumn: "bytesWritten"),

@@ -229,7 +229,7 @@ actor Daemon {
     /// `stored`, with the live state and progress of the tasks running now.
     private static func listing(
         _ stored: [EventQueue.StoredTask], hosts: [SessionKey: SessionHost]
-    ) -> [BackgroundTaskInfo] {
+    ) -> [DownloadTaskSummary.Wire] {
         stored.map { stored in
             var info = stored.info
             if let (state, progress) = hosts[stored.key]?.liveState(of: info.taskID) {

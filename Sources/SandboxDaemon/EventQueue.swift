@@ -161,7 +161,7 @@ final class EventQueue: Sendable {
     /// A task's stored row.
     struct StoredTask: Sendable {
         var key: SessionKey
-        var info: BackgroundTaskInfo
+        var info: DownloadTaskSummary.Wire
         var request: BackgroundRequest
         var underlying: Int?
     }
@@ -229,7 +229,7 @@ final class EventQueue: Sendable {
                     "sandboxd leaves task \(taskID) of its queue alone: its state '\(stateName)' is unknown.")
                 return nil
             }
-            let info = BackgroundTaskInfo(
+            let info = DownloadTaskSummary.Wire(
                 session: row["session"], taskID: row["id"], url: row["url"], state: state,
                 bytesWritten: row["bytesWritten"], expectedLength: row["expectedLength"], path: row["path"],
                 errorCode: row["errorCode"])

@@ -41,7 +41,7 @@ enum BackgroundCommands {
         // Listed before attaching: a task completed then had its outcome printed already, or has
         // it in the queued events (BackgroundWait).
         let before = try await BackgroundSession.tasks(of: app, in: home, startingDaemon: true).filter {
-            $0.session == session
+            $0.sessionIdentifier == session
         }
         let background = try await BackgroundSession(
             configuration: .background(identifier: session), app: app, in: home)

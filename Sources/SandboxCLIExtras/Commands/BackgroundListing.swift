@@ -56,14 +56,14 @@ struct BackgroundListing {
             }
         }
         listing.rows = queued.map { task in
-            var row = ListedDownload(task.info, daemonRunning: false)
-            if task.info.state != .completed {
-                row.state = "interrupted"
+            var summary = DownloadTaskSummary(task.info)
+            if !summary.state.isFinished {
+                summary.state = .interrupted
                 let partial = task.underlying.flatMap { partials[task.info.session]?[$0] }
-                row.bytes = partial?.bytesOnDisk ?? 0
-                row.total = row.total ?? partial?.expectedLength
+                summary.bytesOnDisk = partial?.bytesOnDisk ?? 0
+                summary.expectedLength = summary.expectedLength ?? partial?.expectedLength
             }
-            return row
+            return ListedDownload(summary, daemonRunning: false)
         }
         if !listing.rows.isEmpty {
             listing.notices.insert(
@@ -74,13 +74,15 @@ struct BackgroundListing {
     }
 }
 
-/// A row of `downloads`: a task of a session the process ran, or one `sandboxd` owns — one schema
-/// for both, whose sizes are named as the download lines name them (`bytes`, `total`).
+/// A row of `downloads`: a ``DownloadTaskSummary`` — a task of a session the process ran, or one
+/// `sandboxd` owns — in one schema for both, whose sizes are named as the download lines name them
+/// (`bytes`, `total`) and whose `error` is the error's code, with `message` beside it when known.
 struct ListedDownload: Encodable {
     var sessionIdentifier: String
     var taskIdentifier: Int
     var url: String
-    /// `interrupted`, `paused`, `finishing`, `waiting`, `running`, `completed`, `cancelled` or `failed`.
+    /// A ``DownloadTaskSummary/State``: `interrupted`, `paused`, `finishing`, `suspended`,
+    /// `waiting`, `running`, `cancelling`, `completed`, `cancelled` or `failed`.
     var state: String
     /// The bytes on disk: the partial file's, or the finished file's.
     var bytes: Int64
@@ -89,40 +91,29 @@ struct ListedDownload: Encodable {
     var path: String?
     /// The error's code, when it failed or stopped.
     var error: String?
+    /// The error's message, when known (a foreground task's; `sandboxd` keeps the code only).
+    var message: String?
     /// When a foreground task's checkpoint last changed.
     var updatedAt: Date?
     var background: Bool
     /// A background task's: whether `sandboxd` listed it (`false`: read from the daemon's queue).
     var daemonRunning: Bool?
 
-    /// A task of a session the process ran.
-    init(_ summary: DownloadTaskSummary) {
+    /// The row of `summary`; `daemonRunning` for a task `sandboxd` owns (`nil` for a foreground
+    /// one). A daemon's task's path is printed only when it is one in the container.
+    init(_ summary: DownloadTaskSummary, daemonRunning: Bool? = nil) {
         sessionIdentifier = summary.sessionIdentifier
         taskIdentifier = summary.taskIdentifier
         url = summary.url
-        state = summary.state
+        state = summary.state.rawValue
         bytes = summary.bytesOnDisk
         total = summary.expectedLength
-        path = summary.path
-        error = summary.error
+        path = daemonRunning == nil ? summary.path : summary.path.flatMap(Self.containerPath)
+        error = summary.errorCode
+        message = summary.errorMessage
         updatedAt = summary.updatedAt
-        background = false
-    }
-
-    /// A daemon-owned task.
-    init(_ info: BackgroundTaskInfo, daemonRunning: Bool) {
+        background = summary.isBackground
         self.daemonRunning = daemonRunning
-        sessionIdentifier = info.session
-        taskIdentifier = info.taskID
-        url = info.url
-        state =
-            info.state != .completed
-            ? info.state.rawValue : info.errorCode.map { $0 == "cancelled" ? "cancelled" : "failed" } ?? "completed"
-        bytes = info.bytesWritten
-        total = info.expectedLength
-        path = info.path.flatMap(Self.containerPath)
-        error = info.errorCode
-        background = true
     }
 
     /// `text` when it is a path in the container; `nil` (not printed) otherwise: the daemon's

@@ -34,8 +34,8 @@ struct BackgroundWait {
     private(set) var delivered = false
 
     /// A wait whose session's tasks were `before` just before it attached.
-    init(before: [BackgroundTaskInfo]) {
-        completedBefore = Set(before.filter { $0.state == .completed }.map(\.taskID))
+    init(before: [DownloadTaskSummary]) {
+        completedBefore = Set(before.filter(\.state.isFinished).map(\.taskIdentifier))
     }
 
     /// Records a printed event; returns whether the daemon's listing should be checked now (once
@@ -56,9 +56,9 @@ struct BackgroundWait {
 
     /// The tasks of `listed` (the session's tasks, as the daemon lists them now) whose outcome
     /// this wait has not printed yet: the wait is over when there is none.
-    func outstanding(_ listed: [BackgroundTaskInfo]) -> [Outstanding] {
-        listed.filter { !completedBefore.contains($0.taskID) && !completed.contains($0.taskID) }.map {
-            Outstanding(task: $0.taskID, completedInDaemon: $0.state == .completed, errorCode: $0.errorCode)
+    func outstanding(_ listed: [DownloadTaskSummary]) -> [Outstanding] {
+        listed.filter { !completedBefore.contains($0.taskIdentifier) && !completed.contains($0.taskIdentifier) }.map {
+            Outstanding(task: $0.taskIdentifier, completedInDaemon: $0.state.isFinished, errorCode: $0.errorCode)
         }
     }
 

@@ -109,12 +109,14 @@ struct Downloads: AsyncParsableCommand {
         abstract: ExtraCommand.downloads.abstract,
         discussion: """
             States: interrupted, paused (resumable), finishing, completed, cancelled, failed; background \
-            downloads (sandboxd's, marked with a B, "background": true in JSON) are waiting, running, \
-            completed, failed or cancelled, and interrupted while sandboxd is not running (they are then \
-            read from its queue, and the daemon is not started). With --wait, attaches to the CLI's \
-            background session and prints its events until every task's outcome (its completed event) \
-            was printed; it exits with status 1, naming them on standard error, when a task failed. \
-            JSON names sizes as the download lines do: "bytes" (on disk) and "total".
+            downloads (sandboxd's, marked with a B, "background": true in JSON) are suspended, waiting, \
+            running, cancelling, completed, failed or cancelled, and interrupted while sandboxd is not \
+            running (they are then read from its queue, and the daemon is not started). With --wait, \
+            attaches to the CLI's background session and prints its events until every task's outcome \
+            (its completed event) was printed; it exits with status 1, naming them on standard error, \
+            when a task failed. \
+            JSON has one schema for both, named as the download lines are: "bytes" (on disk), "total", \
+            and "error" (the error's code) with "message" beside it when known.
             """
     )
 
@@ -130,14 +132,14 @@ struct Downloads: AsyncParsableCommand {
         let foreground = try DownloadSession.storedTasks(container: container).filter { !$0.isBackground }
         let (identifier, home) = (try app.identifier(), try SandboxHome())
         let background = await BackgroundListing.of(identifier, container: container, in: home)
-        let rows = foreground.map(ListedDownload.init) + background.rows
+        let rows = foreground.map { ListedDownload($0) } + background.rows
         if output.json {
             try Output.json(rows)
         } else {
             try Output.line("ID\tSTATE\tBYTES\tTOTAL\tURL\tPATH")
             for row in rows {
                 try Output.line(
-                    "\(row.background ? "B" : "")\(row.taskIdentifier)\t\(row.state)\t\(row.bytes)\t\(row.total.map(String.init) ?? "?")\t\(row.url)\t\(row.path ?? row.error ?? "")"
+                    "\(row.background ? "B" : "")\(row.taskIdentifier)\t\(row.state)\t\(row.bytes)\t\(row.total.map(String.init) ?? "?")\t\(row.url)\t\(row.path ?? row.message ?? row.error ?? "")"
                 )
             }
         }

@@ -110,7 +110,7 @@ public final class BackgroundSession: Sendable {
             throw SandboxError(.protocolViolation, "sandboxd made a task without saying its identifier.")
         }
         return task(
-            BackgroundTaskInfo(
+            DownloadTaskSummary.Wire(
                 session: configuration.identifier, taskID: id, url: request.url.absoluteString, state: .running,
                 bytesWritten: 0, expectedLength: nil, path: nil, errorCode: nil))
     }
@@ -120,13 +120,18 @@ public final class BackgroundSession: Sendable {
     ///
     /// - Throws: `daemon-unavailable` when the daemon connection is gone.
     public func allTasks() async throws(SandboxError) -> [BackgroundTask] {
-        try await taskList().filter { $0.state != .completed }.map(task)
+        try await listed().filter { $0.state != .completed }.map(task)
     }
 
     /// Every task the daemon keeps for this session, finished ones included.
     ///
     /// - Throws: `daemon-unavailable` when the daemon connection is gone.
-    public func taskList() async throws(SandboxError) -> [BackgroundTaskInfo] {
+    public func taskList() async throws(SandboxError) -> [DownloadTaskSummary] {
+        try await listed().map(DownloadTaskSummary.init)
+    }
+
+    /// The session's tasks as the daemon lists them.
+    private func listed() async throws(SandboxError) -> [DownloadTaskSummary.Wire] {
         try await connection.request { .list(id: $0) }.tasks ?? []
     }
 
@@ -163,12 +168,12 @@ public final class BackgroundSession: Sendable {
     ///   not be started, or cannot be reached.
     public static func tasks(
         of app: AppIdentifier, in home: SandboxHome, startingDaemon: Bool = false
-    ) async throws(SandboxError) -> [BackgroundTaskInfo] {
+    ) async throws(SandboxError) -> [DownloadTaskSummary] {
         let paths = DaemonPaths(home: home)
         let hello = ClientMessage.Hello(app: app.rawValue, session: nil, home: paths.home, attach: false)
         let connection = try await DaemonLauncher.connect(paths: paths, hello: hello, startIfNeeded: startingDaemon)
         defer { connection.close() }
-        return try await connection.request { .list(id: $0) }.tasks ?? []
+        return (try await connection.request { .list(id: $0) }.tasks ?? []).map(DownloadTaskSummary.init)
     }
 
     /// Detaches from the daemon: its tasks go on, and their events are queued for the next attach.
@@ -191,7 +196,7 @@ public final class BackgroundSession: Sendable {
     }
 
     /// The live object of task `info.taskID`, made on first sight.
-    private func task(_ info: BackgroundTaskInfo) -> BackgroundTask {
+    private func task(_ info: DownloadTaskSummary.Wire) -> BackgroundTask {
         tasks.withLock { tasks in
             if let task = tasks[info.taskID] { return task }
             let task = BackgroundTask(info: info, session: self)
@@ -242,7 +247,7 @@ public final class BackgroundSession: Sendable {
             record.errorMessage = refused.message
         }
         let task = task(
-            BackgroundTaskInfo(
+            DownloadTaskSummary.Wire(
                 session: configuration.identifier, taskID: record.taskID, url: "", state: .running, bytesWritten: 0,
                 expectedLength: nil, path: nil, errorCode: nil))
         task.apply(record)

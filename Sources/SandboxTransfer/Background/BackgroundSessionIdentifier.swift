@@ -11,9 +11,3 @@ extension DownloadSession {
     /// ``BackgroundSession``'s, listed through the daemon with their stable identifiers).
     public static func isBackground(identifier: String) -> Bool { identifier.hasPrefix(backgroundIdentifierPrefix) }
 }
-
-extension DownloadTaskSummary {
-    /// Whether the task belongs to the download session of a background session
-    /// (``DownloadSession/isBackground(identifier:)``).
-    public var isBackground: Bool { DownloadSession.isBackground(identifier: sessionIdentifier) }
-}

@@ -18,7 +18,7 @@ public final class BackgroundTask: Sendable, Hashable, Identifiable, CustomStrin
 
     private let live: Mutex<Live>
 
-    init(info: BackgroundTaskInfo, session: BackgroundSession) {
+    init(info: DownloadTaskSummary.Wire, session: BackgroundSession) {
         taskIdentifier = info.taskID
         url = info.url
         self.session = session

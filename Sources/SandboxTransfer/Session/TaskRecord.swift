@@ -52,18 +52,18 @@ package struct TaskRecord: Sendable, Codable, Hashable {
     /// A public summary, for session `session`, with `partialLength` the partial file's length now
     /// (`nil`: it is gone).
     func summary(session: String, partialLength: Int64?) -> DownloadTaskSummary {
-        let state: String
+        let state: DownloadTaskSummary.State
         var path: String?
-        var error: String?
+        var error: (code: String, message: String)?
         switch phase {
-        case .active: state = "interrupted"
-        case .finishing: state = "finishing"
+        case .active: state = .interrupted
+        case .finishing: state = .finishing
         case .completed(let location):
-            state = "completed"
+            state = .completed
             path = location
         case .failed(let code, let message, let resumable):
-            state = resumable ? "paused" : (code == "cancelled" ? "cancelled" : "failed")
-            error = message
+            state = resumable ? .paused : (SandboxError.Code(code) == .cancelled ? .cancelled : .failed)
+            error = (code, message)
         }
         let bytes: Int64
         if keepsPartialFile {
@@ -75,7 +75,7 @@ package struct TaskRecord: Sendable, Codable, Hashable {
         }
         return DownloadTaskSummary(
             sessionIdentifier: session, taskIdentifier: id, url: originalURL, state: state, bytesOnDisk: bytes,
-            expectedLength: expectedLength,
-            path: path, error: error, updatedAt: updatedAt)
+            expectedLength: expectedLength, path: path, errorCode: error?.code, errorMessage: error?.message,
+            updatedAt: updatedAt, isBackground: DownloadSession.isBackground(identifier: session))
     }
 }

@@ -33,7 +33,7 @@ import Testing
             let held = try await Self.task(of: "d", fixture)
             let running = try await Self.task(of: "n", fixture)
             if running?.state == .running {
-                #expect(held?.state == .suspended && held?.bytesWritten == 0, "\(String(describing: held))")
+                #expect(held?.state == .suspended && held?.bytesOnDisk == 0, "\(String(describing: held))")
             }
             let one = AppOutput(try await first.finish(timeout: .seconds(120)))
             let two = AppOutput(try await second.finish(timeout: .seconds(120)))
@@ -54,7 +54,7 @@ import Testing
 
     /// Task 1 of session `session` as the daemon lists it, through a session that neither
     /// receives its events nor starts a daemon.
-    private static func task(of session: String, _ fixture: DaemonFixture) async throws -> BackgroundTaskInfo? {
+    private static func task(of session: String, _ fixture: DaemonFixture) async throws -> DownloadTaskSummary? {
         var configuration = BackgroundConfiguration.background(identifier: session)
         configuration.daemonPaths = fixture.paths
         configuration.receivesEvents = false
@@ -62,6 +62,6 @@ import Testing
         let observer = try await BackgroundSession(
             configuration: configuration, app: AppIdentifier(DaemonFixture.app), in: fixture.home)
         defer { Task { await observer.detach() } }
-        return try await observer.taskList().first { $0.taskID == 1 }
+        return try await observer.taskList().first { $0.taskIdentifier == 1 }
     }
 }

@@ -106,6 +106,9 @@ import Testing
             let list = try await cli.run("downloads", Fixture.app, "--json")
             #expect(list.stdout.contains("\"bytes\":0,"), "\(list.stdout)")
             #expect(list.stdout.contains("\"state\":\"cancelled\""), "\(list.stdout)")
+            // One schema with the download lines: the error's code, and its message beside it.
+            #expect(list.stdout.contains("\"error\":\"cancelled\""), "\(list.stdout)")
+            #expect(list.stdout.contains("\"message\":\""), "\(list.stdout)")
         }
     }
 }

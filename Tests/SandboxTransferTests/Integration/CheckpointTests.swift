@@ -25,7 +25,7 @@ import Testing
     }
 
     func states(_ fixture: Fixture) throws -> [String] {
-        try DownloadSession.storedTasks(identifier: "test", container: fixture.container).map(\.state)
+        try DownloadSession.storedTasks(identifier: "test", container: fixture.container).map(\.state.rawValue)
     }
 
     /// The checkpoint folder's files.

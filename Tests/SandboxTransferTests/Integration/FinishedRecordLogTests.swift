@@ -40,7 +40,7 @@ import Testing
     }
 
     func states(_ fixture: Fixture) throws -> [String] {
-        try DownloadSession.storedTasks(identifier: "test", container: fixture.container).map(\.state)
+        try DownloadSession.storedTasks(identifier: "test", container: fixture.container).map(\.state.rawValue)
     }
 
     /// A record checkpointed in a file of its own (a larger download) moves to the log when it

@@ -98,7 +98,7 @@ import Testing
             #expect(try fixture.leftovers().isEmpty)
             #expect(
                 try DownloadSession.storedTasks(identifier: "test", container: fixture.container).map(\.state) == [
-                    "failed"
+                    .failed
                 ])
         }
     }
@@ -123,7 +123,7 @@ import Testing
                     == [0, 3])
             _ = try fixture.root.removeItem(at: try session.partialPath(record.partialName))
             let summaries = try DownloadSession.storedTasks(identifier: "test", container: fixture.container)
-            #expect(summaries.map(\.state) == ["failed", "interrupted"])
+            #expect(summaries.map(\.state) == [.failed, .interrupted])
             #expect(summaries.map(\.bytesOnDisk) == [0, 0])
         }
     }

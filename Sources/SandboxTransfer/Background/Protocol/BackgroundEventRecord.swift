@@ -69,37 +69,3 @@ public struct BackgroundEventRecord: Codable, Sendable, Hashable {
     /// Whether the event is kept until the app handles it (every kind but progress).
     public var isQueued: Bool { kind != .progress }
 }
-
-/// A daemon-owned task as listed (`sandbox downloads`, ``BackgroundSession/allTasks()``).
-public struct BackgroundTaskInfo: Codable, Sendable, Hashable {
-    /// The background session it belongs to.
-    public var session: String
-    /// Its identifier in the session.
-    public var taskID: Int
-    /// The URL it downloads.
-    public var url: String
-    /// `waiting`, `running`, `completed` (finished, failed or cancelled: see ``errorCode``).
-    public var state: DownloadTaskState
-    /// Bytes written so far.
-    public var bytesWritten: Int64
-    /// The whole file's size, when known.
-    public var expectedLength: Int64?
-    /// Where the finished file is in the container.
-    public var path: String?
-    /// Why it failed, when it did.
-    public var errorCode: String?
-
-    package init(
-        session: String, taskID: Int, url: String, state: DownloadTaskState, bytesWritten: Int64,
-        expectedLength: Int64?, path: String?, errorCode: String?
-    ) {
-        self.session = session
-        self.taskID = taskID
-        self.url = url
-        self.state = state
-        self.bytesWritten = bytesWritten
-        self.expectedLength = expectedLength
-        self.path = path
-        self.errorCode = errorCode
-    }
-}

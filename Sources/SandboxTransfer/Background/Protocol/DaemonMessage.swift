@@ -28,7 +28,7 @@ package struct DaemonMessage: Codable, Sendable, Equatable {
     package var code: String?
     package var message: String?
     package var taskID: Int?
-    package var tasks: [BackgroundTaskInfo]?
+    package var tasks: [DownloadTaskSummary.Wire]?
     package var event: BackgroundEventRecord?
     package var status: DaemonStatus?
 
@@ -42,7 +42,7 @@ package struct DaemonMessage: Codable, Sendable, Equatable {
     package static func submitted(task: Int, requestID: Int) -> DaemonMessage {
         DaemonMessage(type: .submitted, requestID: requestID, taskID: task)
     }
-    package static func tasks(_ tasks: [BackgroundTaskInfo], requestID: Int) -> DaemonMessage {
+    package static func tasks(_ tasks: [DownloadTaskSummary.Wire], requestID: Int) -> DaemonMessage {
         DaemonMessage(type: .tasks, requestID: requestID, tasks: tasks)
     }
     package static func done(requestID: Int) -> DaemonMessage { DaemonMessage(type: .done, requestID: requestID) }
