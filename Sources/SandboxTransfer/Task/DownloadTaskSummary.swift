@@ -64,7 +64,7 @@ public struct DownloadTaskSummary: Sendable, Hashable, Codable {
     public var expectedLength: Int64?
     /// Where a completed download went, in the container.
     public var path: String?
-    /// Why it failed or stopped: the error's code (``/SandboxCore/SandboxError/code``).
+    /// Why it failed or stopped: the error's code (`SandboxError.code`).
     public var errorCode: String?
     /// The error's message, with ``errorCode``; `nil` for a task `sandboxd` lists (its queue
     /// keeps the code only).
