@@ -46,7 +46,7 @@ extension Container {
     }
 
     /// `path` with each `..` taking away the name before it, by the names alone.
-    static func folded(_ path: ContainerPath) -> ContainerPath {
+    package static func folded(_ path: ContainerPath) -> ContainerPath {
         var names: [FileName] = []
         for name in path.names {
             if name.isParentReference { _ = names.popLast() } else { names.append(name) }
