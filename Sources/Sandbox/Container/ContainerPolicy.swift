@@ -78,14 +78,15 @@ public struct ContainerPolicy: Sendable, Hashable {
         }
     }
 
-    /// Why `action` at `location` (named `requested`) is refused, or `nil` when it is allowed.
+    /// Why `action` at `location` (named `requested`) is refused, or `nil` when it is allowed (no
+    /// message is made then: the share asks for every item it lists).
     func refusal(
         _ action: DirectoryPolicy.Action, at location: ContainerPath, requested: ContainerPath,
         doing operation: String? = nil
     ) -> SandboxError? {
-        let place = location == requested ? "'\(requested)'" : "'\(requested)' (which leads to '\(location)')"
         let directory = ContainerDirectory.holding(location)
         if !allows(action, in: directory) {
+            let place = location == requested ? "'\(requested)'" : "'\(requested)' (which leads to '\(location)')"
             return refusal(action, at: requested, place: place, by: directory, doing: operation)
         }
         guard action == .delete else { return nil }
