@@ -30,6 +30,7 @@ struct PolicyCLITests {
                 (["rm", app, "Library/Preferences", "--recursive"], preferences),
                 (["rm", app, "Library", "--recursive"], "which holds 'Library/Preferences'"),
                 (["mv", app, "Library/Preferences", "Documents/p"], preferences),
+                (["process-inbox", app, "--into", "Library/Preferences/in"], preferences),
             ]
             for (arguments, rule) in refused {
                 let result = try await cli.run(arguments)
@@ -37,6 +38,8 @@ struct PolicyCLITests {
                 #expect(result.stderr.contains(rule), "\(arguments): \(result.stderr)")
                 #expect(result.stderr.hasSuffix("[read-only]\n"), "\(arguments): \(result.stderr)")
             }
+            #expect(
+                !FileManager.default.fileExists(atPath: cli.home + "/Containers/Data/\(app)/Library/Preferences/in"))
             #expect(try await cli.run("ls", app, "Documents/Inbox").stdout == "f.txt\n")
             // Reading, moving out and deleting are the app's to do.
             #expect(try await cli.run("cat", app, "Documents/Inbox/f.txt").stdout == "x")

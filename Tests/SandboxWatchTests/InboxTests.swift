@@ -55,6 +55,29 @@ extension WatcherTests {
             }
         }
 
+        /// A disposition is judged by the container's policy where it leads: not back into the
+        /// Inbox through a link the app planted, nor into `Library/Preferences` (both were moved
+        /// before: the check looked for `Documents/Inbox` in the names alone).
+        @Test("a disposition never moves an item where the policy forbids, through a link either")
+        func dispositionsAskThePolicy() async throws {
+            for destination: ContainerPath in ["Documents/box/again", "Library/Preferences/taken.plist"] {
+                try await TemporaryContainer.with { fixture in
+                    let inbox = Inbox(container: fixture.container)
+                    try FileManager.default.createSymbolicLink(
+                        atPath: fixture.documents + "/box", withDestinationPath: "Inbox")
+                    try HostFiles.write(fixture.documents + "/Inbox/a", Array("delivered".utf8))
+                    let report = try inbox.processPendingItems { _ in .move(to: destination) }
+                    #expect(report.failures.count == 1, "\(destination)")
+                    let error = report.failures.first?.error as? SandboxError
+                    #expect(error?.code == .readOnly, "\(destination): \(String(describing: error))")
+                    #expect(try fixture.root.attributes(at: destination, followingSymlink: false) == nil)
+                    #expect(try fixture.root.attributes(at: "Documents/Inbox/again", followingSymlink: false) == nil)
+                }
+            }
+            #expect(throws: SandboxError.self) { try Inbox.checkAppMayWrite(to: "Library/Preferences/x.plist") }
+            #expect(throws: SandboxError.self) { try Inbox.checkAppMayWrite(to: "Documents/x/../Inbox/y") }
+        }
+
         @Test("items present at launch and items arriving meanwhile are each handled exactly once")
         func exactlyOnce() async throws {
             try await TemporaryContainer.with { fixture in

@@ -1,8 +1,8 @@
 import SandboxCore
 
 extension Container {
-    /// Refuses `action` on the item at `path` where the container's policy forbids it (see
-    /// ``DirectoryPolicy/allows(_:)``): nothing may be created or changed in `Documents/Inbox`,
+    /// Refuses `action` on the item at `path` where the container's policy forbids it
+    /// (``ContainerPolicy/app``, which this asks): nothing may be created or changed in `Documents/Inbox`,
     /// whose documents the app may only read and delete; nothing in `Library/Preferences` but
     /// through the preferences API. Removing (or moving away) a directory that holds one of those
     /// is refused as removing it would be.
@@ -20,55 +20,33 @@ extension Container {
     ///   such as ``/SandboxCore/SandboxError/Code/escapesContainer`` and
     ///   ``/SandboxCore/SandboxError/Code/symlinkLoop``.
     public func checkPolicy(allowing action: DirectoryPolicy.Action, at path: ContainerPath) throws(SandboxError) {
-        let resolved = try root.location(of: path, followingFinalLink: action == .read || action == .modify)
-        for location in [Self.folded(path), resolved] {
-            let directory = ContainerDirectory.holding(location)
-            if !directory.policy.allows(action) {
-                let place = location == path ? "'\(path)'" : "'\(path)' (which leads to '\(location)')"
-                throw Self.refusal(action, at: path, described: place, by: directory)
-            }
-            guard action == .delete else { continue }
-            for inner in ContainerDirectory.allCases where !inner.policy.allows(.delete) {
-                guard let innerPath = inner.path, innerPath.isDescendant(of: location), innerPath != location else {
-                    continue
-                }
-                throw Self.refusal(action, at: path, described: "'\(path)', which holds '\(innerPath)'", by: inner)
-            }
+        for location in try locations(of: path, followingFinalLink: action == .read || action == .modify) {
+            try ContainerPolicy.app.check(action, at: location, requested: path)
         }
     }
 
     /// Refuses moving or renaming the item at `source` to `destination` where the policy forbids
     /// it: a move removes the item from where it was and creates it where it goes, so both are
-    /// judged (``checkPolicy(allowing:at:)`` with `.delete` at `source`, `.create` at
-    /// `destination`).
+    /// judged (``ContainerPolicy/checkMove(from:to:requested:)``), each where its names put it and
+    /// where it really is, as ``checkPolicy(allowing:at:)`` judges a path.
     ///
     /// - Throws: what ``checkPolicy(allowing:at:)`` throws, for either path.
     public func checkPolicy(movingFrom source: ContainerPath, to destination: ContainerPath) throws(SandboxError) {
-        try checkPolicy(allowing: .delete, at: source)
-        try checkPolicy(allowing: .create, at: destination)
+        let sources = try locations(of: source, followingFinalLink: false)
+        let destinations = try locations(of: destination, followingFinalLink: false)
+        for (from, to) in zip(sources, destinations) {
+            try ContainerPolicy.app.checkMove(from: from, to: to, requested: (source, destination))
+        }
     }
 
-    private static func refusal(
-        _ action: DirectoryPolicy.Action, at path: ContainerPath, described place: String,
-        by directory: ContainerDirectory
-    ) -> SandboxError {
-        let verb = action == .delete ? "removing" : action == .create ? "creating" : "changing"
-        let shown = directory.path.map { "'\($0)'" } ?? directory.rawValue
-        let rule: String
-        switch directory.policy.appAccess {
-        case .readAndDelete:
-            rule =
-                "\(shown) is where other apps deliver documents: the app may only read and delete there. Move the document out of the Inbox to change it"
-        case .preferencesAPI:
-            rule = "\(shown) is written only through the preferences API"
-        case .readOnly, .readWrite:
-            rule = "\(shown) is read-only"
-        }
-        return SandboxError(.readOnly, "Refused \(verb) \(place): \(rule).", path: path.description)
+    /// Where `path` is by its names alone (``folded(_:)``) and where it really leads, resolved
+    /// beneath the container.
+    private func locations(of path: ContainerPath, followingFinalLink: Bool) throws(SandboxError) -> [ContainerPath] {
+        [Self.folded(path), try root.location(of: path, followingFinalLink: followingFinalLink)]
     }
 
     /// `path` with each `..` taking away the name before it, by the names alone.
-    static func folded(_ path: ContainerPath) -> ContainerPath {
+    package static func folded(_ path: ContainerPath) -> ContainerPath {
         var names: [FileName] = []
         for name in path.names {
             if name.isParentReference { _ = names.popLast() } else { names.append(name) }

@@ -53,7 +53,7 @@ extension Container {
         if domains.contains(.userDomainMask), let user = userDirectory(directory) {
             let path = hostPath(for: user)
             let shown = expandTilde ? path : "~" + path.dropFirst(homeDirectory.count)
-            results.append(SearchPathResult(path: shown, isWritable: user.policy.appAccess == .readWrite))
+            results.append(SearchPathResult(path: shown, isWritable: ContainerPolicy.app.allows(.create, in: user)))
         }
         if domains.contains(.localDomainMask), let suffix = systemSuffix(directory) {
             results.append(SearchPathResult(path: "/Library" + suffix, isWritable: false))

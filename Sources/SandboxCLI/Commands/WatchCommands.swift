@@ -119,6 +119,7 @@ struct ProcessInbox: ParsableCommand {
     func run() throws {
         let container = try app.container()
         let destination = try ContainerPath.argument(into)
+        try container.checkPolicy(allowing: .create, at: destination)
         try container.root.createDirectory(at: destination, withIntermediateDirectories: true)
         let pause = max(0, pause)
         let report = try Inbox(container: container).processPendingItems { item in

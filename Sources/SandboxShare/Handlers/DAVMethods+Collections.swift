@@ -6,7 +6,7 @@ extension DAVMethods {
     /// MKCOL: creates a collection. 201; 405 when something exists at the path, 409 without a
     /// parent collection, 415 with a body (this server defines no MKCOL body).
     func mkcol(_ path: SharePath, request: Request) async throws(SandboxError) -> Response {
-        try requireVisibleName(path)
+        try requireVisibleName(path, for: .create)
         let hasBody =
             (request.headers.fieldValue(.contentLength).flatMap(Int.init) ?? 0) > 0
             || request.headers.fieldValue(.transferEncoding) != nil
@@ -27,7 +27,7 @@ extension DAVMethods {
     ///   ``SandboxCore/SandboxError/Code/locked``, and the file system's failure (`already-exists` as
     ///   ``SandboxCore/SandboxError/Code/methodNotAllowed``).
     func createCollection(_ path: SharePath, request: Request) throws(SandboxError) {
-        try requireVisibleName(path)
+        try requireVisibleName(path, for: .create)
         try requireParentCollection(of: path)
         try checkLocks(path, recursive: false, request: request)
         do throws(SandboxError) {
@@ -40,7 +40,7 @@ extension DAVMethods {
     /// DELETE: removes a file, or a collection with everything in it (`Depth` must be infinity
     /// or absent for a collection). 204; locks on the removed items end with them.
     func delete(_ path: SharePath, request: Request) throws(SandboxError) -> Response {
-        try requireVisibleName(path)
+        try requireVisibleName(path, for: .delete)
         let item = try existingItem(at: path)
         if item.isCollection, try Depth.parse(request.headers.fieldValue(.depth), default: .infinity) != .infinity {
             throw SandboxError(

@@ -16,9 +16,9 @@ extension DAVMethods {
             throw SandboxError(.malformedRequest, "\(name) needs a Destination header.", path: source.description)
         }
         let destination = try DestinationHeader.parse(value, allowedAuthorities: allowedAuthorities)
-        if move { try requireVisibleName(source) }
+        if move { try requireVisibleName(source, for: .delete) }
         let sourceItem = try existingItem(at: source)
-        try requireVisibleName(destination)
+        try requireVisibleName(destination, for: .create)
         guard destination != source else {
             throw SandboxError(
                 .forbidden, "The source and the destination of \(name) are the same: '\(source)'.",

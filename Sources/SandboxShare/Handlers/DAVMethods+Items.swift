@@ -71,18 +71,28 @@ extension DAVMethods {
         return item
     }
 
-    /// Refuses to create or change `path` when the share hides that name (as if it did not
-    /// exist) or when it is the shared folder itself.
+    /// Refuses `action` (creating, changing or removing) at `path` when the share hides that name
+    /// (as if it did not exist), when it is the shared folder itself, or when the container's
+    /// policy for file sharing (``/Sandbox/ContainerPolicy/fileSharing``) refuses it there.
     ///
     /// - Throws: ``/SandboxCore/SandboxError/Code/notFound`` for the Inbox and names starting with `.` (but
     ///   Finder's `._name` and `.DS_Store`, ``SharePath/isFinderMetadata``),
-    ///   ``SandboxCore/SandboxError/Code/forbidden`` for the root.
-    func requireVisibleName(_ path: SharePath) throws(SandboxError) {
+    ///   ``SandboxCore/SandboxError/Code/forbidden`` for the root and where the policy allows
+    ///   reading but not `action`.
+    func requireVisibleName(_ path: SharePath, for action: DirectoryPolicy.Action) throws(SandboxError) {
         if path.isUnreachable {
             throw SandboxError(.notFound, "Nothing is shared at '\(path)'.", path: path.description)
         }
         if path.isRoot {
             throw SandboxError(.forbidden, "The shared folder itself cannot be replaced or removed.", path: "/")
+        }
+        do throws(SandboxError) {
+            try ContainerPolicy.fileSharing.check(action, at: path.pathInContainer)
+        } catch {
+            let (code, _) = SandboxError.classify(error.code)
+            throw SandboxError(
+                code, "The share may not do that at '\(path)': \(error.message)", path: path.description,
+                underlying: .error(error))
         }
     }
 

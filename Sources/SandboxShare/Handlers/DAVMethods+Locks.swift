@@ -11,7 +11,7 @@ extension DAVMethods {
     /// lock whose token the `If` header submits. A LOCK of an unmapped name creates an empty file
     /// there (201). The answer carries `Lock-Token` and the `lockdiscovery` property.
     func lock(_ path: SharePath, request: Request) async throws(SandboxError) -> Response {
-        try requireVisibleName(path)
+        try requireVisibleName(path, for: .create)
         let body = try await xmlBody(of: request)
         let lockRequest = try LockRequest.parse(body)
         let asked = LockTimeout.parse(request.headers.fieldValue(.timeout)) ?? Self.maximumLockSeconds

@@ -137,7 +137,7 @@ extension DAVMethods {
     /// properties are protected (403 `cannot-modify-protected-property`; the others then fail
     /// with 424). 207 Multi-Status.
     func proppatch(_ path: SharePath, request: Request) async throws(SandboxError) -> Response {
-        try requireVisibleName(path)
+        try requireVisibleName(path, for: .modify)
         let body = try await xmlBody(of: request)
         let patch = try ProppatchRequest.parse(body)
         let item = try existingItem(at: path)

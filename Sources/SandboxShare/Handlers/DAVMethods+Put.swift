@@ -21,7 +21,7 @@ extension DAVMethods {
     /// at the name when the upload starts, or put there while it ran, fails it with
     /// ``SandboxCore/SandboxError/Code/nameTaken`` and nothing stored.
     func put(_ path: SharePath, request: Request, overwriting: Bool = true) async throws(SandboxError) -> Response {
-        try requireVisibleName(path)
+        try requireVisibleName(path, for: .create)
         if request.headers.fieldValue(.contentRange) != nil {
             throw SandboxError(
                 .malformedRequest, "PUT with Content-Range (a partial update) is not supported; send the whole file.",

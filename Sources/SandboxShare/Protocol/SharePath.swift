@@ -76,24 +76,22 @@ package struct SharePath: Hashable, Sendable, CustomStringConvertible {
     /// Whether this is the shared folder itself.
     package var isRoot: Bool { names.isEmpty }
 
-    /// Whether the share hides this item: what the container's policy keeps from file sharing
-    /// (``/Sandbox/ContainerDirectory/hiddenFromFileSharing``: the `Inbox` and all in it), or
-    /// anything with a name (itself or a parent's) starting with `.`, the share's own rule. A hidden
-    /// item is never listed (PROPFIND, the page, a ZIP); only ``isFinderMetadata`` ones can be
-    /// named by a WebDAV request.
+    /// Whether the share hides this item: anything with a name (itself or a parent's) starting
+    /// with `.`, the share's own rule, or what the container's policy keeps from file sharing
+    /// (``/Sandbox/ContainerPolicy/fileSharing`` refuses reading it: the `Inbox` and all in it). A
+    /// hidden item is never listed (PROPFIND, the page, a ZIP); only ``isFinderMetadata`` ones can
+    /// be named by a WebDAV request.
     package var isHidden: Bool {
-        if Self.hiddenByPolicy.contains(where: { hidden in
-            names.count >= hidden.count && zip(names, hidden).allSatisfy { $0.utf8.elementsEqual($1) }
-        }) {
-            return true
-        }
-        return names.contains { $0.utf8.first == UInt8(ascii: ".") }
+        if names.contains(where: { $0.utf8.first == UInt8(ascii: ".") }) { return true }
+        return !ContainerPolicy.fileSharing.allows(.read, at: pathInContainer)
     }
 
-    /// ``/Sandbox/ContainerDirectory/hiddenFromFileSharing`` as names, made once.
-    private static let hiddenByPolicy: [[[UInt8]]] = ContainerDirectory.hiddenFromFileSharing.map { names in
-        names.map(\.bytes)
+    /// The same item as a path in the container, `Documents/…`: what the container's policy judges.
+    package var pathInContainer: ContainerPath {
+        Self.documents.appending(contentsOf: containerPath.names)
     }
+
+    private static let documents = ContainerDirectory.documents.path ?? ContainerPath(constant: "Documents")
 
     /// Whether this is a file macOS keeps beside the documents on a WebDAV volume, in a folder the
     /// share shows: `._name` (AppleDouble: the extended attributes of `name`, which every copy by

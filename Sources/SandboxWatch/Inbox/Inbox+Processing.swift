@@ -120,7 +120,7 @@ extension Inbox {
     func complete(_ item: InboxItem, _ disposition: InboxItem.Disposition) throws(SandboxError) {
         switch disposition {
         case .move(let destination):
-            try Self.checkAppMayWrite(to: destination)
+            try container.checkPolicy(allowing: .create, at: destination)
             try root.moveItem(from: item.path, to: destination)
         case .delete:
             try root.removeItem(at: item.path, recursively: true)

@@ -60,16 +60,14 @@ public struct Inbox: Sendable {
         try Self.checkAppMayWrite(to: Self.path.appending(name))
     }
 
-    /// Throws when `path` is the Inbox or inside it, where the app may not write.
+    /// Throws when the container's policy (``/Sandbox/ContainerPolicy/app``) refuses the app
+    /// creating an item at `path`, judged by its names: the Inbox and all in it, and
+    /// `Library/Preferences`. A disposition moving an item out is judged, as well, where its links
+    /// lead (``/Sandbox/Container/checkPolicy(allowing:at:)``).
     ///
     /// - Throws: ``/SandboxCore/SandboxError/Code/readOnly`` with a message that says what to do instead.
     public static func checkAppMayWrite(to path: ContainerPath) throws(SandboxError) {
-        guard path.isDescendant(of: Self.path) else { return }
-        throw SandboxError(
-            .readOnly,
-            "The app may not write into Documents/Inbox ('\(path)'): other apps deliver documents there. Read, move out or delete Inbox items; write your own files elsewhere in Documents.",
-            path: path.description
-        )
+        try ContainerPolicy.app.check(.create, at: Container.folded(path), requested: path)
     }
 
     /// The items waiting in the Inbox (names beginning with `.` excepted), sorted.

@@ -63,7 +63,7 @@ extension WebPage {
     func upload(_ request: Request) async throws(SandboxError) -> Response {
         try requireWritable()
         let asked = try Self.path(in: request)
-        try methods.requireVisibleName(asked)
+        try methods.requireVisibleName(asked, for: .create)
         let folder = asked.parent
         uploads.begin(folder)
         var created: [SharePath] = []
@@ -131,8 +131,8 @@ extension WebPage {
         let asked = try await Self.json(Asked.self, from: request)
         let source = try Self.shown(asked.from)
         let destination = try Self.shown(asked.to)
-        try methods.requireVisibleName(source)
-        try methods.requireVisibleName(destination)
+        try methods.requireVisibleName(source, for: .delete)
+        try methods.requireVisibleName(destination, for: .create)
         let item = try methods.existingItem(at: source)
         guard destination != source else { return WebResponses.json(["path": source.description]) }
         if item.isCollection, destination.isDescendant(of: source) {
