@@ -32,7 +32,7 @@ import Testing
     /// and with milliseconds away from the half-millisecond ties: the same text as Foundation.
     @Test func writesWhatTheFormatterWrote() {
         let (whole, fractional) = (Self.formatter(fractional: false), Self.formatter(fractional: true))
-        var generator = SplitMix(seed: 27)
+        var generator = SeededGenerator(seed: 27)
         let low: Int64 = -12_212_553_600  // 1583-01-01
         let high: Int64 = 13_569_465_600  // 2400-01-01
         for _ in 0..<5_000 {
@@ -48,7 +48,7 @@ import Testing
 
     @Test func parsesWhatTheFormatterParsed() {
         let (whole, fractional) = (Self.formatter(fractional: false), Self.formatter(fractional: true))
-        var generator = SplitMix(seed: 1582)
+        var generator = SeededGenerator(seed: 1582)
         for _ in 0..<2_000 {
             let second = Int64(generator.next() % 20_000_000_000) - 5_000_000_000
             let date = Date(timeIntervalSince1970: Double(second) + Double(generator.next() % 1000) / 1000)
@@ -87,18 +87,5 @@ import Testing
         }
         #expect(UTCTimestamp.iso8601(secondsSince1970: .max) == UTCTimestamp.iso8601(secondsSince1970: .max - 1))
         #expect(UTCTimestamp.iso8601(secondsSince1970: .min).hasPrefix("-"))
-    }
-}
-
-/// A small deterministic generator (SplitMix64): the same instants every run.
-struct SplitMix {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
