@@ -116,7 +116,9 @@ public struct ContainerPolicy: Sendable, Hashable {
             case .modify: "changing"
             case .delete: "removing"
             }
-        let doing = operation.map { "\($0) (\(place))" } ?? "\(verb) \(place)"
+        // A move names both ends already: the place is added only when it says more (a link, `..`,
+        // a directory held beneath).
+        let doing = operation.map { place == "'\(path)'" ? $0 : "\($0) (\(place))" } ?? "\(verb) \(place)"
         let shown = directory.path.map { "'\($0)'" } ?? "the app's bundle"
         guard isShown(directory) else {
             let inside = ContainerDirectory.documents.path.flatMap { directory.path?.isDescendant(of: $0) } ?? false
