@@ -100,7 +100,8 @@ struct ListedDownload: Encodable {
     var daemonRunning: Bool?
 
     /// The row of `summary`; `daemonRunning` for a task `sandboxd` owns (`nil` for a foreground
-    /// one). A daemon's task's path is printed only when it is one in the container.
+    /// one). A path is printed only when it is one in the container: the daemon's queue and a
+    /// foreground session's checkpoint (a file in the app's container) both name it.
     init(_ summary: DownloadTaskSummary, daemonRunning: Bool? = nil) {
         sessionIdentifier = summary.sessionIdentifier
         taskIdentifier = summary.taskIdentifier
@@ -108,7 +109,7 @@ struct ListedDownload: Encodable {
         state = summary.state.rawValue
         bytes = summary.bytesOnDisk
         total = summary.expectedLength
-        path = daemonRunning == nil ? summary.path : summary.path.flatMap(Self.containerPath)
+        path = summary.path.flatMap(Self.containerPath)
         error = summary.errorCode
         message = summary.errorMessage
         updatedAt = summary.updatedAt
@@ -116,8 +117,8 @@ struct ListedDownload: Encodable {
         self.daemonRunning = daemonRunning
     }
 
-    /// `text` when it is a path in the container; `nil` (not printed) otherwise: the daemon's
-    /// queue names it, and a name from there never makes the CLI print a path outside.
+    /// `text` when it is a path in the container; `nil` (not printed) otherwise: a name from a file
+    /// the app or the daemon wrote never makes the CLI print a path outside.
     private static func containerPath(_ text: String) -> String? {
         do throws(SandboxError) {
             return try ContainerPath(text).description
