@@ -1,0 +1,40 @@
+/// How a lifecycle operation treats each kind of live user: one table, the README's.
+///
+/// | operation | share | daemon | watch | run | app |
+/// |---|---|---|---|---|---|
+/// | restore | relinquish | relinquish | notify | refuse | relinquish |
+/// | update | notify | notify | notify | refuse | relinquish |
+/// | uninstall | relinquish | relinquish | notify | refuse | relinquish |
+/// | restart | notify | relinquish | notify | refuse | relinquish |
+/// | purge | notify | notify | notify | notify | notify |
+/// | lock | relinquish | notify | notify | notify | relinquish |
+/// | backup | relinquish | notify | notify | notify | relinquish |
+///
+/// - *relinquish*: the user is asked to let go first (finish its writes, close its files, pause)
+///   and the operation waits for its answer, bounded; then it is told the outcome and reopens
+///   the container (or stops, after an uninstall).
+/// - *notify*: the user is told before and after, without a wait (a watcher reports the change;
+///   purge skips what presenters declare held, see ``ContainerPresenter/hold(_:)``).
+/// - *refuse*: the operation does not start while such a user lives, and names it. A program
+///   under `sandbox run` has its files open in the container and executes from the bundle; it is
+///   not this library's to kill (iOS kills the app; here the owner stops it, then retries).
+public enum CoordinationPolicy {
+    /// What `kind` is asked for `operation`.
+    public enum Response: String, Sendable, Codable {
+        case notify, relinquish, refuse
+    }
+
+    /// The table's cell for `operation` and `kind`.
+    public static func response(to operation: CoordinatedOperation, from kind: PresenterKind) -> Response {
+        switch (operation, kind) {
+        case (.purge, _): .notify
+        case (.restore, .run), (.update, .run), (.uninstall, .run), (.restart, .run): .refuse
+        case (_, .run), (_, .watch): .notify
+        case (_, .app): .relinquish
+        case (.restore, _), (.uninstall, _): .relinquish
+        case (.restart, .daemon): .relinquish
+        case (.lock, .share), (.backup, .share): .relinquish
+        default: .notify
+        }
+    }
+}
