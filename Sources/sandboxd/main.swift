@@ -26,9 +26,15 @@ struct SandboxDaemonCommand: AsyncParsableCommand {
     var idleExit: Double?
     @Option(help: "Seconds queued events are kept for an app that does not come back (default 7 days).")
     var eventRetention: Double = 7 * 86_400
-    @Option(help: ArgumentHelp("Connections open at once (default \(ConnectionLimits.standard.maximumConnections)).", visibility: .hidden))
+    @Option(
+        help: ArgumentHelp(
+            "Connections open at once (default \(ConnectionLimits.standard.maximumConnections)).", visibility: .hidden))
     var maxConnections = ConnectionLimits.standard.maximumConnections
-    @Option(help: ArgumentHelp("Connections open at once from one process (default \(ConnectionLimits.standard.maximumConnectionsPerProcess)).", visibility: .hidden))
+    @Option(
+        help: ArgumentHelp(
+            "Connections open at once from one process "
+                + "(default \(ConnectionLimits.standard.maximumConnectionsPerProcess)).",
+            visibility: .hidden))
     var maxConnectionsPerProcess = ConnectionLimits.standard.maximumConnectionsPerProcess
     @Flag(help: "Print the running daemon's status and exit (1 when none runs).")
     var status = false

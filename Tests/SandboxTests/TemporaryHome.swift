@@ -20,3 +20,10 @@ func writeFile(_ container: Container, _ path: String, bytes count: Int) throws 
     try container.root.writeContents([UInt8](repeating: 0x61, count: count), to: target)
     return target
 }
+
+/// ``withTemporaryHome(resolution:_:)`` for an `async` test.
+func withTemporaryHomeAsync<T>(_ body: (SandboxHome, String) async throws -> T) async throws -> T {
+    try await ScratchDirectory.with(prefix: "sandbox-home") { scratch in
+        try await body(try SandboxHome(location: scratch.appending("home")), scratch.path)
+    }
+}

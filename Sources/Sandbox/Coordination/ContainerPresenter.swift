@@ -45,7 +45,9 @@ public final class ContainerPresenter: Sendable {
     public let app: AppIdentifier
     /// What the presenter registered as.
     public let kind: PresenterKind
-    /// The operations' notices, in order; ends on ``close()``.
+    /// The operations' notices, in order; ends on ``close()``. An operation waits for the
+    /// presenters it asks to relinquish, so they always see its `will`; one that only notifies
+    /// may end before a presenter looks (every 50 ms), which then sees only its `did`.
     public let notices: AsyncStream<Notice>
 
     private let folder: CoordinationFolder

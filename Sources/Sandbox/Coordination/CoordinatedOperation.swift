@@ -1,5 +1,5 @@
 /// A lifecycle operation on an app's containers that the container's live users are told of
-/// (``SandboxHome/coordinating(_:of:timeout:_:)``).
+/// (`SandboxHome.coordinating(_:of:timeout:_:)`).
 public enum CoordinatedOperation: String, Sendable, Codable, CaseIterable {
     /// The data container is replaced by one restored from a backup.
     case restore

@@ -8,7 +8,7 @@
 /// | restart | notify | relinquish | notify | refuse | relinquish |
 /// | purge | notify | notify | notify | notify | notify |
 /// | lock | relinquish | notify | notify | notify | relinquish |
-/// | backup | relinquish | notify | notify | notify | relinquish |
+/// | backup | notify | notify | notify | notify | relinquish |
 ///
 /// - *relinquish*: the user is asked to let go first (finish its writes, close its files, pause)
 ///   and the operation waits for its answer, bounded; then it is told the outcome and reopens
@@ -33,7 +33,7 @@ public enum CoordinationPolicy {
         case (_, .app): .relinquish
         case (.restore, _), (.uninstall, _): .relinquish
         case (.restart, .daemon): .relinquish
-        case (.lock, .share), (.backup, .share): .relinquish
+        case (.lock, .share): .relinquish
         default: .notify
         }
     }

@@ -31,57 +31,76 @@ extension SandboxHome {
         _ operation: CoordinatedOperation, of app: AppIdentifier, timeout: Duration = defaultCoordinationTimeout,
         _ body: () throws(SandboxError) -> T
     ) throws(SandboxError) -> T {
-        let folder = CoordinationFolder(root: root, app: app)
-        try folder.prepare()
-        let lock = try FileLock(root: root, path: folder.lockPath)
+        try coordinating(operation, of: [app], timeout: timeout, body)
+    }
+
+    /// The single-app `coordinating` for an operation on several apps at
+    /// once (a restart empties every `tmp/`, a lock protects every app's files): the apps' locks
+    /// are taken in the order of their identifiers, so two such operations never wait for each
+    /// other in a circle, and every app's users are told and waited for before `body` runs.
+    ///
+    /// - Throws: as the single-app form.
+    public func coordinating<T>(
+        _ operation: CoordinatedOperation, of apps: [AppIdentifier], timeout: Duration = defaultCoordinationTimeout,
+        _ body: () throws(SandboxError) -> T
+    ) throws(SandboxError) -> T {
         let deadline = ContinuousClock.now + timeout
-        guard try lock.lock(.exclusive, until: deadline) else {
-            let holder = (try? root.readContents(of: folder.lockPath, maximumSize: 256)).map {
-                String(decoding: $0, as: UTF8.self)
-            }
+        var parties: [CoordinatedApp] = []
+        defer { for party in parties { party.lock.unlock() } }
+        for app in Set(apps).sorted() {
+            parties.append(try CoordinatedApp(taking: app, in: root, for: operation, until: deadline, timeout: timeout))
+        }
+        let refusing = parties.flatMap { party in
+            party.presenters.filter { CoordinationPolicy.response(to: operation, from: $0.record.kind) == .refuse }
+        }
+        guard refusing.isEmpty else {
             throw SandboxError(
                 .containerInUse,
-                "Another operation on \(app) (\(holder ?? "unknown")) did not end within \(timeout); try again when it has.",
-                path: app.rawValue)
+                "Cannot \(operation.rawValue) \(Self.list(apps: parties)) while \(Self.list(refusing)) uses it; "
+                    + "stop it, then try again.",
+                path: parties.first?.folder.app.rawValue)
         }
-        defer { lock.unlock() }
-        lock.replaceContents(with: Array("\(operation.rawValue) by pid \(getpid())".utf8))
+        for party in parties { try party.announce(.will, nil) }
+        var silent: [CoordinationFolder.LivePresenter] = []
+        for party in parties {
+            silent += try party.waitForRelinquish(operation, until: ContinuousClock.now + timeout)
+        }
+        guard silent.isEmpty else {
+            for party in parties { try party.announce(.did, .failed) }
+            throw SandboxError(
+                .containerInUse,
+                "Cannot \(operation.rawValue) \(Self.list(apps: parties)): \(Self.list(silent)) did not let go of it "
+                    + "within \(timeout); stop it or try again.",
+                path: parties.first?.folder.app.rawValue)
+        }
+        let result: T
+        do throws(SandboxError) {
+            result = try body()
+        } catch {
+            for party in parties {
+                try? party.announce(.did, .failed)  // the body's error is the one to report
+            }
+            throw error
+        }
+        for party in parties { try party.announce(.did, .completed) }
+        return result
+    }
 
-        let presenters = try folder.livePresenters()
-        let refusing = presenters.filter { CoordinationPolicy.response(to: operation, from: $0.record.kind) == .refuse }
+    /// Throws what ``coordinating(_:of:timeout:_:)`` would for a user that refuses `operation`,
+    /// without taking part in any: for an operation that prepares at length (a restore writes the
+    /// whole container first) to fail before its work, not after.
+    ///
+    /// - Throws: ``/SandboxCore/SandboxError/Code/containerInUse`` naming the refusing users.
+    package func requireNoRefusal(of operation: CoordinatedOperation, for app: AppIdentifier) throws(SandboxError) {
+        let refusing = try CoordinationFolder(root: root, app: app).livePresenters().filter {
+            CoordinationPolicy.response(to: operation, from: $0.record.kind) == .refuse
+        }
         guard refusing.isEmpty else {
             throw SandboxError(
                 .containerInUse,
                 "Cannot \(operation.rawValue) \(app) while \(Self.list(refusing)) uses it; stop it, then try again.",
                 path: app.rawValue)
         }
-        let epoch = (try folder.state()?.epoch ?? 0) + 1
-        let pid = getpid()
-        try folder.write(CoordinationState(epoch: epoch, phase: .will, operation: operation, outcome: nil, pid: pid))
-        let waiting = presenters.filter {
-            CoordinationPolicy.response(to: operation, from: $0.record.kind) == .relinquish
-        }
-        let silent = try waitForRelinquish(waiting, epoch: epoch, in: folder, until: ContinuousClock.now + timeout)
-        guard silent.isEmpty else {
-            try folder.write(
-                CoordinationState(epoch: epoch, phase: .did, operation: operation, outcome: .failed, pid: pid))
-            throw SandboxError(
-                .containerInUse,
-                "Cannot \(operation.rawValue) \(app): \(Self.list(silent)) did not let go of it within \(timeout); "
-                    + "stop it or try again.",
-                path: app.rawValue)
-        }
-        let result: T
-        do throws(SandboxError) {
-            result = try body()
-        } catch {
-            try? folder.write(  // the body's error is the one to report; users reopen on their own too
-                CoordinationState(epoch: epoch, phase: .did, operation: operation, outcome: .failed, pid: pid))
-            throw error
-        }
-        try folder.write(
-            CoordinationState(epoch: epoch, phase: .did, operation: operation, outcome: .completed, pid: pid))
-        return result
     }
 
     /// The container paths of `app` that its live users declared held (``ContainerPresenter/hold(_:)``).
@@ -95,26 +114,11 @@ extension SandboxHome {
         try CoordinationFolder(root: root, app: app).livePresenters().map(\.record)
     }
 
-    /// Waits until each of `presenters` has acknowledged `epoch` or died; returns those that did
-    /// neither by `deadline`.
-    private func waitForRelinquish(
-        _ presenters: [CoordinationFolder.LivePresenter], epoch: Int, in folder: CoordinationFolder,
-        until deadline: ContinuousClock.Instant
-    ) throws(SandboxError) -> [CoordinationFolder.LivePresenter] {
-        var pending = presenters
-        _ = try BoundedPoll.until(deadline) { () throws(SandboxError) -> Bool in
-            let alive = Set(try folder.livePresenters().map(\.token))
-            var still: [CoordinationFolder.LivePresenter] = []
-            for presenter in pending where alive.contains(presenter.token) {
-                if try folder.acknowledgedEpoch(of: presenter.token) < epoch { still.append(presenter) }
-            }
-            pending = still
-            return pending.isEmpty
-        }
-        return pending
-    }
-
     private static func list(_ presenters: [CoordinationFolder.LivePresenter]) -> String {
         presenters.map(\.record.named).joined(separator: ", ")
+    }
+
+    private static func list(apps parties: [CoordinatedApp]) -> String {
+        parties.map(\.folder.app.rawValue).joined(separator: ", ")
     }
 }

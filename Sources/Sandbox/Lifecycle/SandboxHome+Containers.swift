@@ -121,32 +121,42 @@ extension SandboxHome {
     /// Each container is first renamed to a hidden name, so the app disappears at once and a crash
     /// midway leaves only debris that the next uninstall of any app sweeps.
     ///
+    /// The app's live users are told first (``coordinating(_:of:timeout:_:)``): a share, the
+    /// daemon and apps let go (a share stops, the daemon cancels the app's tasks), watchers are
+    /// told, and a program under `sandbox run` makes the uninstall refuse.
+    ///
     /// - Returns: how many items were removed.
-    /// - Throws: ``/SandboxCore/SandboxError/Code/notFound`` when the app is not installed.
+    /// - Throws: ``/SandboxCore/SandboxError/Code/notFound`` when the app is not installed;
+    ///   ``/SandboxCore/SandboxError/Code/containerInUse`` when a live user refused or did not let
+    ///   go in time (nothing is removed).
     @discardableResult
     public func uninstall(_ app: AppIdentifier) throws(SandboxError) -> Int {
-        var removed = 0
-        var found = false
-        let deviceData = Self.deviceDataDirectory(for: app)
-        if try root.attributes(at: deviceData, followingSymlink: false) != nil {
-            removed += try root.removeItem(at: deviceData, recursively: true)
-        }
-        for (parent, path) in [
+        let containers = [
             (Self.dataContainers, Self.dataPath(app)), (Self.bundleContainers, Self.bundlePath(app)),
-        ] {
-            guard try root.attributes(at: path, followingSymlink: false) != nil else { continue }
-            found = true
-            let trash = try stage(in: parent, for: app, prefix: ".removing-", create: false)
-            try root.moveItem(from: path, to: trash)
-            removed += try root.removeItem(at: trash, recursively: true)
+        ]
+        var installed: [(parent: ContainerPath, path: ContainerPath)] = []
+        for (parent, path) in containers where try root.attributes(at: path, followingSymlink: false) != nil {
+            installed.append((parent, path))
         }
-        guard found else {
+        guard !installed.isEmpty else {
             throw SandboxError(
                 .notFound,
                 "No container for '\(app)': nothing to uninstall; check the identifier against the installed apps.",
                 path: app.rawValue)
         }
-        return removed
+        return try coordinating(.uninstall, of: app) { () throws(SandboxError) -> Int in
+            var removed = 0
+            let deviceData = Self.deviceDataDirectory(for: app)
+            if try root.attributes(at: deviceData, followingSymlink: false) != nil {
+                removed += try root.removeItem(at: deviceData, recursively: true)
+            }
+            for (parent, path) in installed where try root.attributes(at: path, followingSymlink: false) != nil {
+                let trash = try stage(in: parent, for: app, prefix: ".removing-", create: false)
+                try root.moveItem(from: path, to: trash)
+                removed += try root.removeItem(at: trash, recursively: true)
+            }
+            return removed
+        }
     }
 
     private func stage(

@@ -32,7 +32,8 @@ extension SandboxHome {
 
     /// Frees storage as iOS does when space runs low: evicts the contents of every container's
     /// `tmp/`, then of `Library/Caches/`, least recently used first, until at least `bytes` have
-    /// been freed. Nothing else is ever touched.
+    /// been freed. Nothing else is ever touched, and nothing a live user of the container declared
+    /// held (``ContainerPresenter/hold(_:)``: a download being staged, a file being written).
     ///
     /// A container that cannot be processed (a purgeable directory replaced by a link, say: it is
     /// never followed, see ``Container/locate(_:)``) is skipped and named in
@@ -48,6 +49,13 @@ extension SandboxHome {
         let opened = try openContainers()
         var skipped: [AppIdentifier: SkippedApp] = [:]
         for app in opened.skipped { skipped[app.app] = app }
+        // What the apps' live users declared held (a download being staged, a file being
+        // written): never evicted.
+        var held: [AppIdentifier: [String]] = [:]
+        for container in opened.containers {
+            let paths = try heldPaths(of: container.identifier)
+            if !paths.isEmpty { held[container.identifier] = Array(paths) }
+        }
         directories: for directory in Self.purgeable {
             var candidates: [(container: Container, base: ContainerPath, entry: DirectoryEntry)] = []
             for container in opened.containers where skipped[container.identifier] == nil {
@@ -71,6 +79,7 @@ extension SandboxHome {
             }
             for (container, base, entry) in candidates where skipped[container.identifier] == nil {
                 if let bytes, report.freedBytes >= bytes { break directories }
+                if Self.isHeld(entry.path, held[container.identifier] ?? []) { continue }
                 do throws(SandboxError) {
                     let whole =
                         entry.contentsBeyondPathLimit
@@ -92,6 +101,15 @@ extension SandboxHome {
         }
         report.skipped = skipped.values.sorted { $0.app < $1.app }
         return report
+    }
+
+    /// Whether evicting `path` would remove a held path: it is one, lies beneath one, or (a
+    /// folder evicted whole) holds one.
+    static func isHeld(_ path: ContainerPath, _ held: [String]) -> Bool {
+        let item = path.description
+        return held.contains { held in
+            held == item || held.hasPrefix(item + "/") || item.hasPrefix(held + "/")
+        }
     }
 
     /// Bytes that ``purge(bytes:)`` could free: all of `tmp/` and `Library/Caches/`, and the apps

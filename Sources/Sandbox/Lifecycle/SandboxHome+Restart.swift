@@ -19,20 +19,27 @@ extension SandboxHome {
     /// followed, see ``Container/locate(_:)``) is skipped and named in ``RestartReport/skipped``;
     /// every other container is still emptied.
     ///
-    /// - Throws: file-system errors writing `Device/boot-session` or listing the installed apps.
+    /// Every app's live users are told first, as a reboot would stop them: the daemon lets go of
+    /// what it has in `tmp/`, and a program under `sandbox run` makes the restart refuse.
+    ///
+    /// - Throws: ``/SandboxCore/SandboxError/Code/containerInUse`` when a live user refused or did
+    ///   not let go in time (nothing is done); file-system errors writing `Device/boot-session` or
+    ///   listing the installed apps.
     @discardableResult
     public func restart() throws(SandboxError) -> RestartReport {
-        try beginBootSession()
-        var report = RestartReport(containers: 0, removedItems: 0, skipped: [])
-        guard let tmpPath = ContainerDirectory.tmp.path else { return report }
-        report.skipped = try forEachContainer { container throws(SandboxError) in
-            if let tmp = try container.locate(.tmp) {
-                report.removedItems += try container.root.removeContents(of: tmp)
-            } else {
-                try container.root.createDirectory(at: tmpPath)  // an app removed it: iOS recreates it
+        try coordinating(.restart, of: try installedApps()) { () throws(SandboxError) -> RestartReport in
+            try beginBootSession()
+            var report = RestartReport(containers: 0, removedItems: 0, skipped: [])
+            guard let tmpPath = ContainerDirectory.tmp.path else { return report }
+            report.skipped = try forEachContainer { container throws(SandboxError) in
+                if let tmp = try container.locate(.tmp) {
+                    report.removedItems += try container.root.removeContents(of: tmp)
+                } else {
+                    try container.root.createDirectory(at: tmpPath)  // an app removed it: iOS recreates it
+                }
+                report.containers += 1
             }
-            report.containers += 1
+            return report
         }
-        return report
     }
 }

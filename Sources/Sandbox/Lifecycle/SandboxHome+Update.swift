@@ -95,7 +95,11 @@ extension SandboxHome {
             verification = try stageBundle(
                 fromHost: bundleDirectory, at: stage.appendingName(name), requirements: requirements)
             try faultInjection(.staged)
-            try root.exchangeItems(at: Self.bundlePath(app), with: stage)
+            // The one moment a program running from the bundle would notice: the live users
+            // are told (a `sandbox run` program refuses it) around the exchange only.
+            try coordinating(.update, of: app) { () throws(SandboxError) in
+                try root.exchangeItems(at: Self.bundlePath(app), with: stage)
+            }
         } catch {
             // Roll back what this call made; the original error is what the caller needs.
             _ = try? root.removeItem(at: stage, recursively: true)  // cleanup only: `error` propagates

@@ -61,7 +61,12 @@ public enum Backup {
             repository: repository, home: home, scratch: scratch, writer: writer, options: options,
             progress: progress)
         try run.prepare()
-        for container in containers { try run.backUp(container, refreshing: lock) }
+        for container in containers {
+            // An app presenting the container saves and pauses its writes while it is read.
+            try home.coordinating(.backup, of: container.identifier) { () throws(SandboxError) in
+                try run.backUp(container, refreshing: lock)
+            }
+        }
         return try run.finish(apps: apps.map(\.rawValue))
     }
 }

@@ -94,6 +94,7 @@ public enum Restore {
         progress: (RestoreProgress) -> Void = { _ in }
     ) throws(SandboxError) -> RestoreReport {
         _ = try home.container(for: app)  // installed: the bundle stays as it is
+        try home.requireNoRefusal(of: .restore, for: app)  // before the work, not only at the exchange
         let lock = try RepositoryLock.acquireShared(repository.storage, operation: "restore")
         defer { _ = try? lock.release() }  // a failed release leaves a stale lock the next prune takes over
         guard let part = snapshot.record.apps.first(where: { $0.app == app.rawValue }) else {
@@ -169,11 +170,15 @@ public enum Restore {
             advance(.staged)
             // The keychain just before the exchange, with a record to roll it back by (see
             // KeychainRollback): the exchange is the one commit point of both.
-            if let keychainItems {
-                rollback = try KeychainRollback.record(app: app, stageNamed: stageName, in: home)
-                try KeychainBackupAccess.replaceItems(keychainItems, home: home, app: app)
+            // The app's live users let go first (a share finishes its uploads; a program under
+            // `sandbox run` refuses the restore) and reopen the restored container after.
+            try home.coordinating(.restore, of: app) { () throws(SandboxError) in
+                if let keychainItems {
+                    rollback = try KeychainRollback.record(app: app, stageNamed: stageName, in: home)
+                    try KeychainBackupAccess.replaceItems(keychainItems, home: home, app: app)
+                }
+                try home.root.exchangeItems(at: live, with: stage)
             }
-            try home.root.exchangeItems(at: live, with: stage)
         } catch {
             // Roll back; `error` propagates. A rollback step that fails is logged; the keychain's
             // is done by the next restore or backup (the record stays), the stage's is swept then.

@@ -99,12 +99,17 @@ public struct DataProtection: Sendable {
     /// ``ProtectionClass/completeUnlessOpen`` are forgotten.
     ///
     /// - Returns: `false` when no passcode is set (nothing can be locked).
-    /// - Throws: ``/SandboxCore/SandboxError`` when the keyring refuses.
+    /// - Throws: ``/SandboxCore/SandboxError`` when the keyring refuses;
+    ///   ``/SandboxCore/SandboxError/Code/containerInUse`` when a live user of an app did not let go
+    ///   in time (the device stays unlocked).
     @discardableResult
     public func lock() throws(SandboxError) -> Bool {
         guard try hasPasscode else { return false }
-        for protection in ProtectionClass.allCases where protection.isForgottenOnLock {
-            try unlockedKeys.forget(protection)
+        // Every app's live users are told; a share and apps finish their writes first.
+        try home.coordinating(.lock, of: try home.installedApps()) { () throws(SandboxError) in
+            for protection in ProtectionClass.allCases where protection.isForgottenOnLock {
+                try unlockedKeys.forget(protection)
+            }
         }
         return true
     }

@@ -26,7 +26,7 @@ struct CoordinationTests {
 
     @Test("an operation waits for a presenter to relinquish, runs, then tells it the outcome")
     func relinquishThenReacquire() async throws {
-        try await withTemporaryHomeAsync { home, app in
+        try await withInstalledApp { home, app in
             let presenter = try ContainerPresenter(home: home, app: app, kind: .app, description: "a test app")
             let order = Mutex<[String]>([])
             let listener = Task {
@@ -58,7 +58,7 @@ struct CoordinationTests {
 
     @Test("a presenter that does not answer makes the operation fail, named, with nothing done")
     func silentPresenterRefuses() async throws {
-        try await withTemporaryHomeAsync { home, app in
+        try await withInstalledApp { home, app in
             let presenter = try ContainerPresenter(home: home, app: app, kind: .share, description: "a stuck share")
             let ran = Mutex(false)
             let started = ContinuousClock.now
@@ -87,7 +87,7 @@ struct CoordinationTests {
 
     @Test("a program under sandbox run refuses at once, by name; a notified watcher is not waited for")
     func runRefusesWatchIsNotified() async throws {
-        try await withTemporaryHomeAsync { home, app in
+        try await withInstalledApp { home, app in
             let watcher = try ContainerPresenter(home: home, app: app, kind: .watch, description: "a watcher")
             let notified = await operate(home, app, .update, timeout: .seconds(60)) {}
             #expect(notified == nil)  // the watcher never answered: it was not asked to
@@ -105,7 +105,7 @@ struct CoordinationTests {
 
     @Test("a dead presenter's registration (its lock free, as after SIGKILL) is removed and never waited for")
     func deadPresenterIsSwept() async throws {
-        try await withTemporaryHomeAsync { home, app in
+        try await withInstalledApp { home, app in
             let folder = try ContainerPath("Device/Coordination/\(app.rawValue)/presenters")
             try home.root.createDirectory(at: folder, withIntermediateDirectories: true)
             let record = #"{"description":"a killed share","held":[],"kind":"share","pid":999999}"#
@@ -118,7 +118,7 @@ struct CoordinationTests {
 
     @Test("operations on one app run one at a time; the second waits, bounded, then names the first")
     func operationsAreSerialized() async throws {
-        try await withTemporaryHomeAsync { home, app in
+        try await withInstalledApp { home, app in
             let inside = Semaphore()
             let release = Semaphore()
             async let first = operate(home, app, .backup) { () throws(SandboxError) in
@@ -154,9 +154,8 @@ private func operate(
 }
 
 /// A sandbox home in a fresh temporary directory with one app installed, for an `async` test.
-private func withTemporaryHomeAsync(_ body: (SandboxHome, AppIdentifier) async throws -> Void) async throws {
-    try await ScratchDirectory.with(prefix: "sandbox-home") { scratch in
-        let home = try SandboxHome(location: scratch.appending("home"))
+private func withInstalledApp(_ body: (SandboxHome, AppIdentifier) async throws -> Void) async throws {
+    try await withTemporaryHomeAsync { home, _ in
         let app = try AppIdentifier("com.example.notes")
         try home.createContainer(for: app)
         try await body(home, app)
