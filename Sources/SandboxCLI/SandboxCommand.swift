@@ -13,7 +13,7 @@ struct SandboxCommand: AsyncParsableCommand {
             leave the container is refused.
             """,
         subcommands: [
-            Create.self, List.self, PathCommand.self, Uninstall.self,
+            Create.self, List.self, PathCommand.self, Uninstall.self, Users.self,
             ListDirectory.self, Stat.self, MakeDirectory.self, Remove.self,
             Put.self, Cat.self, Move.self, Copy.self, Exclude.self,
             DiskUsage.self, DiskFree.self, Restart.self, Purge.self,

@@ -45,6 +45,9 @@ package enum Remedies {
                 scope: .app),
         ],
         .noSpace: [Remedy(text: "`sandbox purge` frees caches and temporary files.")],
+        .containerInUse: [
+            Remedy(text: "`sandbox users <app-id>` lists what uses the app's containers.", scope: .app)
+        ],
         // Only `rm` was asked to remove something: for `mv` or `cp` onto a folder, removing it is
         // not the remedy but a loss.
         .directoryNotEmpty: [Remedy(text: "`sandbox rm --recursive` removes it with its contents.", commands: ["rm"])],
