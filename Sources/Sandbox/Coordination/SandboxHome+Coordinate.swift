@@ -31,17 +31,17 @@ extension SandboxHome {
         _ operation: CoordinatedOperation, of app: AppIdentifier, timeout: Duration = defaultCoordinationTimeout,
         _ body: () throws(SandboxError) -> T
     ) throws(SandboxError) -> T {
-        try coordinating(operation, of: [app], timeout: timeout, body)
+        try coordinating(operation, apps: [app], timeout: timeout, body)
     }
 
-    /// The single-app `coordinating` for an operation on several apps at
+    /// ``coordinating(_:of:timeout:_:)`` for an operation on several apps at
     /// once (a restart empties every `tmp/`, a lock protects every app's files): the apps' locks
     /// are taken in the order of their identifiers, so two such operations never wait for each
     /// other in a circle, and every app's users are told and waited for before `body` runs.
     ///
     /// - Throws: as the single-app form.
     public func coordinating<T>(
-        _ operation: CoordinatedOperation, of apps: [AppIdentifier], timeout: Duration = defaultCoordinationTimeout,
+        _ operation: CoordinatedOperation, apps: [AppIdentifier], timeout: Duration = defaultCoordinationTimeout,
         _ body: () throws(SandboxError) -> T
     ) throws(SandboxError) -> T {
         let deadline = ContinuousClock.now + timeout

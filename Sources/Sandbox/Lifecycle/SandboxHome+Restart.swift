@@ -27,7 +27,7 @@ extension SandboxHome {
     ///   listing the installed apps.
     @discardableResult
     public func restart() throws(SandboxError) -> RestartReport {
-        try coordinating(.restart, of: try installedApps()) { () throws(SandboxError) -> RestartReport in
+        try coordinating(.restart, apps: try installedApps()) { () throws(SandboxError) -> RestartReport in
             try beginBootSession()
             var report = RestartReport(containers: 0, removedItems: 0, skipped: [])
             guard let tmpPath = ContainerDirectory.tmp.path else { return report }

@@ -106,7 +106,7 @@ public struct DataProtection: Sendable {
     public func lock() throws(SandboxError) -> Bool {
         guard try hasPasscode else { return false }
         // Every app's live users are told; a share and apps finish their writes first.
-        try home.coordinating(.lock, of: try home.installedApps()) { () throws(SandboxError) in
+        try home.coordinating(.lock, apps: try home.installedApps()) { () throws(SandboxError) in
             for protection in ProtectionClass.allCases where protection.isForgottenOnLock {
                 try unlockedKeys.forget(protection)
             }
