@@ -38,11 +38,27 @@ struct CoordinatedApp {
         self.operation = operation
         do throws(SandboxError) {
             presenters = try folder.livePresenters()
-            epoch = (try folder.state()?.epoch ?? 0) + 1
+            epoch = try Self.nextEpoch(after: folder)
         } catch {
             lock.unlock()
             throw error
         }
+    }
+
+    /// The epoch after the state's; 1 when there is none, or none that reads (a damaged state
+    /// never stops operations: it is replaced, and acknowledgements are cleared before each
+    /// `will`, so a reused number is never taken for an answer).
+    private static func nextEpoch(after folder: CoordinationFolder) throws(SandboxError) -> Int {
+        do throws(SandboxError) {
+            return (try folder.state()?.epoch ?? 0) + 1
+        } catch  where error.code == .corrupt {
+            return 1
+        }
+    }
+
+    /// Removes every acknowledgement, so that only answers to the coming `will` are found.
+    func clearAcknowledgements() throws(SandboxError) {
+        try folder.root.removeContents(of: folder.acks)
     }
 
     /// Writes the app's state: the operation is about to happen (`will`) or has (`did`).
@@ -63,7 +79,7 @@ struct CoordinatedApp {
             let alive = Set(try folder.livePresenters().map(\.token))
             var still: [CoordinationFolder.LivePresenter] = []
             for presenter in pending where alive.contains(presenter.token) {
-                if try folder.acknowledgedEpoch(of: presenter.token) < epoch { still.append(presenter) }
+                if try folder.acknowledgedEpoch(of: presenter.token) != epoch { still.append(presenter) }
             }
             pending = still
             return pending.isEmpty

@@ -39,6 +39,10 @@ struct CoordinationFolder: Sendable {
             bytes = try root.readContents(of: statePath, maximumSize: 4 << 10)
         } catch  where error.code == .notFound {
             return nil
+        } catch  where [.fileTooLarge, .notARegularFile, .isADirectory, .symlinkLoop].contains(error.code) {
+            throw SandboxError(
+                .corrupt, "The coordination state of \(app) is no state file; it is replaced by the next operation.",
+                path: statePath.description, underlying: .wrapping(error))
         }
         do {
             return try JSONDecoder().decode(CoordinationState.self, from: Data(bytes))
@@ -113,7 +117,7 @@ struct CoordinationFolder: Sendable {
         return live
     }
 
-    /// The epoch `token` last relinquished for (0: none).
+    /// The epoch `token` last relinquished for (0: none, or an answer that does not read).
     func acknowledgedEpoch(of token: String) throws(SandboxError) -> Int {
         let bytes: [UInt8]
         do throws(SandboxError) {

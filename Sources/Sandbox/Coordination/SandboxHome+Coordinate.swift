@@ -60,7 +60,10 @@ extension SandboxHome {
                     + "stop it, then try again.",
                 path: parties.first?.folder.app.rawValue)
         }
-        for party in parties { try party.announce(.will, nil) }
+        for party in parties {
+            try party.clearAcknowledgements()
+            try party.announce(.will, nil)
+        }
         var silent: [CoordinationFolder.LivePresenter] = []
         for party in parties {
             silent += try party.waitForRelinquish(operation, until: ContinuousClock.now + timeout)

@@ -116,6 +116,26 @@ struct CoordinationTests {
         }
     }
 
+    @Test("a damaged state and forged answers neither stop operations nor stand in for a presenter's answer")
+    func damagedStateAndStaleAnswers() async throws {
+        try await withInstalledApp { home, app in
+            let presenter = try ContainerPresenter(home: home, app: app, kind: .share, description: "a silent share")
+            let folder = try ContainerPath("Device/Coordination/\(app.rawValue)")
+            let token = try #require(
+                try home.root.contentsOfDirectory(at: try folder.appending("presenters")).first?.name)
+            // Answers for every epoch a damaged state could restart from, and a state that does not read.
+            try home.root.writeContents(Array("1".utf8), to: try folder.appending("acks").appending(token))
+            try home.root.writeContents([UInt8](repeating: 0x7B, count: 64 << 10), to: try folder.appending("state"))
+            let failure = await operate(home, app, .restore, timeout: .seconds(1)) {}
+            let error = try #require(failure)
+            #expect(error.code == .containerInUse, "\(error)")
+            #expect(error.message.contains("a silent share"), "\(error)")
+            // The state was replaced: the next operation reads it.
+            #expect(await operate(home, app, .update, timeout: .seconds(1)) {} == nil)
+            withExtendedLifetime(presenter) {}
+        }
+    }
+
     @Test("operations on one app run one at a time; the second waits, bounded, then names the first")
     func operationsAreSerialized() async throws {
         try await withInstalledApp { home, app in
