@@ -67,6 +67,9 @@ public final class ContainerPresenter: Sendable {
     /// Registers a user of `app`'s containers.
     ///
     /// - Parameters:
+    ///   - home: the device the app is installed on.
+    ///   - app: the app whose containers are used.
+    ///   - kind: what the user is: it decides how each operation treats it (``CoordinationPolicy``).
     ///   - description: what it is, as operations that refuse or wait name it ("sandbox share
     ///     on 127.0.0.1:8080").
     /// - Throws: file-system errors of the device's coordination folder;

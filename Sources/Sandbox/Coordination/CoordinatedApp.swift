@@ -13,7 +13,7 @@ struct CoordinatedApp {
     /// Takes `app`'s operation lock (waiting until `deadline` for another operation to end) and
     /// lists its users.
     ///
-    /// - Throws: ``/SandboxCore/SandboxError/Code/containerInUse`` naming the operation that held
+    /// - Throws: ``SandboxCore/SandboxError/Code/containerInUse`` naming the operation that held
     ///   the lock at `deadline`; file-system errors of the coordination folder.
     init(
         taking app: AppIdentifier, in root: ConfinedRoot, for operation: CoordinatedOperation,

@@ -5,7 +5,7 @@ public enum PresenterKind: String, Sendable, Codable, CaseIterable {
     case share
     /// `sandboxd`: background downloads delivered into the container.
     case daemon
-    /// `sandbox watch` or a ``/SandboxWatch`` folder monitor.
+    /// `sandbox watch` or a folder monitor of the `SandboxWatch` module.
     case watch
     /// A program started by `sandbox run`, executing from the bundle with the container as home.
     case run

@@ -24,7 +24,7 @@ extension SandboxHome {
     /// Blocks the calling thread while it waits: call it from a thread you own (the lifecycle
     /// operations of this library are synchronous for that reason).
     ///
-    /// - Throws: ``/SandboxCore/SandboxError/Code/containerInUse`` naming the users or the
+    /// - Throws: ``SandboxCore/SandboxError/Code/containerInUse`` naming the users or the
     ///   operation in the way (nothing was done); `body`'s error (the users are told it failed);
     ///   file-system errors of the coordination folder.
     public func coordinating<T>(
@@ -93,7 +93,7 @@ extension SandboxHome {
     /// without taking part in any: for an operation that prepares at length (a restore writes the
     /// whole container first) to fail before its work, not after.
     ///
-    /// - Throws: ``/SandboxCore/SandboxError/Code/containerInUse`` naming the refusing users.
+    /// - Throws: ``SandboxCore/SandboxError/Code/containerInUse`` naming the refusing users.
     package func requireNoRefusal(of operation: CoordinatedOperation, for app: AppIdentifier) throws(SandboxError) {
         let refusing = try CoordinationFolder(root: root, app: app).livePresenters().filter {
             CoordinationPolicy.response(to: operation, from: $0.record.kind) == .refuse

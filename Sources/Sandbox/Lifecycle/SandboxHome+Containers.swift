@@ -127,7 +127,7 @@ extension SandboxHome {
     ///
     /// - Returns: how many items were removed.
     /// - Throws: ``/SandboxCore/SandboxError/Code/notFound`` when the app is not installed;
-    ///   ``/SandboxCore/SandboxError/Code/containerInUse`` when a live user refused or did not let
+    ///   ``SandboxCore/SandboxError/Code/containerInUse`` when a live user refused or did not let
     ///   go in time (nothing is removed).
     @discardableResult
     public func uninstall(_ app: AppIdentifier) throws(SandboxError) -> Int {

@@ -22,7 +22,7 @@ extension SandboxHome {
     /// Every app's live users are told first, as a reboot would stop them: the daemon lets go of
     /// what it has in `tmp/`, and a program under `sandbox run` makes the restart refuse.
     ///
-    /// - Throws: ``/SandboxCore/SandboxError/Code/containerInUse`` when a live user refused or did
+    /// - Throws: ``SandboxCore/SandboxError/Code/containerInUse`` when a live user refused or did
     ///   not let go in time (nothing is done); file-system errors writing `Device/boot-session` or
     ///   listing the installed apps.
     @discardableResult

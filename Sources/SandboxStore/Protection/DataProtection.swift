@@ -100,7 +100,7 @@ public struct DataProtection: Sendable {
     ///
     /// - Returns: `false` when no passcode is set (nothing can be locked).
     /// - Throws: ``/SandboxCore/SandboxError`` when the keyring refuses;
-    ///   ``/SandboxCore/SandboxError/Code/containerInUse`` when a live user of an app did not let go
+    ///   `container-in-use` when a live user of an app did not let go
     ///   in time (the device stays unlocked).
     @discardableResult
     public func lock() throws(SandboxError) -> Bool {
