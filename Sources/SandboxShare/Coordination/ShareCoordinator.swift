@@ -6,8 +6,8 @@ import Synchronization
 /// ``/Sandbox/PresenterKind/share``, registered while the server runs, following the lifecycle
 /// operations on the app as ``/Sandbox/CoordinationPolicy`` asks.
 ///
-/// - Before an operation it is asked to relinquish for (restore, uninstall, the device locking,
-///   a backup): changes are refused (503, ``WriteGate``) while reads go on; the changes in flight
+/// - Before an operation it is asked to relinquish for (restore, uninstall, the device locking):
+///   changes are refused (503, ``WriteGate``) while reads go on; the changes in flight
 ///   end, or are cut at ``drainLimit``; then the share answers that it let go.
 /// - After it: a completed restore has the share serve the restored Documents (opened as at
 ///   start: a Documents that is a symbolic link stops the share with that refusal, never serving

@@ -37,9 +37,8 @@ extension SandboxError.Code {
     public static let notImplemented = Self("not-implemented")
     /// The destination is another server (502, RFC 4918 §9.8.5).
     public static let badGateway = Self("bad-gateway")
-    /// A change refused for a moment: a lifecycle operation on the app (a restore, an uninstall, a
-    /// backup, the device locking) has the share let go of the container; retry (503, with
-    /// `Retry-After`).
+    /// A change refused for a moment: a lifecycle operation on the app (a restore, an uninstall,
+    /// the device locking) has the share let go of the container; retry (503, with `Retry-After`).
     public static let unavailable = Self("unavailable")
 
     /// The HTTP status a request failing with this code gets: 500 for a code the share does not

@@ -24,7 +24,7 @@ import UnixSignals
 /// ``/Sandbox/PresenterKind/share``) while it runs: a restore of the app has it refuse changes
 /// (503, `Retry-After: 1`) while reads go on, let the changes in flight end, then serve the
 /// restored Documents; an uninstall stops it (``run(onListening:)`` returns); the device locking
-/// and a backup pause its changes meanwhile.
+/// pauses its changes meanwhile.
 public struct ShareServer: Sendable {
     /// The shared folder.
     public let documents: ConfinedRoot

@@ -106,11 +106,13 @@ extension ShareServerProcess {
 
     /// Sends `request` until it is answered otherwise than 503 (the share takes changes again once
     /// it has seen an operation end), for 60 s at most; the last answer.
-    func sendUntilTaken(_ method: String, _ target: String, body: [UInt8] = []) async throws -> RawResponse {
+    func sendUntilTaken(
+        _ method: String, _ target: String, headers: [(String, String)] = [], body: [UInt8] = []
+    ) async throws -> RawResponse {
         let deadline = ContinuousClock.now + .seconds(60)
-        var response = try await send(method, target, body: body)
+        var response = try await send(method, target, headers: headers, body: body)
         while response.status == 503, ContinuousClock.now < deadline {
-            response = try await send(method, target, body: body)
+            response = try await send(method, target, headers: headers, body: body)
         }
         return response
     }
