@@ -94,25 +94,25 @@ extension ShareServerProcess {
     /// Sends a request and reads its response on the calling thread: for a thread of one's own,
     /// such as an operation's body (see ``send(_:_:headers:body:credentials:host:timeout:)``).
     func sendNow(
-        _ method: String, _ target: String, headers: [(String, String)] = [], body: [UInt8] = []
-    ) throws
-        -> RawResponse
-    {
+        _ method: String, _ target: String, headers: [(String, String)] = [], body: [UInt8] = [],
+        credentials: Credentials = .valid
+    ) throws -> RawResponse {
         let connection = try RawConnection(port: port, timeout: 30)
         defer { connection.close() }
-        try connection.send(rawRequest(method, target, headers: headers, body: body))
+        try connection.send(rawRequest(method, target, headers: headers, body: body, credentials: credentials))
         return try connection.receiveResponse(toHead: method == "HEAD")
     }
 
     /// Sends `request` until it is answered otherwise than 503 (the share takes changes again once
     /// it has seen an operation end), for 60 s at most; the last answer.
     func sendUntilTaken(
-        _ method: String, _ target: String, headers: [(String, String)] = [], body: [UInt8] = []
+        _ method: String, _ target: String, headers: [(String, String)] = [], body: [UInt8] = [],
+        credentials: Credentials = .valid
     ) async throws -> RawResponse {
         let deadline = ContinuousClock.now + .seconds(60)
-        var response = try await send(method, target, headers: headers, body: body)
+        var response = try await send(method, target, headers: headers, body: body, credentials: credentials)
         while response.status == 503, ContinuousClock.now < deadline {
-            response = try await send(method, target, headers: headers, body: body)
+            response = try await send(method, target, headers: headers, body: body, credentials: credentials)
         }
         return response
     }

@@ -75,6 +75,44 @@ struct ShareCoordinationTests {
         }
     }
 
+    @Test("the page: its changes get 503 during a restore, reads go on, and its login outlives the restore")
+    func pageDuringARestore() async throws {
+        try await ShareServerProcess.with { server in
+            try server.plant("before.txt", "old")
+            let (cookie, csrf, base) = try await WebPageTests().login(server)
+            let session = [("Cookie", cookie), ("X-CSRF-Token", csrf)]
+            let changes: [(String, String, String)] = [
+                ("PUT", "api/upload?path=%2Fduring.txt", "during"),
+                ("POST", "api/mkdir", #"{"path": "/Folder"}"#),
+                ("POST", "api/move", #"{"from": "/before.txt", "to": "/moved.txt"}"#),
+                ("POST", "api/delete", #"{"path": "/before.txt"}"#),
+            ]
+            let seen = Mutex<[String]>([])
+            let failure = try await ContainerOperations(server).restore(.files(["restored.txt": "restored"])) {
+                var lines: [String] = []
+                for (method, route, body) in changes {
+                    let response = try? server.sendNow(
+                        method, base + route, headers: session, body: Array(body.utf8), credentials: .none)
+                    lines.append("\(route) \(response?.status ?? 0) \(response?.header("Retry-After") ?? "-")")
+                }
+                let listing = try? server.sendNow(
+                    "GET", base + "api/list?path=%2F", headers: [("Cookie", cookie)], credentials: .none)
+                lines.append("list \(listing?.status ?? 0) \(listing?.text.contains("before.txt") == true)")
+                seen.withLock { $0 = lines }
+            }
+            #expect(failure == nil, "\(String(describing: failure))")
+            #expect(seen.withLock { $0 } == changes.map { "\($0.1) 503 1" } + ["list 200 true"])
+            let upload = try await server.sendUntilTaken(
+                "PUT", base + "api/upload?path=%2Fafter.txt", headers: session, body: Array("new".utf8),
+                credentials: .none)
+            #expect(upload.status == 201, "\(upload)")
+            let listing = try await server.send(
+                "GET", base + "api/list?path=%2F", headers: [("Cookie", cookie)], credentials: .none)
+            #expect(listing.status == 200 && listing.text.contains("restored.txt"), "\(listing)")
+            #expect(server.contents("after.txt") == "new" && server.contents("during.txt") == nil)
+        }
+    }
+
     @Test("an upload in flight when a restore starts ends before the share lets go (the restore then replaces it)")
     func uploadInFlightEndsFirst() async throws {
         try await ShareServerProcess.with { server in
@@ -162,11 +200,19 @@ struct ShareCoordinationTests {
         #expect(log.contains("symbolic link") && log.contains("[forbidden]"), "\(log.suffix(2000))")
     }
 
-    @Test("an uninstall stops the share, which exits 0 saying why")
-    func uninstallStopsTheShare() async throws {
+    @Test(
+        "an uninstall (`sandbox uninstall`, or through the coordination) stops the share, which exits 0 saying why",
+        arguments: [true, false])
+    func uninstallStopsTheShare(command: Bool) async throws {
         let server = try await ShareServerProcess.start()
         let operations = try ContainerOperations(server)
-        #expect(await operations.uninstall() == nil)
+        if command {
+            let uninstalled = try await BuiltProgram("sandbox").run(
+                ["uninstall", server.app], environment: ["SANDBOX_HOME": server.home], outputIn: server.scratch.path)
+            #expect(uninstalled.status == 0, "\(uninstalled.stderr)")
+        } else {
+            #expect(await operations.uninstall() == nil)
+        }
         let exit = await server.process.exit(timeout: .seconds(60))
         #expect(exit == .exited(0), "\(exit): \(server.log().suffix(2000))")
         #expect(
