@@ -106,6 +106,7 @@ final class ShareCoordinator: Sendable {
                 await letGo(notice, serving: serving)
             case .did:
                 if notice.outcome == .completed, notice.operation == .uninstall {
+                    slot.clear()  // the folder is gone: nothing of it is served while the server stops
                     logger.notice("\(app) was uninstalled; the share stops.")
                     return .uninstalled
                 }
@@ -113,6 +114,7 @@ final class ShareCoordinator: Sendable {
                     do throws(SandboxError) {
                         try await reopen(serving)
                     } catch {
+                        slot.clear()  // never the old, replaced folder
                         logger.error("\(app) was restored, and its new Documents cannot be shared: \(error)")
                         return .failed(error)
                     }
