@@ -75,6 +75,37 @@ struct ShareCoordinationTests {
         }
     }
 
+    @Test(
+        "the issue's case: `sandbox restore` under a running share, which then lists the restored files and stores into them"
+    )
+    func restoreCommandUnderAShare() async throws {
+        try await ShareServerProcess.with { server in
+            let put = try await server.send("PUT", "/kept.txt", text: "in the backup")
+            #expect(put.status == 201, "\(put)")
+            let repository = server.scratch.appending("repository")
+            let password = Array("correct horse\n".utf8)
+            let sandbox = try BuiltProgram("sandbox")
+            let environment = ["SANDBOX_HOME": server.home]
+            let backup = try await sandbox.run(
+                ["backup", server.app, repository, "--password-file", "/dev/stdin"], environment: environment,
+                input: password, outputIn: server.scratch.path)
+            #expect(backup.status == 0, "\(backup.stderr)")
+            let later = try await server.send("PUT", "/later.txt", text: "after the backup")
+            #expect(later.status == 201, "\(later)")
+
+            let restore = try await sandbox.run(
+                ["restore", server.app, repository, "--password-file", "/dev/stdin"], environment: environment,
+                input: password, outputIn: server.scratch.path)
+            #expect(restore.status == 0, "\(restore.stderr)")
+            let written = try await server.sendUntilTaken("PUT", "/after.txt", body: Array("new".utf8))
+            #expect(written.status == 201, "\(written): \(server.log().suffix(2000))")
+            let listing = try await server.send("PROPFIND", "/", headers: [("Depth", "1")])
+            #expect(listing.text.contains("kept.txt") && listing.text.contains("after.txt"), "\(listing.text)")
+            #expect(!listing.text.contains("later.txt"), "\(listing.text)")
+            #expect(server.contents("after.txt") == "new" && server.contents("kept.txt") == "in the backup")
+        }
+    }
+
     @Test("the page: its changes get 503 during a restore, reads go on, and its login outlives the restore")
     func pageDuringARestore() async throws {
         try await ShareServerProcess.with { server in
