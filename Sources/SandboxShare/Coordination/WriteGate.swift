@@ -33,7 +33,7 @@ final class WriteGate: Sendable {
 
     /// Admits a change, which holds the ticket until it is answered (``leave(_:)``).
     ///
-    /// - Throws: ``/SandboxCore/SandboxError/Code/unavailable`` (with `Retry-After: 1`) while the
+    /// - Throws: ``SandboxCore/SandboxError/Code/unavailable`` (with `Retry-After: 1`) while the
     ///   share has let go of the container, or is letting go.
     func admit() throws(SandboxError) -> Ticket {
         let admitted = state.withLock { state -> Result<Ticket, SandboxError> in
@@ -58,7 +58,7 @@ final class WriteGate: Sendable {
 
     /// Refuses a change that was cut while it ran.
     ///
-    /// - Throws: ``/SandboxCore/SandboxError/Code/unavailable`` when the share let go of the
+    /// - Throws: ``SandboxCore/SandboxError/Code/unavailable`` when the share let go of the
     ///   container after admitting it.
     func check(_ ticket: Ticket) throws(SandboxError) {
         let cut = state.withLock { state in
@@ -69,7 +69,7 @@ final class WriteGate: Sendable {
 
     /// Admits a change, runs it, and answers it only if it was not cut meanwhile.
     ///
-    /// - Throws: `body`'s error; ``/SandboxCore/SandboxError/Code/unavailable`` as ``admit()`` and
+    /// - Throws: `body`'s error; ``SandboxCore/SandboxError/Code/unavailable`` as ``admit()`` and
     ///   ``check(_:)`` do.
     func admitting<T>(_ body: (Ticket) async throws(SandboxError) -> T) async throws(SandboxError) -> T {
         let ticket = try admit()

@@ -120,7 +120,7 @@ public struct ShareServer: Sendable {
     ///   when the configuration's port is 0).
     /// - Throws: the listener's error when the address cannot be bound (in use, not local); for a
     ///   server made from a container, the errors of its registration as the container's presenter
-    ///   and of opening a restored Documents (``/SandboxCore/SandboxError/Code/forbidden`` for a
+    ///   and of opening a restored Documents (``SandboxCore/SandboxError/Code/forbidden`` for a
     ///   symbolic link): the server stops then rather than serve a folder the app no longer has.
     public func run(onListening: @escaping @Sendable (Int) async -> Void) async throws {
         let configuration = self.configuration
