@@ -14,7 +14,9 @@ struct Share: AsyncParsableCommand {
             Server), Windows (Map network drive), rclone, cadaver or davfs2, giving the code as the password. \
             Only Documents is shared, without its Inbox and names starting with '.'. Listens on 127.0.0.1 \
             unless --bind names another address. One log line per request on standard error. SIGINT or \
-            SIGTERM stops it once requests in flight end.
+            SIGTERM stops it once requests in flight end. While the app is restored or uninstalled, or the device \
+            locks, changes are refused (503, retry) and reads go on; after a restore the restored \
+            Documents is shared; after an uninstall the share stops (status 0).
             """
     )
 

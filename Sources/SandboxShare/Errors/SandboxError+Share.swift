@@ -14,7 +14,7 @@ extension SandboxError {
     }
 
     /// How long the client should wait before it retries (`Retry-After`), for
-    /// ``SandboxCore/SandboxError/Code/tooManyRequests``.
+    /// ``SandboxCore/SandboxError/Code/tooManyRequests`` and ``SandboxCore/SandboxError/Code/unavailable``.
     public var retryAfter: Duration? {
         get { self[RetryAfterKey.self] }
         set { self[RetryAfterKey.self] = newValue }

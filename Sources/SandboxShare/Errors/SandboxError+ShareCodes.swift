@@ -37,6 +37,9 @@ extension SandboxError.Code {
     public static let notImplemented = Self("not-implemented")
     /// The destination is another server (502, RFC 4918 §9.8.5).
     public static let badGateway = Self("bad-gateway")
+    /// A change refused for a moment: a lifecycle operation on the app (a restore, an uninstall,
+    /// the device locking) has the share let go of the container; retry (503, with `Retry-After`).
+    public static let unavailable = Self("unavailable")
 
     /// The HTTP status a request failing with this code gets: 500 for a code the share does not
     /// answer with on its own.
@@ -50,13 +53,13 @@ extension SandboxError.Code {
     private static let shareCodes: Set<SandboxError.Code> = [
         .malformedRequest, .unauthorized, .forbidden, .methodNotAllowed, .conflict, .nameTaken, .preconditionFailed,
         .unsupportedMediaType, .rangeNotSatisfiable, .misdirected, .locked, .tooManyRequests, .internalError,
-        .notImplemented, .badGateway, .tooLarge,
+        .notImplemented, .badGateway, .unavailable, .tooLarge,
     ]
 
     private static let httpStatuses: [SandboxError.Code: Int] = [
         .malformedRequest: 400, .unauthorized: 401, .forbidden: 403, .notFound: 404, .methodNotAllowed: 405,
         .conflict: 409, .nameTaken: 409, .preconditionFailed: 412, .tooLarge: 413, .unsupportedMediaType: 415,
         .rangeNotSatisfiable: 416, .misdirected: 421, .locked: 423, .tooManyRequests: 429, .internalError: 500,
-        .notImplemented: 501, .badGateway: 502, .noSpace: 507,
+        .notImplemented: 501, .badGateway: 502, .unavailable: 503, .noSpace: 507,
     ]
 }

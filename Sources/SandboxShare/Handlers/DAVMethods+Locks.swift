@@ -36,13 +36,16 @@ extension DAVMethods {
         if existing == nil {
             try requireParentCollection(of: path)
             try checkLocks(path, recursive: false, request: request)
-            do throws(SandboxError) {
-                try documents.writeContents([], to: path.containerPath, options: [.atomic, .withoutOverwriting])
-                created = true
-            } catch  where error.code == .alreadyExists {
-                // Made meanwhile: lock what is there.
-            } catch {
-                throw .fileSystem(error, path: path, doing: "create the locked file")
+            // A change like a PUT: admitted only while the share holds the container.
+            created = try await writes.admitting { _ throws(SandboxError) -> Bool in
+                do throws(SandboxError) {
+                    try documents.writeContents([], to: path.containerPath, options: [.atomic, .withoutOverwriting])
+                    return true
+                } catch  where error.code == .alreadyExists {
+                    return false  // made meanwhile: lock what is there
+                } catch {
+                    throw .fileSystem(error, path: path, doing: "create the locked file")
+                }
             }
         }
         let granted = try locks.lock(

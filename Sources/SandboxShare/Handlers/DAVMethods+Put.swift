@@ -20,7 +20,13 @@ extension DAVMethods {
     /// With `overwriting` false (the web page's uploads) an existing file is never replaced: one
     /// at the name when the upload starts, or put there while it ran, fails it with
     /// ``SandboxCore/SandboxError/Code/nameTaken`` and nothing stored.
-    func put(_ path: SharePath, request: Request, overwriting: Bool = true) async throws(SandboxError) -> Response {
+    ///
+    /// An upload whose `ticket` is cut (the share let go of the container while it ran:
+    /// ``WriteGate``) stops at its next piece of body, or before it is published, with
+    /// ``SandboxCore/SandboxError/Code/unavailable`` and nothing stored.
+    func put(
+        _ path: SharePath, request: Request, overwriting: Bool = true, ticket: WriteGate.Ticket
+    ) async throws(SandboxError) -> Response {
         try requireVisibleName(path, for: .create)
         if request.headers.fieldValue(.contentRange) != nil {
             throw SandboxError(
@@ -57,6 +63,7 @@ extension DAVMethods {
             for try await buffer in request.body {
                 received += Int64(buffer.readableBytes)
                 if let limit = maximumUploadSize, received > limit { throw tooLarge(path, limit: limit) }
+                try writes.check(ticket)
                 try await writer.write(buffer)
             }
             if let declared, received != declared {
@@ -64,6 +71,7 @@ extension DAVMethods {
                     .malformedRequest, "The upload ended after \(received) of \(declared) bytes; nothing was stored.",
                     path: path.description)
             }
+            try writes.check(ticket)
             try await writer.finish()
         } catch let error as SandboxError where error.code == .alreadyExists && !overwriting {
             writer.discard()

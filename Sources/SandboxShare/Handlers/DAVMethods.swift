@@ -26,6 +26,9 @@ struct DAVMethods: Sendable {
     /// The device's Data Protection, for uploads into a folder with a protection class; `nil` for a
     /// folder that is no container's (``ShareServer/init(documents:configuration:logger:)``).
     var dataProtection: DataProtection? = nil
+    /// Admits the changes, and stops them while the share lets go of the container
+    /// (``ShareCoordinator``).
+    var writes = WriteGate()
 
     /// The methods a read-only share allows.
     static let readMethods: [HTTPRequest.Method] = [.options, .get, .head, .propfind]
@@ -33,6 +36,10 @@ struct DAVMethods: Sendable {
     static let writeMethods: [HTTPRequest.Method] = [
         .put, .delete, .mkcol, .copy, .move, .proppatch, .lock, .unlock,
     ]
+
+    /// The methods that change the folder, each admitted by ``writes`` (LOCK only when it creates
+    /// a file: ``lock(_:request:)``).
+    static let changingMethods: [HTTPRequest.Method] = [.put, .delete, .mkcol, .copy, .move, .proppatch]
 
     var allowedMethods: [HTTPRequest.Method] { readOnly ? Self.readMethods : Self.readMethods + Self.writeMethods }
 
@@ -49,17 +56,16 @@ struct DAVMethods: Sendable {
         if let value = request.headers.fieldValue(.davIf) {
             try checkIfHeader(value, path: path)
         }
+        if Self.changingMethods.contains(method) {
+            return try await writes.admitting { ticket throws(SandboxError) in
+                try await change(method, path, request: request, ticket: ticket)
+            }
+        }
         switch method {
         case .options: return options()
         case .get: return try await get(path, request: request, includingBody: true, on: eventLoop)
         case .head: return try await get(path, request: request, includingBody: false, on: eventLoop)
-        case .put: return try await put(path, request: request)
-        case .delete: return try delete(path, request: request)
-        case .mkcol: return try await mkcol(path, request: request)
-        case .copy: return try transfer(path, request: request, move: false)
-        case .move: return try transfer(path, request: request, move: true)
         case .propfind: return try await propfind(path, request: request)
-        case .proppatch: return try await proppatch(path, request: request)
         case .lock: return try await lock(path, request: request)
         case .unlock: return try unlock(path, request: request)
         default:
@@ -67,6 +73,20 @@ struct DAVMethods: Sendable {
                 .notImplemented,
                 "\(method) is not a method this server implements; it speaks WebDAV: "
                     + allowedMethods.map(\.rawValue).joined(separator: ", ") + ".")
+        }
+    }
+
+    /// The response to a request of one of the ``changingMethods``, admitted by ``writes``.
+    private func change(
+        _ method: HTTPRequest.Method, _ path: SharePath, request: Request, ticket: WriteGate.Ticket
+    ) async throws(SandboxError) -> Response {
+        switch method {
+        case .put: return try await put(path, request: request, ticket: ticket)
+        case .delete: return try delete(path, request: request)
+        case .mkcol: return try await mkcol(path, request: request)
+        case .copy: return try transfer(path, request: request, move: false)
+        case .move: return try transfer(path, request: request, move: true)
+        default: return try await proppatch(path, request: request)
         }
     }
 

@@ -4,16 +4,19 @@ import NIOHTTP1
 import Synchronization
 
 /// Holds the ``ShareResponder``, made once the server listens: its `Host` check needs the port,
-/// which is known only then (`--port 0`).
+/// which is known only then (`--port 0`); replaced after a restore, emptied when the folder is gone
+/// (``ShareCoordinator``).
 final class ResponderSlot: Sendable {
     private let responder = Mutex<ShareResponder?>(nil)
 
     func set(_ value: ShareResponder) { responder.withLock { $0 = value } }
+    /// Nothing is served any more: every request gets 503 while the server stops.
+    func clear() { responder.withLock { $0 = nil } }
     var value: ShareResponder? { responder.withLock { $0 } }
 }
 
 /// Answers each request of every connection: the slot's responder, or 503 in the instant before
-/// it is filled; adds the `Date` field (``DateField``) and writes the response.
+/// it is filled (and once the share stopped serving); adds the `Date` field (``DateField``) and writes the response.
 struct ReadyResponder: Sendable {
     let slot: ResponderSlot
 

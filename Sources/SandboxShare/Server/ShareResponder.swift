@@ -14,12 +14,13 @@ final class ShareResponder: Sendable {
     let page: WebPage
     let logger: Logger
 
-    /// A responder whose pairing code is checked at `gate` (which the connections' ``ExpectContinueHandler`` shares).
-    init(methods: DAVMethods, gate: PairingGate, logger: Logger) {
+    /// A responder whose pairing code is checked at `gate` (which the connections' ``ExpectContinueHandler`` shares),
+    /// with the page's `sessions` (kept by the responder that replaces this one after a restore).
+    init(methods: DAVMethods, gate: PairingGate, sessions: WebSessions = WebSessions(), logger: Logger) {
         self.methods = methods
         self.gate = gate
         self.page = WebPage(
-            methods: methods, sessions: WebSessions(), assets: WebAssets.load(),
+            methods: methods, sessions: sessions, assets: WebAssets.load(),
             feed: ChangeFeed(documents: methods.documents, logger: logger), gate: gate)
         self.logger = logger
     }

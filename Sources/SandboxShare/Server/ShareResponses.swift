@@ -7,7 +7,7 @@ import Sandbox
 enum ShareResponses {
     /// The response for `error`: its status, a short plain-text body (the message) or, when the
     /// error names a WebDAV condition, the RFC 4918 `DAV:error` body; `WWW-Authenticate` for 401,
-    /// `Retry-After` for 429.
+    /// `Retry-After` for 429 and 503.
     static func error(_ error: SandboxError) -> Response {
         var headers = HTTPFields()
         let body: [UInt8]

@@ -19,6 +19,12 @@ import UnixSignals
 /// and names starting with `.` are hidden. Every request needs the configured credentials.
 /// ``run(onListening:)`` stops gracefully on SIGINT and SIGTERM: the listener closes, requests in
 /// flight finish (an upload cut short publishes nothing), then it returns.
+///
+/// A server made from a container is a live user of it (a ``/Sandbox/ContainerPresenter`` of kind
+/// ``/Sandbox/PresenterKind/share``) while it runs: a restore of the app has it refuse changes
+/// (503, `Retry-After: 1`) while reads go on, let the changes in flight end, then serve the
+/// restored Documents; an uninstall stops it (``run(onListening:)`` returns); the device locking
+/// pauses its changes meanwhile.
 public struct ShareServer: Sendable {
     /// The shared folder.
     public let documents: ConfinedRoot
@@ -28,6 +34,13 @@ public struct ShareServer: Sendable {
     /// The container's device's Data Protection: uploads into a folder with a default class are
     /// sealed with it.
     private let dataProtection: DataProtection?
+    /// The home and app of a server made from a container, which registers as their presenter.
+    private let origin: Origin?
+
+    private struct Origin: Sendable {
+        let home: SandboxHome
+        let app: AppIdentifier
+    }
 
     /// A server for `container`'s Documents folder.
     ///
@@ -40,21 +53,31 @@ public struct ShareServer: Sendable {
     /// - Throws: ``/SandboxCore/SandboxError`` with ``SandboxCore/SandboxError/Code/forbidden`` when Documents is a symbolic
     ///   link, and with the core's code when it cannot be opened (missing, not a directory).
     public init(container: Container, configuration: ShareConfiguration, logger: Logger) throws(SandboxError) {
+        documents = try Self.openDocuments(of: container)
+        self.configuration = configuration
+        self.logger = logger
+        dataProtection = DataProtection(home: container.home)
+        origin = Origin(home: container.home, app: container.identifier)
+    }
+
+    /// `container`'s Documents folder, opened as a root that refuses every symlink (see
+    /// ``init(container:configuration:logger:)``); after a restore, of the restored container.
+    ///
+    /// - Throws: ``/SandboxCore/SandboxError`` with ``SandboxCore/SandboxError/Code/forbidden`` when Documents is a symbolic
+    ///   link, and with the core's code when it cannot be opened (missing, not a directory).
+    static func openDocuments(of container: Container) throws(SandboxError) -> ConfinedRoot {
         guard let documentsPath = ContainerDirectory.documents.path else {
             throw SandboxError(.internalError, "The container has no Documents folder.")
         }
         do throws(SandboxError) {
             let home = try container.root.openSubroot(at: .root, refusingSymlinks: true)
-            documents = try home.openSubroot(at: documentsPath)
+            return try home.openSubroot(at: documentsPath)
         } catch  where error.code == .symlinkLoop {
             throw Self.linkRefusal(container, path: documentsPath, error)
         } catch {
             throw .fileSystem(
                 error, path: documentsPath.description, doing: "open the Documents folder of \(container.identifier)")
         }
-        self.configuration = configuration
-        self.logger = logger
-        dataProtection = DataProtection(home: container.home)
     }
 
     /// Documents is a symbolic link: the refusal `sandbox path … documents` gives for it
@@ -81,9 +104,11 @@ public struct ShareServer: Sendable {
         self.configuration = configuration
         self.logger = logger
         dataProtection = nil
+        origin = nil
     }
 
-    /// Listens and serves until SIGINT or SIGTERM, or until the task is cancelled.
+    /// Listens and serves until SIGINT or SIGTERM, or until the task is cancelled; a server made
+    /// from a container also until its app is uninstalled.
     ///
     /// Raises the process's soft limit on open descriptors to its hard limit first, and holds at
     /// most the configuration's ``ShareConfiguration/connectionLimits`` (fitted to that limit):
@@ -93,7 +118,10 @@ public struct ShareServer: Sendable {
     ///
     /// - Parameter onListening: called once with the port the server listens on (the one picked
     ///   when the configuration's port is 0).
-    /// - Throws: the listener's error when the address cannot be bound (in use, not local).
+    /// - Throws: the listener's error when the address cannot be bound (in use, not local); for a
+    ///   server made from a container, the errors of its registration as the container's presenter
+    ///   and of opening a restored Documents (``SandboxCore/SandboxError/Code/forbidden`` for a
+    ///   symbolic link): the server stops then rather than serve a folder the app no longer has.
     public func run(onListening: @escaping @Sendable (Int) async -> Void) async throws {
         let configuration = self.configuration
         let logger = self.logger
@@ -101,6 +129,7 @@ public struct ShareServer: Sendable {
         let dataProtection = self.dataProtection
         let ready = ResponderSlot()
         let gate = PairingGate(credentials: configuration.credentials, logger: logger)
+        let coordinator = origin.map { ShareCoordinator(home: $0.home, app: $0.app, slot: ready, logger: logger) }
         let limits = configuration.connectionLimits.fitted(
             toDescriptorLimit: DescriptorLimit.raiseToHard() ?? Self.usualDescriptorLimit)
         let registry = ConnectionRegistry(limits: limits)
@@ -117,19 +146,55 @@ public struct ShareServer: Sendable {
                 let port = channel.localAddress?.port ?? configuration.port
                 let authorities = configuration.allowedAuthorities(
                     port: port, localAddresses: Self.interfaceAddresses(), hostName: Self.hostName())
-                let methods = DAVMethods(
-                    documents: documents, locks: LockManager(),
-                    properties: DeadPropertyStore(root: documents, logger: logger),
-                    readOnly: configuration.readOnly, maximumUploadSize: configuration.maximumUploadSize,
-                    allowedAuthorities: authorities, logger: logger, dataProtection: dataProtection)
-                ready.set(ShareResponder(methods: methods, gate: gate, logger: logger))
+                let factory = ResponderFactory(
+                    configuration: configuration, allowedAuthorities: authorities, locks: LockManager(), gate: gate,
+                    sessions: WebSessions(), writes: WriteGate(), dataProtection: dataProtection, logger: logger)
+                if let coordinator {
+                    do throws(SandboxError) {
+                        try await coordinator.start(
+                            description: "sandbox share on \(Self.authority(configuration.host, port))",
+                            factory: factory)
+                    } catch {
+                        coordinator.fail(error)  // nothing is served: the server stops with the error
+                        return
+                    }
+                } else {
+                    ready.set(factory.responder(serving: documents))
+                }
                 await onListening(port)
             },
             eventLoopGroup: MultiThreadedEventLoopGroup.singleton,
             logger: logger)
         let group = ServiceGroup(
             configuration: .init(services: [server], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
-        try await group.run()
+        let failure = try await withThrowingTaskGroup(of: SandboxError?.self) { tasks -> SandboxError? in
+            if let coordinator {
+                tasks.addTask {
+                    let ending = await coordinator.follow()
+                    if case .closed = ending { return nil }
+                    await group.triggerGracefulShutdown()
+                    if case .failed(let error) = ending { return error }
+                    return nil
+                }
+            }
+            // Once the server stopped, the share stops following (a wait to let go ends too).
+            do {
+                try await group.run()
+            } catch {
+                coordinator?.close()
+                tasks.cancelAll()
+                throw error
+            }
+            coordinator?.close()
+            tasks.cancelAll()
+            return try await tasks.next() ?? nil
+        }
+        if let failure { throw failure }
+    }
+
+    /// `host:port`, the host bracketed when it is an IPv6 address.
+    private static func authority(_ host: String, _ port: Int) -> String {
+        host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
     }
 
     /// How many connections may wait to be accepted: Linux's usual `somaxconn` (Hummingbird's

@@ -72,6 +72,13 @@ final class ChangeFeed: Sendable {
         return Listener(messages: stream, end: { continuation.finish() })
     }
 
+    /// Ends every listener: the folder this feed watches was replaced (a restore), and each page
+    /// reconnects to the feed of the new one (`EventSource` does, on its own).
+    func endListeners() {
+        let listeners = state.withLock { Array($0.listeners.values) }
+        for listener in listeners { listener.finish() }
+    }
+
     private func start() throws(SandboxError) {
         let monitor: FolderMonitor
         do throws(SandboxError) {

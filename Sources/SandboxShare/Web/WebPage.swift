@@ -71,10 +71,16 @@ struct WebPage: Sendable {
             return ShareResponses.empty(204, headers: [.setCookie: SessionCookie.clearing(scope: session.scope)])
         case (.get, "api/list"): return try list(request)
         case (.get, "api/storage"): return try storage()
-        case (.put, "api/upload"): return try await upload(request)
-        case (.post, "api/mkdir"): return try await makeFolder(request)
-        case (.post, "api/move"): return try await move(request)
-        case (.post, "api/delete"): return try await delete(request)
+        case (.put, "api/upload"):
+            return try await methods.writes.admitting { ticket throws(SandboxError) in
+                try await upload(request, ticket: ticket)
+            }
+        case (.post, "api/mkdir"):
+            return try await methods.writes.admitting { _ throws(SandboxError) in try await makeFolder(request) }
+        case (.post, "api/move"):
+            return try await methods.writes.admitting { _ throws(SandboxError) in try await move(request) }
+        case (.post, "api/delete"):
+            return try await methods.writes.admitting { _ throws(SandboxError) in try await delete(request) }
         case (.get, "download"), (.head, "download"):
             return try await download(request, eventLoop: eventLoop)
         case (.get, "zip"): return try await zip(request, eventLoop: eventLoop)

@@ -185,7 +185,8 @@ import Testing
             #expect(try await server.send("GET", "/out.txt").text == Self.secret)
 
             try await Self.lock(server)
-            let lockedCopy = try await server.send("COPY", "/c.txt", headers: [destination("/Vault/c.txt")])
+            // The share takes changes again once it has seen the lock end (it answers 503 until).
+            let lockedCopy = try await server.sendUntilTaken("COPY", "/c.txt", headers: [destination("/Vault/c.txt")])
             #expect(lockedCopy.status == 403 && lockedCopy.text.contains("unlock the device"), "\(lockedCopy)")
             #expect(Self.onDisk(server, "Vault/c.txt") == nil)
             let lockedMove = try await server.send("MOVE", "/c.txt", headers: [destination("/Vault/c.txt")])

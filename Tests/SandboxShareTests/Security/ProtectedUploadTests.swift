@@ -36,7 +36,8 @@ import Testing
                 #expect(cat.stdout == Self.secret, "\(cat.stderr)")
 
                 #expect(try await Self.sandbox(server, ["lock"]).status == 0)
-                let locked = try await server.send("PUT", "/locked.txt", text: Self.secret)
+                // The share takes changes again once it has seen the lock end (it answers 503 until).
+                let locked = try await server.sendUntilTaken("PUT", "/locked.txt", body: Array(Self.secret.utf8))
                 #expect(locked.status == 403, "\(locked)")
                 #expect(server.contents("locked.txt") == nil)
                 let replaced = try await server.send("PUT", "/codes.txt", text: "plaintext while locked")

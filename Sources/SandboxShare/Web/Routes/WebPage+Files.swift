@@ -59,8 +59,9 @@ extension WebPage {
     /// never replacing), missing folders created, and a taken name numbered (`name 2.ext`). An
     /// upload that fails (too large, cut off, out of space) stores nothing and removes the folders
     /// it created, as far as they are still empty and no other upload writes into them
-    /// (``UploadFolders``).
-    func upload(_ request: Request) async throws(SandboxError) -> Response {
+    /// (``UploadFolders``). `ticket` is the upload's admission (``WriteGate``): once cut, the
+    /// upload stops and stores nothing.
+    func upload(_ request: Request, ticket: WriteGate.Ticket) async throws(SandboxError) -> Response {
         try requireWritable()
         let asked = try Self.path(in: request)
         try methods.requireVisibleName(asked, for: .create)
@@ -68,7 +69,7 @@ extension WebPage {
         uploads.begin(folder)
         var created: [SharePath] = []
         do throws(SandboxError) {
-            let response = try await store(request, at: asked, creatingFolders: &created)
+            let response = try await store(request, at: asked, creatingFolders: &created, ticket: ticket)
             uploads.end(folder)
             return response
         } catch {
@@ -82,7 +83,7 @@ extension WebPage {
 
     /// The upload's work: its folders (each one made is added to `created`), then the file.
     private func store(
-        _ request: Request, at asked: SharePath, creatingFolders created: inout [SharePath]
+        _ request: Request, at asked: SharePath, creatingFolders created: inout [SharePath], ticket: WriteGate.Ticket
     ) async throws(SandboxError) -> Response {
         struct Stored: Encodable {
             let path: String
@@ -95,7 +96,7 @@ extension WebPage {
             let candidate = try Self.numbered(asked, number)
             if try methods.item(at: candidate) != nil { continue }
             do throws(SandboxError) {
-                _ = try await methods.put(candidate, request: request, overwriting: false)
+                _ = try await methods.put(candidate, request: request, overwriting: false, ticket: ticket)
             } catch {
                 lastError = error
                 break
