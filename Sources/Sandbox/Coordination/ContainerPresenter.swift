@@ -70,11 +70,17 @@ public final class ContainerPresenter: Sendable {
     ///   - home: the device the app is installed on.
     ///   - app: the app whose containers are used.
     ///   - kind: what the user is: it decides how each operation treats it (``CoordinationPolicy``).
+    ///   - confirmsReacquisition: whether the presenter calls ``reacquired(_:)`` once it has
+    ///     taken in an operation's outcome: a completed operation then waits for it (up to
+    ///     ``SandboxHome/reacquisitionTimeout``) before it returns.
     ///   - description: what it is, as operations that refuse or wait name it ("sandbox share
     ///     on 127.0.0.1:8080").
     /// - Throws: file-system errors of the device's coordination folder;
     ///   ``/SandboxCore/SandboxError/Code/tooManyOpenFiles`` when no thread can be started.
-    public init(home: SandboxHome, app: AppIdentifier, kind: PresenterKind, description: String) throws(SandboxError) {
+    public init(
+        home: SandboxHome, app: AppIdentifier, kind: PresenterKind, description: String,
+        confirmsReacquisition: Bool = false
+    ) throws(SandboxError) {
         self.app = app
         self.kind = kind
         folder = CoordinationFolder(root: home.root, app: app)
@@ -88,7 +94,8 @@ public final class ContainerPresenter: Sendable {
             throw SandboxError(
                 .alreadyExists, "A new presenter file is locked already; register again.", path: staged.description)
         }
-        let record = PresenterRecord(kind: kind, pid: getpid(), description: description)
+        let record = PresenterRecord(
+            kind: kind, pid: getpid(), description: description, confirmsReacquisition: confirmsReacquisition)
         state = Mutex(State(record: record))
         (notices, continuation) = AsyncStream.makeStream(of: Notice.self, bufferingPolicy: .unbounded)
         lock.replaceContents(with: try folder.encode(record))
@@ -116,6 +123,15 @@ public final class ContainerPresenter: Sendable {
         try folder.root.writeContents(Array(String(notice.epoch).utf8), to: folder.acks.appendingName(token))
     }
 
+    /// Tells the operation of `notice` (a ``CoordinationState/Phase/did``) that this presenter
+    /// has taken in its outcome — reopened the container — when it registered as confirming
+    /// reacquisition.
+    ///
+    /// - Throws: file-system errors writing the answer.
+    public func reacquired(_ notice: Notice) throws(SandboxError) {
+        try folder.root.writeContents(Array(String(notice.epoch).utf8), to: folder.reacquisition(of: token))
+    }
+
     /// Declares the container paths this presenter holds open (a file being written, a download
     /// being staged): purge never evicts them. Replaces the previous declaration.
     ///
@@ -133,7 +149,9 @@ public final class ContainerPresenter: Sendable {
     /// Unregisters: operations no longer tell or wait for this presenter, and ``notices`` ends.
     public func close() {
         finish()
-        for path in [folder.presenters.appendingName(token), folder.acks.appendingName(token)] {
+        for path in [
+            folder.presenters.appendingName(token), folder.acks.appendingName(token), folder.reacquisition(of: token),
+        ] {
             do throws(SandboxError) {
                 try folder.root.removeItem(at: path)
             } catch {

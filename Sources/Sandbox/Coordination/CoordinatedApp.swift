@@ -86,4 +86,28 @@ struct CoordinatedApp {
         }
         return pending
     }
+
+    /// Waits until every user that confirms reacquisition and was asked to relinquish has taken in
+    /// the outcome (reopened the container) or died, until `deadline` at most: the operation has
+    /// happened either way, so one that does not answer only ends the wait.
+    func waitForReacquisition(
+        _ operation: CoordinatedOperation, until deadline: ContinuousClock.Instant
+    )
+        throws(SandboxError)
+    {
+        var pending = presenters.filter {
+            $0.record.confirmsReacquisition
+                && CoordinationPolicy.response(to: operation, from: $0.record.kind) == .relinquish
+        }
+        guard !pending.isEmpty else { return }
+        _ = try BoundedPoll.until(deadline) { () throws(SandboxError) -> Bool in
+            let alive = Set(try folder.livePresenters().map(\.token))
+            var still: [CoordinationFolder.LivePresenter] = []
+            for presenter in pending where alive.contains(presenter.token) {
+                if try folder.reacquiredEpoch(of: presenter.token) != epoch { still.append(presenter) }
+            }
+            pending = still
+            return pending.isEmpty
+        }
+    }
 }

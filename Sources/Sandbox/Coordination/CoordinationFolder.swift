@@ -94,7 +94,7 @@ struct CoordinationFolder: Sendable {
                 // Nobody holds it: the user died. Remove its files (another operation may be
                 // removing them too: a missing file is fine).
                 lock.unlock()
-                for stale in [file, acks.appendingName(entry.name)] {
+                for stale in [file, acks.appendingName(entry.name), reacquisition(of: entry.name)] {
                     do throws(SandboxError) {
                         try root.removeItem(at: stale)
                     } catch  where error.code == .notFound {}
@@ -115,6 +115,22 @@ struct CoordinationFolder: Sendable {
             live.append(LivePresenter(token: entry.name, record: record))
         }
         return live
+    }
+
+    /// Where `token` says which operation's outcome it has taken in (reopened the container).
+    func reacquisition(of token: String) -> ContainerPath {
+        acks.appendingName(token + ".reacquired")
+    }
+
+    /// The epoch `token` last reacquired after (0: none).
+    func reacquiredEpoch(of token: String) throws(SandboxError) -> Int {
+        let bytes: [UInt8]
+        do throws(SandboxError) {
+            bytes = try root.readContents(of: reacquisition(of: token), maximumSize: 64)
+        } catch  where error.code == .notFound {
+            return 0
+        }
+        return Int(String(decoding: bytes, as: UTF8.self)) ?? 0
     }
 
     /// The epoch `token` last relinquished for (0: none, or an answer that does not read).

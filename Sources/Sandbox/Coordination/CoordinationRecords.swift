@@ -50,13 +50,29 @@ public struct PresenterRecord: Sendable, Codable, Equatable {
     public var description: String
     /// Container paths it has declared held (purge never evicts them).
     public var held: [String]
+    /// Whether it says when it has reopened the container after an operation
+    /// (``ContainerPresenter/reacquired(_:)``): the operation then returns only once it has, so
+    /// the next request after a restore meets the restored container.
+    public var confirmsReacquisition: Bool
 
     /// A record with these fields.
-    public init(kind: PresenterKind, pid: Int32, description: String, held: [String] = []) {
+    public init(
+        kind: PresenterKind, pid: Int32, description: String, held: [String] = [], confirmsReacquisition: Bool = false
+    ) {
         self.kind = kind
         self.pid = pid
         self.description = description
         self.held = held
+        self.confirmsReacquisition = confirmsReacquisition
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        kind = try container.decode(PresenterKind.self, forKey: .kind)
+        pid = try container.decode(Int32.self, forKey: .pid)
+        description = try container.decode(String.self, forKey: .description)
+        held = try container.decodeIfPresent([String].self, forKey: .held) ?? []
+        confirmsReacquisition = try container.decodeIfPresent(Bool.self, forKey: .confirmsReacquisition) ?? false
     }
 
     /// "sandbox share on 127.0.0.1:8080 (pid 42)".

@@ -12,6 +12,10 @@ extension SandboxHome {
     /// to relinquish to answer, unless told otherwise.
     public static let defaultCoordinationTimeout: Duration = .seconds(10)
 
+    /// How long a completed operation waits for the users that confirm reacquisition
+    /// (``PresenterRecord/confirmsReacquisition``) to reopen the container before it returns.
+    public static let reacquisitionTimeout: Duration = .seconds(5)
+
     /// Runs `body`, a lifecycle operation on `app`'s containers, coordinated with the live users
     /// of those containers (``ContainerPresenter``), as ``CoordinationPolicy`` says for each:
     ///
@@ -86,6 +90,10 @@ extension SandboxHome {
             throw error
         }
         for party in parties { try party.announce(.did, .completed) }
+        // Those that confirm it have reopened the container when the operation returns (bounded:
+        // the operation has happened either way).
+        let reacquisition = ContinuousClock.now + Self.reacquisitionTimeout
+        for party in parties { try party.waitForReacquisition(operation, until: reacquisition) }
         return result
     }
 

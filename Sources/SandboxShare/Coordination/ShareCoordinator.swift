@@ -62,7 +62,8 @@ final class ShareCoordinator: Sendable {
         let (home, app) = (self.home, self.app)
         let (presenter, documents) = try await IOEngine.shared.withTaskExecutor {
             () throws(SandboxError) -> (ContainerPresenter, ConfinedRoot) in
-            let presenter = try ContainerPresenter(home: home, app: app, kind: .share, description: description)
+            let presenter = try ContainerPresenter(
+                home: home, app: app, kind: .share, description: description, confirmsReacquisition: true)
             do throws(SandboxError) {
                 return (presenter, try ShareServer.openDocuments(of: try home.container(for: app)))
             } catch {
@@ -120,6 +121,7 @@ final class ShareCoordinator: Sendable {
                     }
                 }
                 writes.resume()
+                confirm(notice, serving: serving)
             }
         }
         return .closed
@@ -138,6 +140,19 @@ final class ShareCoordinator: Sendable {
         } catch {
             // Unanswered, the operation fails (naming the share) and says so: changes resume then.
             logger.error("Could not answer the \(notice.operation.rawValue) of \(app): \(error)")
+        }
+    }
+
+    /// Tells an operation the share let go for that it serves again (the restored Documents
+    /// after a restore), so the operation returns only then: the next request meets the new
+    /// folder and takes changes.
+    private func confirm(_ notice: ContainerPresenter.Notice, serving: Serving) {
+        guard notice.response == .relinquish else { return }
+        do throws(SandboxError) {
+            try serving.presenter.reacquired(notice)
+        } catch {
+            // The operation waits its bounded time for the answer, then returns all the same.
+            logger.error("Could not confirm the end of the \(notice.operation.rawValue) of \(app): \(error)")
         }
     }
 

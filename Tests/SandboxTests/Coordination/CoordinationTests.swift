@@ -1,6 +1,5 @@
 import Foundation
 import Sandbox
-import SandboxCore
 import SandboxTesting
 import Synchronization
 import Testing
@@ -133,6 +132,47 @@ struct CoordinationTests {
             // The state was replaced: the next operation reads it.
             #expect(await operate(home, app, .update, timeout: .seconds(1)) {} == nil)
             withExtendedLifetime(presenter) {}
+        }
+    }
+
+    @Test("an operation returns once the presenters that confirm reacquisition have reopened the container")
+    func reacquisitionIsWaitedFor() async throws {
+        try await withInstalledApp { home, app in
+            let presenter = try ContainerPresenter(
+                home: home, app: app, kind: .share, description: "a share", confirmsReacquisition: true)
+            let order = Mutex<[String]>([])
+            let listener = Task {
+                for await notice in presenter.notices {
+                    if notice.phase == .will {
+                        try presenter.relinquished(notice)
+                    } else {
+                        try await Task.sleep(for: .milliseconds(300))  // reopening takes a while
+                        order.withLock { $0.append("reacquired") }
+                        try presenter.reacquired(notice)
+                        return
+                    }
+                }
+            }
+            #expect(await operate(home, app, .restore) {} == nil)
+            order.withLock { $0.append("returned") }
+            try await listener.value
+            #expect(order.withLock { $0 } == ["reacquired", "returned"])
+            presenter.close()
+            // One that lets go but never confirms delays the operation by the bounded wait, and
+            // fails nothing: the operation has happened.
+            let silent = try ContainerPresenter(
+                home: home, app: app, kind: .share, description: "a forgetful share", confirmsReacquisition: true)
+            let answering = Task {
+                for await notice in silent.notices where notice.phase == .will {
+                    try silent.relinquished(notice)
+                }
+            }
+            let started = ContinuousClock.now
+            #expect(await operate(home, app, .lock) {} == nil)
+            let waited = ContinuousClock.now - started
+            #expect(waited >= SandboxHome.reacquisitionTimeout && waited < .seconds(60), "\(waited)")
+            silent.close()
+            try await answering.value
         }
     }
 

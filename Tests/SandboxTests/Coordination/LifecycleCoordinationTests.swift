@@ -1,6 +1,5 @@
 import Foundation
 import Sandbox
-import SandboxCore
 import Testing
 
 /// The lifecycle operations of the library take part in coordination: each row of
