@@ -291,7 +291,10 @@ let package = Package(
         // conditions, the one runner of the built executables (the CLI, the crash and store harnesses).
         .target(
             name: "SandboxTesting",
-            dependencies: [.product(name: "Logging", package: "swift-log")],  // CapturedLog
+            dependencies: [
+                .product(name: "Logging", package: "swift-log"),  // CapturedLog
+                "SandboxCore",  // BlockedPool's bounded wait
+            ],
             path: "Tests/Support/SandboxTesting", swiftSettings: swiftSettings),
 
         // Test support: the servers the download tests and benchmarks run against (nginx, the fault

@@ -93,6 +93,7 @@ final class AttemptReceiver: HTTPClientResponseDelegate {
             state.withLock { $0.decision = decision }
             return task.eventLoop.makeFailedFuture(Decided())
         }
+        let received = ContinuousClock.now
         let finalURL = state.withLock { $0.finalURL }
         // The writer empties the partial file when needed and writes the checkpoint, on the
         // engine, before the first part: the body is read meanwhile (into the pipe, bounded).
@@ -104,7 +105,7 @@ final class AttemptReceiver: HTTPClientResponseDelegate {
                 run: run, partial: partial, record: record,
                 head: BodyWriter.Head(
                     offset: offset, end: end, total: total, restart: restart, headers: head.headers,
-                    finalURL: finalURL),
+                    finalURL: finalURL, received: received),
                 hadBytes: hadBytes, announcingResume: announcingResume, prefix: prefix)
         }
         return task.eventLoop.makeSucceededVoidFuture()

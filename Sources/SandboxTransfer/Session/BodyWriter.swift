@@ -33,6 +33,10 @@ struct BodyWriter: Sendable {
         var headers: HTTPHeaders
         /// The URL that answered (after redirects).
         var finalURL: URL?
+        /// When the head arrived (on the client's event loop): the checkpoint interval runs from
+        /// here, not from when the engine makes the writer, which on a loaded machine may come
+        /// after the whole of a small body has arrived.
+        var received: ContinuousClock.Instant
     }
 
     /// Prepares the partial file and the checkpoint for the body the head announces: empties the
@@ -84,7 +88,7 @@ struct BodyWriter: Sendable {
         meter = ProgressMeter(
             startingAt: offset, expectedTotal: total, interval: session.configuration.progressInterval)
         started = ContinuousClock.now
-        lastCheckpoint = started
+        lastCheckpoint = head.received
     }
 
     /// Writes one part of the body.

@@ -2,7 +2,6 @@ import Foundation
 import Logging
 import Sandbox
 import SandboxTesting
-import Synchronization
 import Testing
 
 @testable import SandboxShare
@@ -83,24 +82,4 @@ import Testing
         #expect(try String(contentsOfFile: scratch.appending("d/b.txt"), encoding: .utf8) == "uploaded")
         connection.close()
     }
-}
-
-/// Tasks that block the threads of the cooperative pool they run on until released (at most 150 s).
-private final class BlockedPool: Sendable {
-    private let state = Mutex((held: 0, released: false))
-
-    /// Blocks the calling thread until ``release()``: the point of the test, a pool thread that
-    /// does not return.
-    func hold() {
-        state.withLock { $0.held += 1 }
-        _ = BoundedPoll.until(.now + .seconds(150)) { state.withLock { $0.released } }
-    }
-
-    /// Waits (on the caller's own thread) until `count` tasks hold their threads, at most 90 s
-    /// (the other tests of the process may hold the pool's threads meanwhile).
-    func waitUntilHeld(_ count: Int) -> Bool {
-        BoundedPoll.until(.now + .seconds(90)) { state.withLock { $0.held >= count } }
-    }
-
-    func release() { state.withLock { $0.released = true } }
 }

@@ -75,7 +75,10 @@ import Testing
         try await Fixture.withFaultServer { server, fixture in
             var resource = Self.stalling()
             resource.chunkSize = 1024
-            resource.chunkDelayMilliseconds = 20  // four writes, 20 ms apart, then the stall
+            // Four writes, 200 ms apart, then the stall: the interval (10 ms) has passed when the
+            // last part is written however late the engine makes the writer, and unless the
+            // client's event loop stalls for 0.6 s, the parts do not all arrive with the head.
+            resource.chunkDelayMilliseconds = 200
             server.set("/stalls", resource)
             var configuration = Self.patient
             configuration.checkpointInterval = .milliseconds(10)

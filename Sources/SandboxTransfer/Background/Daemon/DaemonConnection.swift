@@ -50,16 +50,17 @@ package final class DaemonConnection: Sendable {
     package static func connect(
         path: String, hello: ClientMessage.Hello
     ) async throws(SandboxError) -> DaemonConnection {
+        let initializer = wrap(sendingFirst: try helloFrame(hello))
         let asyncChannel: NIOAsyncChannel<ByteBuffer, ByteBuffer>
         do {
             asyncChannel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-                .connect(unixDomainSocketPath: path, channelInitializer: wrap)
+                .connect(unixDomainSocketPath: path, channelInitializer: initializer)
         } catch {
             throw SandboxError(
                 .daemonUnavailable, "Could not connect to sandboxd at '\(path)': \(error).", path: path,
                 underlying: .wrapping(error))
         }
-        return try await handshake(asyncChannel, hello: hello, path: path)
+        return try await handshake(asyncChannel, path: path)
     }
 
     /// Takes over `descriptor`, a socket already connected to the daemon (and possibly bound to an
@@ -71,31 +72,49 @@ package final class DaemonConnection: Sendable {
     package static func connect(
         descriptor: CInt, hello: ClientMessage.Hello
     ) async throws(SandboxError) -> DaemonConnection {
+        let initializer: @Sendable (any Channel) -> EventLoopFuture<NIOAsyncChannel<ByteBuffer, ByteBuffer>>
+        do throws(SandboxError) {
+            initializer = wrap(sendingFirst: try helloFrame(hello))
+        } catch {
+            Glibc.close(descriptor)
+            throw error
+        }
         let asyncChannel: NIOAsyncChannel<ByteBuffer, ByteBuffer>
         do {
             asyncChannel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-                .withConnectedSocket(descriptor, channelInitializer: wrap)
+                .withConnectedSocket(descriptor, channelInitializer: initializer)
         } catch {
             Glibc.close(descriptor)
             throw SandboxError(
                 .daemonUnavailable, "The connection to sandboxd (descriptor \(descriptor)) cannot be used: \(error).",
                 underlying: .wrapping(error))
         }
-        return try await handshake(asyncChannel, hello: hello, path: "descriptor \(descriptor)")
+        return try await handshake(asyncChannel, path: "descriptor \(descriptor)")
     }
 
-    /// The channel's async wrapper. Half-closure: finishing the writer (``finish()``) sends what is
-    /// pending, then EOF.
-    @Sendable
-    private static func wrap(_ channel: any Channel) -> EventLoopFuture<NIOAsyncChannel<ByteBuffer, ByteBuffer>> {
-        channel.eventLoop.makeCompletedFuture {
-            try NIOAsyncChannel<ByteBuffer, ByteBuffer>(
-                wrappingChannelSynchronously: channel, configuration: .init(isOutboundHalfClosureEnabled: true))
+    /// The hello, framed: encoded before the connect, so that the connect can send it.
+    private static func helloFrame(_ hello: ClientMessage.Hello) throws(SandboxError) -> ByteBuffer {
+        ByteBuffer(bytes: try WireCoding.encode(ClientMessage.hello(hello)))
+    }
+
+    /// The channel's initializer: a ``HelloWriter`` sending `hello` as the channel becomes active
+    /// (from its event loop, so no thread of the cooperative pool is needed before the daemon's
+    /// hello deadline), then the async wrapper. Half-closure: finishing the writer (``finish()``)
+    /// sends what is pending, then EOF.
+    private static func wrap(
+        sendingFirst hello: ByteBuffer
+    ) -> @Sendable (any Channel) -> EventLoopFuture<NIOAsyncChannel<ByteBuffer, ByteBuffer>> {
+        { channel in
+            channel.eventLoop.makeCompletedFuture {
+                try channel.pipeline.syncOperations.addHandler(HelloWriter(frame: hello))
+                return try NIOAsyncChannel<ByteBuffer, ByteBuffer>(
+                    wrappingChannelSynchronously: channel, configuration: .init(isOutboundHalfClosureEnabled: true))
+            }
         }
     }
 
     private static func handshake(
-        _ asyncChannel: NIOAsyncChannel<ByteBuffer, ByteBuffer>, hello: ClientMessage.Hello, path: String
+        _ asyncChannel: NIOAsyncChannel<ByteBuffer, ByteBuffer>, path: String
     ) async throws(SandboxError) -> DaemonConnection {
         let (messages, sink) = AsyncStream.makeStream(of: DaemonMessage.self)
         let shared = Shared()
@@ -105,8 +124,7 @@ package final class DaemonConnection: Sendable {
             do {
                 try await asyncChannel.executeThenClose { inbound, outbound in
                     try await run(
-                        inbound: inbound, outbound: outbound, hello: hello, started: startedSink, messages: sink,
-                        shared: shared)
+                        inbound: inbound, outbound: outbound, started: startedSink, messages: sink, shared: shared)
                 }
             } catch {
                 startedSink.yield(.failure(Self.closedError(error)))
@@ -145,15 +163,14 @@ package final class DaemonConnection: Sendable {
             .daemonUnavailable, "The connection to sandboxd failed: \(error).", underlying: .wrapping(error))
     }
 
-    /// Sends the hello, waits for the welcome, then reads until the connection ends.
+    /// Waits for the welcome to the hello (``HelloWriter`` sent it), then reads until the connection
+    /// ends.
     private static func run(
         inbound: NIOAsyncChannelInboundStream<ByteBuffer>, outbound: NIOAsyncChannelOutboundWriter<ByteBuffer>,
-        hello: ClientMessage.Hello,
         started: AsyncStream<Result<(NIOAsyncChannelOutboundWriter<ByteBuffer>, DaemonMessage), SandboxError>>
             .Continuation,
         messages: AsyncStream<DaemonMessage>.Continuation, shared: Shared
     ) async throws {
-        try await outbound.write(ByteBuffer(bytes: WireCoding.encode(ClientMessage.hello(hello))))
         var decoder = FrameDecoder()
         var welcomed = false
         for try await buffer in inbound {
