@@ -6,7 +6,7 @@ import Testing
 /// The soak of the whole system (issue 28) for CI: three apps for 100 s of chaos, from a seed
 /// printed first (`SANDBOX_SOAK_SEED=<seed>` runs the same faults in the same order again).
 /// `SANDBOX_SOAK_FAULTS` (comma-separated names, or `all`) chooses the faults; by default, those
-/// whose invariants hold with the presenters that have landed.
+/// whose invariants hold with the presenters that have landed; `SANDBOX_SOAK_SECONDS` the chaos's length.
 @Suite struct SoakTests {
     /// The faults CI injects.
     static let faults: Set<SoakOptions.Fault> = [
@@ -23,7 +23,7 @@ import Testing
         let faults = try environment["SANDBOX_SOAK_FAULTS"].map(SoakOptions.faults(parsing:)) ?? Self.faults
         let sandbox = try BuiltProgram("sandbox").path
         let options = SoakOptions(
-            apps: 3, duration: .seconds(100), seed: seed,
+            apps: 3, duration: .seconds(environment["SANDBOX_SOAK_SECONDS"].flatMap { Int($0) } ?? 100), seed: seed,
             binaries: URL(fileURLWithPath: sandbox).deletingLastPathComponent().path,
             faults: faults)
         let report = try await Soak.run(options)

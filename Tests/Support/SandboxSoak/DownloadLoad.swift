@@ -85,7 +85,10 @@ struct DownloadLoad: Sendable {
                 await device.recorder.count("downloads completed")
             case "failed", "cancelled":
                 pending[task] = nil
-                await device.recorder.count("downloads \(state)")
+                // Counted by code and message, the numbers in it (names, sizes) masked: one line per cause.
+                let message = String((row["message"] as? String ?? "").map { $0.isNumber ? "#" : $0 }.prefix(160))
+                await device.recorder.count(
+                    "downloads \(state): \(row["error"] as? String ?? "no error code"): \(message)")
             default: continue
             }
         }
