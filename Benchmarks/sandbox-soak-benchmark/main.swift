@@ -23,6 +23,7 @@ struct Options: ParsableCommand {
     @Option(help: "The faults: comma-separated names, or all.") var faults = "all"
     @Option(help: "The folder of the built sandbox, sandbox-extras and sandboxd.") var binaries = ".build/release"
     @Option(help: "The most a long-lived process may reach (VmHWM), in MiB.") var memoryLimit = 512
+    @Flag(help: "A background download that fails is a violation.") var strictDownloads = false
 }
 
 let options = Options.parseOrExit()
@@ -37,7 +38,8 @@ do {
         SoakOptions(
             apps: options.apps, duration: .seconds(options.minutes * 60), seed: seed,
             binaries: URL(fileURLWithPath: options.binaries).standardizedFileURL.path,
-            faults: try SoakOptions.faults(parsing: options.faults), memoryLimit: options.memoryLimit << 20))
+            faults: try SoakOptions.faults(parsing: options.faults), memoryLimit: options.memoryLimit << 20,
+            downloadsMustComplete: options.strictDownloads))
     print(report.summary)
     exit(report.violations.isEmpty ? 0 : 1)
 } catch {

@@ -10,6 +10,8 @@ struct DownloadLoad: Sendable {
     let device: SoakDevice
     let server: NginxServer
     let daemon: DaemonWatch
+    /// Whether a failed download is a violation (``SoakOptions/downloadsMustComplete``).
+    let mustComplete: Bool
 
     private struct Pending: Sendable {
         var sha256: String
@@ -89,6 +91,9 @@ struct DownloadLoad: Sendable {
                 let message = String((row["message"] as? String ?? "").map { $0.isNumber ? "#" : $0 }.prefix(160))
                 await device.recorder.count(
                     "downloads \(state): \(row["error"] as? String ?? "no error code"): \(message)")
+                if mustComplete {
+                    await device.recorder.violation("download \(app) #\(task) \(state): \(row)")
+                }
             default: continue
             }
         }

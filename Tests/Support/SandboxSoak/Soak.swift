@@ -102,7 +102,9 @@ public enum Soak {
                     load.addTask { try await share.load(until: deadline, ledger: ledger, seed: options.seed) }
                 }
                 for (index, app) in names.enumerated() {
-                    let downloads = DownloadLoad(app: app, index: index, device: device, server: server, daemon: daemon)
+                    let downloads = DownloadLoad(
+                        app: app, index: index, device: device, server: server, daemon: daemon,
+                        mustComplete: options.downloadsMustComplete)
                     load.addTask {
                         try await downloads.load(
                             until: deadline, drain: .seconds(30), ledger: ledger, seed: options.seed)

@@ -36,13 +36,16 @@ public struct SoakOptions: Sendable {
     public var faults: Set<Fault>
     /// The most a long-lived process (share, watch, run, sandboxd) may reach (VmHWM).
     public var memoryLimit: Int
-    /// Where the run's scratch folder is made (`$TMPDIR` by default).
-    public var scratchBase: String?
+    /// Whether a background download that fails is a violation. Off until `sandboxd` holds its
+    /// staging as a presenter: `sandbox purge` evicts a download under way from Library/Caches
+    /// today (the task fails `not-found`); every file the soak serves exists and matches its hash,
+    /// so with the daemon's presenter no download has a reason to fail.
+    public var downloadsMustComplete: Bool
 
     /// A run of `apps` apps for `duration`.
     public init(
         apps: Int = 3, duration: Duration = .seconds(100), seed: UInt64, binaries: String,
-        faults: Set<Fault> = Set(Fault.allCases), memoryLimit: Int = 512 << 20, scratchBase: String? = nil
+        faults: Set<Fault> = Set(Fault.allCases), memoryLimit: Int = 512 << 20, downloadsMustComplete: Bool = false
     ) {
         self.apps = apps
         self.duration = duration
@@ -50,7 +53,7 @@ public struct SoakOptions: Sendable {
         self.binaries = binaries
         self.faults = faults
         self.memoryLimit = memoryLimit
-        self.scratchBase = scratchBase
+        self.downloadsMustComplete = downloadsMustComplete
     }
 
     /// Parses a comma-separated list of fault names ("all" for every one).
