@@ -72,7 +72,11 @@ actor Component {
     func kill() async -> Bool {
         guard let program, program.isRunning, !stopping, !killedBySoak else { return false }
         killedBySoak = true
+        // The program too: `sandbox run` does not take its program down when it is killed, and
+        // an orphaned program would write on (it is the program the fault is aimed at).
+        let below = SoakDevice.descendants(of: program.pid)
         program.signal(SIGKILL)
+        for pid in below { Glibc.kill(pid, SIGKILL) }
         await device.recorder.count("SIGKILL \(kind)")
         return true
     }
@@ -106,8 +110,14 @@ actor Component {
         held = false
         guard let program else { return }
         killedBySoak = true
+        let below = SoakDevice.descendants(of: program.pid)
         program.signal(SIGTERM)
         let exit = await program.exit(timeout: .seconds(30))
+        let outliving = below.filter { Glibc.kill($0, 0) == 0 }
+        if !outliving.isEmpty {
+            await device.recorder.count("\(kind): processes outliving its SIGTERM (killed)", by: outliving.count)
+            for pid in outliving { Glibc.kill(pid, SIGKILL) }
+        }
         if exit.timedOut {
             await device.recorder.violation("hung: \(name) did not end within 30 s of SIGTERM")
         } else if let signal = exit.signal, signal != SIGTERM {

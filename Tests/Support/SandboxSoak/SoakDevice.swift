@@ -112,4 +112,14 @@ struct SoakDevice: Sendable {
         else { return nil }
         return kibibytes * 1024
     }
+
+    /// Every process below `pid` (children, theirs, …), from `/proc/<pid>/task/*/children`.
+    static func descendants(of pid: pid_t) -> [pid_t] {
+        let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []  // ended: none
+        let children = tasks.flatMap { task -> [pid_t] in
+            let text = (try? String(contentsOfFile: "/proc/\(pid)/task/\(task)/children", encoding: .utf8)) ?? ""
+            return text.split(separator: " ").compactMap { pid_t($0) }
+        }
+        return children + children.flatMap { descendants(of: $0) }
+    }
 }
