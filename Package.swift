@@ -45,6 +45,8 @@ let package = Package(
         // Test servers (nginx, a fault-injecting HTTP server) for this package's tests and
         // benchmarks, and for anyone testing code built on SandboxTransfer.
         .library(name: "SandboxTransferTesting", targets: ["SandboxTransferTesting"]),
+        // The soak harness (issue 28), run by its test and by Benchmarks' sandbox-soak-benchmark.
+        .library(name: "SandboxSoak", targets: ["SandboxSoak"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
@@ -413,5 +415,15 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // MARK: Soak (issue 28)
+        // The whole system under chaos: shares under a WebDAV client's load, sandboxd's downloads, watches
+        // and run programs while restores, updates, purges, restarts, locks and SIGKILLs happen at random.
+        .target(
+            name: "SandboxSoak", dependencies: ["SandboxTesting", "SandboxTransferTesting"],
+            path: "Tests/Support/SandboxSoak",
+            swiftSettings: swiftSettings),
+        .testTarget(
+            name: "SandboxSoakTests", dependencies: ["SandboxSoak", "SandboxTesting", "sandboxd"],
+            swiftSettings: swiftSettings),
     ]
 )

@@ -133,5 +133,12 @@ let package = Package(
             path: "sandbox-backup-benchmark",
             swiftSettings: swiftSettings
         ),
+        // The whole system under chaos for N minutes (issue 28): the harness of SandboxSoakTests.
+        .executableTarget(
+            name: "sandbox-soak-benchmark",
+            dependencies: [argumentParser, .product(name: "SandboxSoak", package: "Sandbox")],
+            path: "sandbox-soak-benchmark",
+            swiftSettings: swiftSettings
+        ),
     ]
 )
