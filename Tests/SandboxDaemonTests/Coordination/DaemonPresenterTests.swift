@@ -95,6 +95,35 @@ import Testing
         }
     }
 
+    @Test("restart (tmp emptied) mid-download: the daemon pauses, then continues from its partial file")
+    func restartPausesAndContinues() async throws {
+        let server = try await FaultServer.start()
+        let payload = TestData.bytes(2 << 20, seed: 47)
+        server.set("/slow.bin", Self.slow(payload))
+        try await DaemonFixture.with { fixture in
+            let app = try AppIdentifier(DaemonFixture.app)
+            try await submitAndLeave(fixture, [server.url("/slow.bin")])
+            #expect(await eventually { server.bodyBytesSent(for: "/slow.bin") > 256 << 10 })
+            let failure = await operate(fixture.home, .restart, of: app) { () throws(SandboxError) in
+                _ = try fixture.home.restart()
+            }
+            #expect(failure == nil)
+            #expect(fixture.daemonLog().contains("sessions suspended for restart"))
+            server.change("/slow.bin") { $0.chunkDelayMilliseconds = 0 }
+            #expect(
+                await eventually(timeout: .seconds(120)) { (try? fixture.stagedFiles("s")) == ["1-slow.bin"] },
+                "\(fixture.daemonLog().suffix(3000))")
+            let delivered = try fixture.contents("Library/Caches/com.sandbox.background/s/1-slow.bin")
+            #expect(TestData.sha256(delivered) == TestData.sha256(payload))
+            // Continued from the partial file: what was sent before the pause is not sent again
+            // (beyond what a pause finds in flight: the sockets' buffers and the unflushed tail).
+            let served = server.bodyBytesSent(for: "/slow.bin")
+            #expect(served <= payload.count + (256 << 10), "served \(served) for \(payload.count)")
+            #expect(server.requests.count >= 2)
+            try await server.stop()
+        }
+    }
+
     @Test("a sandboxd stopped (SIGSTOP) mid-operation, then SIGKILLed, does not hold the operation up")
     func killedDaemonDoesNotHoldUp() async throws {
         let server = try await FaultServer.start()
@@ -135,7 +164,7 @@ import Testing
             let output = try await fixture.runApp("s", ["submit", server.url("/small.bin"), "--exit-after", "1"])
             #expect(output.events.contains("completed 1"), "\(output.output.stdout)")
             let preferences = try ContainerPath("Library/Preferences")
-            #expect(try fixture.container.root.fileNames(at: preferences).isEmpty)
+            #expect(try fixture.container.root.contentsOfDirectory(at: preferences).isEmpty)
             #expect(fixture.daemonLog().contains("Refused"), "\(fixture.daemonLog().suffix(2000))")
             try await server.stop()
         }
@@ -156,7 +185,7 @@ import Testing
             let result = await task.result()
             #expect(throws: SandboxError.self) { try result.get() }
             if case .failure(let error) = result { #expect(error.code == .readOnly, "\(error)") }
-            #expect(try fixture.container.root.fileNames(at: try ContainerPath("Library/Preferences")).isEmpty)
+            #expect(try fixture.container.root.contentsOfDirectory(at: try ContainerPath("Library/Preferences")).isEmpty)
             await session.invalidateAndCancel()
             try await server.stop()
         }
