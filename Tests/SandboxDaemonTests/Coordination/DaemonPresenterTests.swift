@@ -37,9 +37,7 @@ import Testing
                 try fixture.home.heldPaths(of: app)
                     == ["Library/Caches/com.sandbox.downloads", "Library/Caches/com.sandbox.background"])
 
-            let failure = await operate(fixture.home, .uninstall, of: app) { () throws(SandboxError) in
-                _ = try fixture.home.uninstall(app)
-            }
+            let failure = await onThread { () throws(SandboxError) in _ = try fixture.home.uninstall(app) }
             #expect(failure == nil)
             // The daemon is told the outcome (it polls): it forgets the app soon after.
             #expect(
@@ -101,12 +99,9 @@ import Testing
         let payload = TestData.bytes(2 << 20, seed: 47)
         server.set("/slow.bin", Self.slow(payload))
         try await DaemonFixture.with { fixture in
-            let app = try AppIdentifier(DaemonFixture.app)
             try await submitAndLeave(fixture, [server.url("/slow.bin")])
             #expect(await eventually { server.bodyBytesSent(for: "/slow.bin") > 256 << 10 })
-            let failure = await operate(fixture.home, .restart, of: app) { () throws(SandboxError) in
-                _ = try fixture.home.restart()
-            }
+            let failure = await onThread { () throws(SandboxError) in _ = try fixture.home.restart() }
             #expect(failure == nil)
             #expect(fixture.daemonLog().contains("sessions suspended for restart"))
             server.change("/slow.bin") { $0.chunkDelayMilliseconds = 0 }
@@ -135,10 +130,8 @@ import Testing
             #expect(daemons.count == 1)
             for pid in daemons { kill(pid, SIGSTOP) }
             let started = ContinuousClock.now
-            async let failure = operate(fixture.home, .uninstall, of: app, timeout: .seconds(120)) {
-                () throws(SandboxError) in
-                _ = try fixture.home.uninstall(app)
-            }
+            // The uninstall waits for the stopped daemon (at most its 10 s) until the kill.
+            async let failure = onThread { () throws(SandboxError) in _ = try fixture.home.uninstall(app) }
             let state = try ContainerPath("Device/Coordination/\(DaemonFixture.app)/state")
             #expect(
                 await eventually {
@@ -147,7 +140,7 @@ import Testing
                 })
             for pid in daemons { kill(pid, SIGKILL) }
             #expect(await failure == nil)
-            #expect(ContinuousClock.now - started < .seconds(60), "waited \(ContinuousClock.now - started)")
+            #expect(ContinuousClock.now - started < SandboxHome.defaultCoordinationTimeout)
             #expect(throws: SandboxError.self) { try fixture.home.container(for: app) }
             try await server.stop()
         }
@@ -185,7 +178,8 @@ import Testing
             let result = await task.result()
             #expect(throws: SandboxError.self) { try result.get() }
             if case .failure(let error) = result { #expect(error.code == .readOnly, "\(error)") }
-            #expect(try fixture.container.root.contentsOfDirectory(at: try ContainerPath("Library/Preferences")).isEmpty)
+            #expect(
+                try fixture.container.root.contentsOfDirectory(at: try ContainerPath("Library/Preferences")).isEmpty)
             await session.invalidateAndCancel()
             try await server.stop()
         }
@@ -229,15 +223,19 @@ import Testing
 }
 
 /// Runs `operation` on `app` through ``/Sandbox/SandboxHome/coordinating(_:of:timeout:_:)`` on a
-/// thread of its own; its error, if any.
+/// thread of its own (as a restore does, around `body`); its error, if any.
 private func operate(
-    _ home: SandboxHome, _ operation: CoordinatedOperation, of app: AppIdentifier, timeout: Duration = .seconds(60),
+    _ home: SandboxHome, _ operation: CoordinatedOperation, of app: AppIdentifier,
     _ body: @escaping @Sendable () throws(SandboxError) -> Void
 ) async -> SandboxError? {
+    await onThread { () throws(SandboxError) in try home.coordinating(operation, of: app, body) }
+}
+
+/// Runs `body` (a lifecycle operation, which blocks while it waits for the users) on a thread of
+/// its own; its error, if any.
+private func onThread(_ body: @escaping @Sendable () throws(SandboxError) -> Void) async -> SandboxError? {
     do {
-        try await OwnedThread.run(name: "operation") { () throws(SandboxError) in
-            try home.coordinating(operation, of: app, timeout: timeout, body)
-        }
+        try await OwnedThread.run(name: "operation", body)
         return nil
     } catch {
         return error
