@@ -21,14 +21,17 @@ import Testing
     )
     func uninstallForgetsTheApp() async throws {
         let server = try await FaultServer.start()
-        let small = TestData.bytes(1_000, seed: 41)
-        server.set("/small.bin", FaultResource(body: small, etag: "\"small\""))
+        // Paced until the app is gone (an attached app would take its finished file and events).
+        server.set("/small.bin", Self.slow(TestData.bytes(1 << 20, seed: 41)))
         server.set("/slow.bin", Self.slow(TestData.bytes(4 << 20, seed: 42)))
         try await DaemonFixture.with { fixture in
             let app = try AppIdentifier(DaemonFixture.app)
             try await submitAndLeave(fixture, [server.url("/small.bin"), server.url("/slow.bin")])
+            server.change("/small.bin") { $0.chunkDelayMilliseconds = 0 }
             // A finished task's events wait in the queue; the slow one runs.
-            #expect(await eventually { (try? fixture.stagedFiles("s")) == ["1-small.bin"] })
+            #expect(
+                await eventually(timeout: .seconds(60)) { (try? fixture.stagedFiles("s")) == ["1-small.bin"] },
+                "\(String(describing: try? fixture.stagedFiles("s"))): \(fixture.daemonLog().suffix(3000))")
             #expect(await eventually { server.bodyBytesSent(for: "/slow.bin") > 0 })
             let queue = try EventQueue(path: fixture.paths.queue)
             #expect(await eventually { (try? queue.pending(for: key).count) == 2 })
