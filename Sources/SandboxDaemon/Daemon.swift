@@ -23,10 +23,15 @@ actor Daemon {
     private var clients: [Int: ClientHandle] = [:]
     private var nextClient = 1
     /// The client attached to each session.
-    private var attached: [SessionKey: ClientHandle] = [:]
+    var attached: [SessionKey: ClientHandle] = [:]
     var hosts: [SessionKey: SessionHost] = [:]
     private var lastActivity = ContinuousClock.now
     private(set) var stopping = false
+    /// The daemon's registration as a live user of each app it has sessions or queued events for
+    /// (see Daemon+Coordination.swift).
+    var presences: [String: AppPresence] = [:]
+    /// The apps whose sessions are suspended for a lifecycle operation, with the operation.
+    var suspended: [String: CoordinatedOperation] = [:]
 
     init(home: SandboxHome, options: DaemonOptions, queue: EventQueue, logger: Logger) {
         self.home = home
@@ -121,6 +126,11 @@ actor Daemon {
         logger.info(
             "client \(client.id) connected: pid \(credentials.pid), \(hello.app ?? "-")/\(hello.session ?? "-")")
         return client
+    }
+
+    /// The clients acting for `app`.
+    func clients(of app: String) -> [ClientHandle] {
+        clients.values.filter { $0.hello.app == app }
     }
 
     /// Forgets a client whose connection ended.
@@ -280,20 +290,32 @@ actor Daemon {
     }
 
     /// The running session `key`, opened (and its unfinished tasks resumed) if it is not yet.
+    ///
+    /// - Throws: ``/Sandbox/SandboxError/Code/containerInUse`` while a lifecycle operation on the
+    ///   app is under way; the errors of opening the container and the session.
     @discardableResult
     func host(for key: SessionKey) throws(SandboxError) -> SessionHost {
+        if let operation = suspended[key.app] {
+            throw SandboxError(
+                .containerInUse,
+                "The containers of '\(key.app)' are being changed (\(operation.rawValue)); try again when that ends.",
+                path: key.app)
+        }
         if let host = hosts[key] { return host }
         let host = try SessionHost(key: key, container: try container(for: key.app), daemon: self)
         hosts[key] = host
+        present(key.app)
         try host.resumeStoredTasks()
         return host
     }
 
     /// Opens every session with unfinished tasks: after a restart, their transfers continue at once.
+    /// Registers as a live user of every app with queued events too.
     func resumeAll() {
         do throws(SandboxError) {
             let keys = Set(try queue.tasks().filter { $0.info.state != .completed }.map(\.key))
             for key in keys { try host(for: key) }
+            for app in try queue.appsWithEvents() { present(app) }
         } catch {
             logger.error("Resuming the stored tasks failed: \(error)")
         }
@@ -406,6 +428,7 @@ actor Daemon {
         stopping = true
         scheduler.stop()
         for host in hosts.values { await host.pause() }
+        for presence in presences.values { presence.close() }
         await queue.writes.flush()
         for client in clients.values { client.close() }
         do {

@@ -303,6 +303,18 @@ final class EventQueue: Sendable {
         try db.execute(sql: "DELETE FROM event WHERE createdAt < ?", arguments: [Date().timeIntervalSince1970 - age])
     }
 
+    /// The apps that have events waiting.
+    func appsWithEvents() throws(SandboxError) -> [String] {
+        try read("list the apps with events") { db in try String.fetchAll(db, sql: "SELECT DISTINCT app FROM event") }
+    }
+
+    /// Deletes everything of `app`: its tasks, events and relaunch commands (it was uninstalled).
+    static func forget(_ db: Database, app: String) throws {
+        for table in ["task", "event", "relaunch"] {
+            try db.execute(sql: "DELETE FROM \(table) WHERE app = ?", arguments: [app])
+        }
+    }
+
     /// How many events wait, over all sessions.
     func queuedEventCount() throws(SandboxError) -> Int {
         try read("count events") { db in try Self.queuedEventCount(db) }

@@ -43,6 +43,8 @@ final class SessionHost: Sendable {
     private enum Input: Sendable {
         case download(DownloadEvent)
         case waitingForConnectivity(taskID: Int)
+        /// Handled after every input before it: ``suspend()`` waits for it.
+        case barrier(CheckedContinuation<Void, Never>)
     }
 
     private let inputs: AsyncStream<Input>.Continuation
@@ -88,6 +90,7 @@ final class SessionHost: Sendable {
                         case .waitingForConnectivity(let id):
                             await daemon.deliver(
                                 BackgroundEventRecord(taskID: id, kind: .waitingForConnectivity), for: key)
+                        case .barrier(let continuation): continuation.resume()
                         }
                     }
                 }
@@ -200,6 +203,41 @@ final class SessionHost: Sendable {
         for task in tasks { _ = await task.cancelByProducingResumeData() }
     }
 
+    /// Lets go of the container for a lifecycle operation: the tasks leave the scheduler and pause
+    /// (partial files and checkpoints kept), and the event being handled — a finished file being
+    /// moved into the container — is handled to its end; the events after it are not (a file that
+    /// finished meanwhile is downloaded again by ``resumeInPlace()``, or in the new container).
+    /// Returns when nothing of the session writes into the container any more.
+    func suspend() async {
+        let references = live.withLock { live in
+            live.pausing = true
+            return live.tasks.keys.map { TaskReference(key: key, id: $0) }
+        }
+        for reference in references { daemon.scheduler.remove(reference) }
+        await pause()
+        await withCheckedContinuation { continuation in
+            if case .terminated = inputs.yield(.barrier(continuation)) { continuation.resume() }
+        }
+    }
+
+    /// Continues the tasks ``suspend()`` paused, in the same container, from their partial files.
+    ///
+    /// - Throws: as ``resumeStoredTasks()``.
+    func resumeInPlace() throws(SandboxError) {
+        live.withLock { live in
+            live.pausing = false
+            live.tasks = [:]
+            live.byUnderlying = [:]
+        }
+        try resumeStoredTasks()
+    }
+
+    /// Ends the session after ``suspend()``: its checkpoint lock is released and its events end.
+    func close() async {
+        await session.invalidateAndCancel()
+        inputs.finish()
+    }
+
     private static func downloadRequest(_ request: BackgroundRequest) throws(SandboxError) -> DownloadRequest {
         guard let url = URL(string: request.url), DownloadRequest.isSupported(url) else {
             throw SandboxError(
@@ -246,10 +284,13 @@ final class SessionHost: Sendable {
     /// Moves a finished file that went to no destination into the staging folder
     /// (`Library/Caches/com.sandbox.background/<session>/<task>-<name>`), through the container's
     /// confined root. Returns its path, or `nil` (logged) when it could not be moved.
+    /// The folder and the move ask the container's policy (a link the app planted in
+    /// `Library/Caches` must not route the file into `Library/Preferences`, say).
     private func stage(_ file: DownloadedFile, id: Int) -> String? {
         if let moved = file.movedPath { return moved.description }
         do throws(SandboxError) {
             let folder = try Self.stagingFolder.appending(key.session)
+            try container.checkPolicy(allowing: .create, at: folder)
             try container.root.createDirectory(at: folder, withIntermediateDirectories: true)
             let path = try folder.appending("\(id)-\(file.suggestedFilename)")
             do throws(SandboxError) {

@@ -309,7 +309,7 @@ public final class BackgroundSession: Sendable {
         }
         let staged = text.hasPrefix(Self.stagingFolder + "/")
         return DownloadedFile(
-            root: container.root, temporaryPath: path,
+            container: container, temporaryPath: path,
             suggestedFilename: record.suggestedFilename ?? path.lastName?.description ?? SuggestedFilename.fallback,
             byteCount: record.byteCount ?? 0, digest: record.digest, movedTo: staged ? nil : path)
     }

@@ -18,7 +18,9 @@ public final class DownloadedFile: Sendable {
     public let byteCount: Int64
     /// The digest checked during the download (lower-case hex), if one was asked for.
     public let digest: String?
-    let root: ConfinedRoot
+    /// The container the file is in, whose policy every move asks.
+    let container: Container
+    var root: ConfinedRoot { container.root }
     /// The session's: ``move(to:)`` seals the file with its folder's protection class.
     let dataProtection: DataProtection?
     /// The session's, for a temporary file that could not be deleted.
@@ -27,11 +29,12 @@ public final class DownloadedFile: Sendable {
     private let discarded = Mutex(false)
 
     init(
-        root: ConfinedRoot, temporaryPath: ContainerPath, suggestedFilename: String, byteCount: Int64, digest: String?,
+        container: Container, temporaryPath: ContainerPath, suggestedFilename: String, byteCount: Int64,
+        digest: String?,
         movedTo: ContainerPath? = nil, dataProtection: DataProtection? = nil,
         logger: Logger = DownloadSession.disabledLogger
     ) {
-        self.root = root
+        self.container = container
         self.dataProtection = dataProtection
         self.logger = logger
         self.temporaryPath = temporaryPath
@@ -45,27 +48,31 @@ public final class DownloadedFile: Sendable {
     public var movedPath: ContainerPath? { movedTo.withLock { $0 } }
 
     /// Moves the file into `destination`'s folder under its name (the suggested one by default),
-    /// numbering it (`name (1).ext`) when the name is taken.
+    /// numbering it (`name (1).ext`) when the name is taken, where the container's policy allows it.
     ///
     /// - Returns: the file's new path.
-    /// - Throws: the core's code of a file failure (its ``/SandboxCore/SandboxError`` is the cause)
+    /// - Throws: ``/SandboxCore/SandboxError/Code/readOnly`` where the policy refuses the move; the core's code of a file failure (its ``/SandboxCore/SandboxError`` is the cause)
     ///   when it was already moved or discarded, or the move fails.
     @discardableResult
     public func move(to destination: DownloadDestination) throws(SandboxError) -> ContainerPath {
         let name = destination.filename.flatMap(SuggestedFilename.sanitize) ?? suggestedFilename
         return try claim { () throws(SandboxError) in
-            try root.moveDownload(
+            try container.moveDownload(
                 from: temporaryPath, into: destination.folder.path, name: name, dataProtection: dataProtection)
         }
     }
 
-    /// Moves the file to `path` in the container (which must not exist unless `replacingExisting`).
+    /// Moves the file to `path` in the container (which must not exist unless `replacingExisting`),
+    /// where the container's policy allows it (``/Sandbox/Container/checkPolicy(movingFrom:to:)``:
+    /// a link the app planted never routes the file where the app may not create one).
     ///
-    /// - Throws: the core's code of a file failure (its ``/SandboxCore/SandboxError`` is the cause)
-    ///   when it was already moved or discarded, or the move fails.
+    /// - Throws: ``/SandboxCore/SandboxError/Code/readOnly`` where the policy refuses the move; the
+    ///   core's code of a file failure (its ``/SandboxCore/SandboxError`` is the cause) when it was
+    ///   already moved or discarded, or the move fails.
     public func move(toPath path: ContainerPath, replacingExisting: Bool = false) throws(SandboxError) {
         _ = try claim { () throws(SandboxError) in
             do throws(SandboxError) {
+                try container.checkPolicy(movingFrom: temporaryPath, to: path)
                 try root.moveItem(from: temporaryPath, to: path, replacingExisting: replacingExisting)
             } catch {
                 throw .fileSystem(error, doing: "move the download to '\(path)'")

@@ -18,14 +18,14 @@ extension DownloadSession {
             let partial = try partialPath(record.partialName)
             if let destination = record.destination {
                 try store.update(record.id, deferring: true) { $0.phase = .finishing(name: name) }
-                let path = try root.moveDownload(
+                let path = try container.moveDownload(
                     from: partial, into: destination.folder.path, name: name, dataProtection: dataProtection)
                 try store.update(record.id) {
                     $0.phase = .completed(path: path.description)
                     $0.bytesOnDisk = byteCount
                 }
                 file = DownloadedFile(
-                    root: root, temporaryPath: path, suggestedFilename: name, byteCount: byteCount,
+                    container: container, temporaryPath: path, suggestedFilename: name, byteCount: byteCount,
                     digest: finished?.digest,
                     movedTo: path, dataProtection: dataProtection, logger: logger)
             } else {
@@ -34,7 +34,7 @@ extension DownloadSession {
                     $0.bytesOnDisk = byteCount
                 }
                 file = DownloadedFile(
-                    root: root, temporaryPath: partial, suggestedFilename: name, byteCount: byteCount,
+                    container: container, temporaryPath: partial, suggestedFilename: name, byteCount: byteCount,
                     digest: finished?.digest,
                     dataProtection: dataProtection, logger: logger)
             }

@@ -53,7 +53,7 @@ extension DownloadSession {
         var path: String?
         // Only the regular file the download wrote is handed over; anything else put under its name is swept.
         if let destination = record.destination, attributes?.type == .regular {
-            path = try root.moveDownload(
+            path = try container.moveDownload(
                 from: partial, into: destination.folder.path, name: name, dataProtection: dataProtection
             ).description
         }

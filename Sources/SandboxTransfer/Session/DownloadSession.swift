@@ -39,6 +39,8 @@ public final class DownloadSession: Sendable {
 
     let delegate: (any DownloadSessionDelegate)?
     let root: ConfinedRoot
+    /// The app's container: finished files are moved where its policy allows.
+    let container: Container
     /// The container's device's Data Protection: a finished file handed to a folder with a
     /// protection class is sealed with it.
     let dataProtection: DataProtection
@@ -92,6 +94,7 @@ public final class DownloadSession: Sendable {
         self.configuration = configuration
         self.delegate = delegate
         self.root = root
+        self.container = container
         dataProtection = DataProtection(home: container.home)
         self.directory = try Self.directory(for: identifier)
         do throws(SandboxError) {
