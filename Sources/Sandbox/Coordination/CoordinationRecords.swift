@@ -66,6 +66,7 @@ public struct PresenterRecord: Sendable, Codable, Equatable {
         self.confirmsReacquisition = confirmsReacquisition
     }
 
+    /// Decodes a record; `held` and `confirmsReacquisition` may be missing (false, none).
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         kind = try container.decode(PresenterKind.self, forKey: .kind)
