@@ -140,10 +140,11 @@ static int csb_limit_capabilities(uint64_t kept) {
     return 0;
 }
 
-/// `fd` itself when it is above 3 (or -1), else a close-on-exec copy of it above 3. Async-signal-safe.
-static int csb_keep_above_3(int fd, int report_fd) {
-    if (fd < 0 || fd > 3) return fd;
-    int moved = fcntl(fd, F_DUPFD_CLOEXEC, 4);
+/// `fd` itself when it is above 4 (or -1), else a close-on-exec copy of it above 4 (3 and 4 are
+/// the passed and held descriptors' places). Async-signal-safe.
+static int csb_keep_above_4(int fd, int report_fd) {
+    if (fd < 0 || fd > 4) return fd;
+    int moved = fcntl(fd, F_DUPFD_CLOEXEC, 5);
     if (moved < 0) csb_child_fail(report_fd, CSB_SPAWN_STEP_STDIO);
     return moved;
 }
@@ -163,25 +164,28 @@ static void csb_confined_child(const csb_confined_spawn_t *spec, int report_fd) 
         if (number == SIGKILL || number == SIGSTOP) continue;
         sigaction(number, &fallback, NULL);  // EINVAL for the numbers glibc reserves: nothing to reset
     }
-    // What the child still needs moves above 3 first, where neither a standard stream nor the
-    // passed descriptor can land on it.
-    report_fd = csb_keep_above_3(report_fd, report_fd);
-    int directory_fd = csb_keep_above_3(spec->directory_fd, report_fd);
-    int ruleset_fd = csb_keep_above_3(spec->ruleset_fd, report_fd);
-    int passed_fd = csb_keep_above_3(spec->passed_fd, report_fd);
+    // What the child still needs moves above 4 first, where neither a standard stream nor the
+    // passed and held descriptors can land on it.
+    report_fd = csb_keep_above_4(report_fd, report_fd);
+    int directory_fd = csb_keep_above_4(spec->directory_fd, report_fd);
+    int ruleset_fd = csb_keep_above_4(spec->ruleset_fd, report_fd);
+    int passed_fd = csb_keep_above_4(spec->passed_fd, report_fd);
+    int held_fd = csb_keep_above_4(spec->held_fd, report_fd);
     for (int target = 0; target < 3; target++) {
         int source = spec->stdio_fds[target];
         if (source >= 0 && source != target && dup2(source, target) < 0) csb_child_fail(report_fd, CSB_SPAWN_STEP_STDIO);
     }
     if (passed_fd >= 0 && dup2(passed_fd, 3) < 0) csb_child_fail(report_fd, CSB_SPAWN_STEP_PASSED);
-    // No descriptor of the parent's but the standard streams and the passed one (and the report
-    // pipe, itself close-on-exec) reaches the program.
-    unsigned int first_closed = passed_fd >= 0 ? 4U : 3U;
-    if (syscall(SYS_close_range, first_closed, ~0U, CLOSE_RANGE_CLOEXEC) != 0) {
-        for (int fd = (int)first_closed; fd < 65536; fd++) {
+    if (held_fd >= 0 && dup2(held_fd, 4) < 0) csb_child_fail(report_fd, CSB_SPAWN_STEP_PASSED);
+    // No descriptor of the parent's but the standard streams and the passed (3) and held (4) ones
+    // (and the report pipe, itself close-on-exec) reaches the program.
+    if (syscall(SYS_close_range, 3U, ~0U, CLOSE_RANGE_CLOEXEC) != 0) {
+        for (int fd = 3; fd < 65536; fd++) {
             if (fd != report_fd) fcntl(fd, F_SETFD, FD_CLOEXEC);
         }
     }
+    if (passed_fd >= 0 && fcntl(3, F_SETFD, 0) != 0) csb_child_fail(report_fd, CSB_SPAWN_STEP_PASSED);
+    if (held_fd >= 0 && fcntl(4, F_SETFD, 0) != 0) csb_child_fail(report_fd, CSB_SPAWN_STEP_PASSED);
     if (spec->new_session && setsid() < 0) csb_child_fail(report_fd, CSB_SPAWN_STEP_SESSION);
     if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) csb_child_fail(report_fd, CSB_SPAWN_STEP_NO_NEW_PRIVS);
     // Before the bounding set is narrowed: a new user namespace starts with a full one.

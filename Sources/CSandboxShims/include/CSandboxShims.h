@@ -145,6 +145,7 @@ typedef struct {
     int directory_fd;            ///< the working directory (`fchdir`), or -1 to keep the parent's
     int stdio_fds[3];            ///< descriptors for the child's stdin, stdout, stderr; -1 keeps the parent's
     int passed_fd;               ///< a descriptor the program gets as 3 (kept across execve), or -1 for none
+    int held_fd;                 ///< a descriptor the program gets as 4 (kept across execve), or -1 for none
     int ruleset_fd;              ///< the Landlock ruleset to restrict to, or -1 for none
     int new_session;             ///< whether to call setsid()
     int deny_network_sockets;    ///< whether the seccomp filter also refuses socket() of every family (not only AF_UNIX)
@@ -180,7 +181,7 @@ enum {
 };
 
 /// Forks; the child resets its signal mask and dispositions, puts `stdio_fds` in place (and
-/// `passed_fd` as 3), marks every other descriptor above 2 close-on-exec, starts a new session,
+/// `passed_fd` as 3, `held_fd` as 4), marks every other descriptor above 2 close-on-exec, starts a new session,
 /// sets `PR_SET_NO_NEW_PRIVS`, changes directory (into a private `noexec` mount of it with
 /// `private_mounts`), narrows the capability bounding set, sets `PR_SET_MDWE` (with
 /// `refuse_exec_gain`), installs its seccomp filter (always: no `memfd_create`, `memfd_secret`,

@@ -20,13 +20,13 @@ public final class AppProcess: Sendable {
     /// Signalled once the app is reaped; each waiter passes the signal on to the next.
     private let ended = Semaphore()
 
-    /// Starts the thread that waits for `pid` to end.
+    /// Starts the thread that waits for `pid` to end, then ends `registration`.
     ///
     /// - Throws: ``/SandboxCore/SandboxError/Code/tooManyOpenFiles`` when no thread can be started
     ///   (the caller then ends the process, which nothing would reap).
-    init(pid: pid_t) throws(SandboxError) {
+    init(pid: pid_t, registration: RunRegistration) throws(SandboxError) {
         self.pid = pid
-        try OwnedThread.detached(name: "sandbox-run-wait") { [self] in reap() }
+        try OwnedThread.detached(name: "sandbox-run-wait") { [self] in reap(then: registration) }
     }
 
     /// Sends `signal` to the app's process group (the app and what it started without leaving
@@ -62,8 +62,9 @@ public final class AppProcess: Sendable {
         return state.withLock { $0.exit } ?? .exited(-1)
     }
 
-    /// Runs on the waiting thread: blocks until the process ends, then reaps it under the lock.
-    private func reap() {
+    /// Runs on the waiting thread: blocks until the process ends, then reaps it under the lock and
+    /// ends its registration before anyone waiting learns it ended (operations refuse until then).
+    private func reap(then registration: RunRegistration) {
         var info = siginfo_t()
         while waitid(P_PID, id_t(pid), &info, WEXITED | WNOWAIT) < 0 && errno == EINTR {}
         let (waiters, exit) = state.withLock { state in
@@ -74,6 +75,7 @@ public final class AppProcess: Sendable {
             defer { state.waiters = [] }
             return (state.waiters, exit)
         }
+        registration.ended()
         ended.signal()
         for waiter in waiters { waiter.resume(returning: exit) }
     }

@@ -35,6 +35,13 @@ import SystemPackage
 /// ``ConfinementOptions/blocksNetwork``, TCP connect and bind (ABI 4) and abstract Unix sockets
 /// outside the sandbox (ABI 6) are blocked too, and the filter refuses creating a socket of any
 /// family (UDP, ICMP, raw, netlink).
+///
+/// The program is a live user of the app's containers (``PresenterKind/run``): from before it
+/// starts until it has ended — and every process it started that kept its registration
+/// descriptor — restore, update, uninstall and restart refuse, naming it (``CoordinationPolicy``).
+/// The launcher registers for as long as it waits; the program holds a registration of its own
+/// through a read-only descriptor it inherits as 4, so a
+/// launcher killed with SIGKILL leaves the program registered until it ends.
 public struct ConfinedLaunch: Sendable {
     /// The app, its bundle verified.
     public let app: OpenedApp
@@ -137,7 +144,8 @@ public struct ConfinedLaunch: Sendable {
     ///   mapped as usual (cause `execve` when the program could not be executed, e.g.
     ///   ``/SandboxCore/SandboxError/Code/permissionDenied`` for one outside what Landlock allows;
     ///   `unshare`, `open_tree`, `mount_setattr` or `move_mount` when the container could not be
-    ///   mounted `noexec` although the probe at preparation could; `dup2` for a bad `passing`).
+    ///   mounted `noexec` although the probe at preparation could; `dup2` for a bad `passing`);
+    ///   file-system errors registering the program in the device's coordination folder.
     public func start(
         standardInput: FileDescriptor? = nil,
         standardOutput: FileDescriptor? = nil,
@@ -151,8 +159,15 @@ public struct ConfinedLaunch: Sendable {
         let stdio = (standardInput?.rawValue ?? -1, standardOutput?.rawValue ?? -1, standardError?.rawValue ?? -1)
         var environment = self.environment
         if passing != nil { environment[AppEnvironment.daemonBrokerVariable] = "3" }
-        return try spawn(
-            directory: home, ruleset: ruleset, stdio: stdio, passing: passing?.rawValue ?? -1, environment: environment)
+        let registration = try RunRegistration(container: app.container, command: command)
+        do throws(SandboxError) {
+            return try spawn(
+                directory: home, ruleset: ruleset, stdio: stdio, passing: passing?.rawValue ?? -1,
+                registration: registration, environment: environment)
+        } catch {
+            registration.ended()
+            throw error
+        }
     }
 
     private func makeRuleset(home: CInt) throws(SandboxError) -> LandlockRuleset {
@@ -208,7 +223,7 @@ public struct ConfinedLaunch: Sendable {
 
     private func spawn(
         directory: CInt, ruleset: LandlockRuleset?, stdio: (CInt, CInt, CInt), passing: CInt,
-        environment: [String: String]
+        registration: RunRegistration, environment: [String: String]
     ) throws(SandboxError) -> AppProcess {
         let argv = ([executable] + command.dropFirst()).map { strdup($0) }
         let envp = environment.sorted { $0.key < $1.key }.map { strdup("\($0.key)=\($0.value)") }
@@ -222,7 +237,7 @@ public struct ConfinedLaunch: Sendable {
                     executable.withCString { path in
                         var spec = csb_confined_spawn_t(
                             path: path, argv: argv.baseAddress, envp: envp.baseAddress, directory_fd: directory,
-                            stdio_fds: stdio, passed_fd: passing,
+                            stdio_fds: stdio, passed_fd: passing, held_fd: registration.heldDescriptor,
                             ruleset_fd: ruleset?.descriptor ?? -1,
                             new_session: 1, deny_network_sockets: options.blocksNetwork ? 1 : 0,
                             private_mounts: guards.privateMountsFailure == nil ? 1 : 0,
@@ -236,8 +251,9 @@ public struct ConfinedLaunch: Sendable {
         }
         withExtendedLifetime(ruleset) {}
         guard pid > 0 else { throw childFailure(step: step, errno: Errno(rawValue: failure)) }
+        registration.started(pid: pid)
         do throws(SandboxError) {
-            return try AppProcess(pid: pid)
+            return try AppProcess(pid: pid, registration: registration)
         } catch {
             // Nothing would wait for the app: end it now rather than leave it unreaped.
             kill(-pid, SIGKILL)

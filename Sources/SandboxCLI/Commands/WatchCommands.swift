@@ -10,10 +10,11 @@ struct Watch: AsyncParsableCommand {
         abstract: "Print the changes in a folder of a container as they happen, until interrupted.",
         discussion: """
             One line per event: added, removed, renamed, modified, ready (a file finished being written), \
-            overflow (events were lost; the folder was rescanned), failed, folder-removed. With --json, one \
-            object per line with "event" and "path" (and "from" for renamed, "type" for added, removed and \
-            renamed, "error" for failed). \
-            Runs until SIGINT or SIGTERM; exits non-zero if the folder is removed.
+            overflow (events were lost; the folder was rescanned), failed, folder-removed, container-replaced \
+            (the app was restored: the folder is watched on in the restored container), container-removed (the \
+            app was uninstalled). With --json, one object per line with "event" and "path" (and "from" for \
+            renamed, "type" for added, removed and renamed, "error" for failed). \
+            Runs until SIGINT or SIGTERM; exits non-zero if the folder is removed, 0 when the app is uninstalled.
             """
     )
 
@@ -35,13 +36,16 @@ struct Watch: AsyncParsableCommand {
         let folder = try ContainerPath.argument(path)
         let stop = CaughtSignals(CaughtSignals.stopping, label: "sandbox.watch.signals")
         let configuration = FolderMonitor.Configuration(recursive: recursive, quietPeriod: .milliseconds(quietPeriod))
-        let monitor = try FolderMonitor(watching: folder, in: container.root, configuration: configuration)
+        let monitor = try ContainerFolderMonitor(
+            watching: folder, of: container, configuration: configuration, description: "sandbox watch \(folder)")
         stop.onSignal { _ in monitor.cancel() }
         StandardStreams.error("Watching \(folder) of \(container.identifier); interrupt to stop.\n")
         var folderRemoved = false
+        var uninstalled = false
         do {
             for await event in monitor.events {
                 if case .folderRemoved = event { folderRemoved = true }
+                if case .containerRemoved = event { uninstalled = true }
                 if output.json {
                     try Output.json(EventLine(event, in: folder))
                 } else {
@@ -51,6 +55,10 @@ struct Watch: AsyncParsableCommand {
         } catch {
             monitor.cancel()  // nobody reads on (or standard output failed): stop watching
             throw error
+        }
+        if uninstalled {
+            StandardStreams.error("\(container.identifier) was uninstalled; stopped watching.\n")
+            return
         }
         if folderRemoved {
             throw SandboxError(.notFound, "The watched folder '\(folder)' was removed.", path: folder.description)
@@ -77,7 +85,7 @@ private struct EventLine: Encodable {
             type = isDirectory ? "directory" : "file"
         case .failed(let failure):
             error = failure.description
-        case .modified, .ready, .overflow, .folderRemoved:
+        case .modified, .ready, .overflow, .folderRemoved, .containerReplaced, .containerRemoved:
             break
         }
     }

@@ -32,9 +32,15 @@ public enum FolderEvent: Sendable, Equatable, CustomStringConvertible {
     case failed(SandboxError)
     /// The watched folder itself was deleted or moved away. This is the last event.
     case folderRemoved(ContainerPath)
+    /// The app's data container was replaced by a restore (``ContainerFolderMonitor``): the folder
+    /// is watched again in the new container, and what it holds is the restored one's — read it
+    /// again.
+    case containerReplaced(ContainerPath)
+    /// The app was uninstalled (``ContainerFolderMonitor``). This is the last event.
+    case containerRemoved(ContainerPath)
 
     /// The event's name as the CLI prints it: `added`, `removed`, `renamed`, `modified`, `ready`,
-    /// `overflow`, `failed` or `folder-removed`.
+    /// `overflow`, `failed`, `folder-removed`, `container-replaced` or `container-removed`.
     public var name: String {
         switch self {
         case .added: "added"
@@ -45,6 +51,8 @@ public enum FolderEvent: Sendable, Equatable, CustomStringConvertible {
         case .overflow: "overflow"
         case .failed: "failed"
         case .folderRemoved: "folder-removed"
+        case .containerReplaced: "container-replaced"
+        case .containerRemoved: "container-removed"
         }
     }
 
@@ -53,7 +61,7 @@ public enum FolderEvent: Sendable, Equatable, CustomStringConvertible {
     public var path: ContainerPath? {
         switch self {
         case .added(let path, _), .removed(let path, _), .modified(let path), .ready(let path),
-            .folderRemoved(let path):
+            .folderRemoved(let path), .containerReplaced(let path), .containerRemoved(let path):
             path
         case .renamed(_, let to, _):
             to
@@ -78,7 +86,8 @@ public enum FolderEvent: Sendable, Equatable, CustomStringConvertible {
             a == b && x == y
         case (.renamed(let a, let b, let x), .renamed(let c, let d, let y)): a == c && b == d && x == y
         case (.modified(let a), .modified(let b)), (.ready(let a), .ready(let b)),
-            (.folderRemoved(let a), .folderRemoved(let b)):
+            (.folderRemoved(let a), .folderRemoved(let b)), (.containerReplaced(let a), .containerReplaced(let b)),
+            (.containerRemoved(let a), .containerRemoved(let b)):
             a == b
         case (.overflow, .overflow): true
         case (.failed(let a), .failed(let b)): a.code == b.code && a.message == b.message

@@ -51,7 +51,7 @@ extension Inbox {
                 throw SandboxError(
                     .notFound, "Documents/Inbox was removed while its items were being processed.",
                     path: Self.path.description)
-            case .removed, .modified, .failed:
+            case .removed, .modified, .failed, .containerReplaced, .containerRemoved:
                 continue
             }
         }

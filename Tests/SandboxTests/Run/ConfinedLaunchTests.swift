@@ -79,7 +79,7 @@ struct ConfinedLaunchTests {
         }
     }
 
-    @Test("no descriptor of the launcher's but the standard streams reaches the program")
+    @Test("no descriptor of the launcher's but the standard streams and the program's registration reaches it")
     func descriptorsClosed() async throws {
         try await ScratchDirectory.with(prefix: "sandbox-run") { directory in
             let home = try SandboxHome(location: directory.appending("home"))
@@ -92,8 +92,8 @@ struct ConfinedLaunchTests {
                 directory.appending("out"), .writeOnly, options: [.create, .truncate], permissions: .ownerReadWrite)
             let process = try output.closeAfter { try launch.start(standardOutput: output) }
             #expect(await process.exit == .exited(0))
-            // 0, 1, 2, and the descriptor ls opened to list the folder.
-            #expect(try String(contentsOfFile: directory.appending("out"), encoding: .utf8) == "0\n1\n2\n3\n")
+            // 0, 1, 2, the descriptor ls opened to list the folder (3), and the program's registration (4).
+            #expect(try String(contentsOfFile: directory.appending("out"), encoding: .utf8) == "0\n1\n2\n3\n4\n")
         }
     }
 }

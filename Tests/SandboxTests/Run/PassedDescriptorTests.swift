@@ -24,7 +24,9 @@ struct PassedDescriptorTests {
         os.write(3, b'hello from the sandbox')
         """
 
-    @Test("a passed socketpair end is descriptor 3 in the program; no other descriptor of the launcher's leaks")
+    @Test(
+        "a passed socketpair end is descriptor 3 in the program, its registration 4; no other descriptor of the launcher's leaks"
+    )
     func passedSocket() async throws {
         try await ScratchDirectory.with(prefix: "sandbox-run") { directory in
             let home = try SandboxHome(location: directory.appending("home"))
@@ -48,7 +50,7 @@ struct PassedDescriptorTests {
                 try launch.start(standardOutput: output, passing: FileDescriptor(rawValue: passed))
             }
             #expect(await process.exit == .exited(0))
-            #expect(try String(contentsOfFile: directory.appending("out"), encoding: .utf8) == "[0, 1, 2, 3] True\n")
+            #expect(try String(contentsOfFile: directory.appending("out"), encoding: .utf8) == "[0, 1, 2, 3, 4] True\n")
             var buffer = [UInt8](repeating: 0, count: 64)
             let got = recv(pair[0], &buffer, buffer.count, Int32(MSG_DONTWAIT))
             #expect(got > 0 && String(decoding: buffer.prefix(max(got, 0)), as: UTF8.self) == "hello from the sandbox")

@@ -37,6 +37,18 @@ package final class FileLock: Sendable {
         descriptor = try root.openFileDescriptor(at: path, creatingWith: [.ownerReadWrite])
     }
 
+    /// Opens the existing lock file at `path` beneath `root` read-only: a lock whose descriptor a
+    /// child may inherit without being able to change the file (a confined program keeping its
+    /// registration alive; see `ConfinedLaunch`). ``replaceContents(with:)`` does nothing through it.
+    ///
+    /// - Throws: ``SandboxError/Code/notFound`` and the other errors of opening beneath `root` (a
+    ///   symlink in the last component is refused).
+    package init(readingAt path: ContainerPath, in root: ConfinedRoot) throws(SandboxError) {
+        self.path = path.description
+        let file = try root.open(path, flags: O_RDONLY | O_NOCTTY | O_NONBLOCK, followFinalSymlink: false)
+        descriptor = FileDescriptor(rawValue: file.release())
+    }
+
     /// Opens (creating, mode 0600) the lock file at the host path `path`, in a folder the caller
     /// owns (not inside a container: nothing is confined here).
     ///
