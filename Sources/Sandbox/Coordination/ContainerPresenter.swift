@@ -61,6 +61,10 @@ public final class ContainerPresenter: Sendable {
         var closed = false
     }
 
+    /// Notices kept for a presenter that does not read them (a `sandbox run` launcher only holds
+    /// its registration): the newest, so a slow reader still meets the latest operation.
+    static let bufferedNotices = 16
+
     /// How often the presenter looks at the app's coordination state.
     static let pollInterval: Duration = .milliseconds(50)
 
@@ -97,7 +101,8 @@ public final class ContainerPresenter: Sendable {
         let record = PresenterRecord(
             kind: kind, pid: getpid(), description: description, confirmsReacquisition: confirmsReacquisition)
         state = Mutex(State(record: record))
-        (notices, continuation) = AsyncStream.makeStream(of: Notice.self, bufferingPolicy: .unbounded)
+        (notices, continuation) = AsyncStream.makeStream(
+            of: Notice.self, bufferingPolicy: .bufferingNewest(Self.bufferedNotices))
         lock.replaceContents(with: try folder.encode(record))
         try home.root.moveItem(from: staged, to: folder.presenters.appendingName(token))
         let seen = try folder.state()

@@ -1,7 +1,6 @@
 import Foundation
 import Glibc
 import Sandbox
-import SandboxCore
 import SandboxTesting
 import SandboxTransfer
 import SandboxTransferTesting
