@@ -1,5 +1,4 @@
 import Foundation
-import SandboxCore
 import SandboxTesting
 import SandboxTransfer
 import Testing
