@@ -91,6 +91,15 @@ struct Row {
     }
 }
 
+/// The app's container: kept by an earlier run with `--keep`, else made.
+func listingContainer(in home: SandboxHome, for app: AppIdentifier) throws(SandboxError) -> Container {
+    do {
+        return try home.container(for: app)
+    } catch  where error.code == .notFound {
+        return try home.createContainer(for: app)
+    }
+}
+
 let options = Configuration.parseOrExit()
 let sandbox =
     options.sandbox
@@ -105,12 +114,7 @@ let sizes = options.sizes.split(separator: ",").compactMap { Int($0) }
 let location = options.directory + "/sandbox-ls-benchmark"
 let app = try AppIdentifier("com.example.listing")
 let home = try SandboxHome(location: location)
-let container: Container
-do {
-    container = try home.container(for: app)  // kept by an earlier run with --keep
-} catch  where error.code == .notFound {
-    container = try home.createContainer(for: app)
-}
+let container = try listingContainer(in: home, for: app)
 let documents = container.hostPath(for: .documents)
 setenv("SANDBOX_HOME", location, 1)
 
