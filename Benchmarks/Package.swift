@@ -126,6 +126,13 @@ let package = Package(
             path: "sandbox-share-benchmark",
             swiftSettings: swiftSettings
         ),
+        // `sandbox ls --recursive` against find -printf (issue 31): time and peak memory.
+        .executableTarget(
+            name: "sandbox-ls-benchmark",
+            dependencies: [argumentParser, .product(name: "Sandbox", package: "Sandbox"), "BenchmarkSupport"],
+            path: "sandbox-ls-benchmark",
+            swiftSettings: swiftSettings
+        ),
         // MARK: Backup and restore against restic
         .executableTarget(
             name: "sandbox-backup-benchmark",

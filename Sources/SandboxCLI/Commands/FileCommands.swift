@@ -19,29 +19,32 @@ struct ListDirectory: ParsableCommand {
     func run() throws {
         let container = try app.container()
         let base = try ContainerPath.argument(path)
-        let entries = try container.root.contentsOfDirectory(
-            at: base, recursive: recursive, prefetchingAttributes: true, stoppingAtPathLimit: true
-        )
-        .sorted { $0.path < $1.path }
-        if output.json {
-            try Output.json(entries.map { ItemSummary($0, relativeTo: base) })
-        } else {
-            for entry in entries {
-                // escaped: every name shows, unambiguously
-                let shown = recursive ? relative(entry.path, to: base) : entry.fileName.description
-                try Output.line(entry.type == .directory ? shown + "/" : shown)
+        // Streamed (issue 31): in the order of the paths sorted, as the walk goes, one `write` per
+        // 64 KiB; `statx` only for JSON's size and date (text needs the type `getdents64` gives).
+        var printer = ListingPrinter(base: base, json: output.json)
+        do {
+            try container.root.list(
+                at: base, recursive: recursive, prefetchingAttributes: output.json, stoppingAtPathLimit: true,
+                order: .byName
+            ) { (item, location) throws(SandboxError) in
+                try printer.print(item, depth: location.depth)
             }
+        } catch {
+            // What was listed before the error is shown; a failure to show it is not the error.
+            do { try printer.flush() } catch {}
+            throw error
         }
-        try reportUnlisted(entries.filter(\.contentsBeyondPathLimit))
+        try printer.finish()
+        try reportUnlisted(printer.unlisted)
     }
 
     /// Folders whose contents lie too deep for paths: listed as far as paths go, named on
     /// standard error, status 1 (`du` measures them, `rm --recursive` removes them).
-    private func reportUnlisted(_ folders: [DirectoryEntry]) throws {
+    private func reportUnlisted(_ folders: [String]) throws {
         guard !folders.isEmpty else { return }
         for folder in folders {
             let message =
-                "sandbox: the items inside '\(folder.path)' are nested too deeply to be named by a path (over \(ContainerPath.maximumLength) bytes) and are not listed; `sandbox du` measures them and `sandbox rm --recursive` removes them. [name-too-long]\n"
+                "sandbox: the items inside '\(folder)' are nested too deeply to be named by a path (over \(ContainerPath.maximumLength) bytes) and are not listed; `sandbox du` measures them and `sandbox rm --recursive` removes them. [name-too-long]\n"
             StandardStreams.error(message)
         }
         throw ExitCode.failure
@@ -236,8 +239,4 @@ extension ConfinedRoot {
         }
         return path.appending(name)
     }
-}
-
-func relative(_ path: ContainerPath, to base: ContainerPath) -> String {
-    path.names.dropFirst(base.names.count).map(\.description).joined(separator: "/")
 }

@@ -11,12 +11,13 @@ struct ItemSummary: Encodable {
     var size: Int64?
     var modified: Date?
 
-    init(_ entry: DirectoryEntry, relativeTo base: ContainerPath) {
-        name = entry.name
-        path = entry.path.description
-        type = entry.type
-        size = entry.attributes?.size
-        modified = entry.attributes?.modificationDate
+    /// An item named `name` (exact, or escaped when not UTF-8) at the container path `path`.
+    init(name: String, path: String, type: ItemType, attributes: FileAttributes?) {
+        self.name = name
+        self.path = path
+        self.type = type
+        size = attributes?.size
+        modified = attributes?.modificationDate
     }
 }
 

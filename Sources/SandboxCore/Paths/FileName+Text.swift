@@ -22,7 +22,7 @@ extension FileName {
         // Most names need no escape (valid UTF-8, no control character, no backslash): as they are.
         let plain = cString.dropLast().allSatisfy { char in
             let byte = UInt8(bitPattern: char)
-            return byte >= 0x80 || (byte >= 0x20 && byte != 0x7F && byte != UInt8(ascii: "\\"))
+            return byte >= 0x80 || Self.showsAsIs(ascii: byte)
         }
         if plain, let string { return string }
         let bytes = self.bytes
@@ -51,6 +51,23 @@ extension FileName {
             }
         }
         return text
+    }
+
+    /// Appends the display (``description``) of the NUL-terminated name `name`, `count` bytes
+    /// long, to `output`: the bytes themselves when they are printable ASCII without a backslash
+    /// (no copy of the name, for listings of many names), else the escaped text.
+    package static func appendDescription(of name: UnsafePointer<CChar>, count: Int, to output: inout [UInt8]) {
+        let bytes = UnsafeRawBufferPointer(start: name, count: count)
+        guard bytes.allSatisfy({ $0 < 0x80 && showsAsIs(ascii: $0) }) else {
+            output.append(contentsOf: FileName(listed: name).description.utf8)
+            return
+        }
+        output.append(contentsOf: bytes)
+    }
+
+    /// Whether an ASCII byte shows as itself: printable, and not the backslash that starts escapes.
+    private static func showsAsIs(ascii byte: UInt8) -> Bool {
+        byte >= 0x20 && byte != 0x7F && byte != UInt8(ascii: "\\")
     }
 
     private static func escaped(_ byte: UInt8) -> String {

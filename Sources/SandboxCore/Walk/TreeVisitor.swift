@@ -22,7 +22,8 @@ package struct WalkEntry {
 ///
 /// Methods have defaults, so a visitor implements only what it needs.
 package protocol TreeVisitor {
-    /// Called for every entry of a directory while the directory is read; returns whether to
+    /// Called for every entry of a directory while the directory is read (in
+    /// ``TreeWalk/Order/byName`` order, once it has been read and sorted); returns whether to
     /// descend into it (the walk descends only into directories, once the whole directory has
     /// been read).
     mutating func visit(_ entry: WalkEntry, at location: borrowing WalkLocation) throws(SandboxError) -> Bool

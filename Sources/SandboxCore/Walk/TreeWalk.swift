@@ -17,7 +17,21 @@ import SystemPackage
 ///   checked to be the very directory entered (device and inode), as `fts(3)` does. A directory
 ///   moved while the walk is inside it fails the check: the walk stops with
 ///   ``SandboxError/Code/concurrentModification`` instead of going anywhere else.
+/// - In ``Order/byName`` order (a listing for people), each directory is read whole first and its
+///   entries are visited sorted by name, each directory chosen for descent walked right after its
+///   own entry: the order of the paths sorted name by name, with one directory's names in memory at
+///   a time per level.
 package struct TreeWalk: ~Copyable {
+    /// The order entries are visited in.
+    package enum Order: Sendable {
+        /// As `getdents64` returns them, a directory's entries all visited before any of its
+        /// subdirectories is walked: the fastest.
+        case asRead
+        /// Each directory's entries by name (bytes, as ``FileName`` orders them), a directory's
+        /// contents right after it (`a`, `a/b`, `a-c`), as ``ContainerPath`` sorts paths.
+        case byName
+    }
+
     /// Descriptors a walk keeps open at once by default: few enough that a process under a small
     /// `ulimit -n` (64) still has room for its own, many enough that ordinary trees (shallower
     /// than this) never need a directory reopened.
@@ -33,6 +47,8 @@ package struct TreeWalk: ~Copyable {
         let mirrorIdentity: FileIdentity?
         let name: FileName
         var pending: [FileName] = []
+        /// The directory's entries, in name order (``Order/byName`` only).
+        var sorted = SortedEntries()
         var next = 0
     }
 
@@ -42,6 +58,7 @@ package struct TreeWalk: ~Copyable {
     /// Frames `lowestOpen...` (and 0) are open; those between are closed.
     private var lowestOpen = 1
     private let maximumOpenFrames: Int
+    private let order: Order
     package private(set) var location: WalkLocation
 
     /// Prepares a walk of the contents of the open directory `root` (`O_RDONLY`), the item at
@@ -52,10 +69,12 @@ package struct TreeWalk: ~Copyable {
         root: CInt,
         at base: ContainerPath,
         mirror: CInt? = nil,
+        order: Order = .asRead,
         maximumOpenDescriptors: Int = TreeWalk.defaultMaximumOpenDescriptors
     ) throws(SandboxError) {
         try self.init(
-            root: root, at: WalkLocation(base: base), mirror: mirror, maximumOpenDescriptors: maximumOpenDescriptors)
+            root: root, at: WalkLocation(base: base), mirror: mirror, order: order,
+            maximumOpenDescriptors: maximumOpenDescriptors)
     }
 
     /// Prepares a walk of the open directory `root`, the directory `location` names (a walk of a
@@ -64,9 +83,11 @@ package struct TreeWalk: ~Copyable {
         root: CInt,
         at location: WalkLocation,
         mirror: CInt? = nil,
+        order: Order = .asRead,
         maximumOpenDescriptors: Int = TreeWalk.defaultMaximumOpenDescriptors
     ) throws(SandboxError) {
         self.location = location
+        self.order = order
         maximumOpenFrames = max(2, maximumOpenDescriptors / (mirror == nil ? 1 : 2))
         let identity = try FileIdentity(of: root, path: location.display())
         let mirrorIdentity = try mirror.map { (fd) throws(SandboxError) in
@@ -87,7 +108,9 @@ package struct TreeWalk: ~Copyable {
     }
 
     /// Visits everything beneath the root: each directory's entries as it is read, then the
-    /// directories chosen for descent, each followed by ``TreeVisitor/leave(_:named:in:mirror:at:)``.
+    /// directories chosen for descent, each followed by ``TreeVisitor/leave(_:named:in:mirror:at:)``
+    /// (in ``Order/byName`` order: each entry once its directory is read and sorted, and a directory
+    /// chosen for descent walked before the next entry).
     ///
     /// - Throws: what the visitor throws; `getdents64` and `openat` errors;
     ///   ``SandboxError/Code/concurrentModification`` when a directory was moved mid-walk.
@@ -95,6 +118,15 @@ package struct TreeWalk: ~Copyable {
         try read(0, &visitor)
         while let top = frames.indices.last {
             let index = frames[top].next
+            if order == .byName {
+                guard index < frames[top].sorted.count else {
+                    try finish(top, &visitor)
+                    continue
+                }
+                frames[top].next += 1
+                if let name = try visitSorted(index, of: top, &visitor) { try descend(into: name, from: top, &visitor) }
+                continue
+            }
             guard index < frames[top].pending.count else {
                 try finish(top, &visitor)
                 continue
@@ -111,11 +143,33 @@ package struct TreeWalk: ~Copyable {
         let mirror = frames[index].hasMirror ? frames[index].mirror : nil
         var pending: [FileName] = []
         let location = self.location
+        if order == .byName {
+            var sorted = SortedEntries()
+            try reader.forEachEntry(of: fd, path: location.display()) { name, type throws(SandboxError) in
+                sorted.append(name, type: type)
+            }
+            sorted.sort()
+            frames[index].sorted = sorted
+            return
+        }
         try reader.forEachEntry(of: fd, path: location.display()) { name, type throws(SandboxError) in
             let entry = WalkEntry(directory: fd, name: name, type: type, mirror: mirror)
             if try visitor.visit(entry, at: location) { pending.append(FileName(listed: name)) }
         }
         frames[index].pending = pending
+    }
+
+    /// Hands entry `index` of frame `top`'s sorted directory to the visitor; returns its name when
+    /// the visitor chose to descend into it.
+    private func visitSorted<Visitor: TreeVisitor>(
+        _ index: Int, of top: Int, _ visitor: inout Visitor
+    ) throws(SandboxError) -> FileName? {
+        let fd = frames[top].descriptor
+        let mirror = frames[top].hasMirror ? frames[top].mirror : nil
+        return try frames[top].sorted.withEntry(index) { (name, type) throws(SandboxError) -> FileName? in
+            let entry = WalkEntry(directory: fd, name: name, type: type, mirror: mirror)
+            return try visitor.visit(entry, at: location) ? FileName(listed: name) : nil
+        }
     }
 
     private mutating func descend<Visitor: TreeVisitor>(

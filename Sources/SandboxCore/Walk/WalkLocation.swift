@@ -38,11 +38,18 @@ package struct WalkLocation: Sendable {
     /// The length of the path of `name` inside the directory being read.
     package func lengthOfChild(_ name: FileName) -> Int { lengthOfChild(byteCount: name.count) }
 
-    private func lengthOfChild(byteCount count: Int) -> Int { byteCount == 0 ? count : byteCount + 1 + count }
+    /// The length of the path of a name of `count` bytes inside the directory being read.
+    package func lengthOfChild(byteCount count: Int) -> Int { byteCount == 0 ? count : byteCount + 1 + count }
 
     /// Whether every item directly inside a directory named `name` here can be given a path.
     package func childrenAlwaysFit(under name: FileName) -> Bool {
-        lengthOfChild(name) + 1 + FileName.maximumLength <= ContainerPath.maximumLength
+        childrenAlwaysFit(underNameOfLength: name.count)
+    }
+
+    /// Whether every item directly inside a directory here whose name is `count` bytes long can be
+    /// given a path.
+    package func childrenAlwaysFit(underNameOfLength count: Int) -> Bool {
+        lengthOfChild(byteCount: count) + 1 + FileName.maximumLength <= ContainerPath.maximumLength
     }
 
     /// The path of `name` inside the directory being read, or `nil` when it is longer than a
