@@ -19,31 +19,31 @@ import Testing
             let report = try await Backup.run(apps: [BackupFixture.app], from: fixture.home, to: repository)
             try fixture.write("Documents/later.txt", Array("after the backup".utf8))
             let home = fixture.home
+            // What the app saw of the live container when asked to let go, and after; answered on
+            // the presenter's own thread (the suites beside this one may hold the pool).
+            let seen = Mutex<[String]>([])
+            // It confirms reacquisition: the restore returns only once it has looked again.
             let presenter = try ContainerPresenter(
-                home: home, app: BackupFixture.app, kind: .app, description: "an editor")
-            // What the app saw of the live container when asked to let go, and after.
-            let listener = Task { () throws -> [String] in
-                var seen: [String] = []
-                for await notice in presenter.notices {
-                    let container = try home.container(for: BackupFixture.app)
-                    let names = try container.root.contentsOfDirectory(at: ContainerPath("Documents")).map(\.name)
-                        .sorted()
-                    seen.append(
-                        "\(notice.operation.rawValue) \(notice.phase.rawValue): \(names.joined(separator: ","))")
-                    if notice.phase == .will {
-                        try presenter.relinquished(notice)
-                    } else if notice.operation == .restore {
-                        return seen
-                    }
+                home: home, app: BackupFixture.app, kind: .app, description: "an editor", confirmsReacquisition: true
+            ) { notice in
+                let names: String
+                do {
+                    let documents = try home.container(for: BackupFixture.app).root.contentsOfDirectory(
+                        at: ContainerPath("Documents"))
+                    names = documents.map(\.name).sorted().joined(separator: ",")
+                } catch {
+                    names = "\(error)"
                 }
-                return seen
+                seen.withLock { $0.append("\(notice.operation.rawValue) \(notice.phase.rawValue): \(names)") }
             }
             _ = try await Restore.run(
                 app: BackupFixture.app, snapshot: try await repository.snapshot(matching: report.snapshot),
                 from: repository, into: home)
-            let seen = try await listener.value
             #expect(
-                seen.suffix(2) == ["restore will: Inbox,kept.txt,later.txt", "restore did: Inbox,kept.txt"], "\(seen)")
+                seen.withLock { $0 }.suffix(2) == [
+                    "restore will: Inbox,kept.txt,later.txt", "restore did: Inbox,kept.txt",
+                ],
+                "\(seen.withLock { $0 })")
             presenter.close()
         }
     }
@@ -67,6 +67,28 @@ import Testing
             let data = try FileManager.default.contentsOfDirectory(atPath: fixture.home.location + "/Containers/Data")
             #expect(data == [BackupFixture.app.rawValue], "no stage left: \(data)")
             program.close()
+        }
+    }
+
+    @Test func aBackupWaitsForAnAppToPauseAndTellsItWhenDone() async throws {
+        try await BackupFixture.with { fixture in
+            try fixture.write("Documents/a.txt", Array("a".utf8))
+            let repository = try fixture.repository()
+            let home = fixture.home
+            let seen = Mutex<[String]>([])
+            let presenter = try ContainerPresenter(
+                home: home, app: BackupFixture.app, kind: .app, description: "an editor"
+            ) { notice in
+                seen.withLock {
+                    $0.append("\(notice.operation.rawValue) \(notice.phase.rawValue) \(notice.response.rawValue)")
+                }
+            }
+            let report = try await Backup.run(apps: [BackupFixture.app], from: home, to: repository)
+            // Answered when the handler returned; told of the end (the `did` may come a look later).
+            #expect(await eventually(timeout: .seconds(30)) { seen.withLock { $0.count } == 2 })
+            #expect(seen.withLock { $0 } == ["backup will relinquish", "backup did relinquish"])
+            #expect(report.snapshot.isEmpty == false)
+            presenter.close()
         }
     }
 }

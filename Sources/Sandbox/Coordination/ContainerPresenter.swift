@@ -54,6 +54,8 @@ public final class ContainerPresenter: Sendable {
     private let token: String
     private let lock: FileLock
     private let continuation: AsyncStream<Notice>.Continuation
+    private let handler: (@Sendable (Notice) -> Void)?
+    private let confirmsReacquisition: Bool
     private let state: Mutex<State>
 
     private struct State {
@@ -77,14 +79,22 @@ public final class ContainerPresenter: Sendable {
     ///   - confirmsReacquisition: whether the presenter calls ``reacquired(_:)`` once it has
     ///     taken in an operation's outcome: a completed operation then waits for it (up to
     ///     ``SandboxHome/reacquisitionTimeout``) before it returns.
+    ///   - handler: when given, called with each notice on the presenter's own thread, in order,
+    ///     instead of ``notices`` (which then stays empty), and answered for when it returns
+    ///     (``relinquished(_:)`` after a `will` that asks it, ``reacquired(_:)`` after the `did`
+    ///     when `confirmsReacquisition`): let go, or reopen, before returning. The answer never
+    ///     waits for a thread of Swift's cooperative pool, which a busy process can hold past the
+    ///     operation's timeout.
     ///   - description: what it is, as operations that refuse or wait name it ("sandbox share
     ///     on 127.0.0.1:8080").
     /// - Throws: file-system errors of the device's coordination folder;
     ///   ``/SandboxCore/SandboxError/Code/tooManyOpenFiles`` when no thread can be started.
     public init(
         home: SandboxHome, app: AppIdentifier, kind: PresenterKind, description: String,
-        confirmsReacquisition: Bool = false
+        confirmsReacquisition: Bool = false, onNotice handler: (@Sendable (Notice) -> Void)? = nil
     ) throws(SandboxError) {
+        self.handler = handler
+        self.confirmsReacquisition = confirmsReacquisition
         self.app = app
         self.kind = kind
         folder = CoordinationFolder(root: home.root, app: app)
@@ -186,10 +196,20 @@ public final class ContainerPresenter: Sendable {
             return last  // a state being replaced or unreadable: the next look reads the next one
         }
         guard let current, current != last else { return last }
-        continuation.yield(
-            Notice(
-                epoch: current.epoch, operation: current.operation, phase: current.phase, outcome: current.outcome,
-                response: CoordinationPolicy.response(to: current.operation, from: kind)))
+        let notice = Notice(
+            epoch: current.epoch, operation: current.operation, phase: current.phase, outcome: current.outcome,
+            response: CoordinationPolicy.response(to: current.operation, from: kind))
+        guard let handler else {
+            continuation.yield(notice)
+            return current
+        }
+        handler(notice)
+        // The handler has let go (or taken in the outcome) when it returns: answer for it. An
+        // answer that cannot be written leaves the operation to fail, naming this presenter.
+        do throws(SandboxError) {
+            if notice.phase == .will, notice.response == .relinquish { try relinquished(notice) }
+            if notice.phase == .did, notice.response == .relinquish, confirmsReacquisition { try reacquired(notice) }
+        } catch {}
         return current
     }
 }
