@@ -14,7 +14,7 @@ final class AppPresence: Sendable {
 
     /// Registers the daemon as a user of `app`'s containers; each notice goes to `daemon`.
     ///
-    /// - Throws: as ``/Sandbox/ContainerPresenter/init(home:app:kind:description:)`` and
+    /// - Throws: as ``/Sandbox/ContainerPresenter/init(home:app:kind:description:confirmsReacquisition:onNotice:)`` and
     ///   ``/Sandbox/ContainerPresenter/hold(_:)``.
     init(app: AppIdentifier, daemon: Daemon) throws(SandboxError) {
         let presenter = try ContainerPresenter(

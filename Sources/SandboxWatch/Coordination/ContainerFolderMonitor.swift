@@ -33,7 +33,7 @@ public final class ContainerFolderMonitor: Sendable {
     /// - Parameters:
     ///   - description: what the watcher is, as operations name it ("sandbox watch Documents").
     /// - Throws: the errors of ``FolderMonitor/init(watching:in:configuration:logger:)`` and of
-    ///   ``/Sandbox/ContainerPresenter/init(home:app:kind:description:)``.
+    ///   ``/Sandbox/ContainerPresenter/init(home:app:kind:description:confirmsReacquisition:onNotice:)``.
     public init(
         watching folder: ContainerPath, of container: Container, configuration: WatchConfiguration = .init(),
         description: String? = nil
