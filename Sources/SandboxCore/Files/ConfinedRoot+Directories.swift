@@ -58,7 +58,7 @@ extension ConfinedRoot {
     ///   - prefetchingAttributes: also read every item's resource values (one `statx` each), as iOS
     ///     does when asked for keys up front.
     ///   - stoppingAtPathLimit: as for
-    ///     ``enumerate(at:recursive:prefetchingAttributes:stoppingAtPathLimit:_:)``: report a
+    ///     ``enumerate(at:recursive:prefetchingAttributes:stoppingAtPathLimit:inNameOrder:_:)``: report a
     ///     directory too deep to list with ``DirectoryEntry/contentsBeyondPathLimit`` rather than
     ///     fail.
     /// - Throws: ``SandboxError/Code/notFound``, ``SandboxError/Code/notADirectory``,

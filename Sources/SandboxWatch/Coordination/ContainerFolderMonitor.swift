@@ -31,6 +31,9 @@ public final class ContainerFolderMonitor: Sendable {
     /// Starts watching `folder` of `container` and registers as its watcher.
     ///
     /// - Parameters:
+    ///   - folder: the folder to watch, relative to the container's home (`Documents`).
+    ///   - container: the app's data container; a restore replaces it, and the monitor follows.
+    ///   - configuration: how the folder is watched (``WatchConfiguration``).
     ///   - description: what the watcher is, as operations name it ("sandbox watch Documents").
     /// - Throws: the errors of ``FolderMonitor/init(watching:in:configuration:logger:)`` and of
     ///   ``/Sandbox/ContainerPresenter/init(home:app:kind:description:confirmsReacquisition:onNotice:)``.

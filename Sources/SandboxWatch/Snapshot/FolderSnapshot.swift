@@ -2,7 +2,7 @@ import Foundation
 
 /// The contents of a folder at one moment: every item beneath it with its type, size and
 /// modification date. Read with `getdents64` and `statx`
-/// (``/SandboxCore/ConfinedRoot/enumerate(at:recursive:prefetchingAttributes:stoppingAtPathLimit:_:)``),
+/// (``/SandboxCore/ConfinedRoot/enumerate(at:recursive:prefetchingAttributes:stoppingAtPathLimit:inNameOrder:_:)``),
 /// not `FileManager`, which is an order of magnitude slower on Linux.
 ///
 /// This is the "rescan" of the rescan-and-refresh pattern: events say *that* something changed,
@@ -53,7 +53,7 @@ public struct FolderSnapshot: Sendable, Equatable {
     ///   ``/SandboxCore/SandboxError/Code/concurrentModification`` when the folder was replaced
     ///   during each of three reads; ``/SandboxCore/SandboxError/Code/escapesContainer`` and the
     ///   other errors of
-    ///   ``/SandboxCore/ConfinedRoot/enumerate(at:recursive:prefetchingAttributes:stoppingAtPathLimit:_:)``.
+    ///   ``/SandboxCore/ConfinedRoot/enumerate(at:recursive:prefetchingAttributes:stoppingAtPathLimit:inNameOrder:_:)``.
     public static func take(
         of folder: ContainerPath, in root: ConfinedRoot, recursive: Bool = true
     ) throws(SandboxError) -> FolderSnapshot {
