@@ -122,8 +122,7 @@ public final class ContainerPresenter: Sendable {
                 // Strongly held only while looking: dropping the presenter ends the thread.
                 guard let presenter = self, !presenter.isClosed else { return }
                 last = presenter.look(after: last)
-                var nap = Self.pollInterval.timespec
-                _ = nanosleep(&nap, nil)
+                OwnedThread.sleep(for: Self.pollInterval)
             }
         }
     }

@@ -109,9 +109,12 @@ struct CoordinationFolder: Sendable {
             }
             // Records are written whole before they are published; one that does not decode
             // still names a live user, which counts as the most demanding kind.
-            let record =
-                (try? JSONDecoder().decode(PresenterRecord.self, from: Data(bytes)))
-                ?? PresenterRecord(kind: .app, pid: 0, description: "an unreadable registration '\(entry.name)'")
+            let record: PresenterRecord
+            do {
+                record = try JSONDecoder().decode(PresenterRecord.self, from: Data(bytes))
+            } catch {
+                record = PresenterRecord(kind: .app, pid: 0, description: "an unreadable registration '\(entry.name)'")
+            }
             live.append(LivePresenter(token: entry.name, record: record))
         }
         return live

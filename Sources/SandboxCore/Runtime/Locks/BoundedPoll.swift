@@ -17,8 +17,7 @@ package enum BoundedPoll {
         while true {
             if try attempt() { return true }
             guard let nap = pauses.next(before: deadline) else { return false }
-            var request = nap.timespec
-            _ = nanosleep(&request, nil)  // EINTR: the next try comes a little early, no harm
+            OwnedThread.sleep(for: nap)
         }
     }
 

@@ -27,6 +27,13 @@ package struct OwnedThread: ~Copyable {
         try OwnedThread(name: name, body).detach()
     }
 
+    /// Blocks the calling thread for `duration` (a thread you own, never one of the cooperative
+    /// pool's): the one sleep of the package's own threads. A signal may end it early.
+    package static func sleep(for duration: Duration) {
+        var request = duration.timespec
+        _ = nanosleep(&request, nil)  // EINTR: the caller's next step comes a little early, no harm
+    }
+
     /// Waits until `body` has returned. Blocks the calling thread: call it from a thread you own.
     package consuming func join() {
         if let handle { pthread_join(handle, nil) }
