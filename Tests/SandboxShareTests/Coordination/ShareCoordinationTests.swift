@@ -148,13 +148,8 @@ struct ShareCoordinationTests {
     func uploadInFlightEndsFirst() async throws {
         try await ShareServerProcess.with { server in
             let operations = try ContainerOperations(server)
-            let upload = try RawConnection(port: server.port, timeout: 60)
+            let (upload, rest) = try await halfUpload(to: server)
             defer { upload.close() }
-            let payload = Array("0123456789".utf8)
-            try upload.send(
-                server.rawRequest(
-                    "PUT", "/inflight.txt", headers: [("Content-Length", "10")], body: Array(payload[..<5])))
-            try #require(await server.isWritingInDocuments(), "the upload never started: \(server.log())")
 
             let exchanged = Mutex(false)
             async let failure = operations.restore(.files(["restored.txt": "restored"])) {
@@ -164,7 +159,7 @@ struct ShareCoordinationTests {
             let refused = try await server.sendUntilRefused("PUT", "/probe.txt")
             #expect(refused.status == 503 && refused.header("Retry-After") == "1", "\(refused)")
             #expect(!exchanged.withLock { $0 }, "the restore ran while an upload was being written")
-            try upload.send(Array(payload[5...]))
+            try upload.send(rest)
             let answer = try await onOwnThread { try upload.receiveResponse() }
             #expect(answer.status == 201, "\(answer)")
             #expect(await failure == nil)
@@ -180,18 +175,13 @@ struct ShareCoordinationTests {
     func uploadPastTheDeadlineIsCut() async throws {
         try await ShareServerProcess.with { server in
             let operations = try ContainerOperations(server)
-            let upload = try RawConnection(port: server.port, timeout: 60)
+            let (upload, rest) = try await halfUpload(to: server)
             defer { upload.close() }
-            let payload = Array("0123456789".utf8)
-            try upload.send(
-                server.rawRequest(
-                    "PUT", "/inflight.txt", headers: [("Content-Length", "10")], body: Array(payload[..<5])))
-            try #require(await server.isWritingInDocuments(), "the upload never started: \(server.log())")
 
             // The operation waits longer than the share lets an upload run: the share cuts it.
             let failure = await operations.restore(.files(["restored.txt": "restored"]), timeout: .seconds(60))
             #expect(failure == nil, "\(String(describing: failure))")
-            try upload.send(Array(payload[5...]))
+            try upload.send(rest)
             let answer = try await onOwnThread { () -> RawResponse? in
                 do {
                     return try upload.receiveResponse()
@@ -280,4 +270,20 @@ extension ShareServerProcess {
         }
         return response
     }
+}
+
+/// A PUT of `inflight.txt` (10 bytes) sent halfway, its file being written in Documents: the
+/// connection, and the bytes that complete it.
+private func halfUpload(to server: ShareServerProcess) async throws -> (RawConnection, rest: [UInt8]) {
+    let upload = try RawConnection(port: server.port, timeout: 60)
+    let payload = Array("0123456789".utf8)
+    do {
+        try upload.send(
+            server.rawRequest("PUT", "/inflight.txt", headers: [("Content-Length", "10")], body: Array(payload[..<5])))
+        try #require(await server.isWritingInDocuments(), "the upload never started: \(server.log())")
+    } catch {
+        upload.close()
+        throw error
+    }
+    return (upload, Array(payload[5...]))
 }
