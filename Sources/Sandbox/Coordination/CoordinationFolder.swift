@@ -19,6 +19,10 @@ struct CoordinationFolder: Sendable {
 
     static let base = ContainerPath(constant: "Device/Coordination")
 
+    /// The read failures that mean a file is not what coordination writes (too large, a folder, a
+    /// link): it is treated as absent or damaged, never as a reason to stop an operation.
+    static let unreadable: Set<SandboxError.Code> = [.fileTooLarge, .notARegularFile, .isADirectory, .symlinkLoop]
+
     var path: ContainerPath { Self.base.appendingName(app.rawValue) }
     var lockPath: ContainerPath { path.appendingName("lock") }
     var statePath: ContainerPath { path.appendingName("state") }
@@ -39,7 +43,7 @@ struct CoordinationFolder: Sendable {
             bytes = try root.readContents(of: statePath, maximumSize: 4 << 10)
         } catch  where error.code == .notFound {
             return nil
-        } catch  where [.fileTooLarge, .notARegularFile, .isADirectory, .symlinkLoop].contains(error.code) {
+        } catch  where Self.unreadable.contains(error.code) {
             throw SandboxError(
                 .corrupt, "The coordination state of \(app) is no state file; it is replaced by the next operation.",
                 path: statePath.description, underlying: .wrapping(error))
@@ -106,6 +110,8 @@ struct CoordinationFolder: Sendable {
                 bytes = try root.readContents(of: file, maximumSize: 64 << 10)
             } catch  where error.code == .notFound {
                 continue  // unregistered since the lock was tried
+            } catch  where Self.unreadable.contains(error.code) {
+                bytes = []  // not a record: read as an unreadable one below
             }
             // Records are written whole before they are published; one that does not decode
             // still names a live user, which counts as the most demanding kind.
@@ -130,8 +136,8 @@ struct CoordinationFolder: Sendable {
         let bytes: [UInt8]
         do throws(SandboxError) {
             bytes = try root.readContents(of: reacquisition(of: token), maximumSize: 64)
-        } catch  where error.code == .notFound {
-            return 0
+        } catch  where error.code == .notFound || Self.unreadable.contains(error.code) {
+            return 0  // no answer, or none that reads: not this epoch's
         }
         return Int(String(decoding: bytes, as: UTF8.self)) ?? 0
     }
@@ -141,8 +147,8 @@ struct CoordinationFolder: Sendable {
         let bytes: [UInt8]
         do throws(SandboxError) {
             bytes = try root.readContents(of: acks.appendingName(token), maximumSize: 64)
-        } catch  where error.code == .notFound {
-            return 0
+        } catch  where error.code == .notFound || Self.unreadable.contains(error.code) {
+            return 0  // no answer, or none that reads: not this epoch's
         }
         return Int(String(decoding: bytes, as: UTF8.self)) ?? 0
     }

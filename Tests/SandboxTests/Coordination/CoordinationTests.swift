@@ -135,6 +135,30 @@ struct CoordinationTests {
         }
     }
 
+    @Test("an answer that is no answer (oversized, planted while the operation waits) counts as none")
+    func oversizedAnswerIsNoAnswer() async throws {
+        try await withInstalledApp { home, app in
+            let presenter = try ContainerPresenter(home: home, app: app, kind: .share, description: "a garbled share")
+            let token = try #require(
+                try home.root.contentsOfDirectory(
+                    at: try ContainerPath("Device/Coordination/\(app.rawValue)/presenters")
+                ).first?.name)
+            let answering = Task {
+                for await notice in presenter.notices where notice.phase == .will {
+                    let answer = try ContainerPath("Device/Coordination/\(app.rawValue)/acks").appending(token)
+                    try home.root.writeContents([UInt8](repeating: 0x31, count: 4096), to: answer)
+                    return
+                }
+            }
+            let failure = await operate(home, app, .restore, timeout: .seconds(1)) {}
+            try await answering.value
+            let error = try #require(failure)
+            #expect(error.code == .containerInUse, "\(error)")
+            #expect(error.message.contains("a garbled share"), "\(error)")
+            presenter.close()
+        }
+    }
+
     @Test("an operation returns once the presenters that confirm reacquisition have reopened the container")
     func reacquisitionIsWaitedFor() async throws {
         try await withInstalledApp { home, app in
