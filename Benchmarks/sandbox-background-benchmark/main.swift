@@ -264,7 +264,7 @@ if options.only == nil || options.only == "queue" {
         "\(delivered - 1) events (\(queued) queued) and all-delivered in \(String(format: "%.3f s", seconds)) (attach included): \(String(format: "%.0f", Double(delivered - 1) / seconds)) events/s (goal ≥ 10,000/s)\n"
     )
 }
-await nginx.stop()
+await nginx.stopAndRemoveFiles()
 
 func residentBytes(of pid: Int32, field: String) -> Double {
     let status = (try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)) ?? ""  // gone: 0

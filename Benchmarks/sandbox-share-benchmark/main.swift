@@ -213,4 +213,4 @@ print("|---|---|---|---|")
 for line in verdicts { print(line) }
 
 await server.stop()
-await nginx.stop()
+await nginx.stopAndRemoveFiles()

@@ -235,4 +235,4 @@ if runs("resume") {
     )
 }
 
-await nginx.stop()
+await nginx.stopAndRemoveFiles()

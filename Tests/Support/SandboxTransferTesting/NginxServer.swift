@@ -178,6 +178,15 @@ public final class NginxServer: Sendable {
         _ = await process.exit(timeout: .seconds(30))
     }
 
+    /// Stops nginx as ``stop()`` does, then removes its folder: configuration, logs, request-body
+    /// buffers and served files. For a program whose server lives until it exits — a top-level
+    /// `let` in a benchmark's `main.swift` is never deinitialized, and its folder (a GiB after an
+    /// upload) would stay behind in `$TMPDIR`.
+    public func stopAndRemoveFiles() async {
+        await stop()
+        scratch.remove()
+    }
+
     deinit {
         process.signal(SIGQUIT)  // a no-op once stopped
         scratch.remove()
