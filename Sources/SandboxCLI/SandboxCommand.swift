@@ -24,6 +24,7 @@ struct SandboxCommand: AsyncParsableCommand {
             ForwardedShare.self,
             ForwardedBackup.self, ForwardedSnapshots.self, ForwardedCheck.self,
             ForwardedRestore.self, ForwardedPrune.self,
+            ForwardedExport.self, ForwardedImport.self,
             Run.self,
             PasscodeCommand.self, LockCommand.self, UnlockCommand.self, ProtectedWrite.self,
         ]

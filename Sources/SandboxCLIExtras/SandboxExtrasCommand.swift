@@ -15,6 +15,7 @@ struct SandboxExtrasCommand: AsyncParsableCommand {
             Download.self, Downloads.self, Fetch.self,
             Share.self,
             BackupCommand.self, SnapshotsCommand.self, CheckCommand.self, RestoreCommand.self, PruneCommand.self,
+            ExportCommand.self, ImportCommand.self,
         ]
     )
 

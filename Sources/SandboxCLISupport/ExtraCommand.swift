@@ -8,6 +8,8 @@
 /// its commands with them.
 package enum ExtraCommand: String, CaseIterable, Sendable {
     case download, downloads, fetch, share, backup, snapshots, check, restore, prune
+    case export
+    case `import`
 
     /// The command's name on the command line.
     package var name: String { rawValue }
@@ -24,6 +26,8 @@ package enum ExtraCommand: String, CaseIterable, Sendable {
         case .check: "Check a repository's structure; with --read-data, also re-hash every blob."
         case .restore: "Restore an app's container from a snapshot (the latest by default), all or nothing."
         case .prune: "Remove all but the last N snapshots and the blobs nothing refers to any more."
+        case .export: "Write an app's data container as an Xcode container package (.xcappdata)."
+        case .import: "Replace an app's data container with an Xcode container package's (.xcappdata), all or nothing."
         }
     }
 

@@ -155,3 +155,45 @@ import Testing
         }
     }
 }
+
+extension KillTests {
+    @Test func aKilledImportLeavesTheOldContainerOrTheNewOneNeverAMix() async throws {
+        try await BackupFixture.with { fixture in
+            try Self.populate(fixture, variant: 3)
+            let package = fixture.scratch.appending("Notes.xcappdata")
+            _ = try await XcodeContainer.export(app: BackupFixture.app, from: fixture.home, to: package)
+            let home = fixture.container.homeDirectory
+            let imported = try TreeDescription(package + "/AppData")
+            // The old container, and a package of it to go back to after each import that ended.
+            try FileManager.default.removeItem(atPath: fixture.hostPath("Documents/small"))
+            try Self.populate(fixture, variant: 4)
+            try fixture.write("Documents/only-old.txt", [1])
+            let oldTree = try TreeDescription(home)
+            #expect(oldTree != imported)
+            let old = fixture.scratch.appending("Old.xcappdata")
+            _ = try await XcodeContainer.export(app: BackupFixture.app, from: fixture.home, to: old)
+            let arguments = ["import", fixture.home.location, package, BackupFixture.app.rawValue]
+            var full = try await Self.duration(of: arguments, fixture)
+            #expect(try TreeDescription(home) == imported)
+            _ = try await XcodeContainer.importContainer(app: BackupFixture.app, into: fixture.home, from: old)
+            #expect(try TreeDescription(home) == oldTree)
+            let (killed, ran) = try await Self.killRounds(Self.rounds) { round in
+                let program = try Self.start(fixture, arguments)
+                program.signal(SIGKILL, after: Self.randomDelay(upTo: full))
+                let exit = await program.exit(timeout: .seconds(120))
+                if exit.signal != SIGKILL { full = Self.shortest(full, program) }
+                let now = try TreeDescription(home)
+                #expect(now == oldTree || now == imported, "round \(round): a mix of old and new")
+                if now == imported {
+                    _ = try await XcodeContainer.importContainer(app: BackupFixture.app, into: fixture.home, from: old)
+                }
+                return exit.signal == SIGKILL
+            }
+            #expect(killed > Self.rounds / 3, "only \(killed) of \(ran) runs were killed mid-way")
+            // The staging folders of killed imports are swept by the next one.
+            _ = try await XcodeContainer.importContainer(app: BackupFixture.app, into: fixture.home, from: package)
+            let left = try FileManager.default.contentsOfDirectory(atPath: fixture.home.location + "/Containers/Data")
+            #expect(left == [BackupFixture.app.rawValue])
+        }
+    }
+}

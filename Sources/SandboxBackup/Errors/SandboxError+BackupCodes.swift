@@ -22,3 +22,11 @@ extension SandboxError.Code {
     /// bounded retries.
     public static let repositoryUnreachable = SandboxError.Code("repository-unreachable")
 }
+
+extension SandboxError.Code {
+    /// An Xcode container package (`.xcappdata`) is not one `sandbox import` takes: no
+    /// `AppDataInfo.plist` or `AppData`, a container folder that is not a folder, a link out of
+    /// `AppData`, a hard link, a FIFO, socket or device, or more items or bytes than the import's
+    /// limits. Nothing was changed.
+    public static let invalidPackage = SandboxError.Code("invalid-package")
+}

@@ -65,3 +65,13 @@ struct ForwardedPrune: ForwardedCommand {
     static let command = ExtraCommand.prune
     @Argument(parsing: .captureForPassthrough, help: "The command's arguments.") var arguments: [String] = []
 }
+
+struct ForwardedExport: ForwardedCommand {
+    static let command = ExtraCommand.export
+    @Argument(parsing: .captureForPassthrough, help: "The command's arguments.") var arguments: [String] = []
+}
+
+struct ForwardedImport: ForwardedCommand {
+    static let command = ExtraCommand.import
+    @Argument(parsing: .captureForPassthrough, help: "The command's arguments.") var arguments: [String] = []
+}

@@ -3,7 +3,7 @@ import Glibc
 import SystemPackage
 
 /// `f*xattr` calls on open descriptors.
-enum ExtendedAttributes {
+package enum ExtendedAttributes {
     /// The attribute that marks an item as excluded from backup (iOS `isExcludedFromBackup`).
     /// In the `user.` namespace, the only one an unprivileged process may write on Linux.
     static let excludedFromBackup = "user.sandbox.excluded-from-backup"
@@ -57,7 +57,7 @@ enum ExtendedAttributes {
     }
 
     /// Copies every `user.` attribute; a destination without xattr support is not an error.
-    static func copyUserAttributes(from source: CInt, to destination: CInt, path: String) throws(SandboxError) {
+    package static func copyUserAttributes(from source: CInt, to destination: CInt, path: String) throws(SandboxError) {
         let names: [[CChar]]
         do throws(SandboxError) {
             names = try rawNames(fd: source, path: path)

@@ -7,6 +7,7 @@ import SandboxCore
 //
 //     sandbox-backup-harness backup  HOME REPO APP
 //     sandbox-backup-harness restore HOME REPO APP SNAPSHOT
+//     sandbox-backup-harness import  HOME PACKAGE APP      (an .xcappdata package)
 //
 // REPO is a directory or s3://bucket/prefix (S3_ENDPOINT and the keys from the environment).
 //
@@ -22,6 +23,11 @@ guard arguments.count >= 5 else { fail("usage: sandbox-backup-harness backup|res
 do {
     let home = try SandboxHome(location: arguments[2])
     let app = try AppIdentifier(arguments[4])
+    if arguments[1] == "import" {
+        FileHandle.standardOutput.write(Data("ready\n".utf8))
+        _ = try XcodeContainer.importContainer(app: app, into: home, from: arguments[3])
+        exit(0)
+    }
     let storage = try RepositoryAddress(arguments[3]).storage(creating: true)
     let repository = try Repository.openOrCreate(storage, password: nil)
     FileHandle.standardOutput.write(Data("ready\n".utf8))
