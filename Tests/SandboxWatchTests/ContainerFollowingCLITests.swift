@@ -23,16 +23,7 @@ extension WatcherTests {
 
                 let app = try AppIdentifier(TemporaryContainer.app)
                 let failure = await coordinate(.restore, of: app, in: fixture.home) { () throws(SandboxError) in
-                    // What a restore does: a new data container exchanged with the live one, the
-                    // old one removed.
-                    let root = fixture.home.root
-                    let live = try ContainerPath("Containers/Data/\(app.rawValue)")
-                    let stage = try ContainerPath("Containers/Data/.restore-\(app.rawValue)")
-                    try root.createDirectory(at: try stage.appending("Documents"), withIntermediateDirectories: true)
-                    try root.writeContents(
-                        Array("restored\n".utf8), to: try stage.appending("Documents").appending("restored.txt"))
-                    try root.exchangeItems(at: live, with: stage)
-                    try root.removeItem(at: stage, recursively: true)
+                    try restoreContainer(of: app, in: fixture.home, documents: ["restored.txt"])
                 }
                 #expect(failure == nil)
                 let replaced = #"{"event":"container-replaced","path":"Documents"}"#
@@ -64,20 +55,5 @@ extension WatcherTests {
                 #expect(try watch.standardError().contains("was uninstalled"))
             }
         }
-    }
-}
-
-/// Runs `operation` on `app` coordinated, on a thread of its own; its error.
-private func coordinate(
-    _ operation: CoordinatedOperation, of app: AppIdentifier, in home: SandboxHome,
-    _ body: @escaping @Sendable () throws(SandboxError) -> Void
-) async -> SandboxError? {
-    do {
-        try await OwnedThread.run(name: "operation") { () throws(SandboxError) in
-            try home.coordinating(operation, of: app, timeout: .seconds(20), body)
-        }
-        return nil
-    } catch {
-        return error
     }
 }

@@ -1,4 +1,5 @@
 import Sandbox
+import SandboxCore
 import Synchronization
 
 /// Admits the share's changes (WebDAV's PUT, DELETE, MKCOL, COPY, MOVE, PROPPATCH, a LOCK that
@@ -25,8 +26,6 @@ final class WriteGate: Sendable {
         var inFlight: [Int: Int] = [:]
         /// The operation of the latest cut.
         var lastCut: CoordinatedOperation?
-        /// Whoever waits for the current generation to drain.
-        var waiters: [AsyncStream<Never>.Continuation] = []
     }
 
     private let state = Mutex(State())
@@ -46,14 +45,10 @@ final class WriteGate: Sendable {
 
     /// The change of `ticket` was answered.
     func leave(_ ticket: Ticket) {
-        let drained = state.withLock { state -> [AsyncStream<Never>.Continuation] in
+        state.withLock { state in
             let left = (state.inFlight[ticket.generation] ?? 1) - 1
             state.inFlight[ticket.generation] = left > 0 ? left : nil
-            guard left <= 0, ticket.generation == state.generation else { return [] }
-            defer { state.waiters = [] }
-            return state.waiters
         }
-        for waiter in drained { waiter.finish() }
     }
 
     /// Refuses a change that was cut while it ran.
@@ -90,34 +85,13 @@ final class WriteGate: Sendable {
     }
 
     /// Waits until the changes in flight were answered, or until `deadline`; then cuts those
-    /// still running (``check(_:)`` refuses them from then on).
+    /// still running (``check(_:)`` refuses them from then on). Blocks the calling thread (the
+    /// share's presenter thread, ``ShareCoordinator``): never call it on the cooperative pool.
     ///
     /// - Returns: how many changes were cut.
-    func drain(until deadline: ContinuousClock.Instant) async -> Int {
-        let (drained, waiter) = AsyncStream.makeStream(of: Never.self)
-        let idle = state.withLock { state in
-            guard state.inFlight[state.generation] != nil else { return true }
-            state.waiters.append(waiter)
-            return false
-        }
-        if !idle {
-            await withTaskGroup(of: Void.self) { group in
-                group.addTask {
-                    for await _ in drained {}  // ends when the last change leaves, or when cancelled
-                }
-                group.addTask {
-                    do {
-                        try await Task.sleep(until: deadline, clock: .continuous)
-                    } catch {
-                        // Cancelled: the changes drained first.
-                    }
-                }
-                await group.next()
-                group.cancelAll()
-            }
-        }
+    func drain(until deadline: ContinuousClock.Instant) -> Int {
+        _ = BoundedPoll.until(deadline) { state.withLock { $0.inFlight[$0.generation] == nil } }
         return state.withLock { state in
-            state.waiters = []
             guard let running = state.inFlight[state.generation] else { return 0 }
             state.generation += 1
             state.lastCut = state.pausedFor

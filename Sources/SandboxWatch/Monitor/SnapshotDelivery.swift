@@ -1,27 +1,28 @@
 import Logging
 
 /// Publishes coalesced rescans for a ``FolderWatcher``: activity is noted per inotify record, the
-/// settler decides when a burst is over, then the folder is read and the snapshot published (the
-/// stream keeps only the newest one).
+/// settler decides when a burst is over, then the folder is read and the snapshot published to
+/// the watcher's ``SnapshotOutlet`` (its stream keeps only the newest one).
 struct SnapshotDelivery: Sendable {
     typealias Instant = ContinuousClock.Instant
 
-    let continuation: AsyncStream<SnapshotMessage>.Continuation
+    let outlet: SnapshotOutlet
+    /// The reader's number at the outlet.
+    let reader: Int
     let root: ConfinedRoot
     let folder: ContainerPath
     let recursive: Bool
     var settler: Settler
     let logger: Logger
-    private(set) var generation: UInt64 = 0
-    private(set) var overflows = 0
     private(set) var isTerminated = false
 
     init(
-        continuation: AsyncStream<SnapshotMessage>.Continuation, root: ConfinedRoot, folder: ContainerPath,
-        recursive: Bool, settler: Settler, logger: Logger
+        outlet: SnapshotOutlet, reader: Int, root: ConfinedRoot, folder: ContainerPath, recursive: Bool,
+        settler: Settler, logger: Logger
     ) {
         self.logger = logger
-        self.continuation = continuation
+        self.outlet = outlet
+        self.reader = reader
         self.root = root
         self.folder = folder
         self.recursive = recursive
@@ -31,7 +32,7 @@ struct SnapshotDelivery: Sendable {
     mutating func noteActivity(at now: Instant) { settler.noteActivity(at: now) }
 
     mutating func noteOverflow(at now: Instant) {
-        overflows += 1
+        outlet.noteOverflow()
         settler.noteActivity(at: now)
     }
 
@@ -54,16 +55,12 @@ struct SnapshotDelivery: Sendable {
     /// Publishes a snapshot (read after a burst settled, or by the polling backend).
     mutating func publish(_ snapshot: FolderSnapshot) {
         guard !isTerminated else { return }
-        generation += 1
-        if case .terminated = continuation.yield(
-            SnapshotMessage(snapshot: snapshot, generation: generation, overflows: overflows))
-        {
-            isTerminated = true
-        }
+        if !outlet.publish(snapshot, reader: reader) { isTerminated = true }
     }
 
+    /// The reader ends: the outlet decides whether the updates do.
     mutating func finish() {
-        continuation.finish()
+        outlet.readerEnded(reader)
         isTerminated = true
     }
 }

@@ -11,6 +11,14 @@ public struct FolderUpdate: Sendable {
     /// Events were lost since the previous update (kernel queue overflow). The snapshot is still
     /// complete: it was read from the folder after the loss.
     public var didOverflow: Bool
+    /// The app's data container was replaced by a restore since the previous update (a watcher that
+    /// follows its container, ``FolderWatcher/init(watching:of:configuration:description:logger:)``):
+    /// the snapshot is of the folder in the new container, and the changes are against what the
+    /// consumer saw of the old one.
+    public var containerReplaced: Bool = false
+    /// The app was uninstalled (a watcher that follows its container): the snapshot is empty, the
+    /// changes remove everything, and this is the last update.
+    public var containerRemoved: Bool = false
 }
 
 /// The updates of a ``FolderWatcher``, coalesced. Iterate it once: it has a single consumer.
@@ -28,7 +36,7 @@ public struct FolderUpdates: AsyncSequence, Sendable {
 
     /// The iterator of the updates; make one only (the sequence has a single consumer).
     public func makeAsyncIterator() -> Iterator {
-        Iterator(base: stream.makeAsyncIterator(), last: initial, overflows: 0)
+        Iterator(base: stream.makeAsyncIterator(), last: initial, overflows: 0, replacements: 0)
     }
 
     /// Delivers updates, each computed against the one delivered before it.
@@ -36,6 +44,7 @@ public struct FolderUpdates: AsyncSequence, Sendable {
         var base: AsyncStream<SnapshotMessage>.Iterator
         var last: FolderSnapshot
         var overflows: Int
+        var replacements: Int
 
         /// The next update, computed against the last one delivered (or the initial snapshot); waits
         /// for the next rescan that changed something, and `nil` once the watcher has ended.
@@ -43,12 +52,14 @@ public struct FolderUpdates: AsyncSequence, Sendable {
             while let message = await base.next(isolation: actor) {
                 let changes = message.snapshot.difference(from: last)
                 let overflowed = message.overflows != overflows
-                guard !changes.isEmpty || overflowed else { continue }
+                let replaced = message.replacements != replacements
+                guard !changes.isEmpty || overflowed || replaced || message.containerRemoved else { continue }
                 last = message.snapshot
                 overflows = message.overflows
+                replacements = message.replacements
                 return FolderUpdate(
                     snapshot: message.snapshot, changes: changes, generation: message.generation,
-                    didOverflow: overflowed)
+                    didOverflow: overflowed, containerReplaced: replaced, containerRemoved: message.containerRemoved)
             }
             return nil
         }
@@ -66,4 +77,8 @@ struct SnapshotMessage: Sendable {
     var generation: UInt64
     /// How many overflows the watcher has seen in all.
     var overflows: Int
+    /// How many times the container was replaced in all.
+    var replacements: Int
+    /// The container was removed: the last message.
+    var containerRemoved: Bool
 }

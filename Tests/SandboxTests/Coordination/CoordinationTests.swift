@@ -19,7 +19,10 @@ struct CoordinationTests {
         }
         #expect(CoordinationPolicy.response(to: .restore, from: .share) == .relinquish)
         #expect(CoordinationPolicy.response(to: .update, from: .app) == .relinquish)
-        #expect(CoordinationPolicy.response(to: .restore, from: .watch) == .notify)
+        // A watcher learns of a container's replacement or removal before it happens.
+        #expect(CoordinationPolicy.response(to: .restore, from: .watch) == .relinquish)
+        #expect(CoordinationPolicy.response(to: .uninstall, from: .watch) == .relinquish)
+        #expect(CoordinationPolicy.response(to: .update, from: .watch) == .notify)
         #expect(CoordinationPolicy.response(to: .purge, from: .app) == .notify)
     }
 

@@ -12,11 +12,13 @@ final class EventRecorder: Sendable {
     private let storage = Locked<[Received]>([])
     private let ended = Locked(false)
 
-    init(_ monitor: FolderMonitor) {
+    convenience init(_ monitor: FolderMonitor) { self.init(events: monitor.events) }
+
+    init(events: AsyncStream<FolderEvent>) {
         let storage = storage
         let ended = ended
         Task.detached {
-            for await event in monitor.events {
+            for await event in events {
                 let now = ContinuousClock.now
                 storage.update { $0.append(Received(event: event, at: now)) }
             }
