@@ -42,9 +42,25 @@ func openRepository(_ path: String, password: [UInt8]?) async throws(SandboxErro
     try await Repository.open(RepositoryAddress(path).storage(creating: false), password: password)
 }
 
+/// `sandbox backup`: a backup run (``BackupCreateCommand``, the default), and the commands that
+/// read snapshots without restoring them.
 struct BackupCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: ExtraCommand.backup.name,
+        abstract: ExtraCommand.backup.abstract,
+        discussion: """
+            `sandbox backup APP… REPO` backs up (`create`, the default); `backup ls`, `backup diff` and \
+            `backup dump` read snapshots without restoring them.
+            """,
+        subcommands: [
+            BackupCreateCommand.self, BackupListCommand.self, BackupDiffCommand.self, BackupDumpCommand.self,
+        ],
+        defaultSubcommand: BackupCreateCommand.self)
+}
+
+struct BackupCreateCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "create",
         abstract: ExtraCommand.backup.abstract,
         discussion: """
             Everything but the bundle, Library/Caches, tmp and items excluded from backup; SQLite databases through \
