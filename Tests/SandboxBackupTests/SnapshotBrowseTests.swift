@@ -62,6 +62,26 @@ import Testing
         }
     }
 
+    @Test func snapshotsShowTheirSizeAndWhatEachAdded() async throws {
+        try await BackupFixture.with { fixture in
+            let ids = try await Self.twoSnapshots(fixture)
+            let unchanged = try await fixture.sandbox(["backup", "com.example.notes", fixture.repositoryPath])
+            #expect(unchanged.status == 0, "\(unchanged.stderr)")
+            let repository = try fixture.repository()
+            let snapshots = try await repository.snapshots()
+            let sizes = try await SnapshotBrowser.sizes(of: snapshots, from: repository)
+            #expect(sizes[ids[0]]?.total == snapshots[0].record.apps[0].bytes)
+            #expect((sizes[ids[0]]?.added ?? 0) > 0)
+            // The second stored the changed a.txt (7 bytes), c.txt (3) and a new tree and manifest.
+            #expect((sizes[ids[1]]?.added ?? 0) > 10)
+            // Nothing changed: no file contents added (at most a new tree or manifest, as times moved).
+            #expect((sizes[snapshots[2].id]?.added ?? .max) < (sizes[ids[0]]?.added ?? 0))
+            let listed = try await fixture.sandbox(["snapshots", fixture.repositoryPath])
+            #expect(listed.stdout.hasPrefix("ID\tTIME\tHOST\tAPPS\tSIZE\tADDED\tSTATE\n"))
+            #expect(listed.stdout.split(separator: "\n").last?.hasSuffix("\tcomplete") == true, "\(listed.stdout)")
+        }
+    }
+
     @Test func dumpRefusesFoldersLinksDotDotAndAbsolutePaths() async throws {
         try await BackupFixture.with { fixture in
             _ = try await Self.twoSnapshots(fixture)

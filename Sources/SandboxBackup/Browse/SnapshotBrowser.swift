@@ -153,6 +153,51 @@ public enum SnapshotBrowser {
         return written
     }
 
+    /// The sizes of `snapshots` (by id): the bytes each holds, and the bytes of blobs it was the
+    /// first (oldest) of them to refer to. Reads every tree once.
+    ///
+    /// - Throws: ``SandboxCore/SandboxError/Code/repositoryDamaged`` for a damaged tree or index;
+    ///   ``SandboxCore/SandboxError/Code/repositoryLocked`` while a prune runs.
+    public static func sizes(
+        of snapshots: [Snapshot], from repository: Repository
+    ) async throws(SandboxError)
+        -> [String: SnapshotSizes]
+    {
+        try await OwnedThread.run(name: "sandbox-browse") { () throws(SandboxError) in
+            try sizes(of: snapshots, from: repository)
+        }
+    }
+
+    /// ``sizes(of:from:)`` on the calling thread, which it blocks.
+    package static func sizes(
+        of snapshots: [Snapshot], from repository: Repository
+    ) throws(SandboxError)
+        -> [String: SnapshotSizes]
+    {
+        let lock = try RepositoryLock.acquireShared(repository.storage, operation: "snapshots")
+        defer { _ = try? lock.release() }  // a failed release leaves a stale lock the next prune takes over
+        let blobSizes = try repository.indexedBlobs()
+        var seen: Set<String> = []
+        var result: [String: SnapshotSizes] = [:]
+        for snapshot in snapshots.sorted(by: { RetentionPolicy.newerFirst($1, $0) }) {
+            var added: Int64 = 0
+            func refer(_ ids: some Sequence<String>) {
+                for id in ids where seen.insert(id).inserted { added += Int64(blobSizes[id] ?? 0) }
+            }
+            for part in snapshot.record.apps {
+                refer(part.tree)
+                refer(part.manifest)
+                refer(part.keychain?.split(separator: ",").map(String.init) ?? [])
+                for node in try SnapshotTree.nodes(of: part, in: snapshot, from: repository) {
+                    refer(node.chunks ?? [])
+                }
+            }
+            result[snapshot.id] = SnapshotSizes(
+                total: snapshot.record.apps.reduce(0) { $0 + $1.bytes }, added: added)
+        }
+        return result
+    }
+
     /// A path into a snapshot, as a person gives it: relative to the container's home, without `..`.
     ///
     /// - Throws: ``/SandboxCore/SandboxError/Code/escapesContainer`` for an absolute path or a NUL;

@@ -44,3 +44,12 @@ public struct SnapshotChange: Sendable, Hashable, Codable {
     /// Its size in the second snapshot; `nil` when removed.
     public var sizeAfter: Int64?
 }
+
+/// A snapshot's sizes, as `sandbox snapshots` shows them.
+public struct SnapshotSizes: Sendable, Hashable, Codable {
+    /// The bytes of file contents the snapshot holds.
+    public var total: Int64
+    /// The bytes of blobs (contents, trees, manifests, keychains) no older snapshot refers to:
+    /// what this snapshot added to the repository, before encryption.
+    public var added: Int64
+}

@@ -176,20 +176,24 @@ struct SnapshotsCommand: AsyncParsableCommand {
 
     func run() async throws {
         let opened = try await openRepository(repository, password: try repositoryOptions.password())
-        let snapshots = try await closing(opened) { () async throws(SandboxError) in try await opened.snapshots() }
+        let (snapshots, sizes) = try await closing(opened) { () async throws(SandboxError) in
+            let snapshots = try await opened.snapshots()
+            return (snapshots, try await SnapshotBrowser.sizes(of: snapshots, from: opened))
+        }
         if output.json {
             return try Output.json(
                 snapshots.map {
                     SnapshotLine(
                         id: $0.id, time: $0.record.time, apps: $0.record.apps.map(\.app), host: $0.record.hostname,
-                        incomplete: $0.record.incompleteItems)
+                        incomplete: $0.record.incompleteItems, size: sizes[$0.id]?.total ?? 0,
+                        added: sizes[$0.id]?.added ?? 0)
                 })
         }
-        try Output.line("ID\tTIME\tHOST\tAPPS\tSTATE")
+        try Output.line("ID\tTIME\tHOST\tAPPS\tSIZE\tADDED\tSTATE")
         for snapshot in snapshots {
             let left = snapshot.record.incompleteItems
             try Output.line(
-                "\(snapshot.shortID)\t\(UTCTimestamp.iso8601(snapshot.record.time))\t\(snapshot.record.hostname)\t\(snapshot.record.apps.map(\.app).joined(separator: ","))\t\(left.isEmpty ? "complete" : "incomplete (\(left.count) left out: \(left.joined(separator: ", ")))")"
+                "\(snapshot.shortID)\t\(UTCTimestamp.iso8601(snapshot.record.time))\t\(snapshot.record.hostname)\t\(snapshot.record.apps.map(\.app).joined(separator: ","))\t\(Output.bytes(sizes[snapshot.id]?.total ?? 0))\t\(Output.bytes(sizes[snapshot.id]?.added ?? 0))\t\(left.isEmpty ? "complete" : "incomplete (\(left.count) left out: \(left.joined(separator: ", ")))")"
             )
         }
     }
@@ -202,6 +206,10 @@ struct SnapshotLine: Encodable {
     var host: String
     /// The items left out (`app: path`): the snapshot is incomplete when there are any.
     var incomplete: [String]
+    /// The bytes of file contents the snapshot holds.
+    var size: Int64
+    /// The bytes of blobs no older snapshot refers to.
+    var added: Int64
 }
 
 struct CheckCommand: AsyncParsableCommand {
