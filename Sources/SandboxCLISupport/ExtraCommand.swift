@@ -25,7 +25,8 @@ package enum ExtraCommand: String, CaseIterable, Sendable {
         case .snapshots: "List a repository's snapshots, oldest first."
         case .check: "Check a repository's structure; with --read-data, also re-hash every blob."
         case .restore: "Restore an app's container from a snapshot (the latest by default), all or nothing."
-        case .prune: "Remove all but the last N snapshots and the blobs nothing refers to any more."
+        case .prune:
+            "Remove the snapshots no --keep rule keeps (restic's forget rules) and the blobs nothing refers to."
         case .export: "Write an app's data container as an Xcode container package (.xcappdata)."
         case .import: "Replace an app's data container with an Xcode container package's (.xcappdata), all or nothing."
         }

@@ -90,7 +90,7 @@ struct AnyCodable: Decodable {
             let listed = try await fixture.sandbox(["snapshots", repo])
             #expect(listed.status == 0, "\(listed.stderr)")
             let rows = listed.stdout.split(separator: "\n")
-            #expect(rows.first == "ID\tTIME\tHOST\tAPPS\tSTATE", "\(listed.stdout)")
+            #expect(rows.first == "ID\tTIME\tHOST\tAPPS\tSIZE\tADDED\tSTATE", "\(listed.stdout)")
             #expect(rows.count == 2 && rows[1].hasSuffix("\tincomplete (1 left out: \(left))"), "\(listed.stdout)")
             let json = try await fixture.sandbox(["snapshots", repo, "--json"])
             let objects = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [[String: Any]]

@@ -1,19 +1,40 @@
 import Foundation
 import SandboxCore
 
-/// What ``Pruner/prune(_:keepingLast:)`` did.
+/// What ``Pruner/prune(_:policy:dryRun:)`` did (or, with `dryRun`, would do).
 public struct PruneReport: Sendable, Hashable, Codable {
     /// Snapshots that remain.
     public var snapshotsKept: Int
     /// Snapshots removed.
     public var snapshotsRemoved: Int
-    /// Blobs no remaining snapshot refers to, removed.
+    /// Blobs no remaining snapshot refers to, removed (0 in a dry run).
     public var blobsRemoved: Int
-    /// Bytes of the objects removed, as stored.
+    /// Bytes of the objects removed, as stored (0 in a dry run).
     public var bytesRemoved: Int64
+    /// Whether nothing was removed: the report says what a prune would remove.
+    public var dryRun: Bool = false
+    /// Every snapshot, group by group, newest first: kept (and by which rules) or removed.
+    public var snapshots: [PruneDecision] = []
 }
 
-/// Removes all but the newest snapshots, then the blobs no remaining snapshot refers to.
+/// One snapshot in a ``PruneReport``.
+public struct PruneDecision: Sendable, Hashable, Codable {
+    /// The snapshot's id.
+    public var id: String
+    /// When it was taken.
+    public var time: Date
+    /// The host it was taken on.
+    public var host: String
+    /// The apps it holds: with the host, its group.
+    public var apps: [String]
+    /// Whether the policy keeps it.
+    public var kept: Bool
+    /// The rules that keep it (`last snapshot`, `daily snapshot`, `within 2d3h`, …); empty when removed.
+    public var reasons: [String]
+}
+
+/// Removes the snapshots a ``RetentionPolicy`` does not keep, then the blobs no remaining snapshot
+/// refers to.
 ///
 /// Holds the repository's exclusive lock, so it never runs alongside a backup (whose new blobs no
 /// snapshot refers to yet), and is refused while a check or a restore holds a shared lock (it
@@ -21,8 +42,19 @@ public struct PruneReport: Sendable, Hashable, Codable {
 /// old indexes and unreferenced blobs; killed at any moment, every remaining snapshot still
 /// restores (at worst some unreferenced blobs remain, for the next prune).
 public enum Pruner {
+    /// Keeps the newest `count` snapshots of each group (``RetentionPolicy/last``).
+    ///
+    /// - Throws: as ``prune(_:policy:dryRun:)``; ``/SandboxCore/SandboxError/Code/invalidArgument``
+    ///   for a count under 1.
+    public static func prune(_ repository: Repository, keepingLast count: Int) async throws(SandboxError) -> PruneReport
+    {
+        try await prune(repository, policy: RetentionPolicy(last: count))
+    }
+
     /// - Throws: ``SandboxCore/SandboxError/Code/repositoryLocked`` while a backup, prune, check or
-    ///   restore runs;
+    ///   restore runs (not for a dry run, which takes no lock);
+    ///   ``/SandboxCore/SandboxError/Code/invalidArgument`` for a policy without a rule or with a
+    ///   negative count (nothing is removed);
     ///   ``SandboxCore/SandboxError/Code/repositoryDamaged`` when a kept snapshot's tree cannot be
     ///   read (nothing is removed then: its blobs might be removed wrongly).
     ///
@@ -30,51 +62,50 @@ public enum Pruner {
     ///
     /// - Parameters:
     ///   - repository: the repository to prune.
-    ///   - count: how many of the newest snapshots to keep (at least 1, else
-    ///     ``/SandboxCore/SandboxError/Code/invalidArgument``).
-    public static func prune(_ repository: Repository, keepingLast count: Int) async throws(SandboxError) -> PruneReport
-    {
+    ///   - policy: which snapshots to keep.
+    ///   - dryRun: only say what would be removed; read the snapshots and change nothing.
+    ///   - timeZone: the zone of the policy's days, weeks, months and years.
+    public static func prune(
+        _ repository: Repository, policy: RetentionPolicy, dryRun: Bool = false, timeZone: TimeZone = .current
+    ) async throws(SandboxError) -> PruneReport {
         try await OwnedThread.run(name: "sandbox-prune") { () throws(SandboxError) in
-            try prune(repository, keepingLast: count)
+            try prune(repository, policy: policy, dryRun: dryRun, timeZone: timeZone)
         }
     }
 
     /// ``prune(_:keepingLast:)`` on the calling thread, which it blocks.
     package static func prune(_ repository: Repository, keepingLast count: Int) throws(SandboxError) -> PruneReport {
-        guard count >= 1 else {
-            throw SandboxError(.invalidArgument, "--keep-last must be at least 1 (it was \(count)).")
+        try prune(repository, policy: RetentionPolicy(last: count))
+    }
+
+    /// ``prune(_:policy:dryRun:timeZone:)`` on the calling thread, which it blocks.
+    package static func prune(
+        _ repository: Repository, policy: RetentionPolicy, dryRun: Bool = false, timeZone: TimeZone = .current
+    ) throws(SandboxError) -> PruneReport {
+        try policy.validate()
+        if dryRun {
+            return report(policy.apply(to: try repository.snapshots(), timeZone: timeZone), dryRun: true)
         }
         let lock = try RepositoryLock.acquireForPrune(repository.storage)
         defer { _ = try? lock.release() }  // a failed release leaves a stale lock the next run takes over
-        let all = try repository.snapshots()
-        let kept = Array(all.suffix(count))
-        let removed = all.dropLast(kept.count)
+        let groups = policy.apply(to: try repository.snapshots(), timeZone: timeZone)
+        var report = report(groups, dryRun: false)
+        let kept = groups.flatMap { $0.kept.map(\.snapshot) }
+        let removed = groups.flatMap(\.removed)
         var referenced: Set<String> = []
         for snapshot in kept {
             for part in snapshot.record.apps {
                 referenced.formUnion(part.tree)
                 referenced.formUnion(part.manifest)
                 referenced.formUnion(part.keychain?.split(separator: ",").map(String.init) ?? [])
-                let nodes: [TreeNode]
-                do {
-                    nodes = try JSONDecoder.repository.decode(
-                        [TreeNode].self, from: Data(try repository.loadSplit(part.tree)))
-                } catch let error as SandboxError {
-                    throw error
-                } catch {
-                    throw SandboxError(
-                        .repositoryDamaged,
-                        "The tree of '\(part.app)' in snapshot \(snapshot.shortID) cannot be decoded (\(error)); nothing was pruned."
-                    )
+                for node in try SnapshotTree.nodes(of: part, in: snapshot, from: repository) {
+                    referenced.formUnion(node.chunks ?? [])
                 }
-                for node in nodes { referenced.formUnion(node.chunks ?? []) }
             }
         }
         for snapshot in removed { try repository.storage.delete(ObjectName(.snapshot, snapshot.id)) }
         let oldIndexes = try repository.storage.list(.index)
         var keptBlobs: [String: Int] = [:]
-        var report = PruneReport(
-            snapshotsKept: kept.count, snapshotsRemoved: removed.count, blobsRemoved: 0, bytesRemoved: 0)
         var doomed: [ObjectName] = []
         for name in try repository.storage.list(.data) {
             if referenced.contains(name.name) {
@@ -90,6 +121,26 @@ public enum Pruner {
             report.bytesRemoved += try repository.storage.size(of: name) ?? 0
             try repository.storage.delete(name)
             report.blobsRemoved += 1
+        }
+        return report
+    }
+
+    private static func report(_ groups: [RetentionGroup], dryRun: Bool) -> PruneReport {
+        var report = PruneReport(
+            snapshotsKept: groups.reduce(0) { $0 + $1.kept.count },
+            snapshotsRemoved: groups.reduce(0) { $0 + $1.removed.count }, blobsRemoved: 0, bytesRemoved: 0,
+            dryRun: dryRun)
+        for group in groups {
+            let decisions =
+                group.kept.map { (snapshot: $0.snapshot, reasons: $0.reasons) }
+                + group.removed.map { (snapshot: $0, reasons: [String]()) }
+            for decision in decisions.sorted(by: { RetentionPolicy.newerFirst($0.snapshot, $1.snapshot) }) {
+                report.snapshots.append(
+                    PruneDecision(
+                        id: decision.snapshot.id, time: decision.snapshot.record.time,
+                        host: decision.snapshot.record.hostname, apps: group.apps, kept: !decision.reasons.isEmpty,
+                        reasons: decision.reasons))
+            }
         }
         return report
     }

@@ -97,21 +97,8 @@ public enum Restore {
         try home.requireNoRefusal(of: .restore, for: app)  // before the work, not only at the exchange
         let lock = try RepositoryLock.acquireShared(repository.storage, operation: "restore")
         defer { _ = try? lock.release() }  // a failed release leaves a stale lock the next prune takes over
-        guard let part = snapshot.record.apps.first(where: { $0.app == app.rawValue }) else {
-            throw SandboxError(
-                .notFound,
-                "The snapshot \(snapshot.shortID) holds no '\(app)' (it holds \(snapshot.record.apps.map(\.app).joined(separator: ", ")))."
-            )
-        }
-        let nodes: [TreeNode]
-        do {
-            nodes = try JSONDecoder.repository.decode([TreeNode].self, from: Data(try repository.loadSplit(part.tree)))
-        } catch let error as SandboxError {
-            throw error
-        } catch {
-            throw SandboxError(
-                .repositoryDamaged, "The tree of '\(app)' in snapshot \(snapshot.shortID) cannot be read: \(error).")
-        }
+        let part = try SnapshotTree.part(of: app.rawValue, in: snapshot)
+        let nodes = try SnapshotTree.nodes(of: part, in: snapshot, from: repository)
         // The tree checked, and the protected folders' classes writable, before anything changes.
         let plan = try RestorePlan(nodes)
         try plan.requireWritableClasses(DataProtection(home: home))

@@ -42,9 +42,25 @@ func openRepository(_ path: String, password: [UInt8]?) async throws(SandboxErro
     try await Repository.open(RepositoryAddress(path).storage(creating: false), password: password)
 }
 
+/// `sandbox backup`: a backup run (``BackupCreateCommand``, the default), and the commands that
+/// read snapshots without restoring them.
 struct BackupCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: ExtraCommand.backup.name,
+        abstract: ExtraCommand.backup.abstract,
+        discussion: """
+            `sandbox backup APP… REPO` backs up (`create`, the default); `backup ls`, `backup diff` and \
+            `backup dump` read snapshots without restoring them.
+            """,
+        subcommands: [
+            BackupCreateCommand.self, BackupListCommand.self, BackupDiffCommand.self, BackupDumpCommand.self,
+        ],
+        defaultSubcommand: BackupCreateCommand.self)
+}
+
+struct BackupCreateCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "create",
         abstract: ExtraCommand.backup.abstract,
         discussion: """
             Everything but the bundle, Library/Caches, tmp and items excluded from backup; SQLite databases through \
@@ -160,20 +176,24 @@ struct SnapshotsCommand: AsyncParsableCommand {
 
     func run() async throws {
         let opened = try await openRepository(repository, password: try repositoryOptions.password())
-        let snapshots = try await closing(opened) { () async throws(SandboxError) in try await opened.snapshots() }
+        let (snapshots, sizes) = try await closing(opened) { () async throws(SandboxError) in
+            let snapshots = try await opened.snapshots()
+            return (snapshots, try await SnapshotBrowser.sizes(of: snapshots, from: opened))
+        }
         if output.json {
             return try Output.json(
                 snapshots.map {
                     SnapshotLine(
                         id: $0.id, time: $0.record.time, apps: $0.record.apps.map(\.app), host: $0.record.hostname,
-                        incomplete: $0.record.incompleteItems)
+                        incomplete: $0.record.incompleteItems, size: sizes[$0.id]?.total ?? 0,
+                        added: sizes[$0.id]?.added ?? 0)
                 })
         }
-        try Output.line("ID\tTIME\tHOST\tAPPS\tSTATE")
+        try Output.line("ID\tTIME\tHOST\tAPPS\tSIZE\tADDED\tSTATE")
         for snapshot in snapshots {
             let left = snapshot.record.incompleteItems
             try Output.line(
-                "\(snapshot.shortID)\t\(UTCTimestamp.iso8601(snapshot.record.time))\t\(snapshot.record.hostname)\t\(snapshot.record.apps.map(\.app).joined(separator: ","))\t\(left.isEmpty ? "complete" : "incomplete (\(left.count) left out: \(left.joined(separator: ", ")))")"
+                "\(snapshot.shortID)\t\(UTCTimestamp.iso8601(snapshot.record.time))\t\(snapshot.record.hostname)\t\(snapshot.record.apps.map(\.app).joined(separator: ","))\t\(Output.bytes(sizes[snapshot.id]?.total ?? 0))\t\(Output.bytes(sizes[snapshot.id]?.added ?? 0))\t\(left.isEmpty ? "complete" : "incomplete (\(left.count) left out: \(left.joined(separator: ", ")))")"
             )
         }
     }
@@ -186,6 +206,10 @@ struct SnapshotLine: Encodable {
     var host: String
     /// The items left out (`app: path`): the snapshot is incomplete when there are any.
     var incomplete: [String]
+    /// The bytes of file contents the snapshot holds.
+    var size: Int64
+    /// The bytes of blobs no older snapshot refers to.
+    var added: Int64
 }
 
 struct CheckCommand: AsyncParsableCommand {
@@ -250,21 +274,64 @@ struct RestoreCommand: AsyncParsableCommand {
 
 struct PruneCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: ExtraCommand.prune.name, abstract: ExtraCommand.prune.abstract)
+        commandName: ExtraCommand.prune.name, abstract: ExtraCommand.prune.abstract,
+        discussion: """
+            restic's forget rules, per device and set of apps: each --keep rule keeps the newest snapshot of \
+            each of its last N hours, days, ISO weeks, months or years (local time), or the N newest; \
+            --keep-within keeps every snapshot within that span (2d3h, 1y6m) of the newest; the union is kept. \
+            A count may be 'unlimited'. With no rule, nothing is removed.
+            """)
 
     @Argument(help: "The repository: a directory, or s3://BUCKET/PREFIX.") var repository: String
-    @Option(help: "How many of the newest snapshots to keep.") var keepLast: Int
+    @Option(help: "Keep the N newest snapshots.") var keepLast: KeepCount?
+    @Option(help: "Keep the newest snapshot of each of the last N hours.") var keepHourly: KeepCount?
+    @Option(help: "Keep the newest snapshot of each of the last N days.") var keepDaily: KeepCount?
+    @Option(help: "Keep the newest snapshot of each of the last N ISO weeks.") var keepWeekly: KeepCount?
+    @Option(help: "Keep the newest snapshot of each of the last N months.") var keepMonthly: KeepCount?
+    @Option(help: "Keep the newest snapshot of each of the last N years.") var keepYearly: KeepCount?
+    @Option(help: "Keep every snapshot within this span of the newest (2d3h: y, m, d, h).") var keepWithin: String?
+    @Flag(help: "List what would be kept (and why) and removed; change nothing.") var dryRun = false
     @OptionGroup var repositoryOptions: RepositoryOptions
     @OptionGroup var output: OutputOptions
 
     func run() async throws {
+        let policy = RetentionPolicy(
+            last: keepLast?.value ?? 0, hourly: keepHourly?.value ?? 0, daily: keepDaily?.value ?? 0,
+            weekly: keepWeekly?.value ?? 0, monthly: keepMonthly?.value ?? 0, yearly: keepYearly?.value ?? 0,
+            within: try keepWithin.map { (text) throws(SandboxError) in try RetentionDuration(parsing: text) })
+        try policy.validate()  // before the repository is opened: no rule removes nothing
         let opened = try await openRepository(repository, password: try repositoryOptions.password())
         let report = try await closing(opened) { () async throws(SandboxError) in
-            try await Pruner.prune(opened, keepingLast: keepLast)
+            try await Pruner.prune(opened, policy: policy, dryRun: dryRun)
         }
         if output.json { return try Output.json(report) }
+        for decision in report.snapshots {
+            try Output.line(
+                "\(decision.kept ? "keep" : "remove")\t\(decision.id.prefix(8))\t\(UTCTimestamp.iso8601(decision.time))\t\(decision.host)\t\(decision.apps.joined(separator: ","))\t\(decision.reasons.joined(separator: ", "))"
+            )
+        }
+        if dryRun {
+            return try Output.line(
+                "would keep \(report.snapshotsKept) snapshot(s) and remove \(report.snapshotsRemoved) (dry run: nothing was removed)"
+            )
+        }
         try Output.line(
             "kept \(report.snapshotsKept) snapshot(s), removed \(report.snapshotsRemoved) and \(report.blobsRemoved) blob(s) (\(Output.bytes(report.bytesRemoved)))"
         )
+    }
+}
+
+/// A `--keep-…` count: a number of 0 or more, or `unlimited`.
+struct KeepCount: ExpressibleByArgument {
+    var value: Int
+
+    init?(argument: String) {
+        if argument == "unlimited" {
+            value = RetentionPolicy.unlimited
+        } else if let number = Int(argument), number >= 0 {
+            value = number
+        } else {
+            return nil
+        }
     }
 }
