@@ -103,8 +103,8 @@ import X509
     }
 
     /// `sandbox share` with a missing file, a key that is not the certificate's, an expired
-    /// certificate, or a wide bind without TLS: status 1 (or 64), a message naming the problem,
-    /// and it never printed a URL.
+    /// certificate, or a wide bind without TLS: status 64 (usage) or 1 for a missing file, a
+    /// message naming the problem, and it never printed a URL.
     @Test func badTLSFilesAndAnUnprotectedWideBindAreRefusedBeforeListening() async throws {
         try await ScratchDirectory.with(prefix: "sandbox-tls-refusals") { scratch in
             let authority = try TestCertificateAuthority()
@@ -123,27 +123,28 @@ import X509
             let created = try await sandbox.run(
                 ["create", "com.example.tls"], environment: environment, outputIn: scratch.path)
             #expect(created.status == 0)
-            let cases: [([String], String)] = [
+            let cases: [(arguments: [String], reason: String, status: Int32?)] = [
                 (
                     ["--tls-cert", scratch.appending("missing.pem"), "--tls-key", scratch.appending("good.key")],
-                    "missing.pem"
+                    "missing.pem", nil
                 ),
                 (
                     ["--tls-cert", scratch.appending("good.pem"), "--tls-key", scratch.appending("other.key")],
-                    "is not the key"
+                    "is not the key", 64
                 ),
                 (
                     ["--tls-cert", scratch.appending("expired.pem"), "--tls-key", scratch.appending("expired.key")],
-                    "expired"
+                    "expired", 64
                 ),
-                (["--tls-cert", scratch.appending("good.pem")], "go together"),
-                (["--bind", "0.0.0.0"], "without TLS"),
+                (["--tls-cert", scratch.appending("good.pem")], "go together", 64),
+                (["--bind", "0.0.0.0"], "without TLS", 64),
             ]
-            for (arguments, reason) in cases {
+            for (arguments, reason, status) in cases {
                 let output = try await sandbox.run(
                     ["share", "com.example.tls", "--port", "0"] + arguments, environment: environment,
                     outputIn: scratch.path, timeout: .seconds(60))
                 #expect(output.status != 0 && output.stderr.contains(reason), "\(arguments): \(output.stderr)")
+                if let status { #expect(output.status == status, "\(arguments): status \(output.status)") }
                 #expect(!output.stdout.contains("URL:"), "\(arguments) listened: \(output.stdout)")
             }
         }

@@ -24,15 +24,16 @@ extension ShareTLSIdentity {
     }
 
     /// The text of the host file at `path`, read through the core's reader from the folder its
-    /// real path is in.
+    /// real path is in. Errors carry the absolute path: the file is the host's, not a container's.
     private static func readHostFile(_ path: String, kind: String) throws(SandboxError) -> String {
+        let absolute = path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
         guard let resolved = realpath(path, nil) else {
             let number = errno
             throw SandboxError(
                 number == ENOENT ? .notFound : .permissionDenied,
                 "The TLS \(kind) file '\(path)' cannot be opened (\(String(cString: strerror(number)))): "
                     + "give the path of a readable PEM file.",
-                path: path)
+                path: absolute)
         }
         let real = String(cString: resolved)
         free(resolved)
@@ -47,7 +48,7 @@ extension ShareTLSIdentity {
             throw SandboxError(
                 error.code,
                 "The TLS \(kind) file '\(path)' cannot be read (\(error.message)): give the path of a readable PEM file.",
-                path: path, underlying: .wrapping(error))
+                path: absolute, underlying: .wrapping(error))
         }
     }
 }
