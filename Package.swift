@@ -64,6 +64,11 @@ let package = Package(
         // Imported directly, so declared (already in the graph through async-http-client and hummingbird).
         .package(url: "https://github.com/apple/swift-distributed-tracing", from: "1.1.0"),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.0.0"),
+        // The share over HTTPS: TLS, and its device certificate (already in the graph through
+        // async-http-client, so built already).
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
+        .package(url: "https://github.com/apple/swift-certificates", from: "1.21.1"),
+        .package(url: "https://github.com/apple/swift-asn1", from: "1.7.4"),
     ],
     targets: [
         // C wrappers for what the Glibc module does not expose (openat2, statx, renameat2, xattrs, …).
@@ -168,6 +173,9 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
             ],
             // The web page's HTML, CSS and script, served as they are.
             resources: [.copy("Web/Resources")],
@@ -383,6 +391,9 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
                 "Sandbox", .product(name: "SystemPackage", package: "swift-system"),
                 "SandboxShare", "SandboxTesting", "SandboxTransferTesting",
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
+                .product(name: "Crypto", package: "swift-crypto"),
             ],
             // The browser tests' Selenium script, run by Python from its source folder.
             exclude: ["Browser/share_page.py"],

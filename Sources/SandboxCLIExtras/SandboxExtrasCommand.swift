@@ -1,6 +1,7 @@
 import ArgumentParser
 import SandboxBackup
 import SandboxCLISupport
+import SandboxShare
 import SandboxTransfer
 
 /// `sandbox-extras`: the `sandbox` commands that link the sharing server, the HTTP client or the
@@ -23,15 +24,21 @@ struct SandboxExtrasCommand: AsyncParsableCommand {
         await CommandMain.run(Self.self, exitStatuses: exitStatuses, remedies: remedies)
     }
 
-    /// The remedies of the backup repository's codes.
+    /// The remedies of the backup repository's codes and of the share's certificate.
     static let remedies: [SandboxError.Code: [Remedies.Remedy]] = [
         .notARepository: [Remedies.Remedy(text: "`sandbox backup` makes one.", scope: .any)],
         .repositoryDamaged: [
             Remedies.Remedy(
                 text: "`sandbox check REPO --read-data` shows which snapshots and files it affects.", scope: .any)
         ],
+        .invalidCertificate: [
+            Remedies.Remedy(
+                text: "`sandbox share APP --tls` serves this device's own certificate instead.", scope: .any)
+        ],
     ]
 
-    /// `sandbox`'s exit statuses and the downloads' usage codes: a URL or resume data the user gave.
-    static let exitStatuses = ExitStatus.merging([.invalidURL: ExitStatus.usage, .invalidResumeData: ExitStatus.usage])
+    /// `sandbox`'s exit statuses and the usage codes: a URL, resume data or a certificate the user gave.
+    static let exitStatuses = ExitStatus.merging([
+        .invalidURL: ExitStatus.usage, .invalidResumeData: ExitStatus.usage, .invalidCertificate: ExitStatus.usage,
+    ])
 }

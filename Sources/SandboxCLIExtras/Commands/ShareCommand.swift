@@ -16,7 +16,10 @@ struct Share: AsyncParsableCommand {
             unless --bind names another address. One log line per request on standard error. SIGINT or \
             SIGTERM stops it once requests in flight end. While the app is restored or uninstalled, or the device \
             locks, changes are refused (503, retry) and reads go on; after a restore the restored \
-            Documents is shared; after an uninstall the share stops (status 0).
+            Documents is shared; after an uninstall the share stops (status 0). With --tls it serves HTTPS \
+            with this device's own certificate (made on first use, kept in the home's Device/Share/) and \
+            prints its SHA-256 fingerprint and key pin to check it by; --tls-cert and --tls-key serve a \
+            certificate you bring instead. An address beyond this machine needs TLS, or --insecure.
             """
     )
 
@@ -29,11 +32,32 @@ struct Share: AsyncParsableCommand {
     var readOnly = false
     @Option(help: "The largest upload accepted, e.g. 500M or 4G (default: no limit but the disk).")
     var maxUpload: String?
+    @Flag(
+        help: "Serve HTTPS with this device's certificate (made on first use; its fingerprint and key pin are printed)."
+    )
+    var tls = false
+    @Option(help: "Serve HTTPS with this certificate chain (PEM, the server's certificate first).")
+    var tlsCert: String?
+    @Option(help: "The private key of --tls-cert (PEM, not encrypted).")
+    var tlsKey: String?
+    @Flag(
+        help:
+            "Listen beyond this machine without TLS: the documents and the pairing code cross the network in the clear."
+    )
+    var insecure = false
 
     func validate() throws {
         guard (0...65535).contains(port) else { throw ValidationError("--port must be between 0 and 65535.") }
         if let maxUpload, ByteSize.parse(maxUpload) == nil {
             throw ValidationError("--max-upload takes a size such as 100M, 4G or 1048576, not '\(maxUpload)'.")
+        }
+        guard (tlsCert == nil) == (tlsKey == nil) else {
+            throw ValidationError("--tls-cert and --tls-key go together: give the certificate and its key.")
+        }
+        if !ShareConfiguration.isLoopback(bind) && !tls && tlsCert == nil && !insecure {
+            throw ValidationError(
+                "Sharing on \(bind) without TLS sends the documents and the pairing code in the clear: add --tls "
+                    + "(or --tls-cert and --tls-key), or --insecure to accept that.")
         }
     }
 
@@ -42,27 +66,45 @@ struct Share: AsyncParsableCommand {
         Self.boundMallocMemory()
         let container = try app.container()
         let credentials = ShareCredentials(user: "sandbox", password: PairingCode.generate())
-        let configuration = ShareConfiguration(
+        var settings = ShareConfiguration(
             host: bind, port: port, readOnly: readOnly, maximumUploadSize: maxUpload.flatMap(ByteSize.parse),
             credentials: credentials)
+        if let tlsCert, let tlsKey {
+            settings.tls = try ShareTLSIdentity(certificateFile: tlsCert, keyFile: tlsKey)
+        } else if tls {
+            settings.tls = try DeviceCertificate.identity(in: container.home, for: settings)
+        }
+        let configuration = settings
         let logger = StandardErrorLogHandler.logger(label: "sandbox.share")
         let server = try ShareServer(container: container, configuration: configuration, logger: logger)
         if !configuration.isLoopback {
             StandardStreams.error(
                 "warning: listening on \(bind): anyone on the network who has the pairing code can "
                     + (readOnly ? "read" : "read and change") + " these documents.\n")
+            if configuration.tls == nil {
+                StandardStreams.error(
+                    "warning: without TLS, anyone on the network can read the documents and the pairing code "
+                        + "as they pass.\n")
+            }
         }
         let identifier = container.identifier
         defer { StandardErrorLog.shared.flush() }
         try await server.run { port in
             let host = configuration.host.contains(":") ? "[\(configuration.host)]" : configuration.host
-            let text = """
+            var text = """
                 Sharing the Documents of \(identifier) (\(readOnly ? "read-only" : "read-write"))
-                  URL:          http://\(host):\(port)/
+                  URL:          \(configuration.scheme)://\(host):\(port)/
                   User:         \(credentials.user)
                   Pairing code: \(credentials.password)
-                Press Ctrl-C to stop.
                 """
+            if let tls = configuration.tls {
+                text += """
+
+                      Certificate:  SHA-256 \(tls.fingerprint)
+                      Key pin:      sha256//\(tls.publicKeyPin)
+                    """
+            }
+            text += "\nPress Ctrl-C to stop."
             do { try Output.line(text) } catch { StandardStreams.error("sandbox: \(error)\n") }
         }
     }

@@ -40,6 +40,9 @@ extension SandboxError.Code {
     /// A change refused for a moment: a lifecycle operation on the app (a restore, an uninstall,
     /// the device locking) has the share let go of the container; retry (503, with `Retry-After`).
     public static let unavailable = Self("unavailable")
+    /// The certificate or key to serve HTTPS with cannot be used: not PEM, a key that is not the
+    /// certificate's, expired or not yet valid. Found before the share listens; never an answer.
+    public static let invalidCertificate = Self("invalid-certificate")
 
     /// The HTTP status a request failing with this code gets: 500 for a code the share does not
     /// answer with on its own.

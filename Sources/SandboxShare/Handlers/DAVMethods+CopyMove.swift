@@ -15,7 +15,8 @@ extension DAVMethods {
         guard let value = request.headers.fieldValue(.destination) else {
             throw SandboxError(.malformedRequest, "\(name) needs a Destination header.", path: source.description)
         }
-        let destination = try DestinationHeader.parse(value, allowedAuthorities: allowedAuthorities)
+        let destination = try DestinationHeader.parse(
+            value, allowedAuthorities: allowedAuthorities, scheme: scheme)
         if move { try requireVisibleName(source, for: .delete) }
         let sourceItem = try existingItem(at: source)
         try requireVisibleName(destination, for: .create)

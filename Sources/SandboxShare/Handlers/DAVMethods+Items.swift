@@ -154,7 +154,7 @@ extension DAVMethods {
     /// The lock tokens the request submits in its `If` header.
     func submittedTokens(_ request: Request) throws(SandboxError) -> Set<String> {
         guard let value = request.headers.fieldValue(.davIf) else { return [] }
-        return try IfHeader.parse(value, allowedAuthorities: allowedAuthorities).submittedTokens
+        return try IfHeader.parse(value, allowedAuthorities: allowedAuthorities, scheme: scheme).submittedTokens
     }
 
     /// Refuses a change to `path` (and, when `recursive`, to everything beneath it) that a lock
@@ -170,7 +170,7 @@ extension DAVMethods {
     /// - Throws: ``SandboxCore/SandboxError/Code/malformedRequest`` when it does not parse,
     ///   ``SandboxCore/SandboxError/Code/preconditionFailed`` when no list holds.
     func checkIfHeader(_ value: String, path: SharePath) throws(SandboxError) {
-        let header = try IfHeader.parse(value, allowedAuthorities: allowedAuthorities)
+        let header = try IfHeader.parse(value, allowedAuthorities: allowedAuthorities, scheme: scheme)
         // The state of every resource the header names, looked up first: a failure to look is
         // the request's error, not a condition that silently fails.
         var states: [SharePath: ResourceState] = [:]

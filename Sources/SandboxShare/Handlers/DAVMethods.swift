@@ -29,6 +29,9 @@ struct DAVMethods: Sendable {
     /// Admits the changes, and stops them while the share lets go of the container
     /// (``ShareCoordinator``).
     var writes = WriteGate()
+    /// The server's scheme (``ShareConfiguration/scheme``): `Destination` and `If` URIs name this
+    /// server only with it.
+    var scheme = "http"
 
     /// The methods a read-only share allows.
     static let readMethods: [HTTPRequest.Method] = [.options, .get, .head, .propfind]

@@ -7,11 +7,14 @@ package enum DestinationHeader {
     /// - Parameters:
     ///   - value: the header's value: an absolute URI (`http://host:port/path`) or absolute path.
     ///   - allowedAuthorities: this server's `host[:port]` spellings (see ``ShareURI``).
+    ///   - scheme: this server's scheme, `http` or `https`.
     /// - Throws: ``SandboxCore/SandboxError/Code/badGateway`` (502, RFC 4918 §9.8.5) for a URI naming another
-    ///   server; ``SandboxCore/SandboxError/Code/malformedRequest`` for anything ``ShareURI/resolve(_:allowedAuthorities:)``
+    ///   server; ``SandboxCore/SandboxError/Code/malformedRequest`` for anything ``ShareURI/resolve(_:allowedAuthorities:scheme:)``
     ///   refuses: user information, a query or fragment, a path ``SharePath`` refuses.
-    package static func parse(_ value: String, allowedAuthorities: Set<String>) throws(SandboxError) -> SharePath {
-        switch try ShareURI.resolve(value, allowedAuthorities: allowedAuthorities) {
+    package static func parse(
+        _ value: String, allowedAuthorities: Set<String>, scheme: String = "http"
+    ) throws(SandboxError) -> SharePath {
+        switch try ShareURI.resolve(value, allowedAuthorities: allowedAuthorities, scheme: scheme) {
         case .local(let path):
             return path
         case .foreign(let uri):

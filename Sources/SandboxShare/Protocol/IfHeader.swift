@@ -61,16 +61,19 @@ package struct IfHeader: Sendable, Equatable {
     /// - Parameters:
     ///   - value: the header's value.
     ///   - allowedAuthorities: this server's `host[:port]` spellings, to resolve Resource-Tags as
-    ///     ``ShareURI/resolve(_:allowedAuthorities:)`` does (another server's is ``Tag/foreign``).
+    ///     ``ShareURI/resolve(_:allowedAuthorities:scheme:)`` does (another server's is ``Tag/foreign``).
+    ///   - scheme: this server's scheme, `http` or `https`.
     /// - Throws: ``SandboxCore/SandboxError/Code/malformedRequest`` for a header over 64 KiB, no list, an empty
     ///   list, untagged and tagged lists mixed, an unbalanced `<>`, `()` or `[]`, a malformed entity
     ///   tag, anything else outside the grammar, or a Resource-Tag whose path is refused.
-    package static func parse(_ value: String, allowedAuthorities: Set<String>) throws(SandboxError) -> IfHeader {
+    package static func parse(
+        _ value: String, allowedAuthorities: Set<String>, scheme: String = "http"
+    ) throws(SandboxError) -> IfHeader {
         guard value.utf8.count <= maximumLength else {
             throw SandboxError(
                 .malformedRequest, "The If header is over \(maximumLength) bytes; submit fewer conditions.")
         }
-        var parser = IfHeaderParser(value, allowedAuthorities: allowedAuthorities)
+        var parser = IfHeaderParser(value, allowedAuthorities: allowedAuthorities, scheme: scheme)
         return IfHeader(lists: try parser.parseLists())
     }
 }

@@ -1,17 +1,19 @@
 import Sandbox
 
-/// The recursive-descent parser behind ``IfHeader/parse(_:allowedAuthorities:)``, over the
+/// The recursive-descent parser behind ``IfHeader/parse(_:allowedAuthorities:scheme:)``, over the
 /// header's bytes.
 struct IfHeaderParser {
     private let text: String
     private let bytes: [UInt8]
     private let allowedAuthorities: Set<String>
+    private let scheme: String
     private var position = 0
 
-    init(_ text: String, allowedAuthorities: Set<String>) {
+    init(_ text: String, allowedAuthorities: Set<String>, scheme: String) {
         self.text = text
         self.bytes = Array(text.utf8)
         self.allowedAuthorities = allowedAuthorities
+        self.scheme = scheme
     }
 
     /// `1*No-tag-list | 1*Tagged-list`.
@@ -44,7 +46,7 @@ struct IfHeaderParser {
     /// `"<" Simple-ref ">"`.
     private mutating func parseResourceTag() throws(SandboxError) -> IfHeader.Tag {
         let uri = try parseAngled(what: "resource tag")
-        switch try ShareURI.resolve(uri, allowedAuthorities: allowedAuthorities) {
+        switch try ShareURI.resolve(uri, allowedAuthorities: allowedAuthorities, scheme: scheme) {
         case .local(let path): return .path(path)
         case .foreign: return .foreign
         }

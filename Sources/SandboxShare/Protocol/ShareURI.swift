@@ -10,16 +10,17 @@ package enum ShareURI: Sendable, Equatable {
 
     /// Resolves `value` (surrounding spaces ignored) against this server's authorities.
     ///
-    /// An absolute URI's scheme and authority compare case-insensitively; the scheme must be
-    /// `http` (the server speaks nothing else), and `:80` is elided before looking the authority
-    /// up in `allowedAuthorities` (which hold `host` or `host:port`, any case). A URI with another
-    /// scheme or authority is ``foreign(_:)``. The path then follows ``SharePath/init(requestPath:)``.
+    /// An absolute URI's scheme and authority compare case-insensitively; the scheme must be the
+    /// server's own, `scheme` (`http`, or `https` under TLS: the port speaks nothing else), and its
+    /// default port (`:80`, `:443`) is elided before looking the authority up in
+    /// `allowedAuthorities` (which hold `host` or `host:port`, any case). A URI with another scheme
+    /// or authority is ``foreign(_:)``. The path then follows ``SharePath/init(requestPath:)``.
     ///
     /// - Throws: ``SandboxCore/SandboxError/Code/malformedRequest`` for something that is neither an absolute
     ///   path nor an absolute URI, user information (`user@host`), a query or fragment, or a path
     ///   ``SharePath`` refuses.
     package static func resolve(
-        _ value: some StringProtocol, allowedAuthorities: Set<String>
+        _ value: some StringProtocol, allowedAuthorities: Set<String>, scheme: String = "http"
     ) throws(SandboxError)
         -> ShareURI
     {
@@ -34,9 +35,10 @@ package enum ShareURI: Sendable, Equatable {
         guard let colon = text.firstIndex(of: ":"), isScheme(text[..<colon]) else {
             throw refusal(text, "is neither an absolute path nor an absolute URI; send http://host/path or /path")
         }
+        let ownScheme = scheme
         let scheme = text[..<colon].lowercased()
         let rest = text[text.index(after: colon)...]
-        guard scheme == "http" else { return .foreign(String(text.prefix(64))) }
+        guard scheme == ownScheme else { return .foreign(String(text.prefix(64))) }
         guard rest.hasPrefix("//") else {
             throw refusal(text, "has no authority after its scheme; send http://host/path")
         }

@@ -2,6 +2,7 @@ import Hummingbird
 import HummingbirdCore
 import Logging
 import NIOCore
+import NIOSSL
 
 /// Hummingbird's HTTP/1.1 channel, with each connection's task preferring the connection's event
 /// loop (``EventLoopTaskExecutor``) to Swift's global pool, and each request handed straight to
@@ -18,6 +19,11 @@ import NIOCore
 ///
 /// Each connection is admitted by the ``ConnectionRegistry`` as it opens, and watched by a
 /// ``ConnectionGuard`` (first among the handlers after the HTTP codec) until it closes.
+///
+/// With a TLS context, each connection speaks TLS first (`NIOSSLServerHandler`, before the HTTP
+/// codec) and its requests carry the `https` scheme, which the web page's origin check and
+/// cookies go by. A handshake that stalls is closed as a silent connection is: by the
+/// ``ConnectionGuard``'s deadline for one that has not logged in.
 struct EventLoopHTTP1Channel: ServerChildChannel {
     typealias Value = HTTP1Channel.Value
 
@@ -25,9 +31,18 @@ struct EventLoopHTTP1Channel: ServerChildChannel {
     let responder: ReadyResponder
     let registry: ConnectionRegistry
     let credentials: ShareCredentials
+    /// The TLS server context; `nil` for plain HTTP.
+    let tls: NIOSSLContext?
 
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
         let id = registry.open(channel, client: ShareRequestContext(channel: channel).client)
+        if let tls {
+            do {
+                try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: tls))
+            } catch {
+                return channel.eventLoop.makeFailedFuture(error)
+            }
+        }
         var configuration = self.configuration
         let handlers = configuration.additionalChannelHandlers
         configuration.additionalChannelHandlers = { [registry, credentials] in
@@ -40,13 +55,23 @@ struct EventLoopHTTP1Channel: ServerChildChannel {
     func handle(value: Value, logger: Logger) async {
         let context = ShareRequestContext(channel: value.channel)
         let responder = self.responder
+        let isSecure = tls != nil
         let connection = HTTP1Channel(
             responder: { request, writer, _ in
+                // Hummingbird's codec marks every request `http`.
+                let request = isSecure ? Self.markedSecure(request) : request
                 try await responder.respond(to: request, writer: writer, context: context)
             },
             configuration: configuration)
         await withTaskExecutorPreference(EventLoopTaskExecutor(context.eventLoop)) {
             await connection.handle(value: value, logger: logger)
         }
+    }
+
+    /// `request` with the `https` scheme.
+    private static func markedSecure(_ request: Request) -> Request {
+        var head = request.head
+        head.scheme = "https"
+        return Request(head: head, body: request.body)
     }
 }

@@ -21,7 +21,8 @@ struct ResponderFactory: Sendable {
         let methods = DAVMethods(
             documents: documents, locks: locks, properties: DeadPropertyStore(root: documents, logger: logger),
             readOnly: configuration.readOnly, maximumUploadSize: configuration.maximumUploadSize,
-            allowedAuthorities: allowedAuthorities, logger: logger, dataProtection: dataProtection, writes: writes)
+            allowedAuthorities: allowedAuthorities, logger: logger, dataProtection: dataProtection, writes: writes,
+            scheme: configuration.scheme)
         return ShareResponder(methods: methods, gate: gate, sessions: sessions, logger: logger)
     }
 }

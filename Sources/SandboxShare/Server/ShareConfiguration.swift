@@ -16,6 +16,9 @@ public struct ShareConfiguration: Sendable {
     public var idleTimeout: Duration
     /// How many connections are held, and how soon one that has not logged in is closed.
     public var connectionLimits: ConnectionLimits
+    /// The certificate and key to serve HTTPS with; `nil` for plain HTTP. The device's own
+    /// (``DeviceCertificate``) or the user's (``ShareTLSIdentity/init(certificateFile:keyFile:now:)``).
+    public var tls: ShareTLSIdentity?
 
     /// A configuration; see each property for the defaults.
     public init(
@@ -25,7 +28,8 @@ public struct ShareConfiguration: Sendable {
         maximumUploadSize: Int64? = nil,
         credentials: ShareCredentials,
         idleTimeout: Duration = .seconds(60),
-        connectionLimits: ConnectionLimits = ConnectionLimits()
+        connectionLimits: ConnectionLimits = ConnectionLimits(),
+        tls: ShareTLSIdentity? = nil
     ) {
         self.host = host
         self.port = port
@@ -34,10 +38,20 @@ public struct ShareConfiguration: Sendable {
         self.credentials = credentials
         self.idleTimeout = idleTimeout
         self.connectionLimits = connectionLimits
+        self.tls = tls
     }
 
+    /// `https` with ``tls``, else `http`.
+    public var scheme: String { tls == nil ? "http" : "https" }
+
+    /// The port a client leaves out of `Host`: 443 with ``tls``, else 80.
+    var defaultPort: Int { tls == nil ? 80 : 443 }
+
     /// Whether the address is reachable only from this machine.
-    public var isLoopback: Bool {
+    public var isLoopback: Bool { Self.isLoopback(host) }
+
+    /// Whether the address `host` is reachable only from this machine.
+    public static func isLoopback(_ host: String) -> Bool {
         host == "127.0.0.1" || host == "::1" || host == "localhost" || host.hasPrefix("127.")
     }
 
@@ -45,24 +59,39 @@ public struct ShareConfiguration: Sendable {
     public var isWildcard: Bool { host == "0.0.0.0" || host == "::" }
 
     /// The `Host` header values accepted once the server listens on `port` (DNS rebinding: a page
-    /// on another name that resolves here is refused). Lowercased, as `host[:port]`.
+    /// on another name that resolves here is refused). Lowercased, as `host[:port]`; `host` alone
+    /// too on the scheme's default port (80, or 443 with TLS).
     ///
     /// A wildcard address (`0.0.0.0`, `::`) accepts the addresses of this machine's interfaces
     /// (`localAddresses`), its host name and `<host name>.local`.
     func allowedAuthorities(port: Int, localAddresses: [String] = [], hostName: String? = nil) -> Set<String> {
         let bracketed: (String) -> String = { $0.contains(":") ? "[\($0)]" : $0 }
-        var hosts: Set<String> = [bracketed(host)]
-        if isLoopback { hosts.formUnion(["localhost", "127.0.0.1", "[::1]"]) }
+        var hosts: Set<String> = [host]
+        if isLoopback { hosts.formUnion(Self.loopbackNames) }
         if isWildcard {
-            hosts.formUnion(localAddresses.map(bracketed))
-            hosts.formUnion(["localhost", "127.0.0.1", "[::1]"])
+            hosts.formUnion(localAddresses)
+            hosts.formUnion(Self.loopbackNames)
             if let hostName { hosts.formUnion([hostName, hostName + ".local"]) }
         }
+        hosts = Set(hosts.map(bracketed))
         var result = Set<String>()
         for name in hosts {
             result.insert("\(name):\(port)".lowercased())
-            if port == 80 { result.insert(name.lowercased()) }
+            if port == defaultPort { result.insert(name.lowercased()) }
         }
         return result
     }
+
+    /// The names a certificate for this share has to carry: those of the `Host` check
+    /// (``allowedAuthorities(port:localAddresses:hostName:)``, unbracketed, less a wildcard), and
+    /// always the loopback names, the host name and `<host name>.local`.
+    func certificateNames(localAddresses: [String], hostName: String?) -> Set<String> {
+        var names: Set<String> = Self.loopbackNames
+        if !isWildcard { names.insert(host) }
+        if isWildcard { names.formUnion(localAddresses) }
+        if let hostName { names.formUnion([hostName, hostName + ".local"]) }
+        return names
+    }
+
+    private static let loopbackNames: Set<String> = ["localhost", "127.0.0.1", "::1"]
 }

@@ -118,7 +118,9 @@ public struct ShareServer: Sendable {
     ///
     /// - Parameter onListening: called once with the port the server listens on (the one picked
     ///   when the configuration's port is 0).
-    /// - Throws: the listener's error when the address cannot be bound (in use, not local); for a
+    /// - Throws: ``SandboxCore/SandboxError/Code/invalidCertificate`` when the configuration's
+    ///   ``ShareConfiguration/tls`` cannot be used, before anything listens; the listener's error
+    ///   when the address cannot be bound (in use, not local); for a
     ///   server made from a container, the errors of its registration as the container's presenter
     ///   and of opening a restored Documents (``SandboxCore/SandboxError/Code/forbidden`` for a
     ///   symbolic link): the server stops then rather than serve a folder the app no longer has.
@@ -133,11 +135,13 @@ public struct ShareServer: Sendable {
         let limits = configuration.connectionLimits.fitted(
             toDescriptorLimit: DescriptorLimit.raiseToHard() ?? Self.usualDescriptorLimit)
         let registry = ConnectionRegistry(limits: limits)
+        let tls = try configuration.tls?.makeContext()
         let connections = EventLoopHTTP1Channel(
             configuration: .init(
                 additionalChannelHandlers: [ExpectContinueHandler(gate: gate)],
                 idleTimeout: TimeAmount(configuration.idleTimeout)),
-            responder: ReadyResponder(slot: ready), registry: registry, credentials: configuration.credentials)
+            responder: ReadyResponder(slot: ready), registry: registry, credentials: configuration.credentials,
+            tls: tls)
         let server = connections.server(
             configuration: ServerConfiguration(
                 address: .hostname(configuration.host, port: configuration.port), backlog: Self.backlog),
@@ -220,7 +224,7 @@ public struct ShareServer: Sendable {
     }
 
     /// The addresses of this machine's interfaces, for a wildcard bind's `Host` check.
-    private static func interfaceAddresses() -> [String] {
+    static func interfaceAddresses() -> [String] {
         do {
             return try System.enumerateDevices().compactMap { $0.address?.ipAddress }
         } catch {
@@ -228,7 +232,7 @@ public struct ShareServer: Sendable {
         }
     }
 
-    private static func hostName() -> String? {
+    static func hostName() -> String? {
         var buffer = [CChar](repeating: 0, count: 256)
         guard gethostname(&buffer, buffer.count - 1) == 0 else { return nil }
         return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)

@@ -68,7 +68,11 @@ struct WebPage: Sendable {
         case (.get, ""), (.head, ""): return indexPage(session)
         case (.post, "logout"):
             sessions.close(token)
-            return ShareResponses.empty(204, headers: [.setCookie: SessionCookie.clearing(scope: session.scope)])
+            return ShareResponses.empty(
+                204,
+                headers: [
+                    .setCookie: SessionCookie.clearing(scope: session.scope, secure: request.head.scheme == "https")
+                ])
         case (.get, "api/list"): return try list(request)
         case (.get, "api/storage"): return try storage()
         case (.put, "api/upload"):

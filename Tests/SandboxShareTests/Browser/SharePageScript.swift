@@ -26,6 +26,8 @@ enum SharePageScript {
         /// The filter's folding, the Uploads panel, a refused folder upload's folders, touch
         /// targets (a server started with `--max-upload 1M`).
         case details
+        /// Over HTTPS (a server started with `--tls`): log in, the Secure cookie, list, upload.
+        case tls
     }
 
     /// What the script printed on its `RESULT` line.
@@ -105,7 +107,7 @@ enum SharePageScript {
     @discardableResult
     static func run(
         _ scenario: Scenario, on server: ShareServerProcess, scratch: ScratchDirectory,
-        timeout: Duration = .seconds(300)
+        timeout: Duration = .seconds(300), publicKeyPin: String? = nil
     ) async throws -> Result {
         guard let python else {
             throw TestFailure(
@@ -113,7 +115,8 @@ enum SharePageScript {
         }
         let output = try await BuiltProgram(path: python).run(
             [script, server.url, server.code, scratch.path, scenario.rawValue, server.documents],
-            environment: ["HOME": scratch.path, "PYTHONDONTWRITEBYTECODE": "1"], outputIn: scratch.path,
+            environment: ["HOME": scratch.path, "PYTHONDONTWRITEBYTECODE": "1", "SHARE_SPKI_PIN": publicKeyPin ?? ""],
+            outputIn: scratch.path,
             timeout: timeout)
         let line = output.stdout.split(separator: "\n").last { $0.hasPrefix("RESULT ") }
         guard let line else {

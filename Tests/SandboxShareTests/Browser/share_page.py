@@ -5,19 +5,23 @@
 
 URL is the server's (http://127.0.0.1:PORT/), CODE its pairing code, SCRATCH a folder of the test's
 own (downloads, the Chromium profile, files to upload, screenshots go there), SCENARIO one of
-`page`, `security`, `leak`, `lockout`, `large`, `cancel`, `limit`, `details`, DOCUMENTS the host path of the shared
+`page`, `security`, `leak`, `lockout`, `large`, `cancel`, `limit`, `details`, `tls`, DOCUMENTS the host path of the shared
 folder (the "app"
 writes a file there to see the page pick it up, and the outcome of each step is checked there).
 
 Prints progress lines, then one line `RESULT {json}`; exits 0 when every check passed, 1 otherwise
 (the JSON's "failed" says which check, "error" what happened; a screenshot of the moment is in
 SCRATCH/failure.png).
+
+With an https:// URL, SHARE_SPKI_PIN (the base64 SHA-256 of the server's public key) is the one key
+Chromium trusts (`--ignore-certificate-errors-spki-list`).
 """
 
 import http.client
 import http.server
 import json
 import os
+import ssl
 import sys
 import threading
 import time
@@ -45,7 +49,8 @@ class Page:
     def __init__(self, url, code, scratch, documents):
         parsed = urllib.parse.urlsplit(url)
         self.host, self.port = parsed.hostname, parsed.port
-        self.base = f"http://{self.host}:{self.port}"
+        self.secure = parsed.scheme == "https"
+        self.base = f"{parsed.scheme}://{self.host}:{self.port}"
         self.code, self.scratch, self.documents = code, scratch, documents
         self.downloads = os.path.join(scratch, "downloads")
         os.makedirs(self.downloads, exist_ok=True)
@@ -64,6 +69,8 @@ class Page:
             f"--user-data-dir={os.path.join(scratch, 'chromium-profile')}",
         ):
             options.add_argument(argument)
+        if self.secure:
+            options.add_argument(f"--ignore-certificate-errors-spki-list={os.environ['SHARE_SPKI_PIN']}")
         options.add_experimental_option(
             "prefs",
             {
@@ -100,7 +107,12 @@ class Page:
     # ---- Raw HTTP (no browser): what a client without the session gets ----
 
     def http(self, method, path, body=None, headers=None):
-        connection = http.client.HTTPConnection(self.host, self.port, timeout=30)
+        if self.secure:  # the raw client checks nothing: the browser is what is tested
+            connection = http.client.HTTPSConnection(
+                self.host, self.port, timeout=30, context=ssl._create_unverified_context()
+            )
+        else:
+            connection = http.client.HTTPConnection(self.host, self.port, timeout=30)
         try:
             connection.request(method, path, body=body, headers=headers or {})
             response = connection.getresponse()
@@ -627,6 +639,24 @@ def leak_scenario(page):
     page.wait_row("kept.txt")
 
 
+def tls_scenario(page):
+    """Over HTTPS with the device certificate trusted by its key alone: log in (the session
+    cookie is Secure), list a planted file, upload one."""
+    page.begin("log in over HTTPS")
+    page.login()
+    page.check(page.driver.current_url.startswith(page.base + "/.sandbox/s/"), "at the app page over https")
+    session = page.session_cookies()
+    page.check(len(session) == 1 and session[0].get("secure") is True, f"one Secure session cookie ({session})")
+    page.begin("the planted file is listed")
+    page.wait_row("kept.txt")
+    page.begin("an upload through the picker")
+    data = os.urandom(300_000)
+    page.driver.find_element(By.ID, "upload-files").send_keys(page.write("sent over tls.bin", data))
+    page.wait_uploaded(["/sent over tls.bin"])
+    page.wait_row("sent over tls.bin")
+    page.check(page.disk("sent over tls.bin") == data, "the uploaded bytes on disk")
+
+
 def lockout_scenario(page):
     """A page on another port posts wrong codes to the login form (fetch and a form): none
     counts, and the owner's right code then logs in."""
@@ -789,6 +819,7 @@ SCENARIOS = {
     "large": large_scenario,
     "limit": limit_scenario,
     "details": details_scenario,
+    "tls": tls_scenario,
     "cancel": lambda page: large_scenario(page, cancel_only=True),
 }
 

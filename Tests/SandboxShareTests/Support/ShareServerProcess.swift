@@ -111,7 +111,7 @@ final class ShareServerProcess: Sendable {
     }
 
     /// The text after `label` on the first line that starts with it (spaces trimmed).
-    private static func value(after label: String, in text: String) -> String? {
+    static func value(after label: String, in text: String) -> String? {
         for line in text.split(separator: "\n") {
             let trimmed = line.trimmingCharacters(in: .whitespaces)
             if trimmed.hasPrefix(label) {

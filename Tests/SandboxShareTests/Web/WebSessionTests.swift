@@ -67,10 +67,11 @@ import Testing
     }
 
     @Test func theCookieIsHttpOnlyStrictAndSentToItsFolderOnly() {
-        let value = SessionCookie.setting("abc", scope: "f00d")
-        #expect(value.contains("HttpOnly") && value.contains("SameSite=Strict"))
+        let value = SessionCookie.setting("abc", scope: "f00d", secure: false)
+        #expect(value.contains("HttpOnly") && value.contains("SameSite=Strict") && !value.contains("Secure"))
+        #expect(SessionCookie.setting("abc", scope: "f00d", secure: true).hasSuffix("; Secure"))
         #expect(value.contains("; Path=/.sandbox/s/f00d/;"), "\(value)")
-        let clearing = SessionCookie.clearing(scope: "f00d")
+        let clearing = SessionCookie.clearing(scope: "f00d", secure: false)
         #expect(clearing.contains("Max-Age=0") && clearing.contains("; Path=/.sandbox/s/f00d/;"))
     }
 

@@ -53,7 +53,9 @@ extension WebPage {
         let (token, session) = sessions.open()
         return WebResponses.redirect(
             to: SessionFolder.path(of: session.scope),
-            headers: [.setCookie: SessionCookie.setting(token, scope: session.scope)])
+            headers: [
+                .setCookie: SessionCookie.setting(token, scope: session.scope, secure: request.head.scheme == "https")
+            ])
     }
 }
 

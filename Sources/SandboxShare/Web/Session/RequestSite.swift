@@ -35,7 +35,7 @@ enum RequestSite {
                     + "is refused; open this server's address in the browser instead.")
         }
         guard let origin = request.headers.fieldValue(.origin), !(site != nil && origin == "null") else { return }
-        let own = request.head.authority.map { "http://\($0)" }
+        let own = request.head.authority.map { "\(request.head.scheme ?? "http")://\($0)" }
         guard let own, origin.lowercased() == own.lowercased() else {
             throw SandboxError(
                 .forbidden,

@@ -5,19 +5,22 @@ import HTTPTypes
 /// (`Path=/.sandbox/s/<scope>/`, ``SessionFolder``): cookies ignore ports, so with `Path=/` every
 /// other service on this host would get it.
 ///
-/// Not `__Host-`: that prefix needs `Secure` (HTTPS) and `Path=/`, and the server speaks plain HTTP.
+/// Over HTTPS it is also `Secure` (never sent over plain HTTP). Not `__Host-`: that prefix needs
+/// `Path=/` as well.
 enum SessionCookie {
     static let name = "sandbox_session"
 
     /// The `Set-Cookie` value that stores `token` for the folder `scope` (a session cookie: it
-    /// ends with the browser).
-    static func setting(_ token: String, scope: String) -> String {
+    /// ends with the browser); `Secure` when `secure` (the request came over HTTPS).
+    static func setting(_ token: String, scope: String, secure: Bool) -> String {
         "\(name)=\(token); Path=\(SessionFolder.path(of: scope)); HttpOnly; SameSite=Strict"
+            + (secure ? "; Secure" : "")
     }
 
     /// The `Set-Cookie` value that removes the cookie of the folder `scope`.
-    static func clearing(scope: String) -> String {
+    static func clearing(scope: String, secure: Bool) -> String {
         "\(name)=; Path=\(SessionFolder.path(of: scope)); HttpOnly; SameSite=Strict; Max-Age=0"
+            + (secure ? "; Secure" : "")
     }
 
     /// The session token in the request's `Cookie` fields, if any: the last `sandbox_session`
