@@ -11,4 +11,15 @@ extension SandboxHome {
     public static func deviceDataDirectory(for app: AppIdentifier) -> ContainerPath {
         appDeviceDataRoot.appendingName(app.rawValue)
     }
+
+    /// `Device/AppGroups`: the folders of ``deviceDataDirectory(for:)-(AppGroupIdentifier)``, one
+    /// per App Group.
+    public static let groupDeviceDataRoot = ContainerPath(constant: "Device/AppGroups")
+
+    /// `Device/AppGroups/<group-id>`, relative to the home: what the device keeps for an App
+    /// Group outside every container (its keychain access group, kept by SandboxStore); removed,
+    /// whole, with the group's last member.
+    public static func deviceDataDirectory(for group: AppGroupIdentifier) -> ContainerPath {
+        groupDeviceDataRoot.appendingName(group.rawValue)
+    }
 }
