@@ -67,6 +67,7 @@ struct AppGroupCLITests {
                 let refused = try await cli.run(command)
                 #expect(refused.status == 1, "\(command)")
                 #expect(refused.stderr.contains("[not-a-group-member]"), "\(command): \(refused.stderr)")
+                #expect(refused.stderr.contains("--entitlements FILE` signs the group into the bundle"), "\(command)")
             }
         }
     }
@@ -85,7 +86,7 @@ struct AppGroupCLITests {
                     ["defaults", "com.example.today", "--suite", hostile, "read"],
                 ] {
                     let refused = try await cli.run(command)
-                    #expect(refused.status != 0, "\(command)")
+                    #expect(refused.status == 64, "\(command)")
                     #expect(refused.stderr.contains("[invalid-app-group-identifier]"), "\(command): \(refused.stderr)")
                 }
             }
