@@ -1,6 +1,5 @@
 import Foundation
 import Sandbox
-import SandboxCore
 import Testing
 
 @Suite("App Groups: group containers")
