@@ -1,7 +1,7 @@
 import SandboxCore
 
 extension SandboxHome {
-    /// `Device/Apps`: the folders of ``deviceDataDirectory(for:)``, one per app.
+    /// `Device/Apps`: the folders of ``deviceDataDirectory(for:)-(AppIdentifier)``, one per app.
     public static let appDeviceDataRoot = ContainerPath(constant: "Device/Apps")
 
     /// `Device/Apps/<app-id>`, relative to the home: what the device keeps for one app outside its

@@ -116,7 +116,7 @@ extension SandboxHome {
     }
 
     /// Removes an app: its data container, its bundle container and what the device keeps for it
-    /// (``deviceDataDirectory(for:)``: its keychain items); and the container of each App Group it
+    /// (``deviceDataDirectory(for:)-(AppIdentifier)``: its keychain items); and the container of each App Group it
     /// was the last member of (``members(of:)``).
     ///
     /// Each container is first renamed to a hidden name, so the app disappears at once and a crash

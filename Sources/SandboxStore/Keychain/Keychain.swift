@@ -42,7 +42,7 @@ public struct Keychain: Sendable {
     ///
     /// - Throws: ``/SandboxCore/SandboxError`` with ``SandboxCore/SandboxError/Code/invalidName`` for an empty service,
     ///   ``/SandboxCore/SandboxError/Code/notFound`` when `app` is not installed,
-    ///   ``SandboxCore/SandboxError/Code/notAGroupMember`` when `app`'s signed bundle does not list
+    ///   `not-a-group-member` when `app`'s signed bundle does not list
     ///   `accessGroup` (and the signature errors of reading its groups), and the core's codes.
     public init(
         home: SandboxHome, app: AppIdentifier, service: String? = nil, accessGroup: AppGroupIdentifier? = nil

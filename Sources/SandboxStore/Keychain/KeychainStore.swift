@@ -50,7 +50,7 @@ final class KeychainStore: Sendable {
     /// The keychain access group of the App Group `group`, for its member `app`.
     ///
     /// - Throws: ``/SandboxCore/SandboxError/Code/notFound`` when `app` is not installed;
-    ///   ``SandboxCore/SandboxError/Code/notAGroupMember`` when its signed bundle does not list
+    ///   `not-a-group-member` when its signed bundle does not list
     ///   `group`, and the errors of `Container.appGroups()`.
     convenience init(home: SandboxHome, app: AppIdentifier, group: AppGroupIdentifier) throws(SandboxError) {
         let container = try home.container(for: app)

@@ -13,7 +13,7 @@ extension Container {
     /// container: shared by its members, refused to others.
     ///
     /// - Throws: the errors of ``/Sandbox/Container/groupContainer(_:)`` (e.g.
-    ///   ``SandboxCore/SandboxError/Code/notAGroupMember``) and of ``Preferences/init(group:)``.
+    ///   `not-a-group-member`) and of ``Preferences/init(group:)``.
     public func preferences(suite group: AppGroupIdentifier) throws(SandboxError) -> Preferences {
         try Preferences(group: groupContainer(group))
     }
