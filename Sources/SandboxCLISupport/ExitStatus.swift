@@ -12,7 +12,7 @@ package enum ExitStatus {
     /// the downloads' (``merging(_:)``).
     package static let statuses: [SandboxError.Code: Int32] = [
         .invalidAppIdentifier: usage, .invalidPath: usage, .invalidArgument: usage, .nameTooLong: usage,
-        .invalidName: usage, .invalidValue: usage,
+        .invalidName: usage, .invalidValue: usage, .invalidAppGroupIdentifier: usage,
     ]
 
     /// ``statuses`` with `more` added: the table of a binary that links more layers.

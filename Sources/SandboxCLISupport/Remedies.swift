@@ -70,6 +70,12 @@ package enum Remedies {
                 scope: .any),
             Remedy(text: "`sandbox update <app-id> --bundle DIR` reinstalls it.", scope: .any),
         ],
+        .notAGroupMember: [
+            Remedy(
+                text:
+                    "`sandbox sign BUNDLE-DIR --key KEYFILE --entitlements FILE` signs the group into the bundle; `sandbox update <app-id> --bundle BUNDLE-DIR` installs it.",
+                scope: .any)
+        ],
     ]
 
     /// `sandbox: <message> <remedy> (<cause>) [<code>]`, the one line a failure prints.

@@ -6,7 +6,7 @@ import SandboxCore
 /// bundle installs only as the app it names (``SandboxHome/createContainer(for:bundleDirectory:)``),
 /// and an update never installs a lower version (``SandboxHome/update(_:bundleDirectory:allowingNewSigner:)``).
 ///
-/// The signer gives them (``BundleSigner/sign(bundleAt:with:identity:)``); the library reads no
+/// The signer gives them (``BundleSigner/sign(bundleAt:with:identity:appGroups:)``); the library reads no
 /// `Info.plist`. `sandbox sign` takes them from the bundle's `Info.plist` (`CFBundleIdentifier`,
 /// `CFBundleVersion`), so a bundle signed with it says the same in both places.
 public struct BundleIdentity: Sendable, Hashable, Codable, CustomStringConvertible {

@@ -7,6 +7,7 @@ extension BundleManifest {
         var entries: [StoredEntry]
         var identifier: String?
         var version: String?
+        var appGroups: [String]?
     }
 
     private struct StoredEntry: Decodable {
@@ -24,7 +25,8 @@ extension BundleManifest {
     ///   - source: the file's path, for messages.
     /// - Throws: ``/SandboxCore/SandboxError/Code/corrupt`` when the bytes are not a manifest of
     ///   this format: not JSON, an unknown format, a path that is invalid, repeated or inside
-    ///   `_CodeSignature`, a bad mode, size or digest, an invalid app identifier or version, or
+    ///   `_CodeSignature`, a bad mode, size or digest, an invalid app identifier, version or App
+    ///   Group, or
     ///   bytes that are not the manifest's canonical encoding (so that no two readers can see
     ///   different manifests in them).
     public init(storedBytes bytes: [UInt8], source: String) throws(SandboxError) {
@@ -97,7 +99,15 @@ extension BundleManifest {
                 "'\(source)' names no valid app or version (\(error.message)). Sign the bundle again.",
                 path: source)
         }
-        self.init(entries: entries, identity: identity)
+        let appGroups: [AppGroupIdentifier]
+        do throws(SandboxError) {
+            appGroups = try AppGroupIdentifier.validatedList(stored.appGroups ?? [])
+        } catch {
+            throw SandboxError(
+                .corrupt, "'\(source)' lists App Groups that are not valid (\(error.message)). Sign the bundle again.",
+                path: source)
+        }
+        self.init(entries: entries, identity: identity, appGroups: appGroups)
         guard canonicalBytes == bytes else {
             throw SandboxError(
                 .corrupt,

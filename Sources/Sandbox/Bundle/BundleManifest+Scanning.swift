@@ -3,13 +3,16 @@ import SystemPackage
 
 extension BundleManifest {
     /// The manifest of the bundle directory `bundle` beneath `root`, as it is on disk now: every
-    /// file hashed, `_CodeSignature/` left out, `identity` recorded.
+    /// file hashed, `_CodeSignature/` left out, `identity` and `appGroups` recorded.
     ///
     /// - Throws: ``/SandboxCore/SandboxError/Code/unsupported`` naming the first symbolic link,
     ///   FIFO, socket or device found (bundles hold only files and directories), or the first name
     ///   that is not valid UTF-8 (shown escaped; APFS, where bundles come from, allows no other);
     ///   file-system errors.
-    init(scanning bundle: ContainerPath, in root: ConfinedRoot, identity: BundleIdentity) throws(SandboxError) {
+    init(
+        scanning bundle: ContainerPath, in root: ConfinedRoot, identity: BundleIdentity,
+        appGroups: [AppGroupIdentifier] = []
+    ) throws(SandboxError) {
         var entries: [Entry] = []
         let digest = FileDigest()
         try root.enumerate(at: bundle, recursive: true, prefetchingAttributes: true) { item throws(SandboxError) in
@@ -36,7 +39,7 @@ extension BundleManifest {
                     path: relative.description)
             }
         }
-        self.init(entries: entries, identity: identity)
+        self.init(entries: entries, identity: identity, appGroups: appGroups)
     }
 }
 

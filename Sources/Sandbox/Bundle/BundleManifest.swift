@@ -3,7 +3,8 @@ import SandboxCore
 
 /// The list of everything in a signed bundle: each file's relative path, size, permission bits
 /// and SHA-256, and each directory (so an added empty directory is noticed too); and the app and
-/// version the bundle is for (``identity``).
+/// version the bundle is for (``identity``); and the App Groups it belongs to (``appGroups``), its
+/// one entitlement.
 ///
 /// Stored as `_CodeSignature/manifest.json` in a canonical encoding (``canonicalBytes``): entries
 /// sorted by the bytes of their paths, keys in a fixed order, no insignificant spaces, one entry a
@@ -61,6 +62,11 @@ public struct BundleManifest: Sendable, Hashable {
     public private(set) var entries: [Entry]
     /// The app and version the bundle is for.
     public var identity: BundleIdentity
+    /// The App Groups the bundle belongs to (`com.apple.security.application-groups` of its
+    /// entitlements), sorted, without repeats: signed with the rest, so a bundle cannot join a
+    /// group without being signed again. Stored only when there are some, so a manifest without
+    /// groups has the bytes it always had.
+    public private(set) var appGroups: [AppGroupIdentifier]
 
     /// The directory the signature lives in, at the bundle's top.
     public static let signatureDirectory = ContainerPath(constant: "_CodeSignature")
@@ -68,10 +74,11 @@ public struct BundleManifest: Sendable, Hashable {
     static let signatureFile = ContainerPath(constant: "_CodeSignature/signature")
 
     /// A manifest of `entries`, which it sorts by ``canonicalOrder(_:_:)``, for the app and
-    /// version `identity`.
-    public init(entries: [Entry], identity: BundleIdentity) {
+    /// version `identity`, member of `appGroups` (sorted here, repeats dropped).
+    public init(entries: [Entry], identity: BundleIdentity, appGroups: [AppGroupIdentifier] = []) {
         self.entries = entries.sorted(by: Self.canonicalOrder)
         self.identity = identity
+        self.appGroups = Set(appGroups).sorted()
     }
 
     /// Paths in the order of their UTF-8 bytes (names joined by `/`), independent of locale and of
@@ -85,7 +92,11 @@ public struct BundleManifest: Sendable, Hashable {
 
     /// The canonical bytes: what is stored and signed.
     public var canonicalBytes: [UInt8] {
-        var text = "{\"entries\":["
+        var text = "{"
+        if !appGroups.isEmpty {
+            text += "\"appGroups\":[" + appGroups.map { Self.quoted($0.rawValue) }.joined(separator: ",") + "],"
+        }
+        text += "\"entries\":["
         for (index, entry) in entries.enumerated() {
             text += index == 0 ? "\n" : ",\n"
             text += "{\"mode\":\"0\(String(entry.mode, radix: 8))\",\"path\":\(Self.quoted(entry.path.storedText))"

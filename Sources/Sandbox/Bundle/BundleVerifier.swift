@@ -16,10 +16,13 @@ public struct BundleVerification: Sendable, Hashable, Codable {
     public var bytes: Int64
     /// The app and version the signature binds the bundle to, when signed.
     public var identity: BundleIdentity?
+    /// The App Groups the signed manifest lists (``BundleManifest/appGroups``); none for an
+    /// unsigned placeholder, which can belong to no group.
+    public var appGroups: [AppGroupIdentifier]
 
     /// The report of an empty unsigned placeholder.
     static let unsigned = BundleVerification(
-        isSigned: false, keyID: nil, files: 0, directories: 0, bytes: 0, identity: nil)
+        isSigned: false, keyID: nil, files: 0, directories: 0, bytes: 0, identity: nil, appGroups: [])
 }
 
 /// What ``BundleVerifier/check(_:in:trustedKeys:label:comparingPermissions:)`` found.
@@ -109,7 +112,8 @@ enum BundleVerifier {
         for entry in manifest.entries { expected[entry.path] = entry }
         var changes: [BundleChange] = []
         var report = BundleVerification(
-            isSigned: true, keyID: signature.key.keyID, files: 0, directories: 0, bytes: 0, identity: manifest.identity)
+            isSigned: true, keyID: signature.key.keyID, files: 0, directories: 0, bytes: 0, identity: manifest.identity,
+            appGroups: manifest.appGroups)
         let digest = FileDigest()
         try root.enumerate(at: bundle, recursive: true, prefetchingAttributes: true) { item throws(SandboxError) in
             let relative = item.path.relative(to: bundle)

@@ -15,6 +15,11 @@ extension SandboxError.Code {
     public static let identifierMismatch = Self("identifier-mismatch")
     /// An update's bundle version is lower than the installed one's.
     public static let downgrade = Self("downgrade")
+    /// An App Group identifier is not `group.` followed by a reverse-DNS name, or a bundle lists
+    /// too many groups.
+    public static let invalidAppGroupIdentifier = Self("invalid-app-group-identifier")
+    /// An app asked for an App Group its signed bundle does not list.
+    public static let notAGroupMember = Self("not-a-group-member")
     /// `sandboxd` could not be reached or started (the same code as `SandboxError`'s).
     public static let daemonUnavailable = Self("daemon-unavailable")
     /// A connection to `sandboxd` was refused for the app it was asked for.

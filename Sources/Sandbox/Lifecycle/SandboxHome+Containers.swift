@@ -116,7 +116,8 @@ extension SandboxHome {
     }
 
     /// Removes an app: its data container, its bundle container and what the device keeps for it
-    /// (``deviceDataDirectory(for:)``: its keychain items).
+    /// (``deviceDataDirectory(for:)-(AppIdentifier)``: its keychain items); and the container of each App Group it
+    /// was the last member of (``members(of:)``).
     ///
     /// Each container is first renamed to a hidden name, so the app disappears at once and a crash
     /// midway leaves only debris that the next uninstall of any app sweeps.
@@ -145,6 +146,7 @@ extension SandboxHome {
                 path: app.rawValue)
         }
         return try coordinating(.uninstall, of: app) { () throws(SandboxError) -> Int in
+            let groups = try groupsToSweep(after: app)
             var removed = 0
             let deviceData = Self.deviceDataDirectory(for: app)
             if try root.attributes(at: deviceData, followingSymlink: false) != nil {
@@ -155,6 +157,7 @@ extension SandboxHome {
                 try root.moveItem(from: path, to: trash)
                 removed += try root.removeItem(at: trash, recursively: true)
             }
+            for group in groups { removed += try removeGroupContainerIfUnused(group, leaving: app) }
             return removed
         }
     }

@@ -19,6 +19,9 @@ import SystemPackage
 /// - the data container: read, write, create, remove, rename and link within it (no device nodes,
 ///   no execution);
 /// - the bundle: read and execute;
+/// - the container of each App Group the verified bundle lists
+///   (``BundleVerification/appGroups``): read, write, create, remove, rename and link within it, as
+///   the data container (made first if no member used it yet); never a group it does not list;
 /// - the system: read and execute beneath `/usr`, `/bin`, `/sbin`, `/lib`, `/lib32`, `/lib64`,
 ///   `/libx32`; read the files the loader, the C library and common programs read (`/etc/ld.so.*`,
 ///   `localtime`, `timezone`, `nsswitch.conf`, `passwd`, `group`, `locale.alias`; and, unless the
@@ -183,6 +186,7 @@ public struct ConfinedLaunch: Sendable {
             at: ContainerPath.root.appendingName(container.bundleName), label: "bundle")
         defer { Glibc.close(bundle) }
         try ruleset.allow(.readAndExecute, beneath: bundle, label: container.hostPath(for: .bundle))
+        try allowGroups(in: ruleset)
         for tree in SystemAllowances.executableTrees {
             try ruleset.allow(.readAndExecute, atHostPath: tree, ifPresent: true)
         }
@@ -195,6 +199,16 @@ public struct ConfinedLaunch: Sendable {
         }
         for path in options.readablePaths { try ruleset.allow(.readOnly, atHostPath: path) }
         return ruleset
+    }
+
+    /// Grants the containers of the groups the verified bundle lists, and only those.
+    private func allowGroups(in ruleset: LandlockRuleset) throws(SandboxError) {
+        for group in app.verification.appGroups {
+            guard let root = try app.container.home.openGroupRoot(group, creating: true) else { continue }
+            let fd = try openVerified(Self.absolute(root.hostPath), as: root, at: .root, label: "App Group container")
+            defer { Glibc.close(fd) }
+            try ruleset.allow(.container, beneath: fd, label: root.hostPath)
+        }
     }
 
     /// Opens `hostPath` with `O_PATH | O_NOFOLLOW` and checks that it is the directory `path`

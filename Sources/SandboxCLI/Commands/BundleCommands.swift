@@ -80,23 +80,30 @@ struct Sign: ParsableCommand {
         commandName: "sign",
         abstract: "Sign a bundle directory: a manifest of every file's SHA-256, signed with Ed25519.",
         discussion:
-            "Writes BUNDLE-DIR/_CodeSignature/manifest.json and BUNDLE-DIR/_CodeSignature/signature, replacing an earlier signature. Hidden files are included; symbolic links, FIFOs, sockets and devices are refused. The app identifier and version signed into the manifest are CFBundleIdentifier and CFBundleVersion of BUNDLE-DIR/Info.plist: the bundle then installs only as that app, and an update never goes back to a lower version."
+            "Writes BUNDLE-DIR/_CodeSignature/manifest.json and BUNDLE-DIR/_CodeSignature/signature, replacing an earlier signature. Hidden files are included; symbolic links, FIFOs, sockets and devices are refused. The app identifier and version signed into the manifest are CFBundleIdentifier and CFBundleVersion of BUNDLE-DIR/Info.plist: the bundle then installs only as that app, and an update never goes back to a lower version. The App Groups the bundle belongs to are com.apple.security.application-groups of its entitlements, BUNDLE-DIR/archived-expanded-entitlements.xcent (--entitlements FILE copies FILE there first): signed into the manifest, so a bundle joins a group only by being signed again."
     )
 
     @Argument(help: "The bundle directory (e.g. Notes.app).")
     var bundleDirectory: String
     @Option(help: "The private key file from `sandbox keygen`.")
     var key: String
+    @Option(
+        help: ArgumentHelp(
+            "An entitlements property list to sign into the bundle (copied to BUNDLE-DIR/archived-expanded-entitlements.xcent).",
+            valueName: "file"))
+    var entitlements: String?
     @OptionGroup var output: OutputOptions
 
     func run() throws {
         let identity = try BundleInfo.identity(ofBundleAt: bundleDirectory)
+        let groups = try BundleEntitlements.appGroups(ofBundleAt: bundleDirectory, copying: entitlements)
         let report = try BundleSigner.sign(
-            bundleAt: bundleDirectory, with: SigningKey(contentsOfHostPath: key), identity: identity)
+            bundleAt: bundleDirectory, with: SigningKey(contentsOfHostPath: key), identity: identity, appGroups: groups)
         if output.json { return try Output.json(report) }
         try Output.line(
             "Signed \(bundleDirectory) as \(identity.identifier) version \(identity.version): \(report.files) file(s), \(report.directories) folder(s), \(Output.bytes(report.bytes)); key ID \(report.keyID)"
         )
+        if !groups.isEmpty { try Output.line("App Groups: \(groups.map(\.rawValue).joined(separator: ", "))") }
     }
 }
 

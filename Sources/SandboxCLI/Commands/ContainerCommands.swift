@@ -47,23 +47,44 @@ struct List: ParsableCommand {
 struct PathCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "path",
-        abstract: "Print the host path of an app's container directory.",
+        abstract: "Print the host path of an app's container directory, or of an App Group's container.",
         discussion:
-            "DIRECTORY is one of: \(ContainerDirectory.allCases.map(\.rawValue).joined(separator: ", ")) (default: home). The path is checked first: a directory the app replaced with a symbolic link (or removed) is refused, never printed."
+            "DIRECTORY is one of: \(ContainerDirectory.allCases.map(\.rawValue).joined(separator: ", ")) (default: home), or group:<group-id> for the container of an App Group the app's signed bundle lists (made on first use). The path is checked first: a directory the app replaced with a symbolic link (or removed) is refused, never printed."
     )
 
+    /// A directory of the container, or `group:<group-id>`.
+    enum Target: ExpressibleByArgument {
+        case directory(ContainerDirectory)
+        case group(String)
+
+        init?(argument: String) {
+            if argument.hasPrefix("group:") {
+                self = .group(String(argument.dropFirst(6)))
+            } else if let directory = ContainerDirectory(rawValue: argument) {
+                self = .directory(directory)
+            } else {
+                return nil
+            }
+        }
+    }
+
     @OptionGroup var app: AppArgument
-    @Argument(help: "Which directory.")
-    var directory: ContainerDirectory = .home
+    @Argument(help: "Which directory, or group:<group-id>.")
+    var directory: Target = .directory(.home)
     @OptionGroup var output: OutputOptions
 
     func run() throws {
         let container = try app.container()
-        let path = try container.resolvedHostPath(for: directory)
+        let (name, path): (String, String)
+        switch directory {
+        case .directory(let directory):
+            (name, path) = (directory.rawValue, try container.resolvedHostPath(for: directory))
+        case .group(let raw):
+            let group = try container.groupContainer(AppGroupIdentifier(raw))
+            (name, path) = ("group:\(group.group)", group.hostPath)
+        }
         if output.json {
-            return try Output.json([
-                "app": container.identifier.rawValue, "directory": directory.rawValue, "path": path,
-            ])
+            return try Output.json(["app": container.identifier.rawValue, "directory": name, "path": path])
         }
         try Output.line(path)
     }

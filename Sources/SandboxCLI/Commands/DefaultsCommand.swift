@@ -40,6 +40,11 @@ struct DefaultsCommand: ParsableCommand {
     var operands: [String] = []
     @Option(help: "The type of VALUE for write: string, int, double, bool, date or data.")
     var type: ValueType = .string
+    @Option(
+        help: ArgumentHelp(
+            "An App Group's preference suite (Library/Preferences/<group-id>.plist in the group's container) instead of the app's own preferences; the app's signed bundle must list the group.",
+            valueName: "group-id"))
+    var suite: String?
     @OptionGroup var output: OutputOptions
 
     var key: String? { operands.first }
@@ -64,7 +69,12 @@ struct DefaultsCommand: ParsableCommand {
 
     func run() throws {
         let container = try app.container()
-        let preferences = try container.preferences()
+        let preferences: Preferences
+        if let suite {
+            preferences = try container.preferences(suite: AppGroupIdentifier(suite))
+        } else {
+            preferences = try container.preferences()
+        }
         switch verb {
         case .read:
             try read(preferences)

@@ -11,7 +11,9 @@ struct KeychainCommand: ParsableCommand {
             "Set, get and delete an app's keychain items (generic passwords), kept encrypted outside its container.",
         discussion: """
             set reads the secret from standard input (one trailing newline is dropped); get prints it. \
-            Items live in $SANDBOX_HOME/Device/Apps/<app-id>/keychain.plist, sealed with this device's key.
+            Items live in $SANDBOX_HOME/Device/Apps/<app-id>/keychain.plist, sealed with this device's key; \
+            with --group, the App Group's items (its keychain access group), shared by its members, in \
+            $SANDBOX_HOME/Device/AppGroups/<group-id>/keychain.plist.
             """
     )
 
@@ -26,11 +28,17 @@ struct KeychainCommand: ParsableCommand {
     var service: String
     @Argument(help: "The item's account (kSecAttrAccount).")
     var account: String
+    @Option(
+        help: ArgumentHelp(
+            "An App Group's keychain access group instead of the app's own items; the app's signed bundle must list the group.",
+            valueName: "group-id"))
+    var group: String?
     @OptionGroup var output: OutputOptions
 
     func run() throws {
         let identifier = try app.identifier()
-        let keychain = try Keychain(home: SandboxHome(), app: identifier, service: service)
+        let keychain = try Keychain(
+            home: SandboxHome(), app: identifier, service: service, accessGroup: group.map(AppGroupIdentifier.init))
         switch verb {
         case .set:
             var secret = FileHandle.standardInput.readDataToEndOfFile()

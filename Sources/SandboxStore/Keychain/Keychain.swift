@@ -36,9 +36,17 @@ public struct Keychain: Sendable {
     /// app identifier when not given, as KeychainAccess uses the bundle identifier). Nothing is
     /// read, and no key made, until an item is read or written.
     ///
+    /// With `accessGroup`, the items are the App Group's (`kSecAttrAccessGroup`): shared by every
+    /// member of the group, refused to other apps, kept in `Device/AppGroups/<group-id>/` under a
+    /// key of their own derived from the device key, device-bound as an app's are.
+    ///
     /// - Throws: ``/SandboxCore/SandboxError`` with ``SandboxCore/SandboxError/Code/invalidName`` for an empty service,
-    ///   ``/SandboxCore/SandboxError/Code/notFound`` when `app` is not installed, and the core's codes.
-    public init(home: SandboxHome, app: AppIdentifier, service: String? = nil) throws(SandboxError) {
+    ///   ``/SandboxCore/SandboxError/Code/notFound`` when `app` is not installed,
+    ///   `not-a-group-member` when `app`'s signed bundle does not list
+    ///   `accessGroup` (and the signature errors of reading its groups), and the core's codes.
+    public init(
+        home: SandboxHome, app: AppIdentifier, service: String? = nil, accessGroup: AppGroupIdentifier? = nil
+    ) throws(SandboxError) {
         let service = service ?? app.rawValue
         guard !service.isEmpty else {
             throw SandboxError(
@@ -46,11 +54,21 @@ public struct Keychain: Sendable {
                 "A keychain service cannot be empty; use the app identifier or a name such as 'com.example.api'.")
         }
         self.service = service
-        store = try KeychainStore(home: home, app: app)
+        if let accessGroup {
+            store = try KeychainStore(home: home, app: app, group: accessGroup)
+        } else {
+            store = try KeychainStore(home: home, app: app)
+        }
     }
 
-    /// The app whose keychain this is.
+    /// The app whose keychain this is (for an access group, the member that opened it).
     public var app: AppIdentifier { store.app }
+
+    /// The App Group whose items these are; `nil` for the app's own.
+    public var accessGroup: AppGroupIdentifier? {
+        if case .group(let group) = store.owner { return group }
+        return nil
+    }
 
     // MARK: Configuration
 

@@ -13,7 +13,9 @@ import Sandbox
 /// which the device records after each write (``KeychainGenerationRecord``), so an older copy of
 /// the file is refused.
 ///
-/// Keys: `appKey = HKDF-SHA256(deviceKey, salt: "SandboxStore.Keychain.v1", info: "app:<app-id>")`,
+/// Keys: `appKey = HKDF-SHA256(deviceKey, salt: "SandboxStore.Keychain.v1", info: "app:<app-id>")`
+/// (`"group:<group-id>"` for an App Group's keychain, whose `app` field and associated data name
+/// `group:<group-id>`),
 /// and from it one key to seal items and one to authenticate the file.
 struct KeychainFile: Codable, Sendable {
     static let formatName = "SandboxStore.Keychain"
@@ -43,17 +45,17 @@ struct KeychainFile: Codable, Sendable {
     var sealedGeneration: UInt64 { generation ?? 0 }
 }
 
-/// The keys of one app's keychain.
+/// The keys of one app's (or one App Group's) keychain.
 struct KeychainKeys: Sendable {
-    let app: AppIdentifier
+    let owner: KeychainOwner
     let sealing: SymmetricKey
     let authentication: SymmetricKey
 
-    init(deviceKey: SymmetricKey, app: AppIdentifier) {
-        self.app = app
+    init(deviceKey: SymmetricKey, owner: KeychainOwner) {
+        self.owner = owner
         let salt = Data("SandboxStore.Keychain.v1".utf8)
         let appKey = HKDF<SHA256>.deriveKey(
-            inputKeyMaterial: deviceKey, salt: salt, info: Data("app:\(app.rawValue)".utf8), outputByteCount: 32)
+            inputKeyMaterial: deviceKey, salt: salt, info: Data(owner.keyInfo.utf8), outputByteCount: 32)
         sealing = HKDF<SHA256>.deriveKey(
             inputKeyMaterial: appKey, salt: salt, info: Data("seal-items".utf8), outputByteCount: 32)
         authentication = HKDF<SHA256>.deriveKey(
@@ -67,7 +69,7 @@ struct KeychainKeys: Sendable {
     /// The associated data of an item: its identity, each part length-prefixed so no two
     /// identities share an encoding.
     func identity(service: String, account: String) -> Data {
-        Self.canonical(["SandboxStore.Keychain.item.v1", app.rawValue, service, account])
+        Self.canonical(["SandboxStore.Keychain.item.v1", owner.name, service, account])
     }
 
     /// The HMAC over `rows` at `generation`; `nil` gives version 1's, which had no generation.
@@ -76,10 +78,10 @@ struct KeychainKeys: Sendable {
         if let generation {
             hmac.update(
                 data: Self.canonical([
-                    "SandboxStore.Keychain.rows.v2", app.rawValue, String(generation), String(rows.count),
+                    "SandboxStore.Keychain.rows.v2", owner.name, String(generation), String(rows.count),
                 ]))
         } else {
-            hmac.update(data: Self.canonical(["SandboxStore.Keychain.rows.v1", app.rawValue, String(rows.count)]))
+            hmac.update(data: Self.canonical(["SandboxStore.Keychain.rows.v1", owner.name, String(rows.count)]))
         }
         for row in rows {
             hmac.update(data: Self.canonical([row.service, row.account]))

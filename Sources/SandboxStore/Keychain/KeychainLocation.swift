@@ -20,8 +20,12 @@ struct KeychainLocation: Sendable {
     static let legacyDirectory = ContainerPath(constant: "Device/Keychains")
     static let fileName = "keychain.plist"
 
-    init(app: AppIdentifier) throws(SandboxError) {
-        let directory = SandboxHome.deviceDataDirectory(for: app)
+    init(owner: KeychainOwner) throws(SandboxError) {
+        let directory: ContainerPath
+        switch owner {
+        case .app(let app): directory = SandboxHome.deviceDataDirectory(for: app)
+        case .group(let group): directory = SandboxHome.deviceDataDirectory(for: group)
+        }
         func name(_ name: String, in parent: ContainerPath) throws(SandboxError) -> ContainerPath {
             try parent.appending(name)
         }
@@ -29,7 +33,38 @@ struct KeychainLocation: Sendable {
         file = try name(Self.fileName, in: directory)
         lock = try name("keychain.lock", in: directory)
         generation = try name("keychain.generation", in: directory)
-        legacyFile = try name("\(app.rawValue).keychain", in: Self.legacyDirectory)
-        legacyLock = try name("\(app.rawValue).keychain.lock", in: Self.legacyDirectory)
+        // A group never had a legacy file: its names there stay unused.
+        legacyFile = try name("\(owner.name).keychain", in: Self.legacyDirectory)
+        legacyLock = try name("\(owner.name).keychain.lock", in: Self.legacyDirectory)
+    }
+}
+
+/// Whose keychain a file is: an app's own, or an App Group's (a keychain access group).
+enum KeychainOwner: Sendable, Hashable, CustomStringConvertible {
+    case app(AppIdentifier)
+    case group(AppGroupIdentifier)
+
+    /// What the file records as its owner and the seals cover: the app's identifier (as always),
+    /// `group:<group-id>` for a group (no app identifier holds a `:`, so the two never meet).
+    var name: String {
+        switch self {
+        case .app(let app): app.rawValue
+        case .group(let group): "group:\(group.rawValue)"
+        }
+    }
+
+    /// The HKDF `info` of the owner's key: `app:<app-id>`, or `group:<group-id>`.
+    var keyInfo: String {
+        switch self {
+        case .app(let app): "app:\(app.rawValue)"
+        case .group(let group): "group:\(group.rawValue)"
+        }
+    }
+
+    var description: String {
+        switch self {
+        case .app(let app): app.rawValue
+        case .group(let group): "App Group '\(group)'"
+        }
     }
 }

@@ -11,7 +11,10 @@ import SystemPackage
 /// the rows they last read while the lock file's change counter and the file's stamp say nobody
 /// wrote since.
 final class KeychainStore: Sendable {
+    /// The app that opened the keychain: its owner, or a member of the owning group.
     let app: AppIdentifier
+    /// Whose keychain the file is.
+    let owner: KeychainOwner
     let home: SandboxHome
     let location: KeychainLocation
     private let lock: FileLock
@@ -40,11 +43,33 @@ final class KeychainStore: Sendable {
     ///
     /// - Throws: ``/SandboxCore/SandboxError`` with ``/SandboxCore/SandboxError/Code/notFound`` when the app is not installed,
     ///   and the core's codes.
-    init(home: SandboxHome, app: AppIdentifier) throws(SandboxError) {
+    convenience init(home: SandboxHome, app: AppIdentifier) throws(SandboxError) {
+        try self.init(home: home, app: app, owner: .app(app), container: try home.container(for: app))
+    }
+
+    /// The keychain access group of the App Group `group`, for its member `app`.
+    ///
+    /// - Throws: ``/SandboxCore/SandboxError/Code/notFound`` when `app` is not installed;
+    ///   `not-a-group-member` when its signed bundle does not list
+    ///   `group`, and the errors of `Container.appGroups()`.
+    convenience init(home: SandboxHome, app: AppIdentifier, group: AppGroupIdentifier) throws(SandboxError) {
         let container = try home.container(for: app)
+        let groups = try container.appGroups()
+        guard groups.contains(group) else {
+            throw SandboxError(
+                .notAGroupMember,
+                "'\(app)' is not a member of App Group '\(group)', so it cannot use the group's keychain items: its signed bundle lists \(groups.isEmpty ? "no group" : groups.map(\.rawValue).joined(separator: ", ")). Add the group to the bundle's entitlements (com.apple.security.application-groups), sign it again and update the app.",
+                path: group.rawValue)
+        }
+        try self.init(home: home, app: app, owner: .group(group), container: container)
+    }
+
+    private init(home: SandboxHome, app: AppIdentifier, owner: KeychainOwner, container: Container) throws(SandboxError)
+    {
         self.app = app
+        self.owner = owner
         self.home = home
-        let location = try KeychainLocation(app: app)
+        let location = try KeychainLocation(owner: owner)
         self.location = location
         do {
             try home.root.createDirectory(at: location.directory, withIntermediateDirectories: true)
@@ -52,7 +77,10 @@ final class KeychainStore: Sendable {
         }
         lock = try FileLock(root: home.root, path: location.lock)
         cache = Mutex(Cache())
-        try lock.withLock(exclusive: true) { () throws(SandboxError) in try adoptLegacyFile(installedIn: container) }
+        if case .app = owner {
+            try lock.withLock(exclusive: true) { () throws(SandboxError) in try adoptLegacyFile(installedIn: container)
+            }
+        }
     }
 
     // MARK: Reading
@@ -111,7 +139,7 @@ final class KeychainStore: Sendable {
         } catch  where error.code == .corrupt || error.code == .typeMismatch || error.code == .tooLarge {
             throw SandboxError(
                 .corrupt,
-                "The keychain '\(path)' of \(app) is damaged or truncated. It was left as it was; its items cannot be read until it is restored from a backup.",
+                "The keychain '\(path)' of \(owner) is damaged or truncated. It was left as it was; its items cannot be read until it is restored from a backup.",
                 path: path.description, underlying: error.underlying)
         }
         guard file.version <= KeychainFile.currentVersion else {
@@ -120,10 +148,10 @@ final class KeychainStore: Sendable {
                 "The keychain '\(path)' is format version \(file.version), newer than this code knows (\(KeychainFile.currentVersion)). Update the sandbox tools; the file was left as it was.",
                 path: path.description)
         }
-        guard file.app == app.rawValue else {
+        guard file.app == owner.name else {
             throw SandboxError(
                 .authenticationFailed,
-                "The keychain '\(path)' belongs to '\(file.app)', not \(app): it was copied or renamed. It was left as it was.",
+                "The keychain '\(path)' belongs to '\(file.app)', not \(owner): it was copied or renamed. It was left as it was.",
                 path: path.description)
         }
         let opened = try self.keys(&keys, creating: false)
@@ -149,7 +177,7 @@ final class KeychainStore: Sendable {
         let what = sealed == 0 ? "is missing (or predates generations)" : "is generation \(sealed)"
         throw SandboxError(
             .rolledBack,
-            "The keychain '\(path)' of \(app) \(what), but this device last wrote generation \(recorded): it is an older copy (rolled back, e.g. restored from an old backup). It was left as it was; restore the latest copy, or uninstall the app to start without its items.",
+            "The keychain '\(path)' of \(owner) \(what), but this device last wrote generation \(recorded): it is an older copy (rolled back, e.g. restored from an old backup). It was left as it was; restore the latest copy, or uninstall the app to start without its items.",
             path: path.description
         )
     }
@@ -166,7 +194,7 @@ final class KeychainStore: Sendable {
             guard let existing = try DeviceKey.existing(in: home) else { throw DeviceKey.missing(for: path) }
             deviceKey = existing
         }
-        let made = KeychainKeys(deviceKey: deviceKey, app: app)
+        let made = KeychainKeys(deviceKey: deviceKey, owner: owner)
         keys = made
         return made
     }
@@ -266,7 +294,7 @@ final class KeychainStore: Sendable {
                 let generation = max(cache.sealedGeneration, recorded) &+ 1
                 let rows = change.rows
                 let file = KeychainFile(
-                    format: KeychainFile.formatName, version: KeychainFile.currentVersion, app: app.rawValue,
+                    format: KeychainFile.formatName, version: KeychainFile.currentVersion, app: owner.name,
                     keyCheck: keys.keyCheck, rows: rows, generation: generation,
                     seal: keys.seal(rows, generation: generation)
                 )

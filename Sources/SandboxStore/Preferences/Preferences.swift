@@ -20,8 +20,10 @@ import Synchronization
 /// Dates keep their sub-second precision (binary property lists store a `Double`). Registered
 /// defaults belong to this instance, not to the process.
 public final class Preferences: Sendable {
-    /// The app whose preferences these are.
+    /// The app whose preferences these are; for a group's suite, the member that opened it.
     public let app: AppIdentifier
+    /// The App Group whose suite these are (`UserDefaults(suiteName:)`); `nil` for the app's own.
+    public let suite: AppGroupIdentifier?
     let file: PreferencesFile
     /// Serializes this instance's file I/O; held before ``state``, never after.
     let io: Mutex<Synced>
@@ -45,9 +47,25 @@ public final class Preferences: Sendable {
     ///
     /// - Throws: ``/SandboxCore/SandboxError`` with ``/SandboxCore/SandboxError/Code/corrupt`` for a damaged file (left as it
     ///   was), and the core's codes.
-    public init(container: Container) throws(SandboxError) {
-        app = container.identifier
-        let file = try PreferencesFile(root: container.root, app: container.identifier)
+    public convenience init(container: Container) throws(SandboxError) {
+        try self.init(
+            app: container.identifier, suite: nil,
+            file: try PreferencesFile(root: container.root, name: container.identifier.rawValue))
+    }
+
+    /// Opens the preference suite of an App Group (`UserDefaults(suiteName:)`):
+    /// `Library/Preferences/<group-id>.plist` in the group's container, written and read by every
+    /// member exactly as an app's own preferences are (the same lock, merge and atomic replace).
+    ///
+    /// - Throws: as ``init(container:)``.
+    public convenience init(group: AppGroupContainer) throws(SandboxError) {
+        try self.init(
+            app: group.app, suite: group.group, file: try PreferencesFile(root: group.root, name: group.group.rawValue))
+    }
+
+    private init(app: AppIdentifier, suite: AppGroupIdentifier?, file: PreferencesFile) throws(SandboxError) {
+        self.app = app
+        self.suite = suite
         let (generation, values, stamp) = try file.lock.withLock(exclusive: false) { () throws(SandboxError) in
             let generation = try file.lock.generation()
             let (values, stamp) = try file.read()
@@ -65,7 +83,8 @@ public final class Preferences: Sendable {
         }
     }
 
-    /// The file's path in the container: `Library/Preferences/<app-id>.plist`.
+    /// The file's path in the container: `Library/Preferences/<app-id>.plist`, or
+    /// `Library/Preferences/<group-id>.plist` in the group's container for a suite.
     public var path: ContainerPath { file.path }
 
     // MARK: Reading

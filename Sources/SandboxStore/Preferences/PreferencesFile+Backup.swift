@@ -18,7 +18,7 @@ package enum PreferencesBackupAccess {
         in container: Container, waitingUntil deadline: ContinuousClock.Instant,
         _ body: (ContainerPath) throws(SandboxError) -> T
     ) throws(SandboxError) -> T? {
-        let file = try PreferencesFile(root: container.root, app: container.identifier)
+        let file = try PreferencesFile(root: container.root, name: container.identifier.rawValue)
         return try file.lock.withLock(exclusive: false, waitingUntil: deadline) { () throws(SandboxError) in
             try body(file.path)
         }

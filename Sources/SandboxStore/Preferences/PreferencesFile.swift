@@ -1,8 +1,9 @@
 import Foundation
 import Sandbox
 
-/// A preferences file on disk: `Library/Preferences/<app-id>.plist`, binary, beside its lock file
-/// `Library/Preferences/.<app-id>.plist.lock`.
+/// A preferences file on disk: `Library/Preferences/<name>.plist`, binary, beside its lock file
+/// `Library/Preferences/.<name>.plist.lock`. The name is the app's identifier in its data container,
+/// the group's identifier (a suite) in an App Group's container.
 final class PreferencesFile: Sendable {
     let root: ConfinedRoot
     let path: ContainerPath
@@ -11,12 +12,14 @@ final class PreferencesFile: Sendable {
     /// The largest preferences file read (preferences are small; big data belongs in files).
     static let maximumSize = 16 << 20
 
-    init(root: ConfinedRoot, app: AppIdentifier) throws(SandboxError) {
+    /// The file `name` (an app or group identifier, valid as a file name) in `root`'s
+    /// `Library/Preferences`, which is made if missing.
+    init(root: ConfinedRoot, name: String) throws(SandboxError) {
         let directory = ContainerDirectory.preferences.path ?? ContainerPath(constant: "Library/Preferences")
         self.root = root
         try root.createDirectory(at: directory, withIntermediateDirectories: true)
-        path = try directory.appending("\(app.rawValue).plist")
-        let lockPath = try directory.appending(".\(app.rawValue).plist.lock")
+        path = try directory.appending("\(name).plist")
+        let lockPath = try directory.appending(".\(name).plist.lock")
         lock = try FileLock(root: root, path: lockPath)
     }
 

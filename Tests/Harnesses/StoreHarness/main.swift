@@ -2,10 +2,12 @@
 //
 //     sandbox-store-harness write-preferences HOME APP PREFIX COUNT
 //     sandbox-store-harness write-keychain HOME APP PREFIX COUNT
+//     sandbox-store-harness write-suite HOME APP PREFIX COUNT GROUP
 //
 // writes COUNT keys PREFIX-0 … PREFIX-(COUNT-1) (preferences: the integer index; keychain: the
 // secret "secret-PREFIX-index" under the service "harness"), one locked, durable write each, for
-// APP in the sandbox home HOME, then prints "done".
+// APP in the sandbox home HOME (write-suite: in the preference suite of APP's App Group GROUP),
+// then prints "done".
 import Foundation
 import SandboxStore
 
@@ -15,8 +17,9 @@ func fail(_ message: String) -> Never {
 }
 
 let arguments = CommandLine.arguments
-guard arguments.count == 6, let count = Int(arguments[5]) else {
-    fail("usage: sandbox-store-harness write-preferences|write-keychain HOME APP PREFIX COUNT")
+guard arguments.count == 6 || (arguments.count == 7 && arguments[1] == "write-suite"), let count = Int(arguments[5])
+else {
+    fail("usage: sandbox-store-harness write-preferences|write-keychain HOME APP PREFIX COUNT | write-suite … GROUP")
 }
 let prefix = arguments[4]
 do {
@@ -25,6 +28,9 @@ do {
     switch arguments[1] {
     case "write-preferences":
         let preferences = try home.container(for: app).preferences()
+        for index in 0..<count { try preferences.setValue(.integer(index), forKey: "\(prefix)-\(index)") }
+    case "write-suite":
+        let preferences = try home.container(for: app).preferences(suite: AppGroupIdentifier(arguments[6]))
         for index in 0..<count { try preferences.setValue(.integer(index), forKey: "\(prefix)-\(index)") }
     case "write-keychain":
         let keychain = try Keychain(home: home, app: app, service: "harness")
