@@ -385,7 +385,7 @@ let package = Package(
                 "SandboxShare", "SandboxTesting", "SandboxTransferTesting",
             ],
             // The browser tests' Selenium script, run by Python from its source folder.
-            exclude: ["Browser/share_page.py"],
+            exclude: ["Browser/share_page.py", "Properties/PropfindGolden"],
             swiftSettings: swiftSettings
         ),
         // MARK: Background transfers (sandboxd)
