@@ -26,6 +26,8 @@ enum SharePageScript {
         /// The filter's folding, the Uploads panel, a refused folder upload's folders, touch
         /// targets (a server started with `--max-upload 1M`).
         case details
+        /// `Documents/Big`'s many files: the first screen's time, then scrolling to the last row.
+        case listing
     }
 
     /// What the script printed on its `RESULT` line.
