@@ -28,6 +28,8 @@ enum SharePageScript {
         case details
         /// Over HTTPS (a server started with `--tls`): log in, the Secure cookie, list, upload.
         case tls
+        /// `Documents/Big`'s many files: the first screen's time, then scrolling to the last row.
+        case listing
     }
 
     /// What the script printed on its `RESULT` line.

@@ -5,7 +5,7 @@
 
 URL is the server's (http://127.0.0.1:PORT/), CODE its pairing code, SCRATCH a folder of the test's
 own (downloads, the Chromium profile, files to upload, screenshots go there), SCENARIO one of
-`page`, `security`, `leak`, `lockout`, `large`, `cancel`, `limit`, `details`, `tls`, DOCUMENTS the host path of the shared
+`page`, `security`, `leak`, `lockout`, `large`, `cancel`, `limit`, `details`, `tls`, `listing`, DOCUMENTS the host path of the shared
 folder (the "app"
 writes a file there to see the page pick it up, and the outcome of each step is checked there).
 
@@ -811,6 +811,32 @@ def details_scenario(page):
     page.driver.set_window_size(1280, 860)
 
 
+def listing_scenario(page):
+    """Documents/Big holds many files (f00000.txt…): entering it shows its first rows within a
+    second, a page at a time, and scrolling reaches the last one."""
+    names = sorted(os.listdir(os.path.join(page.documents, "Big")))
+    page.login()
+    page.wait_row("Big")
+    page.begin(f"a folder of {len(names)} files shows its first screen")
+    started = time.monotonic()
+    page.click('#listing tr[data-name="Big"] a.item')
+    page.wait(lambda: page.row(names[0]) is not None, f"the first row {names[0]} appears")
+    seconds = time.monotonic() - started
+    page.result["pageSeconds"] = round(seconds, 3)
+    rows = len(page.names())
+    page.check(rows < len(names), f"the rows are put in the table a page at a time ({rows} of {len(names)})")
+    page.check(page.names()[:3] == names[:3], f"in order: {page.names()[:3]}")
+    page.begin("scrolling reaches the last row")
+    deadline = time.monotonic() + 120
+    while page.row(names[-1]) is None:
+        if time.monotonic() > deadline:
+            raise CheckFailed(f"the last row {names[-1]} did not appear ({len(page.names())} rows)")
+        page.js("window.scrollTo(0, document.body.scrollHeight)")
+        time.sleep(0.05)
+    page.check(page.names() == names, f"every row once, in order ({len(page.names())} rows)")
+    page.check(page.js("return document.getElementById('more').hidden"), "the marker is gone at the end")
+
+
 SCENARIOS = {
     "page": page_scenario,
     "security": security_scenario,
@@ -820,6 +846,7 @@ SCENARIOS = {
     "limit": limit_scenario,
     "details": details_scenario,
     "tls": tls_scenario,
+    "listing": listing_scenario,
     "cancel": lambda page: large_scenario(page, cancel_only=True),
 }
 

@@ -42,7 +42,9 @@ public final class NginxServer: Sendable {
     /// `512k`). With `davRoot`, `/dav/NAME` serves and writes `davRoot/NAME` (`dav_methods PUT DELETE
     /// MKCOL COPY MOVE`, no body size limit; request bodies are buffered in this server's temporary
     /// folder, which must be on the same file system as `davRoot` for the final rename to be one);
-    /// `workers` is `worker_processes` (`auto`: one per core).
+    /// `workers` is `worker_processes` (`auto`: one per core). Where Debian's dav-ext module is
+    /// installed (``davExtensionModule``), `/dav/` also answers PROPFIND and OPTIONS
+    /// (`dav_ext_methods`), the peer of the share's listings.
     ///
     /// - Throws: ``TestServerError`` when nginx is not installed or does not start within 10 s.
     public static func start(
@@ -97,6 +99,12 @@ public final class NginxServer: Sendable {
         return server
     }
 
+    /// Debian's `libnginx-mod-http-dav-ext`, loaded (`load_module`) when present.
+    public static let davExtensionModule = "/usr/lib/nginx/modules/ngx_http_dav_ext_module.so"
+
+    /// Whether ``davExtensionModule`` is installed: the `/dav/` location then answers PROPFIND.
+    public static var answersPropfind: Bool { FileManager.default.fileExists(atPath: davExtensionModule) }
+
     static func configuration(
         directory: String, root: String, port: Int, slowRate: String, davRoot: String? = nil, workers: String = "1"
     ) -> String {
@@ -105,12 +113,13 @@ public final class NginxServer: Sendable {
             let target = step == 1 ? "/files/payload.bin" : "/redirect/\(step - 1)"
             redirects += "        location = /redirect/\(step) { return 302 \(target); }\n"
         }
+        let propfind = davRoot != nil && answersPropfind
         let dav =
             davRoot.map { davRoot in
                 """
                         location /dav/ {
                             alias \(davRoot)/;
-                            dav_methods PUT DELETE MKCOL COPY MOVE;
+                            dav_methods PUT DELETE MKCOL COPY MOVE;\(propfind ? "\n            dav_ext_methods PROPFIND OPTIONS;" : "")
                             create_full_put_path on;
                             dav_access user:rw group:r all:r;
                             client_max_body_size 0;
@@ -119,6 +128,7 @@ public final class NginxServer: Sendable {
                 """
             } ?? ""
         return """
+            \(propfind ? "load_module \(davExtensionModule);" : "")
             \(geteuid() == 0 ? "user root root;" : "")
             worker_processes \(workers);
             daemon off;
