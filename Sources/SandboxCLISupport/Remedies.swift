@@ -72,7 +72,8 @@ package enum Remedies {
         ],
         .documentTypeNotAccepted: [
             Remedy(
-                text: "`sandbox list --json` shows the app's document types; `sandbox update <app-id> --bundle DIR` installs a bundle that declares one.",
+                text:
+                    "`sandbox list --json` shows the app's document types; `sandbox update <app-id> --bundle DIR` installs a bundle that declares one.",
                 scope: .any)
         ],
         .bundleModified: [

@@ -178,7 +178,8 @@ extension SandboxHome {
         try root.createDirectory(at: bundle)
         guard fileSharing else { return }
         let info = bundle.appendingComponents(of: BundleInfoFile.path)
-        try root.writeContents(BundleInfoFile.fileSharingPlaceholder, to: info, options: [.atomic, .withoutOverwriting])
+        try root.writeContents(
+            BundleInfoFile.fileSharingPlaceholder, to: info, options: [.atomic, .withoutOverwriting])
         try root.setPermissions(FilePermissions(rawValue: 0o444), at: info)
     }
 

@@ -54,7 +54,9 @@ struct List: ParsableCommand {
             try Output.json(summaries)
         } else {
             for summary in summaries {
-                try Output.line("\(summary.app)\t\(summary.infoPlistError == nil ? (summary.fileSharing ? "yes" : "no") : "invalid")")
+                try Output.line(
+                    "\(summary.app)\t\(summary.infoPlistError == nil ? (summary.fileSharing ? "yes" : "no") : "invalid")"
+                )
             }
         }
         try SkippedApps.report(opened.skipped)

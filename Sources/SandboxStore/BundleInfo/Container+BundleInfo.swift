@@ -44,7 +44,9 @@ extension Container {
     /// - Returns: the bundle's declarations and the accepting type.
     /// - Throws: ``/SandboxCore/SandboxError/Code/documentTypeNotAccepted`` when none does (naming
     ///   the file's type and the bundle); the errors of ``bundleInfo()``.
-    public func documentType(accepting fileName: String) throws(SandboxError) -> (
+    public func documentType(
+        accepting fileName: String
+    ) throws(SandboxError) -> (
         info: AppBundleInfo, type: DocumentType
     ) {
         let info = try bundleInfo()
