@@ -46,7 +46,7 @@ public struct ShareServer: Sendable {
     ///
     /// As on iOS, only an app whose installed bundle sets `UIFileSharingEnabled` to true in its
     /// `Info.plist` is shared; the key is read from the bundle its signature vouches for
-    /// (``/Sandbox/Container/checkFileSharing()``), never from a file the app can write.
+    /// (`Container.checkFileSharing()`, SandboxStore), never from a file the app can write.
     ///
     /// Documents is opened from the container's root without following a link: an app can replace
     /// its Documents with a symbolic link (to its own Library, say), and the share must not serve
@@ -54,10 +54,10 @@ public struct ShareServer: Sendable {
     /// so the kernel refuses one at `Documents` itself (`RESOLVE_NO_SYMLINKS`) — no window between
     /// a check and the open.
     ///
-    /// - Throws: ``/SandboxCore/SandboxError`` with ``SandboxCore/SandboxError/Code/fileSharingDisabled``
+    /// - Throws: ``/SandboxCore/SandboxError`` with ``/Sandbox/SandboxError/Code/fileSharingDisabled``
     ///   when the app does not declare file sharing, and the errors of reading its `Info.plist`
-    ///   (``/Sandbox/Container/bundleInfo()``: ``SandboxCore/SandboxError/Code/invalidInfoPlist``,
-    ///   ``SandboxCore/SandboxError/Code/bundleModified``, …); with
+    ///   (`Container.bundleInfo()`: ``/Sandbox/SandboxError/Code/invalidInfoPlist``,
+    ///   ``/Sandbox/SandboxError/Code/bundleModified``, …); with
     ///   ``SandboxCore/SandboxError/Code/forbidden`` when Documents is a symbolic link, and with the
     ///   core's code when it cannot be opened (missing, not a directory).
     public init(container: Container, configuration: ShareConfiguration, logger: Logger) throws(SandboxError) {

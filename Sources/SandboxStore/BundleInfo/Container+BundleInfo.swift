@@ -19,8 +19,8 @@ extension Container {
     /// installed `Info.plist`), as iOS shares only such apps' Documents.
     ///
     /// - Returns: what the bundle declares.
-    /// - Throws: ``/SandboxCore/SandboxError/Code/fileSharingDisabled`` when the key is absent or
-    ///   false, naming the key, the bundle and how to declare it; the errors of ``bundleInfo()``.
+    /// - Throws: ``/Sandbox/SandboxError/Code/fileSharingDisabled`` when the key is absent or
+    ///   false, naming the key, the bundle and how to declare it; the errors of ``Container/bundleInfo()``.
     @discardableResult
     public func checkFileSharing() throws(SandboxError) -> AppBundleInfo {
         let info = try bundleInfo()
@@ -42,8 +42,8 @@ extension Container {
     /// document.
     ///
     /// - Returns: the bundle's declarations and the accepting type.
-    /// - Throws: ``/SandboxCore/SandboxError/Code/documentTypeNotAccepted`` when none does (naming
-    ///   the file's type and the bundle); the errors of ``bundleInfo()``.
+    /// - Throws: ``/Sandbox/SandboxError/Code/documentTypeNotAccepted`` when none does (naming
+    ///   the file's type and the bundle); the errors of ``Container/bundleInfo()``.
     public func documentType(
         accepting fileName: String
     ) throws(SandboxError) -> (
