@@ -54,10 +54,10 @@ public struct ShareServer: Sendable {
     /// so the kernel refuses one at `Documents` itself (`RESOLVE_NO_SYMLINKS`) — no window between
     /// a check and the open.
     ///
-    /// - Throws: ``/SandboxCore/SandboxError`` with ``/Sandbox/SandboxError/Code/fileSharingDisabled``
+    /// - Throws: ``/SandboxCore/SandboxError`` with `file-sharing-disabled`
     ///   when the app does not declare file sharing, and the errors of reading its `Info.plist`
-    ///   (`Container.bundleInfo()`: ``/Sandbox/SandboxError/Code/invalidInfoPlist``,
-    ///   ``/Sandbox/SandboxError/Code/bundleModified``, …); with
+    ///   (`Container.bundleInfo()`: `invalid-info-plist`,
+    ///   `bundle-modified`, …); with
     ///   ``SandboxCore/SandboxError/Code/forbidden`` when Documents is a symbolic link, and with the
     ///   core's code when it cannot be opened (missing, not a directory).
     public init(container: Container, configuration: ShareConfiguration, logger: Logger) throws(SandboxError) {

@@ -6,7 +6,7 @@ import SandboxCore
 ///
 /// Read from the verified bundle (`Container.bundleInfo()`), never from a file the app
 /// can write. A key that is absent takes iOS's default; a key with the wrong type is refused with
-/// ``/Sandbox/SandboxError/Code/invalidInfoPlist`` rather than read as its default.
+/// `invalid-info-plist` rather than read as its default.
 public struct AppBundleInfo: Sendable, Hashable {
     /// `UIFileSharingEnabled`: whether the app's Documents are shared (iTunes' and Finder's file
     /// sharing; `sandbox share` here). iOS's default is `false`.
@@ -35,7 +35,7 @@ public struct AppBundleInfo: Sendable, Hashable {
     ///   - path: names the file in messages.
     /// - Throws: ``/SandboxCore/SandboxError/Code/corrupt`` when it is not a property list, and
     ///   ``SandboxCore/SandboxError/Code/tooLarge`` past the reader's bounds (as
-    ///   ``PropertyList/value(from:path:limits:)``); ``/Sandbox/SandboxError/Code/invalidInfoPlist``
+    ///   ``PropertyList/value(from:path:limits:)``); `invalid-info-plist`
     ///   when its top level is not a dictionary or a key has the wrong type, naming the key.
     public init(propertyList bytes: [UInt8], path: String) throws(SandboxError) {
         guard case .dictionary(let keys) = try PropertyList.value(from: bytes, path: path) else {

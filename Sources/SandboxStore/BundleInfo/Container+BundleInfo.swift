@@ -19,7 +19,7 @@ extension Container {
     /// installed `Info.plist`), as iOS shares only such apps' Documents.
     ///
     /// - Returns: what the bundle declares.
-    /// - Throws: ``/Sandbox/SandboxError/Code/fileSharingDisabled`` when the key is absent or
+    /// - Throws: `file-sharing-disabled` when the key is absent or
     ///   false, naming the key, the bundle and how to declare it; the errors of ``Container/bundleInfo()``.
     @discardableResult
     public func checkFileSharing() throws(SandboxError) -> AppBundleInfo {
@@ -42,7 +42,7 @@ extension Container {
     /// document.
     ///
     /// - Returns: the bundle's declarations and the accepting type.
-    /// - Throws: ``/Sandbox/SandboxError/Code/documentTypeNotAccepted`` when none does (naming
+    /// - Throws: `document-type-not-accepted` when none does (naming
     ///   the file's type and the bundle); the errors of ``Container/bundleInfo()``.
     public func documentType(
         accepting fileName: String
