@@ -59,7 +59,7 @@ let scratch = scratchDirectory.path
 defer { scratchDirectory.remove() }
 let app = "com.example.share-benchmark"
 let home = try SandboxHome(location: scratch + "/home")
-let documents = try home.createContainer(for: AppIdentifier(app)).hostPath(for: .documents)
+let documents = try home.createContainer(for: AppIdentifier(app), fileSharing: true).hostPath(for: .documents)
 try writeNoise(documents + "/large.bin", size: size)
 try FileManager.default.createDirectory(atPath: documents + "/small", withIntermediateDirectories: true)
 for index in 0..<small { try writeNoise(documents + "/small/s\(index).bin", size: 16 << 10) }

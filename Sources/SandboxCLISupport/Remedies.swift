@@ -64,6 +64,18 @@ package enum Remedies {
                 text: "`sandbox sign BUNDLE-DIR --key KEYFILE` signs it; `sandbox keygen KEYFILE` makes a key.",
                 scope: .any)
         ],
+        .fileSharingDisabled: [
+            Remedy(
+                text:
+                    "`sandbox create <app-id> --file-sharing` makes a placeholder app that declares it; for a signed bundle, `sandbox sign` it again after the change and `sandbox update <app-id> --bundle DIR`.",
+                scope: .any)
+        ],
+        .documentTypeNotAccepted: [
+            Remedy(
+                text:
+                    "`sandbox list --json` shows the app's document types; `sandbox update <app-id> --bundle DIR` installs a bundle that declares one.",
+                scope: .any)
+        ],
         .bundleModified: [
             Remedy(
                 text: "`sandbox sign BUNDLE-DIR --key KEYFILE` signs it again.", commands: ["create", "update"],

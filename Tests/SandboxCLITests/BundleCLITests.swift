@@ -145,12 +145,12 @@ struct BundleCLITests {
     }
 }
 
-/// An XML `Info.plist` with the keys `sandbox sign` reads.
-func infoPlist(identifier: String, version: String) -> String {
+/// An XML `Info.plist` with the keys `sandbox sign` reads, and `keys` (raw XML key/value pairs).
+func infoPlist(identifier: String, version: String, keys: String = "") -> String {
     """
     <?xml version="1.0" encoding="UTF-8"?>
     <!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd">
-    <plist version="1.0"><dict><key>CFBundleIdentifier</key><string>\(identifier)</string><key>CFBundleVersion</key><string>\(version)</string></dict></plist>
+    <plist version="1.0"><dict><key>CFBundleIdentifier</key><string>\(identifier)</string><key>CFBundleVersion</key><string>\(version)</string>\(keys)</dict></plist>
 
     """
 }

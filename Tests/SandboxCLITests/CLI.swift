@@ -1,3 +1,4 @@
+import Foundation
 import SandboxTesting
 
 /// The built `sandbox` run against a home in a fresh scratch directory.
@@ -26,4 +27,26 @@ struct CLI {
             try await body(CLI(home: scratch.appending("home"), scratch: scratch.path))
         }
     }
+}
+
+extension CLI {
+    /// Installs `app` from a bundle signed by a key trusted for it, whose `Info.plist` declares
+    /// `keys` (raw XML key/value pairs) besides the app's identifier and version.
+    func installSigned(_ app: String, declaring keys: String) async throws {
+        let key = scratch + "/\(app).key"
+        let source = scratch + "/bundles/\(app)/App.app"
+        try FileManager.default.createDirectory(atPath: source, withIntermediateDirectories: true)
+        try Data(infoPlist(identifier: app, version: "1", keys: keys).utf8).write(
+            to: URL(fileURLWithPath: source + "/Info.plist"))
+        for arguments in [
+            ["keygen", key, "--trust"], ["sign", source, "--key", key], ["create", app, "--bundle", source],
+        ] {
+            let result = try await run(arguments)
+            guard result.status == 0 else { throw TestFailure("sandbox \(arguments): \(result.stderr)") }
+        }
+    }
+
+    /// `CFBundleDocumentTypes` accepting every document (`public.data`), for `open-in`.
+    static let acceptsAnyDocument =
+        "<key>CFBundleDocumentTypes</key><array><dict><key>LSItemContentTypes</key><array><string>public.data</string></array></dict></array>"
 }

@@ -9,7 +9,7 @@ struct PolicyCLITests {
     @Test("file commands obey the policy: the Inbox is read and delete only, preferences go through defaults")
     func policy() async throws {
         try await CLI.withTemporary { cli in
-            #expect(try await cli.run("create", app).status == 0)
+            try await cli.installSigned(app, declaring: CLI.acceptsAnyDocument)
             let host = cli.scratch + "/f.txt"
             try Data("x".utf8).write(to: URL(fileURLWithPath: host))
             #expect(try await cli.run("open-in", app, host).status == 0)  // delivered by "another app"

@@ -1,4 +1,5 @@
 import Foundation
+import Sandbox
 import SandboxTesting
 import SandboxWatch
 import Testing
@@ -16,17 +17,59 @@ extension WatcherTests {
             try await start(fixture, arguments).finish()
         }
 
-        @Test("open-in prints the delivered path")
+        /// Installs `app` from a signed bundle whose Info.plist declares `keys` (raw XML).
+        func install(_ app: String, declaring keys: String, in fixture: TemporaryContainer) throws {
+            let bundle = fixture.scratch + "/\(app).app"
+            try FileManager.default.createDirectory(atPath: bundle, withIntermediateDirectories: true)
+            try Data("<plist version=\"1.0\"><dict>\(keys)</dict></plist>".utf8).write(
+                to: URL(fileURLWithPath: bundle + "/Info.plist"))
+            let key = SigningKey()
+            try fixture.home.trust(key.publicKey)
+            let identifier = try AppIdentifier(app)
+            try BundleSigner.sign(
+                bundleAt: bundle, with: key,
+                identity: BundleIdentity(identifier: identifier, version: BundleVersion("1")))
+            try fixture.home.createContainer(for: identifier, bundleDirectory: bundle)
+        }
+
+        @Test("open-in prints the delivered path, the file's type and whether the app opens in place")
         func openIn() async throws {
             try await TemporaryContainer.with { fixture in
+                let app = "com.example.reader"
+                try install(
+                    app,
+                    declaring: "<key>LSSupportsOpeningDocumentsInPlace</key><true/><key>CFBundleDocumentTypes</key>"
+                        + "<array><dict><key>CFBundleTypeName</key><string>PDF</string><key>LSItemContentTypes</key>"
+                        + "<array><string>com.adobe.pdf</string></array></dict></array>",
+                    in: fixture)
                 let file = fixture.scratch + "/report.pdf"
                 try HostFiles.write(file)
-                let first = try await run(fixture, "open-in", TemporaryContainer.app, file)
+                let first = try await run(fixture, "open-in", app, file)
                 #expect(first.status == 0, "\(first.stderr)")
-                #expect(first.stdout == "Documents/Inbox/report.pdf\n")
-                let second = try await run(fixture, "open-in", TemporaryContainer.app, file, "--json")
-                #expect(second.stdout == "{\"path\":\"Documents/Inbox/report 2.pdf\"}\n")
-                let missing = try await run(fixture, "open-in", TemporaryContainer.app, fixture.scratch + "/none")
+                #expect(
+                    first.stdout
+                        == "Documents/Inbox/report.pdf\n  type: com.adobe.pdf (document type 'PDF'); opens documents in place: yes\n"
+                )
+                let second = try await run(fixture, "open-in", app, file, "--json")
+                #expect(
+                    second.stdout
+                        == #"{"contentType":"com.adobe.pdf","documentType":{"contentTypes":["com.adobe.pdf"],"extensions":[],"name":"PDF"},"path":"Documents/Inbox/report 2.pdf","supportsOpeningDocumentsInPlace":true}"#
+                        + "\n")
+                // A document no type accepts is refused, and nothing is delivered.
+                let text = fixture.scratch + "/notes.txt"
+                try HostFiles.write(text)
+                let refused = try await run(fixture, "open-in", app, text)
+                #expect(refused.status == 1)
+                #expect(refused.stderr.contains("'com.example.reader' does not open 'notes.txt' (public.plain-text)"))
+                #expect(refused.stderr.hasSuffix("[document-type-not-accepted]\n"), "\(refused.stderr)")
+                let placeholder = try await run(fixture, "open-in", TemporaryContainer.app, file)
+                #expect(placeholder.stderr.contains("declares no document types"), "\(placeholder.stderr)")
+                let inbox = fixture.home.location + "/Containers/Data/\(app)/Documents/Inbox"
+                #expect(
+                    try FileManager.default.contentsOfDirectory(atPath: inbox).sorted() == [
+                        "report 2.pdf", "report.pdf",
+                    ])
+                let missing = try await run(fixture, "open-in", app, fixture.scratch + "/none.pdf")
                 #expect(missing.status != 0)
                 #expect(missing.stderr.hasPrefix("sandbox: ") && missing.stderr.contains("[not-found]"))
             }

@@ -3,7 +3,7 @@ import SandboxCore
 /// What a bundle's signature binds it to: the app it is for and its version.
 ///
 /// Both are part of the signed manifest, so they cannot be changed without the signer's key: a
-/// bundle installs only as the app it names (``SandboxHome/createContainer(for:bundleDirectory:)``),
+/// bundle installs only as the app it names (``SandboxHome/createContainer(for:bundleDirectory:fileSharing:)``),
 /// and an update never installs a lower version (``SandboxHome/update(_:bundleDirectory:allowingNewSigner:)``).
 ///
 /// The signer gives them (``BundleSigner/sign(bundleAt:with:identity:appGroups:)``); the library reads no

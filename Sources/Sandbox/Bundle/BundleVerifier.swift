@@ -3,8 +3,9 @@ import SystemPackage
 
 /// What a successful bundle check found.
 public struct BundleVerification: Sendable, Hashable, Codable {
-    /// Whether the bundle is signed. An unsigned bundle is accepted only when it is empty: the
-    /// placeholder `sandbox create` makes for an app installed without `--bundle`.
+    /// Whether the bundle is signed. An unsigned bundle is accepted only when it is the placeholder
+    /// `sandbox create` makes for an app installed without `--bundle`: empty, or holding only the
+    /// ``BundleInfoFile/fileSharingPlaceholder`` `Info.plist`.
     public var isSigned: Bool
     /// The signer's ``SigningPublicKey/keyID``, when signed.
     public var keyID: String?
@@ -43,7 +44,8 @@ enum BundleVerifier {
     /// Reads and checks the signature of the bundle at `bundle` beneath `root`: the signature must
     /// be valid for the manifest's bytes and made with a key in `trustedKeys`.
     ///
-    /// - Returns: the signature and manifest, or `nil` for an empty unsigned bundle.
+    /// - Returns: the signature and manifest, or `nil` for an unsigned placeholder
+    ///   (``BundleInfoFile/isPlaceholder(_:in:)``).
     /// - Throws: ``SandboxCore/SandboxError/Code/signatureInvalid`` for a missing, unreadable or
     ///   wrong signature (a manifest changed after signing);
     ///   ``SandboxCore/SandboxError/Code/untrustedKey`` when the signer is not trusted;
@@ -62,7 +64,7 @@ enum BundleVerifier {
             signatureBytes = try root.readContents(of: signaturePath, maximumSize: 4096)
             manifestBytes = try root.readContents(of: manifestPath)
         } catch  where error.code == .notFound {
-            guard try root.contentsOfDirectory(at: bundle).isEmpty else {
+            guard try BundleInfoFile.isPlaceholder(bundle, in: root) else {
                 throw SandboxError(
                     .signatureInvalid,
                     "\(label) is not signed: '_CodeSignature/manifest.json' or '_CodeSignature/signature' is missing. \(signRemedy)",

@@ -20,6 +20,12 @@ extension SandboxError.Code {
     public static let invalidAppGroupIdentifier = Self("invalid-app-group-identifier")
     /// An app asked for an App Group its signed bundle does not list.
     public static let notAGroupMember = Self("not-a-group-member")
+    /// An app's `Info.plist` does not declare file sharing (`UIFileSharingEnabled`): the share refuses it.
+    public static let fileSharingDisabled = Self("file-sharing-disabled")
+    /// An app's `Info.plist` holds a key it acts on with the wrong type or shape.
+    public static let invalidInfoPlist = Self("invalid-info-plist")
+    /// No document type of an app's `Info.plist` (`CFBundleDocumentTypes`) accepts a document.
+    public static let documentTypeNotAccepted = Self("document-type-not-accepted")
     /// `sandboxd` could not be reached or started (the same code as `SandboxError`'s).
     public static let daemonUnavailable = Self("daemon-unavailable")
     /// A connection to `sandboxd` was refused for the app it was asked for.

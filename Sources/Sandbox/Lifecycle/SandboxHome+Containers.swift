@@ -1,4 +1,5 @@
 import SandboxCore
+import SystemPackage
 
 extension SandboxHome {
     /// Creates the containers of a new app: a data container with the iOS layout and a bundle
@@ -14,8 +15,14 @@ extension SandboxHome {
     ///     (``trust(_:)``), for `app` (its signed manifest names the app). The directory is checked
     ///     completely before anything is copied, and the copy again before it is made read-only:
     ///     a symbolic link, FIFO, socket or device in it is refused, never followed.
-    ///     Without it the bundle is an empty, unsigned `<last part>.app` placeholder.
+    ///     Without it the bundle is an unsigned `<last part>.app` placeholder: empty, or with
+    ///     `fileSharing` an `Info.plist` that declares `UIFileSharingEnabled`
+    ///     (``BundleInfoFile/fileSharingPlaceholder``) and nothing else.
+    ///   - fileSharing: whether the placeholder declares file sharing (iOS's default is not to:
+    ///     the share refuses an app that does not declare it). Only without `bundleDirectory`: a
+    ///     signed bundle declares it in its own `Info.plist`.
     /// - Throws: ``/SandboxCore/SandboxError/Code/alreadyExists`` when the app has containers;
+    ///   ``/SandboxCore/SandboxError/Code/invalidArgument`` for `fileSharing` with a bundle directory;
     ///   ``/SandboxCore/SandboxError/Code/notFound`` for a missing bundle directory;
     ///   ``SandboxCore/SandboxError/Code/signatureInvalid``,
     ///   ``SandboxCore/SandboxError/Code/untrustedKey``,
@@ -24,8 +31,15 @@ extension SandboxHome {
     ///   (nothing is installed, nothing outside the staged copy is changed); file-system errors.
     @discardableResult
     public func createContainer(
-        for app: AppIdentifier, bundleDirectory: String? = nil
+        for app: AppIdentifier, bundleDirectory: String? = nil, fileSharing: Bool = false
     ) throws(SandboxError) -> Container {
+        if fileSharing, let bundleDirectory {
+            throw SandboxError(
+                .invalidArgument,
+                "File sharing is declared by the bundle '\(bundleDirectory)' itself (UIFileSharingEnabled in its "
+                    + "Info.plist), not for it: only a placeholder bundle is made to declare it.",
+                path: bundleDirectory)
+        }
         let data = Self.dataPath(app)
         let bundle = Self.bundlePath(app)
         guard try root.attributes(at: data, followingSymlink: false) == nil,
@@ -50,7 +64,7 @@ extension SandboxHome {
                 try stageBundle(
                     fromHost: bundleDirectory, at: bundleStage.appendingName(bundleName), requirements: requirements)
             } else {
-                try root.createDirectory(at: bundleStage.appendingName(bundleName))
+                try createPlaceholder(at: bundleStage.appendingName(bundleName), fileSharing: fileSharing)
             }
             try root.moveItem(from: bundleStage, to: bundle)
             bundleInstalled = true
@@ -160,6 +174,16 @@ extension SandboxHome {
             for group in groups { removed += try removeGroupContainerIfUnused(group, leaving: app) }
             return removed
         }
+    }
+
+    /// The unsigned placeholder bundle `createContainer` makes without a bundle directory.
+    private func createPlaceholder(at bundle: ContainerPath, fileSharing: Bool) throws(SandboxError) {
+        try root.createDirectory(at: bundle)
+        guard fileSharing else { return }
+        let info = bundle.appendingComponents(of: BundleInfoFile.path)
+        try root.writeContents(
+            BundleInfoFile.fileSharingPlaceholder, to: info, options: [.atomic, .withoutOverwriting])
+        try root.setPermissions(FilePermissions(rawValue: 0o444), at: info)
     }
 
     private func stage(

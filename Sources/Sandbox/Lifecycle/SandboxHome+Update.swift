@@ -43,7 +43,7 @@ extension SandboxHome {
     /// The new bundle must be signed for `app` (its manifest names the app) and its version may not
     /// be lower than the installed one's; the same version is accepted, so that re-installing it
     /// repairs a modified bundle. All of this is checked on the host directory before anything is
-    /// copied (see ``createContainer(for:bundleDirectory:)``).
+    /// copied (see ``createContainer(for:bundleDirectory:fileSharing:)``).
     ///
     /// - Parameters:
     ///   - app: the installed app to update.

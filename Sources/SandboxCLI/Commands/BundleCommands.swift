@@ -151,7 +151,7 @@ struct Verify: ParsableCommand {
         let report = opened.verification
         if output.json { return try Output.json(report) }
         guard report.isSigned else {
-            return try Output.line("\(app.app): no bundle installed (an empty, unsigned placeholder)")
+            return try Output.line("\(app.app): no bundle installed (an unsigned placeholder)")
         }
         try Output.line(
             "\(app.app): bundle intact\(report.identity.map { ", version \($0.version)" } ?? ""): \(report.files) file(s), \(report.directories) folder(s), \(Output.bytes(report.bytes)); key ID \(report.keyID ?? "")"

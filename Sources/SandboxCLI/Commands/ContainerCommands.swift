@@ -11,10 +11,24 @@ struct Create: ParsableCommand {
     @OptionGroup var app: AppArgument
     @Option(help: "A directory to install as the app's bundle (<Name>.app).")
     var bundle: String?
+    @Flag(
+        help:
+            "Without --bundle: the placeholder bundle's Info.plist declares UIFileSharingEnabled, so `sandbox share` shares the app's Documents (iOS's default, and this one's, is not to)."
+    )
+    var fileSharing = false
     @OptionGroup var output: OutputOptions
 
+    func validate() throws {
+        if fileSharing, bundle != nil {
+            throw ValidationError(
+                "--file-sharing is for the placeholder bundle only: a bundle declares UIFileSharingEnabled in its own Info.plist."
+            )
+        }
+    }
+
     func run() throws {
-        let container = try SandboxHome().createContainer(for: app.identifier(), bundleDirectory: bundle)
+        let container = try SandboxHome().createContainer(
+            for: app.identifier(), bundleDirectory: bundle, fileSharing: fileSharing)
         let summary = ContainerSummary(container)
         if output.json { return try Output.json(summary) }
         try Output.line("Created \(container.identifier)")
@@ -28,17 +42,22 @@ struct List: ParsableCommand {
         commandName: "list",
         abstract: "List the installed apps.",
         discussion:
-            "An app whose containers cannot be opened is named on standard error and the status is 1; the others are listed."
+            "Each line is the app and whether it shares files (its bundle's Info.plist sets UIFileSharingEnabled: yes or no; invalid when the Info.plist cannot be read, the reason in --json). An app whose containers cannot be opened is named on standard error and the status is 1; the others are listed."
     )
 
     @OptionGroup var output: OutputOptions
 
     func run() throws {
         let opened = try SandboxHome().openContainers()
+        let summaries = opened.containers.map(ContainerSummary.init)
         if output.json {
-            try Output.json(opened.containers.map(ContainerSummary.init))
+            try Output.json(summaries)
         } else {
-            for container in opened.containers { try Output.line(container.identifier) }
+            for summary in summaries {
+                try Output.line(
+                    "\(summary.app)\t\(summary.infoPlistError == nil ? (summary.fileSharing ? "yes" : "no") : "invalid")"
+                )
+            }
         }
         try SkippedApps.report(opened.skipped)
     }
@@ -163,15 +182,33 @@ enum SkippedApps {
     }
 }
 
-/// What `create` and `list --json` print about a container.
+/// What `create` and `list --json` print about a container: where it is, and what its bundle's
+/// `Info.plist` declares (file sharing, the documents it opens and whether in place).
 struct ContainerSummary: Encodable {
     var app: String
     var home: String
     var bundle: String
+    /// `UIFileSharingEnabled`.
+    var fileSharing: Bool
+    /// `LSSupportsOpeningDocumentsInPlace`, when declared.
+    var supportsOpeningDocumentsInPlace: Bool?
+    /// `CFBundleDocumentTypes`.
+    var documentTypes: [DocumentType]
+    /// Why the `Info.plist` could not be read (the app then declares nothing).
+    var infoPlistError: String?
 
     init(_ container: Container) {
         app = container.identifier.rawValue
         home = container.homeDirectory
         bundle = container.hostPath(for: .bundle)
+        var info = AppBundleInfo.undeclared
+        do throws(SandboxError) {
+            info = try container.bundleInfo()
+        } catch {
+            infoPlistError = error.description
+        }
+        fileSharing = info.fileSharingEnabled
+        supportsOpeningDocumentsInPlace = info.supportsOpeningDocumentsInPlace
+        documentTypes = info.documentTypes
     }
 }

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Sandbox
 import SandboxCLISupport
+import SandboxStore
 import SandboxWatch
 
 struct Watch: AsyncParsableCommand {
@@ -96,7 +97,7 @@ struct OpenIn: ParsableCommand {
         commandName: "open-in",
         abstract: "Deliver a host file into an app's Documents/Inbox, as another app's \"Open In…\" would.",
         discussion:
-            "The copy appears only when complete; a taken name gets a number (report 2.pdf). Prints the delivered path."
+            "Only to an app whose bundle's Info.plist has a document type (CFBundleDocumentTypes) that accepts the file: by its uniform type (LSItemContentTypes, conformance counted) or, without those, by its extension (CFBundleTypeExtensions). The copy appears only when complete; a taken name gets a number (report 2.pdf). Prints the delivered path, then the file's type and whether the app opens documents in place (LSSupportsOpeningDocumentsInPlace)."
     )
 
     @OptionGroup var app: AppArgument
@@ -104,10 +105,28 @@ struct OpenIn: ParsableCommand {
     var hostFile: String
     @OptionGroup var output: OutputOptions
 
+    /// What `open-in --json` prints.
+    struct Delivery: Encodable {
+        var path: String
+        var contentType: String
+        var documentType: DocumentType
+        var supportsOpeningDocumentsInPlace: Bool?
+    }
+
     func run() throws {
-        let delivered = try Inbox(container: app.container()).deliver(hostFile: hostFile)
-        if output.json { return try Output.json(["path": delivered.description]) }
-        try Output.line(delivered.description)
+        let container = try app.container()
+        let fileName = String(hostFile.split(separator: "/").last ?? Substring(hostFile))
+        let accepted = try container.documentType(accepting: fileName)
+        let delivered = try Inbox(container: container).deliver(hostFile: hostFile)
+        let delivery = Delivery(
+            path: delivered.description, contentType: UniformType.identifier(forFileName: fileName),
+            documentType: accepted.type, supportsOpeningDocumentsInPlace: accepted.info.supportsOpeningDocumentsInPlace)
+        if output.json { return try Output.json(delivery) }
+        try Output.line(delivery.path)
+        let inPlace = delivery.supportsOpeningDocumentsInPlace == true ? "yes" : "no"
+        try Output.line(
+            "  type: \(delivery.contentType) (document type \(accepted.type.name.map { "'\($0)'" } ?? "without a name")); "
+                + "opens documents in place: \(inPlace)")
     }
 }
 

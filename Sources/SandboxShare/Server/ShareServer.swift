@@ -42,7 +42,11 @@ public struct ShareServer: Sendable {
         let app: AppIdentifier
     }
 
-    /// A server for `container`'s Documents folder.
+    /// A server for `container`'s Documents folder, when the app declares file sharing.
+    ///
+    /// As on iOS, only an app whose installed bundle sets `UIFileSharingEnabled` to true in its
+    /// `Info.plist` is shared; the key is read from the bundle its signature vouches for
+    /// (`Container.checkFileSharing()`, SandboxStore), never from a file the app can write.
     ///
     /// Documents is opened from the container's root without following a link: an app can replace
     /// its Documents with a symbolic link (to its own Library, say), and the share must not serve
@@ -50,9 +54,14 @@ public struct ShareServer: Sendable {
     /// so the kernel refuses one at `Documents` itself (`RESOLVE_NO_SYMLINKS`) — no window between
     /// a check and the open.
     ///
-    /// - Throws: ``/SandboxCore/SandboxError`` with ``SandboxCore/SandboxError/Code/forbidden`` when Documents is a symbolic
-    ///   link, and with the core's code when it cannot be opened (missing, not a directory).
+    /// - Throws: ``/SandboxCore/SandboxError`` with `file-sharing-disabled`
+    ///   when the app does not declare file sharing, and the errors of reading its `Info.plist`
+    ///   (`Container.bundleInfo()`: `invalid-info-plist`,
+    ///   `bundle-modified`, …); with
+    ///   ``SandboxCore/SandboxError/Code/forbidden`` when Documents is a symbolic link, and with the
+    ///   core's code when it cannot be opened (missing, not a directory).
     public init(container: Container, configuration: ShareConfiguration, logger: Logger) throws(SandboxError) {
+        try container.checkFileSharing()
         documents = try Self.openDocuments(of: container)
         self.configuration = configuration
         self.logger = logger
@@ -98,7 +107,9 @@ public struct ShareServer: Sendable {
     }
 
     /// A server for the folder `documents` (which should refuse symlinks:
-    /// ``/SandboxCore/ConfinedRoot/openSubroot(at:refusingSymlinks:)``).
+    /// ``/SandboxCore/ConfinedRoot/openSubroot(at:refusingSymlinks:)``). No app is involved, so
+    /// no `Info.plist` is consulted: serving an app's Documents goes through
+    /// ``init(container:configuration:logger:)``, which checks that the app declares file sharing.
     public init(documents: ConfinedRoot, configuration: ShareConfiguration, logger: Logger) {
         self.documents = documents
         self.configuration = configuration

@@ -32,7 +32,7 @@ import Testing
             #expect(refused.stderr.contains("[container-in-use]"), "\(refused.stderr)")
             #expect(refused.stderr.contains("sandbox run python3 (pid \(getpid()))"), "\(refused.stderr)")
             #expect(refused.stderr.contains("`sandbox users <app-id>`"), "\(refused.stderr)")
-            #expect(try await cli.run("list").stdout == "\(app)\n")
+            #expect(try await cli.run("list").stdout == "\(app)\tno\n")
 
             program.close()
             // The daemon is asked to let go and, here, never answers: the uninstall fails after its
@@ -40,7 +40,7 @@ import Testing
             let unanswered = try await cli.run("uninstall", app)
             #expect(unanswered.status == 1)
             #expect(unanswered.stderr.contains("sandboxd (pid \(getpid())) did not let go"), "\(unanswered.stderr)")
-            #expect(try await cli.run("list").stdout == "\(app)\n")
+            #expect(try await cli.run("list").stdout == "\(app)\tno\n")
             daemon.close()
             #expect(try await cli.run("uninstall", app).status == 0)
             #expect(try await cli.run("list").stdout == "")

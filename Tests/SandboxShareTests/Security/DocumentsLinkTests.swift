@@ -15,7 +15,8 @@ import Testing
             let app = "com.example.linked"
             let environment = ["SANDBOX_HOME": scratch.appending("home"), "SANDBOX_RESOLVE": resolution]
             let sandbox = try BuiltProgram("sandbox")
-            let created = try await sandbox.run(["create", app], environment: environment, outputIn: scratch.path)
+            let created = try await sandbox.run(
+                ["create", app, "--file-sharing"], environment: environment, outputIn: scratch.path)
             try #require(created.status == 0, "sandbox create: \(created.stderr)")
             let located = try await sandbox.run(
                 ["path", app, "documents"], environment: environment, outputIn: scratch.path)

@@ -74,7 +74,8 @@ final class ShareServerProcess: Sendable {
         let home = scratch.appending("home")
         let sandbox = try BuiltProgram("sandbox")
         let environment = ["SANDBOX_HOME": home]
-        let created = try await sandbox.run(["create", app], environment: environment, outputIn: scratch.path)
+        let created = try await sandbox.run(
+            ["create", app, "--file-sharing"], environment: environment, outputIn: scratch.path)
         guard created.status == 0 else { throw TestFailure("sandbox create \(app): \(created.stderr)") }
         let located = try await sandbox.run(
             ["path", app, "documents"], environment: environment, outputIn: scratch.path)

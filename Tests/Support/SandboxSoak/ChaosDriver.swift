@@ -91,13 +91,13 @@ struct ChaosDriver: Sendable {
     }
 }
 
-/// A bundle's Info.plist.
+/// A bundle's Info.plist; it declares file sharing, as the soak shares every app.
 func infoPlist(identifier: String, version: String) -> String {
     """
     <?xml version="1.0" encoding="UTF-8"?>
     <!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd">
     <plist version="1.0"><dict><key>CFBundleIdentifier</key><string>\(identifier)</string>\
-    <key>CFBundleVersion</key><string>\(version)</string></dict></plist>
+    <key>CFBundleVersion</key><string>\(version)</string><key>UIFileSharingEnabled</key><true/></dict></plist>
 
     """
 }
