@@ -1,19 +1,25 @@
-// Measures background downloads through sandboxd against the goals of issue 13, with the
+// Measures background downloads through sandboxd against the goals of issues 13 and 31, with the
 // foreground DownloadSession, curl and aria2c as peers in the same run against the same local
-// nginx, and prints a markdown table (medians over the runs). Not run by CI.
+// nginx, and prints markdown tables (medians over the runs). Not run by CI.
 //
 //     apt-get install -y nginx curl aria2
-//     swift build -c release --product sandboxd
-//     swift run --package-path Benchmarks -c release sandbox-background-benchmark [--mib N] [--runs N] [--small N]
+//     swift build --package-path Benchmarks -c release --product sandboxd
+//     swift build --package-path Benchmarks -c release --product sandbox-background-benchmark
+//     Benchmarks/.build/release/sandbox-background-benchmark --sandboxd Benchmarks/.build/release/sandboxd \
+//         [--mib N] [--runs N] [--sizes 1000,5000,10000] [--aria-up-to 5000] [--scale 100000] [--only large|queue|scale]
 //
 // 1. One large file (1 GiB): a BackgroundSession task (submitted to sandboxd, timed until its
 //    completion event) against a foreground DownloadSession task and `curl -o` (goal: ≤ 5 % over).
-// 2. N small files (1,000 × 16 KiB) queued at once on the daemon (`downloadTasks(with:)`), 8 at a
-//    time, until the last completion event, against `aria2c -j 8 -i list` (goal: ≤ 1.0× its time);
-//    also with one `downloadTask(with:)` awaited after another.
-// 3. The daemon's peak RSS (VmHWM) after a detached batch of N queued tasks (goal: < 64 MiB).
-// 4. The events of that batch (finished + completed per task), queued while no app was attached,
-//    delivered to an app that re-attaches: events per second until "all delivered" (goal: ≥ 10,000/s).
+// 2. At each queued size (a curve), files of 16 KiB queued at once on the daemon
+//    (`downloadTasks(with:)`), 8 at a time, until the last completion event; the in-process
+//    DownloadSession configured as the daemon's; `aria2c -j 8 -i list` up to --aria-up-to files
+//    (goals: files/s flat over the sizes; ≤ 1.0× aria2c's time).
+// 3. Each size's daemon (its own runtime and state folders) is stopped after the size: its peak
+//    RSS (VmHWM) is that size's.
+// 4. The events of a detached batch (finished + completed per task), queued while no app was
+//    attached, delivered to an app that re-attaches: events per second until "all delivered"
+//    (goal ≥ 10,000/s at every size).
+// 5. --scale tasks (small files): submit, list, the downloads, RSS (goal < 128 MiB) and re-attach.
 import ArgumentParser
 import BenchmarkSupport
 import Foundation
@@ -29,9 +35,14 @@ struct Options: ParsableCommand {
 
     @Option(name: .customLong("mib"), help: "The size of the large file, in MiB.") var mebibytes = 1024
     @Option(help: "How many times each part runs.") var runs = 3
-    @Option(help: "How many 16 KiB files the queued part downloads.") var small = 1000
+    @Option(help: "The queued sizes of the curve (16 KiB files), comma-separated.") var sizes = "1000,5000,10000"
+    @Option(help: "aria2c runs beside the queue up to this size.") var ariaUpTo = 5000
+    @Option(help: "The queued tasks of the scale part (0: none).") var scale = 100_000
+    @Option(help: "The size of the scale part's files, in bytes.") var scaleBytes = 1024
     @Option(help: "The sandboxd executable (a release build).") var sandboxd = ".build/release/sandboxd"
-    @Option(help: "Run only this part: large or queue.") var only: String?
+    @Option(help: "Run only this part: large, queue or scale.") var only: String?
+
+    var queuedSizes: [Int] { sizes.split(separator: ",").compactMap { Int($0) } }
 }
 
 let options = Options.parseOrExit()
@@ -46,14 +57,13 @@ defer { scratch.remove() }
 let home = try SandboxHome(location: scratch.appending("home"))
 let app = try AppIdentifier("com.example.background-benchmark")
 let container = try home.createContainer(for: app)
-let paths = {
-    var paths = DaemonPaths(home: home)
-    paths.runtimeDirectory = scratch.appending("run")
-    return paths
-}()
-try FileManager.default.createDirectory(atPath: paths.runtimeDirectory, withIntermediateDirectories: true)
+let largePaths = try daemonPaths("large")
 
-func session(_ identifier: String, receivesEvents: Bool = true) async throws -> BackgroundSession {
+func session(
+    _ identifier: String, receivesEvents: Bool = true, paths: DaemonPaths = largePaths
+) async throws
+    -> BackgroundSession
+{
     var configuration = BackgroundConfiguration.background(identifier: identifier)
     configuration.daemonPaths = paths
     configuration.receivesEvents = receivesEvents
@@ -104,7 +114,7 @@ func setAside(_ path: String) throws {
 }
 
 print(
-    "# sandbox-background-benchmark: \(options.mebibytes) MiB file, \(options.runs) runs, \(options.small) queued files\n"
+    "# sandbox-background-benchmark: \(options.mebibytes) MiB file, \(options.runs) runs, queued \(options.sizes), scale \(options.scale); load \(loadAverage())\n"
 )
 
 // 1. The large file.
@@ -159,111 +169,185 @@ if options.only == nil || options.only == "large" {
         "per run: \(overheads.map { String(format: "%+.1f %%", $0) }.joined(separator: ", ")); load \(loadAverage())\n")
 }
 
-// 2–4. Many small files queued at once.
+// 2–4. Many small files queued at once, at each queued size (a curve): files/s of the daemon and
+// of the in-process session, aria2c beside them up to --aria-up-to; per size a daemon of its own,
+// so its VmHWM is that size's; the events of a detached batch delivered on re-attach.
 if options.only == nil || options.only == "queue" {
-    for index in 0..<options.small {
-        let bytes = (0..<2048).map { _ in UInt64.random(in: 0...UInt64.max) }
-        try bytes.withUnsafeBytes {
-            try Data($0).write(to: URL(fileURLWithPath: nginx.documentRoot + "/s\(index).bin"))
+    let urls = try makeFiles(options.queuedSizes.max() ?? 0, prefix: "s", bytes: 16 << 10)
+    var rows: [String] = []
+    for size in options.queuedSizes.sorted() {
+        let batch = Array(urls.prefix(size))
+        let listFile = scratch.appending("list-\(size).txt")
+        try batch.map(\.absoluteString).joined(separator: "\n").write(
+            toFile: listFile, atomically: true, encoding: .utf8)
+        let paths = try daemonPaths("q\(size)")
+        var daemon: [Double] = []
+        var local: [Double] = []
+        var aria: [Double] = []
+        for run in 0..<options.runs {
+            // The same session layer in this process, configured as the daemon's: what sandboxd adds.
+            let foreground = try DownloadSession(
+                identifier: "small\(size)-\(run)", container: container,
+                configuration: .init(maximumConcurrentTasks: 8, maximumConcurrentTasksPerHost: 8))
+            let started = ContinuousClock.now
+            let tasks = try batch.map {
+                try foreground.downloadTask(with: DownloadRequest(url: $0, destination: .caches))
+            }
+            for task in tasks { task.resume() }
+            for task in tasks { _ = try await task.result().get() }
+            local.append((ContinuousClock.now - started).seconds)
+            try setAside(container.hostPath(for: .caches))
+
+            // Every task submitted at once (the connection matches answers by id).
+            let attached = try await session("q\(run)", paths: paths)
+            let start = ContinuousClock.now
+            _ = try await attached.downloadTasks(with: batch.map { DownloadRequest(url: $0, destination: .caches) })
+            _ = try await completions(batch.count, of: attached)
+            daemon.append((ContinuousClock.now - start).seconds)
+            await attached.detach()
+            try setAside(container.hostPath(for: .caches))
+
+            if size <= options.ariaUpTo {
+                aria.append(
+                    try timeTool(
+                        "/usr/bin/aria2c",
+                        [
+                            "-q", "-i", listFile, "-j", "8", "--file-allocation=none", "--allow-overwrite=true",
+                            "-d", scratch.appending("aria-\(run)"),
+                        ]))
+                try setAside(scratch.appending("aria-\(run)"))
+            }
         }
-    }
-    let urls = try (0..<options.small).map { try url("/files/s\($0).bin") }
-    try urls.map(\.absoluteString).joined(separator: "\n").write(
-        toFile: scratch.appending("list.txt"), atomically: true, encoding: .utf8)
-    var daemon: [Double] = []
-    var submitting: [Double] = []
-    var pipelined: [Double] = []  // one submit after another
-    var local: [Double] = []
-    var aria: [Double] = []
-    for run in 0..<options.runs {
-        // The same session layer in this process, configured as the daemon's: what sandboxd adds.
-        let foreground = try DownloadSession(
-            identifier: "small\(run)", container: container,
-            configuration: .init(maximumConcurrentTasks: 8, maximumConcurrentTasksPerHost: 8))
-        let started = ContinuousClock.now
-        let tasks = try urls.map { try foreground.downloadTask(with: DownloadRequest(url: $0, destination: .caches)) }
-        for task in tasks { task.resume() }
-        for task in tasks { _ = try await task.result().get() }
-        local.append((ContinuousClock.now - started).seconds)
+        let detached = try await detachedBatch(batch, paths: paths)
         try setAside(container.hostPath(for: .caches))
-
-        // Every task submitted at once (the connection matches answers by id).
-        let attached = try await session("q\(run)")
-        let start = ContinuousClock.now
-        _ = try await attached.downloadTasks(with: urls.map { DownloadRequest(url: $0, destination: .caches) })
-        submitting.append((ContinuousClock.now - start).seconds)
-        _ = try await completions(urls.count, of: attached)
-        daemon.append((ContinuousClock.now - start).seconds)
-        await attached.detach()
-        try setAside(container.hostPath(for: .caches))
-
-        // The same, with one submit awaited after another.
-        let sequential = try await session("p\(run)")
-        let begun = ContinuousClock.now
-        for url in urls { _ = try await sequential.downloadTask(with: DownloadRequest(url: url, destination: .caches)) }
-        _ = try await completions(urls.count, of: sequential)
-        pipelined.append((ContinuousClock.now - begun).seconds)
-        await sequential.detach()
-        try setAside(container.hostPath(for: .caches))
-        aria.append(
-            try timeTool(
-                "/usr/bin/aria2c",
-                [
-                    "-q", "-i", scratch.appending("list.txt"), "-j", "8", "--file-allocation=none",
-                    "--allow-overwrite=true", "-d", scratch.appending("aria-\(run)"),
-                ]))
-        try setAside(scratch.appending("aria-\(run)"))
-    }
-    print("## 2. \(options.small) files of 16 KiB queued on the daemon, 8 at once\n")
-    print("| how | median time | files/s | runs (s) |")
-    print("|---|---|---|---|")
-    let rows = [
-        ("sandboxd, downloadTasks(with:) (all at once)", daemon),
-        ("sandboxd, one downloadTask(with:) after another", pipelined),
-        ("DownloadSession in-process, 8 at once", local),
-        ("aria2c -i list -j 8", aria),
-    ]
-    for (name, times) in rows {
-        let time = median(times)
-        let runs = times.map { String(format: "%.2f", $0) }.joined(separator: ", ")
-        print(
-            "| \(name) | \(String(format: "%.2f s", time)) | \(String(format: "%.0f", Double(urls.count) / time)) | \(runs) |"
+        let rate = { (times: [Double]) in times.isEmpty ? "—" : String(format: "%.0f", Double(size) / median(times)) }
+        let ratio = aria.isEmpty ? "—" : String(format: "%.2f×", median(daemon) / median(aria))
+        let spread = { (times: [Double]) in
+            times.map { String(format: "%.0f", Double(size) / $0) }.joined(separator: ", ")
+        }
+        rows.append(
+            "| \(size) | \(rate(local)) (\(spread(local))) | \(rate(daemon)) (\(spread(daemon))) | \(rate(aria)) | \(ratio) | \(mib(detached.peak)) | \(detached.reattach) | \(loadAverage()) |"
         )
+        print(rows.last ?? "")
     }
+    print("\n## 2–4. Files of 16 KiB queued at once, 8 at a time: the curve over the queued size\n")
     print(
-        String(
-            format: "\nsandboxd / aria2c: %.2f× (goal ≤ 1.0×); one after another: %.2f×; the in-process session: %.2f×",
-            median(daemon) / median(aria), median(pipelined) / median(aria), median(local) / median(aria)))
-    let ratios = zip(daemon, aria).map { $0 / $1 }.sorted()
-    print("per run: \(ratios.map { String(format: "%.2f×", $0) }.joined(separator: ", ")); load \(loadAverage())")
-    print(String(format: "(of sandboxd's time, submitting the tasks: %.2f s)\n", median(submitting)))
+        "| queued | in-process DownloadSession files/s (runs) | sandboxd files/s (runs) | aria2c -j 8 files/s | sandboxd ÷ aria2c (time) | sandboxd VmHWM | re-attach (detached batch) | load |"
+    )
+    print("|---|---|---|---|---|---|---|---|")
+    for row in rows { print(row) }
+    print("")
+}
 
-    // 3 and 4: a detached batch; the daemon's peak RSS; the queued events delivered on re-attach.
-    let submitter = try await session("detached", receivesEvents: false)
+// 5. A queue of --scale tasks (small files): submit, list, the downloads, RSS, re-attach.
+if (options.only == nil || options.only == "scale") && options.scale > 0 {
+    let urls = try makeFiles(options.scale, prefix: "t", bytes: options.scaleBytes)
+    let requests = urls.map { DownloadRequest(url: $0, destination: .caches) }
+    let paths = try daemonPaths("scale")
+    let submitter = try await session("scale", receivesEvents: false, paths: paths)
     let pid = submitter.daemonPID
-    _ = try await submitter.downloadTasks(with: urls.map { DownloadRequest(url: $0, destination: .caches) })
-    let queuedRSS = residentBytes(of: pid, field: "VmRSS")
-    while try await DaemonStatus.query(paths: paths).activeTasks > 0 { try await Task.sleep(for: .milliseconds(5)) }
+    let start = ContinuousClock.now
+    _ = try await submitter.downloadTasks(with: requests)
+    let submit = (ContinuousClock.now - start).seconds
+    let afterSubmit = residentBytes(of: pid, field: "VmRSS")
+    let listing = await timedListing(submitter)
+    try await waitUntilIdle(paths)
+    let downloads = (ContinuousClock.now - start).seconds
+    let listed = await timedListing(submitter)
     await submitter.detach()
     let peak = residentBytes(of: pid, field: "VmHWM")
-    let queued = try await DaemonStatus.query(paths: paths).queuedEvents
-    let start = ContinuousClock.now
-    let again = try await session("detached")
-    let delivered = try await completions(Int.max, of: again) { event in
-        if case .didFinishEvents = event { return true }
-        return false
-    }
-    let seconds = (ContinuousClock.now - start).seconds
-    await again.detach()
-    print("## 3. The daemon's memory with \(options.small) queued tasks\n")
+    let reattach = await reattached("scale", paths: paths)
+    print("## 5. \(options.scale) queued tasks (\(options.scaleBytes) B files), sandboxd\n")
+    print("| step | result |")
+    print("|---|---|")
     print(
-        "RSS just after submitting them: \(mib(queuedRSS)); peak (VmHWM) over the batch and the whole run: \(mib(peak)) (goal < 64 MiB)\n"
-    )
-    print("## 4. Queued events delivered to a re-attaching app\n")
+        String(format: "| submit (downloadTasks(with:)) | %.2f s, %.0f tasks/s |", submit, Double(urls.count) / submit))
+    print("| list just after the submit | \(listing) |")
     print(
-        "\(delivered - 1) events (\(queued) queued) and all-delivered in \(String(format: "%.3f s", seconds)) (attach included): \(String(format: "%.0f", Double(delivered - 1) / seconds)) events/s (goal ≥ 10,000/s)\n"
-    )
+        String(
+            format: "| all downloaded (from the submit) | %.1f s, %.0f files/s |", downloads,
+            Double(urls.count) / downloads))
+    print("| list of the completed tasks | \(listed) |")
+    print("| sandboxd RSS after the submit; VmHWM at the end | \(mib(afterSubmit)); \(mib(peak)) |")
+    print("| re-attach | \(reattach) |")
+    print("\nload \(loadAverage())\n")
+    kill(pid, SIGTERM)
 }
+
+/// `count` files of `bytes` random bytes named `<prefix><index>.bin` in nginx's folder; their URLs.
+func makeFiles(_ count: Int, prefix: String, bytes: Int) throws -> [URL] {
+    let words = max(1, bytes / 8)
+    for index in 0..<count {
+        let content = (0..<words).map { _ in UInt64.random(in: 0...UInt64.max) }
+        try content.withUnsafeBytes {
+            try Data($0).write(to: URL(fileURLWithPath: nginx.documentRoot + "/\(prefix)\(index).bin"))
+        }
+    }
+    return try (0..<count).map { try url("/files/\(prefix)\($0).bin") }
+}
+
+/// Runtime and state folders of their own: a daemon of its own, with an empty queue.
+func daemonPaths(_ name: String) throws -> DaemonPaths {
+    var paths = DaemonPaths(home: home)
+    paths.runtimeDirectory = scratch.appending("run-\(name)")
+    paths.stateDirectory = scratch.appending("state-\(name)")
+    for folder in [paths.runtimeDirectory, paths.stateDirectory] {
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+    }
+    return paths
+}
+
+/// Waits until the daemon has no unfinished task (polled every 20 ms).
+func waitUntilIdle(_ paths: DaemonPaths) async throws {
+    while try await DaemonStatus.query(paths: paths).activeTasks > 0 { try await Task.sleep(for: .milliseconds(20)) }
+}
+
+/// How long listing the session's tasks took, or why it failed.
+func timedListing(_ session: BackgroundSession) async -> String {
+    let start = ContinuousClock.now
+    do {
+        let tasks = try await session.taskList()
+        let seconds = (ContinuousClock.now - start).seconds
+        return String(format: "%d tasks in %.3f s (%.0f tasks/s)", tasks.count, seconds, Double(tasks.count) / seconds)
+    } catch {
+        return "failed: \(error)"
+    }
+}
+
+/// Submits `batch` from a session that does not receive events and detaches once the downloads
+/// are done; then the daemon's VmHWM (it is stopped afterwards) and the events re-attaching delivers.
+func detachedBatch(_ batch: [URL], paths: DaemonPaths) async throws -> (peak: Double, reattach: String) {
+    let submitter = try await session("detached", receivesEvents: false, paths: paths)
+    let pid = submitter.daemonPID
+    _ = try await submitter.downloadTasks(with: batch.map { DownloadRequest(url: $0, destination: .caches) })
+    try await waitUntilIdle(paths)
+    await submitter.detach()
+    let reattach = await reattached("detached", paths: paths)
+    let peak = residentBytes(of: pid, field: "VmHWM")
+    kill(pid, SIGTERM)
+    return (peak, reattach)
+}
+
+/// Attaches to `name` and times the queued events until "all delivered" (attach included).
+func reattached(_ name: String, paths: DaemonPaths) async -> String {
+    do {
+        let queued = try await DaemonStatus.query(paths: paths).queuedEvents
+        let start = ContinuousClock.now
+        let again = try await session(name, paths: paths)
+        let delivered = try await completions(Int.max, of: again) { event in
+            if case .didFinishEvents = event { return true }
+            return false
+        }
+        let seconds = (ContinuousClock.now - start).seconds
+        await again.detach()
+        return String(
+            format: "%d of %d events in %.3f s: %.0f events/s", delivered - 1, queued, seconds,
+            Double(delivered - 1) / seconds)
+    } catch {
+        return "failed: \(error)"
+    }
+}
+
 await nginx.stopAndRemoveFiles()
 
 func residentBytes(of pid: Int32, field: String) -> Double {

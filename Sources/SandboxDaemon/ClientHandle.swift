@@ -1,6 +1,7 @@
 import NIOCore
 import Sandbox
 import SandboxTransfer
+import Synchronization
 
 /// A connected client as the daemon sees it: who it is, what its hello said, and its outbox.
 ///
@@ -16,6 +17,9 @@ final class ClientHandle: Sendable {
     let binding: AppBinding?
     private let outbox: Outbox
     private let channel: any Channel
+    /// Whether the session's queued events are still being sent (``Daemon``'s replay): live
+    /// events are not sent meanwhile — the replay reads them from the queue in their order.
+    private let replaying = Mutex(false)
 
     init(
         id: Int, credentials: PeerCredentials, hello: ClientMessage.Hello, binding: AppBinding?, outbox: Outbox,
@@ -40,6 +44,22 @@ final class ClientHandle: Sendable {
     /// the queue for its next attach; only progress is lost.
     func send(_ message: DaemonMessage) {
         if !outbox.send(message) { close() }
+    }
+
+    /// Queues an event that happened now, unless the queued events are being replayed (the
+    /// replay sends a queued event in its order; progress, not queued, is dropped meanwhile).
+    func sendLive(_ message: DaemonMessage) {
+        guard !replaying.withLock({ $0 }) else { return }
+        send(message)
+    }
+
+    /// Marks the replay of the queued events as under way (`true`) or over.
+    func setReplaying(_ value: Bool) { replaying.withLock { $0 = value } }
+
+    /// Runs `body` once what waits for this client is at most `limit` bytes: `true`, or `false`
+    /// when the connection is ending (see ``Outbox/whenDrained(to:_:)``).
+    func whenDrained(to limit: Int, _ body: @escaping @Sendable (Bool) -> Void) {
+        outbox.whenDrained(to: limit, body)
     }
 
     /// Ends the connection after what is queued is written.

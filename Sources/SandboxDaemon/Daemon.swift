@@ -109,19 +109,10 @@ actor Daemon {
             attached[key] = client
             try host(for: key)
             // Read after every step asked for so far: the events queued before this attach come
-            // from the read, the later ones from their own sends (to this client).
-            queue.writes.commit(
-                "read queued events", { [logger] db in try EventQueue.pending(db, for: key, logger: logger) },
-                then: { result in
-                    switch result {
-                    case .success(let events):
-                        for event in events { client.send(.event(event)) }
-                        client.send(.allEventsDelivered)
-                    case .failure(let error):
-                        client.send(.failure(error))
-                        client.finish()
-                    }
-                })
+            // from the replay, which reads on until none is left; live sends to this client wait
+            // for its end (``ClientHandle/sendLive(_:)``), so the app gets every event once, in order.
+            client.setReplaying(true)
+            replay(key, to: client, after: 0)
         }
         logger.info(
             "client \(client.id) connected: pid \(credentials.pid), \(hello.app ?? "-")/\(hello.session ?? "-")")
@@ -144,11 +135,46 @@ actor Daemon {
         // was killed before it could) are ready now that it is gone: relaunch it for them, as a
         // completion in its absence would.
         queue.writes.commit(
-            "read queued events", { [logger] db in try !EventQueue.pending(db, for: key, logger: logger).isEmpty },
+            "read queued events", { db in try EventQueue.hasPending(db, for: key) },
             then: { [self, logger] result in
                 switch result {
                 case .success(let waiting): if waiting { Task { await self.relaunchIfReady(key) } }
                 case .failure(let error): logger.error("The queued events of \(key) could not be read: \(error)")
+                }
+            })
+    }
+
+    /// How many queued events a re-attach reads at a time.
+    static let replayPage = 512
+    /// How many bytes may still wait for the client when the replay reads its next page: the
+    /// replay holds about a page in memory, whatever the queue holds, and stays within the
+    /// client's outbox limits.
+    static let replayBacklog = 32 << 10
+
+    /// Sends `key`'s events after `sequence` to `client`, a page at a time, each page read in the
+    /// queue's commit order once the client has taken most of the one before; then "all events
+    /// delivered", and live events go to the client again. Stops when the connection ends.
+    private nonisolated func replay(_ key: SessionKey, to client: ClientHandle, after sequence: Int64) {
+        let (logger, page) = (logger, Self.replayPage)
+        queue.writes.commit(
+            "read queued events",
+            { db in try EventQueue.page(db, for: key, after: sequence, limit: page, logger: logger) },
+            then: { [self] result in
+                switch result {
+                case .success(let read):
+                    for event in read.events { client.send(.event(event)) }
+                    guard read.rows < page else {
+                        client.whenDrained(to: Self.replayBacklog) { open in
+                            if open { self.replay(key, to: client, after: read.last) }
+                        }
+                        return
+                    }
+                    // In commit order: the events of later steps are sent live, after these.
+                    client.setReplaying(false)
+                    client.send(.allEventsDelivered)
+                case .failure(let error):
+                    client.send(.failure(error))
+                    client.finish()
                 }
             })
     }
@@ -343,14 +369,14 @@ actor Daemon {
                 },
                 then: { [logger] result in
                     switch result {
-                    case .success(let queued): client?.send(.event(queued))
+                    case .success(let queued): client?.sendLive(.event(queued))
                     case .failure(let error):
                         logger.error("An event of \(key) could not be queued: \(error)")
-                        client?.send(.event(event))  // not queued: delivered once, as progress is
+                        client?.sendLive(.event(event))  // not queued: delivered once, as progress is
                     }
                 })
         } else if let client {
-            send(.event(event), to: client)
+            queue.writes.after { client.sendLive(.event(event)) }
         }
         if event.kind == .completed { relaunchIfReady(key) }
     }

@@ -266,11 +266,27 @@ final class EventQueue: Sendable {
 
     /// The events of `key` not acknowledged yet, oldest first.
     static func pending(_ db: Database, for key: SessionKey, logger: Logger) throws -> [BackgroundEventRecord] {
-        try Row.fetchAll(
-            db, sql: "SELECT sequence, body FROM event WHERE app = ? AND session = ? ORDER BY sequence",
-            arguments: [key.app, key.session]
-        ).compactMap { row in
+        try page(db, for: key, after: 0, limit: -1, logger: logger).events  // SQLite: a negative limit is none
+    }
+
+    /// Up to `limit` queued rows of `key` after sequence `sequence`, oldest first: their events
+    /// (a row this version cannot read is left out, logged), the last row's sequence and how many
+    /// rows were read — fewer than `limit` when no more follow. One index range scan
+    /// (`event_session`), so a page costs the same however many events wait.
+    static func page(
+        _ db: Database, for key: SessionKey, after sequence: Int64, limit: Int, logger: Logger
+    ) throws -> (events: [BackgroundEventRecord], last: Int64, rows: Int) {
+        let rows = try Row.fetchAll(
+            db,
+            sql: """
+                SELECT sequence, body FROM event WHERE app = ? AND session = ? AND sequence > ?
+                ORDER BY sequence LIMIT ?
+                """,
+            arguments: [key.app, key.session, sequence, limit])
+        var last = sequence
+        let events = rows.compactMap { row -> BackgroundEventRecord? in
             let sequence: Int64 = row["sequence"]
+            last = sequence
             guard
                 var event = decodeRow(BackgroundEventRecord.self, row["body"], row: "event \(sequence)", logger: logger)
             else {
@@ -279,6 +295,14 @@ final class EventQueue: Sendable {
             event.sequence = sequence
             return event
         }
+        return (events, last, rows.count)
+    }
+
+    /// Whether `key` has events not acknowledged yet (without reading them).
+    static func hasPending(_ db: Database, for key: SessionKey) throws -> Bool {
+        try Bool.fetchOne(
+            db, sql: "SELECT EXISTS (SELECT 1 FROM event WHERE app = ? AND session = ?)",
+            arguments: [key.app, key.session]) ?? false
     }
 
     /// Forgets `key`'s events up to `sequence`: they were handled.

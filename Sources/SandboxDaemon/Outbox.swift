@@ -1,4 +1,5 @@
 import SandboxTransfer
+import Synchronization
 
 /// What waits to be written to one client: its messages, encoded, counted in bytes against the
 /// connection's ``ConnectionSlot`` (per connection and in the daemon's budget). Messages go in
@@ -10,6 +11,16 @@ final class Outbox: Sendable {
     let frames: AsyncStream<[UInt8]>
     private let continuation: AsyncStream<[UInt8]>.Continuation
     private let slot: ConnectionSlot
+
+    /// The bytes queued and not yet written, whether the frames ended, and who waits for the
+    /// queue to drain (``whenDrained(to:_:)``).
+    private struct Backlog {
+        var bytes = 0
+        var ended = false
+        var waiters: [(limit: Int, body: @Sendable (Bool) -> Void)] = []
+    }
+
+    private let backlog = Mutex(Backlog())
 
     init(slot: ConnectionSlot) {
         self.slot = slot
@@ -28,13 +39,46 @@ final class Outbox: Sendable {
             return false
         }
         guard slot.queue(frame.count) else { return false }
-        if case .terminated = continuation.yield(frame) { slot.written(frame.count) }
+        backlog.withLock { $0.bytes += frame.count }
+        if case .terminated = continuation.yield(frame) { written(frame.count) }
         return true
     }
 
     /// A frame of `count` bytes was written.
-    func written(_ count: Int) { slot.written(count) }
+    func written(_ count: Int) {
+        slot.written(count)
+        let ready = backlog.withLock { backlog in
+            backlog.bytes -= count
+            let bytes = backlog.bytes
+            let ready = backlog.waiters.filter { $0.limit >= bytes }
+            backlog.waiters.removeAll { $0.limit >= bytes }
+            return ready
+        }
+        for waiter in ready { waiter.body(true) }
+    }
+
+    /// Runs `body` once at most `limit` bytes wait to be written (at once if so already), with
+    /// `true`; with `false` once the frames ended (the connection is closing: nothing more goes out).
+    /// The daemon sends a long run of messages (the queued events of a re-attach) a part at a
+    /// time through it, so what waits for one client stays bounded whatever the queue holds.
+    func whenDrained(to limit: Int, _ body: @escaping @Sendable (Bool) -> Void) {
+        let now: Bool? = backlog.withLock { backlog in
+            if backlog.ended { return false }
+            if backlog.bytes <= limit { return true }
+            backlog.waiters.append((limit, body))
+            return nil
+        }
+        if let now { body(now) }
+    }
 
     /// Ends the frames after what is queued.
-    func finish() { continuation.finish() }
+    func finish() {
+        continuation.finish()
+        let waiters = backlog.withLock { backlog in
+            backlog.ended = true
+            defer { backlog.waiters = [] }
+            return backlog.waiters
+        }
+        for waiter in waiters { waiter.body(false) }
+    }
 }
