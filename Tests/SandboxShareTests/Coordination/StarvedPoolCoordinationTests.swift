@@ -17,7 +17,7 @@ import Testing
         defer { scratch.remove() }
         let home = try SandboxHome(location: scratch.appending("home"))
         let app = try AppIdentifier("com.example.starved")
-        let container = try home.createContainer(for: app)
+        let container = try home.createContainer(for: app, fileSharing: true)
         try container.root.writeContents(Array("old".utf8), to: try ContainerPath("Documents/old.txt"))
         var logger = Logger(label: "starved-share")
         logger.logLevel = .error
