@@ -360,7 +360,7 @@ let package = Package(
             swiftSettings: swiftSettings),
         .testTarget(
             name: "SandboxWatchTests",
-            dependencies: ["Sandbox", "SandboxWatch", "SandboxTesting", "SandboxStore"],
+            dependencies: ["Sandbox", "SandboxCore", "SandboxWatch", "SandboxTesting", "SandboxStore"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
@@ -389,7 +389,7 @@ let package = Package(
                 "SandboxStore", .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Hummingbird", package: "hummingbird"), .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
-                "Sandbox", .product(name: "SystemPackage", package: "swift-system"),
+                "Sandbox", "SandboxCore", .product(name: "SystemPackage", package: "swift-system"),
                 "SandboxShare", "SandboxTesting", "SandboxTransferTesting",
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
