@@ -23,24 +23,28 @@ extension DAVMethods {
         let (items, unlisted) = try members(of: root, depth: depth)
         let context = PropertyContext(locks: [], now: locks.now, volume: try volume())
         let methods = self
-        // Streamed as it is built, a batch of responses at a time: a 10,000-item listing would
-        // otherwise be held whole, twice (as text and as bytes).
+        // Each response is written straight into one buffer, sent whenever it holds about 64 KiB
+        // (the writer waits while the client is slower than the listing).
         let answer = ResponseBody { writer in
             var multistatus = Multistatus()
-            for (index, item) in items.enumerated() {
+            for item in items {
                 let href = item.path.href(isCollection: item.isCollection)
+                let mark = multistatus.count
                 do throws(SandboxError) {
                     if let error = unlisted[item.path] { throw error }
-                    multistatus.add(href: href, propstats: try methods.propstats(for: item, query, context))
+                    try methods.appendResponse(href: href, for: item, query, context, to: &multistatus)
                 } catch {
                     methods.logger.warning("PROPFIND \(item.path): \(error)")
+                    multistatus.truncate(to: mark)
                     multistatus.add(href: href, status: error.code.httpStatus)
                 }
-                if index % Self.propfindBatch == Self.propfindBatch - 1 {
+                if multistatus.count >= Multistatus.flushSize {
                     try await writer.write(ByteBuffer(bytes: multistatus.takeBytes()))
                 }
             }
-            try await writer.write(ByteBuffer(bytes: multistatus.takeBytes() + Multistatus.closingBytes))
+            var last = ByteBuffer(bytes: multistatus.takeBytes())
+            last.writeBytes(Multistatus.closingBytes)
+            try await writer.write(last)
             try await writer.finish(nil)
         }
         var headers = HTTPFields()
@@ -48,9 +52,6 @@ extension DAVMethods {
         return Response(
             status: HTTPResponse.Status(code: 207, reasonPhrase: "Multi-Status"), headers: headers, body: answer)
     }
-
-    /// Responses written to the socket at a time while a PROPFIND answer is streamed.
-    static let propfindBatch = 256
 
     /// `root` and its members to `depth`, breadth first, and the collections below `root` whose
     /// members could not be listed, with why.
@@ -93,44 +94,69 @@ extension DAVMethods {
         }
     }
 
-    private func propstats(
-        for item: SharedItem, _ query: PropfindRequest, _ context: PropertyContext
-    ) throws(SandboxError) -> [Propstat] {
+    /// Writes the `DAV:response` of `item` answering `query` into `multistatus`: its properties
+    /// by status (200, then 404 for names asked for that it lacks), rendered in place.
+    ///
+    /// - Throws: ``/SandboxCore/SandboxError`` when its dead properties cannot be read (it may not
+    ///   be read, it vanished); part of the response may have been written.
+    private func appendResponse(
+        href: String, for item: SharedItem, _ query: PropfindRequest, _ context: PropertyContext,
+        to multistatus: inout Multistatus
+    ) throws(SandboxError) {
         let snapshot = snapshot(of: item, for: query)
         var context = context
         context.locks = locks.locks(covering: item.path)
         let dead = try properties.properties(at: item.path.containerPath)
+        multistatus.beginResponse(href: href)
+        let propstat = multistatus.count
+        multistatus.beginPropstat()
         switch query {
         case .propertyNames:
-            let live = LiveProperties.names.filter {
-                LiveProperties.value(of: $0, for: snapshot, context: context) != nil
+            for name in LiveProperties.names
+            where LiveProperties.value(of: name, for: snapshot, context: context) != nil {
+                multistatus.appendProperty(name) { _ in true }
             }
-            let names = live + dead.keys.sorted()
-            return [Propstat(status: 200, properties: names.map { ($0, nil) })]
+            for name in dead.keys.sorted() { multistatus.appendProperty(name) { _ in true } }
         case .allProperties(let include):
-            var found: [(PropertyName, String?)] = []
-            for name in LiveProperties.allPropNames + include where !found.contains(where: { $0.0 == name }) {
-                if let value = LiveProperties.value(of: name, for: snapshot, context: context) {
-                    found.append((name, value))
+            var written: [PropertyName] = []
+            for name in LiveProperties.allPropNames + include where !written.contains(name) {
+                let present = multistatus.appendProperty(name) { xml in
+                    LiveProperties.append(name, for: snapshot, context: context, to: &xml)
+                }
+                if present { written.append(name) }
+            }
+            for (name, value) in dead.sorted(by: { $0.key < $1.key }) {
+                multistatus.appendProperty(name) { xml in
+                    xml += value.utf8
+                    return true
                 }
             }
-            for (name, value) in dead.sorted(by: { $0.key < $1.key }) { found.append((name, value)) }
-            return [Propstat(status: 200, properties: found)]
         case .properties(let names):
-            var found: [(PropertyName, String?)] = []
-            var missing: [(PropertyName, String?)] = []
+            var missing: [PropertyName] = []
             for name in names {
-                if let value = LiveProperties.value(of: name, for: snapshot, context: context) ?? dead[name] {
-                    found.append((name, value))
-                } else {
-                    missing.append((name, nil))
+                let present = multistatus.appendProperty(name) { xml in
+                    if LiveProperties.append(name, for: snapshot, context: context, to: &xml) { return true }
+                    guard let value = dead[name] else { return false }
+                    xml += value.utf8
+                    return true
                 }
+                if !present { missing.append(name) }
             }
-            var result: [Propstat] = []
-            if !found.isEmpty { result.append(Propstat(status: 200, properties: found)) }
-            if !missing.isEmpty { result.append(Propstat(status: 404, properties: missing)) }
-            return result
+            if missing.count < names.count {
+                multistatus.endPropstat(status: 200)
+            } else {
+                multistatus.truncate(to: propstat)
+            }
+            if !missing.isEmpty {
+                multistatus.beginPropstat()
+                for name in missing { multistatus.appendProperty(name) { _ in true } }
+                multistatus.endPropstat(status: 404)
+            }
+            multistatus.endResponse()
+            return
         }
+        multistatus.endPropstat(status: 200)
+        multistatus.endResponse()
     }
 
     /// PROPPATCH: sets and removes dead properties, all or nothing (RFC 4918 §9.2). Live

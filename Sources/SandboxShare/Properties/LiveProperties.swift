@@ -25,27 +25,55 @@ package enum LiveProperties {
     /// has no such property (the `get*` ones of a collection, the quotas without a volume, any
     /// dead property): a `404` propstat.
     package static func value(of name: PropertyName, for item: ItemSnapshot, context: PropertyContext) -> String? {
-        guard name.namespace == "DAV:" else { return nil }
+        var bytes: [UInt8] = []
+        guard append(name, for: item, context: context, to: &bytes) else { return nil }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// ``value(of:for:context:)`` appended to `bytes` (a PROPFIND's body, written in place).
+    ///
+    /// - Returns: `false`, with nothing appended, when the item has no such property.
+    package static func append(
+        _ name: PropertyName, for item: ItemSnapshot, context: PropertyContext, to bytes: inout [UInt8]
+    ) -> Bool {
+        guard name.namespace == "DAV:" else { return false }
         let attributes = item.attributes
         switch name.name {
         case "creationdate":
-            return PropertyDates.creationDate(attributes.creationDate ?? attributes.modificationDate)
-        case "displayname": return XMLText.escape(item.path.lastName ?? "")
-        case "getcontentlength": return item.isCollection ? nil : String(item.contentLength ?? attributes.size)
+            PropertyDates.appendCreationDate(attributes.creationDate ?? attributes.modificationDate, to: &bytes)
+        case "displayname": XMLText.appendEscaped(item.path.lastName ?? "", to: &bytes)
+        case "getcontentlength":
+            guard !item.isCollection else { return false }
+            appendDecimal(item.contentLength ?? attributes.size, to: &bytes)
         case "getcontenttype":
-            return item.isCollection ? nil : ContentType.forName(item.path.lastName ?? "")
-        case "getetag": return item.isCollection ? nil : EntityTag.of(attributes)
-        case "getlastmodified": return PropertyDates.lastModified(attributes.modificationDate)
-        case "resourcetype": return item.isCollection ? "<D:collection/>" : ""
-        case "supportedlock": return supportedLock
-        case "lockdiscovery": return context.locks.map { $0.activeLockXML(now: context.now) }.joined()
-        case "quota-available-bytes": return context.volume.map { String(max($0.availableBytes, 0)) }
-        case "quota-used-bytes": return context.volume.map { String(max($0.capacity - $0.freeBytes, 0)) }
-        default: return nil
+            guard !item.isCollection else { return false }
+            bytes += ContentType.forName(item.path.lastName ?? "").utf8
+        case "getetag":
+            guard !item.isCollection else { return false }
+            bytes += EntityTag.of(attributes).utf8
+        case "getlastmodified": bytes += PropertyDates.lastModified(attributes.modificationDate).utf8
+        case "resourcetype": if item.isCollection { bytes += collection }
+        case "supportedlock": bytes += supportedLock
+        case "lockdiscovery": for lock in context.locks { bytes += lock.activeLockXML(now: context.now).utf8 }
+        case "quota-available-bytes":
+            guard let volume = context.volume else { return false }
+            appendDecimal(max(volume.availableBytes, 0), to: &bytes)
+        case "quota-used-bytes":
+            guard let volume = context.volume else { return false }
+            appendDecimal(max(volume.capacity - volume.freeBytes, 0), to: &bytes)
+        default: return false
         }
+        return true
     }
 
-    private static let supportedLock = ["exclusive", "shared"].map {
-        "<D:lockentry><D:lockscope><D:\($0)/></D:lockscope><D:locktype><D:write/></D:locktype></D:lockentry>"
-    }.joined()
+    private static func appendDecimal(_ value: some BinaryInteger, to bytes: inout [UInt8]) {
+        bytes += String(value).utf8
+    }
+
+    private static let collection = Array("<D:collection/>".utf8)
+
+    private static let supportedLock = Array(
+        ["exclusive", "shared"].map {
+            "<D:lockentry><D:lockscope><D:\($0)/></D:lockscope><D:locktype><D:write/></D:locktype></D:lockentry>"
+        }.joined().utf8)
 }

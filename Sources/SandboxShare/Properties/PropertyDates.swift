@@ -9,9 +9,36 @@ package enum PropertyDates {
     /// `DAV:creationdate`: an RFC 3339 date-time in UTC, whole seconds, `1997-12-01T17:42:21Z`
     /// (RFC 4918 §15.1).
     package static func creationDate(_ date: Date) -> String {
+        var bytes: [UInt8] = []
+        appendCreationDate(date, to: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// ``creationDate(_:)`` appended to `bytes`, digit by digit.
+    package static func appendCreationDate(_ date: Date, to bytes: inout [UInt8]) {
         let time = CivilTime(secondsSince1970: Int64(date.timeIntervalSince1970.rounded(.down)))
-        let digits = CivilTime.digits
-        return "\(digits(time.year, 4))-\(digits(time.month, 2))-\(digits(time.day, 2))T"
-            + "\(digits(time.hour, 2)):\(digits(time.minute, 2)):\(digits(time.second, 2))Z"
+        func digits(_ value: Int64, _ count: Int) {
+            guard value >= 0, value < 10_000 else {
+                bytes += CivilTime.digits(value, count).utf8
+                return
+            }
+            var divisor: Int64 = count == 4 ? 1000 : 10
+            while divisor > 0 {
+                bytes.append(0x30 + UInt8(value / divisor % 10))
+                divisor /= 10
+            }
+        }
+        digits(time.year, 4)
+        bytes.append(0x2D)
+        digits(time.month, 2)
+        bytes.append(0x2D)
+        digits(time.day, 2)
+        bytes.append(0x54)  // T
+        digits(time.hour, 2)
+        bytes.append(0x3A)
+        digits(time.minute, 2)
+        bytes.append(0x3A)
+        digits(time.second, 2)
+        bytes.append(0x5A)  // Z
     }
 }

@@ -1,51 +1,150 @@
-/// A `207 Multi-Status` body (RFC 4918 §13), built response by response.
+/// A `207 Multi-Status` body (RFC 4918 §13), built response by response straight into bytes.
 ///
-/// Every piece of text is escaped with ``XMLText/escape(_:)``; property values are XML fragments
-/// written verbatim (they come from ``XMLElementNode/contentFragment`` or the server's own live
-/// properties). A property whose name is not an XML name cannot be written and is left out, so
-/// the body is always well-formed.
+/// Every piece of text is escaped with ``XMLText/appendEscaped(_:to:)``; property values are XML
+/// fragments written verbatim (they come from ``XMLElementNode/contentFragment`` or the server's
+/// own live properties). A property whose name is not an XML name cannot be written and is left
+/// out, so the body is always well-formed.
+///
+/// A PROPFIND writes its responses piece by piece (``beginResponse(href:)``,
+/// ``appendProperty(_:value:)``, ``endPropstat(status:)``, ``endResponse()``) into one buffer it
+/// reuses, and sends it every ``flushSize`` bytes (``takeBuffer()``).
 package struct Multistatus: Sendable {
-    private var xml = #"<?xml version="1.0" encoding="utf-8"?>"# + "\n" + #"<D:multistatus xmlns:D="DAV:">"#
+    private var xml: [UInt8]
 
-    package init() {}
+    package init() {
+        xml = []
+        xml.reserveCapacity(Self.flushSize + Self.flushSize / 4)
+        xml += Self.prologue
+    }
+
+    /// The bytes past which a streamed body is sent: one buffer's worth, about 64 KiB.
+    package static let flushSize = 64 * 1024
+
+    /// The bytes written and not yet taken.
+    package var count: Int { xml.count }
+
+    /// Drops what was written after the first `count` bytes (a response left half written).
+    package mutating func truncate(to count: Int) {
+        if count < xml.count { xml.removeSubrange(count...) }
+    }
 
     /// Adds the `DAV:response` of `href` with its properties grouped by status.
     package mutating func add(href: String, propstats: [Propstat]) {
-        xml += "<D:response><D:href>\(XMLText.escape(href))</D:href>"
+        beginResponse(href: href)
         for propstat in propstats {
-            xml += "<D:propstat><D:prop>"
+            beginPropstat()
             for (name, value) in propstat.properties {
-                Self.appendProperty(name, value: value, to: &xml)
+                appendProperty(name) { xml in
+                    if let value { xml += value.utf8 }
+                    return true
+                }
             }
-            xml += "</D:prop><D:status>\(HTTPStatusLine.line(propstat.status))</D:status>"
-            if let error = propstat.error { Self.appendError(error, to: &xml) }
-            xml += "</D:propstat>"
+            endPropstat(status: propstat.status, error: propstat.error)
         }
-        xml += "</D:response>"
+        endResponse()
     }
 
     /// Adds the `DAV:response` of `href` with a status of its own (e.g. a member a DELETE could
     /// not remove), and the `DAV:` precondition element that explains it, if any.
     package mutating func add(href: String, status: Int, error: String? = nil) {
-        xml += "<D:response><D:href>\(XMLText.escape(href))</D:href>"
-        xml += "<D:status>\(HTTPStatusLine.line(status))</D:status>"
+        beginResponse(href: href)
+        xml += "<D:status>".utf8
+        xml += HTTPStatusLine.line(status).utf8
+        xml += "</D:status>".utf8
         if let error { Self.appendError(error, to: &xml) }
-        xml += "</D:response>"
+        endResponse()
+    }
+
+    /// Opens the `DAV:response` of `href`.
+    package mutating func beginResponse(href: String) {
+        xml += "<D:response><D:href>".utf8
+        XMLText.appendEscaped(href, to: &xml)
+        xml += "</D:href>".utf8
+    }
+
+    /// Opens a `DAV:propstat` and its `DAV:prop`.
+    package mutating func beginPropstat() { xml += "<D:propstat><D:prop>".utf8 }
+
+    /// Closes a `DAV:propstat` with the status of its properties.
+    package mutating func endPropstat(status: Int, error: String? = nil) {
+        xml += "</D:prop><D:status>".utf8
+        xml += status == 200 ? Self.okLine : Array(HTTPStatusLine.line(status).utf8)
+        xml += "</D:status>".utf8
+        if let error { Self.appendError(error, to: &xml) }
+        xml += "</D:propstat>".utf8
+    }
+
+    /// Closes a `DAV:response`.
+    package mutating func endResponse() { xml += "</D:response>".utf8 }
+
+    /// Adds the property `name` with the value `value` writes (an XML fragment; nothing: an empty
+    /// element): `<D:name>value</D:name>` for `DAV:`, `<ns0:name xmlns:ns0="ns">` for another
+    /// namespace, `<name xmlns="">` for none. Nothing is added when `value` returns `false` (the
+    /// item has no such property) or for a name XML cannot spell.
+    ///
+    /// - Returns: what `value` returned.
+    @discardableResult
+    package mutating func appendProperty(
+        _ name: PropertyName, value: (inout [UInt8]) -> Bool
+    ) -> Bool {
+        guard XMLText.isNCName(name.name) else {
+            var unwritten: [UInt8] = []
+            return value(&unwritten)
+        }
+        let start = xml.count
+        xml.append(0x3C)  // <
+        switch name.namespace {
+        case "DAV:":
+            xml += "D:".utf8
+            xml += name.name.utf8
+        case "":
+            xml += name.name.utf8
+            xml += #" xmlns="""#.utf8
+        default:
+            xml += "ns0:".utf8
+            xml += name.name.utf8
+            xml += #" xmlns:ns0=""#.utf8
+            XMLText.appendEscaped(name.namespace, to: &xml)
+            xml.append(0x22)
+        }
+        let open = xml.count
+        xml.append(0x3E)  // >
+        guard value(&xml) else {
+            xml.removeSubrange(start...)
+            return false
+        }
+        if xml.count == open + 1 {
+            xml.removeLast()
+            xml += "/>".utf8
+            return true
+        }
+        xml += "</".utf8
+        switch name.namespace {
+        case "DAV:": xml += "D:".utf8
+        case "": break
+        default: xml += "ns0:".utf8
+        }
+        xml += name.name.utf8
+        xml.append(0x3E)
+        return true
     }
 
     /// The body, UTF-8.
-    package var bytes: [UInt8] { Array((xml + Self.closing).utf8) }
+    package var bytes: [UInt8] { xml + Self.closingBytes }
 
-    /// The text added since the last call (the prologue first), UTF-8, for a body sent as it is
-    /// built; then ``closingBytes``. Memory stays flat however many responses a listing has.
+    /// The bytes added since the last call (the prologue first), for a body sent as it is built;
+    /// then ``closingBytes``. The buffer is kept for what follows, so memory stays flat however
+    /// many responses a listing has.
     package mutating func takeBytes() -> [UInt8] {
-        defer { xml = "" }
-        return Array(xml.utf8)
+        defer { xml.removeAll(keepingCapacity: true) }
+        return xml
     }
 
     /// The end of a body sent with ``takeBytes()``.
-    package static let closingBytes = Array(closing.utf8)
-    private static let closing = "</D:multistatus>\n"
+    package static let closingBytes = Array("</D:multistatus>\n".utf8)
+    private static let prologue = Array(
+        (#"<?xml version="1.0" encoding="utf-8"?>"# + "\n" + #"<D:multistatus xmlns:D="DAV:">"#).utf8)
+    private static let okLine = Array(HTTPStatusLine.line(200).utf8)
 
     /// A `DAV:error` body naming a precondition, with the hrefs it concerns, e.g.
     /// `<D:error xmlns:D="DAV:"><D:lock-token-submitted><D:href>/a</D:href></D:lock-token-submitted></D:error>`.
@@ -62,27 +161,10 @@ package struct Multistatus: Sendable {
         return Array((xml + "</D:error>\n").utf8)
     }
 
-    /// `<D:name>value</D:name>` for `DAV:`, `<ns0:name xmlns:ns0="ns">` for another namespace,
-    /// `<name xmlns="">` for none; nothing for a name XML cannot spell.
-    private static func appendProperty(_ name: PropertyName, value: String?, to xml: inout String) {
-        guard XMLText.isNCName(name.name) else { return }
-        let (open, close): (String, String)
-        switch name.namespace {
-        case "DAV:": (open, close) = ("D:\(name.name)", "D:\(name.name)")
-        case "": (open, close) = ("\(name.name) xmlns=\"\"", name.name)
-        default:
-            let declaration = "xmlns:ns0=\"\(XMLText.escape(name.namespace))\""
-            (open, close) = ("ns0:\(name.name) \(declaration)", "ns0:\(name.name)")
-        }
-        if let value, !value.isEmpty {
-            xml += "<\(open)>\(value)</\(close)>"
-        } else {
-            xml += "<\(open)/>"
-        }
-    }
-
-    private static func appendError(_ condition: String, to xml: inout String) {
+    private static func appendError(_ condition: String, to xml: inout [UInt8]) {
         guard XMLText.isNCName(condition) else { return }
-        xml += "<D:error><D:\(condition)/></D:error>"
+        xml += "<D:error><D:".utf8
+        xml += condition.utf8
+        xml += "/></D:error>".utf8
     }
 }

@@ -6,24 +6,42 @@ package enum XMLText {
     /// references (so they survive attribute-value and line-end normalization); characters XML 1.0
     /// cannot carry at all (other C0 controls, U+FFFE, U+FFFF) become U+FFFD.
     package static func escape(_ text: some StringProtocol) -> String {
-        var result = ""
-        result.reserveCapacity(text.utf8.count)
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "&": result += "&amp;"
-            case "<": result += "&lt;"
-            case ">": result += "&gt;"
-            case "\"": result += "&quot;"
-            case "'": result += "&apos;"
-            case "\t": result += "&#9;"
-            case "\n": result += "&#10;"
-            case "\r": result += "&#13;"
-            default:
-                result.unicodeScalars.append(isAllowed(scalar) ? scalar : "\u{FFFD}")
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(text.utf8.count)
+        appendEscaped(text, to: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// ``escape(_:)`` appended to `bytes` as UTF-8, a byte at a time (a string's UTF-8 is valid:
+    /// only ASCII bytes and the encodings of U+FFFE and U+FFFF need looking at).
+    package static func appendEscaped(_ text: some StringProtocol, to bytes: inout [UInt8]) {
+        var utf8 = text.utf8.makeIterator()
+        while let byte = utf8.next() {
+            switch byte {
+            case 0x26: bytes += "&amp;".utf8
+            case 0x3C: bytes += "&lt;".utf8
+            case 0x3E: bytes += "&gt;".utf8
+            case 0x22: bytes += "&quot;".utf8
+            case 0x27: bytes += "&apos;".utf8
+            case 0x09: bytes += "&#9;".utf8
+            case 0x0A: bytes += "&#10;".utf8
+            case 0x0D: bytes += "&#13;".utf8
+            case 0x00..<0x20: bytes += replacement
+            case 0xEF:
+                // U+FFFE and U+FFFF are EF BF BE and EF BF BF; any other three bytes pass.
+                guard let second = utf8.next(), let third = utf8.next() else { return }
+                if second == 0xBF && (third == 0xBE || third == 0xBF) {
+                    bytes += replacement
+                } else {
+                    bytes += [byte, second, third]
+                }
+            default: bytes.append(byte)
             }
         }
-        return result
     }
+
+    /// U+FFFD, for a character XML cannot carry.
+    private static let replacement: [UInt8] = [0xEF, 0xBF, 0xBD]
 
     /// Whether XML 1.0 can carry `scalar` (its `Char` production; Swift strings hold no
     /// surrogates).
