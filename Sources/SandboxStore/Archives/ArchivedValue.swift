@@ -33,8 +33,8 @@ public indirect enum ArchivedValue: Sendable, Hashable {
 
 extension ArchivedValue {
     /// The value as a property list, for `Decodable` types: ``null`` is the string `$null`
-    /// (Foundation's property-list coders' `nil`), an `NSUUID` its string, an `NSURL` its
-    /// absolute string, a set an array, an object the dictionary of its fields; dictionary keys
+    /// (Foundation's property-list coders' `nil`), an `NSUUID` its string, an `NSURL` `URL`'s
+    /// `Codable` form (`relative`, `base`), a set an array, an object the dictionary of its fields; dictionary keys
     /// that are integers become their decimal text (how `[Int: V]` is keyed).
     ///
     /// - Throws: ``/SandboxCore/SandboxError`` with ``SandboxCore/SandboxError/Code/typeMismatch``
@@ -50,7 +50,7 @@ extension ArchivedValue {
         case .data(let value): return .data(value)
         case .date(let value): return .date(value)
         case .uuid(let value): return .string(value.uuidString)
-        case .url(let value): return .string(value.absoluteString)
+        case .url(let value): return Self.codableForm(of: value)
         case .array(let values), .set(let values):
             var converted: [PreferenceValue] = []
             for value in values { converted.append(try value.propertyListValue(path: path)) }
@@ -76,6 +76,13 @@ extension ArchivedValue {
             }
             return .dictionary(converted)
         }
+    }
+
+    /// `URL`'s own `Codable` form: its relative string and its base, itself a URL.
+    private static func codableForm(of url: URL) -> PreferenceValue {
+        var form: [String: PreferenceValue] = ["relative": .string(url.relativeString)]
+        if let base = url.baseURL { form["base"] = codableForm(of: base) }
+        return .dictionary(form)
     }
 
     /// The value of a property list made by Foundation's `PropertyListEncoder`: the string

@@ -4,7 +4,8 @@
 /// default), so Foundation on iOS and macOS — and any reader of the format — reads them: the
 /// root, mapped through its property-list form (a struct or a dictionary is an `NSDictionary`, an
 /// array an `NSArray`, a `Date` an `NSDate`, `Data` an `NSData`, numbers and booleans `NSNumber`,
-/// `nil` an `NSNull`; a `UUID` or `URL` is its string), is `$top`'s `root`, and the version of the
+/// `nil` an `NSNull`; a `UUID` is its string, a `URL` its `Codable` form, a dictionary of
+/// `relative` and `base`), is `$top`'s `root`, and the version of the
 /// root's shape is `$top`'s `SandboxStore.version`, an integer in place:
 ///
 ///     { "$archiver": "NSKeyedArchiver", "$version": 100000, "$objects": […],

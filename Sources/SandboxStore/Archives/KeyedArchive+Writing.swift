@@ -108,9 +108,17 @@ struct KeyedArchiveBuilder {
 
     /// The reference of `object`, added unless an equal one is there.
     mutating func add(_ object: KeyedArchive.Object) -> KeyedArchive.Reference {
-        if let index = indices[object] { return KeyedArchive.Reference(index) }
+        // Objects holding a real are not shared: 0.0 == -0.0 would lose the sign.
+        let holdsReal: Bool
+        switch object {
+        case .value(.double): holdsReal = true
+        case .instance(_, let fields):
+            holdsReal = fields.values.contains { if case .value(.double) = $0 { true } else { false } }
+        default: holdsReal = false
+        }
+        if !holdsReal, let index = indices[object] { return KeyedArchive.Reference(index) }
         objects.append(object)
-        indices[object] = objects.count - 1
+        if !holdsReal { indices[object] = objects.count - 1 }
         return KeyedArchive.Reference(objects.count - 1)
     }
 

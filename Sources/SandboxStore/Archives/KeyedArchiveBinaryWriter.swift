@@ -4,7 +4,7 @@ import Foundation
 /// references as UID objects (marker 0x8), as `NSKeyedArchiver` does. Foundation's
 /// `PropertyListEncoder`, which writes the store's other binary lists, has no way to write a UID.
 ///
-/// Equal strings, numbers and data are stored once. Dictionary keys are written in sorted order,
+/// Equal strings, integers and data are stored once. Dictionary keys are written in sorted order,
 /// so the same archive gives the same bytes on every run. The input is an archive this store
 /// built (a few levels deep), so the walk may recurse.
 enum KeyedArchiveBinaryWriter {
@@ -45,6 +45,11 @@ enum KeyedArchiveBinaryWriter {
         }
 
         private mutating func scalar(_ value: PreferenceValue, bytes: [UInt8]) -> Int {
+            // Reals are not shared: 0.0 == -0.0 would lose the sign.
+            if case .double = value {
+                nodes.append(.scalar(bytes))
+                return nodes.count - 1
+            }
             if let index = scalars[value] { return index }
             nodes.append(.scalar(bytes))
             scalars[value] = nodes.count - 1
