@@ -94,6 +94,25 @@ struct KeyedArchiveTests {
         }
     }
 
+    @Test("0.0 and -0.0 are not shared as equal: the sign survives, in place and as NSNumber")
+    func signedZeros() throws {
+        let root: ArchivedValue = .array([
+            .double(0), .double(-0.0),
+            .object(Self.note, fields: ["a": .double(0)]), .object(Self.note, fields: ["a": .double(-0.0)]),
+        ])
+        let read = try KeyedArchive(bytes: try KeyedArchive(root: root).encoded()).rootValue()
+        guard case .array(let values) = read, values.count == 4,
+            case .double(let positive) = values[0], case .double(let negative) = values[1],
+            case .object(_, let first) = values[2], case .double(let inPlacePositive)? = first["a"],
+            case .object(_, let second) = values[3], case .double(let inPlaceNegative)? = second["a"]
+        else {
+            Issue.record("read as \(read)")
+            return
+        }
+        #expect(positive.sign == .plus && negative.sign == .minus)
+        #expect(inPlacePositive.sign == .plus && inPlaceNegative.sign == .minus)
+    }
+
     @Test("equal objects are written once and referenced")
     func sharedObjects() throws {
         let page: ArchivedValue = .dictionary([.string("text"): .string("shared")])
