@@ -27,9 +27,70 @@ extension KeyedArchive {
     public func value(
         at reference: Reference, limits: PropertyListLimits = .default, path: String? = nil
     ) throws(SandboxError) -> ArchivedValue {
+        // What the value would produce, counted first over the graph (each object once): a
+        // small archive that expands past the limits is refused before anything is built.
+        var sizer = KeyedArchiveSizer(archive: self, limits: limits)
+        if sizer.cost(of: reference.index, depth: 1) > limits.maximumOutputSize {
+            throw SandboxError(
+                .tooLarge,
+                "\(KeyedArchiveProblem(path: path).name) describes a value beyond the reading limits: it expands to more than \(limits.maximumOutputSize) bytes of values (shared objects count each time they are referenced). It was left as it was; if the file is genuine, read it with larger PropertyListLimits.",
+                path: path)
+        }
         var reader = KeyedArchiveValueReader(
             archive: self, budget: PropertyListBudget(limits), problem: KeyedArchiveProblem(path: path))
         return try reader.value(at: reference, depth: 1)
+    }
+}
+
+/// A lower bound of what ``KeyedArchiveValueReader`` charges for an object: 16 bytes per value
+/// plus its string's or data's bytes, each time it is referenced, saturating just past the limit.
+/// Each object is visited once (memoized), to the depth the limits allow; a cycle counts nothing
+/// (the reader refuses it).
+private struct KeyedArchiveSizer {
+    let archive: KeyedArchive
+    let limits: PropertyListLimits
+    var costs: [Int: Int] = [:]
+    var open = Set<Int>()
+
+    private var cap: Int { limits.maximumOutputSize < Int.max ? limits.maximumOutputSize + 1 : Int.max }
+
+    mutating func cost(of index: Int, depth: Int) -> Int {
+        guard index > 0, archive.objects.indices.contains(index) else { return 16 }
+        switch archive.objects[index] {
+        case .null, .archivedClass: return 16
+        case .value(let value): return 16 + Self.payload(value)
+        case .instance(_, let fields):
+            if let known = costs[index] { return known }
+            guard depth <= limits.maximumDepth, !open.contains(index) else { return 0 }
+            open.insert(index)
+            var total = 16
+            for field in fields.values {
+                switch field {
+                case .reference(let reference): total = add(total, cost(of: reference.index, depth: depth + 1))
+                case .references(let references):
+                    for reference in references where total < cap {
+                        total = add(total, cost(of: reference.index, depth: depth + 1))
+                    }
+                case .value(let value): total = add(total, 16 + Self.payload(value))
+                }
+            }
+            open.remove(index)
+            costs[index] = total
+            return total
+        }
+    }
+
+    private func add(_ a: Int, _ b: Int) -> Int {
+        let (sum, overflow) = a.addingReportingOverflow(b)
+        return overflow ? cap : min(sum, cap)
+    }
+
+    private static func payload(_ value: PreferenceValue) -> Int {
+        switch value {
+        case .string(let string): string.utf8.count
+        case .data(let data): data.count
+        default: 0
+        }
     }
 }
 
