@@ -370,6 +370,7 @@ let package = Package(
                 "SandboxStore", "SandboxTesting", "sandbox-store-harness",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],
+            exclude: ["Fixtures"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -19,6 +19,10 @@ extension SandboxError.Code {
     public static let encodingFailed = Self("encoding-failed")
     /// An archive was written by a newer version of the code than this one knows.
     public static let newerVersion = Self("newer-version")
+    /// A keyed archive's object graph holds a cycle (an object that contains itself, directly or
+    /// further down) where a value was asked for: a value cannot hold itself. The graph itself
+    /// (``KeyedArchive``) reads. The file is left as it was.
+    public static let cyclicReference = Self("cyclic-reference")
     /// An older archive could not be migrated: no migration hook, or the hook failed.
     public static let migrationFailed = Self("migration-failed")
     /// Encrypted data failed to open: it was tampered with, swapped, or made with another

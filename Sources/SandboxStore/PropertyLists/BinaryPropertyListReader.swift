@@ -17,14 +17,22 @@ struct BinaryPropertyListReader {
     private let offsetTable: Int
     private let top: UInt64
     private let limits: PropertyListLimits
+    private let readsUIDs: Bool
 
     /// Reads and checks the trailer.
-    init(_ bytes: [UInt8], limits: PropertyListLimits = .default) throws(PropertyListReadFailure) {
+    ///
+    /// - Parameter readsUIDs: whether UID objects (0x8, keyed archives' references) are read, as
+    ///   the one-key dictionary `{"CF$UID": n}` an XML property list spells them with; refused
+    ///   otherwise.
+    init(
+        _ bytes: [UInt8], limits: PropertyListLimits = .default, readsUIDs: Bool = false
+    ) throws(PropertyListReadFailure) {
         guard bytes.count >= 8 + 32, bytes.starts(with: Array("bplist00".utf8)) else {
             throw .malformed("too short for a binary property list, or no 'bplist00' header")
         }
         self.bytes = bytes
         self.limits = limits
+        self.readsUIDs = readsUIDs
         let trailer = bytes.count - 32
         offsetSize = Int(bytes[trailer + 6])
         referenceSize = Int(bytes[trailer + 7])
@@ -145,6 +153,12 @@ struct BinaryPropertyListReader {
         case 0x5, 0x6:
             let string = try self.string(at: offset)
             return (.string(string), string.utf8.count)
+        case 0x8 where readsUIDs:
+            guard low < 8 else { throw .malformed("a UID of more than 8 bytes") }
+            try require(offset + 1, low + 1)
+            let raw = Self.bigEndian(bytes, at: offset + 1, size: low + 1)
+            guard raw <= UInt64(Int.max) else { throw .malformed("a UID out of range") }
+            return (.dictionary(["CF$UID": .integer(Int(raw))]), 8)
         default:
             throw .malformed(
                 "an object of a type this reader does not take (marker 0x\(Hex.string(of: marker)); sets and UIDs are not property-list values)"

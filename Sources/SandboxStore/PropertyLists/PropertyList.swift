@@ -76,9 +76,17 @@ public enum PropertyList {
     public static func value(
         from bytes: [UInt8], path: String? = nil, limits: PropertyListLimits = .default
     ) throws(SandboxError) -> PreferenceValue {
+        try value(from: bytes, path: path, limits: limits, readingUIDs: false)
+    }
+
+    /// As ``value(from:path:limits:)``; with `readingUIDs`, a binary list's UID objects (keyed
+    /// archives' references) read as the `{"CF$UID": n}` dictionaries an XML list spells them with.
+    static func value(
+        from bytes: [UInt8], path: String?, limits: PropertyListLimits, readingUIDs: Bool
+    ) throws(SandboxError) -> PreferenceValue {
         do {
             switch PropertyListFormat.detect(bytes) {
-            case .binary?: return try BinaryPropertyListReader(bytes, limits: limits).read()
+            case .binary?: return try BinaryPropertyListReader(bytes, limits: limits, readsUIDs: readingUIDs).read()
             case .xml?: return try XMLPropertyListReader.read(bytes, limits: limits)
             case nil: break
             }
@@ -105,7 +113,17 @@ public enum PropertyList {
     public static func decode<Value: Decodable>(
         _ type: Value.Type, from bytes: [UInt8], path: String? = nil, limits: PropertyListLimits = .default
     ) throws(SandboxError) -> Value {
-        let tree = try value(from: bytes, path: path, limits: limits)
+        try decode(type, fromValue: try value(from: bytes, path: path, limits: limits), path: path)
+    }
+
+    /// Decodes a `Value` from a property-list value already read and checked (`path` names its
+    /// file in errors).
+    ///
+    /// - Throws: ``/SandboxCore/SandboxError`` with ``SandboxCore/SandboxError/Code/typeMismatch``
+    ///   when the value is not of the shape of `Value`.
+    static func decode<Value: Decodable>(
+        _ type: Value.Type, fromValue tree: PreferenceValue, path: String?
+    ) throws(SandboxError) -> Value {
         let name = path.map { "'\($0)'" } ?? "The data"
         // The checked value, as a binary property list this store made, wrapped in an array so
         // that a bare string or number at the top level decodes too.

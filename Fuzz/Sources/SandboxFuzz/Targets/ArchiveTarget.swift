@@ -14,7 +14,10 @@ extension FuzzTarget {
             } catch {
                 expectRefusal(
                     code: error.code.rawValue,
-                    among: ["corrupt", "too-large", "newer-version", "migration-failed", "type-mismatch"],
+                    among: [
+                        "corrupt", "too-large", "newer-version", "migration-failed", "type-mismatch",
+                        "cyclic-reference",
+                    ],
                     message: error.message, for: "Archiver.unarchive")
                 invariant(error.message.contains(path), "the refusal does not name '\(path)': \(error.message)")
                 return
