@@ -28,9 +28,10 @@ extension Daemon {
         }
     }
 
-    /// Handles one notice of an operation on `app`'s containers.
+    /// Handles one notice of an operation on `app`'s containers; the presenter answers for the
+    /// daemon when it returns (``AppPresence``).
     func coordinate(_ notice: ContainerPresenter.Notice, of app: String) async {
-        guard let presence = presences[app] else { return }
+        guard presences[app] != nil else { return }
         switch notice.phase {
         case .will:
             guard notice.response == .relinquish else { return }
@@ -40,11 +41,6 @@ extension Daemon {
                 suspended[app] = notice.operation
                 for host in sessions.values { await host.suspend() }
                 logger.info("\(app): sessions suspended for \(notice.operation.rawValue)")
-            }
-            do throws(SandboxError) {
-                try presence.presenter.relinquished(notice)
-            } catch {
-                logger.error("sandboxd could not tell the \(notice.operation.rawValue) of \(app) it let go: \(error)")
             }
         case .did:
             guard suspended.removeValue(forKey: app) != nil else { return }

@@ -79,7 +79,9 @@ final class SessionHost: Sendable {
         let (stream, inputs) = AsyncStream.makeStream(of: Input.self)
         self.inputs = inputs
         consumer.withLock { consumer in
-            consumer = Task { [self] in
+            // On the I/O engine, not the cooperative pool: ``suspend()`` waits for this loop, and
+            // a lifecycle operation waits for that within its timeout, however busy the pool.
+            consumer = Task(executorPreference: IOEngine.shared.taskExecutor) { [self] in
                 await withDiscardingTaskGroup { group in
                     group.addTask {
                         for await event in events { inputs.yield(.download(event)) }

@@ -38,19 +38,28 @@ struct AppDataCopier: TreeVisitor {
     let source: String
     /// Items left out by path (the preferences' lock, iOS's container identity file).
     let skipped: Set<ContainerPath>
+    /// Where protected files are read and sealed (``AppDataCopier+Protection``).
+    let protection: Protection
     private(set) var items = 0
     private(set) var bytes: Int64 = 0
-    private(set) var notes: [String] = []
+    /// Set by the protected files' copies too.
+    var notes: [String] = []
+    /// The classes an import found writable (checked once each).
+    var writableClasses: Set<ProtectionClass> = []
 
     /// A data container's own folders, parents first (never anything but folders).
     static let containerDirectories: Set<ContainerPath> = Set(
         ContainerDirectory.allCases.compactMap(\.path).filter { !$0.isRoot })
 
-    init(_ direction: Direction, limits: XcodeContainerLimits, source: String, skipping skipped: Set<ContainerPath>) {
+    init(
+        _ direction: Direction, limits: XcodeContainerLimits, source: String, skipping skipped: Set<ContainerPath>,
+        protection: Protection
+    ) {
         self.direction = direction
         self.limits = limits
         self.source = source
         self.skipped = skipped
+        self.protection = protection
     }
 
     /// Copies the contents of the open folder `input` into the open folder `output`; the two
@@ -91,7 +100,7 @@ struct AppDataCopier: TreeVisitor {
             _ = try syscall("mkdirat", path: display(shown)) { mkdirat(output, entry.name, 0o700) }
             return true
         case S_IFREG:
-            try copyFile(entry, info, into: output, shown: shown)
+            try copyFile(entry, info, at: path, into: output, shown: shown)
         case S_IFLNK:
             try copyLink(entry, into: output, depth: location.depth, shown: shown)
         default:
@@ -136,7 +145,7 @@ struct AppDataCopier: TreeVisitor {
     }
 
     private mutating func copyFile(
-        _ entry: WalkEntry, _ listed: stat, into output: CInt, shown: String
+        _ entry: WalkEntry, _ listed: stat, at path: ContainerPath, into output: CInt, shown: String
     ) throws(SandboxError) {
         let fd = openat(entry.directory, entry.name, O_RDONLY | O_NONBLOCK | CSB_O_NOFOLLOW | CSB_O_CLOEXEC)
         guard fd >= 0 else { throw .systemCall("openat", errno: Errno(rawValue: errno), path: display(shown)) }
@@ -157,19 +166,55 @@ struct AppDataCopier: TreeVisitor {
         guard bytes <= limits.maximumBytes else {
             throw refusal(shown, "is past the limit of \(limits.maximumBytes) bytes of files", code: .tooLarge)
         }
+        let sealed = try Self.startsSealed(input.rawValue, path: display(shown))
+        switch direction {
+        case .exporting where sealed:
+            if let plaintext = try exportPlaintext(entry, at: path, listed: info, into: output, shown: display(shown)) {
+                bytes += plaintext - Int64(info.st_size)  // what the package holds
+                return try finishCopy(of: input.rawValue, as: entry, in: output, shown: shown)
+            }
+        case .importing where sealed:
+            try requireOpensHere(path, listed: info, shown: display(shown))
+        case .importing:
+            if let protectionClass = try importedClass(of: path, shown: shown) {
+                let sealed = try importSealed(
+                    input.rawValue, at: path, as: protectionClass, shown: display(shown))
+                guard sealed == Int64(info.st_size) else {
+                    throw Self.changedSize(display(shown), from: Int64(info.st_size), to: sealed)
+                }
+                return try finishCopy(of: input.rawValue, as: entry, in: output, shown: shown)
+            }
+        case .exporting:
+            break
+        }
         let created = try syscall("openat", path: display(shown)) {
             openat(output, entry.name, O_WRONLY | O_CREAT | O_EXCL | CSB_O_NOFOLLOW | CSB_O_CLOEXEC, 0o600)
         }
         let copy = OwnedDescriptor(taking: created)
         let copied = try ByteCopier.copy(from: input.rawValue, to: copy.rawValue, wholeFile: true, path: display(shown))
         guard copied == Int64(info.st_size) else {
-            throw SandboxError(
-                .concurrentModification,
-                "'\(display(shown))' changed size while it was copied (\(info.st_size) bytes, then \(copied)); nothing was changed. Try again once it is left alone.",
-                path: display(shown))
+            throw Self.changedSize(display(shown), from: Int64(info.st_size), to: copied)
         }
         try ExtendedAttributes.copyUserAttributes(from: input.rawValue, to: copy.rawValue, path: display(shown))
         try Self.copyModeAndTimes(from: input.rawValue, to: copy.rawValue, path: display(shown))
+    }
+
+    /// Gives the file made at `entry`'s name in `output` the `user.` extended attributes, mode and
+    /// times of `input`.
+    private func finishCopy(of input: CInt, as entry: WalkEntry, in output: CInt, shown: String) throws(SandboxError) {
+        let made = try syscall("openat", path: display(shown)) {
+            openat(output, entry.name, O_RDONLY | CSB_O_NOFOLLOW | CSB_O_CLOEXEC)
+        }
+        let copy = OwnedDescriptor(taking: made)
+        try ExtendedAttributes.copyUserAttributes(from: input, to: copy.rawValue, path: display(shown))
+        try Self.copyModeAndTimes(from: input, to: copy.rawValue, path: display(shown))
+    }
+
+    private static func changedSize(_ path: String, from size: Int64, to copied: Int64) -> SandboxError {
+        SandboxError(
+            .concurrentModification,
+            "'\(path)' changed size while it was copied (\(size) bytes, then \(copied)); nothing was changed. Try again once it is left alone.",
+            path: path)
     }
 
     private mutating func copyLink(
@@ -236,9 +281,9 @@ struct AppDataCopier: TreeVisitor {
     }
 
     /// `shown` (a path beneath the source's top) as a person finds it.
-    private func display(_ shown: String) -> String { shown.isEmpty ? source : "\(source)/\(shown)" }
+    func display(_ shown: String) -> String { shown.isEmpty ? source : "\(source)/\(shown)" }
 
-    private func refusal(
+    func refusal(
         _ shown: String, _ problem: String, code: SandboxError.Code = .invalidPackage, remedy: String? = nil
     ) -> SandboxError {
         let path = display(shown)

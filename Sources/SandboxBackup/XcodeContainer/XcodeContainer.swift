@@ -11,14 +11,18 @@ import SystemPackage
 /// **Export** copies the live container, while its users pause as for a backup, into a hidden
 /// folder beside the package's name, then renames it to that name (never over an item there): a
 /// killed export leaves no package, or a part of one, under the name. Everything is copied —
-/// `Library/Caches` and `tmp` too, as Xcode does — but the preferences' lock file; protected
-/// files as they are on disk (sealed with this device's keys).
+/// `Library/Caches` and `tmp` too, as Xcode does — but the preferences' lock file. Protected
+/// files (``/SandboxStore/DataProtection``) are written in the clear, which is what Xcode can
+/// read, and keep their folders' and their own class attributes, so that an import seals them
+/// again (see `AppDataCopier+Protection`); a class that is locked refuses the export.
 ///
 /// **Import** replaces the app's data container as ``Restore`` does, with its staging and its one
 /// exchange (`renameat2(RENAME_EXCHANGE)`): the package's `AppData` is copied into a staging
 /// folder beside the container, the container folders it lacks are made empty (`Library/Caches`,
 /// `tmp`, the Inbox and `Library/Preferences` are optional in a package), and the staged
-/// container is swapped in. A failed or killed import leaves the old container as it was. The
+/// container is swapped in. A plain file is sealed on its way in with its own class attribute, else
+/// its folder's default class, as a restore seals one; a file sealed already is taken only when
+/// this device's keys open it. A failed or killed import leaves the old container as it was. The
 /// bundle stays as installed. The app's live users are coordinated with as for a restore
 /// (``/Sandbox/CoordinatedOperation/restore``: an import replaces the container exactly as a
 /// restore does, so each kind of user answers it as it answers a restore — an app lets go and
@@ -48,7 +52,9 @@ public enum XcodeContainer {
     ///   ending in `.xcappdata`; ``/SandboxCore/SandboxError/Code/invalidPackage`` for a symlink in
     ///   the container leading out of it; `too-large` past `limits`;
     ///   ``/SandboxCore/SandboxError/Code/containerInUse`` when a user of the container does not
-    ///   pause; file-system errors. Nothing is left under the package's name then.
+    ///   pause; `protected-data-unavailable` when a protected
+    ///   file's class is locked (naming its folder); file-system errors. Nothing is left under the
+    ///   package's name then.
     public static func export(
         app: AppIdentifier, from home: SandboxHome, to hostPath: String, limits: XcodeContainerLimits = .default
     ) async throws(SandboxError) -> XcodeContainerReport {
@@ -77,14 +83,18 @@ public enum XcodeContainer {
             try parent.removeItem(at: try ContainerPath(entry.name), recursively: true)
         }
         let stage = try ContainerPath(stagePrefix + RandomToken.make())
-        var copier = AppDataCopier(
-            .exporting, limits: limits, source: container.homeDirectory,
-            skipping: [preferencesLock(of: app)])
+        var copier: AppDataCopier
         do throws(SandboxError) {
             try parent.createDirectory(at: stage)
             try parent.setPermissions(FilePermissions(rawValue: 0o700), at: stage)
             let package = try parent.openSubroot(at: stage, refusingSymlinks: true)
             try package.createDirectory(at: appData)
+            copier = AppDataCopier(
+                .exporting, limits: limits, source: container.homeDirectory,
+                skipping: [preferencesLock(of: app)],
+                protection: .init(
+                    dataProtection: DataProtection(home: home), source: container.root,
+                    output: try package.openSubroot(at: appData, refusingSymlinks: true)))
             let info = try PropertyList.encode(AppDataInfo.describing(app: app, home: home), format: .xml)
             try package.writeContents(info, to: ContainerPath(constant: "AppDataInfo.plist"))
             try home.coordinating(.backup, of: app) { () throws(SandboxError) in
@@ -113,8 +123,11 @@ public enum XcodeContainer {
     ///   (no `AppDataInfo.plist` or `AppData`) or holds what an import refuses, naming the item;
     ///   `too-large` past `limits`; ``/SandboxCore/SandboxError/Code/notFound`` when the app is not
     ///   installed; ``/SandboxCore/SandboxError/Code/containerInUse`` while a program under
-    ///   `sandbox run` uses the container (before any work); file-system errors. The container is
-    ///   unchanged whenever it throws.
+    ///   `sandbox run` uses the container (before any work);
+    ///   `protected-data-unavailable` when a folder's class cannot
+    ///   be sealed while the device is locked (naming the folder), or a sealed file cannot be
+    ///   checked; `invalid-package` for a sealed file this device's keys do not open; file-system
+    ///   errors. The container is unchanged whenever it throws.
     public static func importContainer(
         app: AppIdentifier, into home: SandboxHome, from hostPath: String, limits: XcodeContainerLimits = .default
     ) async throws(SandboxError) -> XcodeContainerReport {
@@ -150,13 +163,15 @@ public enum XcodeContainer {
         let live = Restore.dataContainers.appendingTrusted(app.rawValue)
         let stage = Restore.dataContainers.appendingTrusted(
             "\(Restore.stagePrefix)\(RandomToken.make())-\(app.rawValue)")
-        var copier = AppDataCopier(
-            .importing, limits: limits, source: package.displayPath(of: appData),
-            skipping: [containerIdentityFile, preferencesLock(of: app)])
+        var copier: AppDataCopier
         do throws(SandboxError) {
             try home.root.createDirectory(at: stage)
             try home.root.setPermissions(FilePermissions(rawValue: 0o700), at: stage)
             let staged = try home.root.openSubroot(at: stage, refusingSymlinks: true)
+            copier = AppDataCopier(
+                .importing, limits: limits, source: package.displayPath(of: appData),
+                skipping: [containerIdentityFile, preferencesLock(of: app)],
+                protection: .init(dataProtection: DataProtection(home: home), source: source, output: staged))
             let input = try source.openDirectory(.root)
             let output = try staged.openDirectory(.root)
             try copier.copy(from: input.rawValue, to: output.rawValue)

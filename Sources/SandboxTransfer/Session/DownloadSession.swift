@@ -440,8 +440,10 @@ public final class DownloadSession: Sendable {
     }
 
     /// Starts a transfer run of `task` (called under the task's lock: must not take it).
+    /// On the I/O engine, not the cooperative pool: a pause (``DownloadTask/cancelByProducingResumeData()``)
+    /// waits for the run to end, and a daemon letting go for a lifecycle operation waits for that.
     func startRun(of task: DownloadTask, generation: Int) -> Task<Void, Never> {
-        Task {
+        Task(executorPreference: IOEngine.shared.taskExecutor) {
             let result = await TransferRun(session: self, task: task).execute()
             task.perform { $0.runEnded(generation: generation, result: result) }
         }
