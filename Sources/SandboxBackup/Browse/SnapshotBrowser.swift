@@ -118,29 +118,7 @@ public enum SnapshotBrowser {
         let item = try itemPath(path)
         let lock = try RepositoryLock.acquireShared(repository.storage, operation: "dump")
         defer { _ = try? lock.release() }  // a failed release leaves a stale lock the next prune takes over
-        let items = try checkedItems(of: app, in: snapshot, from: repository)
-        guard var node = items.first(where: { $0.path == item })?.node else { throw missing(item, app, snapshot) }
-        switch node.kind {
-        case .directory:
-            throw SandboxError(
-                .isADirectory,
-                "'\(item)' is a folder in snapshot \(snapshot.shortID) of '\(app)'; only a file's bytes can be written out. List the folder to find the file meant.",
-                path: item.description)
-        case .symlink:
-            throw SandboxError(
-                .invalidArgument,
-                "'\(item)' is a symbolic link in snapshot \(snapshot.shortID) of '\(app)' (to '\(node.target.map { String(decoding: $0.prefix(200), as: UTF8.self) } ?? "")'); links are not followed. Give the path of the file itself.",
-                path: item.description)
-        case .file:
-            break
-        }
-        if let first = node.hardLinkTo {
-            let firstPath = try RestorePath.path(of: first)
-            guard let shared = items.first(where: { $0.path == firstPath })?.node else {
-                throw missing(item, app, snapshot)
-            }
-            node = shared
-        }
+        let node = try fileNode(at: item, of: app, in: snapshot, from: repository)
         var written: Int64 = 0
         for id in node.chunks ?? [] {
             try lock.refreshIfDue()
@@ -212,6 +190,39 @@ public enum SnapshotBrowser {
                 path: text)
         }
         return path
+    }
+
+    /// The node holding the contents of the file `item` of `app` in `snapshot` (a hard link's
+    /// first name's), from the checked tree.
+    ///
+    /// - Throws: as ``dump(_:app:path:from:to:)``.
+    static func fileNode(
+        at item: ContainerPath, of app: String, in snapshot: Snapshot, from repository: Repository
+    ) throws(SandboxError) -> TreeNode {
+        let items = try checkedItems(of: app, in: snapshot, from: repository)
+        guard var node = items.first(where: { $0.path == item })?.node else { throw missing(item, app, snapshot) }
+        switch node.kind {
+        case .directory:
+            throw SandboxError(
+                .isADirectory,
+                "'\(item)' is a folder in snapshot \(snapshot.shortID) of '\(app)'; only a file's bytes can be written out. List the folder to find the file meant.",
+                path: item.description)
+        case .symlink:
+            throw SandboxError(
+                .invalidArgument,
+                "'\(item)' is a symbolic link in snapshot \(snapshot.shortID) of '\(app)' (to '\(node.target.map { String(decoding: $0.prefix(200), as: UTF8.self) } ?? "")'); links are not followed. Give the path of the file itself.",
+                path: item.description)
+        case .file:
+            break
+        }
+        if let first = node.hardLinkTo {
+            let firstPath = try RestorePath.path(of: first)
+            guard let shared = items.first(where: { $0.path == firstPath })?.node else {
+                throw missing(item, app, snapshot)
+            }
+            node = shared
+        }
+        return node
     }
 
     /// The checked items of `app` in `snapshot` (a forged tree is refused as a restore refuses it).
