@@ -62,4 +62,35 @@ import Testing
             #expect(try TreeDescription(fixture.container.homeDirectory) == before)
         }
     }
+
+    @Test func aHugeFileIsDeliveredInBoundedMemoryFromAnEncryptedRepository() async throws {
+        try await BackupFixture.with { fixture in
+            let size: Int64 = 192 << 20
+            let huge = fixture.hostPath("Documents/huge.bin")
+            try fixture.write("Documents/huge.bin", [])
+            #expect(truncate(huge, off_t(size)) == 0)
+            let password = fixture.scratch.appending("pass")
+            try Data("correct horse\n".utf8).write(to: URL(fileURLWithPath: password))
+            let backup = try await fixture.sandbox([
+                "backup", "com.example.notes", fixture.repositoryPath, "--password-file", password,
+            ])
+            #expect(backup.status == 0, "\(backup.stderr)")
+            let rss = fixture.scratch.appending("rss")
+            let run = try await BuiltProgram(path: "/usr/bin/time").run(
+                [
+                    "-f", "%M", "-o", rss, try BuiltProgram("sandbox").path, "restore", "com.example.notes",
+                    fixture.repositoryPath, "--password-file", password, "--to-inbox", "Documents/huge.bin",
+                ],
+                environment: ["SANDBOX_HOME": fixture.home.location], outputIn: fixture.scratch.path)
+            #expect(run.status == 0, "\(run.stderr)")
+            let same = try await BuiltProgram(path: "/usr/bin/cmp").run(
+                ["-s", fixture.hostPath("Documents/Inbox/huge.bin"), huge], outputIn: fixture.scratch.path)
+            #expect(same.status == 0)
+            let reported = try String(contentsOfFile: rss, encoding: .utf8)
+            let kilobytes = try #require(Int64(reported.trimmingCharacters(in: .whitespacesAndNewlines)), "\(reported)")
+            // One chunk (8 MiB at most) in flight, not the file: well under half of it.
+            #expect(kilobytes * 1024 < size / 2, "peak RSS \(kilobytes) KiB")
+            print("restore --to-inbox of \(size >> 20) MiB (encrypted): peak RSS \(kilobytes) KiB")
+        }
+    }
 }
