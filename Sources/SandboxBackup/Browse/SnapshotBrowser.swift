@@ -3,8 +3,8 @@ import SandboxCore
 
 /// Reads snapshots without restoring them: list an app's items, compare two snapshots, stream a
 /// file's bytes. A tree is data from the repository, so every reader checks it as a restore does
-/// (``RestorePlan``: plain paths inside the container, named once, parents first as folders) and
-/// every blob against its id; a forged tree is ``/SandboxCore/SandboxError/Code/repositoryDamaged``.
+/// (plain paths inside the container, named once, parents first as folders) and
+/// every blob against its id; a forged tree is ``SandboxCore/SandboxError/Code/repositoryDamaged``.
 ///
 /// Each call holds the repository's shared lock, so no prune removes what it reads.
 public enum SnapshotBrowser {
@@ -13,7 +13,8 @@ public enum SnapshotBrowser {
     /// symlink, in path order.
     ///
     /// - Throws: ``/SandboxCore/SandboxError/Code/notFound`` when the snapshot has no such app or
-    ///   item; as ``itemPath(_:)`` for a path with `..` or an absolute one;
+    ///   item; ``/SandboxCore/SandboxError/Code/invalidPath`` for a path with `..`,
+    ///   ``/SandboxCore/SandboxError/Code/escapesContainer`` for an absolute one;
     ///   ``SandboxCore/SandboxError/Code/repositoryDamaged`` for a forged tree or a damaged blob;
     ///   ``SandboxCore/SandboxError/Code/repositoryLocked`` while a prune runs.
     public static func list(
