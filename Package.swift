@@ -216,6 +216,7 @@ let package = Package(
             name: "SandboxBackup",
             dependencies: [
                 "Sandbox",
+                "SandboxWatch",  // restore --to-inbox delivers through the Inbox
                 "SandboxTransfer",
                 "CSandboxShims",
                 "SandboxStore",

@@ -3,8 +3,8 @@ import SandboxCore
 
 /// Reads snapshots without restoring them: list an app's items, compare two snapshots, stream a
 /// file's bytes. A tree is data from the repository, so every reader checks it as a restore does
-/// (``RestorePlan``: plain paths inside the container, named once, parents first as folders) and
-/// every blob against its id; a forged tree is ``/SandboxCore/SandboxError/Code/repositoryDamaged``.
+/// (plain paths inside the container, named once, parents first as folders) and
+/// every blob against its id; a forged tree is ``SandboxCore/SandboxError/Code/repositoryDamaged``.
 ///
 /// Each call holds the repository's shared lock, so no prune removes what it reads.
 public enum SnapshotBrowser {
@@ -13,7 +13,8 @@ public enum SnapshotBrowser {
     /// symlink, in path order.
     ///
     /// - Throws: ``/SandboxCore/SandboxError/Code/notFound`` when the snapshot has no such app or
-    ///   item; as ``itemPath(_:)`` for a path with `..` or an absolute one;
+    ///   item; ``/SandboxCore/SandboxError/Code/invalidPath`` for a path with `..`,
+    ///   ``/SandboxCore/SandboxError/Code/escapesContainer`` for an absolute one;
     ///   ``SandboxCore/SandboxError/Code/repositoryDamaged`` for a forged tree or a damaged blob;
     ///   ``SandboxCore/SandboxError/Code/repositoryLocked`` while a prune runs.
     public static func list(
@@ -118,29 +119,7 @@ public enum SnapshotBrowser {
         let item = try itemPath(path)
         let lock = try RepositoryLock.acquireShared(repository.storage, operation: "dump")
         defer { _ = try? lock.release() }  // a failed release leaves a stale lock the next prune takes over
-        let items = try checkedItems(of: app, in: snapshot, from: repository)
-        guard var node = items.first(where: { $0.path == item })?.node else { throw missing(item, app, snapshot) }
-        switch node.kind {
-        case .directory:
-            throw SandboxError(
-                .isADirectory,
-                "'\(item)' is a folder in snapshot \(snapshot.shortID) of '\(app)'; only a file's bytes can be written out. List the folder to find the file meant.",
-                path: item.description)
-        case .symlink:
-            throw SandboxError(
-                .invalidArgument,
-                "'\(item)' is a symbolic link in snapshot \(snapshot.shortID) of '\(app)' (to '\(node.target.map { String(decoding: $0.prefix(200), as: UTF8.self) } ?? "")'); links are not followed. Give the path of the file itself.",
-                path: item.description)
-        case .file:
-            break
-        }
-        if let first = node.hardLinkTo {
-            let firstPath = try RestorePath.path(of: first)
-            guard let shared = items.first(where: { $0.path == firstPath })?.node else {
-                throw missing(item, app, snapshot)
-            }
-            node = shared
-        }
+        let node = try fileNode(at: item, of: app, in: snapshot, from: repository)
         var written: Int64 = 0
         for id in node.chunks ?? [] {
             try lock.refreshIfDue()
@@ -212,6 +191,39 @@ public enum SnapshotBrowser {
                 path: text)
         }
         return path
+    }
+
+    /// The node holding the contents of the file `item` of `app` in `snapshot` (a hard link's
+    /// first name's), from the checked tree.
+    ///
+    /// - Throws: as ``dump(_:app:path:from:to:)``.
+    static func fileNode(
+        at item: ContainerPath, of app: String, in snapshot: Snapshot, from repository: Repository
+    ) throws(SandboxError) -> TreeNode {
+        let items = try checkedItems(of: app, in: snapshot, from: repository)
+        guard var node = items.first(where: { $0.path == item })?.node else { throw missing(item, app, snapshot) }
+        switch node.kind {
+        case .directory:
+            throw SandboxError(
+                .isADirectory,
+                "'\(item)' is a folder in snapshot \(snapshot.shortID) of '\(app)'; only a file's bytes can be written out. List the folder to find the file meant.",
+                path: item.description)
+        case .symlink:
+            throw SandboxError(
+                .invalidArgument,
+                "'\(item)' is a symbolic link in snapshot \(snapshot.shortID) of '\(app)' (to '\(node.target.map { String(decoding: $0.prefix(200), as: UTF8.self) } ?? "")'); links are not followed. Give the path of the file itself.",
+                path: item.description)
+        case .file:
+            break
+        }
+        if let first = node.hardLinkTo {
+            let firstPath = try RestorePath.path(of: first)
+            guard let shared = items.first(where: { $0.path == firstPath })?.node else {
+                throw missing(item, app, snapshot)
+            }
+            node = shared
+        }
+        return node
     }
 
     /// The checked items of `app` in `snapshot` (a forged tree is refused as a restore refuses it).

@@ -25,6 +25,8 @@ struct RestorePlan {
     let protectedFolders: [ContainerPath: ProtectionClass]
     /// What a person should know: container folders restored as empty folders, and why.
     let notes: [String]
+    /// The container's own folders the restore makes where the tree lacks them, parents first.
+    let layout: [ContainerPath]
 
     /// The folders of a data container, parents first (none is ever in a snapshot as anything
     /// but a folder; `Library/Caches` and `tmp` are never in one).
@@ -80,9 +82,18 @@ struct RestorePlan {
             }
             items.append((path, node))
         }
+        self.init(items: items, protectedFolders: protectedFolders, notes: notes, layout: Self.containerDirectories)
+    }
+
+    /// A plan of items checked already (``subtree(at:parentProtection:)``).
+    init(
+        items: [(path: ContainerPath, node: TreeNode)], protectedFolders: [ContainerPath: ProtectionClass],
+        notes: [String], layout: [ContainerPath]
+    ) {
         self.items = items
         self.protectedFolders = protectedFolders
         self.notes = notes
+        self.layout = layout
     }
 
     /// The blobs ``TreeWriter/write(_:at:)`` reads for the items, in the order it reads them.

@@ -25,10 +25,16 @@ struct TreeWriter {
     let files: FileWritePool
     let dataProtection: DataProtection
     static let smallFileSize: Int64 = 1 << 20
+    /// The container's own folders ``finish()`` makes where the tree lacks them (``RestorePlan/layout``).
+    let layout: [ContainerPath]
     private var directories: [(ContainerPath, TreeNode)] = []
 
-    init(root: ConfinedRoot, blobs: BlobPrefetcher, files: FileWritePool, dataProtection: DataProtection) {
+    init(
+        root: ConfinedRoot, blobs: BlobPrefetcher, files: FileWritePool, dataProtection: DataProtection,
+        layout: [ContainerPath] = RestorePlan.containerDirectories
+    ) {
         self.root = root
+        self.layout = layout
         self.blobs = blobs
         self.files = files
         self.dataProtection = dataProtection
@@ -210,7 +216,7 @@ struct TreeWriter {
     /// Makes the layout's missing directories, then gives directories their modes and times.
     mutating func finish() throws(SandboxError) {
         try files.drain()  // every file written before its directory gets its times
-        for path in RestorePlan.containerDirectories where try !root.directoryExists(at: path) {
+        for path in layout where try !root.directoryExists(at: path) {
             try root.createDirectory(at: path, withIntermediateDirectories: true)
         }
         for (path, node) in directories.reversed() {

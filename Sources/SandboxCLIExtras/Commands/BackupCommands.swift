@@ -246,23 +246,54 @@ struct RestoreCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: ExtraCommand.restore.name,
         abstract: ExtraCommand.restore.abstract,
-        discussion:
-            "The container is rebuilt beside the old one and swapped in at once; the bundle is left as installed, Library/Caches and tmp are empty."
+        discussion: """
+            The container is rebuilt beside the old one and swapped in at once; the bundle is left as installed, \
+            Library/Caches and tmp are empty. With --include, only those files or folders are restored, each built \
+            beside the live item and swapped in at once; the rest of the container and the keychain stay. With \
+            --to-inbox, one file is delivered into Documents/Inbox (numbered when its name is taken) for the app \
+            to take in.
+            """
     )
 
     @OptionGroup var app: AppArgument
     @Argument(help: "The repository: a directory, or s3://BUCKET/PREFIX.") var repository: String
     @Option(help: "The snapshot id (or a unique prefix of at least 4 digits).") var snapshot: String?
+    @Option(help: "Restore only this file or folder (relative to the container's home); repeatable.")
+    var include: [String] = []
+    @Option(help: "Deliver this one file of the snapshot into the app's Documents/Inbox instead.")
+    var toInbox: String?
     @OptionGroup var repositoryOptions: RepositoryOptions
     @OptionGroup var output: OutputOptions
+
+    func validate() throws {
+        if toInbox != nil && !include.isEmpty {
+            throw ValidationError("--include and --to-inbox cannot be combined; give one of them.")
+        }
+    }
 
     func run() async throws {
         let opened = try await openRepository(repository, password: try repositoryOptions.password())
         let app = try app.identifier()
+        if let toInbox {
+            let report = try await closing(opened) { () async throws(SandboxError) in
+                try await Restore.deliverToInbox(
+                    app: app, snapshot: try await opened.snapshot(matching: snapshot), path: toInbox, from: opened,
+                    into: SandboxHome())
+            }
+            if output.json { return try Output.json(report) }
+            return try Output.line(
+                "delivered \(report.item) of \(report.app) from \(report.snapshot.prefix(8)) to \(report.delivered): \(Output.bytes(report.bytes))"
+            )
+        }
+        let logger = StandardErrorLogHandler.logger(label: "sandbox.restore")
         let report = try await closing(opened) { () async throws(SandboxError) in
-            try await Restore.run(
-                app: app, snapshot: try await opened.snapshot(matching: snapshot), from: opened,
-                into: SandboxHome(), logger: StandardErrorLogHandler.logger(label: "sandbox.restore"))
+            let chosen = try await opened.snapshot(matching: snapshot)
+            if include.isEmpty {
+                return try await Restore.run(
+                    app: app, snapshot: chosen, from: opened, into: SandboxHome(), logger: logger)
+            }
+            return try await Restore.run(
+                app: app, snapshot: chosen, including: include, from: opened, into: SandboxHome(), logger: logger)
         }
         if output.json { return try Output.json(report) }
         for note in report.notes { StandardStreams.error("note: \(note)\n") }

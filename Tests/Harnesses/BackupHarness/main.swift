@@ -7,6 +7,7 @@ import SandboxCore
 //
 //     sandbox-backup-harness backup  HOME REPO APP
 //     sandbox-backup-harness restore HOME REPO APP SNAPSHOT
+//     sandbox-backup-harness restore-include HOME REPO APP SNAPSHOT PATH
 //     sandbox-backup-harness import  HOME PACKAGE APP      (an .xcappdata package)
 //
 // REPO is a directory or s3://bucket/prefix (S3_ENDPOINT and the keys from the environment).
@@ -38,6 +39,10 @@ do {
     case "restore" where arguments.count == 6:
         _ = try Restore.run(
             app: app, snapshot: try repository.snapshot(matching: arguments[5]), from: repository, into: home)
+    case "restore-include" where arguments.count == 7:
+        _ = try Restore.run(
+            app: app, snapshot: try repository.snapshot(matching: arguments[5]), including: [arguments[6]],
+            from: repository, into: home)
     default:
         fail("unknown command \(arguments[1])")
     }
