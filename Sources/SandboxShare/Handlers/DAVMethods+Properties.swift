@@ -161,18 +161,18 @@ extension DAVMethods {
 
     /// PROPPATCH: sets and removes dead properties, all or nothing (RFC 4918 §9.2). Live
     /// properties are protected (403 `cannot-modify-protected-property`; the others then fail
-    /// with 424). 207 Multi-Status.
+    /// with 424) but for the modification time (``DeadPropertyStore/apply(_:at:)``). 207 Multi-Status.
     func proppatch(_ path: SharePath, request: Request) async throws(SandboxError) -> Response {
         try requireVisibleName(path, for: .modify)
         let body = try await xmlBody(of: request)
         let patch = try ProppatchRequest.parse(body)
         let item = try existingItem(at: path)
         try checkLocks(path, recursive: false, request: request)
-        let protected = patch.operations.map(\.name).filter(LiveProperties.isProtected)
+        let protected = patch.operations.map(\.name).filter(DeadPropertyStore.isProtected)
         var multistatus = Multistatus()
         let href = path.href(isCollection: item.isCollection)
         if !protected.isEmpty {
-            let others = patch.operations.map(\.name).filter { !LiveProperties.isProtected($0) }
+            let others = patch.operations.map(\.name).filter { !DeadPropertyStore.isProtected($0) }
             var stats = [
                 Propstat(
                     status: 403, properties: protected.map { ($0, nil) }, error: "cannot-modify-protected-property")

@@ -21,6 +21,11 @@ extension DAVMethods {
     /// at the name when the upload starts, or put there while it ran, fails it with
     /// ``SandboxCore/SandboxError/Code/nameTaken`` and nothing stored.
     ///
+    /// With `X-OC-Mtime: <Unix seconds>` (ownCloud's header: rclone, the Nextcloud clients, the
+    /// share's page) the file is published with that modification time and the response says
+    /// `X-OC-Mtime: accepted`; a value that is not a time, or several, is 400 before any of the body
+    /// is stored (``UploadedModificationTime``).
+    ///
     /// An upload whose `ticket` is cut (the share let go of the container while it ran:
     /// ``WriteGate``) stops at its next piece of body, or before it is published, with
     /// ``SandboxCore/SandboxError/Code/unavailable`` and nothing stored.
@@ -33,6 +38,7 @@ extension DAVMethods {
                 .malformedRequest, "PUT with Content-Range (a partial update) is not supported; send the whole file.",
                 path: path.description)
         }
+        let modificationTime = try UploadedModificationTime.requested(by: request.headers, path: path)
         let declared = request.headers.fieldValue(.contentLength).flatMap(Int64.init)
         if let limit = maximumUploadSize, let declared, declared > limit {
             throw tooLarge(path, limit: limit)
@@ -72,7 +78,7 @@ extension DAVMethods {
                     path: path.description)
             }
             try writes.check(ticket)
-            try await writer.finish()
+            try await writer.finish(modificationTime: modificationTime)
         } catch let error as SandboxError where error.code == .alreadyExists && !overwriting {
             writer.discard()
             throw Self.nameTaken(path)
@@ -86,6 +92,7 @@ extension DAVMethods {
         let stored = try item(at: path)
         var headers = HTTPFields()
         if let stored { headers[.eTag] = stored.entityTag }
+        if modificationTime != nil { headers[.xOCMtime] = "accepted" }
         return ShareResponses.empty(existing == nil ? 201 : 204, headers: headers)
     }
 

@@ -35,10 +35,13 @@ enum UploadWriter {
         }
     }
 
-    func finish() async throws {
+    /// Publishes the file; with `modificationTime` (since the epoch), the file has that
+    /// modification time from the moment it is at its path (set on the written file itself, never
+    /// on another one put at the name meanwhile).
+    func finish(modificationTime: Duration? = nil) async throws {
         switch self {
-        case .plain(let writer): _ = try await writer.finish()
-        case .protected(let writer): try await writer.close()
+        case .plain(let writer): _ = try await writer.finish(modificationTime: modificationTime)
+        case .protected(let writer): try await writer.close(modificationTime: modificationTime)
         }
     }
 

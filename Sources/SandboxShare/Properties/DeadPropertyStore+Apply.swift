@@ -1,3 +1,4 @@
+import Foundation
 import Logging
 import Sandbox
 import SystemPackage
@@ -5,6 +6,10 @@ import SystemPackage
 extension DeadPropertyStore {
     /// Applies a PROPPATCH's operations to the item at `path` in order, all or nothing (RFC 4918
     /// §9.2): when one fails, the ones before it are undone and the item keeps its properties.
+    ///
+    /// Setting `DAV:lastmodified` (Unix seconds) or `DAV:getlastmodified` (an HTTP date) sets the
+    /// item's modification time (``UploadedModificationTime``), as ownCloud and Nextcloud do for
+    /// rclone and their clients; a value that is not such a time is `409`, removing either `403`.
     ///
     /// - Returns: the status of each property named, for the `207` response: all `200` on
     ///   success; otherwise the failed one's status and `424 Failed Dependency` for the others.
@@ -22,18 +27,16 @@ extension DeadPropertyStore {
         var statuses: [PropertyName: Int] = [:]
         for operation in operations { statuses[operation.propertyName] = 200 }
         var present = Set(try attributeNames(at: path))
-        var previous: [String: [UInt8]?] = [:]
-        var done: [String] = []
+        var done: [Change] = []
         for operation in operations {
             let name = operation.propertyName
-            let attribute = DeadPropertyRecord.attributeName(of: name)
-            if previous[attribute] == nil { previous[attribute] = .some(try rawValue(attribute, at: path)) }
-            let status = perform(operation, attribute: attribute, at: path, present: &present)
+            let before = try current(of: name, at: path)
+            let status = perform(operation, at: path, present: &present)
             if status == 200 {
-                done.append(attribute)
+                done.append(before)
                 continue
             }
-            try undo(done, previous: previous, at: path)
+            try undo(done, at: path)
             for key in statuses.keys { statuses[key] = 424 }
             statuses[name] = status
             return statuses
@@ -41,11 +44,42 @@ extension DeadPropertyStore {
         return statuses
     }
 
+    /// Whether PROPPATCH refuses to change `name` (403 `cannot-modify-protected-property`): the
+    /// live properties but the modification time's (``UploadedModificationTime/properties``).
+    package static func isProtected(_ name: PropertyName) -> Bool {
+        LiveProperties.isProtected(name) && !UploadedModificationTime.properties.contains(name)
+    }
+
+    /// What an operation changes, as it was before: to put it back.
+    private enum Change {
+        /// A dead property's attribute and its value (`nil`: there was none).
+        case attribute(String, [UInt8]?)
+        /// The item's modification time.
+        case modificationDate(Date)
+    }
+
+    /// What setting or removing `name` changes, as it is now.
+    private func current(of name: PropertyName, at path: ContainerPath) throws(SandboxError) -> Change {
+        if UploadedModificationTime.properties.contains(name) {
+            guard let attributes = try root.attributes(at: path) else {
+                throw SandboxError(.notFound, "'/\(path)' is gone.", path: path.description)
+            }
+            return .modificationDate(attributes.modificationDate)
+        }
+        let attribute = DeadPropertyRecord.attributeName(of: name)
+        return .attribute(attribute, try rawValue(attribute, at: path))
+    }
+
     /// Performs one operation; its status (200 when done).
     private func perform(
-        _ operation: ProppatchRequest.Operation, attribute: String, at path: ContainerPath, present: inout Set<String>
+        _ operation: ProppatchRequest.Operation, at path: ContainerPath, present: inout Set<String>
     ) -> Int {
-        if LiveProperties.isProtected(operation.propertyName) { return 403 }
+        let name = operation.propertyName
+        if case .set(_, let value) = operation, UploadedModificationTime.properties.contains(name) {
+            return setModificationDate(of: name, to: value, at: path)
+        }
+        if LiveProperties.isProtected(name) || UploadedModificationTime.properties.contains(name) { return 403 }
+        let attribute = DeadPropertyRecord.attributeName(of: name)
         do throws(SandboxError) {
             switch operation {
             case .set(let name, let value):
@@ -60,20 +94,39 @@ extension DeadPropertyStore {
             }
             return 200
         } catch {
-            logger.notice(
-                "A PROPPATCH operation failed", metadata: ["path": "\(path)", "error": "\(error)"])
-            return Self.status(of: error, path: path)
+            return failed(error, at: path)
         }
     }
 
-    /// Restores the attributes in `done` to their `previous` values, last first.
-    private func undo(_ done: [String], previous: [String: [UInt8]?], at path: ContainerPath) throws(SandboxError) {
-        for attribute in done.reversed() {
+    /// Sets the item's modification time from `value` of `name` (one of
+    /// ``UploadedModificationTime/properties``): 200, or 409 when `value` is not a time.
+    private func setModificationDate(of name: PropertyName, to value: String, at path: ContainerPath) -> Int {
+        guard let date = UploadedModificationTime.value(of: name, value) else { return 409 }
+        do throws(SandboxError) {
+            try root.setDates(modification: date, at: path)
+            return 200
+        } catch {
+            return failed(error, at: path)
+        }
+    }
+
+    /// The status of a failed operation, logged.
+    private func failed(_ error: SandboxError, at path: ContainerPath) -> Int {
+        logger.notice("A PROPPATCH operation failed", metadata: ["path": "\(path)", "error": "\(error)"])
+        return Self.status(of: error, path: path)
+    }
+
+    /// Puts back what `done` changed, last first.
+    private func undo(_ done: [Change], at path: ContainerPath) throws(SandboxError) {
+        for change in done.reversed() {
             do throws(SandboxError) {
-                if let value = previous[attribute] ?? nil {
+                switch change {
+                case .attribute(let attribute, let value?):
                     try root.setExtendedAttribute(named: attribute, to: value, at: path)
-                } else {
+                case .attribute(let attribute, nil):
                     try root.removeExtendedAttribute(named: attribute, at: path)
+                case .modificationDate(let date):
+                    try root.setDates(modification: date, at: path)
                 }
             } catch {
                 logger.error(

@@ -14,6 +14,7 @@ extension HTTPField.Name {
     static let referrerPolicy = named("Referrer-Policy")
     static let xCSRFToken = named("X-CSRF-Token")
     static let secFetchSite = named("Sec-Fetch-Site")
+    static let xOCMtime = named("X-OC-Mtime")
 
     /// The name `literal`, which must be a valid header name (a token): checked when first used.
     private static func named(_ literal: StaticString) -> HTTPField.Name {

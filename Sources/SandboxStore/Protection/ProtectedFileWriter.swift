@@ -88,6 +88,15 @@ public final class ProtectedFileWriter: Sendable {
     ///   published then.
     @discardableResult
     public func close() async throws(SandboxError) -> Int64 {
+        try await close(modificationTime: nil)
+    }
+
+    /// ``close()``, the file published with `modificationTime` (since the epoch) as its
+    /// modification time when given (``/SandboxCore/FileWriter/finish(modificationTime:)``).
+    ///
+    /// - Throws: as ``close()``.
+    @discardableResult
+    package func close(modificationTime: Duration?) async throws(SandboxError) -> Int64 {
         try begin()
         defer { end() }
         try requireAvailable()
@@ -100,7 +109,7 @@ public final class ProtectedFileWriter: Sendable {
         }
         let size = try await forward { () async throws(SandboxError) in
             if last.count > 0 { try await output.write(last) }
-            return try await output.finish()
+            return try await output.finish(modificationTime: modificationTime)
         }
         if let protection {
             do {

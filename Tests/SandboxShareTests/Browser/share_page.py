@@ -254,6 +254,9 @@ class Page:
         with open(os.path.join(self.documents, relative), "rb") as handle:
             return handle.read()
 
+    def mtime_ns(self, relative):
+        return os.stat(os.path.join(self.documents, relative)).st_mtime_ns
+
     def write(self, relative, data):
         path = os.path.join(self.scratch, "files", relative)
         os.makedirs(os.path.dirname(path), exist_ok=True)
@@ -288,17 +291,23 @@ def page_scenario(page):
     alpha = os.urandom(200_000)
     beta = os.urandom(3_000_000)
     paths = [page.write("alpha.txt", alpha), page.write("beta.bin", beta)]
+    picked_mtime_ns = 1_600_000_000_123_000_000  # File.lastModified keeps milliseconds
+    os.utime(paths[0], ns=(picked_mtime_ns, picked_mtime_ns))
     page.driver.find_element(By.ID, "upload-files").send_keys("\n".join(paths))
     page.wait_uploaded(["/alpha.txt", "/beta.bin"])
     page.wait_row("alpha.txt")
     page.wait_row("beta.bin")
     page.check(page.disk("alpha.txt") == alpha and page.disk("beta.bin") == beta, "the picked files' bytes on disk")
+    page.check(
+        page.mtime_ns("alpha.txt") == picked_mtime_ns,
+        f"the picked file keeps its modification time ({page.mtime_ns('alpha.txt')})",
+    )
 
     page.begin("a file and the XSS name by a synthetic drag and drop")
     page.js(
         """
         const transfer = new DataTransfer();
-        transfer.items.add(new File(["dropped by drag and drop"], "dropped.txt", {type: "text/plain"}));
+        transfer.items.add(new File(["dropped by drag and drop"], "dropped.txt", {type: "text/plain", lastModified: 1500000000456}));
         transfer.items.add(new File(["a name that is markup"], arguments[0], {type: "text/plain"}));
         const target = document.getElementById("listing");
         for (const type of ["dragenter", "dragover", "drop"]) {
@@ -310,6 +319,10 @@ def page_scenario(page):
     page.wait_uploaded(["/dropped.txt", "/" + XSS_NAME])
     page.wait_row("dropped.txt")
     page.check(page.disk("dropped.txt") == b"dropped by drag and drop", "the dropped file's bytes on disk")
+    page.check(
+        page.mtime_ns("dropped.txt") == 1_500_000_000_456_000_000,
+        f"the dropped file keeps its lastModified ({page.mtime_ns('dropped.txt')})",
+    )
 
     page.begin("the XSS name renders as text")
     page.wait_row(XSS_NAME)

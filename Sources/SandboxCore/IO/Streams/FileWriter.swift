@@ -67,6 +67,16 @@ public final class FileWriter: Sendable {
     ///   finished or discarded. On failure nothing is published.
     @discardableResult
     public func finish() async throws(SandboxError) -> Int64 {
+        try await finish(modificationTime: nil)
+    }
+
+    /// ``finish()``, the file published with `modificationTime` (since the epoch, exact to the
+    /// nanosecond; a negative one is the epoch) as its modification time when given: set on the
+    /// file before it is at its path, for the sharing server's uploads that keep the uploader's time.
+    ///
+    /// - Throws: as ``finish()``.
+    @discardableResult
+    package func finish(modificationTime: Duration?) async throws(SandboxError) -> Int64 {
         let drained = await withUnsafeContinuation { (waiter: Waiter) in
             perform(machine.withLock { $0.drain(waiter, closedError: .closed(path)) })
         }
@@ -78,7 +88,7 @@ public final class FileWriter: Sendable {
         }
         perform(machine.withLock { $0.close(.closed(path)) })
         let staged = self.staged
-        try await engine.perform { () throws(SandboxError) in try staged.commit() }
+        try await engine.perform { () throws(SandboxError) in try staged.commit(modificationTime: modificationTime) }
         return bytesWritten
     }
 

@@ -1,3 +1,4 @@
+import CSandboxShims
 import Glibc
 import Synchronization
 import SystemPackage
@@ -39,13 +40,15 @@ final class StagedFile: Sendable {
         if phase.withLock({ $0 == .open }) { discard() }
     }
 
-    /// Publishes the file at its path (and makes it durable, if asked), then closes it.
+    /// Publishes the file at its path (and makes it durable, if asked), then closes it; with
+    /// `modificationTime` (since the epoch), the file gets that modification time first, on its
+    /// descriptor, so no other file at the path ever gets it.
     ///
     /// - Throws: the errors of ``PendingFile/publish(_:)`` (``SandboxError/Code/alreadyExists``
     ///   with ``WriteOptions/withoutOverwriting``, ``SandboxError/Code/noSpace`` and
     ///   ``SandboxError/Code/io`` from `fsync`, …), and ``SandboxError/Code/closed`` when already
     ///   committed or discarded. On failure nothing is published and the file is discarded.
-    func commit() throws(SandboxError) {
+    func commit(modificationTime: Duration? = nil) throws(SandboxError) {
         let wasOpen = phase.withLock { phase -> Bool in
             guard phase == .open else { return false }
             phase = .committed
@@ -53,7 +56,13 @@ final class StagedFile: Sendable {
         }
         guard wasOpen else { throw .closed(path.description) }
         do throws(SandboxError) {
-            try descriptor.use { fd throws(SandboxError) in try file.publish(fd) }
+            try descriptor.use { fd throws(SandboxError) in
+                if let modificationTime {
+                    let times = [timespec(tv_sec: 0, tv_nsec: CSB_UTIME_OMIT), modificationTime.timespec]
+                    _ = try syscall("futimens", path: path.description) { futimens(fd, times) }
+                }
+                try file.publish(fd)
+            }
             try descriptor.close()
         } catch {
             file.discard()

@@ -475,6 +475,12 @@
     xhr.open("PUT", route("api/upload", job.target));
     xhr.setRequestHeader("X-CSRF-Token", csrf);
     xhr.setRequestHeader("Content-Type", "application/octet-stream");
+    // The file's own modification time (ownCloud's header, Unix seconds, to the millisecond), kept
+    // by the server; a time it would refuse (before 1970, past year 9999) is not sent.
+    const modified = job.file.lastModified;
+    if (Number.isSafeInteger(modified) && modified >= 0 && modified < 253402300800000) {
+      xhr.setRequestHeader("X-OC-Mtime", `${Math.floor(modified / 1000)}.${String(modified % 1000).padStart(3, "0")}`);
+    }
     xhr.upload.addEventListener("progress", (event) => {
       if (event.lengthComputable) setProgress(job, event.loaded, event.total);
     });
