@@ -191,7 +191,9 @@ static void csb_confined_child(const csb_confined_spawn_t *spec, int report_fd) 
     // Before the bounding set is narrowed: a new user namespace starts with a full one.
     if (directory_fd >= 0 && spec->private_mounts) {
         int step = 0;
-        if (csb_private_noexec_mount(directory_fd, &step) != 0) csb_child_fail(report_fd, step);
+        int count = spec->noexec_directory_count;
+        if (csb_private_noexec_mount(directory_fd, spec->noexec_directories, count, &step) != 0)
+            csb_child_fail(report_fd, step);
     } else if (directory_fd >= 0 && fchdir(directory_fd) != 0) {
         csb_child_fail(report_fd, CSB_SPAWN_STEP_DIRECTORY);
     }

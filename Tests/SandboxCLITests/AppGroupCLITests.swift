@@ -96,4 +96,24 @@ struct AppGroupCLITests {
             #expect(signed.stderr.contains("'group.a/b' is not a valid App Group identifier"), "\(signed.stderr)")
         }
     }
+
+    @Test("df lists the group's container; purge evicts its Library/Caches, named group:<id>")
+    func dfAndPurge() async throws {
+        try await CLI.withTemporary { cli in
+            let key = cli.scratch + "/dev.key"
+            #expect(try await cli.run("keygen", key, "--trust").status == 0)
+            let (path, entitlements) = try bundle(cli, "com.example.today", groups: [Self.group])
+            #expect(try await cli.run("sign", path, "--key", key, "--entitlements", entitlements).status == 0)
+            #expect(try await cli.run("create", "com.example.today", "--bundle", path).status == 0)
+            let shared = try await cli.run("path", "com.example.today", "group:\(Self.group)").stdout.dropLast()
+            try Data(repeating: 1, count: 8192).write(to: URL(fileURLWithPath: shared + "/Library/Caches/c"))
+            let df = try await cli.run("df")
+            #expect(df.status == 0, "\(df.stderr)")
+            #expect(df.stdout.contains("group:\(Self.group):\t"), "\(df.stdout)")
+            let purge = try await cli.run("purge")
+            #expect(purge.status == 0, "\(purge.stderr)")
+            #expect(purge.stdout.contains("\tgroup:\(Self.group)\tLibrary/Caches/c\n"), "\(purge.stdout)")
+            #expect(!FileManager.default.fileExists(atPath: shared + "/Library/Caches/c"))
+        }
+    }
 }

@@ -85,7 +85,7 @@ struct StoragePressureTests {
 
             // Ask for a little more than three files: four must go, tmp first, then the oldest cache.
             let report = try home.purge(bytes: 3 * 16384 + 1)
-            #expect(report.items.map { "\($0.app)/\($0.path)" } == expectedOrder)
+            #expect(report.items.map { "\($0.owner)/\($0.path)" } == expectedOrder)
             #expect(report.freedBytes == expectedBytes)
             #expect(report.items.map(\.bytes).reduce(0, +) == report.freedBytes)
             #expect(try !a.root.itemExists(at: ContainerPath("tmp/x")))  // emptied directory pruned

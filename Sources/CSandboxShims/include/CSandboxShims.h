@@ -137,6 +137,16 @@ typedef struct {
     uint64_t hard;
 } csb_rlimit_t;
 
+/// A directory mounted `noexec,nosuid,nodev` beside the working directory in a confined launch's
+/// private mount namespace (an App Group container): its absolute path, opened again in the
+/// namespace, and the identity it must have there (the directory the parent verified).
+typedef struct {
+    const char *path;     ///< absolute; its last component is not followed
+    uint32_t dev_major;   ///< the device (statx's dev_major, dev_minor) and inode it must be
+    uint32_t dev_minor;
+    uint64_t inode;
+} csb_noexec_directory_t;
+
 /// What `csb_confined_spawn` starts.
 typedef struct {
     const char *path;            ///< the executable; no `PATH` search
@@ -150,6 +160,8 @@ typedef struct {
     int new_session;             ///< whether to call setsid()
     int deny_network_sockets;    ///< whether the seccomp filter also refuses socket() of every family (not only AF_UNIX)
     int private_mounts;          ///< whether directory_fd is remounted noexec,nosuid,nodev in a private mount namespace
+    const csb_noexec_directory_t *noexec_directories;  ///< with private_mounts, remounted so too (before directory_fd)
+    int noexec_directory_count;
     int refuse_exec_gain;        ///< whether to set PR_SET_MDWE(PR_MDWE_REFUSE_EXEC_GAIN): no memory both written and executed
     int limit_capabilities;      ///< whether to drop from the bounding set every capability not in kept_capabilities
     uint64_t kept_capabilities;  ///< bit N: keep capability N
@@ -178,12 +190,13 @@ enum {
     CSB_SPAWN_STEP_MOUNT_SETATTR = 17,
     CSB_SPAWN_STEP_MOVE_MOUNT = 18,
     CSB_SPAWN_STEP_MDWE = 19,
+    CSB_SPAWN_STEP_NOEXEC_DIRECTORY = 20,
 };
 
 /// Forks; the child resets its signal mask and dispositions, puts `stdio_fds` in place (and
 /// `passed_fd` as 3, `held_fd` as 4), marks every other descriptor above 2 close-on-exec, starts a new session,
 /// sets `PR_SET_NO_NEW_PRIVS`, changes directory (into a private `noexec` mount of it with
-/// `private_mounts`), narrows the capability bounding set, sets `PR_SET_MDWE` (with
+/// `private_mounts`, which mounts each of `noexec_directories` `noexec` too), narrows the capability bounding set, sets `PR_SET_MDWE` (with
 /// `refuse_exec_gain`), installs its seccomp filter (always: no `memfd_create`, `memfd_secret`,
 /// `shmat(SHM_EXEC)`, shared `mmap(PROT_EXEC)`, `ptrace`, `io_uring_setup`, `socket(AF_UNIX)`; with
 /// `deny_network_sockets`, no `socket` at all), applies the limits, restricts itself to the ruleset

@@ -147,7 +147,9 @@ public final class ContainerPresenter: Sendable {
     }
 
     /// Declares the container paths this presenter holds open (a file being written, a download
-    /// being staged): purge never evicts them. Replaces the previous declaration.
+    /// being staged): purge never evicts them. Replaces the previous declaration. A path in the
+    /// container of an App Group the app is a member of is declared as
+    /// ``AppGroupIdentifier/heldPath(_:)`` makes it.
     ///
     /// - Throws: file-system errors rewriting the registration.
     public func hold(_ paths: [ContainerPath]) throws(SandboxError) {

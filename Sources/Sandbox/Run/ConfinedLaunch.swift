@@ -10,7 +10,7 @@ import SystemPackage
 /// checks the bundle against its signature), then
 /// ``start(standardInput:standardOutput:standardError:passing:)`` forks a child that starts a new
 /// session, sets `PR_SET_NO_NEW_PRIVS`, changes to the home — mounted `noexec,nosuid,nodev` in a
-/// private mount namespace —, narrows the capability bounding set (a root program keeps only the
+/// private mount namespace, as is each App Group container granted —, narrows the capability bounding set (a root program keeps only the
 /// capabilities of file work), sets `PR_SET_MDWE` (no memory both writable and executable),
 /// installs a seccomp filter, applies ``limits``, restricts itself with Landlock and executes the
 /// program with ``environment``.
@@ -21,7 +21,8 @@ import SystemPackage
 /// - the bundle: read and execute;
 /// - the container of each App Group the verified bundle lists
 ///   (``BundleVerification/appGroups``): read, write, create, remove, rename and link within it, as
-///   the data container (made first if no member used it yet); never a group it does not list;
+///   the data container, and mounted `noexec,nosuid,nodev` as it is (made first if no member used
+///   it yet); never a group it does not list;
 /// - the system: read and execute beneath `/usr`, `/bin`, `/sbin`, `/lib`, `/lib32`, `/lib64`,
 ///   `/libx32`; read the files the loader, the C library and common programs read (`/etc/ld.so.*`,
 ///   `localtime`, `timezone`, `nsswitch.conf`, `passwd`, `group`, `locale.alias`; and, unless the
@@ -158,14 +159,16 @@ public struct ConfinedLaunch: Sendable {
         let home = try openVerified(
             Self.absolute(app.container.homeDirectory), as: app.container.root, at: .root, label: "data container")
         defer { Glibc.close(home) }
-        let ruleset = try abi.version >= 1 ? makeRuleset(home: home) : nil
+        let groups = try openGroups()
+        defer { for group in groups { Glibc.close(group.descriptor) } }
+        let ruleset = try abi.version >= 1 ? makeRuleset(home: home, groups: groups) : nil
         let stdio = (standardInput?.rawValue ?? -1, standardOutput?.rawValue ?? -1, standardError?.rawValue ?? -1)
         var environment = self.environment
         if passing != nil { environment[AppEnvironment.daemonBrokerVariable] = "3" }
         let registration = try RunRegistration(container: app.container, command: command)
         do throws(SandboxError) {
             return try spawn(
-                directory: home, ruleset: ruleset, stdio: stdio, passing: passing?.rawValue ?? -1,
+                directory: home, groups: groups, ruleset: ruleset, stdio: stdio, passing: passing?.rawValue ?? -1,
                 registration: registration, environment: environment)
         } catch {
             registration.ended()
@@ -173,7 +176,7 @@ public struct ConfinedLaunch: Sendable {
         }
     }
 
-    private func makeRuleset(home: CInt) throws(SandboxError) -> LandlockRuleset {
+    private func makeRuleset(home: CInt, groups: [GroupDirectory]) throws(SandboxError) -> LandlockRuleset {
         var scopes: LandlockScope = [.signal]
         if options.blocksNetwork { scopes.insert(.abstractUnixSocket) }
         let ruleset = try LandlockRuleset(
@@ -186,7 +189,7 @@ public struct ConfinedLaunch: Sendable {
             at: ContainerPath.root.appendingName(container.bundleName), label: "bundle")
         defer { Glibc.close(bundle) }
         try ruleset.allow(.readAndExecute, beneath: bundle, label: container.hostPath(for: .bundle))
-        try allowGroups(in: ruleset)
+        for group in groups { try ruleset.allow(.container, beneath: group.descriptor, label: group.path) }
         for tree in SystemAllowances.executableTrees {
             try ruleset.allow(.readAndExecute, atHostPath: tree, ifPresent: true)
         }
@@ -201,22 +204,19 @@ public struct ConfinedLaunch: Sendable {
         return ruleset
     }
 
-    /// Grants the containers of the groups the verified bundle lists, and only those.
-    private func allowGroups(in ruleset: LandlockRuleset) throws(SandboxError) {
-        for group in app.verification.appGroups {
-            guard let root = try app.container.home.openGroupRoot(group, creating: true) else { continue }
-            let fd = try openVerified(Self.absolute(root.hostPath), as: root, at: .root, label: "App Group container")
-            defer { Glibc.close(fd) }
-            try ruleset.allow(.container, beneath: fd, label: root.hostPath)
-        }
-    }
-
     /// Opens `hostPath` with `O_PATH | O_NOFOLLOW` and checks that it is the directory `path`
     /// beneath `root` (same device and inode): a rule or working directory is never given to
     /// something put in its place.
     private func openVerified(
         _ hostPath: String, as root: ConfinedRoot, at path: ContainerPath, label: String
     ) throws(SandboxError) -> CInt {
+        try openVerifiedIdentity(hostPath, as: root, at: path, label: label).descriptor
+    }
+
+    /// ``openVerified(_:as:at:label:)``, with the identity it was checked to have.
+    func openVerifiedIdentity(
+        _ hostPath: String, as root: ConfinedRoot, at path: ContainerPath, label: String
+    ) throws(SandboxError) -> (descriptor: CInt, identity: csb_statx_t) {
         let fd = Glibc.open(hostPath, CSB_O_PATH | CSB_O_DIRECTORY | CSB_O_NOFOLLOW | CSB_O_CLOEXEC)
         guard fd >= 0 else { throw .systemCall("open", errno: Errno(rawValue: errno), path: hostPath) }
         var info = csb_statx_t()
@@ -232,33 +232,42 @@ public struct ConfinedLaunch: Sendable {
                 "The \(label) of '\(app.container.identifier)' at '\(hostPath)' is no longer the one that was opened (it was moved or replaced). Run the command again.",
                 path: hostPath)
         }
-        return fd
+        return (fd, info)
     }
 
     private func spawn(
-        directory: CInt, ruleset: LandlockRuleset?, stdio: (CInt, CInt, CInt), passing: CInt,
+        directory: CInt, groups: [GroupDirectory], ruleset: LandlockRuleset?, stdio: (CInt, CInt, CInt), passing: CInt,
         registration: RunRegistration, environment: [String: String]
     ) throws(SandboxError) -> AppProcess {
         let argv = ([executable] + command.dropFirst()).map { strdup($0) }
         let envp = environment.sorted { $0.key < $1.key }.map { strdup("\($0.key)=\($0.value)") }
-        defer { for pointer in argv + envp { free(pointer) } }
+        let paths = groups.map { strdup($0.path) }
+        defer { for pointer in argv + envp + paths { free(pointer) } }
+        let noexec = zip(groups, paths).map { group, path in
+            csb_noexec_directory_t(
+                path: path, dev_major: group.identity.dev_major, dev_minor: group.identity.dev_minor,
+                inode: group.identity.ino)
+        }
         let limits = self.limits.entries
         var step: CInt = 0
         var failure: CInt = 0
         let pid = (argv + [nil]).withUnsafeBufferPointer { argv in
             (envp + [nil]).withUnsafeBufferPointer { envp in
                 limits.withUnsafeBufferPointer { limits in
-                    executable.withCString { path in
-                        var spec = csb_confined_spawn_t(
-                            path: path, argv: argv.baseAddress, envp: envp.baseAddress, directory_fd: directory,
-                            stdio_fds: stdio, passed_fd: passing, held_fd: registration.heldDescriptor,
-                            ruleset_fd: ruleset?.descriptor ?? -1,
-                            new_session: 1, deny_network_sockets: options.blocksNetwork ? 1 : 0,
-                            private_mounts: guards.privateMountsFailure == nil ? 1 : 0,
-                            refuse_exec_gain: guards.refusesExecGain ? 1 : 0,
-                            limit_capabilities: 1, kept_capabilities: KeptCapabilities.mask,
-                            limits: limits.baseAddress, limit_count: CInt(limits.count))
-                        return csb_confined_spawn(&spec, &step, &failure)
+                    noexec.withUnsafeBufferPointer { noexec in
+                        executable.withCString { path in
+                            var spec = csb_confined_spawn_t(
+                                path: path, argv: argv.baseAddress, envp: envp.baseAddress, directory_fd: directory,
+                                stdio_fds: stdio, passed_fd: passing, held_fd: registration.heldDescriptor,
+                                ruleset_fd: ruleset?.descriptor ?? -1,
+                                new_session: 1, deny_network_sockets: options.blocksNetwork ? 1 : 0,
+                                private_mounts: guards.privateMountsFailure == nil ? 1 : 0,
+                                noexec_directories: noexec.baseAddress, noexec_directory_count: CInt(noexec.count),
+                                refuse_exec_gain: guards.refusesExecGain ? 1 : 0,
+                                limit_capabilities: 1, kept_capabilities: KeptCapabilities.mask,
+                                limits: limits.baseAddress, limit_count: CInt(limits.count))
+                            return csb_confined_spawn(&spec, &step, &failure)
+                        }
                     }
                 }
             }

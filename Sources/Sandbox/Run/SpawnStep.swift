@@ -14,7 +14,7 @@ enum SpawnStep {
         CInt(CSB_SPAWN_STEP_UNSHARE): "unshare", CInt(CSB_SPAWN_STEP_ID_MAPS): "write(/proc/self/uid_map)",
         CInt(CSB_SPAWN_STEP_MOUNT_PRIVATE): "mount(MS_PRIVATE)", CInt(CSB_SPAWN_STEP_OPEN_TREE): "open_tree",
         CInt(CSB_SPAWN_STEP_MOUNT_SETATTR): "mount_setattr", CInt(CSB_SPAWN_STEP_MOVE_MOUNT): "move_mount",
-        CInt(CSB_SPAWN_STEP_MDWE): "prctl(PR_SET_MDWE)",
+        CInt(CSB_SPAWN_STEP_MDWE): "prctl(PR_SET_MDWE)", CInt(CSB_SPAWN_STEP_NOEXEC_DIRECTORY): "open",
     ]
 
     /// The system call of `step`; `spawn` for a step this table does not know.

@@ -64,7 +64,14 @@ public enum Backup {
         for container in containers {
             // An app presenting the container saves and pauses its writes while it is read.
             try home.coordinating(.backup, of: container.identifier) { () throws(SandboxError) in
-                try run.backUp(container, refreshing: lock)
+                try run.backUp(BackupSource(container), refreshing: lock)
+            }
+        }
+        for group in try run.groups(of: containers) {
+            let members = try home.members(of: group.group)
+            // Every member presenting the group's container saves and pauses while it is read.
+            try home.coordinating(.backup, apps: members) { () throws(SandboxError) in
+                try run.backUp(BackupSource(group), refreshing: lock)
             }
         }
         return try run.finish(apps: apps.map(\.rawValue))
@@ -85,6 +92,8 @@ struct BackupRun {
     /// Nodes (by index in the app's `nodes`) whose chunk ids are still being hashed: their tickets.
     var pendingChunks: [(node: Int, tickets: [Int])] = []
     var appSnapshots: [AppSnapshot] = []
+    /// The parts of the App Groups' containers.
+    var groupSnapshots: [AppSnapshot] = []
     var warnings: [String] = []
     /// The items of the app being backed up that were left out.
     var skipped: [String] = []
@@ -123,7 +132,7 @@ struct BackupRun {
     /// The previous snapshot's nodes of `app` by path, for reuse; empty when there is none or it
     /// cannot be read (then everything is read again, with a warning).
     private mutating func previousNodes(of app: String) -> [Data: TreeNode] {
-        guard let previous, let part = previous.record.apps.first(where: { $0.app == app }) else { return [:] }
+        guard let previous, let part = previous.record.parts.first(where: { $0.app == app }) else { return [:] }
         do {
             let bytes = try repository.loadSplit(part.tree)
             let nodes = try JSONDecoder.repository.decode([TreeNode].self, from: Data(bytes))
@@ -135,10 +144,10 @@ struct BackupRun {
         }
     }
 
-    mutating func backUp(_ container: Container, refreshing lock: RepositoryLock) throws(SandboxError) {
-        let app = container.identifier.rawValue
-        let root = container.root
-        let names = PreferencesBackupAccess.fileNames(for: container.identifier)
+    mutating func backUp(_ source: BackupSource, refreshing lock: RepositoryLock) throws(SandboxError) {
+        let app = source.name
+        let root = source.root
+        let names = PreferencesBackupAccess.fileNames(named: source.preferencesName)
         let preferencesDirectory = ContainerPath(constant: "Library/Preferences")
         let preferencesFile = preferencesDirectory.appendingTrusted(names.file)
         let scanner = try ContainerScanner.scan(root, skipping: [preferencesDirectory.appendingTrusted(names.lock)])
@@ -182,7 +191,7 @@ struct BackupRun {
                     let tickets: [Int]?
                     do {
                         tickets = try storeContents(
-                            of: item, into: &node, root: root, container: container,
+                            of: item, into: &node, source: source,
                             isDatabase: databases.contains(item.path), isPreferences: item.path == preferencesFile,
                             previous: reusable[node.path])
                     } catch  where Self.leavesItemOut(error) {
@@ -202,7 +211,7 @@ struct BackupRun {
         }
         for (index, tickets) in pendingChunks { nodes[index].chunks = try writer.ids(for: tickets) }
         pendingChunks = []
-        try storeAppRecords(app: app, container: container, nodes: nodes, bytes: bytes)
+        try storeRecords(of: source, nodes: nodes, bytes: bytes)
         advance(.appDone)
     }
 
@@ -218,8 +227,8 @@ struct BackupRun {
     /// - Returns: the tickets of the chunks being hashed (``BlobWriter/ids(for:)``), or `nil` when
     ///   the previous snapshot's chunks were reused.
     private mutating func storeContents(
-        of item: ScannedItem, into node: inout TreeNode, root: ConfinedRoot, container: Container,
-        isDatabase: Bool, isPreferences: Bool, previous: TreeNode?
+        of item: ScannedItem, into node: inout TreeNode, source: BackupSource, isDatabase: Bool, isPreferences: Bool,
+        previous: TreeNode?
     ) throws(SandboxError) -> [Int]? {
         if !isDatabase, let previous, previous.kind == .file, previous.hardLinkTo == nil, let chunks = previous.chunks,
             previous.size == node.size, previous.modified == node.modified, previous.changed == node.changed,
@@ -231,6 +240,7 @@ struct BackupRun {
             return nil
         }
         let deadline = ContinuousClock.now + options.lockTimeout
+        let root = source.root
         if isDatabase {
             guard
                 let copyPath = try DatabaseCopy.copy(
@@ -245,8 +255,9 @@ struct BackupRun {
             node.source = "preferences-lock"
             var chunked = node
             var tickets: [Int] = []
-            let locked: Bool? = try PreferencesBackupAccess.withFileLocked(in: container, waitingUntil: deadline) {
-                (path) throws(SandboxError) in
+            let locked: Bool? = try PreferencesBackupAccess.withFileLocked(
+                root: root, name: source.preferencesName, waitingUntil: deadline
+            ) { (path) throws(SandboxError) in
                 tickets = try chunk(path, in: root, into: &chunked)
                 return true
             }
@@ -303,11 +314,8 @@ struct BackupRun {
         return try writer.ids(for: tickets)
     }
 
-    private mutating func storeAppRecords(
-        app: String, container: Container, nodes: [TreeNode], bytes: Int64
-    )
-        throws(SandboxError)
-    {
+    private mutating func storeRecords(of source: BackupSource, nodes: [TreeNode], bytes: Int64) throws(SandboxError) {
+        let app = source.name
         let tree = try storeSplit(RepositoryJSON.encode(nodes))
         let manifestName = "Manifest-\(UInt64.random(in: 0...UInt64.max)).db"
         try ManifestDatabase.write(app: app, nodes: nodes, snapshotTime: started, to: scratch.hostPath(manifestName))
@@ -321,16 +329,16 @@ struct BackupRun {
             for: try chunk(manifestPath, in: scratch.root, into: &manifestNode, countingAsRead: false))
         _ = try? scratch.root.removeItem(at: manifestPath)  // scratch clean-up only
         var keychain: String?
-        if let record = try KeychainRecord.capture(
-            home: home, app: container.identifier, portable: repository.cipher.isEncrypted)
+        if let owner = source.app,
+            let record = try KeychainRecord.capture(home: home, app: owner, portable: repository.cipher.isEncrypted)
         {
             keychain = try storeSplit(RepositoryJSON.encode(record)).joined(separator: ",")
         }
         advance(.stored(bytesRead: 0, bytesWritten: writer.takeWritten()))
-        appSnapshots.append(
-            AppSnapshot(
-                app: app, tree: tree, manifest: manifest, keychain: keychain,
-                files: nodes.count, bytes: bytes, skipped: skipped.isEmpty ? nil : skipped))
+        let part = AppSnapshot(
+            app: app, tree: tree, manifest: manifest, keychain: keychain,
+            files: nodes.count, bytes: bytes, skipped: skipped.isEmpty ? nil : skipped)
+        if source.app == nil { groupSnapshots.append(part) } else { appSnapshots.append(part) }
         skipped = []
     }
 
@@ -345,7 +353,8 @@ struct BackupRun {
         advance(.indexWritten(bytesWritten: indexBytes))
         let record = SnapshotRecord(
             time: started, hostname: ProcessInfo.processInfo.hostName, device: try DeviceIdentity.id(of: home),
-            home: home.location, apps: appSnapshots, parent: previous?.id)
+            home: home.location, apps: appSnapshots, groups: groupSnapshots.isEmpty ? nil : groupSnapshots,
+            parent: previous?.id)
         let id = try repository.storeRecord(record, kind: .snapshot)
         let final = machine.progress
         advance(.snapshotWritten(id: id))

@@ -69,7 +69,7 @@ public enum SnapshotBrowser {
     {
         let lock = try RepositoryLock.acquireShared(repository.storage, operation: "diff")
         defer { _ = try? lock.release() }  // a failed release leaves a stale lock the next prune takes over
-        let apps = Set(first.record.apps.map(\.app)).union(second.record.apps.map(\.app)).sorted()
+        let apps = Set(first.record.parts.map(\.app)).union(second.record.parts.map(\.app)).sorted()
         var changes: [SnapshotChange] = []
         for app in apps {
             let before = try nodesByPath(of: app, in: first, from: repository)
@@ -163,7 +163,7 @@ public enum SnapshotBrowser {
             func refer(_ ids: some Sequence<String>) {
                 for id in ids where seen.insert(id).inserted { added += Int64(blobSizes[id] ?? 0) }
             }
-            for part in snapshot.record.apps {
+            for part in snapshot.record.parts {
                 refer(part.tree)
                 refer(part.manifest)
                 refer(part.keychain?.split(separator: ",").map(String.init) ?? [])
@@ -172,7 +172,7 @@ public enum SnapshotBrowser {
                 }
             }
             result[snapshot.id] = SnapshotSizes(
-                total: snapshot.record.apps.reduce(0) { $0 + $1.bytes }, added: added)
+                total: snapshot.record.parts.reduce(0) { $0 + $1.bytes }, added: added)
         }
         return result
     }
@@ -232,7 +232,7 @@ public enum SnapshotBrowser {
     ) throws(SandboxError)
         -> [(path: ContainerPath, node: TreeNode)]
     {
-        let part = try SnapshotTree.part(of: app, in: snapshot)
+        let part = try SnapshotTree.part(of: app, in: snapshot, includingGroups: true)
         return try RestorePlan(try SnapshotTree.nodes(of: part, in: snapshot, from: repository)).items
     }
 
@@ -242,7 +242,7 @@ public enum SnapshotBrowser {
     )
         throws(SandboxError) -> [ContainerPath: TreeNode]
     {
-        guard snapshot.record.apps.contains(where: { $0.app == app }) else { return [:] }
+        guard snapshot.record.parts.contains(where: { $0.app == app }) else { return [:] }
         return Dictionary(
             try checkedItems(of: app, in: snapshot, from: repository).map { ($0.path, $0.node) },
             uniquingKeysWith: { first, _ in first })

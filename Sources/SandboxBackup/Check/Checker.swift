@@ -82,7 +82,7 @@ public enum Checker {
                     "Snapshot \(short) is incomplete: it left out \(incomplete.joined(separator: ", ")) (the app held them locked or swapped them while they were read)."
                 )
             }
-            for part in record.apps {
+            for part in record.parts {
                 for id in part.tree + part.manifest + (part.keychain?.split(separator: ",").map(String.init) ?? []) {
                     users[id, default: []].append(
                         "\(short) \(part.app): (its \(part.tree.contains(id) ? "tree" : part.manifest.contains(id) ? "Manifest.db" : "keychain"))"

@@ -94,7 +94,7 @@ public enum Pruner {
         let removed = groups.flatMap(\.removed)
         var referenced: Set<String> = []
         for snapshot in kept {
-            for part in snapshot.record.apps {
+            for part in snapshot.record.parts {
                 referenced.formUnion(part.tree)
                 referenced.formUnion(part.manifest)
                 referenced.formUnion(part.keychain?.split(separator: ",").map(String.init) ?? [])

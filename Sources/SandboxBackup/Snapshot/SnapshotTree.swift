@@ -25,14 +25,18 @@ enum SnapshotTree {
         }
     }
 
-    /// The part of `app` in `snapshot`.
+    /// The part of `app` in `snapshot`; with `includingGroups`, an App Group's part too
+    /// (``AppSnapshot/groupPartName(_:)``: browsing reads them, restoring an app does not).
     ///
-    /// - Throws: ``/SandboxCore/SandboxError/Code/notFound`` naming the apps the snapshot holds.
-    static func part(of app: String, in snapshot: Snapshot) throws(SandboxError) -> AppSnapshot {
-        guard let part = snapshot.record.apps.first(where: { $0.app == app }) else {
+    /// - Throws: ``/SandboxCore/SandboxError/Code/notFound`` naming the parts the snapshot holds.
+    static func part(
+        of app: String, in snapshot: Snapshot, includingGroups: Bool = false
+    ) throws(SandboxError) -> AppSnapshot {
+        let parts = includingGroups ? snapshot.record.parts : snapshot.record.apps
+        guard let part = parts.first(where: { $0.app == app }) else {
             throw SandboxError(
                 .notFound,
-                "The snapshot \(snapshot.shortID) holds no '\(app)' (it holds \(snapshot.record.apps.map(\.app).joined(separator: ", ")))."
+                "The snapshot \(snapshot.shortID) holds no '\(app)' (it holds \(parts.map(\.app).joined(separator: ", ")))."
             )
         }
         return part

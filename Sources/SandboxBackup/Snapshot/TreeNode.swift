@@ -1,4 +1,5 @@
 import Foundation
+import Sandbox
 
 /// A time as the file system keeps it: seconds and nanoseconds since 1970.
 public struct Timestamp: Sendable, Hashable, Codable {
@@ -65,6 +66,9 @@ public struct TreeNode: Sendable, Hashable, Codable {
 
 /// An app's part of a snapshot.
 public struct AppSnapshot: Sendable, Hashable, Codable {
+    /// The name of an App Group's part, iOS's domain for it: `AppDomainGroup-<group-id>`.
+    public static func groupPartName(_ group: AppGroupIdentifier) -> String { "AppDomainGroup-\(group.rawValue)" }
+
     /// The app identifier.
     public var app: String
     /// The tree (JSON array of ``TreeNode``), split into blobs.
@@ -95,12 +99,20 @@ public struct SnapshotRecord: Sendable, Hashable, Codable {
     public var home: String
     /// Each app backed up, with its part of the snapshot.
     public var apps: [AppSnapshot]
+    /// The container of each App Group of the apps backed up, once each, as a part named as iOS
+    /// names its domain (``AppSnapshot/groupPartName(_:)``: `AppDomainGroup-<group-id>`); `nil` when
+    /// none (snapshots from before App Groups have none).
+    public var groups: [AppSnapshot]?
     /// The snapshot this one was compared to, if any.
     public var parent: String?
 
+    /// Every part: the apps', then the App Groups'. What refers to blobs (prune, check, sizes)
+    /// walks these.
+    public var parts: [AppSnapshot] { apps + (groups ?? []) }
+
     /// The items left out, as `app: path`: the snapshot is incomplete when there are any.
     public var incompleteItems: [String] {
-        apps.flatMap { part in (part.skipped ?? []).map { "\(part.app): \($0)" } }
+        parts.flatMap { part in (part.skipped ?? []).map { "\(part.app): \($0)" } }
     }
 }
 

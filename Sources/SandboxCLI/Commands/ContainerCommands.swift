@@ -151,7 +151,7 @@ struct Purge: ParsableCommand {
         commandName: "purge",
         abstract: "Free storage: evict tmp/ then Library/Caches/ contents, least recently used first.",
         discussion:
-            "Without --bytes, everything purgeable is evicted. Nothing outside tmp/ and Library/Caches/ is touched. An app whose directories cannot be purged is skipped and named on standard error, and the status is 1; the others are still purged."
+            "Without --bytes, everything purgeable is evicted. Nothing outside tmp/ and Library/Caches/ (the apps' and the App Groups') is touched. An app whose directories cannot be purged is skipped and named on standard error, and the status is 1; the others are still purged."
     )
 
     @Option(help: "Free at least this much (a byte count, or with a K, M or G suffix).")
@@ -163,21 +163,22 @@ struct Purge: ParsableCommand {
         if output.json {
             try Output.json(report)
         } else {
-            for item in report.items { try Output.line("\(item.bytes)\t\(item.app)\t\(item.path)") }
+            for item in report.items { try Output.line("\(item.bytes)\t\(item.owner)\t\(item.path)") }
             try Output.line(
                 "Freed \(report.freedBytes) bytes (\(Output.bytes(report.freedBytes))) from \(report.items.count) item(s)."
             )
         }
-        try SkippedApps.report(report.skipped)
+        try SkippedApps.report(report.skipped, groups: report.skippedGroups ?? [])
     }
 }
 
 /// The apps a device-wide command skipped: one line each on standard error, then exit status 1
 /// (the rest of the work is done and reported on standard output first).
 enum SkippedApps {
-    static func report(_ skipped: [SkippedApp]) throws {
-        guard !skipped.isEmpty else { return }
+    static func report(_ skipped: [SkippedApp], groups: [SkippedGroup] = []) throws {
+        guard !skipped.isEmpty || !groups.isEmpty else { return }
         for app in skipped { StandardStreams.error("sandbox: \(app)\n") }
+        for group in groups { StandardStreams.error("sandbox: \(group)\n") }
         throw ExitCode.failure
     }
 }

@@ -31,7 +31,7 @@ struct DiskUsage: ParsableCommand {
 struct DiskFree: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "df",
-        abstract: "Show the device's storage: capacity, free, available, purgeable.",
+        abstract: "Show the device's storage: capacity, free, available, purgeable, and each App Group container.",
         discussion:
             "An app whose purgeable directories cannot be measured is left out of the counts and named on standard error, and the status is 1."
     )
@@ -42,7 +42,7 @@ struct DiskFree: ParsableCommand {
         let storage = try SandboxHome().storageValues()
         if output.json {
             try Output.json(storage)
-            return try SkippedApps.report(storage.skipped)
+            return try SkippedApps.report(storage.skipped, groups: storage.skippedGroups ?? [])
         }
         let volume = storage.volume
         for (label, value) in [
@@ -53,7 +53,12 @@ struct DiskFree: ParsableCommand {
             try Output.line("\(label):\t\(value)\t(\(Output.bytes(value)))")
         }
         try Output.line("nodes:\t\(volume.totalNodes) total, \(volume.freeNodes) free")
-        try SkippedApps.report(storage.skipped)
+        for group in storage.groups {
+            try Output.line(
+                "group:\(group.group):\t\(group.allocatedBytes)\t(\(Output.bytes(group.allocatedBytes)), purgeable \(group.purgeableBytes))"
+            )
+        }
+        try SkippedApps.report(storage.skipped, groups: storage.skippedGroups ?? [])
     }
 }
 

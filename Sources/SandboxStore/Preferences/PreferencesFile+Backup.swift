@@ -5,7 +5,13 @@ import Sandbox
 package enum PreferencesBackupAccess {
     /// The name of `app`'s preferences file in `Library/Preferences`, and of its lock file.
     package static func fileNames(for app: AppIdentifier) -> (file: String, lock: String) {
-        ("\(app.rawValue).plist", ".\(app.rawValue).plist.lock")
+        fileNames(named: app.rawValue)
+    }
+
+    /// The name of the preferences file `name` (an app's identifier, or a suite's: an App Group's)
+    /// in `Library/Preferences`, and of its lock file.
+    package static func fileNames(named name: String) -> (file: String, lock: String) {
+        ("\(name).plist", ".\(name).plist.lock")
     }
 
     /// Runs `body` with the path of `container`'s preferences file while holding the preferences
@@ -18,7 +24,16 @@ package enum PreferencesBackupAccess {
         in container: Container, waitingUntil deadline: ContinuousClock.Instant,
         _ body: (ContainerPath) throws(SandboxError) -> T
     ) throws(SandboxError) -> T? {
-        let file = try PreferencesFile(root: container.root, name: container.identifier.rawValue)
+        try withFileLocked(root: container.root, name: container.identifier.rawValue, waitingUntil: deadline, body)
+    }
+
+    /// ``withFileLocked(in:waitingUntil:_:)`` for the preferences file `name` beneath `root` (an
+    /// App Group's suite in its container, say).
+    package static func withFileLocked<T>(
+        root: ConfinedRoot, name: String, waitingUntil deadline: ContinuousClock.Instant,
+        _ body: (ContainerPath) throws(SandboxError) -> T
+    ) throws(SandboxError) -> T? {
+        let file = try PreferencesFile(root: root, name: name)
         return try file.lock.withLock(exclusive: false, waitingUntil: deadline) { () throws(SandboxError) in
             try body(file.path)
         }

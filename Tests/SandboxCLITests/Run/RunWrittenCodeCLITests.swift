@@ -9,19 +9,10 @@ import Testing
     "sandbox run: the app cannot execute what it wrote",
     .enabled(if: landlockIsComplete, "needs Landlock ABI 6: Linux 6.12 or later"))
 struct RunWrittenCodeCLITests {
-    /// The dynamic loader, which runs any ELF file it can read and map.
-    private static func loader() throws -> String {
-        for path in ["/lib64/ld-linux-x86-64.so.2", "/lib/ld-linux-aarch64.so.1"]
-        where FileManager.default.isExecutableFile(atPath: path) {
-            return path
-        }
-        throw TestFailure("no dynamic loader in /lib64 or /lib")
-    }
-
     @Test("a program the app copied into Documents runs neither directly nor through the loader")
     func loaderTrick() async throws {
         try await RunFixture.with { fixture in
-            let loader = try Self.loader()
+            let loader = try DynamicLoader.path()
             let home = fixture.data(fixture.app)
             let script = """
                 cp /bin/true Documents/true && chmod +x Documents/true || exit 9
