@@ -152,16 +152,22 @@ struct ShareCoordinationTests {
             defer { upload.close() }
 
             let exchanged = Mutex(false)
+            let started = ContinuousClock.now
             async let failure = operations.restore(.files(["restored.txt": "restored"])) {
                 exchanged.withLock { $0 = true }
             }
-            // Once the share refuses changes, it is letting go: it waits for the upload.
+            // Once the share refuses changes, it is letting go: it waits for the upload — for 8 s
+            // (the share's drain limit). A machine so loaded that this test's few requests took
+            // longer sees the upload cut at that deadline instead, which is the share's rule too;
+            // only within the window must the upload end first.
             let refused = try await server.sendUntilRefused("PUT", "/probe.txt")
             #expect(refused.status == 503 && refused.header("Retry-After") == "1", "\(refused)")
-            #expect(!exchanged.withLock { $0 }, "the restore ran while an upload was being written")
+            let exchangedEarly = exchanged.withLock { $0 }
             try upload.send(rest)
             let answer = try await onOwnThread { try upload.receiveResponse() }
-            #expect(answer.status == 201, "\(answer)")
+            let withinWindow = started.duration(to: .now) < .seconds(8)
+            #expect(!exchangedEarly || !withinWindow, "the restore ran while an upload was being written")
+            #expect(answer.status == 201 || (!withinWindow && answer.status == 503), "\(answer)")
             #expect(await failure == nil)
             #expect(exchanged.withLock { $0 })
             // The upload went to the container the restore replaced: that is the restore's meaning.
