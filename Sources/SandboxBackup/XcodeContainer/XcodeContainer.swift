@@ -28,10 +28,10 @@ import SystemPackage
 /// restore does, so each kind of user answers it as it answers a restore — an app lets go and
 /// reopens, a program under `sandbox run` refuses it).
 ///
-/// A package is data from outside and is checked as it is copied (``AppDataCopier``): symlinks
+/// A package is data from outside and is checked as it is copied (`AppDataCopier`): symlinks
 /// leading out of `AppData`, hard links, FIFOs, sockets and devices, container folders that are
 /// not folders, and more items or bytes than ``XcodeContainerLimits`` are refused with
-/// ``/SandboxCore/SandboxError/Code/invalidPackage`` (limits: `too-large`), before the exchange.
+/// ``SandboxCore/SandboxError/Code/invalidPackage`` (limits: `too-large`), before the exchange.
 /// Names are kept byte for byte. iOS's container identity file
 /// (`.com.apple.mobile_container_manager.metadata.plist`) is left out.
 public enum XcodeContainer {
@@ -49,9 +49,9 @@ public enum XcodeContainer {
     /// - Throws: ``/SandboxCore/SandboxError/Code/notFound`` when the app is not installed or the
     ///   package's folder is missing; ``/SandboxCore/SandboxError/Code/alreadyExists`` when an
     ///   item is at `hostPath`; ``/SandboxCore/SandboxError/Code/invalidArgument`` for a name not
-    ///   ending in `.xcappdata`; ``/SandboxCore/SandboxError/Code/invalidPackage`` for a symlink in
+    ///   ending in `.xcappdata`; ``SandboxCore/SandboxError/Code/invalidPackage`` for a symlink in
     ///   the container leading out of it; `too-large` past `limits`;
-    ///   ``/SandboxCore/SandboxError/Code/containerInUse`` when a user of the container does not
+    ///   `container-in-use` when a user of the container does not
     ///   pause; `protected-data-unavailable` when a protected
     ///   file's class is locked (naming its folder); file-system errors. Nothing is left under the
     ///   package's name then.
@@ -119,10 +119,10 @@ public enum XcodeContainer {
     ///
     /// The work runs on a thread of its own; the task awaits it. It is not cancelled with the task.
     ///
-    /// - Throws: ``/SandboxCore/SandboxError/Code/invalidPackage`` for a package that is not one
+    /// - Throws: ``SandboxCore/SandboxError/Code/invalidPackage`` for a package that is not one
     ///   (no `AppDataInfo.plist` or `AppData`) or holds what an import refuses, naming the item;
     ///   `too-large` past `limits`; ``/SandboxCore/SandboxError/Code/notFound`` when the app is not
-    ///   installed; ``/SandboxCore/SandboxError/Code/containerInUse`` while a program under
+    ///   installed; `container-in-use` while a program under
     ///   `sandbox run` uses the container (before any work);
     ///   `protected-data-unavailable` when a folder's class cannot
     ///   be sealed while the device is locked (naming the folder), or a sealed file cannot be

@@ -24,7 +24,7 @@ public enum DeviceCertificate {
 
     /// The device's identity for serving `configuration` over HTTPS, made or renewed as needed.
     ///
-    /// - Throws: ``/SandboxCore/SandboxError`` with ``SandboxCore/SandboxError/Code/corrupt`` when the kept key
+    /// - Throws: ``/SandboxCore/SandboxError`` with ``/SandboxCore/SandboxError/Code/corrupt`` when the kept key
     ///   does not read (it is left as it is: remove it to have a new key made, and give clients the
     ///   new pin), and the core's codes writing `Device/Share/`.
     public static func identity(

@@ -12,9 +12,9 @@ extension ShareTLSIdentity {
     /// The files are the user's, not an app's: links are followed (an ACME client's `live/`
     /// folder holds links to its `archive/`).
     ///
-    /// - Throws: ``/SandboxCore/SandboxError`` with the core's ``SandboxCore/SandboxError/Code/notFound`` for a
+    /// - Throws: ``/SandboxCore/SandboxError`` with the core's ``/SandboxCore/SandboxError/Code/notFound`` for a
     ///   missing file and its permission codes for an unreadable one (each naming the file),
-    ///   ``SandboxCore/SandboxError/Code/fileTooLarge`` past 1 MiB, and the errors of
+    ///   ``/SandboxCore/SandboxError/Code/fileTooLarge`` past 1 MiB, and the errors of
     ///   ``init(certificatePEM:keyPEM:now:certificateSource:keySource:)``.
     public init(certificateFile: String, keyFile: String, now: Date = Date()) throws(SandboxError) {
         try self.init(

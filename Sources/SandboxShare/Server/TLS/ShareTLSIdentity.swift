@@ -48,7 +48,8 @@ public struct ShareTLSIdentity: Sendable {
     ///   - certificatePEM: the certificate chain, as PEM text.
     ///   - keyPEM: the private key, as PEM text (not encrypted).
     ///   - now: the moment the certificate must be valid at.
-    ///   - certificateSource, keySource: how the two are named in errors (a path).
+    ///   - certificateSource: how the certificate is named in errors (a path).
+    ///   - keySource: how the key is named in errors (a path).
     /// - Throws: ``/SandboxCore/SandboxError`` with ``SandboxCore/SandboxError/Code/invalidCertificate`` when the
     ///   text holds no certificate or no key, when the key is not the certificate's, or when the
     ///   certificate is expired or not yet valid.
