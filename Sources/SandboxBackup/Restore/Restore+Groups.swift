@@ -19,15 +19,26 @@ extension Restore {
     /// and a note for each group of the snapshot it is not a member of (not restored: iOS gives a
     /// group's container only to its members).
     ///
-    /// - Throws: the errors of reading the app's membership (``/Sandbox/Container/appGroups()``):
-    ///   a restore does not guess which groups an app whose signature does not hold belongs to.
+    /// When the app's membership cannot be read (``/Sandbox/Container/appGroups()``: its signer no
+    /// longer trusted, say), no group is restored — a restore does not guess — and a note says why.
     static func groupParts(
         of container: Container, in snapshot: Snapshot
-    ) throws(SandboxError) -> (parts: [(group: AppGroupIdentifier, part: AppSnapshot)], notes: [String]) {
-        let members = Set(try container.appGroups())
+    ) -> (parts: [(group: AppGroupIdentifier, part: AppSnapshot)], notes: [String]) {
         var parts: [(group: AppGroupIdentifier, part: AppSnapshot)] = []
         var notes: [String] = []
-        for part in snapshot.record.groups ?? [] {
+        guard let held = snapshot.record.groups, !held.isEmpty else { return ([], []) }
+        let members: Set<AppGroupIdentifier>
+        do throws(SandboxError) {
+            members = Set(try container.appGroups())
+        } catch {
+            return (
+                [],
+                [
+                    "The App Groups of the snapshot were not restored: the groups of '\(container.identifier)' cannot be read (\(error.message))."
+                ]
+            )
+        }
+        for part in held {
             let group: AppGroupIdentifier
             do throws(SandboxError) {
                 group = try AppGroupIdentifier(groupPartName: part.app)

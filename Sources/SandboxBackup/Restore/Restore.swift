@@ -105,7 +105,7 @@ public enum Restore {
         var parts = [
             try RestorePart(.app(app), part: appPart, of: snapshot, from: repository, home: home, notes: &notes)
         ]
-        let (groups, groupNotes) = try groupParts(of: container, in: snapshot)
+        let (groups, groupNotes) = groupParts(of: container, in: snapshot)
         notes += groupNotes
         // Coordinated with the live users of every member of a restored group: they all see it.
         var apps = [app]
