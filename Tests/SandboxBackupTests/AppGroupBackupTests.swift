@@ -10,7 +10,7 @@ struct AppGroupBackupTests {
     static let group = "group.com.example.shared"
 
     /// Installs `app` from a bundle signed (with `key`, trusted on `home`) as a member of `groups`.
-    private func install(
+    static func install(
         _ app: String, of groups: [String], in fixture: BackupFixture, key: SigningKey
     ) throws -> Container {
         let path = fixture.scratch.appending(app + ".app")
@@ -28,8 +28,8 @@ struct AppGroupBackupTests {
         try await BackupFixture.with { fixture in
             let key = SigningKey()
             try fixture.home.trust(key.publicKey)
-            let today = try install("com.example.today", of: [Self.group], in: fixture, key: key)
-            let widget = try install("com.example.widget", of: [Self.group], in: fixture, key: key)
+            let today = try Self.install("com.example.today", of: [Self.group], in: fixture, key: key)
+            let widget = try Self.install("com.example.widget", of: [Self.group], in: fixture, key: key)
             let shared = try today.groupContainer(AppGroupIdentifier(Self.group)).root
             try shared.writeContents(Array("shared note".utf8), to: ContainerPath("note.txt"))
             try shared.writeContents(Array("cache".utf8), to: ContainerPath("Library/Caches/c"))

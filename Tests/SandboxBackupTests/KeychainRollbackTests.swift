@@ -21,7 +21,7 @@ import Testing
             let stageName = "\(Restore.stagePrefix)killed-\(app.rawValue)"
             let stage = Restore.dataContainers.appendingTrusted(stageName)
             try fixture.home.root.createDirectory(at: stage)
-            _ = try KeychainRollback.record(app: app, stageNamed: stageName, in: fixture.home)
+            _ = try KeychainRollback.record(.app(app), stageNamed: stageName, in: fixture.home)
             try keychain.set("new", key: "version")
             if exchanged {
                 try fixture.home.root.exchangeItems(

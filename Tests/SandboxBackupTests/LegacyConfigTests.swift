@@ -110,7 +110,7 @@ import Testing
 
     /// Every field is checked, with the field, its value and the legal range in the message.
     @Test(arguments: [
-        ("version", "version is 0, outside the legal 1…2"),
+        ("version", "version is 0, outside the legal 1…3"),
         ("id", "id is 'xyz', not 64 lowercase hex digits"),
         ("authentication", "authentication is present, where an unencrypted repository has none"),
     ])
@@ -136,7 +136,9 @@ import Testing
     @Test func aNewerVersionIsNotARepositoryThisProgramReads() async throws {
         try await BackupFixture.with { fixture in
             _ = try fixture.repository()
-            try ConfigTampering.edit(fixture.repositoryPath) { $0["version"] = 3 }
+            try ConfigTampering.edit(fixture.repositoryPath) {
+                $0["version"] = RepositoryConfig.readableVersions.upperBound + 1
+            }
             let error = failure { () throws(SandboxError) in
                 _ = try ConfigTampering.openForBackup(fixture.repositoryPath)
             }

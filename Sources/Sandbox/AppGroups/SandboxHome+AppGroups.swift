@@ -2,7 +2,7 @@ import SandboxCore
 
 extension SandboxHome {
     /// `Containers/Shared/AppGroup`: one folder per App Group that a member has used.
-    static let groupContainers = ContainerPath(constant: "Containers/Shared/AppGroup")
+    package static let groupContainers = ContainerPath(constant: "Containers/Shared/AppGroup")
 
     static func groupPath(_ group: AppGroupIdentifier) -> ContainerPath {
         groupContainers.appendingName(group.rawValue)

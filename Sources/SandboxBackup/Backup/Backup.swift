@@ -329,8 +329,8 @@ struct BackupRun {
             for: try chunk(manifestPath, in: scratch.root, into: &manifestNode, countingAsRead: false))
         _ = try? scratch.root.removeItem(at: manifestPath)  // scratch clean-up only
         var keychain: String?
-        if let owner = source.app,
-            let record = try KeychainRecord.capture(home: home, app: owner, portable: repository.cipher.isEncrypted)
+        if let record = try KeychainRecord.capture(
+            home: home, target: source.target, portable: repository.cipher.isEncrypted)
         {
             keychain = try storeSplit(RepositoryJSON.encode(record)).joined(separator: ",")
         }
@@ -338,7 +338,7 @@ struct BackupRun {
         let part = AppSnapshot(
             app: app, tree: tree, manifest: manifest, keychain: keychain,
             files: nodes.count, bytes: bytes, skipped: skipped.isEmpty ? nil : skipped)
-        if source.app == nil { groupSnapshots.append(part) } else { appSnapshots.append(part) }
+        if case .group = source.target { groupSnapshots.append(part) } else { appSnapshots.append(part) }
         skipped = []
     }
 
@@ -351,6 +351,9 @@ struct BackupRun {
             indexBytes += try repository.storage.size(of: ObjectName(.index, id)) ?? 0
         }
         advance(.indexWritten(bytesWritten: indexBytes))
+        // A program that knows only the apps' parts must refuse the repository before it can see
+        // a snapshot with a group's part (its prune would delete the group's blobs).
+        if !groupSnapshots.isEmpty { try repository.requireFormat(RepositoryConfig.partsVersion) }
         let record = SnapshotRecord(
             time: started, hostname: ProcessInfo.processInfo.hostName, device: try DeviceIdentity.id(of: home),
             home: home.location, apps: appSnapshots, groups: groupSnapshots.isEmpty ? nil : groupSnapshots,

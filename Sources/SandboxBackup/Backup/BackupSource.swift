@@ -10,21 +10,22 @@ struct BackupSource {
     let root: ConfinedRoot
     /// The preferences file read under its lock: the app's, or the group's suite.
     let preferencesName: String
-    /// The app whose keychain record goes with the part; `nil` for a group.
-    let app: AppIdentifier?
+    /// Whose keychain record goes with the part: the app's, or the group's access group (read
+    /// through the member that opened the group).
+    let target: RestoreTarget
 
     init(_ container: Container) {
         name = container.identifier.rawValue
         root = container.root
         preferencesName = container.identifier.rawValue
-        app = container.identifier
+        target = .app(container.identifier)
     }
 
     init(_ group: AppGroupContainer) {
         name = AppSnapshot.groupPartName(group.group)
         root = group.root
         preferencesName = group.group.rawValue
-        app = nil
+        target = .group(group.group, member: group.app)
     }
 }
 

@@ -70,9 +70,12 @@ enum DeviceIdentity {
 }
 
 extension KeychainRecord {
-    /// The record of `app`'s keychain on `home`, or `nil` when it has no items.
-    static func capture(home: SandboxHome, app: AppIdentifier, portable: Bool) throws(SandboxError) -> KeychainRecord? {
-        let items = try KeychainBackupAccess.items(home: home, app: app)
+    /// The record of the keychain of `target` (an app's, or an App Group's access group) on
+    /// `home`, or `nil` when it has no items.
+    static func capture(
+        home: SandboxHome, target: RestoreTarget, portable: Bool
+    ) throws(SandboxError) -> KeychainRecord? {
+        let items = try target.keychainItems(home: home)
         guard !items.isEmpty, let device = try DeviceIdentity.id(of: home),
             let key = try DeviceIdentity.sealingKey(of: home)
         else { return nil }
@@ -87,7 +90,7 @@ extension KeychainRecord {
         } catch let error as SandboxError {
             throw error
         } catch {
-            throw SandboxError(.unknown, "Sealing the keychain of '\(app)' failed: \(error).")
+            throw SandboxError(.unknown, "Sealing the keychain of \(target) failed: \(error).")
         }
         return KeychainRecord(
             device: device, deviceBound: sealed,
@@ -97,7 +100,7 @@ extension KeychainRecord {
     /// What restoring this record on `home` gives: the items to write, and a note when some or all
     /// could not come back here.
     func itemsToRestore(
-        on home: SandboxHome, app: AppIdentifier
+        on home: SandboxHome, for target: RestoreTarget
     ) throws(SandboxError) -> (
         items: [KeychainItem]?, note: String?
     ) {
@@ -108,19 +111,19 @@ extension KeychainRecord {
                 return (records.map(\.item), nil)
             } catch {
                 throw SandboxError(
-                    .repositoryDamaged, "The keychain of '\(app)' in the snapshot is damaged and was not restored.")
+                    .repositoryDamaged, "The keychain of \(target) in the snapshot is damaged and was not restored.")
             }
         }
         guard let portable else {
             return (
                 nil,
-                "The keychain of '\(app)' was not restored: this snapshot was taken on another device and is not password-protected, and keychain items move to another device only in an encrypted backup (`--password-file`)."
+                "The keychain of \(target) was not restored: this snapshot was taken on another device and is not password-protected, and keychain items move to another device only in an encrypted backup (`--password-file`)."
             )
         }
         let left = portable.count
         return (
             portable.map(\.item),
-            "The keychain of '\(app)' comes from another device: its \(left) item(s) that may move were restored; items marked ThisDeviceOnly stay on the device they were made on."
+            "The keychain of \(target) comes from another device: its \(left) item(s) that may move were restored; items marked ThisDeviceOnly stay on the device they were made on."
         )
     }
 }

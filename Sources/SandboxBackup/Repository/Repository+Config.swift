@@ -86,7 +86,7 @@ extension Repository {
     ) throws(SandboxError) -> RepositoryConfig {
         var upgraded = config
         if config.authentication == nil {
-            upgraded.version = RepositoryConfig.currentVersion
+            upgraded.version = max(config.version, RepositoryConfig.currentVersion)
             upgraded.authentication = cipher.authentication(of: upgraded)
             try storage.replace(RepositoryJSON.encode(upgraded), as: .config)
         }
@@ -97,6 +97,24 @@ extension Repository {
         }
         for name in unlocked.legacyFiles { try storage.delete(name) }
         return upgraded
+    }
+
+    /// Raises the stored `config` to the format `version` when it is lower (authenticated again in
+    /// an encrypted repository, as ``upgrade(_:cipher:unlocked:in:)`` writes it), so that a program
+    /// that cannot read what comes next refuses the repository instead of misreading it. Called
+    /// before the first object of the newer format is referred to; a config at `version` or later
+    /// is left as it is.
+    ///
+    /// - Throws: as ``storedConfigProblem()`` for a stored config that changed; the storage's errors.
+    func requireFormat(_ version: Int) throws(SandboxError) {
+        var stored = try Self.readConfig(storage)
+        guard stored.version < version else { return }
+        if let problem = try storedConfigProblem() {
+            throw SandboxError(.repositoryDamaged, problem, path: storage.location)
+        }
+        stored.version = version
+        stored.authentication = stored.encrypted ? cipher.authentication(of: stored) : nil
+        try storage.replace(RepositoryJSON.encode(stored), as: .config)
     }
 
     /// Refuses an unencrypted config beside key files: someone turned `encrypted` off, so that a

@@ -9,11 +9,16 @@ import SandboxStore
 /// with write access to the storage but not the password cannot change them unnoticed.
 public struct RepositoryConfig: Sendable, Hashable, Codable {
     /// The format version this module writes: 2, where an encrypted repository's config carries
-    /// ``authentication``.
+    /// ``authentication``; ``partsVersion`` once a snapshot has parts beside the apps'.
     public static let currentVersion = 2
+    /// The format version of a repository holding a snapshot with an App Group's part
+    /// (`AppDomainGroup-<id>`): a program reading at most 2 counts only the apps' parts, so its
+    /// prune would delete the group's blobs. The config is raised to it before the first such
+    /// snapshot is written (``Repository/requireFormat(_:)``), and only then.
+    public static let partsVersion = 3
     /// The format versions this module reads: 1 (no ``authentication``; an encrypted one is
-    /// authenticated by the next backup) and 2.
-    public static let readableVersions = 1...2
+    /// authenticated by the next backup), 2 and 3.
+    public static let readableVersions = 1...3
     /// The largest `config` read: a few hundred bytes in practice.
     static let maximumSize = 4096
 
@@ -44,16 +49,22 @@ public struct RepositoryConfig: Sendable, Hashable, Codable {
     ///   ``SandboxCore/SandboxError/Code/repositoryDamaged`` naming the field, its value and the
     ///   legal range for anything else out of range.
     public func validate(in location: String) throws(SandboxError) {
-        guard version <= Self.readableVersions.upperBound else {
+        try validate(in: location, reading: Self.readableVersions)
+    }
+
+    /// ``validate(in:)`` by a program that reads the format versions `readable` (an older one
+    /// reads fewer).
+    func validate(in location: String, reading readable: ClosedRange<Int>) throws(SandboxError) {
+        guard version <= readable.upperBound else {
             throw SandboxError(
                 .notARepository,
-                "The repository '\(location)' has format version \(version); this program reads versions \(Self.readableVersions.lowerBound)…\(Self.readableVersions.upperBound). Use a newer sandbox.",
+                "The repository '\(location)' has format version \(version); this program reads versions \(readable.lowerBound)…\(readable.upperBound). Use a newer sandbox.",
                 path: location)
         }
         let authenticated = version >= 2 && encrypted
         let problem: String? =
-            if !Self.readableVersions.contains(version) {
-                "version is \(version), outside the legal \(Self.readableVersions.lowerBound)…\(Self.readableVersions.upperBound)"
+            if !readable.contains(version) {
+                "version is \(version), outside the legal \(readable.lowerBound)…\(readable.upperBound)"
             } else if !Hex.isLowercase(id, count: 64) {
                 "id is '\(id.prefix(80))', not 64 lowercase hex digits"
             } else if let violation = chunking.violation {

@@ -18,6 +18,9 @@ public struct RestoreReport: Sendable, Hashable, Codable {
     public var bytes: Int64
     /// Keychain items written, or `nil` when the keychain was left as it was.
     public var keychainItems: Int?
+    /// The App Groups restored with the app (those of the snapshot its signed bundle lists), or
+    /// `nil` when none was; a group of the snapshot it is not a member of is named in ``notes``.
+    public var groups: [GroupRestoreReport]?
     /// What a person should know: a keychain not restored and why; a container folder the snapshot
     /// holds as a symlink or a file, restored as an empty folder.
     public var notes: [String]
@@ -93,40 +96,32 @@ public enum Restore {
         logger: Logger = .discarding,
         progress: (RestoreProgress) -> Void = { _ in }
     ) throws(SandboxError) -> RestoreReport {
-        _ = try home.container(for: app)  // installed: the bundle stays as it is
-        try home.requireNoRefusal(of: .restore, for: app)  // before the work, not only at the exchange
+        let container = try home.container(for: app)  // installed: the bundle stays as it is
         let lock = try RepositoryLock.acquireShared(repository.storage, operation: "restore")
         defer { _ = try? lock.release() }  // a failed release leaves a stale lock the next prune takes over
-        let part = try SnapshotTree.part(of: app.rawValue, in: snapshot)
-        let nodes = try SnapshotTree.nodes(of: part, in: snapshot, from: repository)
-        // The tree checked, and the protected folders' classes writable, before anything changes.
-        let plan = try RestorePlan(nodes)
-        try plan.requireWritableClasses(DataProtection(home: home))
-        var notes = plan.notes
-        // The keychain to write, read before anything changes (a damaged one changes nothing).
-        var keychainItems: [KeychainItem]?
-        if let keychain = part.keychain {
-            let ids = keychain.split(separator: ",").map(String.init)
-            let record: KeychainRecord
-            do {
-                record = try JSONDecoder.repository.decode(
-                    KeychainRecord.self, from: Data(try repository.loadSplit(ids)))
-            } catch let error as SandboxError {
-                throw error
-            } catch {
-                throw SandboxError(
-                    .repositoryDamaged,
-                    "The keychain of '\(app)' in snapshot \(snapshot.shortID) cannot be read: \(error).")
-            }
-            let (items, note) = try record.itemsToRestore(on: home, app: app)
-            keychainItems = items
-            if let note { notes.append(note) }
+        // Every container checked and read before anything changes: the app's, then its groups'.
+        var notes: [String] = []
+        let appPart = try SnapshotTree.part(of: app.rawValue, in: snapshot)
+        var parts = [
+            try RestorePart(.app(app), part: appPart, of: snapshot, from: repository, home: home, notes: &notes)
+        ]
+        let (groups, groupNotes) = groupParts(of: container, in: snapshot)
+        notes += groupNotes
+        // Coordinated with the live users of every member of a restored group: they all see it.
+        var apps = [app]
+        for (group, part) in groups {
+            parts.append(
+                try RestorePart(
+                    .group(group, member: app), part: part, of: snapshot, from: repository, home: home, notes: &notes))
+            apps += try home.members(of: group)
         }
-        try KeychainRollback.recover(app: app, in: home)
-        let live = dataContainers.appendingTrusted(app.rawValue)
-        let stageName = "\(stagePrefix)\(RandomToken.make())-\(app.rawValue)"
-        let stage = dataContainers.appendingTrusted(stageName)
-        var machine = RestoreMachine(app: app.rawValue, files: plan.items.count, bytes: part.bytes)
+        apps = Array(Set(apps)).sorted()
+        // Before the work, not only at the exchange.
+        for member in apps { try home.requireNoRefusal(of: .restore, for: member) }
+        try recoverInterrupted(app: app, in: home)
+        var machine = RestoreMachine(
+            app: app.rawValue, files: parts.reduce(0) { $0 + $1.plan.items.count },
+            bytes: parts.reduce(0) { $0 + $1.part.bytes })
         func advance(_ event: RestoreMachine.Event) {
             do {
                 progress(try machine.handle(event))
@@ -134,69 +129,51 @@ public enum Restore {
                 preconditionFailure("restore event out of order in phase \(error.phase)")
             }
         }
-        var rollback: (path: ContainerPath, record: KeychainRollback)?
+        var exchanges = RestoreExchanges(home: home)
         do throws(SandboxError) {
-            try home.root.createDirectory(at: stage)
-            try home.root.setPermissions(FilePermissions(rawValue: 0o700), at: stage)
-            // No item is written through a symlink: the plan puts none on the way, and the
-            // kernel refuses any it meets.
-            let stageRoot = try home.root.openSubroot(at: stage, refusingSymlinks: true)
-            let blobs = BlobPrefetcher(ids: plan.contentIDs, repository: repository)
-            defer { blobs.stop() }
-            let files = FileWritePool()
-            defer { files.stop() }
-            var writer = TreeWriter(
-                root: stageRoot, blobs: blobs, files: files, dataProtection: DataProtection(home: home))
-            for (path, node) in plan.items {
-                try lock.refreshIfDue()
-                let written = try writer.write(node, at: path)
-                if written > 0 { advance(.wrote(bytes: written)) }
-                advance(.fileDone)
-            }
-            try writer.finish()
+            for part in parts { try part.stage(from: repository, into: home, lock: lock, advance: advance) }
             advance(.staged)
-            // The keychain just before the exchange, with a record to roll it back by (see
-            // KeychainRollback): the exchange is the one commit point of both.
-            // The app's live users let go first (a share finishes its uploads; a program under
-            // `sandbox run` refuses the restore) and reopen the restored container after.
-            try home.coordinating(.restore, of: app) { () throws(SandboxError) in
-                if let keychainItems {
-                    rollback = try KeychainRollback.record(app: app, stageNamed: stageName, in: home)
-                    try KeychainBackupAccess.replaceItems(keychainItems, home: home, app: app)
-                }
-                try home.root.exchangeItems(at: live, with: stage)
+            // Each container's keychain just before its exchange, with a record to roll it back by
+            // (see KeychainRollback): the exchange is the one commit point of both. The groups
+            // first, the app last. The live users let go first (a share finishes its uploads; a
+            // program under `sandbox run` refuses the restore) and reopen the restored containers after.
+            try home.coordinating(.restore, apps: apps) { () throws(SandboxError) in
+                for part in parts.dropFirst() { try exchanges.exchange(part) }
+                try exchanges.exchange(parts[0])
             }
         } catch {
             // Roll back; `error` propagates. A rollback step that fails is logged; the keychain's
             // is done by the next restore or backup (the record stays), the stage's is swept then.
-            if let rollback {
+            exchanges.rollBack(logger)
+            for part in parts {
                 do throws(SandboxError) {
-                    try rollback.record.rollBack(app: app, in: home)
-                    try home.root.removeItem(at: rollback.path)
+                    try home.root.removeItem(at: part.stage, recursively: true)
                 } catch let failure {
-                    logRollbackFailure(failure, removing: home.root.displayPath(of: rollback.path), logger)
+                    logRollbackFailure(failure, removing: home.root.displayPath(of: part.stage), logger)
                 }
-            }
-            do throws(SandboxError) {
-                try home.root.removeItem(at: stage, recursively: true)
-            } catch let failure {
-                logRollbackFailure(failure, removing: home.root.displayPath(of: stage), logger)
             }
             throw error
         }
         advance(.exchanged)
-        do throws(SandboxError) {
-            if let rollback { try home.root.removeItem(at: rollback.path) }
-            try home.root.removeItem(at: stage, recursively: true, threads: removalThreads)
-        } catch {
-            notes.append(
-                "The replaced container could not be removed from '\(home.root.displayPath(of: stage))' (\(error.message)); the next restore removes it."
-            )
+        for part in parts {
+            do throws(SandboxError) {
+                try exchanges.removeRecord(of: part)
+                try home.root.removeItem(at: part.stage, recursively: true, threads: removalThreads)
+            } catch {
+                notes.append(
+                    "The replaced container of \(part.target) could not be removed from '\(home.root.displayPath(of: part.stage))' (\(error.message)); the next restore removes it."
+                )
+            }
         }
         advance(.keychainDone)
+        let restoredGroups = parts.dropFirst().map { part in
+            GroupRestoreReport(
+                group: part.target.name, files: part.plan.items.count, bytes: part.part.bytes,
+                keychainItems: part.keychainItems?.count)
+        }
         return RestoreReport(
-            snapshot: snapshot.id, app: app.rawValue, files: plan.items.count, bytes: part.bytes,
-            keychainItems: keychainItems?.count,
+            snapshot: snapshot.id, app: app.rawValue, files: parts[0].plan.items.count, bytes: appPart.bytes,
+            keychainItems: parts[0].keychainItems?.count, groups: restoredGroups.isEmpty ? nil : restoredGroups,
             notes: notes)
     }
 
@@ -221,14 +198,22 @@ public enum Restore {
 
     /// ``recoverInterrupted(app:in:)`` on the calling thread, which it blocks.
     package static func recoverInterrupted(app: AppIdentifier, in home: SandboxHome) throws(SandboxError) {
-        try KeychainRollback.recover(app: app, in: home)
+        try KeychainRollback.recover(.app(app), in: home)
+        // The groups restored with the app: those it is a member of (one whose membership cannot
+        // be read is not restored, and what a killed restore left is finished by another member).
+        let groups: [AppGroupIdentifier]
+        do throws(SandboxError) {
+            groups = try home.container(for: app).appGroups()
+        } catch  where error.code != .notFound {
+            return
+        }
+        for group in groups { try KeychainRollback.recover(.group(group, member: app), in: home) }
     }
 
-    /// Removes the staging directories of restores of `app` that were killed.
-    static func sweepStages(of app: AppIdentifier, in home: SandboxHome) throws(SandboxError) {
-        for name in try home.root.subdirectoryNames(at: dataContainers)
-        where name.hasPrefix(stagePrefix) && name.hasSuffix("-" + app.rawValue) {
-            try home.root.removeItem(at: dataContainers.appendingTrusted(name), recursively: true)
+    /// Removes the staging directories of restores of `target` that were killed.
+    static func sweepStages(of target: RestoreTarget, in home: SandboxHome) throws(SandboxError) {
+        for name in try home.root.subdirectoryNames(at: target.folder) where target.isStage(name) {
+            try home.root.removeItem(at: target.folder.appendingTrusted(name), recursively: true)
         }
     }
 }

@@ -34,11 +34,12 @@ struct RestorePlan {
         !$0.isRoot
     }
 
-    /// Checks `nodes`.
+    /// Checks `nodes`, the tree of a container whose own folders are `layout` (a data
+    /// container's by default; an App Group's has fewer).
     ///
     /// - Throws: ``SandboxCore/SandboxError/Code/repositoryDamaged`` for a tree that breaks a rule
     ///   above, naming the item; nothing has been written then.
-    init(_ nodes: [TreeNode]) throws(SandboxError) {
+    init(_ nodes: [TreeNode], layout: [ContainerPath] = containerDirectories) throws(SandboxError) {
         var items: [(path: ContainerPath, node: TreeNode)] = []
         var kinds: [ContainerPath: TreeNode.Kind] = [:]
         var protectedFolders: [ContainerPath: ProtectionClass] = [:]
@@ -56,7 +57,7 @@ struct RestorePlan {
                         : "lies beneath '\(parent)', which the snapshot holds as a \(kinds[parent]?.rawValue ?? "")")
             }
             kinds[path] = node.kind
-            if node.kind != .directory && Self.containerDirectories.contains(path) {
+            if node.kind != .directory && layout.contains(path) {
                 let what =
                     node.kind == .symlink
                     ? "a symlink to '\(node.target.map { String(decoding: $0, as: UTF8.self) } ?? "")'" : "a file"
@@ -82,7 +83,7 @@ struct RestorePlan {
             }
             items.append((path, node))
         }
-        self.init(items: items, protectedFolders: protectedFolders, notes: notes, layout: Self.containerDirectories)
+        self.init(items: items, protectedFolders: protectedFolders, notes: notes, layout: layout)
     }
 
     /// A plan of items checked already (``subtree(at:parentProtection:)``).

@@ -248,7 +248,8 @@ struct RestoreCommand: AsyncParsableCommand {
         abstract: ExtraCommand.restore.abstract,
         discussion: """
             The container is rebuilt beside the old one and swapped in at once; the bundle is left as installed, \
-            Library/Caches and tmp are empty. With --include, only those files or folders are restored, each built \
+            Library/Caches and tmp are empty. The App Groups of the snapshot the app's signed bundle lists are \
+            restored with it, as every member then sees them. With --include, only those files or folders are restored, each built \
             beside the live item and swapped in at once; the rest of the container and the keychain stay. With \
             --to-inbox, one file is delivered into Documents/Inbox (numbered when its name is taken) for the app \
             to take in.
@@ -300,6 +301,11 @@ struct RestoreCommand: AsyncParsableCommand {
         try Output.line(
             "restored \(report.app) from \(report.snapshot.prefix(8)): \(report.files) items, \(Output.bytes(report.bytes))\(report.keychainItems.map { ", \($0) keychain item(s)" } ?? "")"
         )
+        for group in report.groups ?? [] {
+            try Output.line(
+                "restored group:\(group.group): \(group.files) items, \(Output.bytes(group.bytes))\(group.keychainItems.map { ", \($0) keychain item(s)" } ?? "")"
+            )
+        }
     }
 }
 

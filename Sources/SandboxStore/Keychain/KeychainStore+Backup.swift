@@ -10,11 +10,7 @@ package enum KeychainBackupAccess {
     ///
     /// - Throws: the errors of ``Keychain/allItems()``.
     package static func items(home: SandboxHome, app: AppIdentifier) throws(SandboxError) -> [KeychainItem] {
-        let store = try KeychainStore(home: home, app: app)
-        let (rows, _) = try store.snapshot()
-        var items: [KeychainItem] = []
-        for row in rows { items.append(try store.open(row)) }
-        return items
+        try items(of: try KeychainStore(home: home, app: app))
     }
 
     /// Replaces every item of `app`'s keychain with `items`, in one write under the keychain's lock.
@@ -23,7 +19,37 @@ package enum KeychainBackupAccess {
     package static func replaceItems(
         _ items: [KeychainItem], home: SandboxHome, app: AppIdentifier
     ) throws(SandboxError) {
-        let store = try KeychainStore(home: home, app: app)
+        try replace(items, in: try KeychainStore(home: home, app: app))
+    }
+
+    /// Every item of `group`'s keychain access group, opened for its member `app`.
+    ///
+    /// - Throws: `not-a-group-member` when `app`'s signed bundle does not list `group`; the errors
+    ///   of ``Keychain/allItems()``.
+    package static func items(
+        home: SandboxHome, app: AppIdentifier, group: AppGroupIdentifier
+    ) throws(SandboxError) -> [KeychainItem] {
+        try items(of: try KeychainStore(home: home, app: app, group: group))
+    }
+
+    /// Replaces every item of `group`'s keychain access group with `items` (for its member
+    /// `app`), in one write under the keychain's lock.
+    ///
+    /// - Throws: as ``items(home:app:group:)``; the errors of ``Keychain/set(_:key:)-(Data,_)``.
+    package static func replaceItems(
+        _ items: [KeychainItem], home: SandboxHome, app: AppIdentifier, group: AppGroupIdentifier
+    ) throws(SandboxError) {
+        try replace(items, in: try KeychainStore(home: home, app: app, group: group))
+    }
+
+    private static func items(of store: KeychainStore) throws(SandboxError) -> [KeychainItem] {
+        let (rows, _) = try store.snapshot()
+        var items: [KeychainItem] = []
+        for row in rows { items.append(try store.open(row)) }
+        return items
+    }
+
+    private static func replace(_ items: [KeychainItem], in store: KeychainStore) throws(SandboxError) {
         try store.modify { (change: inout KeychainStore.Change) throws(SandboxError) in
             var rows: [KeychainFile.Row] = []
             for item in items { rows.append(try change.seal(item)) }
