@@ -1,5 +1,6 @@
 import ArgumentParser
 import CSandboxShims
+import Glibc
 import Logging
 import Sandbox
 import SandboxCLISupport
@@ -19,7 +20,10 @@ struct Share: AsyncParsableCommand {
             Documents is shared; after an uninstall the share stops (status 0). With --tls it serves HTTPS \
             with this device's own certificate (made on first use, kept in the home's Device/Share/) and \
             prints its SHA-256 fingerprint and key pin to check it by; --tls-cert and --tls-key serve a \
-            certificate you bring instead. An address beyond this machine needs TLS, or --insecure.
+            certificate you bring instead. An address beyond this machine needs TLS, or --insecure. \
+            It also prints a pairing link, and its QR code when standard output is a terminal (or with --qr): \
+            a phone that scans it is logged in to the web page at once, without the code; the link works \
+            once, for 10 minutes.
             """
     )
 
@@ -45,6 +49,10 @@ struct Share: AsyncParsableCommand {
             "Listen beyond this machine without TLS: the documents and the pairing code cross the network in the clear."
     )
     var insecure = false
+    @Flag(help: "Print the pairing link's QR code even when standard output is not a terminal.")
+    var qr = false
+    @Flag(help: "Draw the QR code with '#' and spaces, for a terminal without colours (implies --qr).")
+    var qrAscii = false
 
     func validate() throws {
         guard (0...65535).contains(port) else { throw ValidationError("--port must be between 0 and 65535.") }
@@ -68,7 +76,7 @@ struct Share: AsyncParsableCommand {
         let credentials = ShareCredentials(user: "sandbox", password: PairingCode.generate())
         var settings = ShareConfiguration(
             host: bind, port: port, readOnly: readOnly, maximumUploadSize: maxUpload.flatMap(ByteSize.parse),
-            credentials: credentials)
+            credentials: credentials, pairingToken: PairingToken.generate())
         if let tlsCert, let tlsKey {
             settings.tls = try ShareTLSIdentity(certificateFile: tlsCert, keyFile: tlsKey)
         } else if tls {
@@ -103,6 +111,19 @@ struct Share: AsyncParsableCommand {
                       Certificate:  SHA-256 \(tls.fingerprint)
                       Key pin:      sha256//\(tls.publicKeyPin)
                     """
+            }
+            if let token = configuration.pairingToken {
+                let link = "\(configuration.scheme)://\(host):\(port)\(token.path)"
+                text += "\n  Pair a phone: \(link)"
+                text +=
+                    "\n                (logs in one browser, once, within \(PairingToken.lifetime.components.seconds / 60) minutes)"
+                if qr || qrAscii || isatty(STDOUT_FILENO) == 1 {
+                    do {
+                        text += "\n" + (try QRCode(link).terminalText(ascii: qrAscii))
+                    } catch {
+                        StandardStreams.error("sandbox: \(error)\n")
+                    }
+                }
             }
             text += "\nPress Ctrl-C to stop."
             do { try Output.line(text) } catch { StandardStreams.error("sandbox: \(error)\n") }

@@ -163,7 +163,10 @@ public struct ShareServer: Sendable {
                     port: port, localAddresses: Self.interfaceAddresses(), hostName: Self.hostName())
                 let factory = ResponderFactory(
                     configuration: configuration, allowedAuthorities: authorities, locks: LockManager(), gate: gate,
-                    sessions: WebSessions(), writes: WriteGate(), dataProtection: dataProtection, logger: logger)
+                    sessions: WebSessions(),
+                    pairing: configuration.pairingToken.map {
+                        PairingLink(token: $0, certificateFingerprint: configuration.tls?.fingerprint)
+                    }, writes: WriteGate(), dataProtection: dataProtection, logger: logger)
                 if let coordinator {
                     do throws(SandboxError) {
                         try await coordinator.start(

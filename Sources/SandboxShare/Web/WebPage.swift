@@ -23,6 +23,8 @@ struct WebPage: Sendable {
     let feed: ChangeFeed
     /// Checks the pairing code typed on the login page (its own failure budget, the same policy as HTTP Basic).
     let gate: PairingGate
+    /// The pairing link of this run (``PairingLink``), if the share has one.
+    var pairing: PairingLink? = nil
     /// The folders uploads in flight write into (a failed one removes the folders it made).
     let uploads = UploadFolders()
 
@@ -49,6 +51,9 @@ struct WebPage: Sendable {
             if isRead { return loginPage(message: nil, status: .ok) }
             if method == .post { return await login(request, client: client) }
         }
+        if path.hasPrefix(PairingToken.prefix) {
+            return pair(request, token: path.dropFirst(PairingToken.prefix.count), client: client)
+        }
         if isRead, path.hasPrefix(Self.prefix + "static/") {
             return try asset(String(path.dropFirst((Self.prefix + "static/").count)))
         }
@@ -66,6 +71,7 @@ struct WebPage: Sendable {
         if !isRead { try Self.checkCSRF(request, session) }
         switch (method, rest) {
         case (.get, ""), (.head, ""): return indexPage(session)
+        case (.get, "paired"), (.head, "paired"): return pairedPage()
         case (.post, "logout"):
             sessions.close(token)
             return ShareResponses.empty(
