@@ -23,7 +23,8 @@ struct Share: AsyncParsableCommand {
             certificate you bring instead. An address beyond this machine needs TLS, or --insecure. \
             It also prints a pairing link, and its QR code when standard output is a terminal (or with --qr): \
             a phone that scans it is logged in to the web page at once, without the code; the link works \
-            once, for 10 minutes.
+            once, for 10 minutes. --devices lists the browsers logged in to the running share of the app \
+            (by the form or a pairing link), --revoke ID logs one out.
             """
     )
 
@@ -53,6 +54,10 @@ struct Share: AsyncParsableCommand {
     var qr = false
     @Flag(help: "Draw the QR code with '#' and spaces, for a terminal without colours (implies --qr).")
     var qrAscii = false
+    @Flag(help: "List the browsers logged in to this app's running share (ID, device, since when), and exit.")
+    var devices = false
+    @Option(help: "Log out the browser ID of --devices from this app's running share, and exit.")
+    var revoke: String?
 
     func validate() throws {
         guard (0...65535).contains(port) else { throw ValidationError("--port must be between 0 and 65535.") }
@@ -73,6 +78,10 @@ struct Share: AsyncParsableCommand {
         CaughtSignals.unblock(CaughtSignals.stopping)
         Self.boundMallocMemory()
         let container = try app.container()
+        if devices || revoke != nil {
+            try manageDevices(of: container)
+            return
+        }
         let credentials = ShareCredentials(user: "sandbox", password: PairingCode.generate())
         var settings = ShareConfiguration(
             host: bind, port: port, readOnly: readOnly, maximumUploadSize: maxUpload.flatMap(ByteSize.parse),
@@ -132,6 +141,33 @@ struct Share: AsyncParsableCommand {
 }
 
 extension Share {
+    /// `--devices` and `--revoke ID`: the running share's device list (``DeviceSessions``).
+    fileprivate func manageDevices(of container: Container) throws {
+        let list = try DeviceSessions(home: container.home, app: container.identifier)
+        if let revoke {
+            guard try list.revoke(id: revoke) else {
+                throw SandboxError(
+                    .notFound, "No browser '\(revoke)' is logged in to the share of \(container.identifier).")
+            }
+            try Output.line("Logged out \(revoke): its next request goes to the login page.")
+            return
+        }
+        let entries = try list.list()
+        guard !entries.isEmpty else {
+            try Output.line("No browser is logged in to the share of \(container.identifier).")
+            return
+        }
+        let width = max(6, entries.map(\.label.count).max() ?? 0)
+        func padded(_ text: String, _ length: Int) -> String {
+            text + String(repeating: " ", count: max(0, length - text.count))
+        }
+        var lines = [padded("ID", 10) + padded("DEVICE", width) + "  SINCE"]
+        for entry in entries {
+            lines.append(padded(entry.id, 10) + padded(entry.label, width) + "  " + entry.since)
+        }
+        try Output.line(lines.joined(separator: "\n"))
+    }
+
     /// Keeps glibc's allocator from caching freed transfer buffers per thread: by default each
     /// thread that allocates under contention gets an arena of its own (up to 8 per core), and
     /// the 128 KiB chunks of transfers end up held in several of them — a 1 GiB download under

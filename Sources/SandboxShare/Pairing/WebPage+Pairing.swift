@@ -29,7 +29,15 @@ extension WebPage {
         }
         switch pairing?.claim(token, now: now) ?? .unknown {
         case .paired:
-            let (cookie, session) = sessions.open(now: now)
+            let cookie: String
+            let session: WebSessions.Session
+            do throws(SandboxError) {
+                (cookie, session) = try openSession(for: request)
+            } catch {
+                return pairingPage(
+                    title: "Pairing failed", text: error.message,
+                    status: HTTPResponse.Status(code: error.code.httpStatus))
+            }
             return WebResponses.redirect(
                 to: SessionFolder.path(of: session.scope) + "paired",
                 headers: [

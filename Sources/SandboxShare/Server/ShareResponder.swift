@@ -18,13 +18,14 @@ final class ShareResponder: Sendable {
     /// with the page's `sessions` (kept by the responder that replaces this one after a restore).
     init(
         methods: DAVMethods, gate: PairingGate, sessions: WebSessions = WebSessions(), pairing: PairingLink? = nil,
-        logger: Logger
+        devices: DeviceSessions? = nil, logger: Logger
     ) {
         self.methods = methods
         self.gate = gate
         self.page = WebPage(
             methods: methods, sessions: sessions, assets: WebAssets.load(),
-            feed: ChangeFeed(documents: methods.documents, logger: logger), gate: gate, pairing: pairing)
+            feed: ChangeFeed(documents: methods.documents, logger: logger), gate: gate, pairing: pairing,
+            devices: devices)
         self.logger = logger
     }
 

@@ -142,6 +142,10 @@ public struct ShareServer: Sendable {
         let dataProtection = self.dataProtection
         let ready = ResponderSlot()
         let gate = PairingGate(credentials: configuration.credentials, logger: logger)
+        let devices = try origin.map { (origin) throws(SandboxError) in
+            try DeviceSessions(home: origin.home, app: origin.app)
+        }
+        try devices?.reset()
         let coordinator = origin.map { ShareCoordinator(home: $0.home, app: $0.app, slot: ready, logger: logger) }
         let limits = configuration.connectionLimits.fitted(
             toDescriptorLimit: DescriptorLimit.raiseToHard() ?? Self.usualDescriptorLimit)
@@ -166,7 +170,7 @@ public struct ShareServer: Sendable {
                     sessions: WebSessions(),
                     pairing: configuration.pairingToken.map {
                         PairingLink(token: $0, certificateFingerprint: configuration.tls?.fingerprint)
-                    }, writes: WriteGate(), dataProtection: dataProtection, logger: logger)
+                    }, devices: devices, writes: WriteGate(), dataProtection: dataProtection, logger: logger)
                 if let coordinator {
                     do throws(SandboxError) {
                         try await coordinator.start(
