@@ -10,6 +10,13 @@ struct Share: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: ExtraCommand.share.name,
         abstract: ExtraCommand.share.abstract,
+        // Written out: past a width the generated one shrinks to `[<options>]`.
+        usage: """
+            sandbox share <app> [--bind <bind>] [--port <port>] [--read-only] [--max-upload <max-upload>]
+                                [--tls | --tls-cert <tls-cert> --tls-key <tls-key>] [--insecure] [--qr] [--qr-ascii]
+            sandbox share <app> --devices
+            sandbox share <app> --revoke <revoke>
+            """,
         discussion: """
             Prints the URL, the user name and a fresh pairing code; connect with Finder (Go > Connect to \
             Server), Windows (Map network drive), rclone, cadaver or davfs2, giving the code as the password. \
