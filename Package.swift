@@ -74,6 +74,9 @@ let package = Package(
         // C wrappers for what the Glibc module does not expose (openat2, statx, renameat2, xattrs, …).
         .target(name: "CSandboxShims"),
 
+        // libqrencode: the QR code of the share's pairing link (`sandbox share`).
+        .systemLibrary(name: "CQRencode", pkgConfig: "libqrencode", providers: [.apt(["libqrencode-dev"])]),
+
         // The SQLite VFS that opens a container's databases beneath a directory descriptor. Links
         // the system SQLite, as GRDB's GRDBSQLite does on Linux: one SQLite in the process.
         .target(name: "CSandboxSQLite", linkerSettings: [.linkedLibrary("sqlite3")]),
@@ -158,6 +161,7 @@ let package = Package(
             name: "SandboxShare",
             dependencies: [
                 "SandboxCore", "CSandboxShims", .product(name: "HTTPTypes", package: "swift-http-types"),
+                "CQRencode",
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 "Sandbox",

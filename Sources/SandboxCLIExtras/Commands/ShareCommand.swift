@@ -1,5 +1,6 @@
 import ArgumentParser
 import CSandboxShims
+import Glibc
 import Logging
 import Sandbox
 import SandboxCLISupport
@@ -9,6 +10,13 @@ struct Share: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: ExtraCommand.share.name,
         abstract: ExtraCommand.share.abstract,
+        // Written out: past a width the generated one shrinks to `[<options>]`.
+        usage: """
+            sandbox share <app> [--bind <bind>] [--port <port>] [--read-only] [--max-upload <max-upload>]
+                                [--tls | --tls-cert <tls-cert> --tls-key <tls-key>] [--insecure] [--qr] [--qr-ascii]
+            sandbox share <app> --devices
+            sandbox share <app> --revoke <revoke>
+            """,
         discussion: """
             Prints the URL, the user name and a fresh pairing code; connect with Finder (Go > Connect to \
             Server), Windows (Map network drive), rclone, cadaver or davfs2, giving the code as the password. \
@@ -19,7 +27,11 @@ struct Share: AsyncParsableCommand {
             Documents is shared; after an uninstall the share stops (status 0). With --tls it serves HTTPS \
             with this device's own certificate (made on first use, kept in the home's Device/Share/) and \
             prints its SHA-256 fingerprint and key pin to check it by; --tls-cert and --tls-key serve a \
-            certificate you bring instead. An address beyond this machine needs TLS, or --insecure.
+            certificate you bring instead. An address beyond this machine needs TLS, or --insecure. \
+            It also prints a pairing link, and its QR code when standard output is a terminal (or with --qr): \
+            a phone that scans it is logged in to the web page at once, without the code; the link works \
+            once, for 10 minutes. --devices lists the browsers logged in to the running share of the app \
+            (by the form or a pairing link), --revoke ID logs one out.
             """
     )
 
@@ -45,6 +57,14 @@ struct Share: AsyncParsableCommand {
             "Listen beyond this machine without TLS: the documents and the pairing code cross the network in the clear."
     )
     var insecure = false
+    @Flag(help: "Print the pairing link's QR code even when standard output is not a terminal.")
+    var qr = false
+    @Flag(help: "Draw the QR code with '#' and spaces, for a terminal without colours (implies --qr).")
+    var qrAscii = false
+    @Flag(help: "List the browsers logged in to this app's running share (ID, device, since when), and exit.")
+    var devices = false
+    @Option(help: "Log out the browser ID of --devices from this app's running share, and exit.")
+    var revoke: String?
 
     func validate() throws {
         guard (0...65535).contains(port) else { throw ValidationError("--port must be between 0 and 65535.") }
@@ -65,10 +85,14 @@ struct Share: AsyncParsableCommand {
         CaughtSignals.unblock(CaughtSignals.stopping)
         Self.boundMallocMemory()
         let container = try app.container()
+        if devices || revoke != nil {
+            try manageDevices(of: container)
+            return
+        }
         let credentials = ShareCredentials(user: "sandbox", password: PairingCode.generate())
         var settings = ShareConfiguration(
             host: bind, port: port, readOnly: readOnly, maximumUploadSize: maxUpload.flatMap(ByteSize.parse),
-            credentials: credentials)
+            credentials: credentials, pairingToken: PairingToken.generate())
         if let tlsCert, let tlsKey {
             settings.tls = try ShareTLSIdentity(certificateFile: tlsCert, keyFile: tlsKey)
         } else if tls {
@@ -104,6 +128,19 @@ struct Share: AsyncParsableCommand {
                       Key pin:      sha256//\(tls.publicKeyPin)
                     """
             }
+            if let token = configuration.pairingToken {
+                let link = "\(configuration.scheme)://\(host):\(port)\(token.path)"
+                text += "\n  Pair a phone: \(link)"
+                text +=
+                    "\n                (logs in one browser, once, within \(PairingToken.lifetime.components.seconds / 60) minutes)"
+                if qr || qrAscii || isatty(STDOUT_FILENO) == 1 {
+                    do {
+                        text += "\n" + (try QRCode(link).terminalText(ascii: qrAscii))
+                    } catch {
+                        StandardStreams.error("sandbox: \(error)\n")
+                    }
+                }
+            }
             text += "\nPress Ctrl-C to stop."
             do { try Output.line(text) } catch { StandardStreams.error("sandbox: \(error)\n") }
         }
@@ -111,6 +148,33 @@ struct Share: AsyncParsableCommand {
 }
 
 extension Share {
+    /// `--devices` and `--revoke ID`: the running share's device list (``DeviceSessions``).
+    fileprivate func manageDevices(of container: Container) throws {
+        let list = try DeviceSessions(home: container.home, app: container.identifier)
+        if let revoke {
+            guard try list.revoke(id: revoke) else {
+                throw SandboxError(
+                    .notFound, "No browser '\(revoke)' is logged in to the share of \(container.identifier).")
+            }
+            try Output.line("Logged out \(revoke): its next request goes to the login page.")
+            return
+        }
+        let entries = try list.list()
+        guard !entries.isEmpty else {
+            try Output.line("No browser is logged in to the share of \(container.identifier).")
+            return
+        }
+        let width = max(6, entries.map(\.label.count).max() ?? 0)
+        func padded(_ text: String, _ length: Int) -> String {
+            text + String(repeating: " ", count: max(0, length - text.count))
+        }
+        var lines = [padded("ID", 10) + padded("DEVICE", width) + "  SINCE"]
+        for entry in entries {
+            lines.append(padded(entry.id, 10) + padded(entry.label, width) + "  " + entry.since)
+        }
+        try Output.line(lines.joined(separator: "\n"))
+    }
+
     /// Keeps glibc's allocator from caching freed transfer buffers per thread: by default each
     /// thread that allocates under contention gets an arena of its own (up to 8 per core), and
     /// the 128 KiB chunks of transfers end up held in several of them — a 1 GiB download under

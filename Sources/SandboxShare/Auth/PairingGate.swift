@@ -17,6 +17,8 @@ final class PairingGate: Sendable {
         case basic
         /// The page's login form.
         case loginForm
+        /// Pairing links, `/.sandbox/pair/<token>`: a token that is not the link's is a failure.
+        case pairingLink
     }
 
     let credentials: ShareCredentials
@@ -53,6 +55,24 @@ final class PairingGate: Sendable {
     /// - Throws: as ``admit(user:password:client:door:now:)``.
     func admitLoginForm(code: String, client: String, now: ContinuousClock.Instant) throws(SandboxError) {
         try admit(user: credentials.user, password: code, client: client, door: .loginForm, now: now)
+    }
+
+    /// Refuses a pairing link from `client` while it is blocked at ``Door/pairingLink``.
+    ///
+    /// - Throws: ``SandboxCore/SandboxError/Code/tooManyRequests`` (with `Retry-After`).
+    func checkPairingLink(client: String, now: ContinuousClock.Instant) throws(SandboxError) {
+        try checkNotBlocked(client, door: .pairingLink, now: now)
+    }
+
+    /// Counts a pairing link with a wrong token from `client` at ``Door/pairingLink``.
+    func recordPairingLinkFailure(client: String, now: ContinuousClock.Instant) {
+        let block = throttles.withLock {
+            $0[.pairingLink, default: FailureThrottle()].recordFailure(from: client, now: now)
+        }
+        if let block {
+            logger.warning(
+                "Wrong pairing links from \(client): blocked for \(block.seconds) s", metadata: ["client": "\(client)"])
+        }
     }
 
     /// Whether a request from `client` whose `Authorization` field is `header` may be told to send

@@ -12,6 +12,10 @@ struct ResponderFactory: Sendable {
     let locks: LockManager
     let gate: PairingGate
     let sessions: WebSessions
+    /// The run's pairing link, if it has one.
+    let pairing: PairingLink?
+    /// The page's sessions as devices to list and revoke, if kept (a server made from a container).
+    let devices: DeviceSessions?
     let writes: WriteGate
     let dataProtection: DataProtection?
     let logger: Logger
@@ -23,6 +27,8 @@ struct ResponderFactory: Sendable {
             readOnly: configuration.readOnly, maximumUploadSize: configuration.maximumUploadSize,
             allowedAuthorities: allowedAuthorities, logger: logger, dataProtection: dataProtection, writes: writes,
             scheme: configuration.scheme)
-        return ShareResponder(methods: methods, gate: gate, sessions: sessions, logger: logger)
+        return ShareResponder(
+            methods: methods, gate: gate, sessions: sessions, pairing: pairing, devices: devices,
+            logger: logger)
     }
 }

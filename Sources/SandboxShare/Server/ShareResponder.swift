@@ -16,12 +16,16 @@ final class ShareResponder: Sendable {
 
     /// A responder whose pairing code is checked at `gate` (which the connections' ``ExpectContinueHandler`` shares),
     /// with the page's `sessions` (kept by the responder that replaces this one after a restore).
-    init(methods: DAVMethods, gate: PairingGate, sessions: WebSessions = WebSessions(), logger: Logger) {
+    init(
+        methods: DAVMethods, gate: PairingGate, sessions: WebSessions = WebSessions(), pairing: PairingLink? = nil,
+        devices: DeviceSessions? = nil, logger: Logger
+    ) {
         self.methods = methods
         self.gate = gate
         self.page = WebPage(
             methods: methods, sessions: sessions, assets: WebAssets.load(),
-            feed: ChangeFeed(documents: methods.documents, logger: logger), gate: gate)
+            feed: ChangeFeed(documents: methods.documents, logger: logger), gate: gate, pairing: pairing,
+            devices: devices)
         self.logger = logger
     }
 
@@ -112,14 +116,15 @@ final class ShareResponder: Sendable {
         return ShareResponses.error(error)
     }
 
-    /// Logs `client METHOD /path status length milliseconds ms`; nothing is formatted when the
+    /// Logs `client METHOD /path status length milliseconds ms` (a pairing link's token left out:
+    /// ``PairingToken/redacted(_:)``); nothing is formatted when the
     /// logger's level is above `info` (swift-log builds the message before it checks the level).
     private func log(_ request: Request, _ response: Response, client: String, since start: ContinuousClock.Instant) {
         guard logger.logLevel <= .info else { return }
         let milliseconds = (ContinuousClock.now - start).clampedMilliseconds
         let length = response.headers.fieldValue(.contentLength) ?? "-"
         logger.info(
-            "\(client) \(request.method.rawValue) \(request.uri.path) \(response.status.code) \(length) \(milliseconds) ms"
+            "\(client) \(request.method.rawValue) \(PairingToken.redacted(request.uri.path)) \(response.status.code) \(length) \(milliseconds) ms"
         )
     }
 }

@@ -142,6 +142,10 @@ public struct ShareServer: Sendable {
         let dataProtection = self.dataProtection
         let ready = ResponderSlot()
         let gate = PairingGate(credentials: configuration.credentials, logger: logger)
+        let devices = try origin.map { (origin) throws(SandboxError) in
+            try DeviceSessions(home: origin.home, app: origin.app)
+        }
+        try devices?.reset()
         let coordinator = origin.map { ShareCoordinator(home: $0.home, app: $0.app, slot: ready, logger: logger) }
         let limits = configuration.connectionLimits.fitted(
             toDescriptorLimit: DescriptorLimit.raiseToHard() ?? Self.usualDescriptorLimit)
@@ -163,7 +167,10 @@ public struct ShareServer: Sendable {
                     port: port, localAddresses: Self.interfaceAddresses(), hostName: Self.hostName())
                 let factory = ResponderFactory(
                     configuration: configuration, allowedAuthorities: authorities, locks: LockManager(), gate: gate,
-                    sessions: WebSessions(), writes: WriteGate(), dataProtection: dataProtection, logger: logger)
+                    sessions: WebSessions(),
+                    pairing: configuration.pairingToken.map {
+                        PairingLink(token: $0, certificateFingerprint: configuration.tls?.fingerprint)
+                    }, devices: devices, writes: WriteGate(), dataProtection: dataProtection, logger: logger)
                 if let coordinator {
                     do throws(SandboxError) {
                         try await coordinator.start(

@@ -23,6 +23,10 @@ struct WebPage: Sendable {
     let feed: ChangeFeed
     /// Checks the pairing code typed on the login page (its own failure budget, the same policy as HTTP Basic).
     let gate: PairingGate
+    /// The pairing link of this run (``PairingLink``), if the share has one.
+    var pairing: PairingLink? = nil
+    /// The sessions as devices the owner lists and revokes (``DeviceSessions``), if kept.
+    var devices: DeviceSessions? = nil
     /// The folders uploads in flight write into (a failed one removes the folders it made).
     let uploads = UploadFolders()
 
@@ -49,6 +53,9 @@ struct WebPage: Sendable {
             if isRead { return loginPage(message: nil, status: .ok) }
             if method == .post { return await login(request, client: client) }
         }
+        if path.hasPrefix(PairingToken.prefix) {
+            return pair(request, token: path.dropFirst(PairingToken.prefix.count), client: client)
+        }
         if isRead, path.hasPrefix(Self.prefix + "static/") {
             return try asset(String(path.dropFirst((Self.prefix + "static/").count)))
         }
@@ -58,7 +65,7 @@ struct WebPage: Sendable {
             throw Self.loggedOut
         }
         let token = SessionCookie.token(in: request.headers)
-        guard let token, let session = sessions.session(for: token, in: scope) else {
+        guard let token, let session = sessions.session(for: token, in: scope), isListed(token) else {
             if rest.isEmpty && isRead { return WebResponses.redirect(to: "/.sandbox/login") }
             throw Self.loggedOut
         }
@@ -66,8 +73,10 @@ struct WebPage: Sendable {
         if !isRead { try Self.checkCSRF(request, session) }
         switch (method, rest) {
         case (.get, ""), (.head, ""): return indexPage(session)
+        case (.get, "paired"), (.head, "paired"): return pairedPage()
         case (.post, "logout"):
             sessions.close(token)
+            try devices?.remove(token: token)
             return ShareResponses.empty(
                 204,
                 headers: [
@@ -92,6 +101,27 @@ struct WebPage: Sendable {
         default:
             throw SandboxError(.notFound, "The page has nothing at \(method) \(path.prefix(200)).")
         }
+    }
+
+    /// Whether the session of `token` is still on the device list (not revoked); a revoked one ends.
+    private func isListed(_ token: String) -> Bool {
+        guard let devices, !devices.contains(token: token) else { return true }
+        sessions.close(token)
+        return false
+    }
+
+    /// Opens a session for the browser of `request` and lists it as a device.
+    ///
+    /// - Throws: the errors of writing the device list (the session is closed then).
+    func openSession(for request: Request) throws(SandboxError) -> (token: String, session: WebSessions.Session) {
+        let opened = sessions.open()
+        do throws(SandboxError) {
+            try devices?.add(token: opened.token, userAgent: request.headers[.userAgent])
+        } catch {
+            sessions.close(opened.token)
+            throw error
+        }
+        return opened
     }
 
     /// The answer to a request without a live session for where it goes.

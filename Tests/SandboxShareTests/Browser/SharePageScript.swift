@@ -30,6 +30,9 @@ enum SharePageScript {
         case tls
         /// `Documents/Big`'s many files: the first screen's time, then scrolling to the last row.
         case listing
+        /// Over HTTPS: the pairing link (`SHARE_PAIRING_LINK`) logs in once, with the fingerprint
+        /// (`SHARE_FINGERPRINT`) shown; a second visit without the cookie is refused.
+        case pairing
     }
 
     /// What the script printed on its `RESULT` line.
@@ -109,7 +112,7 @@ enum SharePageScript {
     @discardableResult
     static func run(
         _ scenario: Scenario, on server: ShareServerProcess, scratch: ScratchDirectory,
-        timeout: Duration = .seconds(300), publicKeyPin: String? = nil
+        timeout: Duration = .seconds(300), publicKeyPin: String? = nil, environment: [String: String] = [:]
     ) async throws -> Result {
         guard let python else {
             throw TestFailure(
@@ -117,7 +120,9 @@ enum SharePageScript {
         }
         let output = try await BuiltProgram(path: python).run(
             [script, server.url, server.code, scratch.path, scenario.rawValue, server.documents],
-            environment: ["HOME": scratch.path, "PYTHONDONTWRITEBYTECODE": "1", "SHARE_SPKI_PIN": publicKeyPin ?? ""],
+            environment: [
+                "HOME": scratch.path, "PYTHONDONTWRITEBYTECODE": "1", "SHARE_SPKI_PIN": publicKeyPin ?? "",
+            ].merging(environment) { _, given in given },
             outputIn: scratch.path,
             timeout: timeout)
         let line = output.stdout.split(separator: "\n").last { $0.hasPrefix("RESULT ") }

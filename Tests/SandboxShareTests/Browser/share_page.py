@@ -670,6 +670,34 @@ def tls_scenario(page):
     page.check(page.disk("sent over tls.bin") == data, "the uploaded bytes on disk")
 
 
+def pairing_scenario(page):
+    """A phone scanning the QR code: the pairing link (SHARE_PAIRING_LINK) logs the browser in at
+    once and shows the certificate's fingerprint (SHARE_FINGERPRINT); the link again, from a
+    browser without the cookie (a fresh profile, as the server sees it), is refused."""
+    link = os.environ["SHARE_PAIRING_LINK"]
+    fingerprint = os.environ["SHARE_FINGERPRINT"]
+    page.begin("open the pairing link")
+    page.driver.get(link)
+    page.wait(lambda: page.driver.current_url.endswith("/paired"), "the link redirects to the paired page")
+    page.check("/.sandbox/pair/" not in page.driver.current_url, "the token left the address bar")
+    title = page.driver.find_element(By.ID, "pairing-title").text
+    page.check(title == "Paired", f"the page says paired ({title})")
+    text = page.driver.find_element(By.ID, "pairing-text").text
+    page.check(fingerprint in text, f"the certificate's fingerprint is shown ({text})")
+    page.check(len(page.session_cookies()) == 1, f"one session cookie ({page.session_cookies()})")
+    page.begin("on to the documents")
+    page.driver.find_element(By.ID, "pairing-next").click()
+    page.wait_for_app()
+    page.wait_row("kept.txt")
+    page.begin("the link again, without the cookie")
+    page.driver.execute_cdp_cmd("Network.clearBrowserCookies", {})
+    page.driver.get(link)
+    page.wait(lambda: page.js("return document.readyState") == "complete", "its answer loaded")
+    title = page.driver.find_element(By.ID, "pairing-title").text
+    page.check(title == "This pairing link was used", f"the second visit is refused ({title})")
+    page.check(not page.session_cookies(), f"no session cookie ({page.session_cookies()})")
+
+
 def lockout_scenario(page):
     """A page on another port posts wrong codes to the login form (fetch and a form): none
     counts, and the owner's right code then logs in."""
@@ -859,6 +887,7 @@ SCENARIOS = {
     "limit": limit_scenario,
     "details": details_scenario,
     "tls": tls_scenario,
+    "pairing": pairing_scenario,
     "listing": listing_scenario,
     "cancel": lambda page: large_scenario(page, cancel_only=True),
 }

@@ -241,9 +241,11 @@ import Testing
     /// client, never waits for the server. `true` unless interrupted.
     @discardableResult
     static func pause(for duration: Duration) -> Bool {
-        var time = timespec(
-            tv_sec: Int(duration.components.seconds),
-            tv_nsec: Int(duration.components.attoseconds / 1_000_000_000))
-        return nanosleep(&time, nil) == 0
+        // usleep, not nanosleep: which C module owns `timespec`'s initializer (Glibc or CDispatch)
+        // depends on the order the test target's files load them (MemberImportVisibility).
+        usleep(
+            useconds_t(
+                clamping: duration.components.seconds * 1_000_000 + duration.components.attoseconds / 1_000_000_000_000)
+        ) == 0
     }
 }

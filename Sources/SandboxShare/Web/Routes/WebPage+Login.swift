@@ -35,11 +35,13 @@ extension WebPage {
     /// (403) before the code is read: a web page cannot spend the address's failure budget and so
     /// lock the owner out (login CSRF). The code is checked at the gate's login-form door.
     func login(_ request: Request, client: String) async -> Response {
+        let opened: (token: String, session: WebSessions.Session)
         do throws(SandboxError) {
             try RequestSite.check(request, allowing: .sameOrigin)
             let body = try await DAVMethods.smallBody(of: request, limit: 4096, kind: "login form")
             let code = FormFields.value(of: "code", in: String(decoding: body, as: UTF8.self)) ?? ""
             try gate.admitLoginForm(code: code.trimmingCharacters(in: .whitespaces), client: client, now: .now)
+            opened = try openSession(for: request)
         } catch {
             let status = HTTPResponse.Status(code: error.code.httpStatus)
             let message =
@@ -50,7 +52,7 @@ extension WebPage {
             if let wait = error.retryAfter { response.headers[.retryAfter] = "\(wait.seconds)" }
             return response
         }
-        let (token, session) = sessions.open()
+        let (token, session) = opened
         return WebResponses.redirect(
             to: SessionFolder.path(of: session.scope),
             headers: [
