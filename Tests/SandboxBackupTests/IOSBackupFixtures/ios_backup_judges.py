@@ -4,13 +4,13 @@
   ios_backup_judges.py mvt DIR OUT      mvt-ios check-backup; prints [[domain, relativePath, flags], ...]
                                         from its manifest results, sorted
   ios_backup_judges.py iosbackup DIR    iOSbackup opens the folder; prints [[domain, relativePath,
-                                        flags, sha256-of-getFileDecryptedCopy or null], ...], sorted
+                                        flags, FNV-1a of getFileDecryptedCopy's bytes or null], ...], sorted
   ios_backup_judges.py make DIR SPEC    writes a backup folder as an iPhone lays it out, its MBFile
                                         archives made by bpylist2's archiver, from the JSON SPEC:
                                         {"items": [{"domain", "path", "kind": "file"|"dir"|"link",
                                         "data"?: latin-1 text, "mode"?, "mtime"?, "target"?,
-                                        "fileID"?, "size"?, "skip_file"?: true}], "raw_rows"?: [...],
-                                        "manifest_db"?: latin-1 text, "encrypted"?: bool}
+                                        "fileID"?, "size"?, "skipFile"?: true}], "rawRows"?: [...],
+                                        "manifestDB"?: latin-1 text, "encrypted"?: bool}
 """
 import hashlib
 import json
@@ -32,6 +32,14 @@ def mvt(folder, out):
     print(json.dumps(sorted([r["domain"], r["relative_path"], r["flags"]] for r in rows)))
 
 
+def fnv(data):
+    """FNV-1a, 64 bits: the tests' digest of contents (TreeDescription.fnv)."""
+    value = 0xcbf29ce484222325
+    for byte in data:
+        value = ((value ^ byte) * 0x100000001b3) & 0xFFFFFFFFFFFFFFFF
+    return value
+
+
 def iosbackup(folder):
     from iOSbackup import iOSbackup as Backup
     folder = os.path.abspath(folder)
@@ -46,7 +54,7 @@ def iosbackup(folder):
                                    "domain": entry["domain"], "relativePath": entry["name"]},
                     targetFolder=target, targetName=entry["backupFile"])
                 with open(info["decryptedFilePath"], "rb") as handle:
-                    digest = hashlib.sha256(handle.read()).hexdigest()
+                    digest = str(fnv(handle.read()))
             listed.append([entry["domain"], entry["name"], entry["flags"], digest])
     print(json.dumps(sorted(listed, key=lambda e: (e[0], e[1]))))
 
@@ -67,9 +75,9 @@ def make(folder, spec_path):
         spec = json.load(handle)
     os.makedirs(folder)
     kinds = {"file": (1, 0o100644), "dir": (2, 0o40755), "link": (4, 0o120755)}
-    if "manifest_db" in spec:
+    if "manifestDB" in spec:
         with open(os.path.join(folder, "Manifest.db"), "wb") as handle:
-            handle.write(spec["manifest_db"].encode("latin-1"))
+            handle.write(spec["manifestDB"].encode("latin-1"))
     else:
         db = sqlite3.connect(os.path.join(folder, "Manifest.db"))
         db.executescript(
@@ -80,7 +88,7 @@ def make(folder, spec_path):
             flags, mode = kinds[item["kind"]]
             mode = item.get("mode", mode)
             path = item["path"]
-            path_bytes = path.encode("latin-1") if item.get("latin1_path") else path.encode()
+            path_bytes = path.encode("latin-1") if item.get("latin1Path") else path.encode()
             file_id = item.get("fileID") or hashlib.sha1(item["domain"].encode() + b"-" + path_bytes).hexdigest()
             data = item.get("data", "").encode("latin-1")
             mtime = item.get("mtime", 1700000000)
@@ -90,14 +98,14 @@ def make(folder, spec_path):
             if item["kind"] == "link":
                 fields["Target"] = item["target"]
             blob = archiver.archive(MBFile(**fields))
-            stored_path = sqlite3.Binary(path_bytes) if item.get("latin1_path") else path
+            stored_path = sqlite3.Binary(path_bytes) if item.get("latin1Path") else path
             db.execute("INSERT INTO Files VALUES (?, ?, ?, ?, ?)",
                        (file_id, item["domain"], stored_path, flags, blob))
-            if item["kind"] == "file" and not item.get("skip_file"):
+            if item["kind"] == "file" and not item.get("skipFile"):
                 os.makedirs(os.path.join(folder, file_id[:2]), exist_ok=True)
                 with open(os.path.join(folder, file_id[:2], file_id), "wb") as handle:
                     handle.write(data)
-        for row in spec.get("raw_rows", []):
+        for row in spec.get("rawRows", []):
             db.execute("INSERT INTO Files VALUES (?, ?, ?, ?, ?)",
                        (row["fileID"], row["domain"], row["path"], row["flags"], row["file"].encode("latin-1")))
         db.commit()
