@@ -11,8 +11,10 @@ extension IOSBackup {
     ///
     /// - Throws: ``SandboxCore/SandboxError/Code/encryptedIOSBackup`` for an encrypted backup;
     ///   ``SandboxCore/SandboxError/Code/invalidIOSBackup`` for a folder that is not a backup, a
-    ///   `Manifest.db` that is not SQLite, or a row an import refuses (see
-    ///   ``importApp(_:into:from:source:limits:)``), naming it; `too-large` past `limits`;
+    ///   `Manifest.db` that is not SQLite, or a row an import refuses (its relative path empty,
+    ///   absolute, with `.` or `..`, or not UTF-8; a fileID that is not the SHA-1 of its domain and
+    ///   path; a damaged `MBFile` archive; a FIFO, socket or device; a file missing or of another
+    ///   size; a link leading out of the domain), naming it; `too-large` past `limits`;
     ///   ``/SandboxCore/SandboxError/Code/notFound`` when the app is not installed;
     ///   `container-in-use` while a program under `sandbox run` uses the container; the errors of
     ///   ``XcodeContainer/importContainer(app:into:from:limits:)`` for the staged tree;
