@@ -43,6 +43,10 @@ import Testing
         try fixture.write("tmp/scratch", [9])
         try fixture.container.root.setPermissions(
             FilePermissions(rawValue: 0o640), at: ContainerPath("Documents/notes/a.txt"))
+        try fixture.container.root.setExtendedAttribute(
+            named: "user.com.apple.tag", to: Array("blue".utf8), at: ContainerPath("Documents/notes/a.txt"))
+        try fixture.container.root.setExtendedAttribute(
+            named: "user.folder", to: [0, 1, 2], at: ContainerPath("Documents/notes"))
         #expect(symlink("notes/a.txt", fixture.hostPath("Documents/link")) == 0)
         // Whole seconds: MBFile keeps Unix seconds.
         for path in try FileManager.default.subpathsOfDirectory(atPath: fixture.container.homeDirectory) {

@@ -50,6 +50,9 @@ struct IOSBackupExport {
         }
     }
 
+    /// The namespace of the extended attributes carried (by their names without it).
+    static let userPrefix = "user."
+
     /// Lists every copied domain and moves its files to their fileIDs in `output`.
     mutating func index(_ output: ConfinedRoot) throws(SandboxError) {
         var made: Set<String> = []
@@ -58,7 +61,17 @@ struct IOSBackupExport {
             var indexer = IOSBackupIndexer(domain: domain, source: domain)
             let top = try output.openDirectory(tree)
             try indexer.index(top.rawValue)
-            items += indexer.items
+            // Their `user.` extended attributes, before the files move.
+            for var item in indexer.items {
+                let path = tree.appending(contentsOf: try ContainerPath(item.relativePath).names)
+                if item.kind != .symlink {
+                    for name in try output.extendedAttributeNames(at: path) where name.hasPrefix(Self.userPrefix) {
+                        item.extendedAttributes[String(name.dropFirst(Self.userPrefix.count))] =
+                            try output.extendedAttribute(named: name, at: path) ?? []
+                    }
+                }
+                items.append(item)
+            }
             guard items.count <= limits.maximumItems else {
                 throw SandboxError(
                     .tooLarge,

@@ -33,6 +33,9 @@ struct IOSBackupItem: Sendable, Hashable {
     var protectionClass: Int = 3
     /// A symlink's target.
     var target: String?
+    /// The `user.` extended attributes, by name without `user.` (iOS's names, such as
+    /// `com.apple.metadata:…`).
+    var extendedAttributes: [String: [UInt8]] = [:]
 
     /// The file's name in the backup folder: the lowercase hex SHA-1 of `<domain>-<relativePath>`.
     var fileID: String { ManifestDatabase.fileID(domain: domain, relativePath: relativePath) }
@@ -67,6 +70,12 @@ extension IOSBackupItem {
         if let target {
             objects.append(.value(.string(target)))
             fields["Target"] = .reference(KeyedArchive.Reference(objects.count - 1))
+        }
+        if !extendedAttributes.isEmpty {
+            var entries: [String: PreferenceValue] = [:]
+            for (name, value) in extendedAttributes { entries[name] = .data(Data(value)) }
+            objects.append(.value(.data(Data(try PropertyList.encode(.dictionary(entries), format: .binary)))))
+            fields["ExtendedAttributes"] = .reference(KeyedArchive.Reference(objects.count - 1))
         }
         objects.append(.archivedClass(Self.archivedClass))
         objects[1] = .instance(class: KeyedArchive.Reference(objects.count - 1), fields: fields)
@@ -115,5 +124,24 @@ extension IOSBackupItem {
         lastStatusChange = try number("LastStatusChange", required: false)
         birth = try number("Birth", required: false)
         if case .string(let target)? = fields["Target"] { self.target = target }
+        if case .data(let attributes)? = fields["ExtendedAttributes"] {
+            let value: PreferenceValue
+            do {
+                value = try PropertyList.value(from: Array(attributes), path: shown, limits: limits)
+            } catch  where error.code != .tooLarge {
+                throw IOSBackupProblem.refusal(shown, "has MBFile 'ExtendedAttributes' that are not a property list")
+            }
+            guard case .dictionary(let entries) = value else {
+                throw IOSBackupProblem.refusal(shown, "has MBFile 'ExtendedAttributes' that are not a dictionary")
+            }
+            for (name, entry) in entries {
+                guard case .data(let bytes) = entry, !name.isEmpty, !name.utf8.contains(0),
+                    name.utf8.count + 5 <= 255
+                else {
+                    throw IOSBackupProblem.refusal(shown, "has an extended attribute '\(name)' that is not one")
+                }
+                extendedAttributes[name] = Array(bytes)
+            }
+        }
     }
 }

@@ -34,6 +34,7 @@ struct IOSBackupTreeBuilder {
                 switch item.kind {
                 case .directory:
                     _ = try syscall("mkdirat", path: shown) { mkdirat(parent.rawValue, parent.name.cString, 0o700) }
+                    try setExtendedAttributes(item, at: path)
                     directories.append((path, item))
                 case .symlink:
                     _ = try syscall("symlinkat", path: shown) {
@@ -56,6 +57,7 @@ struct IOSBackupTreeBuilder {
                     }
                     let file = OwnedDescriptor(taking: made)
                     try source.copyFile(item.fileID, size: item.size, to: file.rawValue, shown: shown)
+                    try setExtendedAttributes(item, at: path)
                     _ = try syscall("fchmod", path: shown) { fchmod(file.rawValue, mode_t(item.mode) & 0o1777) }
                     var times = Self.times(item)
                     _ = try syscall("futimens", path: shown) { futimens(file.rawValue, &times) }
@@ -78,6 +80,13 @@ struct IOSBackupTreeBuilder {
             _ = try syscall("utimensat", path: shown) {
                 utimensat(parent.rawValue, parent.name.cString, &times, CSB_AT_SYMLINK_NOFOLLOW)
             }
+        }
+    }
+
+    /// Gives the item at `path` its `user.` extended attributes.
+    private func setExtendedAttributes(_ item: IOSBackupItem, at path: ContainerPath) throws(SandboxError) {
+        for (name, value) in item.extendedAttributes.sorted(by: { $0.key < $1.key }) {
+            try root.setExtendedAttribute(named: IOSBackupExport.userPrefix + name, to: value, at: path)
         }
     }
 
