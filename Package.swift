@@ -251,6 +251,7 @@ let package = Package(
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
             ],
+            exclude: ["IOSBackupFixtures"],
             swiftSettings: swiftSettings
         ),
         // MARK: End of backup and restore

@@ -31,6 +31,12 @@ struct SandboxExtrasCommand: AsyncParsableCommand {
             Remedies.Remedy(
                 text: "`sandbox check REPO --read-data` shows which snapshots and files it affects.", scope: .any)
         ],
+        .encryptedIOSBackup: [
+            Remedies.Remedy(
+                text:
+                    "`--password-file FILE` opens an encrypted backup with its password (a later release); until then, make the backup again with encryption off.",
+                scope: .any)
+        ],
         .invalidCertificate: [
             Remedies.Remedy(
                 text: "`sandbox share APP --tls` serves this device's own certificate instead.", scope: .any)

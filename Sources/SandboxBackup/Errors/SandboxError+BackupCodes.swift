@@ -30,3 +30,17 @@ extension SandboxError.Code {
     /// limits. Nothing was changed.
     public static let invalidPackage = SandboxError.Code("invalid-package")
 }
+
+extension SandboxError.Code {
+    /// An iOS backup folder (as Finder and iTunes write, `Manifest.db` and the files at
+    /// `<first two hex digits>/<fileID>`) is not one `sandbox import --ios-backup` takes: no
+    /// `Manifest.plist` or `Manifest.db`, a `Manifest.db` that is not SQLite or is past the
+    /// limits, a row whose relative path is empty, absolute, holds `..` or is not UTF-8, whose
+    /// fileID is not the SHA-1 of its domain and path, whose `MBFile` archive is damaged or names
+    /// a FIFO, socket or device, whose file is missing or of another size, or a symlink leading
+    /// out of the domain. Nothing was changed.
+    public static let invalidIOSBackup = SandboxError.Code("invalid-ios-backup")
+    /// The iOS backup folder is encrypted (`IsEncrypted` in its `Manifest.plist`): its files open
+    /// only with the backup's password. Nothing was changed.
+    public static let encryptedIOSBackup = SandboxError.Code("encrypted-ios-backup")
+}

@@ -22,20 +22,22 @@ enum ManifestDatabase {
         }
     }
 
+    /// Apple's tables and indexes (an iOS backup's `Manifest.db` has the same).
+    static let schema = """
+        CREATE TABLE Files (fileID TEXT PRIMARY KEY, domain TEXT, relativePath TEXT, flags INTEGER, file BLOB);
+        CREATE INDEX FilesDomainIdx ON Files(domain);
+        CREATE INDEX FilesRelativePathIdx ON Files(relativePath);
+        CREATE INDEX FilesFlagsIdx ON Files(flags);
+        CREATE TABLE Properties (key TEXT PRIMARY KEY, value BLOB);
+        """
+
     /// Writes the manifest of `nodes` to the new database at host path `path`.
     static func write(app: String, nodes: [TreeNode], snapshotTime: Date, to path: String) throws(SandboxError) {
         let domain = domain(for: app)
         do {
             let queue = try DatabaseQueue(path: path)
             try queue.write { db in
-                try db.execute(
-                    sql: """
-                        CREATE TABLE Files (fileID TEXT PRIMARY KEY, domain TEXT, relativePath TEXT, flags INTEGER, file BLOB);
-                        CREATE INDEX FilesDomainIdx ON Files(domain);
-                        CREATE INDEX FilesRelativePathIdx ON Files(relativePath);
-                        CREATE INDEX FilesFlagsIdx ON Files(flags);
-                        CREATE TABLE Properties (key TEXT PRIMARY KEY, value BLOB);
-                        """)
+                try db.execute(sql: schema)
                 let insert = try db.makeStatement(
                     sql:
                         "INSERT OR REPLACE INTO Files (fileID, domain, relativePath, flags, file) VALUES (?, ?, ?, ?, ?)"

@@ -158,6 +158,22 @@ public enum XcodeContainer {
                 "'\(shown)' \(error.code == .notFound ? "is missing" : "is not a folder"); an Xcode container package holds the app's data there. The package was not imported and the app's container is unchanged.",
                 path: shown)
         }
+        let copied = try replaceContainer(
+            of: app, in: home, with: source, named: package.displayPath(of: appData), limits: limits)
+        return XcodeContainerReport(
+            app: app.rawValue, package: hostPath, items: copied.items, bytes: copied.bytes,
+            notes: notes + copied.notes)
+    }
+
+    /// Replaces the data container of `app` with a copy of the tree `source` (named `name` in
+    /// messages), by an import's rules: staged beside the container through ``AppDataCopier``,
+    /// the container folders it lacks made, swapped in with one exchange while the app's users are
+    /// coordinated with as for a restore. The container is unchanged whenever it throws.
+    package static func replaceContainer(
+        of app: AppIdentifier, in home: SandboxHome, with source: ConfinedRoot, named name: String,
+        limits: XcodeContainerLimits
+    ) throws(SandboxError) -> (items: Int, bytes: Int64, notes: [String]) {
+        var notes: [String] = []
         // What killed restores and imports left (the keychain's record, staging folders).
         try Restore.recoverInterrupted(app: app, in: home)
         let live = Restore.dataContainers.appendingTrusted(app.rawValue)
@@ -169,7 +185,7 @@ public enum XcodeContainer {
             try home.root.setPermissions(FilePermissions(rawValue: 0o700), at: stage)
             let staged = try home.root.openSubroot(at: stage, refusingSymlinks: true)
             copier = AppDataCopier(
-                .importing, limits: limits, source: package.displayPath(of: appData),
+                .importing, limits: limits, source: name,
                 skipping: [containerIdentityFile, preferencesLock(of: app)],
                 protection: .init(dataProtection: DataProtection(home: home), source: source, output: staged))
             let input = try source.openDirectory(.root)
@@ -200,8 +216,7 @@ public enum XcodeContainer {
                 "The replaced container could not be removed from '\(home.root.displayPath(of: stage))' (\(error.message)); the next restore or import removes it."
             )
         }
-        return XcodeContainerReport(
-            app: app.rawValue, package: hostPath, items: copier.items, bytes: copier.bytes, notes: notes)
+        return (copier.items, copier.bytes, notes)
     }
 
     /// Opens the package at `hostPath` as a root that refuses every symlink.

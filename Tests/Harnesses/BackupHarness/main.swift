@@ -9,6 +9,7 @@ import SandboxCore
 //     sandbox-backup-harness restore HOME REPO APP SNAPSHOT
 //     sandbox-backup-harness restore-include HOME REPO APP SNAPSHOT PATH
 //     sandbox-backup-harness import  HOME PACKAGE APP      (an .xcappdata package)
+//     sandbox-backup-harness import-ios HOME FOLDER APP    (an iOS backup folder)
 //
 // REPO is a directory or s3://bucket/prefix (S3_ENDPOINT and the keys from the environment).
 //
@@ -27,6 +28,11 @@ do {
     if arguments[1] == "import" {
         FileHandle.standardOutput.write(Data("ready\n".utf8))
         _ = try XcodeContainer.importContainer(app: app, into: home, from: arguments[3])
+        exit(0)
+    }
+    if arguments[1] == "import-ios" {
+        FileHandle.standardOutput.write(Data("ready\n".utf8))
+        _ = try IOSBackup.importApp(app, into: home, from: arguments[3])
         exit(0)
     }
     let storage = try RepositoryAddress(arguments[3]).storage(creating: true)

@@ -1,0 +1,20 @@
+import Glibc
+import SandboxCore
+import SandboxStore
+import SystemPackage
+
+/// Where an import reads a backup's manifest and files: an unencrypted folder
+/// (``IOSBackupFolder``), or — plugged in the same way — a decrypting reader of an encrypted one.
+package protocol IOSBackupFileSource {
+    /// The backup as a person names it (its folder's host path).
+    var displayName: String { get }
+    /// Writes the plain `Manifest.db` (SQLite) to the new file `name` of `scratch`, at most
+    /// `maximumBytes`.
+    func copyManifestDatabase(
+        to name: ContainerPath, in scratch: ConfinedRoot, maximumBytes: Int64)
+        throws(SandboxError)
+    /// Writes the contents of the file of `fileID` to the open file `output`, refusing (with
+    /// ``SandboxCore/SandboxError/Code/invalidIOSBackup``) a file that is missing or that does not
+    /// hold `size` bytes; `shown` names the item in messages.
+    func copyFile(_ fileID: String, size: Int64, to output: CInt, shown: String) throws(SandboxError)
+}

@@ -1,0 +1,60 @@
+import Foundation
+import Sandbox
+import SandboxCore
+import SandboxTesting
+import Testing
+
+/// `sandbox export APP… --ios-backup DIR` from the command line: two members of an App Group give
+/// their domains and the group's, once, as mvt reads them; the keychain and caches never.
+@Suite struct IOSBackupGroupTests {
+    static let group = "group.com.example.shared"
+
+    private func install(_ app: String, in fixture: BackupFixture, key: SigningKey) throws -> Container {
+        let path = fixture.scratch.appending(app + ".app")
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        try Data("<plist/>".utf8).write(to: URL(fileURLWithPath: path + "/Info.plist"))
+        try BundleSigner.sign(
+            bundleAt: path, with: key,
+            identity: BundleIdentity(identifier: AppIdentifier(app), version: BundleVersion("1.0")),
+            appGroups: [AppGroupIdentifier(Self.group)])
+        return try fixture.home.createContainer(for: AppIdentifier(app), bundleDirectory: path)
+    }
+
+    @Test func theGroupsDomainIsExportedOnceBesideItsMembers() async throws {
+        try await BackupFixture.with { fixture in
+            let key = SigningKey()
+            try fixture.home.trust(key.publicKey)
+            let today = try install("com.example.today", in: fixture, key: key)
+            _ = try install("com.example.widget", in: fixture, key: key)
+            let shared = try today.groupContainer(AppGroupIdentifier(Self.group)).root
+            try shared.writeContents(Array("shared note".utf8), to: ContainerPath("note.txt"))
+            try shared.writeContents(Array("cache".utf8), to: ContainerPath("Library/Caches/c"))
+            try today.root.writeContents(Array("today".utf8), to: ContainerPath("Documents/t.txt"))
+            let folder = fixture.scratch.appending("backup")
+            let output = try await fixture.sandbox([
+                "export", "com.example.today", "com.example.widget", "--ios-backup", folder,
+            ])
+            #expect(output.status == 0, "\(output.stderr)")
+            let mvt = try await IOSBackupTests.judge(
+                ["mvt", folder, fixture.scratch.appending("mvt")], in: fixture.scratch)
+            let rows = try JSONSerialization.jsonObject(with: Data(mvt.utf8)) as? [[Any]] ?? []
+            let items = Set(rows.map { "\($0[0]) \($0[1])" })
+            #expect(items.contains("AppDomainGroup-\(Self.group) note.txt"), "\(mvt)")
+            #expect(items.contains("AppDomain-com.example.today Documents/t.txt"), "\(mvt)")
+            #expect(items.contains { $0.hasPrefix("AppDomain-com.example.widget ") }, "\(mvt)")
+            #expect(!items.contains { $0.contains("Caches") || $0.contains("tmp") }, "\(mvt)")
+            #expect(
+                Set(rows.map { "\($0[0])" }) == [
+                    "AppDomain-com.example.today", "AppDomain-com.example.widget", "AppDomainGroup-\(Self.group)",
+                ])
+            // An encrypted backup: refused, the CLI naming the password file as the remedy.
+            let encrypted = fixture.scratch.appending("encrypted")
+            try await IOSBackupImportTests.make(
+                IOSBackupImportTests.Spec(items: IOSBackupImportTests.iPhone, encrypted: true), at: encrypted,
+                in: fixture.scratch)
+            let refused = try await fixture.sandbox(["import", "com.example.today", "--ios-backup", encrypted])
+            #expect(refused.status != 0)
+            #expect(refused.stderr.contains("--password-file") && refused.stderr.contains("encrypted-ios-backup"))
+        }
+    }
+}
