@@ -19,7 +19,10 @@ struct Share: AsyncParsableCommand {
             Documents is shared; after an uninstall the share stops (status 0). With --tls it serves HTTPS \
             with this device's own certificate (made on first use, kept in the home's Device/Share/) and \
             prints its SHA-256 fingerprint and key pin to check it by; --tls-cert and --tls-key serve a \
-            certificate you bring instead. An address beyond this machine needs TLS, or --insecure.
+            certificate you bring instead. An address beyond this machine needs TLS, or --insecure. \
+            Shared beyond this machine, the share announces itself on the local network (DNS-SD/mDNS, \
+            through avahi-daemon) as '<app> on <host>', which Finder and other browsers list: --no-announce \
+            keeps it quiet; --announce announces a loopback share to this machine too.
             """
     )
 
@@ -45,6 +48,13 @@ struct Share: AsyncParsableCommand {
             "Listen beyond this machine without TLS: the documents and the pairing code cross the network in the clear."
     )
     var insecure = false
+    @Flag(
+        inversion: .prefixedNo,
+        help: """
+            Announce the share on the local network (DNS-SD/mDNS, through avahi-daemon); the default \
+            when --bind is beyond this machine.
+            """)
+    var announce: Bool?
 
     func validate() throws {
         guard (0...65535).contains(port) else { throw ValidationError("--port must be between 0 and 65535.") }
@@ -74,6 +84,10 @@ struct Share: AsyncParsableCommand {
         } else if tls {
             settings.tls = try DeviceCertificate.identity(in: container.home, for: settings)
         }
+        if announce ?? !ShareConfiguration.isLoopback(bind) {
+            settings.announcement = ShareAnnouncement(
+                name: try ShareAnnouncement.name(of: container), report: Self.printDiscovery)
+        }
         let configuration = settings
         let logger = StandardErrorLogHandler.logger(label: "sandbox.share")
         let server = try ShareServer(container: container, configuration: configuration, logger: logger)
@@ -97,6 +111,9 @@ struct Share: AsyncParsableCommand {
                   User:         \(credentials.user)
                   Pairing code: \(credentials.password)
                 """
+            if let announcement = configuration.announcement {
+                text += "\n  Announced:    \(announcement.name)"
+            }
             if let tls = configuration.tls {
                 text += """
 
@@ -111,6 +128,24 @@ struct Share: AsyncParsableCommand {
 }
 
 extension Share {
+    /// Prints what becomes of the announcement on standard error (from Avahi's thread).
+    fileprivate static func printDiscovery(_ event: DiscoveryEvent) {
+        switch event {
+        case .announced:
+            break  // the name was printed with the URL
+        case .renamed(let previous, let name):
+            StandardStreams.error(
+                "notice: another service on the network is named '\(previous)': the share is announced as "
+                    + "'\(name)'.\n")
+        case .unavailable(let error), .failed(let error):
+            StandardStreams.error("notice: \(error.message)\n")
+        case .daemonLost:
+            StandardStreams.error(
+                "notice: avahi-daemon stopped: the share is no longer announced, and is announced again when the "
+                    + "daemon returns.\n")
+        }
+    }
+
     /// Keeps glibc's allocator from caching freed transfer buffers per thread: by default each
     /// thread that allocates under contention gets an arena of its own (up to 8 per core), and
     /// the 128 KiB chunks of transfers end up held in several of them — a 1 GiB download under

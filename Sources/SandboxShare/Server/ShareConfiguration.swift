@@ -19,6 +19,9 @@ public struct ShareConfiguration: Sendable {
     /// The certificate and key to serve HTTPS with; `nil` for plain HTTP. The device's own
     /// (``DeviceCertificate``) or the user's (``ShareTLSIdentity/init(certificateFile:keyFile:now:)``).
     public var tls: ShareTLSIdentity?
+    /// How the share announces itself on the local network (DNS-SD/mDNS); `nil` (the default) for
+    /// not at all. Announcing a loopback address is seen by this machine only.
+    public var announcement: ShareAnnouncement?
 
     /// A configuration; see each property for the defaults.
     public init(
@@ -29,7 +32,8 @@ public struct ShareConfiguration: Sendable {
         credentials: ShareCredentials,
         idleTimeout: Duration = .seconds(60),
         connectionLimits: ConnectionLimits = ConnectionLimits(),
-        tls: ShareTLSIdentity? = nil
+        tls: ShareTLSIdentity? = nil,
+        announcement: ShareAnnouncement? = nil
     ) {
         self.host = host
         self.port = port
@@ -39,6 +43,7 @@ public struct ShareConfiguration: Sendable {
         self.idleTimeout = idleTimeout
         self.connectionLimits = connectionLimits
         self.tls = tls
+        self.announcement = announcement
     }
 
     /// `https` with ``tls``, else `http`.

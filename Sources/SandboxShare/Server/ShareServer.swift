@@ -147,6 +147,7 @@ public struct ShareServer: Sendable {
             toDescriptorLimit: DescriptorLimit.raiseToHard() ?? Self.usualDescriptorLimit)
         let registry = ConnectionRegistry(limits: limits)
         let tls = try configuration.tls?.makeContext()
+        let announcer = ShareAnnouncer(configuration.announcement)
         let connections = EventLoopHTTP1Channel(
             configuration: .init(
                 additionalChannelHandlers: [ExpectContinueHandler(gate: gate)],
@@ -176,6 +177,7 @@ public struct ShareServer: Sendable {
                 } else {
                     ready.set(factory.responder(serving: documents))
                 }
+                announcer.start(configuration: configuration, port: port)
                 await onListening(port)
             },
             eventLoopGroup: MultiThreadedEventLoopGroup.singleton,
@@ -198,8 +200,10 @@ public struct ShareServer: Sendable {
             } catch {
                 coordinator?.close()
                 tasks.cancelAll()
+                await announcer.withdraw()
                 throw error
             }
+            await announcer.withdraw()
             coordinator?.close()
             tasks.cancelAll()
             return try await tasks.next() ?? nil
