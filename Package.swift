@@ -81,6 +81,12 @@ let package = Package(
         // the system SQLite, as GRDB's GRDBSQLite does on Linux: one SQLite in the process.
         .target(name: "CSandboxSQLite", linkerSettings: [.linkedLibrary("sqlite3")]),
 
+        // Avahi's client library (libavahi-client, D-Bus to the system's avahi-daemon): the share
+        // announces itself over DNS-SD/mDNS with it. scripts/install-build-deps installs it. Its
+        // headers and libraries are in the system's paths; no `pkgConfig:`, whose `-D_REENTRANT`
+        // SwiftPM refuses with a warning at every build.
+        .systemLibrary(name: "CAvahiClient", providers: [.apt(["libavahi-client-dev"])]),
+
         // Paths, confinement, file and folder operations, the I/O engine, metadata, the error type.
         .target(
             name: "SandboxCore",
@@ -180,6 +186,8 @@ let package = Package(
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
+                // Announcing the share over DNS-SD/mDNS (Discovery/).
+                "CAvahiClient",
             ],
             // The web page's HTML, CSS and script, served as they are.
             resources: [.copy("Web/Resources")],

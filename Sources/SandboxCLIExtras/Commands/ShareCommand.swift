@@ -31,7 +31,10 @@ struct Share: AsyncParsableCommand {
             It also prints a pairing link, and its QR code when standard output is a terminal (or with --qr): \
             a phone that scans it is logged in to the web page at once, without the code; the link works \
             once, for 10 minutes. --devices lists the browsers logged in to the running share of the app \
-            (by the form or a pairing link), --revoke ID logs one out.
+            (by the form or a pairing link), --revoke ID logs one out. \
+            Shared beyond this machine, the share announces itself on the local network (DNS-SD/mDNS, \
+            through avahi-daemon) as '<app> on <host>', which Finder and other browsers list: --no-announce \
+            keeps it quiet; --announce announces a loopback share to this machine too.
             """
     )
 
@@ -65,6 +68,13 @@ struct Share: AsyncParsableCommand {
     var devices = false
     @Option(help: "Log out the browser ID of --devices from this app's running share, and exit.")
     var revoke: String?
+    @Flag(
+        inversion: .prefixedNo,
+        help: """
+            Announce the share on the local network (DNS-SD/mDNS, through avahi-daemon); the default \
+            when --bind is beyond this machine.
+            """)
+    var announce: Bool?
 
     func validate() throws {
         guard (0...65535).contains(port) else { throw ValidationError("--port must be between 0 and 65535.") }
@@ -98,6 +108,10 @@ struct Share: AsyncParsableCommand {
         } else if tls {
             settings.tls = try DeviceCertificate.identity(in: container.home, for: settings)
         }
+        if announce ?? !ShareConfiguration.isLoopback(bind) {
+            settings.announcement = ShareAnnouncement(
+                name: try ShareAnnouncement.name(of: container), report: Self.printDiscovery)
+        }
         let configuration = settings
         let logger = StandardErrorLogHandler.logger(label: "sandbox.share")
         let server = try ShareServer(container: container, configuration: configuration, logger: logger)
@@ -121,6 +135,9 @@ struct Share: AsyncParsableCommand {
                   User:         \(credentials.user)
                   Pairing code: \(credentials.password)
                 """
+            if let announcement = configuration.announcement {
+                text += "\n  Announced:    \(announcement.name)"
+            }
             if let tls = configuration.tls {
                 text += """
 
@@ -173,6 +190,24 @@ extension Share {
             lines.append(padded(entry.id, 10) + padded(entry.label, width) + "  " + entry.since)
         }
         try Output.line(lines.joined(separator: "\n"))
+    }
+
+    /// Prints what becomes of the announcement on standard error (from Avahi's thread).
+    fileprivate static func printDiscovery(_ event: DiscoveryEvent) {
+        switch event {
+        case .announced:
+            break  // the name was printed with the URL
+        case .renamed(let previous, let name):
+            StandardStreams.error(
+                "notice: another service on the network is named '\(previous)': the share is announced as "
+                    + "'\(name)'.\n")
+        case .unavailable(let error), .failed(let error):
+            StandardStreams.error("notice: \(error.message)\n")
+        case .daemonLost:
+            StandardStreams.error(
+                "notice: avahi-daemon stopped: the share is no longer announced, and is announced again when the "
+                    + "daemon returns.\n")
+        }
     }
 
     /// Keeps glibc's allocator from caching freed transfer buffers per thread: by default each

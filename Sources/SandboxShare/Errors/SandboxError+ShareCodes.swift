@@ -43,6 +43,12 @@ extension SandboxError.Code {
     /// The certificate or key to serve HTTPS with cannot be used: not PEM, a key that is not the
     /// certificate's, expired or not yet valid. Found before the share listens; never an answer.
     public static let invalidCertificate = Self("invalid-certificate")
+    /// The share cannot be announced on the network (DNS-SD): the system D-Bus or `avahi-daemon`
+    /// is not running. The share is served all the same; never an answer.
+    public static let discoveryUnavailable = Self("discovery-unavailable")
+    /// `avahi-daemon` refused the share's announcement (a record it rejects); the share is served
+    /// unannounced; never an answer.
+    public static let discoveryFailed = Self("discovery-failed")
 
     /// The HTTP status a request failing with this code gets: 500 for a code the share does not
     /// answer with on its own.

@@ -22,6 +22,9 @@ public struct ShareConfiguration: Sendable {
     /// The one-time token of this run's pairing link (`/.sandbox/pair/<token>`, ``PairingToken``);
     /// `nil` for none.
     public var pairingToken: PairingToken?
+    /// How the share announces itself on the local network (DNS-SD/mDNS); `nil` (the default) for
+    /// not at all. Announcing a loopback address is seen by this machine only.
+    public var announcement: ShareAnnouncement?
 
     /// A configuration; see each property for the defaults.
     public init(
@@ -33,7 +36,8 @@ public struct ShareConfiguration: Sendable {
         idleTimeout: Duration = .seconds(60),
         connectionLimits: ConnectionLimits = ConnectionLimits(),
         tls: ShareTLSIdentity? = nil,
-        pairingToken: PairingToken? = nil
+        pairingToken: PairingToken? = nil,
+        announcement: ShareAnnouncement? = nil
     ) {
         self.host = host
         self.port = port
@@ -44,6 +48,7 @@ public struct ShareConfiguration: Sendable {
         self.connectionLimits = connectionLimits
         self.tls = tls
         self.pairingToken = pairingToken
+        self.announcement = announcement
     }
 
     /// `https` with ``tls``, else `http`.

@@ -151,6 +151,7 @@ public struct ShareServer: Sendable {
             toDescriptorLimit: DescriptorLimit.raiseToHard() ?? Self.usualDescriptorLimit)
         let registry = ConnectionRegistry(limits: limits)
         let tls = try configuration.tls?.makeContext()
+        let announcer = ShareAnnouncer(configuration.announcement)
         let connections = EventLoopHTTP1Channel(
             configuration: .init(
                 additionalChannelHandlers: [ExpectContinueHandler(gate: gate)],
@@ -183,6 +184,7 @@ public struct ShareServer: Sendable {
                 } else {
                     ready.set(factory.responder(serving: documents))
                 }
+                announcer.start(configuration: configuration, port: port)
                 await onListening(port)
             },
             eventLoopGroup: MultiThreadedEventLoopGroup.singleton,
@@ -205,8 +207,10 @@ public struct ShareServer: Sendable {
             } catch {
                 coordinator?.close()
                 tasks.cancelAll()
+                await announcer.withdraw()
                 throw error
             }
+            await announcer.withdraw()
             coordinator?.close()
             tasks.cancelAll()
             return try await tasks.next() ?? nil

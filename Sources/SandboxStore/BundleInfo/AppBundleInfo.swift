@@ -16,6 +16,9 @@ public struct AppBundleInfo: Sendable, Hashable {
     public var supportsOpeningDocumentsInPlace: Bool?
     /// `CFBundleDocumentTypes`: the documents the app opens ("Open In…").
     public var documentTypes: [DocumentType]
+    /// `CFBundleDisplayName`, else `CFBundleName`: the app's name as people read it (the share
+    /// announces itself with it); `nil` when neither is a non-empty string.
+    public var displayName: String?
 
     /// An app that declares nothing: no `Info.plist`, or none of these keys.
     public static let undeclared = AppBundleInfo(
@@ -46,6 +49,11 @@ public struct AppBundleInfo: Sendable, Hashable {
         fileSharingEnabled = try reader.boolean(Self.fileSharingKey) ?? false
         supportsOpeningDocumentsInPlace = try reader.boolean("LSSupportsOpeningDocumentsInPlace")
         documentTypes = try reader.documentTypes()
+        displayName =
+            ["CFBundleDisplayName", "CFBundleName"].lazy.compactMap { key -> String? in
+                guard case .string(let name) = keys[key], !name.isEmpty else { return nil }
+                return name
+            }.first
     }
 
     /// `UIFileSharingEnabled`.

@@ -41,9 +41,13 @@ final class ShareServerProcess: Sendable {
         app: String = "com.example.share",
         arguments: [String] = [],
         descriptorLimit: DescriptorLimit? = nil,
+        environment: [String: String] = [:],
+        launcher: [String] = [],
         _ body: (ShareServerProcess) async throws -> T
     ) async throws -> T {
-        let server = try await start(app: app, arguments: arguments, descriptorLimit: descriptorLimit)
+        let server = try await start(
+            app: app, arguments: arguments, descriptorLimit: descriptorLimit, environment: environment,
+            launcher: launcher)
         let result: T
         do {
             result = try await body(server)
@@ -63,12 +67,14 @@ final class ShareServerProcess: Sendable {
 
     /// Creates the app in a fresh home and starts `sandbox share` on a free port (under
     /// `descriptorLimit`, set by a shell that then runs it, when given); returns once it printed
-    /// its URL and pairing code.
+    /// its URL and pairing code. `environment` is added to the server's; `launcher` (a program and
+    /// its arguments, e.g. `ip netns exec NAME`) runs it when given.
     ///
     /// - Throws: ``TestFailure`` when the app cannot be made or the server does not start within
     ///   60 s (its standard error is in the message).
     static func start(
-        app: String = "com.example.share", arguments: [String] = [], descriptorLimit: DescriptorLimit? = nil
+        app: String = "com.example.share", arguments: [String] = [], descriptorLimit: DescriptorLimit? = nil,
+        environment extra: [String: String] = [:], launcher prefix: [String] = []
     ) async throws -> ShareServerProcess {
         let scratch = try ScratchDirectory.make(prefix: "sandbox-share")
         let home = scratch.appending("home")
@@ -89,8 +95,12 @@ final class ShareServerProcess: Sendable {
             launcher = BuiltProgram(path: "/bin/sh")
             let limits = "ulimit -Sn \(descriptorLimit.soft) && ulimit -Hn \(descriptorLimit.hard)"
             command = ["-c", limits + " && exec \"$0\" \"$@\"", sandbox.path] + command
+        } else if let program = prefix.first {
+            launcher = BuiltProgram(path: program)
+            command = Array(prefix.dropFirst()) + [sandbox.path] + command
         }
-        let process = try launcher.start(command, environment: environment, outputIn: scratch.path)
+        let process = try launcher.start(
+            command, environment: environment.merging(extra) { _, new in new }, outputIn: scratch.path)
         let printed = await eventually(timeout: .seconds(60)) {
             let text = (try? process.standardOutput()) ?? ""  // not written yet: keep waiting
             return Self.value(after: "Pairing code:", in: text) != nil || !process.isRunning

@@ -1,26 +1,33 @@
 import Foundation
 import Glibc
-import SandboxTesting
 
 /// A network namespace joined to this one by a veth pair, for tests that take a link down: the
 /// host end `hostLink` has `hostAddress`, the namespace's end has ``peerAddress``. Names are unique
 /// per run (pid and a random tag); ``with(_:)`` deletes the namespace and the pair on every exit.
-/// Needs root and iproute2's `ip`.
-struct NetworkNamespace {
-    let name: String
-    let hostLink: String
-    let peerLink: String
-    let hostAddress: String
-    let peerAddress: String
-    let scratch: String
+/// Needs root and iproute2's `ip`. Shared by the daemon's network-loss tests and the share's
+/// discovery tests.
+public struct NetworkNamespace: Sendable {
+    /// The namespace's name (`ip netns`).
+    public let name: String
+    /// The host's end of the veth pair.
+    public let hostLink: String
+    /// The namespace's end of the veth pair.
+    public let peerLink: String
+    /// The address of ``hostLink``.
+    public let hostAddress: String
+    /// The address of ``peerLink``, inside the namespace.
+    public let peerAddress: String
+    /// Where the programs started in it write their output.
+    public let scratch: String
 
-    static let ip = "/usr/sbin/ip"
+    /// iproute2's `ip`.
+    public static let ip = "/usr/sbin/ip"
 
     /// Whether the test can make namespaces: root, with `ip` installed.
-    static var isAvailable: Bool { geteuid() == 0 && FileManager.default.isExecutableFile(atPath: ip) }
+    public static var isAvailable: Bool { geteuid() == 0 && FileManager.default.isExecutableFile(atPath: ip) }
 
     /// Makes a namespace and its link, runs `body`, and deletes them whether `body` throws or not.
-    static func with<T>(scratch: String, _ body: (NetworkNamespace) async throws -> T) async throws -> T {
+    public static func with<T>(scratch: String, _ body: (NetworkNamespace) async throws -> T) async throws -> T {
         let tag = String(UInt32.random(in: 0..<0xFF_FFFF), radix: 16)
         let net = "10.\(200 + Int(getpid() % 50)).\(Int.random(in: 0..<256)).\(4 * Int.random(in: 0..<64))"
         let prefix = net.split(separator: ".").dropLast().joined(separator: ".")
@@ -57,14 +64,18 @@ struct NetworkNamespace {
     }
 
     /// Takes the host end of the link down or up.
-    func setLink(up: Bool) async throws {
+    public func setLink(up: Bool) async throws {
         try await ip(["link", "set", hostLink, up ? "up" : "down"])
     }
 
-    /// Starts `arguments` inside the namespace.
-    func start(_ arguments: [String]) throws -> RunningProgram {
-        try BuiltProgram(path: Self.ip).start(["netns", "exec", name] + arguments, outputIn: scratch)
+    /// Starts `arguments` inside the namespace, with `environment` added to this process's.
+    public func start(_ arguments: [String], environment: [String: String] = [:]) throws -> RunningProgram {
+        try BuiltProgram(path: Self.ip).start(
+            Array(launcher.dropFirst()) + arguments, environment: environment, outputIn: scratch)
     }
+
+    /// The command that runs a program inside the namespace: `ip netns exec NAME`, to put first.
+    public var launcher: [String] { [Self.ip, "netns", "exec", name] }
 
     @discardableResult
     private func ip(_ arguments: [String]) async throws -> ProgramOutput {
