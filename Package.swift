@@ -247,6 +247,8 @@ let package = Package(
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
             ],
+            // The iOS backup fixture scripts (Python).
+            exclude: ["Fixtures"],
             swiftSettings: swiftSettings
         ),
         // MARK: End of backup and restore

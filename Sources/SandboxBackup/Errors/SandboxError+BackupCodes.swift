@@ -30,3 +30,11 @@ extension SandboxError.Code {
     /// limits. Nothing was changed.
     public static let invalidPackage = SandboxError.Code("invalid-package")
 }
+
+extension SandboxError.Code {
+    /// An encrypted iOS backup folder cannot be decrypted: its keybag is truncated, malformed or
+    /// asks for more work than the reader allows, a class key does not unwrap although others do, a
+    /// key is of the wrong length, or a file's padding or size does not match its record. The
+    /// message names the backup folder and the file (its fileID).
+    public static let iosBackupDamaged = SandboxError.Code("ios-backup-damaged")
+}

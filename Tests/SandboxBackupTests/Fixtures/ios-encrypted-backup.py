@@ -18,8 +18,8 @@ DPIC), SALT, ITER); Manifest.db encrypted whole (AES-256-CBC, zero IV, PKCS7) un
 (4-byte little-endian class, then the wrapped key); each file at <first two hex digits>/<fileID>,
 encrypted the same way under its own key, whose wrapped form is the MBFile's EncryptionKey (an
 NSMutableData archived by bpylist2, its bytes inline as NSKeyedArchiver writes them: 4-byte
-class, then the wrapped key). The domain AppDomain-com.example.hostile holds a file whose padding is wrong and one whose Size is larger
-than its data. Made with Python's cryptography package (pip), independently of the Swift reader.
+class, then the wrapped key). The domain AppDomain-com.example.hostile holds a file whose
+padding is wrong and one whose Size is larger than its data. Made with Python's cryptography package (pip), independently of the Swift reader.
 """
 import dataclasses
 import hashlib
