@@ -1,7 +1,9 @@
 import Foundation
+import GRDB
 import Glibc
 import SandboxBackup
 import SandboxCore
+import SandboxStore
 import SandboxTesting
 import SystemPackage
 import Testing
@@ -111,6 +113,43 @@ struct IOSBackupEncryptedTests {
             for entry in files {
                 let plaintext = try Self.decrypt(entry, with: backup, in: scratch)
                 #expect(plaintext == (try fixture.clear(entry.fileID)), "\(entry.relativePath)")
+            }
+        }
+    }
+
+    @Test("the import's path: Manifest.db's rows, their MBFile archives read by KeyedArchive, each file decrypted")
+    func decryptsFromManifestRows() async throws {
+        try await SandboxTesting.ScratchDirectory.with(prefix: "ios-encrypted") { scratch in
+            let fixture = try await Self.fixture(in: scratch)
+            let backup = try IOSEncryptedBackup(folder: fixture.folder, password: Array(Self.password.utf8))
+            let rows = try backup.withDecryptedManifest { (path: String) throws(SandboxError) -> [(String, [UInt8])] in
+                do {
+                    return try DatabaseQueue(path: path).read { db in
+                        try Row.fetchAll(
+                            db, sql: "SELECT fileID, file FROM Files WHERE domain = ? AND flags = 1 ORDER BY fileID",
+                            arguments: [Self.appDomain]
+                        ).map { ($0["fileID"], Array($0["file"] as Data)) }
+                    }
+                } catch {
+                    throw SandboxError(.unknown, "Manifest.db: \(error)")
+                }
+            }
+            #expect(rows.count == fixture.index.filter { $0.domain == Self.appDomain }.count)
+            for (fileID, record) in rows {
+                // What the import does with each row: the MBFile's EncryptionKey and Size.
+                let value = try KeyedArchive(bytes: record, path: fileID).rootValue(path: fileID)
+                guard case .object(let type, let fields) = value, type.name == "MBFile",
+                    case .data(let encryptionKey)? = fields["EncryptionKey"], case .integer(let size)? = fields["Size"]
+                else {
+                    Issue.record("the MBFile of \(fileID) reads as \(value)")
+                    continue
+                }
+                let path = scratch.appending("row-\(fileID)")
+                let fd = try FileDescriptor.open(
+                    FilePath(path), .writeOnly, options: [.create, .exclusiveCreate], permissions: .ownerReadWrite)
+                defer { try? fd.close() }
+                try backup.decryptFile(fileID: fileID, encryptionKey: Array(encryptionKey), size: Int64(size), to: fd)
+                #expect(Array(try Data(contentsOf: URL(fileURLWithPath: path))) == (try fixture.clear(fileID)))
             }
         }
     }
