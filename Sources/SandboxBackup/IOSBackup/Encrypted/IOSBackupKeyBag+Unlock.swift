@@ -11,7 +11,7 @@ extension IOSBackupKeyBag {
     /// project's loaded 2-core build machine): call it on a thread of your own or the I/O engine,
     /// never on the cooperative pool.
     ///
-    /// - Throws: ``SandboxCore/SandboxError/Code/unknown`` if the derivation itself fails.
+    /// - Throws: ``/SandboxCore/SandboxError/Code/unknown`` if the derivation itself fails.
     public func passwordKey(for password: [UInt8]) throws(SandboxError) -> SymmetricKey {
         do {
             let first = try KDF.Insecure.PBKDF2.deriveKey(

@@ -51,9 +51,9 @@ public struct IOSEncryptedBackup: Sendable {
     ///   ``SandboxCore/SandboxError/Code/iosBackupDamaged`` for a keybag, class key or
     ///   `ManifestKey` that is damaged (``IOSBackupKeyBag/init(parsing:path:)``,
     ///   ``IOSBackupKeyBag/unlock(password:folder:)``, ``IOSBackupWrappedKey``) or missing;
-    ///   ``SandboxCore/SandboxError/Code/corrupt`` or ``SandboxCore/SandboxError/Code/typeMismatch``
+    ///   ``/SandboxCore/SandboxError/Code/corrupt`` or `type-mismatch` (the store's code)
     ///   for a `Manifest.plist` that is not a property list of the expected shape; and the errors
-    ///   of opening the folder and reading the file (``SandboxCore/SandboxError/Code/notFound``, …).
+    ///   of opening the folder and reading the file (``/SandboxCore/SandboxError/Code/notFound``, …).
     public init(folder: String, password: [UInt8]) throws(SandboxError) {
         let root = try ConfinedRoot(openingDirectoryAt: folder)
         let plistPath = folder + "/Manifest.plist"
@@ -114,7 +114,7 @@ public struct IOSEncryptedBackup: Sendable {
     /// - Throws: ``SandboxCore/SandboxError/Code/iosBackupDamaged`` naming the fileID for a
     ///   fileID that is not 40 hex digits, a damaged `EncryptionKey`, a key that does not unwrap,
     ///   wrong padding, or a `size` larger than the data; the errors of opening and reading the
-    ///   file (``SandboxCore/SandboxError/Code/notFound``, …) and of writing `destination`.
+    ///   file (``/SandboxCore/SandboxError/Code/notFound``, …) and of writing `destination`.
     @discardableResult
     public func decryptFile(
         fileID: String, encryptionKey: [UInt8], size: Int64, to destination: FileDescriptor
