@@ -79,7 +79,7 @@ struct IOSBackupEncryptedTests {
     static func decrypt(
         _ entry: Entry, with backup: IOSEncryptedBackup, in scratch: SandboxTesting.ScratchDirectory
     ) throws -> [UInt8] {
-        let path = scratch.appending("out-\(entry.fileID)")
+        let path = scratch.appending("out-\(entry.fileID)-\(UUID().uuidString)")
         let fd = try FileDescriptor.open(
             FilePath(path), .writeOnly, options: [.create, .exclusiveCreate], permissions: .ownerReadWrite)
         defer { try? fd.close() }
@@ -176,15 +176,20 @@ struct IOSBackupEncryptedTests {
         }
     }
 
-    @Test("wrong padding, a Size past the data, a file key that does not unwrap: ios-backup-damaged naming the fileID")
+    @Test(
+        "wrong padding, a Size past the data or negative, a file key that does not unwrap: ios-backup-damaged naming the fileID"
+    )
     func hostileFiles() async throws {
         try await SandboxTesting.ScratchDirectory.with(prefix: "ios-encrypted") { scratch in
             let fixture = try await Self.fixture(in: scratch)
             let backup = try IOSEncryptedBackup(folder: fixture.folder, password: Array(Self.password.utf8))
             var cases: [(Entry, String)] = [
                 (try fixture.entry("Documents/bad-padding"), "wrong padding"),
-                (try fixture.entry("Documents/short"), "fewer than the 140"),
+                (try fixture.entry("Documents/short"), "holds 40 bytes, not the 140"),
             ]
+            var negative = try fixture.entry("Documents/notes.txt")
+            negative.size = -1
+            cases.append((negative, "not the -1"))
             // A key of another file's class: RFC 3394's integrity check refuses it.
             var foreign = try fixture.entry("Documents/notes.txt")
             var key = Self.bytes(foreign.encryptionKey)

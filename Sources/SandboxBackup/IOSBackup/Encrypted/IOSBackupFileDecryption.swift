@@ -25,7 +25,7 @@ enum IOSBackupFileDecryption {
     ///   - path: its path in the backup, for errors.
     /// - Returns: the bytes written.
     /// - Throws: ``SandboxCore/SandboxError/Code/iosBackupDamaged`` for ciphertext that is empty or
-    ///   not a whole number of blocks, wrong padding, a `size` past the plaintext, or a file that
+    ///   not a whole number of blocks, wrong padding, a `size` past the plaintext or negative, or a file that
     ///   shrank while read; the errors of `pread`, and of `write` on `destination`.
     static func decrypt(
         from source: CInt, to destination: CInt, key: SymmetricKey, size: Int64?, name: String, path: String
@@ -51,10 +51,10 @@ enum IOSBackupFileDecryption {
             throw damaged("ends in wrong padding")
         }
         let plaintextSize = total - Int64(padding)
-        if let size, size > plaintextSize {
-            throw damaged("holds \(plaintextSize) bytes, fewer than the \(size) its record says")
+        if let size, size > plaintextSize || size < 0 {
+            throw damaged("holds \(plaintextSize) bytes, not the \(size) its record says")
         }
-        let output = size.map { max(0, $0) } ?? plaintextSize
+        let output = size ?? plaintextSize
         let needed = min(total, (output + 15) / 16 * 16)
         var iv = zeroIV
         var offset: Int64 = 0
