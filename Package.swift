@@ -259,7 +259,8 @@ let package = Package(
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
             ],
-            exclude: ["IOSBackupFixtures"],
+            // The iOS backup fixture scripts (Python).
+            exclude: ["Fixtures", "IOSBackupFixtures"],
             swiftSettings: swiftSettings
         ),
         // MARK: End of backup and restore

@@ -15,7 +15,9 @@ let package = Package(
         .executable(name: "sandbox-fuzz", targets: ["SandboxFuzz"])
     ],
     dependencies: [
-        .package(name: "Sandbox", path: "..")
+        .package(name: "Sandbox", path: ".."),
+        // SymmetricKey, for the ios-keybag target's fixed password key (already in the graph).
+        .package(url: "https://github.com/apple/swift-crypto", "3.12.3"..<"5.0.0"),
     ],
     targets: [
         .target(name: "CLibFuzzer"),
@@ -26,6 +28,9 @@ let package = Package(
                 .product(name: "Sandbox", package: "Sandbox"),
                 .product(name: "SandboxStore", package: "Sandbox"),
                 .product(name: "SandboxTransfer", package: "Sandbox"),
+                // The encrypted iOS backup's keybag (ios-keybag).
+                .product(name: "SandboxBackup", package: "Sandbox"),
+                .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: [
                 .enableUpcomingFeature("ExistentialAny"),

@@ -43,4 +43,9 @@ extension SandboxError.Code {
     /// The iOS backup folder is encrypted (`IsEncrypted` in its `Manifest.plist`): its files open
     /// only with the backup's password. Nothing was changed.
     public static let encryptedIOSBackup = SandboxError.Code("encrypted-ios-backup")
+    /// An encrypted iOS backup folder cannot be decrypted: its keybag is truncated, malformed or
+    /// asks for more work than the reader allows, a class key does not unwrap although others do, a
+    /// key is of the wrong length, or a file's padding or size does not match its record. The
+    /// message names the backup folder and the file (its fileID).
+    public static let iosBackupDamaged = SandboxError.Code("ios-backup-damaged")
 }
