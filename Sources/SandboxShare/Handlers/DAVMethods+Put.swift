@@ -73,21 +73,24 @@ extension DAVMethods {
         let checksums: ContentChecksums
         let published: FileAttributes?
         do {
-            var received: Int64 = 0
-            var hasher = ContentChecksums.Hasher()
-            for try await buffer in request.body {
-                received += Int64(buffer.readableBytes)
-                if let limit = maximumUploadSize, received > limit { throw tooLarge(path, limit: limit) }
-                try writes.check(ticket)
-                hasher.update(buffer)
-                try await writer.write(buffer)
+            checksums = try await withThrowingTaskGroup(of: ContentChecksums.Hasher.self) { group in
+                var received: Int64 = 0
+                var hashing = ContentChecksums.UploadHashing()
+                for try await buffer in request.body {
+                    received += Int64(buffer.readableBytes)
+                    if let limit = maximumUploadSize, received > limit { throw tooLarge(path, limit: limit) }
+                    try writes.check(ticket)
+                    try await hashing.add(buffer, in: &group)
+                    try await writer.write(buffer)
+                }
+                if let declared, received != declared {
+                    throw SandboxError(
+                        .malformedRequest,
+                        "The upload ended after \(received) of \(declared) bytes; nothing was stored.",
+                        path: path.description)
+                }
+                return try await hashing.finish(&group)
             }
-            if let declared, received != declared {
-                throw SandboxError(
-                    .malformedRequest, "The upload ended after \(received) of \(declared) bytes; nothing was stored.",
-                    path: path.description)
-            }
-            checksums = hasher.finalize()
             try expectedChecksum?.verify(checksums, path: path)
             try writes.check(ticket)
             published = try await writer.finish(modificationTime: modificationTime)

@@ -14,8 +14,12 @@ import Testing
 
     /// `sha1sum`/`md5sum` of `text`, as the oracle: the system's tools, not the server's code.
     static func digest(_ tool: String, of text: String, in scratch: String) async throws -> String {
+        try await digest(tool, of: Array(text.utf8), in: scratch)
+    }
+
+    static func digest(_ tool: String, of bytes: [UInt8], in scratch: String) async throws -> String {
         let file = scratch + "/digest-input"
-        try Data(text.utf8).write(to: URL(fileURLWithPath: file))
+        try Data(bytes).write(to: URL(fileURLWithPath: file))
         let output = try await ExternalTool.run(tool, [file], outputIn: scratch)
         return String(output.stdout.prefix { $0 != " " })
     }
@@ -75,6 +79,24 @@ import Testing
                 let replaced = try await server.send(
                     "PUT", "/a.txt", headers: [("OC-Checksum", "ADLER32:0badc0de MD5:\(md5)")], body: Array(text.utf8))
                 #expect(replaced.status == 204, "\(replaced)")
+
+                // A body of several batches (hashed off the receiving task, 1 MiB at a time).
+                var state: UInt32 = 7
+                let large = (0..<(3 << 20) + 12_345).map { _ in
+                    state = state &* 1_103_515_245 &+ 12_345
+                    return UInt8(truncatingIfNeeded: state >> 16)
+                }
+                let largeSHA1 = try await Self.digest("sha1sum", of: large, in: scratch.path)
+                let largeMD5 = try await Self.digest("md5sum", of: large, in: scratch.path)
+                var corrupted = large
+                corrupted[2 << 20] ^= 1
+                let damaged = try await server.send(
+                    "PUT", "/large.bin", headers: [("OC-Checksum", "SHA1:\(largeSHA1)")], body: corrupted)
+                #expect(damaged.status == 400 && server.contents("large.bin") == nil, "\(damaged)")
+                let whole = try await server.send(
+                    "PUT", "/large.bin", headers: [("OC-Checksum", "MD5:\(largeMD5)")], body: large)
+                #expect(whole.status == 201, "\(whole)")
+                #expect(try await Self.propertyChecksums(server, "/large.bin") == "SHA1:\(largeSHA1) MD5:\(largeMD5)")
 
                 // The checksums are not a dead property a client may set.
                 let patch = try await server.send(
