@@ -7,11 +7,16 @@ struct ShareServer {
     let process: RunningProgram
     let port: Int
     let code: String
+    /// `http`, or `https` with `--tls-cert`/`--tls-key` among the arguments.
+    var scheme = "http"
 
-    /// Starts `sandbox share APP --port 0` with `SANDBOX_HOME=home` and waits for its pairing code.
-    static func start(sandbox: String, home: String, app: String, scratch: String) async throws -> ShareServer {
+    /// Starts `sandbox share APP --port 0 [arguments]` with `SANDBOX_HOME=home` and waits for its
+    /// pairing code.
+    static func start(
+        sandbox: String, home: String, app: String, scratch: String, arguments: [String] = []
+    ) async throws -> ShareServer {
         let process = try BuiltProgram(path: sandbox).start(
-            ["share", app, "--port", "0"], environment: ["SANDBOX_HOME": home], outputIn: scratch)
+            ["share", app, "--port", "0"] + arguments, environment: ["SANDBOX_HOME": home], outputIn: scratch)
         func value(_ label: String) -> String? {
             let text = (try? process.standardOutput()) ?? ""  // not written yet: keep waiting
             let line = text.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
@@ -24,10 +29,10 @@ struct ShareServer {
             process.signal(SIGKILL)
             throw BenchmarkFailure("sandbox share did not start: \((try? process.standardError()) ?? "")")
         }
-        return ShareServer(process: process, port: port, code: code)
+        return ShareServer(process: process, port: port, code: code, scheme: url.hasPrefix("https:") ? "https" : "http")
     }
 
-    func url(_ path: String) -> String { "http://127.0.0.1:\(port)\(path)" }
+    func url(_ path: String) -> String { "\(scheme)://127.0.0.1:\(port)\(path)" }
     var credentials: String { "sandbox:\(code)" }
     var authorization: String { "Basic " + Data(credentials.utf8).base64EncodedString() }
 

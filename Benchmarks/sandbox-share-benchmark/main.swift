@@ -2,7 +2,7 @@
 // folder in the same run (`dav_methods PUT DELETE MKCOL COPY MOVE`, no body limit, one worker per
 // core), and prints a markdown table (medians over the runs, ratios ours/nginx). Not run by CI.
 //
-//     apt-get install -y nginx wrk curl
+//     apt-get install -y nginx wrk curl openssl
 //     swift build -c release --product sandbox
 //     swift run --package-path Benchmarks -c release sandbox-share-benchmark --runs 3 [--sandbox .build/release/sandbox]
 //         [--mib 1024] [--small 10000] [--seconds 10] [--baseline OTHER-SANDBOX]
@@ -16,6 +16,9 @@
 // 4. PROPFIND Depth 1 of the 10,000-file folder: time (< 1 s), and nginx's with Debian's dav-ext
 //    module when it is installed (apt-get install libnginx-mod-http-dav-ext).
 // 5. The server's peak resident memory (VmHWM) over all of it (< 64 MiB).
+// 6. Over TLS (issue 32; --no-tls leaves it out): the share with --tls-cert/--tls-key and nginx with
+//    the same P-256 certificate (made with openssl), GET of the large file (curl) and the small GETs
+//    (wrk over https) as above (goal ≥ 0.8× both), and that share's VmHWM under a 1 GiB upload.
 import ArgumentParser
 import BenchmarkSupport
 import Foundation
@@ -36,6 +39,9 @@ struct Options: ParsableCommand {
     var sandbox: String?
     @Option(help: "Another sandbox executable, measured against this one in the small-GET rounds.")
     var baseline: String?
+    @Option(name: .customLong("tls-upload-mib"), help: "The size of the upload over TLS, in MiB (peak RSS).")
+    var tlsUploadMebibytes = 1024
+    @Flag(help: "Leave out the rows over TLS.") var noTLS = false
 }
 
 let options = Options.parseOrExit()
@@ -201,6 +207,76 @@ verdict("PROPFIND Depth 1 of \(small) items", String(format: "%.3f s", median(pr
 let peak = server.memory()
 verdict("server peak RSS (VmHWM)", mib(peak), "< 64 MiB", peak < 64 << 20)
 
+// 6. Over TLS (issue 32): a second share with `--tls-cert/--tls-key` and nginx with `ssl_certificate`
+// on the same P-256 certificate and key, serving the same folder; then that share's peak RSS under
+// an upload of --tls-upload-mib over TLS.
+var tlsRuns = ""
+if !options.noTLS {
+    let identity = try await makeCertificate(in: scratch)
+    let tlsNginx = try await TLSNginx.start(
+        root: documents, certificate: identity.certificate, key: identity.key, scratch: scratch)
+    let tlsServer = try await ShareServer.start(
+        sandbox: sandbox, home: scratch + "/home", app: app, scratch: scratch,
+        arguments: ["--tls-cert", identity.certificate, "--tls-key", identity.key])
+    let https = ["-sf", "--cacert", identity.certificate, "-o", "/dev/null"]
+    let (tlsGetOurs, tlsGetNginx) = try await alternate(
+        { try timeTool(curl, https + ["-u", tlsServer.credentials, tlsServer.url("/large.bin")]) },
+        { try timeTool(curl, https + [tlsNginx.url("/dav/large.bin")]) })
+    let tlsGetRatio = median(tlsGetNginx) / median(tlsGetOurs)
+    rows.append(
+        String(
+            format: "| GET %d MiB over TLS (curl) | %.0f MiB/s | %.0f MiB/s | **%.2f×** |", mebibytes,
+            mibps(median(tlsGetOurs)), mibps(median(tlsGetNginx)), tlsGetRatio))
+    verdict("TLS GET large vs nginx TLS", String(format: "%.2f×", tlsGetRatio), "≥ 0.8×", tlsGetRatio >= 0.8)
+
+    let (tlsSmallOurs, tlsSmallNginx) = try await alternate(
+        {
+            try await wrkSample(
+                base: tlsServer.url("/"), prefix: "/small/s", count: small, authorization: tlsServer.authorization,
+                seconds: seconds, scratch: scratch, pids: [tlsServer.process.pid])
+        },
+        {
+            try await wrkSample(
+                base: tlsNginx.url("/"), prefix: "/dav/small/s", count: small, authorization: nil, seconds: seconds,
+                scratch: scratch, pids: tlsNginx.processes)
+        })
+    let tlsSmallRatio = median(tlsSmallOurs.map(\.rate)) / median(tlsSmallNginx.map(\.rate))
+    rows.append(
+        String(
+            format: "| GET %d × 16 KiB over TLS (wrk, 8 connections) | %.0f req/s | %.0f req/s | **%.2f×** |", small,
+            median(tlsSmallOurs.map(\.rate)), median(tlsSmallNginx.map(\.rate)), tlsSmallRatio))
+    rows.append(
+        String(
+            format: "| … server CPU time per request over TLS | %.1f µs | %.1f µs | **%.2f×** |",
+            median(tlsSmallOurs.map(\.cpuPerRequest)), median(tlsSmallNginx.map(\.cpuPerRequest)),
+            median(tlsSmallNginx.map(\.cpuPerRequest)) / median(tlsSmallOurs.map(\.cpuPerRequest))))
+    verdict("TLS GET small vs nginx TLS", String(format: "%.2f×", tlsSmallRatio), "≥ 0.8×", tlsSmallRatio >= 0.8)
+
+    let upload = scratch + "/tls-upload.bin"
+    try writeNoise(upload, size: options.tlsUploadMebibytes << 20)
+    let uploadTime = try timeTool(
+        curl,
+        [
+            "-sf", "--cacert", identity.certificate, "-u", tlsServer.credentials, "-T", upload, "-o", "/dev/null",
+            tlsServer.url("/tls-upload.bin"),
+        ])
+    try? FileManager.default.removeItem(atPath: upload)  // scratch, removed with the folder anyway
+    let tlsPeak = tlsServer.memory()
+    rows.append(
+        String(
+            format: "| PUT %d MiB over TLS (curl -T), once | %.0f MiB/s | — | ", options.tlsUploadMebibytes,
+            Double(options.tlsUploadMebibytes) / uploadTime) + "peak RSS \(mib(tlsPeak)) |")
+    verdict(
+        "TLS share peak RSS (VmHWM), \(options.tlsUploadMebibytes) MiB upload", mib(tlsPeak), "< 64 MiB",
+        tlsPeak < 64 << 20)
+    tlsRuns =
+        "TLS: GET \(tlsGetOurs.map { String(format: "%.2f", $0) }) vs \(tlsGetNginx.map { String(format: "%.2f", $0) }) s; "
+        + "small \(tlsSmallOurs.map { String(format: "%.0f", $0.rate) }) vs "
+        + "\(tlsSmallNginx.map { String(format: "%.0f", $0.rate) }) req/s\n"
+    await tlsServer.stop()
+    await tlsNginx.stop()
+}
+
 print("| workload | sandbox share | nginx | ratio (ours/nginx throughput) |")
 print("|---|---|---|---|")
 for row in rows { print(row) }
@@ -208,7 +284,8 @@ print(
     "\nRuns: GET \(getOurs.map { String(format: "%.2f", $0) }) vs \(getNginx.map { String(format: "%.2f", $0) }) s; "
         + "small \(smallOurs.map { String(format: "%.0f", $0) }) vs \(smallNginx.map { String(format: "%.0f", $0) }) req/s; "
         + "PUT \(putOurs.map { String(format: "%.2f", $0) }) vs \(putNginx.map { String(format: "%.2f", $0) }) s; "
-        + "PROPFIND \(propfind.map { String(format: "%.3f", $0) }) s; VmHWM after the large GET \(mib(afterGet))\n")
+        + "PROPFIND \(propfind.map { String(format: "%.3f", $0) }) s; VmHWM after the large GET \(mib(afterGet))\n"
+        + tlsRuns)
 print("| goal (issue 11) | measured | target | |")
 print("|---|---|---|---|")
 for line in verdicts { print(line) }

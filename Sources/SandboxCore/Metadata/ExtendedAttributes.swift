@@ -8,7 +8,8 @@ package enum ExtendedAttributes {
     /// In the `user.` namespace, the only one an unprivileged process may write on Linux.
     static let excludedFromBackup = "user.sandbox.excluded-from-backup"
 
-    static func value(of name: UnsafePointer<CChar>, fd: CInt, path: String) throws(SandboxError) -> [UInt8]? {
+    /// The value of the attribute `name` of the open file `fd`, or `nil` if it has none.
+    package static func value(of name: UnsafePointer<CChar>, fd: CInt, path: String) throws(SandboxError) -> [UInt8]? {
         while true {
             let size = csb_fgetxattr(fd, name, nil, 0)
             if size < 0 { return try absentOrThrow("fgetxattr", path) }
@@ -22,7 +23,10 @@ package enum ExtendedAttributes {
         }
     }
 
-    static func setValue(_ value: [UInt8], of name: UnsafePointer<CChar>, fd: CInt, path: String) throws(SandboxError) {
+    /// Sets the attribute `name` of the open file `fd` to `value`.
+    package static func setValue(
+        _ value: [UInt8], of name: UnsafePointer<CChar>, fd: CInt, path: String
+    ) throws(SandboxError) {
         let result = value.withUnsafeBytes { csb_fsetxattr(fd, name, $0.baseAddress, $0.count, 0) }
         if result != 0 { throw failure("fsetxattr", path) }
     }

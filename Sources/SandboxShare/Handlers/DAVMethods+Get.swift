@@ -21,6 +21,9 @@ extension DAVMethods {
     /// A file is never rendered as a page of this origin: `Content-Security-Policy: sandbox` on
     /// every file, and `Content-Disposition: attachment` for the types a browser would run
     /// (HTML, SVG, XML).
+    ///
+    /// `OC-Checksum: SHA1:<hex>` when the file has current checksums (``ChecksumStore``: an
+    /// upload's, or a PROPFIND's); a GET never hashes.
     func get(
         _ path: SharePath, request: Request, includingBody: Bool, on eventLoop: any EventLoop
     ) async throws(SandboxError) -> Response {
@@ -59,6 +62,11 @@ extension DAVMethods {
         headers.append(HTTPField(name: .eTag, value: etag))
         headers.append(HTTPField(name: .lastModified, value: HTTPDate.format(modified)))
         headers.append(Self.acceptByteRanges)
+        if contents.reader == nil,
+            let checksums = ChecksumStore.stored(on: file, attributes: attributes, logger: logger)
+        {
+            headers.append(HTTPField(name: .ocChecksum, value: checksums.headerValue))
+        }
         let type = ContentType.of(path.lastName ?? "")
         headers.append(HTTPField(name: .contentType, value: type.type))
         headers.append(Self.sandboxPolicy)

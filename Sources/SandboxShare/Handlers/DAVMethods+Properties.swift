@@ -23,16 +23,30 @@ extension DAVMethods {
         let (items, unlisted) = try members(of: root, depth: depth)
         let context = PropertyContext(locks: [], now: locks.now, volume: try volume())
         let methods = self
+        let wantsChecksums: Bool
+        if case .properties(let names) = query {
+            wantsChecksums = names.contains(ContentChecksums.propertyName)
+        } else {
+            wantsChecksums = false
+        }
         // Each response is written straight into one buffer, sent whenever it holds about 64 KiB
         // (the writer waits while the client is slower than the listing).
         let answer = ResponseBody { writer in
             var multistatus = Multistatus()
+            var budget = ChecksumStore.requestBudget
             for item in items {
+                var checksums: ContentChecksums? = nil
+                if wantsChecksums, !item.isCollection {
+                    checksums = await ChecksumStore.computed(
+                        for: item.path, in: methods.documents, dataProtection: methods.dataProtection, budget: &budget,
+                        logger: methods.logger)
+                }
                 let href = item.path.href(isCollection: item.isCollection)
                 let mark = multistatus.count
                 do throws(SandboxError) {
                     if let error = unlisted[item.path] { throw error }
-                    try methods.appendResponse(href: href, for: item, query, context, to: &multistatus)
+                    try methods.appendResponse(
+                        href: href, for: item, query, context, checksums: checksums, to: &multistatus)
                 } catch {
                     methods.logger.warning("PROPFIND \(item.path): \(error)")
                     multistatus.truncate(to: mark)
@@ -101,7 +115,7 @@ extension DAVMethods {
     ///   be read, it vanished); part of the response may have been written.
     private func appendResponse(
         href: String, for item: SharedItem, _ query: PropfindRequest, _ context: PropertyContext,
-        to multistatus: inout Multistatus
+        checksums: ContentChecksums? = nil, to multistatus: inout Multistatus
     ) throws(SandboxError) {
         let snapshot = snapshot(of: item, for: query)
         var context = context
@@ -136,6 +150,11 @@ extension DAVMethods {
             for name in names {
                 let present = multistatus.appendProperty(name) { xml in
                     if LiveProperties.append(name, for: snapshot, context: context, to: &xml) { return true }
+                    if name == ContentChecksums.propertyName {
+                        guard let checksums else { return false }
+                        xml += checksums.propertyValue.utf8
+                        return true
+                    }
                     guard let value = dead[name] else { return false }
                     xml += value.utf8
                     return true

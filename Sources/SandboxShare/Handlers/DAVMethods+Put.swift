@@ -26,6 +26,11 @@ extension DAVMethods {
     /// `X-OC-Mtime: accepted`; a value that is not a time, or several, is 400 before any of the body
     /// is stored (``UploadedModificationTime``).
     ///
+    /// With `OC-Checksum: SHA1:<hex>` or `MD5:<hex>` (ownCloud's header: rclone with
+    /// `vendor=owncloud` or `nextcloud`) the body is checked against it before it is published: a
+    /// mismatch is 400 and nothing is stored (``RequestedChecksum``). Either way the body's SHA-1
+    /// and MD5, computed as it streams in, are kept with the file (``ChecksumStore``).
+    ///
     /// An upload whose `ticket` is cut (the share let go of the container while it ran:
     /// ``WriteGate``) stops at its next piece of body, or before it is published, with
     /// ``SandboxCore/SandboxError/Code/unavailable`` and nothing stored.
@@ -39,6 +44,7 @@ extension DAVMethods {
                 path: path.description)
         }
         let modificationTime = try UploadedModificationTime.requested(by: request.headers, path: path)
+        let expectedChecksum = try RequestedChecksum.requested(by: request.headers, path: path)
         let declared = request.headers.fieldValue(.contentLength).flatMap(Int64.init)
         if let limit = maximumUploadSize, let declared, declared > limit {
             throw tooLarge(path, limit: limit)
@@ -64,21 +70,30 @@ extension DAVMethods {
         } catch {
             throw Self.uploadFailure(error, path: path)
         }
+        let checksums: ContentChecksums
+        let published: FileAttributes?
         do {
-            var received: Int64 = 0
-            for try await buffer in request.body {
-                received += Int64(buffer.readableBytes)
-                if let limit = maximumUploadSize, received > limit { throw tooLarge(path, limit: limit) }
-                try writes.check(ticket)
-                try await writer.write(buffer)
+            checksums = try await withThrowingTaskGroup(of: ContentChecksums.Hasher.self) { group in
+                var received: Int64 = 0
+                var hashing = ContentChecksums.UploadHashing()
+                for try await buffer in request.body {
+                    received += Int64(buffer.readableBytes)
+                    if let limit = maximumUploadSize, received > limit { throw tooLarge(path, limit: limit) }
+                    try writes.check(ticket)
+                    try await hashing.add(buffer, in: &group)
+                    try await writer.write(buffer)
+                }
+                if let declared, received != declared {
+                    throw SandboxError(
+                        .malformedRequest,
+                        "The upload ended after \(received) of \(declared) bytes; nothing was stored.",
+                        path: path.description)
+                }
+                return try await hashing.finish(&group)
             }
-            if let declared, received != declared {
-                throw SandboxError(
-                    .malformedRequest, "The upload ended after \(received) of \(declared) bytes; nothing was stored.",
-                    path: path.description)
-            }
+            try expectedChecksum?.verify(checksums, path: path)
             try writes.check(ticket)
-            try await writer.finish(modificationTime: modificationTime)
+            published = try await writer.finish(modificationTime: modificationTime)
         } catch let error as SandboxError where error.code == .alreadyExists && !overwriting {
             writer.discard()
             throw Self.nameTaken(path)
@@ -88,6 +103,9 @@ extension DAVMethods {
         } catch {
             writer.discard()
             throw Self.uploadFailure(error, path: path)
+        }
+        if let published {
+            ChecksumStore.record(checksums, published: published, at: path, in: documents, logger: logger)
         }
         let stored = try item(at: path)
         var headers = HTTPFields()

@@ -38,10 +38,17 @@ enum UploadWriter {
     /// Publishes the file; with `modificationTime` (since the epoch), the file has that
     /// modification time from the moment it is at its path (set on the written file itself, never
     /// on another one put at the name meanwhile).
-    func finish(modificationTime: Duration? = nil) async throws {
+    ///
+    /// - Returns: the published file's `statx` values, read from its own descriptor (its identity,
+    ///   for ``ChecksumStore``); `nil` for a protected file, which keeps no checksums.
+    @discardableResult
+    func finish(modificationTime: Duration? = nil) async throws -> FileAttributes? {
         switch self {
-        case .plain(let writer): _ = try await writer.finish(modificationTime: modificationTime)
-        case .protected(let writer): try await writer.close(modificationTime: modificationTime)
+        case .plain(let writer):
+            return try await writer.finishDescribed(modificationTime: modificationTime)
+        case .protected(let writer):
+            try await writer.close(modificationTime: modificationTime)
+            return nil
         }
     }
 

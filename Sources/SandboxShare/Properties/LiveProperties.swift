@@ -3,8 +3,10 @@ import Sandbox
 /// The live properties the share computes (RFC 4918 §15, RFC 4331 for the quotas): none can be
 /// set or removed by PROPPATCH.
 package enum LiveProperties {
-    /// Every live property the share serves.
-    package static let names: [PropertyName] = allPropNames + [quotaAvailable, quotaUsed]
+    /// Every live property the share serves. (`oc:checksums` is computed by the PROPFIND itself,
+    /// ``ChecksumStore``, and listed here to be protected: never a dead property a client sets.)
+    package static let names: [PropertyName] =
+        allPropNames + [quotaAvailable, quotaUsed, ContentChecksums.propertyName]
 
     /// What `DAV:allprop` returns: the live properties of RFC 4918 (RFC 4331 keeps the quotas out).
     package static let allPropNames: [PropertyName] = [

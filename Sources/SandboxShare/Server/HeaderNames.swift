@@ -15,6 +15,7 @@ extension HTTPField.Name {
     static let xCSRFToken = named("X-CSRF-Token")
     static let secFetchSite = named("Sec-Fetch-Site")
     static let xOCMtime = named("X-OC-Mtime")
+    static let ocChecksum = named("OC-Checksum")
 
     /// The name `literal`, which must be a valid header name (a token): checked when first used.
     private static func named(_ literal: StaticString) -> HTTPField.Name {

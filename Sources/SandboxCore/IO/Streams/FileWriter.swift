@@ -77,6 +77,17 @@ public final class FileWriter: Sendable {
     /// - Throws: as ``finish()``.
     @discardableResult
     package func finish(modificationTime: Duration?) async throws(SandboxError) -> Int64 {
+        _ = try await finishDescribed(modificationTime: modificationTime)
+        return bytesWritten
+    }
+
+    /// ``finish(modificationTime:)``, returning the `statx` values of the file published, read
+    /// from its own descriptor once it is at its path: its identity (inode, size, modification
+    /// time), for a record that must belong to this file and not to another one put at the path
+    /// since (the sharing server's content checksums).
+    ///
+    /// - Throws: as ``finish()``.
+    package func finishDescribed(modificationTime: Duration?) async throws(SandboxError) -> FileAttributes {
         let drained = await withUnsafeContinuation { (waiter: Waiter) in
             perform(machine.withLock { $0.drain(waiter, closedError: .closed(path)) })
         }
@@ -88,8 +99,9 @@ public final class FileWriter: Sendable {
         }
         perform(machine.withLock { $0.close(.closed(path)) })
         let staged = self.staged
-        try await engine.perform { () throws(SandboxError) in try staged.commit(modificationTime: modificationTime) }
-        return bytesWritten
+        return try await engine.perform { () throws(SandboxError) -> FileAttributes in
+            try staged.commit(modificationTime: modificationTime)
+        }
     }
 
     /// Abandons the file: queued data is dropped, tasks waiting in ``write(_:)`` get

@@ -48,7 +48,10 @@ final class StagedFile: Sendable {
     ///   with ``WriteOptions/withoutOverwriting``, ``SandboxError/Code/noSpace`` and
     ///   ``SandboxError/Code/io`` from `fsync`, …), and ``SandboxError/Code/closed`` when already
     ///   committed or discarded. On failure nothing is published and the file is discarded.
-    func commit(modificationTime: Duration? = nil) throws(SandboxError) {
+    /// - Returns: the `statx` values of the file published, read from its descriptor once it is
+    ///   at its path: its identity (inode, size, modification time), never another file's.
+    @discardableResult
+    func commit(modificationTime: Duration? = nil) throws(SandboxError) -> FileAttributes {
         let wasOpen = phase.withLock { phase -> Bool in
             guard phase == .open else { return false }
             phase = .committed
@@ -56,14 +59,16 @@ final class StagedFile: Sendable {
         }
         guard wasOpen else { throw .closed(path.description) }
         do throws(SandboxError) {
-            try descriptor.use { fd throws(SandboxError) in
+            let published = try descriptor.use { fd throws(SandboxError) -> FileAttributes in
                 if let modificationTime {
                     let times = [timespec(tv_sec: 0, tv_nsec: CSB_UTIME_OMIT), modificationTime.timespec]
                     _ = try syscall("futimens", path: path.description) { futimens(fd, times) }
                 }
                 try file.publish(fd)
+                return try ConfinedRoot.statx(fd, "", flags: CSB_AT_EMPTY_PATH, path: path.description)
             }
             try descriptor.close()
+            return published
         } catch {
             file.discard()
             _ = try? descriptor.close()  // `error` propagates; the descriptor is released either way
