@@ -205,14 +205,19 @@ actor Daemon {
                     Self.answer(client, id, result.map { count in .status(status(count), requestID: id) })
                 }
             case .list:
-                guard let app = client.hello.app else {
-                    throw SandboxError(.invalidArgument, "Listing tasks needs a hello that names an app.")
-                }
-                let (session, hosts) = (client.hello.session, hosts)
+                let (listing, hosts) = (try TaskListing(message, hello: client.hello), hosts)
                 queue.writes.commit(
-                    "list tasks", { [logger] db in try EventQueue.fetchTasks(db, app, session, logger: logger) },
+                    "list tasks", { [logger] db in try listing.page(db, logger: logger) },
                     then: { result in
-                        Self.answer(client, id, result.map { .tasks(Self.listing($0, hosts: hosts), requestID: id) })
+                        Self.answer(
+                            client, id,
+                            result.flatMap { page in
+                                guard listing.limit != nil || page.next == nil else {
+                                    return .failure(TaskListing.needsPages)
+                                }
+                                return .success(
+                                    .tasks(Self.listing(page.tasks, hosts: hosts), next: page.next, requestID: id))
+                            })
                     })
             case .submit:
                 let key = try sessionKey(of: client)
@@ -228,8 +233,9 @@ actor Daemon {
                 guard let task = message.taskID else {
                     throw SandboxError(.protocolViolation, "A cancel message names no taskID.")
                 }
-                try host(for: key).cancel(task)
-                send(.done(requestID: id), to: client)
+                try host(for: key).cancel(task) { result in
+                    Self.answer(client, id, result.map { .done(requestID: id) })
+                }
             case .relaunch:
                 let key = try sessionKey(of: client)
                 guard var requested = message.relaunch else {
@@ -297,10 +303,13 @@ actor Daemon {
     /// The daemon's status, given the number of queued events.
     func status() -> @Sendable (Int) -> DaemonStatus {
         let (home, clients, active) = (home.location, clients.count, hosts.values.reduce(0) { $0 + $1.activeTaskCount })
+        let resident = hosts.values.reduce(0) { $0 + $1.residentTaskCount }
         return { queued in
-            DaemonStatus(
+            var status = DaemonStatus(
                 pid: getpid(), protocolVersion: BackgroundProtocol.version, home: home, clients: clients,
                 activeTasks: active, queuedEvents: queued)
+            status.residentTasks = resident
+            return status
         }
     }
 

@@ -114,7 +114,7 @@ final class EventQueue: Sendable {
         }
     }
 
-    private func read<T>(_ what: String, _ body: (Database) throws -> T) throws(SandboxError) -> T {
+    func read<T>(_ what: String, _ body: (Database) throws -> T) throws(SandboxError) -> T {
         do {
             return try database.read(body)
         } catch {
@@ -218,25 +218,30 @@ final class EventQueue: Sendable {
             arguments += [session]
         }
         return try Row.fetchAll(db, sql: sql + " ORDER BY app, session, id", arguments: arguments).compactMap { row in
-            let taskID: Int64 = row["id"]
-            let stateName: String = row["state"]
-            guard
-                let request = decodeRow(
-                    BackgroundRequest.self, row["request"], row: "the request of task \(taskID)", logger: logger)
-            else { return nil }
-            guard let state = DownloadTaskState(rawValue: stateName) else {
-                logger.warning(
-                    "sandboxd leaves task \(taskID) of its queue alone: its state '\(stateName)' is unknown.")
-                return nil
-            }
-            let info = DownloadTaskSummary.Wire(
-                session: row["session"], taskID: row["id"], url: row["url"], state: state,
-                bytesWritten: row["bytesWritten"], expectedLength: row["expectedLength"], path: row["path"],
-                errorCode: row["errorCode"])
-            return StoredTask(
-                key: SessionKey(app: row["app"], session: row["session"]), info: info, request: request,
-                underlying: row["underlying"])
+            storedTask(row, logger: logger)
         }
+    }
+
+    /// The task in `row` of the `task` table; `nil` (reported to `logger`) for one this version
+    /// cannot read.
+    static func storedTask(_ row: Row, logger: Logger) -> StoredTask? {
+        let taskID: Int64 = row["id"]
+        let stateName: String = row["state"]
+        guard
+            let request = decodeRow(
+                BackgroundRequest.self, row["request"], row: "the request of task \(taskID)", logger: logger)
+        else { return nil }
+        guard let state = DownloadTaskState(rawValue: stateName) else {
+            logger.warning("sandboxd leaves task \(taskID) of its queue alone: its state '\(stateName)' is unknown.")
+            return nil
+        }
+        let info = DownloadTaskSummary.Wire(
+            session: row["session"], taskID: row["id"], url: row["url"], state: state,
+            bytesWritten: row["bytesWritten"], expectedLength: row["expectedLength"], path: row["path"],
+            errorCode: row["errorCode"])
+        return StoredTask(
+            key: SessionKey(app: row["app"], session: row["session"]), info: info, request: request,
+            underlying: row["underlying"])
     }
 
     // MARK: Events

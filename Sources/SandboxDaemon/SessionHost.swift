@@ -18,6 +18,11 @@ final class SessionHost: Sendable {
     /// foreground default is six, four per host); otherwise the foreground's defaults.
     static let configuration = DownloadSession.Configuration(
         maximumConcurrentTasks: 8, maximumConcurrentTasksPerHost: 8)
+    /// The most tasks a session keeps in memory (issue 31): the running ones and the next ones to
+    /// start. The others wait in the queue's rows only (`waiting`, no download task) and are taken
+    /// in, in identifier order, as the ones in memory complete: 100,000 queued tasks cost rows on
+    /// disk, not task objects, checkpoint records and scheduler entries in the daemon.
+    static let window = 64
 
     let key: SessionKey
     private let container: Container
@@ -33,6 +38,12 @@ final class SessionHost: Sendable {
         var tasks: [Int: DownloadTask] = [:]
         /// Set while the daemon stops: the cancellations that pause the tasks are not reported.
         var pausing = false
+        /// The tasks that wait in the queue's rows only, not yet in ``tasks``.
+        var queued = 0
+        /// The largest identifier taken in from the rows: they are taken in order.
+        var admittedUpTo = 0
+        /// Whether a read of waiting rows is under way.
+        var admitting = false
     }
 
     private let live: Mutex<Live>
@@ -105,8 +116,11 @@ final class SessionHost: Sendable {
         inputs.finish()
     }
 
-    /// Tasks running or waiting.
-    var activeTaskCount: Int { live.withLock { $0.tasks.count } }
+    /// Tasks running or waiting, in memory or in the queue's rows.
+    var activeTaskCount: Int { live.withLock { $0.tasks.count + $0.queued } }
+
+    /// The tasks in memory: at most ``window`` (and those a restart found started).
+    package var residentTaskCount: Int { live.withLock { $0.tasks.count } }
 
     /// The live progress and state of background task `id`, if it is running in this process. A
     /// download that has completed is still `running` until the host has queued its completion:
@@ -130,12 +144,31 @@ final class SessionHost: Sendable {
     ) throws(SandboxError) {
         let downloadRequest = try Self.downloadRequest(request)
         let body = try EventQueue.json(request, "task")
+        let key = key
+        let queued = live.withLock { live in
+            guard live.queued > 0 || live.tasks.count >= Self.window else { return nil as Int? }
+            live.largestID += 1
+            live.queued += 1
+            return live.largestID
+        }
+        if let id = queued {
+            // Behind others, or no place in memory: recorded `waiting`, taken in when its turn comes.
+            daemon.queue.writes.commit(
+                "record a task",
+                { db in try EventQueue.insertTask(db, key, id, url: request.url, body: body, underlying: nil) },
+                then: { [self] result in
+                    if case .failure = result { live.withLock { $0.queued -= 1 } }
+                    recorded(result.map { id })
+                    admitWaiting()
+                })
+            return
+        }
         let task = try session.downloadTask(with: downloadRequest)
         let id = live.withLock { live in
             live.largestID += 1
             return live.largestID
         }
-        let (key, underlying) = (key, task.taskIdentifier)
+        let underlying = task.taskIdentifier
         daemon.queue.writes.commit(
             "record a task",
             { db in try EventQueue.insertTask(db, key, id, url: request.url, body: body, underlying: underlying) },
@@ -149,11 +182,18 @@ final class SessionHost: Sendable {
         start(id, task: task, request: request)
     }
 
-    /// Continues this session's unfinished stored tasks: from their resume data (the partial file
-    /// and the checkpoint the stopped or killed daemon left), else from zero.
+    /// Continues this session's unfinished stored tasks: the started ones from their resume data
+    /// (the partial file and the checkpoint the stopped or killed daemon left), else from zero; the
+    /// ones waiting in the queue's rows are taken in as places free up.
     func resumeStoredTasks() throws(SandboxError) {
         let paused = session.pendingResumeData()
-        for stored in try daemon.queue.tasks(app: key.app, session: key.session) where stored.info.state != .completed {
+        let (started, waiting) = try daemon.queue.unfinishedTasks(of: key)
+        live.withLock { live in
+            live.queued = waiting
+            live.admittedUpTo = 0
+        }
+        defer { admitWaiting() }
+        for stored in started {
             let request = try Self.downloadRequest(stored.request)
             let task: DownloadTask
             if let data = paused.first(where: { $0.taskIdentifier == stored.underlying }) {
@@ -166,6 +206,67 @@ final class SessionHost: Sendable {
                 try EventQueue.updateTask(db, key, id, .running(underlying: underlying))
             }
             start(id, task: task, request: stored.request)
+        }
+    }
+
+    /// Takes the next waiting tasks from the queue's rows into memory, in order, once the tasks in
+    /// memory are down to half the window: one read at a time, none while the session pauses.
+    private func admitWaiting() {
+        let ask = live.withLock { live -> (limit: Int, after: Int)? in
+            guard !live.admitting, !live.pausing, live.queued > 0, live.tasks.count <= Self.window / 2 else {
+                return nil
+            }
+            live.admitting = true
+            return (Self.window - live.tasks.count, live.admittedUpTo)
+        }
+        guard let ask else { return }
+        let (key, logger) = (key, logger)
+        daemon.queue.writes.commit(
+            "read waiting tasks",
+            { db in try EventQueue.waitingTasks(db, key, after: ask.after, limit: ask.limit, logger: logger) },
+            then: { [self] result in
+                switch result {
+                case .success(let page):
+                    let paused = live.withLock { live in
+                        live.admitting = false
+                        guard !live.pausing else { return true }  // the rows stay: counted again on resuming
+                        live.admittedUpTo = page.last
+                        live.queued = max(0, live.queued - page.rows)
+                        return false
+                    }
+                    guard !paused else { return }
+                    for stored in page.tasks { admit(stored) }
+                    // None read: what is counted is still being recorded, and its commit calls this again.
+                    if page.rows > 0 { admitWaiting() }
+                case .failure(let error):
+                    live.withLock { $0.admitting = false }
+                    logger.error("The waiting tasks of \(key) could not be read: \(error)")
+                }
+            })
+    }
+
+    /// Starts stored task `stored`, taken in from the queue's rows; one that cannot start
+    /// completes with its error.
+    private func admit(_ stored: EventQueue.StoredTask) {
+        let (key, id) = (key, stored.info.taskID)
+        do throws(SandboxError) {
+            let task = try session.downloadTask(with: try Self.downloadRequest(stored.request))
+            let underlying = task.taskIdentifier
+            daemon.queue.writes.commit("update task \(id)") { db in
+                try EventQueue.updateTask(db, key, id, .running(underlying: underlying))
+            }
+            start(id, task: task, request: stored.request)
+        } catch {
+            logger.error("Task \(id) of \(key) could not start: \(error)")
+            var record = BackgroundEventRecord(taskID: id, kind: .completed)
+            record.errorCode = error.code.description
+            record.errorMessage = error.message
+            let daemon = daemon
+            Task {
+                await daemon.deliver(
+                    record, for: key,
+                    updating: .completed(errorCode: error.code.description, bytesWritten: 0, expectedLength: nil))
+            }
         }
     }
 
@@ -186,14 +287,37 @@ final class SessionHost: Sendable {
             TransferScheduler.Scheduled(task: task) { inputs.yield(.waitingForConnectivity(taskID: id)) })
     }
 
-    /// Cancels background task `id` (it completes with `cancelled`).
-    ///
-    /// - Throws: ``/SandboxCore/SandboxError/Code/notFound`` when the session has no such unfinished task.
-    func cancel(_ id: Int) throws(SandboxError) {
-        guard let task = live.withLock({ $0.tasks[id] }) else {
-            throw SandboxError(.notFound, "The background session '\(key)' has no unfinished task \(id).")
+    /// Cancels background task `id` (it completes with `cancelled`); `done` runs once that is
+    /// decided: at once for a task in memory, after the queue's step for one waiting in its rows.
+    /// `done` gets ``/SandboxCore/SandboxError/Code/notFound`` when the session has no such
+    /// unfinished task.
+    func cancel(_ id: Int, done: @escaping @Sendable (Result<Void, SandboxError>) -> Void) {
+        let notFound = SandboxError(.notFound, "The background session '\(key)' has no unfinished task \(id).")
+        if let task = live.withLock({ $0.tasks[id] }) {
+            task.cancel()
+            return daemon.queue.writes.after { done(.success(())) }
         }
-        task.cancel()
+        let key = key
+        daemon.queue.writes.commit(
+            "cancel a waiting task", { db in try EventQueue.cancelWaiting(db, key, id) },
+            then: { [self] result in
+                switch result {
+                case .success(let changed):
+                    if let task = live.withLock({ $0.tasks[id] }) {
+                        task.cancel()  // taken in meanwhile: its own completion reports it
+                        return done(.success(()))
+                    }
+                    guard changed else { return done(.failure(notFound)) }
+                    live.withLock { $0.queued = max(0, $0.queued - 1) }
+                    var record = BackgroundEventRecord(taskID: id, kind: .completed)
+                    record.errorCode = SandboxError.Code.cancelled.description
+                    record.errorMessage = "The task was cancelled before it started."
+                    let daemon = daemon
+                    Task { await daemon.deliver(record, for: key) }
+                    done(.success(()))
+                case .failure(let error): done(.failure(error))
+                }
+            })
     }
 
     /// Pauses every task, keeping partial files and checkpoints, and waits until they have stopped.
@@ -273,6 +397,7 @@ final class SessionHost: Sendable {
                 live.tasks[id] = nil
             }
             daemon.scheduler.remove(TaskReference(key: key, id: id))
+            admitWaiting()
             let progress = task.progress
             update = .completed(
                 errorCode: error?.code.description, bytesWritten: error == nil ? progress.totalBytesWritten : 0,

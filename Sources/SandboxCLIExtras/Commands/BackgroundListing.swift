@@ -3,9 +3,9 @@ import Sandbox
 import SandboxDaemon
 import SandboxTransfer
 
-/// The background downloads `downloads` lists: through `sandboxd` while it runs; from its queue,
-/// read-only, while it does not (the daemon is not started just to list), with the bytes each
-/// interrupted task has on disk.
+/// The background downloads `downloads` lists: through `sandboxd` while it runs, printed a page at
+/// a time as the daemon answers (issue 31); from its queue, read-only, while it does not (the
+/// daemon is not started just to list), with the bytes each interrupted task has on disk.
 ///
 /// What the queue says is not trusted to name files: the partial files are measured through the
 /// container's confined root from its sessions' checkpoints (a session name that is not one plain
@@ -19,13 +19,32 @@ struct BackgroundListing {
     /// Why the queue could not be read; the command fails with it after printing the rest.
     var failure: SandboxError?
 
-    /// The background downloads of `app`, installed as `container` in `home`.
-    static func of(_ app: AppIdentifier, container: Container, in home: SandboxHome) async -> BackgroundListing {
+    /// Prints the background downloads of `app`, installed as `container` in `home`, to `printer`;
+    /// returns the notices and the failure to report after them (its rows are printed already).
+    ///
+    /// - Throws: the error writing standard output.
+    static func print(
+        _ app: AppIdentifier, container: Container, in home: SandboxHome, to printer: inout DownloadsPrinter
+    ) async throws(SandboxError) -> BackgroundListing {
+        var pages = 0
+        var written: SandboxError?
         do throws(SandboxError) {
-            let tasks = try await BackgroundSession.tasks(of: app, in: home)
-            return BackgroundListing(rows: tasks.map { ListedDownload($0, daemonRunning: true) })
-        } catch  where error.code == .daemonUnavailable {
-            return fromQueue(of: app, container: container, paths: DaemonPaths(home: home))
+            try await BackgroundSession.forEachTaskPage(of: app, in: home) { page throws(SandboxError) in
+                pages += 1
+                do throws(SandboxError) {
+                    for task in page { try printer.print(ListedDownload(task, daemonRunning: true)) }
+                } catch {
+                    written = error
+                    throw error
+                }
+            }
+            return BackgroundListing()
+        } catch  where written != nil {
+            throw error
+        } catch  where error.code == .daemonUnavailable && pages == 0 {
+            let listing = fromQueue(of: app, container: container, paths: DaemonPaths(home: home))
+            for row in listing.rows { try printer.print(row) }
+            return BackgroundListing(notices: listing.notices, failure: listing.failure)
         } catch {
             return BackgroundListing(failure: error)
         }

@@ -131,18 +131,10 @@ struct Downloads: AsyncParsableCommand {
         // The daemon's own download sessions are listed through the daemon, with their stable ids.
         let foreground = try DownloadSession.storedTasks(container: container).filter { !$0.isBackground }
         let (identifier, home) = (try app.identifier(), try SandboxHome())
-        let background = await BackgroundListing.of(identifier, container: container, in: home)
-        let rows = foreground.map { ListedDownload($0) } + background.rows
-        if output.json {
-            try Output.json(rows)
-        } else {
-            try Output.line("ID\tSTATE\tBYTES\tTOTAL\tURL\tPATH")
-            for row in rows {
-                try Output.line(
-                    "\(row.background ? "B" : "")\(row.taskIdentifier)\t\(row.state)\t\(row.bytes)\t\(row.total.map(String.init) ?? "?")\t\(row.url)\t\(row.path ?? row.message ?? row.error ?? "")"
-                )
-            }
-        }
+        var printer = DownloadsPrinter(json: output.json)
+        for task in foreground { try printer.print(ListedDownload(task)) }
+        let background = try await BackgroundListing.print(identifier, container: container, in: home, to: &printer)
+        try printer.finish()
         for notice in background.notices { StandardStreams.error("sandbox: \(notice)\n") }
         if let failure = background.failure { throw failure }
     }

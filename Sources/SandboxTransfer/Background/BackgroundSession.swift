@@ -130,9 +130,11 @@ public final class BackgroundSession: Sendable {
         try await listed().map(DownloadTaskSummary.init)
     }
 
-    /// The session's tasks as the daemon lists them.
+    /// The session's tasks as the daemon lists them, page by page.
     private func listed() async throws(SandboxError) -> [DownloadTaskSummary.Wire] {
-        try await connection.request { .list(id: $0) }.tasks ?? []
+        var tasks: [DownloadTaskSummary.Wire] = []
+        try await connection.forEachTaskPage { page in tasks += page }
+        return tasks
     }
 
     /// Registers the command `sandboxd` runs when this session's events are ready (its last task
@@ -169,11 +171,34 @@ public final class BackgroundSession: Sendable {
     public static func tasks(
         of app: AppIdentifier, in home: SandboxHome, startingDaemon: Bool = false
     ) async throws(SandboxError) -> [DownloadTaskSummary] {
+        var tasks: [DownloadTaskSummary] = []
+        try await forEachTaskPage(of: app, in: home, startingDaemon: startingDaemon) { page in tasks += page }
+        return tasks
+    }
+
+    /// The tasks the daemon keeps for every background session of `app`, a page at a time (at
+    /// most 1,000 tasks a page), in order — by session, then task identifier — without attaching
+    /// to any: `body` gets each page as it arrives, and no more than a page is held at once.
+    ///
+    /// - Parameters:
+    ///   - app: the app whose tasks are listed.
+    ///   - home: the device home the app is installed in (the daemon's socket is found from it).
+    ///   - startingDaemon: whether to start `sandboxd` when it is not running.
+    ///   - body: called with each page; what it throws ends the listing.
+    /// - Throws: `daemon-unavailable` when the daemon is not running and may not be started, or
+    ///   cannot be reached; ``/SandboxCore/SandboxError/Code/protocolViolation`` when its pages do
+    ///   not advance; what `body` throws.
+    public static func forEachTaskPage(
+        of app: AppIdentifier, in home: SandboxHome, startingDaemon: Bool = false,
+        _ body: ([DownloadTaskSummary]) async throws(SandboxError) -> Void
+    ) async throws(SandboxError) {
         let paths = DaemonPaths(home: home)
         let hello = ClientMessage.Hello(app: app.rawValue, session: nil, home: paths.home, attach: false)
         let connection = try await DaemonLauncher.connect(paths: paths, hello: hello, startIfNeeded: startingDaemon)
         defer { connection.close() }
-        return (try await connection.request { .list(id: $0) }.tasks ?? []).map(DownloadTaskSummary.init)
+        try await connection.forEachTaskPage { page throws(SandboxError) in
+            try await body(page.map(DownloadTaskSummary.init))
+        }
     }
 
     /// Detaches from the daemon: its tasks go on, and their events are queued for the next attach.

@@ -14,7 +14,10 @@ package struct ClientMessage: Codable, Sendable, Equatable {
         case hello
         /// Start a background download (``request``); answered by `submitted`.
         case submit
-        /// List the session's tasks (all of the app's sessions when the hello named none).
+        /// List the session's tasks (all of the app's sessions when the hello named none): a page
+        /// of at most ``limit`` tasks after ``cursor`` (from the start without one), answered by
+        /// `tasks` with the next page's cursor. Without a limit, the whole list when it fits in
+        /// one page, else a failure asking for pages.
         case list
         /// Cancel task ``taskID``; answered by `done`.
         case cancel
@@ -37,6 +40,11 @@ package struct ClientMessage: Codable, Sendable, Equatable {
     package var sequence: Int64?
     package var relaunch: RelaunchCommand?
     package var binding: AppBinding?
+    /// A `list` page starts after this task.
+    package var cursor: TaskCursor?
+    /// The most tasks a `list` page may carry (the daemon carries fewer past its own bounds,
+    /// ``TaskListPage``).
+    package var limit: Int?
 
     package static func hello(_ hello: Hello) -> ClientMessage {
         ClientMessage(type: .hello, protocolVersion: BackgroundProtocol.version, hello: hello)
@@ -45,6 +53,10 @@ package struct ClientMessage: Codable, Sendable, Equatable {
         ClientMessage(type: .submit, requestID: id, request: request)
     }
     package static func list(id: Int) -> ClientMessage { ClientMessage(type: .list, requestID: id) }
+    /// The `list` page of at most `limit` tasks after `cursor` (from the first task when `nil`).
+    package static func list(after cursor: TaskCursor?, limit: Int, id: Int) -> ClientMessage {
+        ClientMessage(type: .list, requestID: id, cursor: cursor, limit: limit)
+    }
     package static func cancel(task: Int, id: Int) -> ClientMessage {
         ClientMessage(type: .cancel, requestID: id, taskID: task)
     }

@@ -9,7 +9,7 @@ package struct DaemonMessage: Codable, Sendable, Equatable {
         case failure
         /// A task was made: ``taskID``.
         case submitted
-        /// The answer to `list`: ``tasks``.
+        /// The answer to `list`: ``tasks``, and ``nextCursor`` when more pages follow.
         case tasks
         /// A request without data succeeded.
         case done
@@ -31,6 +31,8 @@ package struct DaemonMessage: Codable, Sendable, Equatable {
     package var tasks: [DownloadTaskSummary.Wire]?
     package var event: BackgroundEventRecord?
     package var status: DaemonStatus?
+    /// Where the next page of a `list` answer starts; `nil` on the last page.
+    package var nextCursor: TaskCursor?
 
     package static let bound = DaemonMessage(type: .bound)
     package static func welcome(pid: Int32) -> DaemonMessage {
@@ -42,8 +44,10 @@ package struct DaemonMessage: Codable, Sendable, Equatable {
     package static func submitted(task: Int, requestID: Int) -> DaemonMessage {
         DaemonMessage(type: .submitted, requestID: requestID, taskID: task)
     }
-    package static func tasks(_ tasks: [DownloadTaskSummary.Wire], requestID: Int) -> DaemonMessage {
-        DaemonMessage(type: .tasks, requestID: requestID, tasks: tasks)
+    package static func tasks(
+        _ tasks: [DownloadTaskSummary.Wire], next: TaskCursor? = nil, requestID: Int
+    ) -> DaemonMessage {
+        DaemonMessage(type: .tasks, requestID: requestID, tasks: tasks, nextCursor: next)
     }
     package static func done(requestID: Int) -> DaemonMessage { DaemonMessage(type: .done, requestID: requestID) }
     package static func event(_ event: BackgroundEventRecord) -> DaemonMessage {
@@ -76,6 +80,10 @@ public struct DaemonStatus: Codable, Sendable, Hashable {
     public var activeTasks: Int
     /// Events queued for apps that have not handled them yet.
     public var queuedEvents: Int
+    /// The tasks the daemon holds in memory (the running ones and the next to start, a bounded
+    /// window a session); the other unfinished ones wait in its queue's rows. `nil` from a daemon
+    /// before the window.
+    package var residentTasks: Int?
 
     package init(pid: Int32, protocolVersion: Int, home: String, clients: Int, activeTasks: Int, queuedEvents: Int) {
         self.pid = pid
