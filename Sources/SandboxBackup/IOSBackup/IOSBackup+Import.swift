@@ -4,12 +4,19 @@ import SandboxStore
 
 extension IOSBackup {
     /// Replaces the data container of `app` (which must be installed) with the domain
-    /// `AppDomain-<app>` of the unencrypted iOS backup folder at `hostPath`; every other domain
-    /// of the backup (the device's, other apps') is left alone.
+    /// `AppDomain-<app>` of the iOS backup folder at `hostPath`; every other domain of the backup
+    /// (the device's, other apps') is left alone. An encrypted backup is read with `password`
+    /// (its keybag unlocked, `Manifest.db` and each file decrypted as iOS encrypted them); every
+    /// row is checked the same way whether the backup is encrypted or not.
     ///
-    /// The work runs on a thread of its own; the task awaits it. It is not cancelled with the task.
+    /// The work runs on a thread of its own (PBKDF2 at iOS's counts takes seconds); the task
+    /// awaits it. It is not cancelled with the task.
     ///
-    /// - Throws: ``SandboxCore/SandboxError/Code/encryptedIOSBackup`` for an encrypted backup;
+    /// - Throws: ``SandboxCore/SandboxError/Code/encryptedIOSBackup`` for an encrypted backup
+    ///   without `password`; ``SandboxCore/SandboxError/Code/wrongPassword`` naming the folder when
+    ///   `password` does not open it (or it is not encrypted);
+    ///   ``SandboxCore/SandboxError/Code/iosBackupDamaged`` for encrypted data that does not
+    ///   decrypt (a damaged keybag, key, padding or length, a file shorter than its row says);
     ///   ``SandboxCore/SandboxError/Code/invalidIOSBackup`` for a folder that is not a backup, a
     ///   `Manifest.db` that is not SQLite, or a row an import refuses (its relative path empty,
     ///   absolute, with `.` or `..`, or not UTF-8; a fileID that is not the SHA-1 of its domain and
@@ -20,23 +27,32 @@ extension IOSBackup {
     ///   ``XcodeContainer/importContainer(app:into:from:limits:)`` for the staged tree;
     ///   file-system errors. The container is unchanged whenever it throws.
     public static func importApp(
-        _ app: AppIdentifier, into home: SandboxHome, from hostPath: String, limits: IOSBackupLimits = .default
+        _ app: AppIdentifier, into home: SandboxHome, from hostPath: String, password: [UInt8]? = nil,
+        limits: IOSBackupLimits = .default
     ) async throws(SandboxError) -> IOSBackupReport {
         try await OwnedThread.run(name: "sandbox-import") { () throws(SandboxError) in
-            try importApp(app, into: home, from: hostPath, limits: limits)
+            try importApp(app, into: home, from: hostPath, password: password, limits: limits)
         }
     }
 
-    /// ``importApp(_:into:from:limits:)`` on the calling thread, which it blocks.
+    /// ``importApp(_:into:from:password:limits:)`` on the calling thread, which it blocks.
     package static func importApp(
-        _ app: AppIdentifier, into home: SandboxHome, from hostPath: String, limits: IOSBackupLimits = .default
+        _ app: AppIdentifier, into home: SandboxHome, from hostPath: String, password: [UInt8]? = nil,
+        limits: IOSBackupLimits = .default
     ) throws(SandboxError) -> IOSBackupReport {
         _ = try home.container(for: app)  // installed: the bundle stays as it is
         try home.requireNoRefusal(of: .restore, for: app)  // before the work, not only at the exchange
-        return try importApp(app, into: home, source: try IOSBackupFolder(opening: hostPath), limits: limits)
+        let source: any IOSBackupFileSource =
+            if let password {
+                try IOSBackupEncryptedSource(opening: hostPath, password: password)
+            } else {
+                try IOSBackupFolder(opening: hostPath)
+            }
+        return try importApp(app, into: home, source: source, limits: limits)
     }
 
-    /// Imports `app`'s domain from `source` (an unencrypted folder, or a decrypting reader).
+    /// Imports `app`'s domain from `source` (an unencrypted folder, or a decrypting reader:
+    /// ``IOSBackupEncryptedSource``).
     ///
     /// Each row of the domain is checked before anything is staged (``IOSBackupRowCheck``): its
     /// relative path (UTF-8, not empty or absolute, no `.` or `..`), its fileID, its flags, its
