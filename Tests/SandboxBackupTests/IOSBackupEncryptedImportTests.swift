@@ -63,6 +63,29 @@ struct IOSBackupEncryptedImportTests {
         }
     }
 
+    /// `sandbox import APP --ios-backup DIR --password-file F`: the password file's first line.
+    @Test func theCommandReadsThePasswordFile() async throws {
+        try await BackupFixture.with { fixture in
+            let backup = try await IOSBackupEncryptedTests.fixture(in: fixture.scratch)
+            let wrong = fixture.scratch.appending("wrong-password")
+            try Data("wrong\n".utf8).write(to: URL(fileURLWithPath: wrong))
+            let refused = try await fixture.sandbox([
+                "import", Self.app.rawValue, "--ios-backup", backup.folder, "--password-file", wrong,
+            ])
+            #expect(refused.status != 0 && refused.stderr.contains("wrong-password"), "\(refused.stderr)")
+            let right = fixture.scratch.appending("password")
+            try Data((IOSBackupEncryptedTests.password + "\n").utf8).write(to: URL(fileURLWithPath: right))
+            let output = try await fixture.sandbox([
+                "import", Self.app.rawValue, "--ios-backup", backup.folder, "--password-file", right,
+            ])
+            #expect(output.status == 0, "\(output.stderr)")
+            let notes = try backup.entry("Documents/notes.txt")
+            #expect(
+                Array(try Data(contentsOf: URL(fileURLWithPath: fixture.hostPath("Documents/notes.txt"))))
+                    == (try backup.clear(notes.fileID)))
+        }
+    }
+
     /// A file of the app's domain cut short (no longer whole AES blocks) or emptied:
     /// `ios-backup-damaged`; missing: `invalid-ios-backup` as in an unencrypted folder. The
     /// container as it was.
