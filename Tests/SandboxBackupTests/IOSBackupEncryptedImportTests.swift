@@ -1,10 +1,11 @@
 import Foundation
 import Glibc
 import Sandbox
-import SandboxBackup
 import SandboxCore
 import SandboxTesting
 import Testing
+
+@testable import SandboxBackup
 
 /// Imports of encrypted iOS backups (issue 29, part 5): the backup Fixtures/ios-encrypted-backup.py
 /// makes as iOS does (its app domain beside a hostile one) taken into a live container with its
@@ -60,6 +61,26 @@ struct IOSBackupEncryptedImportTests {
             #expect(wrong?.code == .wrongPassword)
             #expect(wrong?.message.contains(backup.folder) == true, "\(String(describing: wrong))")
             #expect(try TreeDescription(fixture.container.homeDirectory) == before)
+        }
+    }
+
+    /// A row without an `EncryptionKey`: an empty file when its size is 0 (iOS stores no data for
+    /// it), `ios-backup-damaged` otherwise.
+    @Test func aRowWithoutAKeyIsAnEmptyFileOnlyAtSizeZero() async throws {
+        try await BackupFixture.with { fixture in
+            let backup = try await IOSBackupEncryptedTests.fixture(in: fixture.scratch)
+            let source = try IOSBackupEncryptedSource(opening: backup.folder, password: Self.password)
+            let output = fixture.scratch.appending("out")
+            let fd = open(output, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+            try #require(fd >= 0)
+            defer { close(fd) }
+            let fileID = String(repeating: "ab", count: 20)
+            try source.copyFile(fileID, size: 0, encryptionKey: nil, to: fd, shown: "empty")
+            #expect(try FileManager.default.attributesOfItem(atPath: output)[.size] as? Int == 0)
+            let error = #expect(throws: SandboxError.self) {
+                try source.copyFile(fileID, size: 5, encryptionKey: nil, to: fd, shown: "five")
+            }
+            #expect(error?.code == .iosBackupDamaged && error?.message.contains("EncryptionKey") == true)
         }
     }
 

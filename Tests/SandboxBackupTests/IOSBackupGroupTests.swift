@@ -90,6 +90,20 @@ import Testing
             #expect(try seen.directoryExists(at: ContainerPath("Library/Preferences")))
             #expect(try lonely.readContents(of: ContainerPath("note.txt"), maximumSize: 100) == Array("changed".utf8))
             #expect(report.notes.contains { $0.contains(other) && $0.contains("not a member") }, "\(report.notes)")
+            // A program under `sandbox run` in the other member: refused before any work, nothing changed.
+            try seen.writeContents(Array("changed again".utf8), to: ContainerPath("note.txt"))
+            let program = try ContainerPresenter(
+                home: fixture.home, app: widget.identifier, kind: .run, description: "sandbox run widget")
+            defer { program.close() }
+            let refused = await #expect(throws: SandboxError.self) {
+                _ = try await IOSBackup.importApp(today.identifier, into: fixture.home, from: folder)
+            }
+            #expect(refused?.code == .containerInUse && refused?.message.contains("sandbox run widget") == true)
+            #expect(
+                try seen.readContents(of: ContainerPath("note.txt"), maximumSize: 100) == Array("changed again".utf8))
+            let groupFolder = try FileManager.default.contentsOfDirectory(
+                atPath: fixture.home.location + "/Containers/Shared/AppGroup")
+            #expect(Set(groupFolder) == [Self.group, other], "no stage left: \(groupFolder)")
         }
     }
 }
