@@ -34,7 +34,7 @@ struct SandboxExtrasCommand: AsyncParsableCommand {
         .encryptedIOSBackup: [
             Remedies.Remedy(
                 text:
-                    "`--password-file FILE` opens an encrypted backup with its password (a later release); until then, make the backup again with encryption off.",
+                    "`sandbox import APP --ios-backup DIR --password-file FILE` opens an encrypted backup with its password (FILE's first line).",
                 scope: .any)
         ],
         .invalidCertificate: [

@@ -14,7 +14,11 @@ package protocol IOSBackupFileSource {
         to name: ContainerPath, in scratch: ConfinedRoot, maximumBytes: Int64)
         throws(SandboxError)
     /// Writes the contents of the file of `fileID` to the open file `output`, refusing (with
-    /// ``SandboxCore/SandboxError/Code/invalidIOSBackup``) a file that is missing or that does not
-    /// hold `size` bytes; `shown` names the item in messages.
-    func copyFile(_ fileID: String, size: Int64, to output: CInt, shown: String) throws(SandboxError)
+    /// ``SandboxCore/SandboxError/Code/invalidIOSBackup``, or
+    /// ``SandboxCore/SandboxError/Code/iosBackupDamaged`` for data that does not decrypt) a file
+    /// that is missing or that does not hold `size` bytes; `encryptionKey` is the row's MBFile
+    /// `EncryptionKey` (`nil` when it has none); `shown` names the item in messages.
+    func copyFile(
+        _ fileID: String, size: Int64, encryptionKey: [UInt8]?, to output: CInt, shown: String
+    ) throws(SandboxError)
 }

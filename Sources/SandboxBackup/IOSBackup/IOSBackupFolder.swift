@@ -14,10 +14,12 @@ struct IOSBackupFolder: IOSBackupFileSource {
 
     /// Opens the folder at `hostPath` and reads its `Manifest.plist`.
     ///
+    /// - Parameter acceptingEncrypted: whether an encrypted backup is opened too (for
+    ///   ``IOSBackupEncryptedSource``, which decrypts what this reads).
     /// - Throws: ``SandboxCore/SandboxError/Code/invalidIOSBackup`` for a folder that is missing or
     ///   has no readable `Manifest.plist`; ``SandboxCore/SandboxError/Code/encryptedIOSBackup`` for
-    ///   an encrypted backup.
-    init(opening hostPath: String) throws(SandboxError) {
+    ///   an encrypted backup unless `acceptingEncrypted`.
+    init(opening hostPath: String, acceptingEncrypted: Bool = false) throws(SandboxError) {
         displayName = hostPath
         do {
             root = try ConfinedRoot(openingDirectoryAt: hostPath).openSubroot(at: .root, refusingSymlinks: true)
@@ -39,7 +41,7 @@ struct IOSBackupFolder: IOSBackupFileSource {
         guard case .dictionary(let keys) = manifest else {
             throw IOSBackupProblem.refusal(shown, "is not a property-list dictionary")
         }
-        if case .bool(true)? = keys["IsEncrypted"] {
+        if case .bool(true)? = keys["IsEncrypted"], !acceptingEncrypted {
             throw SandboxError(
                 .encryptedIOSBackup,
                 "'\(hostPath)' is an encrypted backup: its files open only with the backup's password. Nothing was changed. Give the backup's password, or make the backup again unencrypted.",
@@ -66,7 +68,10 @@ struct IOSBackupFolder: IOSBackupFileSource {
         }
     }
 
-    func copyFile(_ fileID: String, size: Int64, to output: CInt, shown: String) throws(SandboxError) {
+    /// Copies the file of `fileID`; an unencrypted backup's rows carry no `encryptionKey`.
+    func copyFile(
+        _ fileID: String, size: Int64, encryptionKey: [UInt8]?, to output: CInt, shown: String
+    ) throws(SandboxError) {
         let path = try ContainerPath("\(fileID.prefix(2))/\(fileID)")
         let file: OpenFile
         do {

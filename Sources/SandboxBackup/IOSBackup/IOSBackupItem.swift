@@ -36,6 +36,9 @@ struct IOSBackupItem: Sendable, Hashable {
     /// The `user.` extended attributes, by name without `user.` (iOS's names, such as
     /// `com.apple.metadata:…`).
     var extendedAttributes: [String: [UInt8]] = [:]
+    /// An encrypted backup's wrapped key of the file (the MBFile's `EncryptionKey`: a 4-byte
+    /// protection class, then the RFC 3394 wrapped key); `nil` in an unencrypted backup.
+    var encryptionKey: [UInt8]?
 
     /// The file's name in the backup folder: the lowercase hex SHA-1 of `<domain>-<relativePath>`.
     var fileID: String { ManifestDatabase.fileID(domain: domain, relativePath: relativePath) }
@@ -124,6 +127,11 @@ extension IOSBackupItem {
         lastStatusChange = try number("LastStatusChange", required: false)
         birth = try number("Birth", required: false)
         if case .string(let target)? = fields["Target"] { self.target = target }
+        switch fields["EncryptionKey"] {
+        case nil, .null?: break
+        case .data(let key)?: encryptionKey = Array(key)
+        default: throw IOSBackupProblem.refusal(shown, "has an MBFile 'EncryptionKey' that is not data")
+        }
         if case .data(let attributes)? = fields["ExtendedAttributes"] {
             let value: PreferenceValue
             do {

@@ -38,7 +38,7 @@ public struct IOSBackupLimits: Sendable, Hashable {
 }
 
 /// What ``IOSBackup/export(apps:from:to:limits:)`` or
-/// ``IOSBackup/importApp(_:into:from:limits:)`` did.
+/// ``IOSBackup/importApp(_:into:from:password:limits:)`` did.
 public struct IOSBackupReport: Sendable, Hashable, Codable {
     /// The apps.
     public var apps: [String]

@@ -29,6 +29,37 @@ enum IOSBackupManifestDatabase {
         }
     }
 
+    /// The distinct domains of the database at host path `path` that begin with `prefix`, at most
+    /// `maximum` of them.
+    ///
+    /// - Throws: ``SandboxCore/SandboxError/Code/invalidIOSBackup`` naming `shown` when it is not
+    ///   SQLite or has no `Files` table; `too-large` past `maximum`.
+    static func domains(
+        in path: String, prefix: String, maximum: Int, shown: String
+    ) throws(SandboxError) -> [String] {
+        var configuration = Configuration()
+        configuration.readonly = true
+        var found: [String] = []
+        do {
+            let queue = try DatabaseQueue(path: path, configuration: configuration)
+            found = try queue.read { db in
+                try String.fetchAll(
+                    db,
+                    sql:
+                        "SELECT DISTINCT CAST(domain AS TEXT) FROM Files WHERE substr(CAST(domain AS TEXT), 1, ?) = ? ORDER BY 1 LIMIT ?",
+                    arguments: [prefix.count, prefix, maximum + 1])
+            }
+            try queue.close()
+        } catch {
+            throw IOSBackupProblem.refusal(
+                shown, "is not an iOS backup's manifest (a SQLite database with Apple's Files table): \(error)")
+        }
+        guard found.count <= maximum else {
+            throw IOSBackupProblem.refusal(shown, "lists more than \(maximum) App Group domains", code: .tooLarge)
+        }
+        return found
+    }
+
     /// A row of `Files` as it is stored, unchecked.
     struct Row {
         var fileID: String?

@@ -56,7 +56,9 @@ struct IOSBackupTreeBuilder {
                             O_WRONLY | O_CREAT | O_EXCL | CSB_O_NOFOLLOW | CSB_O_CLOEXEC, 0o600)
                     }
                     let file = OwnedDescriptor(taking: made)
-                    try source.copyFile(item.fileID, size: item.size, to: file.rawValue, shown: shown)
+                    try source.copyFile(
+                        item.fileID, size: item.size, encryptionKey: item.encryptionKey, to: file.rawValue,
+                        shown: shown)
                     try setExtendedAttributes(item, at: path)
                     _ = try syscall("fchmod", path: shown) { fchmod(file.rawValue, mode_t(item.mode) & 0o1777) }
                     var times = Self.times(item)

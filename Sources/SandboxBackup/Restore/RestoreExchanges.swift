@@ -3,7 +3,37 @@ import Sandbox
 import SandboxCore
 import SandboxStore
 
-/// The commit step of a restore, one container at a time: each staged container is put in place
+/// A container staged beside its live one, for ``RestoreExchanges``: a restore's ``RestorePart``,
+/// or an import's tree (``ImportedContainer``).
+protocol StagedContainer {
+    var target: RestoreTarget { get }
+    /// The staging directory's name in the target's folder.
+    var stageName: String { get }
+    /// The keychain to write with it, or `nil` to leave it as it is.
+    var keychainItems: [KeychainItem]? { get }
+}
+
+extension StagedContainer {
+    /// The staging directory.
+    var stagePath: ContainerPath { target.folder.appendingTrusted(stageName) }
+}
+
+extension RestorePart: StagedContainer {}
+
+/// An imported tree staged in place of a container: no keychain goes with it (iOS never carries
+/// one in a backup, nor Xcode in a container package).
+struct ImportedContainer: StagedContainer {
+    let target: RestoreTarget
+    let stageName: String
+    var keychainItems: [KeychainItem]? { nil }
+
+    init(_ target: RestoreTarget) {
+        self.target = target
+        stageName = target.makeStageName()
+    }
+}
+
+/// The commit step of a restore (or an import), one container at a time: each staged container is put in place
 /// with one atomic `renameat2` — an exchange with the live container, or a rename where there is
 /// none yet (an App Group no member used) — its keychain written just before with a record to
 /// roll it back by (``KeychainRollback``). What was done is kept, so that a failure puts back
@@ -18,7 +48,7 @@ struct RestoreExchanges {
     /// How long the exchange of a group waits for a writer of its suite to finish.
     static let suiteLockTimeout: Duration = .seconds(10)
     /// The containers put in place, in order, and whether each was new (renamed, not exchanged).
-    private var done: [(part: RestorePart, created: Bool)] = []
+    private var done: [(part: any StagedContainer, created: Bool)] = []
     /// The keychains' rollback records written, by stage.
     private var records: [String: (target: RestoreTarget, path: ContainerPath, record: KeychainRollback)] = [:]
 
@@ -31,7 +61,7 @@ struct RestoreExchanges {
     /// - Throws: ``/SandboxCore/SandboxError/Code/notADirectory`` when something else than a
     ///   directory is where the container goes (never followed nor replaced); `container-in-use`
     ///   when a member keeps a group's suite locked; keychain and file-system errors.
-    mutating func exchange(_ part: RestorePart) throws(SandboxError) {
+    mutating func exchange(_ part: any StagedContainer) throws(SandboxError) {
         let target = part.target
         if let items = part.keychainItems {
             let (path, record) = try KeychainRollback.record(target, stageNamed: part.stageName, in: home)
@@ -46,7 +76,7 @@ struct RestoreExchanges {
                 let exchanged: Bool? = try PreferencesBackupAccess.withFileLocked(
                     root: live, name: group.rawValue, waitingUntil: .now + Self.suiteLockTimeout
                 ) { (_) throws(SandboxError) in
-                    try home.root.exchangeItems(at: target.live, with: part.stage)
+                    try home.root.exchangeItems(at: target.live, with: part.stagePath)
                     return true
                 }
                 guard exchanged != nil else {
@@ -56,11 +86,11 @@ struct RestoreExchanges {
                         path: group.rawValue)
                 }
             } else {
-                try home.root.exchangeItems(at: target.live, with: part.stage)
+                try home.root.exchangeItems(at: target.live, with: part.stagePath)
             }
             done.append((part, false))
         case nil:
-            try home.root.moveItem(from: part.stage, to: target.live)
+            try home.root.moveItem(from: part.stagePath, to: target.live)
             done.append((part, true))
         case let other?:
             throw SandboxError(
@@ -71,7 +101,7 @@ struct RestoreExchanges {
     }
 
     /// Removes `part`'s rollback record: its container is in place.
-    func removeRecord(of part: RestorePart) throws(SandboxError) {
+    func removeRecord(of part: any StagedContainer) throws(SandboxError) {
         if let path = records[part.stageName]?.path { try home.root.removeItem(at: path) }
     }
 
@@ -83,9 +113,9 @@ struct RestoreExchanges {
         for (part, created) in done.reversed() {
             do throws(SandboxError) {
                 if created {
-                    try home.root.moveItem(from: part.target.live, to: part.stage)
+                    try home.root.moveItem(from: part.target.live, to: part.stagePath)
                 } else {
-                    try home.root.exchangeItems(at: part.target.live, with: part.stage)
+                    try home.root.exchangeItems(at: part.target.live, with: part.stagePath)
                 }
             } catch {
                 // The restored container stays: so does its keychain (its record says so).

@@ -166,57 +166,92 @@ public enum XcodeContainer {
     }
 
     /// Replaces the data container of `app` with a copy of the tree `source` (named `name` in
-    /// messages), by an import's rules: staged beside the container through ``AppDataCopier``,
-    /// the container folders it lacks made, swapped in with one exchange while the app's users are
-    /// coordinated with as for a restore. The container is unchanged whenever it throws.
+    /// messages), and the container of each of `groups` (App Groups `app` is a member of) with its
+    /// tree, by an import's rules: each staged beside its container through ``AppDataCopier``, the
+    /// container folders it lacks made, then put in place with one exchange each
+    /// (``RestoreExchanges``, as a restore does: the groups first, the app last; a failure puts back
+    /// every one already exchanged) while the live users of the app and of every member of the
+    /// groups are coordinated with as for a restore. The containers are unchanged whenever it throws.
     package static func replaceContainer(
         of app: AppIdentifier, in home: SandboxHome, with source: ConfinedRoot, named name: String,
-        limits: XcodeContainerLimits
+        groups: [(group: AppGroupIdentifier, source: ConfinedRoot, name: String)] = [], limits: XcodeContainerLimits
     ) throws(SandboxError) -> (items: Int, bytes: Int64, notes: [String]) {
         var notes: [String] = []
         // What killed restores and imports left (the keychain's record, staging folders).
         try Restore.recoverInterrupted(app: app, in: home)
-        let live = Restore.dataContainers.appendingTrusted(app.rawValue)
-        let stage = Restore.dataContainers.appendingTrusted(
-            "\(Restore.stagePrefix)\(RandomToken.make())-\(app.rawValue)")
-        var copier: AppDataCopier
+        var apps = [app]
+        for entry in groups { apps += try home.members(of: entry.group) }
+        apps = Array(Set(apps)).sorted()
+        for member in apps { try home.requireNoRefusal(of: .restore, for: member) }
+        let trees =
+            groups.map { (target: RestoreTarget.group($0.group, member: app), source: $0.source, name: $0.name) }
+            + [(target: .app(app), source: source, name: name)]
+        var staged: [ImportedContainer] = []
+        var exchanges = RestoreExchanges(home: home)
+        var (items, bytes) = (0, Int64(0))
         do throws(SandboxError) {
-            try home.root.createDirectory(at: stage)
-            try home.root.setPermissions(FilePermissions(rawValue: 0o700), at: stage)
-            let staged = try home.root.openSubroot(at: stage, refusingSymlinks: true)
-            copier = AppDataCopier(
-                .importing, limits: limits, source: name,
-                skipping: [containerIdentityFile, preferencesLock(of: app)],
-                protection: .init(dataProtection: DataProtection(home: home), source: source, output: staged))
-            let input = try source.openDirectory(.root)
-            let output = try staged.openDirectory(.root)
-            try copier.copy(from: input.rawValue, to: output.rawValue)
-            for path in AppDataCopier.containerDirectories.sorted(by: { $0.description < $1.description })
-            where try !staged.directoryExists(at: path) {
-                try staged.createDirectory(at: path, withIntermediateDirectories: true)
+            for tree in trees {
+                let container = ImportedContainer(tree.target)
+                try home.root.createDirectory(at: tree.target.folder, withIntermediateDirectories: true)
+                try home.root.createDirectory(at: container.stagePath)
+                staged.append(container)
+                let copied = try stage(
+                    tree.source, named: tree.name, for: tree.target, at: container, in: home, limits: limits)
+                items += copied.items
+                bytes += copied.bytes
             }
-            // Durable before the exchange publishes it.
-            try staged.synchronizeFileSystem()
-            try home.coordinating(.restore, of: app) { () throws(SandboxError) in
-                try home.root.exchangeItems(at: live, with: stage)
+            try home.coordinating(.restore, apps: apps) { () throws(SandboxError) in
+                for container in staged { try exchanges.exchange(container) }
             }
         } catch {
-            do throws(SandboxError) {
-                try home.root.removeItem(at: stage, recursively: true)
-            } catch let failure {
-                // The next restore or import sweeps it.
-                notes.append(failure.message)
+            exchanges.rollBack(.discarding)
+            for container in staged {
+                do throws(SandboxError) {
+                    try home.root.removeItem(at: container.stagePath, recursively: true)
+                } catch let failure {
+                    // The next restore or import sweeps it.
+                    notes.append(failure.message)
+                }
             }
             throw error
         }
-        do throws(SandboxError) {
-            try home.root.removeItem(at: stage, recursively: true, threads: Restore.removalThreads)
-        } catch {
-            notes.append(
-                "The replaced container could not be removed from '\(home.root.displayPath(of: stage))' (\(error.message)); the next restore or import removes it."
-            )
+        for container in staged {
+            do throws(SandboxError) {
+                try home.root.removeItem(at: container.stagePath, recursively: true, threads: Restore.removalThreads)
+            } catch {
+                notes.append(
+                    "The replaced container of \(container.target) could not be removed from '\(home.root.displayPath(of: container.stagePath))' (\(error.message)); the next restore or import removes it."
+                )
+            }
         }
-        return (copier.items, copier.bytes, notes)
+        return (items, bytes, notes)
+    }
+
+    /// Copies `source` into the new staging directory of `container`, with the folders of
+    /// `target`'s layout it lacks, durable before the exchange publishes it.
+    private static func stage(
+        _ source: ConfinedRoot, named name: String, for target: RestoreTarget, at container: ImportedContainer,
+        in home: SandboxHome, limits: XcodeContainerLimits
+    ) throws(SandboxError) -> (items: Int, bytes: Int64) {
+        try home.root.setPermissions(FilePermissions(rawValue: 0o700), at: container.stagePath)
+        let staged = try home.root.openSubroot(at: container.stagePath, refusingSymlinks: true)
+        let (skipping, layout): ([ContainerPath], [ContainerPath]) =
+            switch target {
+            case .app(let app):
+                ([containerIdentityFile, preferencesLock(of: app)], Array(AppDataCopier.containerDirectories))
+            case .group(let group, _): ([IOSBackup.preferencesLock(named: group.rawValue)], AppGroupContainer.layout)
+            }
+        var copier = AppDataCopier(
+            .importing, limits: limits, source: name, skipping: Set(skipping),
+            protection: .init(dataProtection: DataProtection(home: home), source: source, output: staged))
+        let input = try source.openDirectory(.root)
+        let output = try staged.openDirectory(.root)
+        try copier.copy(from: input.rawValue, to: output.rawValue)
+        for path in layout.sorted(by: { $0.description < $1.description }) where try !staged.directoryExists(at: path) {
+            try staged.createDirectory(at: path, withIntermediateDirectories: true)
+        }
+        try staged.synchronizeFileSystem()
+        return (copier.items, copier.bytes)
     }
 
     /// Opens the package at `hostPath` as a root that refuses every symlink.

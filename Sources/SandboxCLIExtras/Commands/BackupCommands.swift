@@ -13,7 +13,11 @@ struct RepositoryOptions: ParsableArguments {
 
     /// The password from `--password-file`: the file's first line, without its newline.
     func password() throws(SandboxError) -> [UInt8]? {
-        guard let passwordFile else { return nil }
+        try passwordFile.map { (path) throws(SandboxError) in try Self.password(in: path) }
+    }
+
+    /// The first line of the file at `passwordFile`, without its newline.
+    static func password(in passwordFile: String) throws(SandboxError) -> [UInt8] {
         guard let data = FileManager.default.contents(atPath: passwordFile) else {
             throw SandboxError(.notFound, "The password file '\(passwordFile)' cannot be read.", path: passwordFile)
         }

@@ -48,26 +48,36 @@ struct ImportCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: ExtraCommand.import.name,
         abstract: ExtraCommand.import.abstract,
-        usage: "sandbox import <app> <package>\n       sandbox import <app> --ios-backup <dir>",
+        usage:
+            "sandbox import <app> <package>\n       sandbox import <app> --ios-backup <dir> [--password-file <file>]",
         discussion:
-            "The container is rebuilt beside the old one and swapped in at once, as a restore does; the bundle is left as installed. A package holding a link out of AppData, a hard link, a FIFO, socket or device is refused. With --ios-backup, the app's domain (AppDomain-<app-id>) of an unencrypted iOS backup folder is taken the same way, every row checked first (its path, fileID, MBFile archive, mode, size, a link's target); the backup's other domains are left alone."
+            "The container is rebuilt beside the old one and swapped in at once, as a restore does; the bundle is left as installed. A package holding a link out of AppData, a hard link, a FIFO, socket or device is refused. With --ios-backup, the app's domain (AppDomain-<app-id>) of an iOS backup folder is taken the same way, every row checked first (its path, fileID, MBFile archive, mode, size, a link's target); the backup's other domains are left alone. The domains of the App Groups the app is a member of (AppDomainGroup-<group-id>) go into the groups' containers the same way, every member's users told as for a restore; a group the app is not a member of is skipped and named. An encrypted backup needs --password-file (the backup password on its first line): its Manifest.db and files are decrypted as iOS encrypted them (a wrong password changes nothing; unlocking takes seconds, as on iOS)."
     )
 
     @OptionGroup var app: AppArgument
     @Argument(help: "The package to import, NAME.xcappdata (not with --ios-backup).") var package: String?
     @Option(name: .customLong("ios-backup"), help: "Import the app's domain of this iOS backup folder.")
     var iosBackup: String?
+    @Option(help: "A file holding an encrypted iOS backup's password (its first line); with --ios-backup.")
+    var passwordFile: String?
     @OptionGroup var output: OutputOptions
 
     func validate() throws {
         if (package == nil) == (iosBackup == nil) {
             throw ValidationError("Give a package NAME.xcappdata, or --ios-backup DIR.")
         }
+        if passwordFile != nil, iosBackup == nil {
+            throw ValidationError("--password-file goes with --ios-backup.")
+        }
     }
 
     func run() async throws {
         if let iosBackup {
-            let report = try await IOSBackup.importApp(try app.identifier(), into: SandboxHome(), from: iosBackup)
+            let password = try passwordFile.map { (path) throws(SandboxError) in
+                try RepositoryOptions.password(in: path)
+            }
+            let report = try await IOSBackup.importApp(
+                try app.identifier(), into: SandboxHome(), from: iosBackup, password: password)
             return try IOSBackupOutput.print(report, verb: "imported", output)
         }
         let report = try await XcodeContainer.importContainer(
