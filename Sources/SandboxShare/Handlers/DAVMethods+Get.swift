@@ -44,10 +44,19 @@ extension DAVMethods {
                 throw .fileSystem(error, path: path, doing: "open")
             }
         }
+        // A small file's bytes, read at once when the page cache holds them: the protected-file
+        // check looks at their start instead of reading it again, and a plain file's body is sent
+        // from them (one read a GET, as the engine's read would make).
+        var prefetched: ByteBuffer? = nil
+        if includingBody, attributes.size > 0, attributes.size <= Self.inlineReadLimit {
+            var buffer = ByteBufferAllocator().buffer(capacity: Int(attributes.size))
+            if FileBody.readCached(Int(attributes.size), at: 0, of: file, into: &buffer) { prefetched = buffer }
+        }
         let contents: FileContents
         do throws(SandboxError) {
             contents = try await FileContents.open(
-                file, size: attributes.size, path: path, dataProtection: dataProtection)
+                file, size: attributes.size, path: path, dataProtection: dataProtection,
+                firstBytes: prefetched?.readableBytesView)
         } catch {
             closeQuietly(file)
             throw error
@@ -100,8 +109,11 @@ extension DAVMethods {
         }
         let status: HTTPResponse.Status = range == nil ? .ok : .partialContent
         if includingBody, length > 0, length <= Self.inlineReadLimit {
+            // A plain file's bytes read above are its contents: the body is the range of them.
+            let bytes = contents.reader == nil ? prefetched : nil
             return try await smallBody(
-                contents, from: range?.lowerBound ?? 0, length: length, status: status, headers: headers, path)
+                contents, from: range?.lowerBound ?? 0, length: length, status: status, headers: headers, path,
+                read: bytes)
         }
         headers.append(HTTPField(name: .contentLength, value: String(length)))
         guard includingBody, length > 0 else {
@@ -141,12 +153,18 @@ func closeQuietly(_ file: OpenFile) {
 
 extension DAVMethods {
     /// The response for a body of `length` bytes (at most ``inlineReadLimit``) read at once;
-    /// `headers` has every field but `Content-Length`.
+    /// `headers` has every field but `Content-Length`. `read`, when given, holds the whole
+    /// contents already read: the body is sliced from it.
     private func smallBody(
         _ contents: FileContents, from offset: Int64, length: Int64, status: HTTPResponse.Status, headers: HTTPFields,
-        _ path: SharePath
+        _ path: SharePath, read: ByteBuffer?
     ) async throws(SandboxError) -> Response {
         defer { closeQuietly(contents.file) }
+        if let read, let body = read.getSlice(at: read.readerIndex + Int(offset), length: Int(length)) {
+            var headers = headers
+            headers.append(HTTPField(name: .contentLength, value: String(body.readableBytes)))
+            return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: body))
+        }
         var buffer = ByteBufferAllocator().buffer(capacity: Int(length))
         // A protected file's segments are opened on the engine: decrypting is not for an event loop.
         if contents.reader != nil || !FileBody.readCached(Int(length), at: offset, of: contents.file, into: &buffer) {

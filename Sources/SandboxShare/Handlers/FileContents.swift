@@ -31,22 +31,28 @@ struct FileContents: Sendable {
     /// The contents of `file` (`size` bytes on disk), from a connection's event loop: a file too
     /// small to be protected, or whose first bytes (read only when the page cache holds them) are
     /// not a protected file's, is plain at once; otherwise its header is read and its key
-    /// unwrapped on the I/O engine.
+    /// unwrapped on the I/O engine. `firstBytes`, when given, are the file's first bytes already
+    /// read (a small GET reads the whole file at once): they are looked at instead.
     ///
     /// - Throws: ``SandboxCore/SandboxError/Code/forbidden`` while the file's class key is locked; as
     ///   ``SandboxError/dataProtection(_:path:doing:lockedMessage:)`` otherwise.
     static func open(
-        _ file: OpenFile, size: Int64, path: SharePath, dataProtection: DataProtection?
+        _ file: OpenFile, size: Int64, path: SharePath, dataProtection: DataProtection?,
+        firstBytes: ByteBufferView? = nil
     ) async throws(SandboxError) -> FileContents {
         guard let dataProtection, size >= DataProtection.smallestProtectedFileSize else {
             return FileContents(plain: file, size: size)
         }
         let magic = DataProtection.protectedFileMagic
-        var start = ByteBufferAllocator().buffer(capacity: magic.count)
-        if FileBody.readCached(magic.count, at: 0, of: file, into: &start),
-            !start.readableBytesView.elementsEqual(magic)
-        {
-            return FileContents(plain: file, size: size)
+        if let firstBytes, firstBytes.count >= magic.count {
+            if !firstBytes.prefix(magic.count).elementsEqual(magic) { return FileContents(plain: file, size: size) }
+        } else {
+            var start = ByteBufferAllocator().buffer(capacity: magic.count)
+            if FileBody.readCached(magic.count, at: 0, of: file, into: &start),
+                !start.readableBytesView.elementsEqual(magic)
+            {
+                return FileContents(plain: file, size: size)
+            }
         }
         do {
             return try await IOEngine.shared.run { () throws(SandboxError) -> FileContents in

@@ -110,6 +110,46 @@ import Testing
         }
     }
 
+    /// A small GET reads the whole file at once and looks at its first bytes for the protected
+    /// file's mark (one read, not two): a protected file, a plain file of the same size class
+    /// planted beside it and a hidden one answer as a large file does — plaintext, ranges, the
+    /// validators of the file on disk, 304, 403 with no byte while locked, 404 for the hidden one.
+    @Test func smallFilesInAProtectedFolderAnswerAsLargeOnesDo() async throws {
+        try await Self.withProtected { server in
+            #expect(try await server.send("PUT", "/codes.txt", text: Self.secret).status == 201)
+            let plain = String(repeating: "plain bytes, never sealed. ", count: 200)
+            try server.plant("plain.txt", plain)
+            try server.plant(".hidden.txt", plain)
+            for (name, text) in [("codes.txt", Self.secret), ("plain.txt", plain)] {
+                let bytes = Array(text.utf8)
+                let whole = try await server.send("GET", "/\(name)")
+                #expect(whole.status == 200 && whole.body == bytes, "\(name): \(whole.status)")
+                #expect(whole.header("Content-Length") == String(bytes.count), "\(name)")
+                let head = try await server.send("HEAD", "/\(name)")
+                #expect(head.header("Content-Length") == String(bytes.count), "\(name)")
+                let etag = try #require(whole.header("ETag"))
+                #expect(head.header("ETag") == etag && head.header("Last-Modified") == whole.header("Last-Modified"))
+                let part = try await server.send("GET", "/\(name)", headers: [("Range", "bytes=4-9")])
+                #expect(part.status == 206 && part.body == Array(bytes[4...9]), "\(name): \(part.status)")
+                #expect(part.header("Content-Range") == "bytes 4-9/\(bytes.count)")
+                #expect(part.header("Content-Length") == "6" && part.header("ETag") == etag)
+                let tail = try await server.send("GET", "/\(name)", headers: [("Range", "bytes=-3")])
+                #expect(tail.status == 206 && tail.body == Array(bytes.suffix(3)), "\(name): \(tail.status)")
+                let unchanged = try await server.send("GET", "/\(name)", headers: [("If-None-Match", etag)])
+                #expect(unchanged.status == 304 && unchanged.body.isEmpty, "\(name): \(unchanged.status)")
+                #expect(unchanged.header("ETag") == etag)
+            }
+            #expect(try await server.send("GET", "/.hidden.txt").status == 404)
+
+            try await Self.lock(server)
+            let refused = try await server.send("GET", "/codes.txt", headers: [("Range", "bytes=0-3")])
+            #expect(refused.status == 403 && !refused.text.contains("launch"), "\(refused)")
+            let stillPlain = try await server.send("GET", "/plain.txt", headers: [("Range", "bytes=0-4")])
+            #expect(stillPlain.status == 206 && stillPlain.text == "plain", "\(stillPlain.status)")
+            #expect(try await server.send("GET", "/.hidden.txt").status == 404)
+        }
+    }
+
     @Test func thePageDownloadsAndZipsThePlaintext() async throws {
         try await Self.withProtected("Vault") { server in
             do {
