@@ -24,7 +24,7 @@ import SystemPackage
 /// container, checked, swapped in with one exchange while the app's users are coordinated with as
 /// for a restore; a failed or killed import leaves the old container as it was. Every row is
 /// checked before a byte is staged (see ``importApp(_:into:from:password:limits:)``). An encrypted
-/// backup is read with its password through ``IOSBackupEncryptedSource``; nothing else differs.
+/// backup is read with its password through its keybag (an encrypted source); nothing else differs.
 public enum IOSBackup {
     static let exportingMarker = ".exporting-"
     /// The folder of an export's staging folder holding the domains' trees before they are listed.

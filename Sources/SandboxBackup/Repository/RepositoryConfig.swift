@@ -14,7 +14,7 @@ public struct RepositoryConfig: Sendable, Hashable, Codable {
     /// The format version of a repository holding a snapshot with an App Group's part
     /// (`AppDomainGroup-<id>`): a program reading at most 2 counts only the apps' parts, so its
     /// prune would delete the group's blobs. The config is raised to it before the first such
-    /// snapshot is written (``Repository/requireFormat(_:)``), and only then.
+    /// snapshot is written (by the backup, as it writes the snapshot), and only then.
     public static let partsVersion = 3
     /// The format versions this module reads: 1 (no ``authentication``; an encrypted one is
     /// authenticated by the next backup), 2 and 3.

@@ -3,7 +3,7 @@ import Foundation
 /// The one-time secret of a pairing link, `/.sandbox/pair/<token>`: 32 random bytes (256 bits,
 /// from the system's cryptographic generator, `getrandom`) in base64url without padding, 43
 /// characters. `sandbox share` makes one each time it starts, prints it as a link and a QR code, and
-/// the share lets it log in one browser, once, within ``lifetime`` (``PairingLink``).
+/// the share lets it log in one browser, once, within ``lifetime`` (the share keeps only its hash).
 public struct PairingToken: Sendable, Equatable {
     /// How long after the share starts the link works.
     public static let lifetime: Duration = .seconds(600)

@@ -186,7 +186,7 @@ public final class BackgroundSession: Sendable {
     ///   - startingDaemon: whether to start `sandboxd` when it is not running.
     ///   - body: called with each page; what it throws ends the listing.
     /// - Throws: `daemon-unavailable` when the daemon is not running and may not be started, or
-    ///   cannot be reached; ``/SandboxCore/SandboxError/Code/protocolViolation`` when its pages do
+    ///   cannot be reached; ``SandboxCore/SandboxError/Code/protocolViolation`` when its pages do
     ///   not advance; what `body` throws.
     public static func forEachTaskPage(
         of app: AppIdentifier, in home: SandboxHome, startingDaemon: Bool = false,
