@@ -40,17 +40,18 @@ struct IOSBackupEncryptedSource: IOSBackupFileSource {
         }
         defer { try? file.close() }  // read-only: a failed close loses nothing
         let output = try scratch.openFileDescriptor(at: name, creatingWith: FilePermissions(rawValue: 0o600))
-        defer { try? output.close() }  // a scratch copy: its writes are checked by the decryption
-        try file.withUnsafeDescriptor { (fd) throws(SandboxError) in
-            var info = stat()
-            _ = try syscall("fstat", path: shown) { fstat(fd.rawValue, &info) }
-            guard Int64(info.st_size) <= maximumBytes + 16 else {  // at most a block of padding
-                throw IOSBackupProblem.refusal(
-                    shown, "is \(info.st_size) bytes, past the limit of \(maximumBytes)", code: .tooLarge)
+        try IOSBackupFolder.writing(output, shown: scratch.displayPath(of: name)) { () throws(SandboxError) in
+            try file.withUnsafeDescriptor { (fd) throws(SandboxError) in
+                var info = stat()
+                _ = try syscall("fstat", path: shown) { fstat(fd.rawValue, &info) }
+                guard Int64(info.st_size) <= maximumBytes + 16 else {  // at most a block of padding
+                    throw IOSBackupProblem.refusal(
+                        shown, "is \(info.st_size) bytes, past the limit of \(maximumBytes)", code: .tooLarge)
+                }
+                _ = try IOSBackupFileDecryption.decrypt(
+                    from: fd.rawValue, to: output.rawValue, key: backup.manifestKey, size: nil, name: "Manifest.db",
+                    path: shown)
             }
-            _ = try IOSBackupFileDecryption.decrypt(
-                from: fd.rawValue, to: output.rawValue, key: backup.manifestKey, size: nil, name: "Manifest.db",
-                path: shown)
         }
     }
 

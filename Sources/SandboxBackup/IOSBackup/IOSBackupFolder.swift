@@ -109,15 +109,36 @@ struct IOSBackupFolder: IOSBackupFileSource {
         }
         defer { try? file.close() }  // read-only: a failed close loses nothing
         let output = try scratch.openFileDescriptor(at: name, creatingWith: FilePermissions(rawValue: 0o600))
-        defer { try? output.close() }  // a scratch copy: its writes are checked by the copy's count
-        try file.withUnsafeDescriptor { (fd) throws(SandboxError) in
-            var info = stat()
-            _ = try syscall("fstat", path: shown) { fstat(fd.rawValue, &info) }
-            try check(fd.rawValue, Int64(info.st_size))
-            let copied = try ByteCopier.copy(from: fd.rawValue, to: output.rawValue, wholeFile: true, path: shown)
-            guard copied == Int64(info.st_size) else {
-                throw IOSBackupProblem.refusal(shown, "changed size while it was read")
+        try Self.writing(output, shown: scratch.displayPath(of: name)) { () throws(SandboxError) in
+            try file.withUnsafeDescriptor { (fd) throws(SandboxError) in
+                var info = stat()
+                _ = try syscall("fstat", path: shown) { fstat(fd.rawValue, &info) }
+                try check(fd.rawValue, Int64(info.st_size))
+                let copied = try ByteCopier.copy(from: fd.rawValue, to: output.rawValue, wholeFile: true, path: shown)
+                guard copied == Int64(info.st_size) else {
+                    throw IOSBackupProblem.refusal(shown, "changed size while it was read")
+                }
             }
+        }
+    }
+
+    /// Runs `body`, which writes `output`, then closes `output`: a failed close (a write-back
+    /// error) is the copy's error; when `body` throws, the descriptor is only released and its
+    /// error goes on.
+    ///
+    /// - Throws: what `body` throws; the `close(2)` error, naming `shown`.
+    static func writing(
+        _ output: FileDescriptor, shown: String, _ body: () throws(SandboxError) -> Void
+    ) throws(SandboxError) {
+        do {
+            try body()
+        } catch {
+            _ = Glibc.close(output.rawValue)  // teardown: the body's error propagates
+            throw error
+        }
+        // Not retried on EINTR: Linux has released the descriptor by then.
+        guard Glibc.close(output.rawValue) == 0 else {
+            throw .systemCall("close", errno: Errno(rawValue: errno), path: shown)
         }
     }
 }

@@ -50,10 +50,11 @@ extension IOSBackupKeyBag {
         var failed: [UInt32] = []
         for entry in classes where entry.wrap & 2 != 0 {
             guard let wrapped = entry.wrappedKey else { continue }
-            if let key = try? AES.KeyWrap.unwrap(wrapped, using: passwordKey) {
-                keys[entry.protectionClass] = key
-            } else {
+            do {
+                keys[entry.protectionClass] = try AES.KeyWrap.unwrap(wrapped, using: passwordKey)
+            } catch {
                 // The one way RFC 3394 unwrapping fails: the integrity check value does not match.
+                // Counted, not dropped: all failing is a wrong password, some failing a damaged bag.
                 failed.append(entry.protectionClass)
             }
         }
