@@ -169,4 +169,46 @@ import Testing
             }
         }
     }
+
+    /// The record lives in an attribute the app can write: whatever it plants — garbage, a record of
+    /// another version, one naming another entity tag, digests of the wrong length, a long run of bytes — is
+    /// never served, and a PROPFIND asking for the property hashes the file and replaces it.
+    @Test(.enabled(if: ExternalTool.available("sha1sum", "md5sum")))
+    func aRecordTheAppPlantedIsNeverServed() async throws {
+        try await ShareServerProcess.with { server in
+            try await ScratchDirectory.with(prefix: "sandbox-checksum") { scratch in
+                let text = "planted beside\n"
+                try server.plant("p.txt", text)
+                let sha1 = try await Self.digest("sha1sum", of: text, in: scratch.path)
+                let md5 = try await Self.digest("md5sum", of: text, in: scratch.path)
+                let zeros40 = String(repeating: "0", count: 40)
+                let zeros32 = String(repeating: "0", count: 32)
+                let planted: [[UInt8]] = [
+                    Array("garbage".utf8),
+                    [0xFF, 0xFE, 0x00, 0x20, 0x31],
+                    Array("2 \"1-2-3\" \(zeros40) \(zeros32)".utf8),
+                    Array("1 \"1-2-3\" \(zeros40) \(zeros32)".utf8),
+                    Array("1 \"1-2-3\" \(zeros40)0 \(zeros32)".utf8),
+                    Array(repeating: UInt8(ascii: "1"), count: 3_900),  // ext4 keeps a value in one block
+                ]
+                let path = server.documents("p.txt")
+                for record in planted {
+                    // Python's os.setxattr: Glibc's module does not export <sys/xattr.h>.
+                    let set = try await ExternalTool.run(
+                        "python3",
+                        [
+                            "-c",
+                            "import os, sys; os.setxattr(sys.argv[1], 'user.sandbox.checksums', bytes.fromhex(sys.argv[2]))",
+                            path, record.map { String(format: "%02x", $0) }.joined(),
+                        ], outputIn: scratch.path)
+                    #expect(set.status == 0, "\(set.stderr)")
+                    let head = try await server.send("HEAD", "/p.txt")
+                    #expect(head.status == 200 && head.header("OC-Checksum") == nil, "\(record.prefix(16)): \(head)")
+                    #expect(try await Self.propertyChecksums(server, "/p.txt") == "SHA1:\(sha1) MD5:\(md5)")
+                    let kept = try await server.send("HEAD", "/p.txt")
+                    #expect(kept.header("OC-Checksum") == "SHA1:\(sha1)", "replaced by the computed one: \(kept)")
+                }
+            }
+        }
+    }
 }
