@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import Sandbox
+import Synchronization
 
 /// The page's live sessions of one app's share as devices — a label from the browser's
 /// `User-Agent`, when it logged in — in a file another `sandbox share` command reads to list them
@@ -9,8 +10,10 @@ import Sandbox
 ///
 /// The file holds each session token's SHA-256, never the token: reading it grants nothing. The
 /// running share writes an entry when a browser logs in (the form or a pairing link) and removes it
-/// at logout; it reads the file on every request of a session and ends a session whose entry is
-/// gone, so revoking is removing the entry. The share empties the file when it starts: sessions
+/// at logout; it checks the file on every request of a session and ends a session whose entry is
+/// gone, so revoking is removing the entry. The decoded list is kept while the file's inode,
+/// modification and status-change times and size stay the same (one `statx` a request): every
+/// write replaces the file (a new inode), so another process's revoke is seen at the next request. The share empties the file when it starts: sessions
 /// live in its memory and end with it.
 package final class DeviceSessions: Sendable {
     /// A logged-in browser.
@@ -30,6 +33,27 @@ package final class DeviceSessions: Sendable {
     private let root: ConfinedRoot
     private let path: ContainerPath
     private let lockPath: ContainerPath
+    private let cache = Mutex<Cache>(Cache())
+
+    /// The last list decoded, and the file's identity then.
+    private struct Cache {
+        var identity: Identity?
+        var entries: [Entry] = []
+        /// How many times the file was read and decoded (for tests).
+        var decodes = 0
+    }
+
+    /// What changes whenever the file is written: it is replaced, never written in place.
+    private struct Identity: Equatable {
+        let inode: UInt64
+        let device: UInt64
+        let modified: Date
+        let changed: Date
+        let size: Int64
+    }
+
+    /// How many times the list was read from the file and decoded (the rest came from the cache).
+    package var decodeCount: Int { cache.withLock { $0.decodes } }
 
     /// The device list of `app`'s share in `home`.
     ///
@@ -44,6 +68,11 @@ package final class DeviceSessions: Sendable {
     ///
     /// - Throws: the core's errors reading the file; ``SandboxCore/SandboxError/Code/corrupt`` when it is not a list.
     package func list() throws(SandboxError) -> [Entry] {
+        guard let attributes = try root.attributes(at: path, followingSymlink: false) else { return [] }
+        let identity = Identity(
+            inode: attributes.inode, device: attributes.device, modified: attributes.modificationDate,
+            changed: attributes.statusChangeDate, size: attributes.size)
+        if let cached = cache.withLock({ $0.identity == identity ? $0.entries : nil }) { return cached }
         let bytes: [UInt8]
         do {
             bytes = try root.readContents(of: path, maximumSize: 1 << 20)
@@ -53,7 +82,11 @@ package final class DeviceSessions: Sendable {
         do {
             let decoder = JSONDecoder()
             decoder.dateDecodingStrategy = .iso8601
-            return try decoder.decode([Entry].self, from: Data(bytes))
+            let entries = try decoder.decode([Entry].self, from: Data(bytes))
+            // Replaced between the statx and the read: cached under the older identity, so the
+            // next call reads it again.
+            cache.withLock { $0 = Cache(identity: identity, entries: entries, decodes: $0.decodes + 1) }
+            return entries
         } catch {
             throw SandboxError(
                 .corrupt,

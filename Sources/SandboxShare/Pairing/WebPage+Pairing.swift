@@ -32,7 +32,7 @@ extension WebPage {
             let cookie: String
             let session: WebSessions.Session
             do throws(SandboxError) {
-                (cookie, session) = try openSession(for: request)
+                (cookie, session) = try openSession(for: request, owner: false)
             } catch {
                 return pairingPage(
                     title: "Pairing failed", text: error.message,

@@ -84,6 +84,8 @@ struct WebPage: Sendable {
                 ])
         case (.get, "api/list"): return try list(request)
         case (.get, "api/storage"): return try storage()
+        case (.get, "api/devices"): return try deviceList(session, token: token)
+        case (.post, "api/devices/revoke"): return try await revokeDevice(request, session, token: token)
         case (.put, "api/upload"):
             return try await methods.writes.admitting { ticket throws(SandboxError) in
                 try await upload(request, ticket: ticket)
@@ -110,11 +112,14 @@ struct WebPage: Sendable {
         return false
     }
 
-    /// Opens a session for the browser of `request` and lists it as a device.
+    /// Opens a session for the browser of `request` and lists it as a device; `owner` when it
+    /// logged in with the pairing code (see ``WebSessions/Session/owner``).
     ///
     /// - Throws: the errors of writing the device list (the session is closed then).
-    func openSession(for request: Request) throws(SandboxError) -> (token: String, session: WebSessions.Session) {
-        let opened = sessions.open()
+    func openSession(
+        for request: Request, owner: Bool
+    ) throws(SandboxError) -> (token: String, session: WebSessions.Session) {
+        let opened = sessions.open(owner: owner)
         do throws(SandboxError) {
             try devices?.add(token: opened.token, userAgent: request.headers[.userAgent])
         } catch {

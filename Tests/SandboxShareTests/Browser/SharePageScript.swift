@@ -30,6 +30,9 @@ enum SharePageScript {
         case tls
         /// `Documents/Big`'s many files: the first screen's time, then scrolling to the last row.
         case listing
+        /// The owner's Devices section: a second browser paired with `SHARE_PAIRING_LINK` is
+        /// listed, revoked, and logged out at its next request.
+        case devices
         /// Over HTTPS: the pairing link (`SHARE_PAIRING_LINK`) logs in once, with the fingerprint
         /// (`SHARE_FINGERPRINT`) shown; a second visit without the cookie is refused.
         case pairing

@@ -27,4 +27,20 @@ import Testing
             }
         }
     }
+
+    /// The owner's page (logged in with the code) lists a second Chromium paired with the link,
+    /// which sees no Devices itself; the owner revokes it and its next request is refused.
+    @Test(.enabled(if: SharePageScript.available), .timeLimit(.minutes(3)))
+    func theOwnersPageListsAPairedBrowserAndRevokesIt() async throws {
+        try await ShareServerProcess.with { server in
+            try await ScratchDirectory.with(prefix: "sandbox-browser-devices") { scratch in
+                try server.plant("kept.txt", "kept")
+                let printed = try server.process.standardOutput()
+                let link = try #require(ShareServerProcess.value(after: "Pair a phone:", in: printed))
+                try await SharePageScript.run(
+                    .devices, on: server, scratch: scratch, environment: ["SHARE_PAIRING_LINK": link])
+                #expect(server.log().contains("revoked from the page"), "\(server.log().suffix(1500))")
+            }
+        }
+    }
 }

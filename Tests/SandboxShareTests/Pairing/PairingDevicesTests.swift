@@ -1,4 +1,5 @@
 import Foundation
+import Sandbox
 import SandboxTesting
 import Testing
 
@@ -79,5 +80,103 @@ import Testing
             let unknown = try await share("--revoke", "00000000")
             #expect(unknown.status != 0 && unknown.stderr.contains("00000000"), "\(unknown.stderr)")
         }
+    }
+
+    /// The running share keeps the decoded list while the file is unchanged (one `statx` a
+    /// request), and a revoke by another process (the CLI's own ``DeviceSessions``) still ends the
+    /// session at the next check.
+    @Test func theListIsCachedUntilTheFileChangesAndARevokeElsewhereStillCounts() throws {
+        try ScratchDirectory.with { scratch in
+            let home = try SandboxHome(location: scratch.appending("home"))
+            let app = try AppIdentifier("com.example.devices")
+            let running = try DeviceSessions(home: home, app: app)
+            try running.reset()
+            try running.add(token: "phone-token", userAgent: Self.iPhone)
+            try running.add(token: "computer-token", userAgent: "curl/8.5.0")
+            let decodes = running.decodeCount
+            for _ in 0..<5 { #expect(running.contains(token: "phone-token")) }
+            #expect(running.decodeCount == decodes + 1, "read once for five requests: \(running.decodeCount)")
+            let cli = try DeviceSessions(home: home, app: app)
+            let phone = try #require(try cli.list().first { $0.label == "iPhone · Safari" })
+            #expect(try cli.revoke(id: phone.id))
+            #expect(!running.contains(token: "phone-token"), "the revoke is seen at once")
+            #expect(running.contains(token: "computer-token"))
+            #expect(running.decodeCount == decodes + 2)
+        }
+    }
+
+    /// Only the browser that logged in with the pairing code lists and revokes devices (with the
+    /// CSRF token); a paired phone gets 403 for both; a revoked phone's next request is refused.
+    @Test func theOwnersPageListsAndRevokesDevicesAndAPairedPhoneCannot() async throws {
+        try await ShareServerProcess.with { server in
+            let path = try PairingServerTests.pairingPath(server)
+            let paired = try await server.send("GET", path, headers: [("User-Agent", Self.iPhone)], credentials: .none)
+            let phoneCookie = String(try #require(paired.header("Set-Cookie")).prefix { $0 != ";" })
+            let phoneBase = String(try #require(paired.header("Location")).dropLast("paired".count))
+            let phonePage = try await server.send(
+                "GET", phoneBase, headers: [("Cookie", phoneCookie)], credentials: .none)
+            #expect(phonePage.text.contains("name=\"owner\" content=\"false\""), "a paired phone is no owner")
+            let phoneCSRF = try Self.csrf(in: phonePage.text)
+            let (cookie, csrf, base) = try await WebPageTests().login(server)
+
+            let listed = try await server.send(
+                "GET", base + "api/devices", headers: [("Cookie", cookie)], credentials: .none)
+            #expect(listed.status == 200, "\(listed)")
+            struct Devices: Decodable {
+                struct Device: Decodable {
+                    let id: String
+                    let label: String
+                    let lastSeen: String?
+                    let current: Bool
+                }
+                let devices: [Device]
+            }
+            let devices = try JSONDecoder().decode(Devices.self, from: Data(listed.text.utf8)).devices
+            #expect(devices.count == 2 && devices.filter(\.current).count == 1, "\(listed.text)")
+            let phone = try #require(devices.first { $0.label == "iPhone · Safari" })
+            let mine = try #require(devices.first { $0.current })
+            #expect(!phone.current && phone.lastSeen != nil)
+
+            // The phone may neither list nor revoke, even with its own CSRF token.
+            let phoneList = try await server.send(
+                "GET", phoneBase + "api/devices", headers: [("Cookie", phoneCookie)], credentials: .none)
+            #expect(phoneList.status == 403, "\(phoneList)")
+            let phoneRevoke = try await server.send(
+                "POST", phoneBase + "api/devices/revoke",
+                headers: [("Cookie", phoneCookie), ("X-CSRF-Token", phoneCSRF), ("Content-Type", "application/json")],
+                text: "{\"id\": \"\(mine.id)\"}", credentials: .none)
+            #expect(phoneRevoke.status == 403, "\(phoneRevoke)")
+            // The owner without the CSRF token: refused.
+            let tokenless = try await server.send(
+                "POST", base + "api/devices/revoke",
+                headers: [("Cookie", cookie), ("Content-Type", "application/json")],
+                text: "{\"id\": \"\(phone.id)\"}", credentials: .none)
+            #expect(tokenless.status == 403, "\(tokenless)")
+            let still = try await server.send("GET", phoneBase, headers: [("Cookie", phoneCookie)], credentials: .none)
+            #expect(still.status == 200, "\(still)")
+
+            let revoked = try await server.send(
+                "POST", base + "api/devices/revoke",
+                headers: [("Cookie", cookie), ("X-CSRF-Token", csrf), ("Content-Type", "application/json")],
+                text: "{\"id\": \"\(phone.id)\"}", credentials: .none)
+            #expect(revoked.status == 204, "\(revoked)")
+            let api = try await server.send(
+                "GET", phoneBase + "api/list?path=%2F", headers: [("Cookie", phoneCookie)], credentials: .none)
+            #expect(api.status == 401, "the phone is logged out: \(api)")
+            let again = try await server.send(
+                "POST", base + "api/devices/revoke",
+                headers: [("Cookie", cookie), ("X-CSRF-Token", csrf), ("Content-Type", "application/json")],
+                text: "{\"id\": \"\(phone.id)\"}", credentials: .none)
+            #expect(again.status == 404, "\(again)")
+            let after = try await server.send(
+                "GET", base + "api/devices", headers: [("Cookie", cookie)], credentials: .none)
+            #expect(after.status == 200 && !after.text.contains(phone.id), "\(after)")
+        }
+    }
+
+    static func csrf(in page: String) throws -> String {
+        let marker = "name=\"csrf-token\" content=\""
+        let start = try #require(page.range(of: marker)).upperBound
+        return String(page[start...].prefix(64))
     }
 }

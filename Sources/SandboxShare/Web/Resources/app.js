@@ -6,6 +6,8 @@
 
 (() => {
   const csrf = document.querySelector('meta[name="csrf-token"]')?.getAttribute("content") ?? "";
+  // The owner's browser (logged in with the pairing code) sees the devices section.
+  const owner = document.querySelector('meta[name="owner"]')?.getAttribute("content") === "true";
   const byId = (id) => document.getElementById(id);
   const ui = {
     breadcrumbs: byId("breadcrumbs"),
@@ -18,6 +20,8 @@
     uploadsPanel: byId("uploads-panel"),
     uploads: byId("uploads"),
     overlay: byId("drop-overlay"),
+    devicesPanel: byId("devices-panel"),
+    devices: byId("devices"),
   };
   const state = {
     path: "/",
@@ -28,6 +32,7 @@
     ascending: true,
     filter: "",
     serial: 0,
+    loading: false, // pages of the folder still coming
   };
 
   // ---- Paths: Documents paths start with "/" ("/" is Documents itself). ----
@@ -57,7 +62,13 @@
 
   // The page's requests are relative: the page is at its session's own folder (/.sandbox/s/<scope>/),
   // the only place the browser sends the session cookie to.
-  const route = (name, path) => name + "?path=" + encodeURIComponent(path);
+  const route = (name, path, extra = {}) => {
+    let address = name + "?path=" + encodeURIComponent(path);
+    for (const [key, value] of Object.entries(extra)) {
+      if (value !== null && value !== undefined) address += "&" + key + "=" + encodeURIComponent(value);
+    }
+    return address;
+  };
 
   // ---- Building the DOM: text is always a Text node, never parsed as HTML. ----
 
@@ -128,13 +139,13 @@
     return new ApiError(reasons[status] ?? `The server answered ${status} ${statusText}.`, "http", status);
   }
 
-  async function api(method, path, { query, body } = {}) {
+  async function api(method, path, { query, extra, body } = {}) {
     const headers = {};
     if (method !== "GET") headers["X-CSRF-Token"] = csrf;
     if (body !== undefined) headers["Content-Type"] = "application/json";
     let response;
     try {
-      response = await fetch(query === undefined ? path : route(path, query), {
+      response = await fetch(query === undefined ? path : route(path, query, extra), {
         method,
         headers,
         body: body === undefined ? undefined : JSON.stringify(body),
@@ -163,31 +174,84 @@
     await refresh();
   }
 
-  // ---- Listing. ----
+  // ---- Listing: the server sends a folder a page at a time, in its order (folders first, then
+  // names, digits by value: ListingOrder), each page after the cursor the last one ended with. ----
 
+  const firstPageSize = 200; // the first screen, at once
+  const laterPageSize = 5000; // the rest, in the background
+
+  // Every page of `path`'s listing, in order: `onPage(items, more)` after each. Stops (returning
+  // false) once `isCurrent()` says a newer load started.
+  async function listPages(path, onPage, isCurrent = () => true) {
+    let after = null;
+    let limit = firstPageSize;
+    for (;;) {
+      const listing = await api("GET", "api/list", { query: path, extra: { limit, after } });
+      if (!isCurrent()) return false;
+      const more = typeof listing.next === "string";
+      onPage(Array.isArray(listing.items) ? listing.items : [], more);
+      if (!more) return true;
+      after = listing.next;
+      limit = laterPageSize;
+    }
+  }
+
+  // Lists the folder again. A folder entered anew shows its first page at once and the rest as it
+  // comes; a live refresh of the folder shown collects every page first, so that the rows in view
+  // stay in place.
   async function refresh() {
     const serial = ++state.serial;
     const path = state.path;
+    const progressive = state.renderedPath !== path;
+    const items = [];
     try {
-      const listing = await api("GET", "api/list", { query: path });
+      await listPages(
+        path,
+        (page, more) => {
+          for (const item of page) {
+            item.rank = items.length;
+            items.push(item);
+          }
+          if (!progressive) return;
+          state.loading = more;
+          if (items.length === page.length) {
+            state.items = items;
+            render();
+          } else appendItems(page);
+        },
+        () => serial === state.serial,
+      );
       if (serial !== state.serial) return; // a newer load has started
-      state.items = Array.isArray(listing.items) ? listing.items : [];
-      render();
+      if (!progressive) {
+        state.items = items;
+        state.loading = false;
+        render();
+      }
     } catch (error) {
       if (serial !== state.serial) return;
+      state.loading = false;
+      showMoreMarker();
       showStatus(error.message);
       if (error.status === 404 && path !== "/") location.hash = hashFor(parentOf(path));
     }
     loadStorage();
+    loadDevices();
   }
 
-  // One collator for every comparison: `localeCompare` with options builds one a call, which
-  // makes sorting 50,000 names take seconds.
-  const collator = new Intl.Collator(undefined, { numeric: true, sensitivity: "base" });
+  // A later page of the folder shown: in the server's order it goes after every row, so with the
+  // name order and no filter it extends the list as it is; otherwise the list is sorted again.
+  function appendItems(page) {
+    if (state.sortKey === "name" && state.ascending && state.filter === "") {
+      state.shown.push(...page);
+      showMoreMarker();
+      ui.empty.hidden = state.shown.length > 0;
+    } else render();
+  }
 
+  // The server's order is the name order (ranks); size and date sort by themselves, ties by name.
   function compare(a, b) {
     if (a.folder !== b.folder) return a.folder ? -1 : 1;
-    const byName = collator.compare(a.name, b.name);
+    const byName = a.rank - b.rank;
     let order = byName;
     if (state.sortKey === "size") order = (a.folder ? 0 : a.size) - (b.folder ? 0 : b.size) || byName;
     if (state.sortKey === "modified") order = Date.parse(a.modified) - Date.parse(b.modified) || byName;
@@ -212,7 +276,7 @@
     state.renderedPath = state.path;
     ui.listing.replaceChildren(...shown.slice(0, count).map(row));
     showMoreMarker();
-    ui.empty.hidden = shown.length > 0;
+    ui.empty.hidden = shown.length > 0 || state.loading;
     ui.empty.textContent =
       state.items.length === 0 ? "This folder is empty." : `Nothing here matches “${ui.filter.value.trim()}”.`;
     restoreFocus(focused);
@@ -239,8 +303,10 @@
 
   function showMoreMarker() {
     const shown = ui.listing.rows.length;
-    ui.more.hidden = shown >= state.shown.length;
-    ui.more.textContent = `Showing ${shown} of ${state.shown.length}…`;
+    ui.more.hidden = shown >= state.shown.length && !state.loading;
+    ui.more.textContent = state.loading
+      ? `Showing ${shown} of ${state.shown.length} so far, loading more…`
+      : `Showing ${shown} of ${state.shown.length}…`;
     // Still in view after a page (a tall window): observe again so that it fires once more.
     if (!ui.more.hidden) {
       nearEnd.unobserve(ui.more);
@@ -314,6 +380,50 @@
     }
   }
 
+  // ---- Devices (the owner's page only): the browsers logged in, each with a Revoke button. ----
+
+  const when = (iso) => {
+    const date = new Date(iso ?? "");
+    return Number.isNaN(date.getTime()) ? el("span", {}, "—") : el("time", { datetime: iso }, dateFormat.format(date));
+  };
+
+  async function loadDevices() {
+    if (!owner) return;
+    try {
+      const { devices } = await api("GET", "api/devices");
+      ui.devices.replaceChildren(
+        ...devices.map((device) =>
+          el(
+            "tr",
+            { data: { device: device.id, current: String(device.current) } },
+            el("td", {}, device.label, device.current ? el("span", { class: "note" }, " (this browser)") : null),
+            el("td", {}, when(device.since)),
+            el("td", {}, when(device.lastSeen)),
+            el(
+              "td",
+              { class: "actions" },
+              device.current
+                ? null
+                : el("button", { type: "button", class: "small danger", data: { revoke: device.id }, "aria-label": `Revoke ${device.label}` }, "Revoke"),
+            ),
+          ),
+        ),
+      );
+      ui.devicesPanel.hidden = false;
+    } catch (error) {
+      if (error.status !== 401) showStatus("Devices: " + error.message);
+    }
+  }
+
+  ui.devices.addEventListener("click", (event) => {
+    const button = event.target.closest("button[data-revoke]");
+    if (!button) return;
+    clearStatus();
+    api("POST", "api/devices/revoke", { body: { id: button.dataset.revoke } })
+      .catch((error) => showStatus(error.message))
+      .then(loadDevices);
+  });
+
   // ---- Dialogs (<dialog>, so keyboard and tests drive them like any control). ----
 
   function ask(dialog, focus) {
@@ -349,8 +459,10 @@
   async function allFolders(limit = 2000) {
     const folders = ["/"];
     for (let index = 0; index < folders.length && folders.length < limit; index += 1) {
-      const listing = await api("GET", "api/list", { query: folders[index] });
-      for (const item of listing.items) if (item.folder) folders.push(join(folders[index], item.name));
+      const folder = folders[index];
+      await listPages(folder, (page) => {
+        for (const item of page) if (item.folder) folders.push(join(folder, item.name));
+      });
     }
     return folders;
   }
@@ -649,6 +761,7 @@
   window.addEventListener("hashchange", () => {
     state.path = pathFromHash();
     state.items = [];
+    state.loading = false;
     clearFinishedUploads(); // uploads still running stay in view, wherever they go
     refresh();
   });

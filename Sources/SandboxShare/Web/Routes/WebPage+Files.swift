@@ -15,27 +15,60 @@ extension WebPage {
         let modified: String
     }
 
-    /// `GET /.sandbox/s/<scope>/api/list?path=/Folder`: the folder's visible items, unsorted.
+    /// `GET /.sandbox/s/<scope>/api/list?path=/Folder&limit=200&after=<cursor>`: a page of the
+    /// folder's visible items in ``ListingOrder`` (``FolderPage``: memory bounded by the page, not
+    /// the folder), at most `limit` (default and most: ``FolderPage/maximumLimit``), and `next`, the
+    /// cursor to pass as `after` for the following page, while items follow.
     ///
     /// - Throws: ``/SandboxCore/SandboxError/Code/notFound`` for a missing or hidden folder,
-    ///   ``SandboxCore/SandboxError/Code/conflict`` for a file.
+    ///   ``SandboxCore/SandboxError/Code/conflict`` for a file,
+    ///   ``SandboxCore/SandboxError/Code/malformedRequest`` for a `limit` that is not a positive
+    ///   number or a cursor the server does not give.
     func list(_ request: Request) throws(SandboxError) -> Response {
         struct Listing: Encodable {
             let path: String
             let items: [ListedItem]
+            let next: String?
         }
         let path = try Self.path(in: request)
+        let query = request.uri.query ?? ""
+        var limit = FolderPage.maximumLimit
+        if let given = FormFields.value(of: "limit", in: query) {
+            guard let number = Int(given), number > 0 else {
+                throw SandboxError(
+                    .malformedRequest, "The listing's limit '\(given.prefix(20))' is not a positive number.")
+            }
+            limit = number
+        }
+        let cursor = try FormFields.value(of: "after", in: query).map { (value) throws(SandboxError) in
+            try ListingOrder.Key(cursor: value)
+        }
         let folder = try methods.existingItem(at: path)
         guard folder.isCollection else {
             throw SandboxError(.conflict, "'\(path)' is a file, not a folder.", path: path.description)
         }
-        let items = try methods.children(of: path).map { item in
-            ListedItem(
-                name: item.path.lastName ?? "", folder: item.isCollection,
-                size: item.isCollection ? 0 : methods.contentLength(of: item),
-                modified: PropertyDates.creationDate(item.attributes.modificationDate))
+        let page: FolderPage
+        do throws(SandboxError) {
+            page = try FolderPage.read(path, in: methods.documents, after: cursor, limit: limit)
+        } catch  where error.code == .notFound {
+            page = FolderPage(keys: [], next: nil, peakBuffered: 0)  // removed while we looked
+        } catch {
+            throw .fileSystem(error, path: path, doing: "list")
         }
-        return WebResponses.json(Listing(path: path.description, items: items))
+        var items: [ListedItem] = []
+        items.reserveCapacity(page.keys.count)
+        for key in page.keys {
+            // Removed, or replaced by a symlink, since the folder was read: not listed.
+            guard let item = try methods.item(at: path.appending(String(decoding: key.name, as: UTF8.self))) else {
+                continue
+            }
+            items.append(
+                ListedItem(
+                    name: item.path.lastName ?? "", folder: item.isCollection,
+                    size: item.isCollection ? 0 : methods.contentLength(of: item),
+                    modified: PropertyDates.creationDate(item.attributes.modificationDate)))
+        }
+        return WebResponses.json(Listing(path: path.description, items: items, next: page.next?.cursor))
     }
 
     /// `GET /.sandbox/s/<scope>/api/storage`: what Documents holds and what the device has free (`du`, `df`).

@@ -11,10 +11,12 @@ extension WebPage {
         return WebResponses.page(Array(html.utf8), status: status, type: "text/html; charset=utf-8")
     }
 
-    /// The app page, with the session's CSRF token in its `csrf-token` meta element.
+    /// The app page, with the session's CSRF token in its `csrf-token` meta element, and whether
+    /// it is the owner's (who sees the devices section) in its `owner` one.
     func indexPage(_ session: WebSessions.Session) -> Response {
         let template = String(decoding: assets.files["index.html"] ?? [], as: UTF8.self)
         let html = template.replacingOccurrences(of: "{{csrf}}", with: session.csrfToken)
+            .replacingOccurrences(of: "{{owner}}", with: session.owner && devices != nil ? "true" : "false")
         return WebResponses.page(Array(html.utf8), type: "text/html; charset=utf-8")
     }
 
@@ -41,7 +43,7 @@ extension WebPage {
             let body = try await DAVMethods.smallBody(of: request, limit: 4096, kind: "login form")
             let code = FormFields.value(of: "code", in: String(decoding: body, as: UTF8.self)) ?? ""
             try gate.admitLoginForm(code: code.trimmingCharacters(in: .whitespaces), client: client, now: .now)
-            opened = try openSession(for: request)
+            opened = try openSession(for: request, owner: true)
         } catch {
             let status = HTTPResponse.Status(code: error.code.httpStatus)
             let message =

@@ -1,3 +1,4 @@
+import Foundation
 import SandboxCore
 import Synchronization
 
@@ -15,7 +16,12 @@ final class WebSessions: Sendable {
         let scope: String
         /// Sent with every change the page asks for (`X-CSRF-Token`), and only the page knows it.
         let csrfToken: String
+        /// Whether it logged in with the pairing code (the owner's browser) rather than with a
+        /// pairing link (a paired device): only the owner lists and revokes devices.
+        let owner: Bool
         var lastUsed: ContinuousClock.Instant
+        /// When it last made a request (the wall clock, for the devices list).
+        var lastSeen: Date
     }
 
     static let maximumCount = 64
@@ -26,9 +32,10 @@ final class WebSessions: Sendable {
     /// Starts a session.
     ///
     /// - Returns: the session token (for the cookie) and its CSRF token.
-    func open(now: ContinuousClock.Instant = .now) -> (token: String, session: Session) {
+    func open(owner: Bool = true, now: ContinuousClock.Instant = .now) -> (token: String, session: Session) {
         let token = Self.randomToken()
-        let session = Session(scope: Self.randomToken(), csrfToken: Self.randomToken(), lastUsed: now)
+        let session = Session(
+            scope: Self.randomToken(), csrfToken: Self.randomToken(), owner: owner, lastUsed: now, lastSeen: Date())
         sessions.withLock { sessions in
             if sessions.count >= Self.maximumCount,
                 let oldest = sessions.min(by: { $0.value.lastUsed < $1.value.lastUsed })?.key
@@ -51,6 +58,7 @@ final class WebSessions: Sendable {
                 return nil
             }
             session.lastUsed = now
+            session.lastSeen = Date()
             sessions[token] = session
             return session
         }
@@ -59,6 +67,20 @@ final class WebSessions: Sendable {
     /// Ends the session of `token`.
     func close(_ token: String) {
         _ = sessions.withLock { $0.removeValue(forKey: token) }
+    }
+
+    /// Ends every session whose token `matches` (a device revoked by its token's hash).
+    func close(where matches: (String) -> Bool) {
+        sessions.withLock { sessions in
+            for token in sessions.keys where matches(token) { sessions[token] = nil }
+        }
+    }
+
+    /// The live sessions' last requests, by `key(token)` (the devices list's token hashes).
+    func lastSeen(by key: (String) -> String) -> [String: Date] {
+        sessions.withLock { sessions in
+            Dictionary(sessions.map { (key($0.key), $0.value.lastSeen) }) { first, _ in first }
+        }
     }
 
     /// 32 random bytes as hex (the system's cryptographic generator: `getrandom`).
