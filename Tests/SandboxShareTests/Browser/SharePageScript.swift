@@ -49,6 +49,7 @@ enum SharePageScript {
         var nameTakenMessage: String?
         var liveSeconds: Double?
         var pageSeconds: Double?
+        var scrollSeconds: Double?
         var cancelledAtPercent: Int?
         var progressSamples: [Int]?
         var crossSiteAnswer: String?

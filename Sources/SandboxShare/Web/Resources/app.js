@@ -20,6 +20,7 @@
     uploadsPanel: byId("uploads-panel"),
     uploads: byId("uploads"),
     overlay: byId("drop-overlay"),
+    above: byId("above"),
     devicesPanel: byId("devices-panel"),
     devices: byId("devices"),
   };
@@ -225,7 +226,7 @@
       if (!progressive) {
         state.items = items;
         state.loading = false;
-        render();
+        render(true);
       }
     } catch (error) {
       if (serial !== state.serial) return;
@@ -245,7 +246,7 @@
       state.shown.push(...page);
       showMoreMarker();
       ui.empty.hidden = state.shown.length > 0;
-    } else render();
+    } else render(true);
   }
 
   // The server's order is the name order (ranks); size and date sort by themselves, ties by name.
@@ -258,7 +259,9 @@
     return state.ascending ? order : -order;
   }
 
-  function render() {
+  // `keepPlace`: a live refresh or a later page of the folder shown keeps the rows in view;
+  // a new folder, sort or filter starts at the top.
+  function render(keepPlace = false) {
     renderBreadcrumbs();
     for (const header of document.querySelectorAll("th[data-sort]")) {
       const sorted = header.dataset.sort === state.sortKey;
@@ -269,12 +272,18 @@
     const shown = state.items
       .filter((item) => state.filter === "" || folded(item.name).includes(state.filter))
       .sort(compare);
-    // As many rows as were shown before in the same folder (a live refresh keeps the place),
-    // at least a page.
-    const count = state.renderedPath === state.path ? Math.max(pageSize, ui.listing.rows.length) : pageSize;
+    const keep = keepPlace && state.renderedPath === state.path;
     state.shown = shown;
     state.renderedPath = state.path;
-    ui.listing.replaceChildren(...shown.slice(0, count).map(row));
+    if (!keep || state.start >= shown.length) {
+      state.start = 0;
+      state.above = [];
+    }
+    state.end = keep
+      ? Math.min(shown.length, Math.max(state.start + pageSize, state.end))
+      : Math.min(shown.length, pageSize);
+    ui.listing.replaceChildren(...shown.slice(state.start, state.end).map(row));
+    setAbove();
     showMoreMarker();
     ui.empty.hidden = shown.length > 0 || state.loading;
     ui.empty.textContent =
@@ -282,10 +291,16 @@
     restoreFocus(focused);
   }
 
-  // ---- Rows a page at a time: a folder of 50,000 items shows its first screen at once, and the
-  // next page is added when the marker below the table comes near the viewport. ----
+  // ---- Rows a window at a time: a folder of 50,000 items shows its first screen at once; the
+  // table holds at most `windowSize` rows (state.shown[start..<end]): a page is added when the
+  // marker below comes near the viewport, the first page of the window then leaves for a spacer of
+  // its height above the table's rows, and comes back when the spacer comes near the viewport. ----
 
   const pageSize = 200;
+  const windowSize = 3 * pageSize;
+  state.start = 0;
+  state.end = 0;
+  state.above = []; // the heights of the pages taken out above the window, in order
   const nearEnd = new IntersectionObserver(
     (entries) => {
       if (entries.some((entry) => entry.isIntersecting)) showMore();
@@ -293,16 +308,57 @@
     { rootMargin: "0px 0px 1000px 0px" },
   );
   nearEnd.observe(ui.more);
+  const nearStart = new IntersectionObserver(
+    (entries) => {
+      if (entries.some((entry) => entry.isIntersecting)) showEarlier();
+    },
+    { rootMargin: "1000px 0px 0px 0px" },
+  );
+  nearStart.observe(ui.above);
+
+  function setAbove() {
+    const height = state.above.reduce((sum, page) => sum + page, 0);
+    ui.above.style.height = height + "px";
+    if (state.start > 0) {
+      nearStart.unobserve(ui.above);
+      nearStart.observe(ui.above);
+    }
+  }
 
   function showMore() {
-    const start = ui.listing.rows.length;
-    if (start >= state.shown.length) return;
-    ui.listing.append(...state.shown.slice(start, start + pageSize).map(row));
+    if (state.end >= state.shown.length) return;
+    const page = state.shown.slice(state.end, state.end + pageSize);
+    ui.listing.append(...page.map(row));
+    state.end += page.length;
+    // The window's first page leaves, replaced by its height (measured once: one layout).
+    while (ui.listing.rows.length > windowSize) {
+      const rows = ui.listing.rows;
+      const height = rows[pageSize].offsetTop - rows[0].offsetTop;
+      for (let index = 0; index < pageSize; index += 1) rows[0].remove();
+      state.above.push(height);
+      state.start += pageSize;
+    }
+    setAbove();
+    showMoreMarker();
+  }
+
+  function showEarlier() {
+    if (state.start === 0) return;
+    const from = state.start - pageSize;
+    ui.listing.prepend(...state.shown.slice(from, state.start).map(row));
+    state.start = from;
+    state.above.pop();
+    const rows = ui.listing.rows;
+    while (rows.length > windowSize) {
+      rows[rows.length - 1].remove();
+      state.end -= 1;
+    }
+    setAbove();
     showMoreMarker();
   }
 
   function showMoreMarker() {
-    const shown = ui.listing.rows.length;
+    const shown = state.end;
     ui.more.hidden = shown >= state.shown.length && !state.loading;
     ui.more.textContent = state.loading
       ? `Showing ${shown} of ${state.shown.length} so far, loading more…`
