@@ -108,12 +108,13 @@ import Testing
         }
     }
 
-    /// A folder of 50,000 files (`SANDBOX_LISTING_COUNT` for another size, as the benchmark in
-    /// BENCHMARKS.md runs it): the server sends its first page of 200 at once, the page shows it
+    /// A folder of 6,000 files — two background pages past the first, so the table's window of 600
+    /// rows is exercised — in CI; `SANDBOX_LISTING_COUNT=50000` is the size BENCHMARKS.md records
+    /// (about 3 minutes of scrolling on a loaded machine, too long for every run): the server sends its first page of 200 at once, the page shows it
     /// promptly and the rest a page at a time, and scrolling reaches the last row.
     @Test(.enabled(if: SharePageScript.available), .timeLimit(.minutes(8)))
     func aLargeFolderShowsItsFirstScreenAtOnceAndScrollsToItsLastRow() async throws {
-        let count = ProcessInfo.processInfo.environment["SANDBOX_LISTING_COUNT"].flatMap { Int($0) } ?? 50_000
+        let count = ProcessInfo.processInfo.environment["SANDBOX_LISTING_COUNT"].flatMap { Int($0) } ?? 6_000
         try await ShareServerProcess.with { server in
             try await ScratchDirectory.with(prefix: "sandbox-browser") { scratch in
                 let folder = server.documents("Big")
