@@ -244,6 +244,10 @@ public final class DownloadSession: Sendable {
         liveTasks.withLock { Array($0.values) }.sorted { $0.taskIdentifier < $1.taskIdentifier }
     }
 
+    /// How many task records the session holds in memory: those of tasks not completed (a completed
+    /// task's is read from the checkpoint's log when listed).
+    package var residentRecordCount: Int { store.residentCount }
+
     /// The resume data of every task of this session that stopped with a partial file kept
     /// (interrupted by the end of a process, failed, or cancelled producing resume data), oldest first.
     public func pendingResumeData() -> [ResumeData] {

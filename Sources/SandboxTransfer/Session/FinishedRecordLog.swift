@@ -1,4 +1,5 @@
 import Sandbox
+import SandboxCore
 import Synchronization
 
 /// The records of completed tasks, one JSON line each, appended to one file of the checkpoint
@@ -30,30 +31,19 @@ final class FinishedRecordLog: Sendable {
         try? state.withLock { $0.file }?.close()  // nothing to report from a deinit: each append was complete
     }
 
-    /// The records in the log of `folder` (a missing log has none), in the order they were
-    /// appended, and the length of its whole lines.
+    /// Calls `body` with each record of the log of `folder` (a missing log has none), in the order
+    /// they were appended, reading it a line at a time (``forEachLine(root:path:_:)``).
     ///
+    /// - Returns: the length of the log's whole lines.
     /// - Throws: ``/SandboxCore/SandboxError/Code/corrupt`` for a line that is not a valid record (naming the
-    ///   log and the line), the core's code when the log cannot be read.
-    static func read(root: ConfinedRoot, folder: ContainerPath) throws(SandboxError) -> ([TaskRecord], Int64) {
+    ///   log and the line), and the errors of ``forEachLine(root:path:_:)``.
+    static func forEachRecord(
+        root: ConfinedRoot, folder: ContainerPath, _ body: (TaskRecord) throws(SandboxError) -> Void
+    ) throws(SandboxError) -> Int64 {
         let path = try SessionStore.path(name, in: folder)
-        let bytes: [UInt8]
-        do throws(SandboxError) {
-            bytes = try root.readContents(of: path, maximumSize: 1 << 30)
-        } catch  where error.code == .notFound {
-            return ([], 0)
-        } catch {
-            throw .fileSystem(error, doing: "read the checkpoint '\(path)'")
+        return try forEachLine(root: root, path: path) { line, number throws(SandboxError) in
+            try body(try TaskRecord.decoding(line, path: "\(path) line \(number)"))
         }
-        var records: [TaskRecord] = []
-        var start = 0
-        var line = 1
-        while let newline = bytes[start...].firstIndex(of: UInt8(ascii: "\n")) {
-            records.append(try TaskRecord.decoding(Array(bytes[start..<newline]), path: "\(path) line \(line)"))
-            start = newline + 1
-            line += 1
-        }
-        return (records, Int64(start))  // past `start`: a line cut short by a kill, ignored
     }
 
     /// Appends `record`; `durable` also flushes the log to the device.
@@ -61,6 +51,12 @@ final class FinishedRecordLog: Sendable {
     /// - Throws: the core's code when the log cannot be opened or written.
     func append(_ record: TaskRecord, durable: Bool) throws(SandboxError) {
         let line = try record.encoded() + [UInt8(ascii: "\n")]
+        guard line.count <= Self.maximumLineLength else {
+            throw SandboxError(
+                .invalidArgument,
+                "The record of task \(record.id) is \(line.count) bytes, more than the \(Self.maximumLineLength)-byte limit of '\(path)'; download it with shorter headers.",
+                path: path.description)
+        }
         let result: Result<Void, SandboxError> = state.withLock { state in
             do throws(SandboxError) {
                 if state.file == nil { (state.file, state.end) = try open(cuttingAt: state.end) }
@@ -78,24 +74,57 @@ final class FinishedRecordLog: Sendable {
         }
     }
 
-    /// Replaces the log with `records` (when one is removed), atomically.
+    /// Replaces the log, atomically, with its lines less those of record `id` (when it is removed),
+    /// copied a line at a time from the file: the log holds records no longer in memory.
     ///
-    /// - Throws: the core's code when the log cannot be written.
-    func rewrite(_ records: [TaskRecord]) throws(SandboxError) {
-        var bytes: [UInt8] = []
-        for record in records { bytes += try record.encoded() + [UInt8(ascii: "\n")] }
+    /// - Throws: the errors of ``forEachRecord(root:folder:_:)`` for a line of the log, the core's
+    ///   code when the log cannot be written.
+    func rewrite(removing id: Int) throws(SandboxError) {
         let result: Result<Void, SandboxError> = state.withLock { state in
             do throws(SandboxError) {
-                try root.writeContents(bytes, to: path)
+                var kept = LineCopy(path: path)
+                try root.writeFile(at: path, options: .atomic) { fd throws(SandboxError) in
+                    _ = try Self.forEachLine(root: root, path: path) { line, number throws(SandboxError) in
+                        let record = try TaskRecord.decoding(line, path: "\(path) line \(number)")
+                        if record.id != id { try kept.write(line, to: fd) }
+                    }
+                    try kept.flush(to: fd)
+                }
                 try state.file?.close()  // it held the replaced file
-                state = (nil, Int64(bytes.count))
+                state = (nil, kept.length)
                 return .success(())
             } catch {
                 return .failure(error)
             }
         }
-        do throws(SandboxError) { try result.get() } catch {
+        do throws(SandboxError) { try result.get() } catch  where error.code == .corrupt {
+            throw error  // a damaged line, named
+        } catch {
             throw .fileSystem(error, doing: "rewrite the checkpoint '\(path)'")
+        }
+    }
+
+    /// Lines written to a new log, gathered into writes of 64 KiB.
+    private struct LineCopy {
+        let path: ContainerPath
+        var pending: [UInt8] = []
+        /// The bytes written or pending.
+        var length: Int64 = 0
+
+        init(path: ContainerPath) { self.path = path }
+
+        mutating func write(_ line: [UInt8], to fd: CInt) throws(SandboxError) {
+            pending += line
+            pending.append(UInt8(ascii: "\n"))
+            length += Int64(line.count + 1)
+            if pending.count >= 64 << 10 { try flush(to: fd) }
+        }
+
+        mutating func flush(to fd: CInt) throws(SandboxError) {
+            try pending.withBytes { (bytes) throws(SandboxError) in
+                try FullWrite.write(bytes, to: fd, path: path.description)
+            }
+            pending.removeAll(keepingCapacity: true)
         }
     }
 

@@ -17,25 +17,34 @@ import Synchronization
 /// record goes to the ``FinishedRecordLog`` instead of a file of its own (a kill between its append
 /// and the removal of the task's file leaves both: the log wins, and the next session removes the
 /// file), and so do the record's later changes.
+///
+/// Only the records of tasks not completed stay in memory: a completed record leaves it once its
+/// line is in the log (the session reads it no more, and a queue of 100,000 downloads would
+/// otherwise hold 100,000 records), and a store opened on a folder loads only the others. Listings
+/// read completed tasks from the log (``read(root:folder:keepingCompleted:)``).
 final class SessionStore: Sendable {
     let root: ConfinedRoot
     let folder: ContainerPath
     private let log: FinishedRecordLog
     private struct State: Sendable {
+        /// The records of tasks not completed, and of completed ones until their line is logged.
         var records: [Int: TaskRecord]
         var nextIdentifier: Int
         /// The records not yet on disk.
         var unwritten: Set<Int> = []
-        /// The records in ``log`` (and in no file of their own).
-        var logged: Set<Int>
+        /// The records in ``log`` (and in no file of their own), most of them no longer in memory:
+        /// ranges of identifiers, which tasks complete in about the order they were made.
+        var logged: RangeSet<Int>
     }
 
     /// What a checkpoint folder holds.
     struct Contents {
-        /// The records, by identifier.
+        /// The records, by identifier (without the completed ones unless asked).
         var records: [TaskRecord] = []
+        /// The identifier after the largest of every record, completed ones included.
+        var nextIdentifier = 1
         /// The records that live in the finished-record log.
-        var logged: Set<Int> = []
+        var logged = RangeSet<Int>()
         /// The records whose file the log supersedes (a kill came between the two).
         var superseded: [Int] = []
         /// The length of the log's whole lines.
@@ -49,7 +58,7 @@ final class SessionStore: Sendable {
     /// (on the cooperative pool's two threads, a reader blocked on a writer stalled every task).
     private let writer = Mutex(())
 
-    /// Opens (creating if needed) the store in `folder` and loads its records.
+    /// Opens (creating if needed) the store in `folder` and loads its records of tasks not completed.
     ///
     /// - Throws: the core's code of a file failure (its ``/SandboxCore/SandboxError`` is the cause)
     ///   when the folder cannot be made or a record read.
@@ -61,28 +70,29 @@ final class SessionStore: Sendable {
         } catch {
             throw .fileSystem(error, doing: "create the checkpoint folder '\(folder)'")
         }
-        let contents = try Self.read(root: root, folder: folder)
+        let contents = try Self.read(root: root, folder: folder, keepingCompleted: false)
         for id in contents.superseded { try Self.removeFile(of: id, root: root, folder: folder) }
         log = try FinishedRecordLog(root: root, folder: folder, length: contents.logLength)
-        let next = (contents.records.map(\.id).max() ?? 0) + 1
         state = Mutex(
             State(
-                records: Dictionary(uniqueKeysWithValues: contents.records.map { ($0.id, $0) }), nextIdentifier: next,
-                logged: contents.logged))
+                records: Dictionary(uniqueKeysWithValues: contents.records.map { ($0.id, $0) }),
+                nextIdentifier: contents.nextIdentifier, logged: contents.logged))
     }
 
-    /// The records in `folder`, by identifier; a missing folder has none.
+    /// The records in `folder`, completed ones included, by identifier; a missing folder has none.
     ///
     /// - Throws: the core's code when a record cannot be read, ``/SandboxCore/SandboxError/Code/corrupt`` when
-    ///   one is damaged.
+    ///   one is damaged, and the errors of ``FinishedRecordLog/forEachLine(root:path:_:)``.
     static func load(root: ConfinedRoot, folder: ContainerPath) throws(SandboxError) -> [TaskRecord] {
-        try read(root: root, folder: folder).records
+        try read(root: root, folder: folder, keepingCompleted: true).records
     }
 
-    /// What `folder` holds: the task files, then the finished-record log's lines over them.
+    /// What `folder` holds: the task files, then the finished-record log's lines over them (read
+    /// a line at a time); the completed records only when `keepingCompleted`.
     ///
     /// - Throws: as ``load(root:folder:)``.
-    static func read(root: ConfinedRoot, folder: ContainerPath) throws(SandboxError) -> Contents {
+    static func read(root: ConfinedRoot, folder: ContainerPath, keepingCompleted: Bool) throws(SandboxError) -> Contents
+    {
         let names: [String]
         do throws(SandboxError) {
             names = try root.fileNames(at: folder)
@@ -104,16 +114,16 @@ final class SessionStore: Sendable {
             records[record.id] = record
         }
         var contents = Contents()
-        let (logged, length) = try FinishedRecordLog.read(root: root, folder: folder)
-        contents.logLength = length
-        for record in logged {
+        contents.nextIdentifier = (records.keys.max() ?? 0) + 1
+        contents.logLength = try FinishedRecordLog.forEachRecord(root: root, folder: folder) { record in
             if records[record.id] != nil && !contents.logged.contains(record.id) {
                 contents.superseded.append(record.id)
             }
-            records[record.id] = record
-            contents.logged.insert(record.id)
+            contents.logged.insert(contentsOf: record.id..<record.id + 1)
+            contents.nextIdentifier = max(contents.nextIdentifier, record.id + 1)
+            records[record.id] = keepingCompleted || !record.isCompleted ? record : nil
         }
-        contents.records = records.values.sorted { $0.id < $1.id }
+        contents.records = records.values.filter { keepingCompleted || !$0.isCompleted }.sorted { $0.id < $1.id }
         return contents
     }
 
@@ -138,7 +148,11 @@ final class SessionStore: Sendable {
         }
     }
 
+    /// The records in memory: those of tasks not completed.
     var records: [TaskRecord] { state.withLock { $0.records.values.sorted { $0.id < $1.id } } }
+
+    /// How many records are in memory.
+    var residentCount: Int { state.withLock { $0.records.count } }
 
     func record(_ id: Int) -> TaskRecord? { state.withLock { $0.records[id] } }
 
@@ -202,13 +216,16 @@ final class SessionStore: Sendable {
                 record.updatedAt = Date()
                 state.records[id] = record
                 let hadFile = state.unwritten.remove(id) == nil && !state.logged.contains(id)
-                if case .completed = record.phase { state.logged.insert(id) }
+                if record.isCompleted { state.logged.insert(contentsOf: id..<id + 1) }
                 return (record, hadFile, state.logged.contains(id))
             }
             guard let changed else { return nil }
             if changed.logs {
                 try log.append(changed.record, durable: durable)
                 if changed.hadFile { try Self.removeFile(of: id, root: root, folder: folder) }
+                // Logged and complete: the session reads it no more (a failed write leaves it, for
+                // the failure that follows). No other change came meanwhile: they wait for `writer`.
+                if changed.record.isCompleted { state.withLock { _ = $0.records.removeValue(forKey: id) } }
             } else {
                 try write(changed.record, durable: durable)
             }
@@ -216,25 +233,22 @@ final class SessionStore: Sendable {
         }
     }
 
-    /// Removes the record `id`.
+    /// Removes the record `id`, in memory or not; a logged one by rewriting the log from its file.
+    ///
+    /// - Throws: the core's code when the checkpoint cannot be written,
+    ///   ``/SandboxCore/SandboxError/Code/corrupt`` for a damaged line of the log.
     func remove(_ id: Int) throws(SandboxError) {
         try writing { () throws(SandboxError) in
-            let (unwritten, remainingLogged) = state.withLock { state in
-                let logged = state.logged.contains(id)
-                return (
-                    state.unwritten.contains(id),
-                    logged ? state.records.values.filter { $0.id != id && state.logged.contains($0.id) } : nil
-                )
-            }
-            if let remainingLogged {
-                try log.rewrite(remainingLogged.sorted { $0.id < $1.id })
+            let (unwritten, logged) = state.withLock { ($0.unwritten.contains(id), $0.logged.contains(id)) }
+            if logged {
+                try log.rewrite(removing: id)
             } else if !unwritten {
                 try Self.removeFile(of: id, root: root, folder: folder)
             }
             state.withLock { state in
                 state.records[id] = nil
                 state.unwritten.remove(id)
-                state.logged.remove(id)
+                state.logged.remove(contentsOf: id..<id + 1)
             }
         }
     }

@@ -37,6 +37,7 @@ extension TaskRecord {
         guard record.id >= 0, record.bytesOnDisk >= 0, (record.expectedLength ?? 0) >= 0 else {
             throw damaged("it holds a negative number")
         }
+        guard record.id < Int.max else { throw damaged("its identifier has no successor") }
         return record
     }
 

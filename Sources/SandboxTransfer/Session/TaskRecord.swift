@@ -39,6 +39,11 @@ package struct TaskRecord: Sendable, Codable, Hashable {
 
     var isUnfinished: Bool { phase == .active }
 
+    /// Whether the task was handed over.
+    var isCompleted: Bool {
+        if case .completed = phase { true } else { false }
+    }
+
     /// Whether the task's partial file is meant to be on disk: unfinished, being handed over, or
     /// kept for resume data.
     var keepsPartialFile: Bool {

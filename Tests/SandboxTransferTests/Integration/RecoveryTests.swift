@@ -46,7 +46,9 @@ import Testing
             }
             let session = try fixture.session()
             #expect(try fixture.contents(try ContainerPath("Documents/x.bin")) == body)
-            #expect(session.store.records.first?.phase == .completed(path: "Documents/x.bin"))
+            #expect(session.residentRecordCount == 0)  // completed: read from the log
+            let listed = try DownloadSession.storedTasks(identifier: "test", container: fixture.container)
+            #expect(listed.map(\.state) == [.completed] && listed.map(\.path) == ["Documents/x.bin"])
             #expect(try fixture.leftovers().isEmpty)
         }
     }
@@ -68,7 +70,9 @@ import Testing
             }
             let session = try fixture.session()
             #expect(try fixture.files(in: .documents).isEmpty)
-            #expect(session.store.records.first?.phase == .completed(path: nil))
+            #expect(session.residentRecordCount == 0)  // completed: read from the log
+            let listed = try DownloadSession.storedTasks(identifier: "test", container: fixture.container)
+            #expect(listed.map(\.state) == [.completed] && listed.map(\.path) == [nil])
             #expect(try fixture.leftovers().isEmpty)
         }
     }
