@@ -124,7 +124,7 @@ extension DAVMethods {
     /// `attributes`), as far as it is known without waiting; `read`, when given, holds the whole
     /// file's bytes (``prefetch(_:size:)``). The one place where a file's headers, conditional
     /// requests and ranges are decided, for the event loop's own answers
-    /// (``immediateGet(_:request:includingBody:)``) and Hummingbird's alike.
+    /// (``immediateResponse(to:)``) and Hummingbird's alike.
     func answer(
         _ contents: FileContents, attributes: FileAttributes, read: ByteBuffer?, _ path: SharePath, request: Request,
         includingBody: Bool
