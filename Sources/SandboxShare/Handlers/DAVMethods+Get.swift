@@ -27,12 +27,58 @@ extension DAVMethods {
     func get(
         _ path: SharePath, request: Request, includingBody: Bool, on eventLoop: any EventLoop
     ) async throws(SandboxError) -> Response {
-        // One open, which describes the file it opened: the path is resolved once, and the
-        // validators are those of the bytes sent.
-        let file: OpenFile
-        let attributes: FileAttributes
+        let (file, attributes) = try openForGet(path)
+        let prefetched = includingBody ? Self.prefetch(file, size: attributes.size) : nil
+        let contents: FileContents
         do throws(SandboxError) {
-            (file, attributes) = try documents.openFileDescribed(forReadingAt: path.containerPath)
+            contents = try await FileContents.open(
+                file, size: attributes.size, path: path, dataProtection: dataProtection,
+                firstBytes: prefetched?.readableBytesView)
+        } catch {
+            closeQuietly(file)
+            throw error
+        }
+        let pending: PendingBody
+        switch answer(
+            contents, attributes: attributes, read: prefetched, path, request: request, includingBody: includingBody)
+        {
+        case .complete(let response): return response.response
+        case .pending(let body): pending = body
+        }
+        let (status, length, range) = (pending.status, pending.length, pending.range)
+        var headers = pending.headers
+        if length <= Self.inlineReadLimit {
+            return try await smallBody(
+                contents, from: range?.lowerBound ?? 0, length: length, status: status, headers: headers, path)
+        }
+        headers.append(HTTPField(name: .contentLength, value: String(length)))
+        let source = FileBody(
+            contents: contents, range: (range?.lowerBound ?? 0)..<(range.map { $0.upperBound + 1 } ?? contents.length),
+            path: path, eventLoop: eventLoop)
+        let logger = self.logger
+        let body = ResponseBody(contentLength: Int(length)) { writer in
+            defer { closeQuietly(file) }
+            do {
+                try await source.write(to: &writer)
+            } catch {
+                // The head is sent: all that can be done is to cut the connection short, which the
+                // Content-Length tells the client.
+                logger.warning("GET \(path): stopped before its \(length) bytes were sent: \(error)")
+                throw error
+            }
+        }
+        return Response(status: status, headers: headers, body: body)
+    }
+
+    /// Opens the file at `path` for a GET or HEAD, described: the path is resolved once, and the
+    /// validators are those of the bytes sent.
+    ///
+    /// - Throws: ``SandboxCore/SandboxError/Code/methodNotAllowed`` for a folder,
+    ///   ``SandboxCore/SandboxError/Code/notFound`` for nothing, a symlink or a special file
+    ///   anywhere on the path; the file system's failure otherwise.
+    func openForGet(_ path: SharePath) throws(SandboxError) -> (OpenFile, FileAttributes) {
+        do throws(SandboxError) {
+            return try documents.openFileDescribed(forReadingAt: path.containerPath)
         } catch {
             switch error.code {
             case .isADirectory:
@@ -44,23 +90,46 @@ extension DAVMethods {
                 throw .fileSystem(error, path: path, doing: "open")
             }
         }
-        // A small file's bytes, read at once when the page cache holds them: the protected-file
-        // check looks at their start instead of reading it again, and a plain file's body is sent
-        // from them (one read a GET, as the engine's read would make).
-        var prefetched: ByteBuffer? = nil
-        if includingBody, attributes.size > 0, attributes.size <= Self.inlineReadLimit {
-            var buffer = ByteBufferAllocator().buffer(capacity: Int(attributes.size))
-            if FileBody.readCached(Int(attributes.size), at: 0, of: file, into: &buffer) { prefetched = buffer }
-        }
-        let contents: FileContents
-        do throws(SandboxError) {
-            contents = try await FileContents.open(
-                file, size: attributes.size, path: path, dataProtection: dataProtection,
-                firstBytes: prefetched?.readableBytesView)
-        } catch {
-            closeQuietly(file)
-            throw error
-        }
+    }
+
+    /// A small file's bytes (at most ``inlineReadLimit``), read at once when the page cache holds
+    /// them, else `nil`: the protected-file check looks at their start instead of reading it
+    /// again, and a plain file's body is sent from them (one read a GET, as the engine's would make).
+    static func prefetch(_ file: OpenFile, size: Int64) -> ByteBuffer? {
+        guard size > 0, size <= inlineReadLimit else { return nil }
+        var buffer = ByteBufferAllocator().buffer(capacity: Int(size))
+        return FileBody.readCached(Int(size), at: 0, of: file, into: &buffer) ? buffer : nil
+    }
+
+    /// What a GET or HEAD of an open file answers without waiting.
+    enum FileAnswer {
+        /// The whole response (the file closed): a failed precondition or range, a HEAD, an empty
+        /// body, or a plain file's body sliced from the bytes already read.
+        case complete(ImmediateResponse)
+        /// A body still to be read (the file open).
+        case pending(PendingBody)
+    }
+
+    /// A response whose body is still to be read: `headers` has every field but `Content-Length`.
+    struct PendingBody {
+        var status: HTTPResponse.Status
+        var headers: HTTPFields
+        /// The bytes asked for, `nil` for all of them.
+        var range: ClosedRange<Int64>?
+        /// How many bytes the body has (more than 0).
+        var length: Int64
+    }
+
+    /// The response to the GET or HEAD `request` of the open file `contents` (described by
+    /// `attributes`), as far as it is known without waiting; `read`, when given, holds the whole
+    /// file's bytes (``prefetch(_:size:)``). The one place where a file's headers, conditional
+    /// requests and ranges are decided, for the event loop's own answers
+    /// (``immediateResponse(to:)``) and Hummingbird's alike.
+    func answer(
+        _ contents: FileContents, attributes: FileAttributes, read: ByteBuffer?, _ path: SharePath, request: Request,
+        includingBody: Bool
+    ) -> FileAnswer {
+        let file = contents.file
         let size = contents.length
         let etag = EntityTag.of(attributes)
         let modified = attributes.modificationDate
@@ -86,7 +155,7 @@ extension DAVMethods {
 
         if let status = Preconditions.evaluate(request.headers, etag: etag, modified: modified, isRead: true) {
             closeQuietly(file)
-            return ShareResponses.empty(status, headers: status == 304 ? headers : HTTPFields())
+            return .complete(.empty(status, headers: status == 304 ? headers : HTTPFields()))
         }
         var range: ClosedRange<Int64>? = nil
         if Preconditions.rangeApplies(request.headers, etag: etag, modified: modified) {
@@ -99,7 +168,7 @@ extension DAVMethods {
                 closeQuietly(file)
                 var headers = HTTPFields()
                 headers[.contentRange] = "bytes */\(size)"
-                return ShareResponses.bytes(Array("\(error.message)\n".utf8), status: 416, headers: headers)
+                return .complete(.bytes(Array("\(error.message)\n".utf8), status: 416, headers: headers))
             }
         }
         let length = range.map { $0.upperBound - $0.lowerBound + 1 } ?? size
@@ -108,34 +177,18 @@ extension DAVMethods {
                 HTTPField(name: .contentRange, value: "bytes \(range.lowerBound)-\(range.upperBound)/\(size)"))
         }
         let status: HTTPResponse.Status = range == nil ? .ok : .partialContent
-        if includingBody, length > 0, length <= Self.inlineReadLimit {
-            // A plain file's bytes read above are its contents: the body is the range of them.
-            let bytes = contents.reader == nil ? prefetched : nil
-            return try await smallBody(
-                contents, from: range?.lowerBound ?? 0, length: length, status: status, headers: headers, path,
-                read: bytes)
-        }
-        headers.append(HTTPField(name: .contentLength, value: String(length)))
-        guard includingBody, length > 0 else {
+        if includingBody, length > 0 {
+            // A plain file's bytes read already are its contents: the body is the range of them.
+            guard contents.reader == nil, let read,
+                let body = read.getSlice(at: read.readerIndex + Int(range?.lowerBound ?? 0), length: Int(length))
+            else { return .pending(PendingBody(status: status, headers: headers, range: range, length: length)) }
             closeQuietly(file)
-            return Response(status: status, headers: headers)
+            headers.append(HTTPField(name: .contentLength, value: String(body.readableBytes)))
+            return .complete(ImmediateResponse(status: status, headers: headers, body: body))
         }
-        let source = FileBody(
-            contents: contents, range: (range?.lowerBound ?? 0)..<(range.map { $0.upperBound + 1 } ?? size), path: path,
-            eventLoop: eventLoop)
-        let logger = self.logger
-        let body = ResponseBody(contentLength: Int(length)) { writer in
-            defer { closeQuietly(file) }
-            do {
-                try await source.write(to: &writer)
-            } catch {
-                // The head is sent: all that can be done is to cut the connection short, which the
-                // Content-Length tells the client.
-                logger.warning("GET \(path): stopped before its \(length) bytes were sent: \(error)")
-                throw error
-            }
-        }
-        return Response(status: status, headers: headers, body: body)
+        closeQuietly(file)
+        headers.append(HTTPField(name: .contentLength, value: String(length)))
+        return .complete(ImmediateResponse(status: status, headers: headers, body: nil))
     }
 }
 
@@ -153,18 +206,12 @@ func closeQuietly(_ file: OpenFile) {
 
 extension DAVMethods {
     /// The response for a body of `length` bytes (at most ``inlineReadLimit``) read at once;
-    /// `headers` has every field but `Content-Length`. `read`, when given, holds the whole
-    /// contents already read: the body is sliced from it.
+    /// `headers` has every field but `Content-Length`.
     private func smallBody(
         _ contents: FileContents, from offset: Int64, length: Int64, status: HTTPResponse.Status, headers: HTTPFields,
-        _ path: SharePath, read: ByteBuffer?
+        _ path: SharePath
     ) async throws(SandboxError) -> Response {
         defer { closeQuietly(contents.file) }
-        if let read, let body = read.getSlice(at: read.readerIndex + Int(offset), length: Int(length)) {
-            var headers = headers
-            headers.append(HTTPField(name: .contentLength, value: String(body.readableBytes)))
-            return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: body))
-        }
         var buffer = ByteBufferAllocator().buffer(capacity: Int(length))
         // A protected file's segments are opened on the engine: decrypting is not for an event loop.
         if contents.reader != nil || !FileBody.readCached(Int(length), at: offset, of: contents.file, into: &buffer) {

@@ -48,17 +48,8 @@ struct DAVMethods: Sendable {
 
     /// The response to `request`, which came on a connection served by `eventLoop`.
     func respond(to request: Request, on eventLoop: any EventLoop) async throws(SandboxError) -> Response {
-        let path = try SharePath(requestPath: request.uri.path)
+        let path = try target(of: request)
         let method = request.method
-        if path.isUnreachable {
-            throw SandboxError(.notFound, "Nothing is shared at '\(path)'.", path: path.description)
-        }
-        if readOnly, Self.writeMethods.contains(method) {
-            throw SandboxError(.forbidden, "This share is read-only: \(method) is refused.", path: path.description)
-        }
-        if let value = request.headers.fieldValue(.davIf) {
-            try checkIfHeader(value, path: path)
-        }
         if Self.changingMethods.contains(method) {
             return try await writes.admitting { ticket throws(SandboxError) in
                 try await change(method, path, request: request, ticket: ticket)
@@ -77,6 +68,27 @@ struct DAVMethods: Sendable {
                 "\(method) is not a method this server implements; it speaks WebDAV: "
                     + allowedMethods.map(\.rawValue).joined(separator: ", ") + ".")
         }
+    }
+
+    /// The item `request` names, once the checks every method makes pass: the path is reachable
+    /// (not hidden), the method allowed on a read-only share, the `If` header's conditions met.
+    ///
+    /// - Throws: ``SandboxCore/SandboxError/Code/notFound`` for a hidden path,
+    ///   ``SandboxCore/SandboxError/Code/forbidden`` for a change to a read-only share; the errors
+    ///   of the path and of the `If` header.
+    func target(of request: Request) throws(SandboxError) -> SharePath {
+        let path = try SharePath(requestPath: request.uri.path)
+        if path.isUnreachable {
+            throw SandboxError(.notFound, "Nothing is shared at '\(path)'.", path: path.description)
+        }
+        if readOnly, Self.writeMethods.contains(request.method) {
+            throw SandboxError(
+                .forbidden, "This share is read-only: \(request.method) is refused.", path: path.description)
+        }
+        if let value = request.headers.fieldValue(.davIf) {
+            try checkIfHeader(value, path: path)
+        }
+        return path
     }
 
     /// The response to a request of one of the ``changingMethods``, admitted by ``writes``.

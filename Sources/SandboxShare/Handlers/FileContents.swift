@@ -40,19 +40,8 @@ struct FileContents: Sendable {
         _ file: OpenFile, size: Int64, path: SharePath, dataProtection: DataProtection?,
         firstBytes: ByteBufferView? = nil
     ) async throws(SandboxError) -> FileContents {
-        guard let dataProtection, size >= DataProtection.smallestProtectedFileSize else {
-            return FileContents(plain: file, size: size)
-        }
-        let magic = DataProtection.protectedFileMagic
-        if let firstBytes, firstBytes.count >= magic.count {
-            if !firstBytes.prefix(magic.count).elementsEqual(magic) { return FileContents(plain: file, size: size) }
-        } else {
-            var start = ByteBufferAllocator().buffer(capacity: magic.count)
-            if FileBody.readCached(magic.count, at: 0, of: file, into: &start),
-                !start.readableBytesView.elementsEqual(magic)
-            {
-                return FileContents(plain: file, size: size)
-            }
+        if let plain = knownPlain(file, size: size, dataProtection: dataProtection, firstBytes: firstBytes) {
+            return plain
         }
         do {
             return try await IOEngine.shared.run { () throws(SandboxError) -> FileContents in
@@ -65,6 +54,27 @@ struct FileContents: Sendable {
         } catch {
             throw SandboxError(.internalError, "Could not open '\(path)': \(error).", path: path.description)
         }
+    }
+
+    /// The plain contents of `file` (`size` bytes on disk) when that is known without waiting: a
+    /// file too small to be protected, or whose first bytes (`firstBytes`, or read only when the
+    /// page cache holds them) are not a protected file's; `nil` when the file may be protected
+    /// (``open(_:size:path:dataProtection:firstBytes:)`` then reads its header on the engine).
+    static func knownPlain(
+        _ file: OpenFile, size: Int64, dataProtection: DataProtection?, firstBytes: ByteBufferView?
+    ) -> FileContents? {
+        guard dataProtection != nil, size >= DataProtection.smallestProtectedFileSize else {
+            return FileContents(plain: file, size: size)
+        }
+        let magic = DataProtection.protectedFileMagic
+        if let firstBytes, firstBytes.count >= magic.count {
+            return firstBytes.prefix(magic.count).elementsEqual(magic) ? nil : FileContents(plain: file, size: size)
+        }
+        var start = ByteBufferAllocator().buffer(capacity: magic.count)
+        guard FileBody.readCached(magic.count, at: 0, of: file, into: &start),
+            !start.readableBytesView.elementsEqual(magic)
+        else { return nil }
+        return FileContents(plain: file, size: size)
     }
 
     /// The contents of `file` (`size` bytes on disk), read on the caller's thread (the I/O engine's).

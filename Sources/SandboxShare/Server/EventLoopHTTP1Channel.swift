@@ -17,6 +17,9 @@ import NIOSSL
 /// its logger with a request ID, bind it to a task-local, and make a router context the share
 /// never uses.
 ///
+/// A GET or HEAD of a small plain file is answered before it reaches Hummingbird, on the event
+/// loop (``ImmediateReadHandler``).
+///
 /// Each connection is admitted by the ``ConnectionRegistry`` as it opens, and watched by a
 /// ``ConnectionGuard`` (first among the handlers after the HTTP codec) until it closes.
 ///
@@ -48,8 +51,18 @@ struct EventLoopHTTP1Channel: ServerChildChannel {
         configuration.additionalChannelHandlers = { [registry, credentials] in
             [ConnectionGuard(registry: registry, id: id, credentials: credentials)] + handlers()
         }
+        let (responder, isSecure) = (self.responder, tls != nil)
         return HTTP1Channel(responder: { _, _, _ in }, configuration: configuration).setup(
-            channel: channel, logger: logger)
+            channel: channel, logger: logger
+        ).flatMapThrowing { value in
+            guard ImmediateReadHandler.isEnabled else { return value }
+            let operations = channel.pipeline.syncOperations
+            let state = try operations.handler(type: HTTPConnectionStateHandler.self)
+            let immediate = ImmediateReadHandler(
+                responder: responder, context: ShareRequestContext(channel: channel), isSecure: isSecure)
+            try operations.addHandler(immediate, position: .after(state))
+            return value
+        }
     }
 
     func handle(value: Value, logger: Logger) async {
@@ -69,7 +82,7 @@ struct EventLoopHTTP1Channel: ServerChildChannel {
     }
 
     /// `request` with the `https` scheme.
-    private static func markedSecure(_ request: Request) -> Request {
+    static func markedSecure(_ request: Request) -> Request {
         var head = request.head
         head.scheme = "https"
         return Request(head: head, body: request.body)

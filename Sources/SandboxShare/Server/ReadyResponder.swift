@@ -24,6 +24,15 @@ struct ReadyResponder: Sendable {
     /// is closed rather than answered twice.
     struct ResponseNotWritten: Error {}
 
+    /// The response to `request` made at once on the connection's event loop
+    /// (``ShareResponder/immediateResponse(to:context:)``), with its `Date`; `nil` when the request
+    /// goes to ``respond(to:writer:context:)`` (as it does while the slot is empty).
+    func immediateResponse(to request: Request, context: ShareRequestContext) -> ImmediateResponse? {
+        guard var response = slot.value?.immediateResponse(to: request, context: context) else { return nil }
+        response.headers.append(DateField.shared.current())
+        return response
+    }
+
     func respond(to request: Request, writer: consuming ResponseWriter, context: ShareRequestContext) async throws {
         var response: Response
         if let responder = slot.value {

@@ -57,6 +57,35 @@ final class ShareResponder: Sendable {
         return (method == .get || method == .head || method == .options) && !WebPage.handles(request)
     }
 
+    /// The response to `request` made at once on the connection's event loop, when it is a GET
+    /// or HEAD of a small plain file the page cache holds (or a refusal of one:
+    /// ``DAVMethods/immediateResponse(to:)``) from a client with the credentials; `nil` otherwise,
+    /// the request then going to ``respond(to:context:)`` with nothing changed or counted: a
+    /// request with wrong credentials or from a blocked address, whose failure the throttle
+    /// counts, is always answered there.
+    func immediateResponse(to request: Request, context: Context) -> ImmediateResponse? {
+        let method = request.method
+        guard method == .get || method == .head, !WebPage.handles(request) else { return nil }
+        let start = ContinuousClock.now
+        let authorization = request.headers.fieldValue(.authorization)
+        guard gate.invitesBody(authorization: authorization, client: context.client, now: start) else { return nil }
+        var response: ImmediateResponse
+        do throws(SandboxError) {
+            try admit(request, context: context, now: start)
+        } catch {
+            return nil  // blocked since, or another host: counted nowhere, answered by Hummingbird
+        }
+        do throws(SandboxError) {
+            guard let immediate = try methods.immediateResponse(to: request) else { return nil }
+            response = immediate
+        } catch {
+            response = errorResponse(error, request: request)
+        }
+        response.headers.append(Self.noSniff)
+        log(request, status: response.status, headers: response.headers, client: context.client, since: start)
+        return response
+    }
+
     private func answer(_ request: Request, context: Context) async -> Response {
         let start = ContinuousClock.now
         var response: Response
@@ -72,11 +101,11 @@ final class ShareResponder: Sendable {
                 try admit(request, context: context, now: start)
                 response = try await methods.respond(to: request, on: context.eventLoop)
             } catch {
-                response = errorResponse(error, request: request)
+                response = errorResponse(error, request: request).response
             }
         }
         response.headers.append(Self.noSniff)
-        log(request, response, client: context.client, since: start)
+        log(request, status: response.status, headers: response.headers, client: context.client, since: start)
         return response
     }
 
@@ -105,26 +134,29 @@ final class ShareResponder: Sendable {
         }
     }
 
-    private func errorResponse(_ error: any Error, request: Request) -> Response {
+    private func errorResponse(_ error: any Error, request: Request) -> ImmediateResponse {
         guard let error = error as? SandboxError else {
             logger.error("\(request.method) \(request.uri.path): \(error)")
-            return ShareResponses.error(SandboxError(.internalError, "The server failed; see its log."))
+            return .error(SandboxError(.internalError, "The server failed; see its log."))
         }
         if error.code == .internalError || error.code == .noSpace {
             logger.error("\(request.method) \(request.uri.path): \(error)")
         }
-        return ShareResponses.error(error)
+        return .error(error)
     }
 
     /// Logs `client METHOD /path status length milliseconds ms` (a pairing link's token left out:
     /// ``PairingToken/redacted(_:)``); nothing is formatted when the
     /// logger's level is above `info` (swift-log builds the message before it checks the level).
-    private func log(_ request: Request, _ response: Response, client: String, since start: ContinuousClock.Instant) {
+    private func log(
+        _ request: Request, status: HTTPResponse.Status, headers: HTTPFields, client: String,
+        since start: ContinuousClock.Instant
+    ) {
         guard logger.logLevel <= .info else { return }
         let milliseconds = (ContinuousClock.now - start).clampedMilliseconds
-        let length = response.headers.fieldValue(.contentLength) ?? "-"
+        let length = headers.fieldValue(.contentLength) ?? "-"
         logger.info(
-            "\(client) \(request.method.rawValue) \(PairingToken.redacted(request.uri.path)) \(response.status.code) \(length) \(milliseconds) ms"
+            "\(client) \(request.method.rawValue) \(PairingToken.redacted(request.uri.path)) \(status.code) \(length) \(milliseconds) ms"
         )
     }
 }

@@ -3,35 +3,14 @@ import Hummingbird
 import NIOCore
 import Sandbox
 
-/// Responses the methods share: errors, XML bodies, empty statuses.
+/// Responses the methods share: errors, XML bodies, empty statuses (made as ``ImmediateResponse``s).
 enum ShareResponses {
-    /// The response for `error`: its status, a short plain-text body (the message) or, when the
-    /// error names a WebDAV condition, the RFC 4918 `DAV:error` body; `WWW-Authenticate` for 401,
-    /// `Retry-After` for 429 and 503.
-    static func error(_ error: SandboxError) -> Response {
-        var headers = HTTPFields()
-        let body: [UInt8]
-        if let condition = error.condition {
-            headers[.contentType] = "application/xml; charset=utf-8"
-            body = Multistatus.errorBody(condition: condition, hrefs: error.lockRootHrefs)
-        } else {
-            headers[.contentType] = "text/plain; charset=utf-8"
-            body = Array((error.message + "\n").utf8)
-        }
-        if error.code == .unauthorized {
-            headers[.wwwAuthenticate] = #"Basic realm="Sandbox Documents", charset="UTF-8""#
-        }
-        if let wait = error.retryAfter { headers[.retryAfter] = "\(wait.seconds)" }
-        return bytes(body, status: error.code.httpStatus, headers: headers)
-    }
+    /// The response for `error` (``ImmediateResponse/error(_:)``).
+    static func error(_ error: SandboxError) -> Response { ImmediateResponse.error(error).response }
 
     /// A response of `status` with `body`.
     static func bytes(_ body: [UInt8], status: Int, headers: HTTPFields = HTTPFields()) -> Response {
-        var headers = headers
-        headers[.contentLength] = "\(body.count)"
-        return Response(
-            status: HTTPResponse.Status(code: status), headers: headers,
-            body: ResponseBody(byteBuffer: ByteBuffer(bytes: body)))
+        ImmediateResponse.bytes(body, status: status, headers: headers).response
     }
 
     /// An XML response (a multistatus, a lock discovery).
@@ -43,8 +22,6 @@ enum ShareResponses {
 
     /// A response of `status` with no body.
     static func empty(_ status: Int, headers: HTTPFields = HTTPFields()) -> Response {
-        var headers = headers
-        headers[.contentLength] = "0"
-        return Response(status: HTTPResponse.Status(code: status), headers: headers)
+        ImmediateResponse.empty(status, headers: headers).response
     }
 }

@@ -121,6 +121,37 @@ final class ShareServerProcess: Sendable {
             process: process)
     }
 
+    /// A second `sandbox share` of `server`'s app, in its home, with `environment` added (its
+    /// output in a scratch folder of its own); stop it before `server`.
+    ///
+    /// - Throws: ``TestFailure`` when it does not start within 60 s.
+    static func alongside(
+        _ server: ShareServerProcess, environment extra: [String: String]
+    ) async throws
+        -> ShareServerProcess
+    {
+        let scratch = try ScratchDirectory.make(prefix: "sandbox-share-alongside")
+        let environment = ["SANDBOX_HOME": server.home].merging(extra) { _, new in new }
+        let process = try BuiltProgram("sandbox").start(
+            ["share", server.app, "--port", "0"], environment: environment, outputIn: scratch.path)
+        let printed = await eventually(timeout: .seconds(60)) {
+            let text = (try? process.standardOutput()) ?? ""  // not written yet: keep waiting
+            return Self.value(after: "Pairing code:", in: text) != nil || !process.isRunning
+        }
+        let text = try process.standardOutput()
+        guard printed, process.isRunning, let url = value(after: "URL:", in: text),
+            let code = value(after: "Pairing code:", in: text), let port = URLComponents(string: url)?.port
+        else {
+            process.signal(SIGKILL)
+            _ = await process.exit(timeout: .seconds(10))
+            defer { scratch.remove() }
+            throw TestFailure("a second sandbox share did not start; stderr: \(try process.standardError())")
+        }
+        return ShareServerProcess(
+            scratch: scratch, home: server.home, app: server.app, documents: server.documents, port: port, code: code,
+            url: url, process: process)
+    }
+
     /// The text after `label` on the first line that starts with it (spaces trimmed).
     static func value(after label: String, in text: String) -> String? {
         for line in text.split(separator: "\n") {
