@@ -24,6 +24,9 @@ import NIOSSL
 /// codec) and its requests carry the `https` scheme, which the web page's origin check and
 /// cookies go by. A handshake that stalls is closed as a silent connection is: by the
 /// ``ConnectionGuard``'s deadline for one that has not logged in.
+///
+/// Without TLS, each connection's pipeline has a ``FileRegionAnchor`` and its task a
+/// ``FileRegionSender``, which a download's body is sent with (`sendfile`).
 struct EventLoopHTTP1Channel: ServerChildChannel {
     typealias Value = HTTP1Channel.Value
 
@@ -48,8 +51,13 @@ struct EventLoopHTTP1Channel: ServerChildChannel {
         configuration.additionalChannelHandlers = { [registry, credentials] in
             [ConnectionGuard(registry: registry, id: id, credentials: credentials)] + handlers()
         }
-        return HTTP1Channel(responder: { _, _, _ in }, configuration: configuration).setup(
+        let setup = HTTP1Channel(responder: { _, _, _ in }, configuration: configuration).setup(
             channel: channel, logger: logger)
+        guard tls == nil else { return setup }
+        return setup.flatMapThrowing { value in
+            try FileRegionAnchor.add(to: channel)
+            return value
+        }
     }
 
     func handle(value: Value, logger: Logger) async {
@@ -63,8 +71,11 @@ struct EventLoopHTTP1Channel: ServerChildChannel {
                 try await responder.respond(to: request, writer: writer, context: context)
             },
             configuration: configuration)
-        await withTaskExecutorPreference(EventLoopTaskExecutor(context.eventLoop)) {
-            await connection.handle(value: value, logger: logger)
+        let sender = isSecure ? nil : FileRegionSender(channel: value.channel)
+        await FileRegionSender.$current.withValue(sender) {
+            await withTaskExecutorPreference(EventLoopTaskExecutor(context.eventLoop)) {
+                await connection.handle(value: value, logger: logger)
+            }
         }
     }
 
