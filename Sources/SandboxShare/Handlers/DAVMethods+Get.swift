@@ -12,7 +12,8 @@ extension DAVMethods {
 
     /// GET and HEAD of a file: validators (`ETag`, `Last-Modified`), conditional requests
     /// (`If-Match`, `If-None-Match`, `If-Modified-Since`, `If-Unmodified-Since`), one byte range
-    /// (`Range`, `If-Range`), streamed from the open file in chunks.
+    /// (`Range`, `If-Range`), sent from the open file: with `sendfile` on a plain-HTTP
+    /// connection (``FileRegionSender``), in chunks otherwise (``FileBody``).
     ///
     /// A protected file (Data Protection) is served as the app reads it: its plaintext, decrypted
     /// a segment range at a time (``FileContents``), `Content-Length` and ranges in plaintext bytes,
@@ -52,14 +53,21 @@ extension DAVMethods {
                 contents, from: range?.lowerBound ?? 0, length: length, status: status, headers: headers, path)
         }
         headers.append(HTTPField(name: .contentLength, value: String(length)))
-        let source = FileBody(
-            contents: contents, range: (range?.lowerBound ?? 0)..<(range.map { $0.upperBound + 1 } ?? contents.length),
-            path: path, eventLoop: eventLoop)
+        let sent = (range?.lowerBound ?? 0)..<(range.map { $0.upperBound + 1 } ?? contents.length)
+        // A plain file on a plain-HTTP connection goes from the page cache to the socket
+        // (`sendfile`); a protected one is decrypted, and TLS encrypts: those are read in chunks.
+        let sender = contents.reader == nil ? FileRegionSender.current : nil
         let logger = self.logger
         let body = ResponseBody(contentLength: Int(length)) { writer in
             defer { closeQuietly(file) }
             do {
-                try await source.write(to: &writer)
+                if let sender {
+                    try await sender.send(file, range: sent, path: path)
+                    try await writer.finish(nil)
+                } else {
+                    try await FileBody(contents: contents, range: sent, path: path, eventLoop: eventLoop).write(
+                        to: &writer)
+                }
             } catch {
                 // The head is sent: all that can be done is to cut the connection short, which the
                 // Content-Length tells the client.

@@ -78,15 +78,17 @@ struct FileBody: Sendable {
             var buffer = spare.take() ?? ByteBufferAllocator().buffer(capacity: count)
             buffer.clear()
             let read = try contents.read(count, at: offset, into: &buffer, path)
-            guard read == count else {
-                throw SandboxError(
-                    .internalError,
-                    "'\(path)' ended at \(offset + Int64(read)) bytes while it was being sent; "
-                        + "it changed during the download: ask for it again.",
-                    path: path.description)
-            }
+            guard read == count else { throw Self.shrank(path, at: offset + Int64(read)) }
             return buffer
         }
+    }
+
+    /// The error of a file that ended at `size` bytes while it was being sent.
+    static func shrank(_ path: SharePath, at size: Int64) -> SandboxError {
+        SandboxError(
+            .internalError,
+            "'\(path)' ended at \(size) bytes while it was being sent; it changed during the download: ask for it again.",
+            path: path.description)
     }
 
     /// Reads up to `count` bytes at `offset` of `file` (`pread`, on the caller's thread) straight

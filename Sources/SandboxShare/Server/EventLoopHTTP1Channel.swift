@@ -27,6 +27,9 @@ import NIOSSL
 /// codec) and its requests carry the `https` scheme, which the web page's origin check and
 /// cookies go by. A handshake that stalls is closed as a silent connection is: by the
 /// ``ConnectionGuard``'s deadline for one that has not logged in.
+///
+/// Without TLS, each connection's pipeline has a ``FileRegionAnchor`` and its task a
+/// ``FileRegionSender``, which a download's body is sent with (`sendfile`).
 struct EventLoopHTTP1Channel: ServerChildChannel {
     typealias Value = HTTP1Channel.Value
 
@@ -55,6 +58,7 @@ struct EventLoopHTTP1Channel: ServerChildChannel {
         return HTTP1Channel(responder: { _, _, _ in }, configuration: configuration).setup(
             channel: channel, logger: logger
         ).flatMapThrowing { value in
+            if !isSecure { try FileRegionAnchor.add(to: channel) }
             guard ImmediateReadHandler.isEnabled else { return value }
             let operations = channel.pipeline.syncOperations
             let state = try operations.handler(type: HTTPConnectionStateHandler.self)
@@ -76,8 +80,11 @@ struct EventLoopHTTP1Channel: ServerChildChannel {
                 try await responder.respond(to: request, writer: writer, context: context)
             },
             configuration: configuration)
-        await withTaskExecutorPreference(EventLoopTaskExecutor(context.eventLoop)) {
-            await connection.handle(value: value, logger: logger)
+        let sender = isSecure ? nil : FileRegionSender(channel: value.channel)
+        await FileRegionSender.$current.withValue(sender) {
+            await withTaskExecutorPreference(EventLoopTaskExecutor(context.eventLoop)) {
+                await connection.handle(value: value, logger: logger)
+            }
         }
     }
 

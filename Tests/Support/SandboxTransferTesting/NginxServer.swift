@@ -56,6 +56,7 @@ public final class NginxServer: Sendable {
         else {
             throw TestServerError("nginx is not installed: apt-get install nginx")
         }
+        removeAbandonedFolders()
         var lastError: (any Error)?
         for _ in 0..<5 {
             do {
@@ -97,6 +98,36 @@ public final class NginxServer: Sendable {
             throw TestServerError("nginx did not start on port \(port): \(log)")
         }
         return server
+    }
+
+    /// How long an nginx folder whose server is gone is kept before a later start removes it.
+    public static let abandonedAfter: TimeInterval = 3600
+
+    /// Removes the `sandbox-nginx-*` folders in the scratch base (`$TMPDIR`) that an earlier
+    /// program left behind: those whose nginx is not running (no `nginx.pid`, or one naming no
+    /// process) and that nothing has touched for ``abandonedAfter``.
+    ///
+    /// ``stopAndRemoveFiles()`` and `deinit` remove a folder only when the program gets that far;
+    /// a benchmark that ends by an error, `exit`, a crash or a signal (a timeout, Ctrl-C) never
+    /// does — a top-level server is never deinitialized — and each such run left its folder, up to
+    /// a GiB with the transfer benchmark's served file. The age keeps a folder whose nginx has
+    /// stopped but whose program still reads its logs (``accessLog()`` after ``stop()``).
+    public static func removeAbandonedFolders(in base: String = ScratchDirectory.base, now: Date = Date()) {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: base)) ?? []  // unreadable: nothing to clean
+        for name in names where name.hasPrefix("sandbox-nginx-") {
+            let folder = base + "/" + name
+            if let text = try? String(contentsOfFile: folder + "/nginx.pid", encoding: .utf8),  // none: stopped
+                let pid = pid_t(text.trimmingCharacters(in: .whitespacesAndNewlines)),
+                kill(pid, 0) == 0 || errno == EPERM
+            {
+                continue
+            }
+            let touched = ["", "/access.log", "/error.log"].compactMap { suffix in
+                (try? FileManager.default.attributesOfItem(atPath: folder + suffix))?[.modificationDate] as? Date
+            }
+            guard let last = touched.max(), now.timeIntervalSince(last) > abandonedAfter else { continue }
+            try? FileManager.default.removeItem(atPath: folder)  // clean-up only: one still in use stays
+        }
     }
 
     /// Debian's `libnginx-mod-http-dav-ext`, loaded (`load_module`) when present.
