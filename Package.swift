@@ -87,6 +87,10 @@ let package = Package(
         // SwiftPM refuses with a warning at every build.
         .systemLibrary(name: "CAvahiClient", providers: [.apt(["libavahi-client-dev"])]),
 
+        // libzstd: backup blobs compressed one by one (SandboxBackup/Compression, issue 30).
+        // scripts/install-build-deps installs it.
+        .systemLibrary(name: "CZstd", pkgConfig: "libzstd", providers: [.apt(["libzstd-dev"])]),
+
         // Paths, confinement, file and folder operations, the I/O engine, metadata, the error type.
         .target(
             name: "SandboxCore",
@@ -233,6 +237,7 @@ let package = Package(
                 "CSandboxShims",
                 "SandboxStore",
                 "SandboxCore",
+                "CZstd",  // blobs compressed with zstd (Compression/)
                 .product(name: "SystemPackage", package: "swift-system"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),

@@ -4,8 +4,10 @@
 // (ours is this executable re-run as a worker), so peak RSS (`wait4`'s ru_maxrss) compares like
 // with like. Cases: the first backup (empty repositories), an incremental backup after 1 MiB
 // changed in the middle of the large file and one small file changed, a restore. Not run by CI.
+// `--compression` measures zstd per blob against the `zstd -3` CLI instead (CompressionBenchmark.swift).
 //
 //     swift run --package-path Benchmarks -c release sandbox-backup-benchmark [--big-mib N] [--files N] [--runs N] [--dir PATH]
+//     swift run --package-path Benchmarks -c release sandbox-backup-benchmark --compression [--corpus-mib N] [--blob-kib N]
 import ArgumentParser
 import BenchmarkSupport
 import Foundation
@@ -21,6 +23,9 @@ struct Configuration: ParsableCommand {
     @Option(help: "How many small files.") var files = 10_000
     @Option(help: "How many times each case runs.") var runs = 3
     @Option(name: .customLong("dir"), help: "The folder everything is made in.") var directory = "/var/tmp"
+    @Flag(help: "Measure zstd per blob against the zstd -3 CLI instead (no restic).") var compression = false
+    @Option(name: .customLong("corpus-mib"), help: "--compression: MiB of text and of random data.") var corpusMiB = 64
+    @Option(name: .customLong("blob-kib"), help: "--compression: the blob size, in KiB.") var blobKiB = 1024
 }
 
 let app = "com.example.bench"
@@ -107,14 +112,18 @@ func run() async throws {
         return try await worker(Array(CommandLine.arguments.dropFirst(2)))
     }
     let configuration = Configuration.parseOrExit()
-    let restic = "/usr/bin/restic"
-    guard FileManager.default.isExecutableFile(atPath: restic) else {
-        fatalError("install restic (apt-get install restic)")
-    }
     var template = Array("\(configuration.directory)/sandbox-backup-bench-XXXXXX".utf8CString)
     guard let made = mkdtemp(&template) else { fatalError("cannot create a directory in \(configuration.directory)") }
     let base = String(cString: made)
     defer { _ = try? timeTool("/bin/rm", ["-rf", base]) }  // teardown only
+    if configuration.compression {
+        return try compressionBenchmark(
+            corpusMiB: configuration.corpusMiB, blobKiB: configuration.blobKiB, runs: configuration.runs, base: base)
+    }
+    let restic = "/usr/bin/restic"
+    guard FileManager.default.isExecutableFile(atPath: restic) else {
+        fatalError("install restic (apt-get install restic)")
+    }
     let me = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().path
     print(
         "# sandbox-backup-benchmark: 1 × \(configuration.bigMiB) MiB + \(configuration.files) small files, \(configuration.runs) runs, in \(base)"

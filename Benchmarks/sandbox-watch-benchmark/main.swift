@@ -4,6 +4,7 @@
 //
 //     apt-get install -y inotify-tools      # the peer; without it its rows say "not installed"
 //     swift run -c release sandbox-watch-benchmark [--files N] [--burst N] [--runs N] [--pause-runs N] [--dir PATH]
+//     swift run -c release sandbox-watch-benchmark --startup-folders 10000 50000 100000 [--runs N]   (StartupBenchmark.swift)
 //
 // Goal 3 pauses the monitor's reader with its `pauseReading()` hook (SPI `Testing`, the same one the
 // overflow tests use), creating `max_queued_events / 2 + 1000` files meanwhile.
@@ -25,6 +26,10 @@ struct Configuration: ParsableCommand {
     @Option(help: "How many times goal 4 (writers pausing 2 s) runs.") var pauseRuns = 3
     @Option(help: "How many coalesced updates goal 1 times.") var settleSamples = 50
     @Option(name: .customLong("dir"), help: "The folder watched.") var directory = "/tmp"
+    @Option(
+        name: .customLong("startup-folders"), parsing: .upToNextOption,
+        help: "Measure only the start-up on trees of these many folders against inotifywait (issue 31)."
+    ) var startupFolders: [Int] = []
 }
 
 /// One row of the table: a measurement per run, how to show it, and whether it meets the goal.
@@ -47,6 +52,10 @@ struct Row {
 func count(_ value: Double) -> String { value.isNaN ? "–" : String(Int(value)) }
 func yesNo(_ value: Double) -> String { value.isNaN ? "–" : value == 1 ? "yes" : "no" }
 
+if CommandLine.arguments.count == 3 && CommandLine.arguments[1] == "worker-startup" {
+    try startupWorker(home: CommandLine.arguments[2])
+    exit(0)
+}
 let configuration = Configuration.parseOrExit()
 let maxQueued =
     Int(
@@ -61,6 +70,12 @@ FileHandle.standardError.write(
             .utf8))
 
 func progress(_ text: String) { FileHandle.standardError.write(Data((text + "\n").utf8)) }
+
+if !configuration.startupFolders.isEmpty {
+    try startupBenchmark(
+        sizes: configuration.startupFolders, runs: configuration.runs, directory: configuration.directory)
+    exit(0)
+}
 
 // MARK: 1. Latency
 

@@ -16,7 +16,7 @@ struct FuzzTarget: Sendable {
     static let all: [FuzzTarget] = [
         .containerPath, .appIdentifier, .binaryPropertyList, .xmlPropertyList, .archive, .preferencesFile,
         .fileName, .keychainFile, .bundleManifest, .bundleSignature, .resumeData, .checkpoint, .contentRange,
-        .contentDisposition, .validator, .imageSniff, .daemonFrames, .xmlTree, .keyedArchive, .iosKeyBag,
+        .contentDisposition, .validator, .imageSniff, .daemonFrames, .xmlTree, .keyedArchive, .iosKeyBag, .zstdBlob,
     ]
 
     /// The target named by `SANDBOX_FUZZ_TARGET`; exits with the list of names when there is none.
