@@ -41,9 +41,11 @@ final class RecordingStorage: RepositoryStorage, @unchecked Sendable {
         mostDeletionsInFlight = max(mostDeletionsInFlight, deletionsInFlight)
         if deletionsInFlight >= 2 { gateOpen = true }
         condition.broadcast()
-        let deadline = Date() + 10
-        while name.kind == .data && !gateOpen && condition.wait(until: deadline) {}
-        gateOpen = true  // a second deletion came, or none will: the others do not wait
+        if name.kind == .data {
+            let deadline = Date() + 10
+            while !gateOpen && condition.wait(until: deadline) {}
+            gateOpen = true  // a second deletion came, or none will: the others do not wait
+        }
         condition.unlock()
         defer {
             condition.withLock {
