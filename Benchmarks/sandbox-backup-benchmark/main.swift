@@ -5,6 +5,8 @@
 // with like. Cases: the first backup (empty repositories), an incremental backup after 1 MiB
 // changed in the middle of the large file and one small file changed, a restore. Not run by CI.
 // `--compression` measures zstd per blob against the `zstd -3` CLI instead (CompressionBenchmark.swift).
+// With --s3-latency, restore and check --read-data from the Ceph gateway through a 40 ms round
+// trip instead, against rclone (S3Latency.swift).
 //
 //     swift run --package-path Benchmarks -c release sandbox-backup-benchmark [--big-mib N] [--files N] [--runs N] [--dir PATH]
 //     swift run --package-path Benchmarks -c release sandbox-backup-benchmark --compression [--corpus-mib N] [--blob-kib N]
@@ -26,6 +28,13 @@ struct Configuration: ParsableCommand {
     @Flag(help: "Measure zstd per blob against the zstd -3 CLI instead (no restic).") var compression = false
     @Option(name: .customLong("corpus-mib"), help: "--compression: MiB of text and of random data.") var corpusMiB = 64
     @Option(name: .customLong("blob-kib"), help: "--compression: the blob size, in KiB.") var blobKiB = 1024
+    @Flag(
+        name: .customLong("s3-latency"),
+        help: "Restore and check --read-data from the gateway at S3_ENDPOINT through delay-proxy.py, against rclone.")
+    var s3Latency = false
+    @Option(name: .customLong("delay-ms"), help: "With --s3-latency: the proxy's hold each way, in ms.") var delayMs =
+        20
+    @Option(help: "With --s3-latency: the request counts to measure (repeatable).") var parallel: [Int] = [1, 4, 8]
 }
 
 let app = "com.example.bench"
@@ -53,16 +62,28 @@ func spawn(_ arguments: [String], environment: [String: String] = [:]) -> (secon
     return (elapsed, usage.ru_maxrss)
 }
 
-/// The worker side: `worker backup|restore HOME REPO PASSWORD-FILE` (REPO: a directory or `s3://bucket/prefix`),
-/// or `worker setup HOME BIG-MIB FILES` to make the benchmark's container for profiling by hand.
+/// The worker side: `worker backup|restore HOME REPO PASSWORD-FILE [PARALLEL]` (REPO: a directory or
+/// `s3://bucket/prefix`; PARALLEL: requests at once, else the storage's default), `worker check REPO
+/// PASSWORD-FILE PARALLEL` (`--read-data`), or `worker setup HOME BIG-MIB FILES` to make the
+/// benchmark's container for profiling by hand.
 func worker(_ arguments: [String]) async throws {
     if arguments[0] == "setup", arguments.count == 4, let big = Int(arguments[2]), let files = Int(arguments[3]) {
         _ = try makeContainer(home: try SandboxHome(location: arguments[1]), bigMiB: big, files: files)
         return
     }
+    if arguments[0] == "check", arguments.count == 4, let parallel = Int(arguments[3]) {
+        let password = Array(try String(contentsOfFile: arguments[2], encoding: .utf8).utf8)
+        let storage = try await RepositoryAddress(arguments[1]).storage(creating: false, concurrency: parallel)
+        let repository = try await Repository.open(storage, password: password)
+        let report = try await Checker.check(repository, readingData: true)
+        await repository.close()
+        guard report.isHealthy else { fatalError("check found problems: \(report.problems)") }
+        return
+    }
     let home = try SandboxHome(location: arguments[1])
     let password = Array(try String(contentsOfFile: arguments[3], encoding: .utf8).utf8)
-    let storage = try await RepositoryAddress(arguments[2]).storage(creating: true)  // a directory or s3://…
+    let storage = try await RepositoryAddress(arguments[2]).storage(  // a directory or s3://…
+        creating: true, concurrency: arguments.count > 4 ? Int(arguments[4]) : nil)
     let repository = try await Repository.openOrCreate(storage, password: password)
     let identifier = try AppIdentifier(app)
     switch arguments[0] {
@@ -112,6 +133,7 @@ func run() async throws {
         return try await worker(Array(CommandLine.arguments.dropFirst(2)))
     }
     let configuration = Configuration.parseOrExit()
+    if configuration.s3Latency { return try S3LatencyBenchmark(configuration: configuration).run() }
     var template = Array("\(configuration.directory)/sandbox-backup-bench-XXXXXX".utf8CString)
     guard let made = mkdtemp(&template) else { fatalError("cannot create a directory in \(configuration.directory)") }
     let base = String(cString: made)

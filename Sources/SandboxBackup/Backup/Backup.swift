@@ -55,7 +55,7 @@ public enum Backup {
         defer { _ = try? lock.release() }  // a failed release leaves a stale lock the next run takes over
         let scratch = try ScratchDirectory()
         defer { scratch.remove() }
-        let writer = BlobWriter(repository: repository)
+        let writer = BlobWriter(repository: repository, writers: repository.storage.preferredConcurrency)
         defer { writer.stop() }
         var run = BackupRun(
             repository: repository, home: home, scratch: scratch, writer: writer, options: options,

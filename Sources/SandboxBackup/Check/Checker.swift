@@ -115,17 +115,21 @@ public enum Checker {
                 "The blob 'data/\(id.prefix(2))/\(id)' is missing; it holds part of \(files.count) file(s).")
         }
         if readingData {
-            for id in present.sorted() {
-                try lock.refreshIfDue()
+            // Several blobs read at once (the storage's concurrency); the findings in id order.
+            let ids = present.sorted()
+            let outcomes = try ParallelCalls.map(
+                ids.count, threads: repository.storage.preferredConcurrency, name: "check-reader",
+                between: lock.refreshIfDue
+            ) { index in
+                Result { () throws(SandboxError) in _ = try repository.loadBlob(ids[index]) }
+            }
+            for (id, outcome) in zip(ids, outcomes) {
                 report.blobsRead += 1
-                do {
-                    _ = try repository.loadBlob(id)
-                } catch {
-                    bad.insert(id)
-                    report.problems.append(
-                        "The blob 'data/\(id.prefix(2))/\(id)' is damaged: \(error.message) It holds part of \(users[id]?.count ?? 0) file(s)."
-                    )
-                }
+                guard case .failure(let error) = outcome else { continue }
+                bad.insert(id)
+                report.problems.append(
+                    "The blob 'data/\(id.prefix(2))/\(id)' is damaged: \(error.message) It holds part of \(users[id]?.count ?? 0) file(s)."
+                )
             }
         }
         report.affectedFiles = Array(Set(bad.flatMap { users[$0] ?? [] })).sorted()

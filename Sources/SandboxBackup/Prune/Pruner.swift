@@ -103,7 +103,10 @@ public enum Pruner {
                 }
             }
         }
-        for snapshot in removed { try repository.storage.delete(ObjectName(.snapshot, snapshot.id)) }
+        // Each step's deletions run several at a time (the storage's concurrency) and all end
+        // before the next step begins: the order that keeps a killed prune safe is the steps'.
+        let storage = repository.storage
+        try deleteAll(removed.map { ObjectName(.snapshot, $0.id) }, from: storage, lock: lock)
         let oldIndexes = try repository.storage.list(.index)
         var keptBlobs: [String: Int] = [:]
         var doomed: [ObjectName] = []
@@ -115,14 +118,33 @@ public enum Pruner {
             }
         }
         let newIndex = try repository.storeRecord(IndexRecord(blobs: keptBlobs), kind: .index)
-        for name in oldIndexes where name.name != newIndex { try repository.storage.delete(name) }
-        for name in doomed {
-            try lock.refreshIfDue()
-            report.bytesRemoved += try repository.storage.size(of: name) ?? 0
-            try repository.storage.delete(name)
-            report.blobsRemoved += 1
-        }
+        try deleteAll(oldIndexes.filter { $0.name != newIndex }, from: storage, lock: lock)
+        let sizes = try deleteAll(doomed, from: storage, lock: lock, measuring: true)
+        report.bytesRemoved = sizes.reduce(0, +)
+        report.blobsRemoved = sizes.count
         return report
+    }
+
+    /// Deletes `names`, several at a time, refreshing `lock` as they go; returns the size each had
+    /// when `measuring` (a HEAD before each deletion), else 0s.
+    ///
+    /// - Throws: the first failure in the order of `names` (no deletion starts after a failure;
+    ///   those under way finish).
+    @discardableResult
+    private static func deleteAll(
+        _ names: [ObjectName], from storage: any RepositoryStorage, lock: RepositoryLock, measuring: Bool = false
+    ) throws(SandboxError) -> [Int64] {
+        let outcomes = try ParallelCalls.map(
+            names.count, threads: storage.preferredConcurrency, name: "prune-delete", stoppingAtFailure: true,
+            between: lock.refreshIfDue
+        ) { index in
+            Result { () throws(SandboxError) -> Int64 in
+                let size = measuring ? try storage.size(of: names[index]) ?? 0 : 0
+                try storage.delete(names[index])
+                return size
+            }
+        }
+        return try outcomes.map { (outcome) throws(SandboxError) in try outcome.get() }
     }
 
     private static func report(_ groups: [RetentionGroup], dryRun: Bool) -> PruneReport {

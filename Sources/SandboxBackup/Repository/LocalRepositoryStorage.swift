@@ -8,6 +8,11 @@ public struct LocalRepositoryStorage: RepositoryStorage {
     let root: ConfinedRoot
     /// The largest object read (a chunk is at most 8 MiB; trees and manifests are split too).
     static let maximumObjectSize = 64 << 20
+    /// How many calls the library makes at once (default 2: one waiting on the disk while another
+    /// decrypts and hashes); at least 1.
+    public var preferredConcurrency = 2 {
+        didSet { preferredConcurrency = max(1, preferredConcurrency) }
+    }
 
     /// The repository in the existing directory `hostPath`.
     ///

@@ -40,26 +40,32 @@ public enum RepositoryAddress: Sendable, Hashable, CustomStringConvertible {
     ///
     /// The checks run on a thread of their own (file-system calls and requests block).
     ///
-    /// - Parameter creating: make what is missing — the directory and its layout, or the bucket —
-    ///   as a backup does; otherwise the repository must exist.
+    /// - Parameters:
+    ///   - creating: make what is missing — the directory and its layout, or the bucket — as a
+    ///     backup does; otherwise the repository must exist.
+    ///   - concurrency: the storage's ``RepositoryStorage/preferredConcurrency`` (at least 1);
+    ///     `nil`: its default (a directory: 2, S3: 8).
     /// - Throws: ``/SandboxCore/SandboxError/Code/notFound`` for a missing directory or bucket (when
     ///   not `creating`); ``/SandboxCore/SandboxError/Code/permissionDenied`` for keys the endpoint
     ///   refuses; ``SandboxCore/SandboxError/Code/repositoryUnreachable``; the file system's errors.
-    public func storage(creating: Bool) async throws(SandboxError) -> any RepositoryStorage {
+    public func storage(creating: Bool, concurrency: Int? = nil) async throws(SandboxError) -> any RepositoryStorage {
         try await OwnedThread.run(name: "sandbox-repository") { () throws(SandboxError) in
-            try storage(creating: creating)
+            try storage(creating: creating, concurrency: concurrency)
         }
     }
 
-    /// ``storage(creating:)`` on the calling thread, which it blocks.
-    package func storage(creating: Bool) throws(SandboxError) -> any RepositoryStorage {
+    /// ``storage(creating:concurrency:)`` on the calling thread, which it blocks.
+    package func storage(creating: Bool, concurrency: Int? = nil) throws(SandboxError) -> any RepositoryStorage {
         switch self {
         case .directory(let path):
-            return creating
+            var storage =
+                creating
                 ? try LocalRepositoryStorage.creatingLayout(atHostPath: path)
                 : try LocalRepositoryStorage(openingDirectoryAt: path)
+            if let concurrency { storage.preferredConcurrency = concurrency }
+            return storage
         case .s3(let location):
-            let storage = S3Storage(location)
+            let storage = S3Storage(location, concurrency: concurrency ?? S3Storage.defaultConcurrency)
             if creating { try storage.createBucketIfMissing() } else { try storage.checkBucket() }
             return storage
         }

@@ -61,6 +61,11 @@ public protocol RepositoryStorage: Sendable {
     /// Where the repository is, for messages.
     var location: String { get }
 
+    /// How many calls the library makes to the storage at once, each on a thread of its own: a
+    /// restore's blob readers, a check's readers (`--read-data`), a prune's deletions, a backup's
+    /// blob writers. A directory: 2 (the second core); S3: 8 (each request waits a round trip).
+    var preferredConcurrency: Int { get }
+
     /// Stores `bytes` as `name` unless an object of that name exists.
     ///
     /// - Returns: whether the object was stored (`false`: it existed).
@@ -96,6 +101,9 @@ public protocol RepositoryStorage: Sendable {
 }
 
 extension RepositoryStorage {
+    /// Two: one call waiting on the device while another computes.
+    public var preferredConcurrency: Int { 2 }
+
     /// Nothing to release.
     public func close() async {}
 }

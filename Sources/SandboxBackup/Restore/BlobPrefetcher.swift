@@ -5,22 +5,27 @@ import SandboxCore
 /// restore writes them, while the restore's thread writes files: loading a blob (a read, AES-GCM,
 /// HMAC-SHA256) is most of a restore's CPU time, and this puts it on the second core.
 ///
+/// As many readers as the storage takes requests at once (``RepositoryStorage/preferredConcurrency``:
+/// a directory 2, S3 8), so that a remote repository's round trips overlap.
+///
 /// Bounded: readers stop claiming blobs while ``maximumBytesAhead`` bytes (or ``maximumBlobsAhead``
-/// blobs) wait to be taken, so memory stays small however large the snapshot. The threads are a
-/// ``WorkerPool``'s.
+/// blobs) wait to be taken, so memory stays small however large the snapshot: at most that, plus
+/// one blob a reader is loading. The threads are a ``WorkerPool``'s.
 final class BlobPrefetcher: Sendable {
     private let pool: WorkerPool<Blobs>
     private let ids: [String]
 
-    /// Starts `readers` threads loading `ids`, in order.
+    /// Starts `readers` threads (`nil`: the storage's ``RepositoryStorage/preferredConcurrency``)
+    /// loading `ids`, in order.
     init(
-        ids: [String], repository: Repository, readers: Int = 2, maximumBytesAhead: Int = 16 << 20,
+        ids: [String], repository: Repository, readers: Int? = nil, maximumBytesAhead: Int = 16 << 20,
         maximumBlobsAhead: Int = 512
     ) {
         self.ids = ids
         pool = WorkerPool(
             Blobs(count: ids.count, maximumBytesAhead: maximumBytesAhead, maximumBlobsAhead: maximumBlobsAhead),
-            threads: ids.isEmpty ? 0 : readers, name: "restore-reader"
+            threads: ids.isEmpty ? 0 : max(1, readers ?? repository.storage.preferredConcurrency),
+            name: "restore-reader"
         ) { [ids] index in
             let result: Result<[UInt8], SandboxError>
             do throws(SandboxError) {

@@ -29,6 +29,20 @@ struct RepositoryOptions: ParsableArguments {
     }
 }
 
+/// `--parallel N`, shared by the commands that move many objects (backup, restore, check, prune).
+struct ParallelOption: ParsableArguments {
+    @Option(
+        help: ArgumentHelp(
+            "Requests to the repository at once (default: 8 for s3://, 2 for a directory).", valueName: "N"))
+    var parallel: Int?
+
+    func validate() throws {
+        if let parallel, !(1...64).contains(parallel) {
+            throw ValidationError("--parallel takes a number from 1 to 64, not \(parallel).")
+        }
+    }
+}
+
 /// `body`'s result, with `repository` closed after it returns or throws.
 func closing<T>(_ repository: Repository, _ body: () async throws(SandboxError) -> T) async throws(SandboxError) -> T {
     do {
@@ -41,9 +55,11 @@ func closing<T>(_ repository: Repository, _ body: () async throws(SandboxError) 
     }
 }
 
-/// Opens an existing repository at `path`: a directory, or `s3://bucket/prefix`.
-func openRepository(_ path: String, password: [UInt8]?) async throws(SandboxError) -> Repository {
-    try await Repository.open(RepositoryAddress(path).storage(creating: false), password: password)
+/// Opens an existing repository at `path`: a directory, or `s3://bucket/prefix`, making `parallel`
+/// requests at once (`nil`: the storage's default).
+func openRepository(_ path: String, password: [UInt8]?, parallel: Int? = nil) async throws(SandboxError) -> Repository {
+    try await Repository.open(
+        RepositoryAddress(path).storage(creating: false, concurrency: parallel), password: password)
 }
 
 /// `sandbox backup`: a backup run (``BackupCreateCommand``, the default), and the commands that
@@ -78,6 +94,7 @@ struct BackupCreateCommand: AsyncParsableCommand {
     )
     var arguments: [String]
     @OptionGroup var repositoryOptions: RepositoryOptions
+    @OptionGroup var parallelOption: ParallelOption
     @OptionGroup var output: OutputOptions
 
     func validate() throws {
@@ -87,7 +104,8 @@ struct BackupCreateCommand: AsyncParsableCommand {
     func run() async throws {
         let apps = try arguments.dropLast().map { (raw) throws(SandboxError) in try AppIdentifier(raw) }
         let path = arguments[arguments.count - 1]
-        let storage = try await RepositoryAddress(path).storage(creating: true)
+        let storage = try await RepositoryAddress(path).storage(
+            creating: true, concurrency: parallelOption.parallel)
         let repository = try await Repository.openOrCreate(storage, password: try repositoryOptions.password())
         let printer = BackupProgressLine(json: output.json)
         let report: BackupReport
@@ -225,10 +243,12 @@ struct CheckCommand: AsyncParsableCommand {
     @Argument(help: "The repository: a directory, or s3://BUCKET/PREFIX.") var repository: String
     @Flag(help: "Read every blob and check it against its id.") var readData = false
     @OptionGroup var repositoryOptions: RepositoryOptions
+    @OptionGroup var parallelOption: ParallelOption
     @OptionGroup var output: OutputOptions
 
     func run() async throws {
-        let opened = try await openRepository(repository, password: try repositoryOptions.password())
+        let opened = try await openRepository(
+            repository, password: try repositoryOptions.password(), parallel: parallelOption.parallel)
         let report = try await closing(opened) { () async throws(SandboxError) in
             try await Checker.check(opened, readingData: readData)
         }
@@ -268,6 +288,7 @@ struct RestoreCommand: AsyncParsableCommand {
     @Option(help: "Deliver this one file of the snapshot into the app's Documents/Inbox instead.")
     var toInbox: String?
     @OptionGroup var repositoryOptions: RepositoryOptions
+    @OptionGroup var parallelOption: ParallelOption
     @OptionGroup var output: OutputOptions
 
     func validate() throws {
@@ -277,7 +298,8 @@ struct RestoreCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let opened = try await openRepository(repository, password: try repositoryOptions.password())
+        let opened = try await openRepository(
+            repository, password: try repositoryOptions.password(), parallel: parallelOption.parallel)
         let app = try app.identifier()
         if let toInbox {
             let report = try await closing(opened) { () async throws(SandboxError) in
@@ -333,6 +355,7 @@ struct PruneCommand: AsyncParsableCommand {
     @Option(help: "Keep every snapshot within this span of the newest (2d3h: y, m, d, h).") var keepWithin: String?
     @Flag(help: "List what would be kept (and why) and removed; change nothing.") var dryRun = false
     @OptionGroup var repositoryOptions: RepositoryOptions
+    @OptionGroup var parallelOption: ParallelOption
     @OptionGroup var output: OutputOptions
 
     func run() async throws {
@@ -341,7 +364,8 @@ struct PruneCommand: AsyncParsableCommand {
             weekly: keepWeekly?.value ?? 0, monthly: keepMonthly?.value ?? 0, yearly: keepYearly?.value ?? 0,
             within: try keepWithin.map { (text) throws(SandboxError) in try RetentionDuration(parsing: text) })
         try policy.validate()  // before the repository is opened: no rule removes nothing
-        let opened = try await openRepository(repository, password: try repositoryOptions.password())
+        let opened = try await openRepository(
+            repository, password: try repositoryOptions.password(), parallel: parallelOption.parallel)
         let report = try await closing(opened) { () async throws(SandboxError) in
             try await Pruner.prune(opened, policy: policy, dryRun: dryRun)
         }

@@ -25,16 +25,20 @@ package struct HTTPClientSettings: Sendable {
     package var retriesConnectionEstablishment: Bool
     /// Whether HTTP/2 is negotiated where the server offers it (`false`: HTTP/1.1 only).
     package var negotiatesHTTP2: Bool
+    /// How many HTTP/1.1 connections to one host the pool opens and keeps alive for reuse; requests
+    /// beyond that wait for one to be free.
+    package var connectionsPerHost: Int
 
     package init(
         connectTimeout: Duration, readTimeout: Duration, maximumRedirects: Int,
-        retriesConnectionEstablishment: Bool = true, negotiatesHTTP2: Bool = true
+        retriesConnectionEstablishment: Bool = true, negotiatesHTTP2: Bool = true, connectionsPerHost: Int = 8
     ) {
         self.connectTimeout = connectTimeout
         self.readTimeout = readTimeout
         self.maximumRedirects = maximumRedirects
         self.retriesConnectionEstablishment = retriesConnectionEstablishment
         self.negotiatesHTTP2 = negotiatesHTTP2
+        self.connectionsPerHost = max(1, connectionsPerHost)
     }
 
     /// The client these settings describe. The caller owns it and must shut it down: prefer
@@ -48,6 +52,7 @@ package struct HTTPClientSettings: Sendable {
         )
         configuration.httpVersion = negotiatesHTTP2 ? .automatic : .http1Only
         configuration.connectionPool.retryConnectionEstablishment = retriesConnectionEstablishment
+        configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = connectionsPerHost
         if InstrumentationSystem.tracer is NoOpTracer { configuration.tracing.tracer = nil }
         return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
     }

@@ -6,7 +6,8 @@ import NIOHTTP1
 import SandboxCore
 import SandboxTransfer
 
-/// Signed S3 requests with bounded retries, made synchronously.
+/// Signed S3 requests with bounded retries, made synchronously; several threads may send at once,
+/// each request on a connection of the client's pool (kept alive and reused).
 ///
 /// ``RepositoryStorage`` is synchronous (a backup is one thread of blocking file reads), so each
 /// request runs on async-http-client's event loop and the calling thread waits for its future.
@@ -31,17 +32,21 @@ struct S3Client: Sendable {
     /// The settings of the client a repository makes for itself: connections are not re-tried by
     /// the client itself (``send(_:key:query:headers:body:)`` retries, boundedly), a connection
     /// attempt gives up after 10 s, nothing is decompressed and no redirect is followed (a
-    /// redirect would carry a signature made for another URL).
-    static let httpSettings = HTTPClientSettings(
-        connectTimeout: .seconds(10), readTimeout: .seconds(120), maximumRedirects: 0,
-        retriesConnectionEstablishment: false)
+    /// redirect would carry a signature made for another URL). Up to `connections` connections to
+    /// the endpoint are opened and kept alive, one for each request the storage makes at once.
+    static func httpSettings(connections: Int) -> HTTPClientSettings {
+        HTTPClientSettings(
+            connectTimeout: .seconds(10), readTimeout: .seconds(120), maximumRedirects: 0,
+            retriesConnectionEstablishment: false, connectionsPerHost: connections)
+    }
 
     /// A client for `location`, sending with `client` (the caller's, never shut down here), or,
-    /// when `nil`, with one of its own that ``S3Storage/close()`` shuts down.
-    init(location: S3Location, client: HTTPClient? = nil) {
+    /// when `nil`, with one of its own, of `connections` connections, that ``S3Storage/close()``
+    /// shuts down.
+    init(location: S3Location, client: HTTPClient? = nil, connections: Int = 8) {
         self.location = location
         signer = SigV4Signer(credentials: location.credentials, region: location.region, service: "s3")
-        http = HTTPClientOwner(borrowing: client, otherwise: Self.httpSettings)
+        http = HTTPClientOwner(borrowing: client, otherwise: Self.httpSettings(connections: connections))
     }
 
     struct Response: Sendable {

@@ -27,6 +27,12 @@ public struct S3Storage: RepositoryStorage {
     public var partSize: Int
     /// Keys a listing asks for at a time (ListObjectsV2's `max-keys`; S3 gives at most 1,000).
     public var pageSize = 1000
+    /// How many requests the library makes at once (a restore's readers, a check's, a prune's
+    /// deletions, a backup's writers), each on a connection of its own to the endpoint.
+    public let preferredConcurrency: Int
+    /// The default of ``preferredConcurrency``: eight requests in flight hide a round trip of tens of
+    /// milliseconds behind one another.
+    public static let defaultConcurrency = 8
     /// How many times a request is tried before ``SandboxCore/SandboxError/Code/repositoryUnreachable``.
     public var maximumAttempts: Int {
         get { client.maximumAttempts }
@@ -43,11 +49,14 @@ public struct S3Storage: RepositoryStorage {
     ///   - multipartThreshold: objects larger than this go as multipart uploads (default 16 MiB:
     ///     chunks are at most 8 MiB, so only large records do).
     ///   - partSize: each part's size (default 8 MiB; S3's minimum is 5 MiB).
+    ///   - concurrency: ``preferredConcurrency`` (at least 1), and the connections to the endpoint
+    ///     the storage's own client keeps (a client handed in keeps its own limit).
     public init(
         _ location: S3Location, httpClient: HTTPClient? = nil, multipartThreshold: Int = 16 << 20,
-        partSize: Int = 8 << 20
+        partSize: Int = 8 << 20, concurrency: Int = defaultConcurrency
     ) {
-        client = S3Client(location: location, client: httpClient)
+        preferredConcurrency = max(1, concurrency)
+        client = S3Client(location: location, client: httpClient, connections: preferredConcurrency)
         self.multipartThreshold = multipartThreshold
         self.partSize = max(partSize, 5 << 20)
     }
@@ -224,7 +233,7 @@ public struct S3Storage: RepositoryStorage {
     /// - Throws: nothing.
     public func synchronize() throws(SandboxError) {}
 
-    /// Shuts down the storage's own HTTP client (not one handed to ``init(_:httpClient:multipartThreshold:partSize:)``),
+    /// Shuts down the storage's own HTTP client (not one handed to ``init(_:httpClient:multipartThreshold:partSize:concurrency:)``),
     /// closing its connections; later requests fail with
     /// ``SandboxCore/SandboxError/Code/repositoryUnreachable``.
     public func close() async {
