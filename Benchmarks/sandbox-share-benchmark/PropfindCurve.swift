@@ -11,12 +11,13 @@ import SandboxTransferTesting
     sizes: [Int], documents: String, sandbox: String, home: String, app: String, scratch: String, runs: Int
 ) async throws {
     let byte: [UInt8] = [0x61]
-    var created = 0
     for size in sizes.sorted() {
         let flat = documents + "/flat-\(size)"
         try FileManager.default.createDirectory(atPath: flat, withIntermediateDirectories: true)
         for index in 0..<size {
-            FileManager.default.createFile(atPath: flat + "/f\(index).txt", contents: Data(byte))
+            guard FileManager.default.createFile(atPath: flat + "/f\(index).txt", contents: Data(byte)) else {
+                throw BenchmarkFailure("could not create \(flat)/f\(index).txt")
+            }
         }
         if size >= 10_000 {
             let tree = documents + "/tree-\(size)"
@@ -25,10 +26,11 @@ import SandboxTransferTesting
                 if index % 1000 == 0 {
                     try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
                 }
-                FileManager.default.createFile(atPath: folder + "/f\(index).txt", contents: Data(byte))
+                guard FileManager.default.createFile(atPath: folder + "/f\(index).txt", contents: Data(byte)) else {
+                    throw BenchmarkFailure("could not create \(folder)/f\(index).txt")
+                }
             }
         }
-        created += size
     }
     let nginx = try await NginxServer.start(davRoot: documents, workers: "auto")
     let server = try await ShareServer.start(sandbox: sandbox, home: home, app: app, scratch: scratch)
