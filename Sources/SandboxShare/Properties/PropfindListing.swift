@@ -97,16 +97,24 @@ struct PropfindListing: ~Copyable {
         let recursive = self.recursive
         var found: [SharePath] = []
         var listed = 0
-        let more = try reader.forEachEntryOfNextRead(of: fd, path: parent.description) {
-            name, type throws(SandboxError) in
-            guard
-                let member = try Self.member(
-                    name, type: type, in: fd, parent, documents: documents, describing: describing,
-                    recursive: recursive)
-            else { return }
-            listed += 1
-            if recursive, member.isCollection, member.unlisted == nil { found.append(member.path) }
-            try body(member)
+        let more: Bool
+        do throws(SandboxError) {
+            more = try reader.forEachEntryOfNextRead(of: fd, path: parent.description) {
+                name, type throws(SandboxError) in
+                guard
+                    let member = try Self.member(
+                        name, type: type, in: fd, parent, documents: documents, describing: describing,
+                        recursive: recursive)
+                else { return }
+                listed += 1
+                if recursive, member.isCollection, member.unlisted == nil { found.append(member.path) }
+                try body(member)
+            }
+        } catch  where nextFolder > 0 {
+            // A folder below the one named that fails midway (a member it may not describe): the
+            // rest of the tree is still answered.
+            logger.warning("PROPFIND: the listing of '\(parent)' ended early: \(error)")
+            more = false
         }
         count += listed
         folders += found
