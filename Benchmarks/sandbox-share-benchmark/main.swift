@@ -16,6 +16,9 @@
 // 4. PROPFIND Depth 1 of the 10,000-file folder: time (< 1 s), and nginx's with Debian's dav-ext
 //    module when it is installed (apt-get install libnginx-mod-http-dav-ext).
 // 5. The server's peak resident memory (VmHWM) over all of it (< 64 MiB).
+// With --propfind-only, only the PROPFIND curve of issue 31 (PropfindCurve.swift): Depth 1 of a
+// folder of each of --propfind-sizes one-byte files, Depth infinity of a tree of as many (folders of
+// 1,000), ours and nginx's alternately, and the share's VmHWM after each size.
 // 6. Over TLS (issue 32; --no-tls leaves it out): the share with --tls-cert/--tls-key and nginx with
 //    the same P-256 certificate (made with openssl), GET of the large file (curl) and the small GETs
 //    (wrk over https) as above (goal ≥ 0.8× both), and that share's VmHWM under a 1 GiB upload.
@@ -42,6 +45,10 @@ struct Options: ParsableCommand {
     @Option(name: .customLong("tls-upload-mib"), help: "The size of the upload over TLS, in MiB (peak RSS).")
     var tlsUploadMebibytes = 1024
     @Flag(help: "Leave out the rows over TLS.") var noTLS = false
+    @Flag(help: "Only the PROPFIND curve (issue 31): Depth 1 and infinity at each of --propfind-sizes.")
+    var propfindOnly = false
+    @Option(help: "The folder sizes of the PROPFIND curve, comma-separated (Depth 1; infinity from 10,000).")
+    var propfindSizes = "1000,10000,50000"
 }
 
 let options = Options.parseOrExit()
@@ -66,6 +73,13 @@ defer { scratchDirectory.remove() }
 let app = "com.example.share-benchmark"
 let home = try SandboxHome(location: scratch + "/home")
 let documents = try home.createContainer(for: AppIdentifier(app), fileSharing: true).hostPath(for: .documents)
+if options.propfindOnly {
+    try await propfindCurve(
+        sizes: options.propfindSizes.split(separator: ",").compactMap { Int($0) }, documents: documents,
+        sandbox: sandbox, home: scratch + "/home", app: app, scratch: scratch, runs: runs)
+    scratchDirectory.remove()
+    exit(0)
+}
 try writeNoise(documents + "/large.bin", size: size)
 try FileManager.default.createDirectory(atPath: documents + "/small", withIntermediateDirectories: true)
 for index in 0..<small { try writeNoise(documents + "/small/s\(index).bin", size: 16 << 10) }

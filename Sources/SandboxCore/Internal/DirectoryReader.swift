@@ -33,22 +33,34 @@ package struct DirectoryReader: ~Copyable {
         path: @autoclosure () -> String,
         _ body: (UnsafePointer<CChar>, UInt8) throws(SandboxError) -> Void
     ) throws(SandboxError) {
-        while true {
-            let used = try syscall("getdents64", path: path()) {
-                csb_getdents64(fd, buffer.baseAddress, buffer.count)
-            }
-            if used == 0 { return }
-            var offset = 0
-            var name: UnsafePointer<CChar>?
-            var type: UInt8 = 0
-            var inode: UInt64 = 0
-            while true {
-                offset = csb_dirent_next(buffer.baseAddress, used, offset, &name, &type, &inode)
-                guard offset >= 0, let name else { break }
-                // Skip "." and "..".
-                if name[0] == 0x2E && (name[1] == 0 || (name[1] == 0x2E && name[2] == 0)) { continue }
-                try body(name, type)
-            }
+        while try forEachEntryOfNextRead(of: fd, path: path(), body) {}
+    }
+
+    /// ``forEachEntry(of:path:_:)`` for the entries one `getdents64` returns (one buffer's worth),
+    /// so that a caller can list a large directory a batch at a time, doing other work between
+    /// batches (the directory's offset is kept by `fd`).
+    ///
+    /// - Returns: `false` once the directory has no more entries.
+    package func forEachEntryOfNextRead(
+        of fd: CInt,
+        path: @autoclosure () -> String,
+        _ body: (UnsafePointer<CChar>, UInt8) throws(SandboxError) -> Void
+    ) throws(SandboxError) -> Bool {
+        let used = try syscall("getdents64", path: path()) {
+            csb_getdents64(fd, buffer.baseAddress, buffer.count)
         }
+        if used == 0 { return false }
+        var offset = 0
+        var name: UnsafePointer<CChar>?
+        var type: UInt8 = 0
+        var inode: UInt64 = 0
+        while true {
+            offset = csb_dirent_next(buffer.baseAddress, used, offset, &name, &type, &inode)
+            guard offset >= 0, let name else { break }
+            // Skip "." and "..".
+            if name[0] == 0x2E && (name[1] == 0 || (name[1] == 0x2E && name[2] == 0)) { continue }
+            try body(name, type)
+        }
+        return true
     }
 }

@@ -69,7 +69,9 @@ extension ConfinedRoot {
         }
     }
 
-    static func statx(
+    /// The attributes of `name` in the open directory `directory` (`flags`: `AT_SYMLINK_NOFOLLOW`
+    /// to describe a symlink itself), one `statx(2)`; `path` names it in errors.
+    package static func statx(
         _ directory: CInt, _ name: UnsafePointer<CChar>, flags: CInt, path: @autoclosure () -> String
     ) throws(SandboxError) -> FileAttributes {
         var raw = csb_statx_t()

@@ -37,7 +37,8 @@ package enum ExtendedAttributes {
         }
     }
 
-    static func names(fd: CInt, path: String) throws(SandboxError) -> [String] {
+    /// The names of the attributes of the open file `fd` (not `O_PATH`), as text.
+    package static func names(fd: CInt, path: String) throws(SandboxError) -> [String] {
         try rawNames(fd: fd, path: path).map {
             String(decoding: $0.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
         }

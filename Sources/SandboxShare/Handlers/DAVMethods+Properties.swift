@@ -6,12 +6,15 @@ import NIOCore
 import Sandbox
 
 extension DAVMethods {
-    /// Most items one PROPFIND answers for; a deeper listing is refused with 403
-    /// `propfind-finite-depth` (RFC 4918 §9.1), so one request cannot walk a huge tree into memory.
+    /// Most items a `Depth: infinity` PROPFIND answers for, counted before any byte of the body: a
+    /// larger tree is refused with 403 `propfind-finite-depth` (RFC 4918 §9.1), so one request
+    /// cannot walk a whole volume. `Depth: 1` has no such bound: it is streamed, a batch at a time.
     static let maximumPropfindItems = 100_000
 
     /// PROPFIND: the properties of an item and, with `Depth: 1` or infinity (the default), of
-    /// its members — hidden names and symlinks left out. 207 Multi-Status.
+    /// its members — hidden names and symlinks left out. 207 Multi-Status, streamed: the members
+    /// are listed a batch at a time (``PropfindListing``) as the client takes the body, so memory
+    /// stays flat however large the folder.
     ///
     /// A collection below the one named whose members cannot be listed (its path is too long for
     /// Linux, it may not be read) is reported alone, as a response with its href and the error's
@@ -20,7 +23,18 @@ extension DAVMethods {
         let depth = try Depth.parse(request.headers.fieldValue(.depth), default: .infinity)
         let query = try PropfindRequest.parse(try await xmlBody(of: request))
         let root = try existingItem(at: path)
-        let (items, unlisted) = try members(of: root, depth: depth)
+        let listsMembers = root.isCollection && depth != .zero
+        if listsMembers {
+            // The count (Depth: infinity) or an open of the collection (Depth: 1) first, so that
+            // a refusal or a collection whose members cannot be listed is the request's error.
+            if depth == .infinity {
+                try requireFiniteListing(of: root.path)
+            } else {
+                _ = try PropfindListing(
+                    documents: documents, of: root.path, recursive: false, describing: false, logger: logger)
+            }
+        }
+        let recursive = depth == .infinity
         let context = PropertyContext(locks: [], now: locks.now, volume: try volume())
         let methods = self
         let wantsChecksums: Bool
@@ -29,33 +43,30 @@ extension DAVMethods {
         } else {
             wantsChecksums = false
         }
+        let rootDead = Result { () throws(SandboxError) in try properties.properties(at: root.path.containerPath) }
         // Each response is written straight into one buffer, sent whenever it holds about 64 KiB
-        // (the writer waits while the client is slower than the listing).
+        // (the writer waits while the client is slower than the listing, and the listing waits
+        // with it: one batch of members at a time).
         let answer = ResponseBody { writer in
+            var listing = listsMembers ? methods.listing(of: root.path, recursive: recursive) : nil
             var multistatus = Multistatus()
             var budget = ChecksumStore.requestBudget
-            for item in items {
-                var checksums: ContentChecksums? = nil
-                if wantsChecksums, !item.isCollection {
-                    checksums = await ChecksumStore.computed(
-                        for: item.path, in: methods.documents, dataProtection: methods.dataProtection, budget: &budget,
-                        logger: methods.logger)
+            var batch = [ListedResponse(item: root, dead: rootDead, unlisted: nil)]
+            repeat {
+                for listed in batch {
+                    var checksums: ContentChecksums? = nil
+                    if wantsChecksums, !listed.item.isCollection {
+                        checksums = await ChecksumStore.computed(
+                            for: listed.item.path, in: methods.documents, dataProtection: methods.dataProtection,
+                            budget: &budget, logger: methods.logger)
+                    }
+                    methods.append(listed, query, context, checksums: checksums, to: &multistatus)
+                    if multistatus.count >= Multistatus.flushSize {
+                        try await writer.write(ByteBuffer(bytes: multistatus.takeBytes()))
+                    }
                 }
-                let href = item.path.href(isCollection: item.isCollection)
-                let mark = multistatus.count
-                do throws(SandboxError) {
-                    if let error = unlisted[item.path] { throw error }
-                    try methods.appendResponse(
-                        href: href, for: item, query, context, checksums: checksums, to: &multistatus)
-                } catch {
-                    methods.logger.warning("PROPFIND \(item.path): \(error)")
-                    multistatus.truncate(to: mark)
-                    multistatus.add(href: href, status: error.code.httpStatus)
-                }
-                if multistatus.count >= Multistatus.flushSize {
-                    try await writer.write(ByteBuffer(bytes: multistatus.takeBytes()))
-                }
-            }
+                batch.removeAll(keepingCapacity: true)
+            } while methods.nextBatch(of: &listing, into: &batch)
             var last = ByteBuffer(bytes: multistatus.takeBytes())
             last.writeBytes(Multistatus.closingBytes)
             try await writer.write(last)
@@ -67,36 +78,93 @@ extension DAVMethods {
             status: HTTPResponse.Status(code: 207, reasonPhrase: "Multi-Status"), headers: headers, body: answer)
     }
 
-    /// `root` and its members to `depth`, breadth first, and the collections below `root` whose
-    /// members could not be listed, with why.
+    /// One member a PROPFIND answers for, with its dead properties read while its folder was open.
+    private struct ListedResponse {
+        let item: SharedItem
+        let dead: Result<[PropertyName: String], SandboxError>
+        let unlisted: SandboxError?
+    }
+
+    /// The listing of `root`'s members, or `nil` (logged) when it can no longer be opened (it was
+    /// removed since the request was checked): the body then answers for `root` alone.
+    private func listing(of root: SharePath, recursive: Bool) -> PropfindListing? {
+        do throws(SandboxError) {
+            return try PropfindListing(
+                documents: documents, of: root, recursive: recursive, describing: true, logger: logger)
+        } catch {
+            logger.warning("PROPFIND \(root): its members could not be listed: \(error)")
+            return nil
+        }
+    }
+
+    /// Lists the next batch of `listing` into `batch`, each member with its dead properties read
+    /// from its folder's descriptor. A listing that fails midway (the body is under way) or grows
+    /// past ``maximumPropfindItems`` since it was counted ends there, logged: the body ends,
+    /// well-formed, with what was listed.
     ///
-    /// - Throws: ``/SandboxCore/SandboxError`` when `root`'s own members cannot be listed, and
-    ///   ``SandboxCore/SandboxError/Code/forbidden`` (`propfind-finite-depth`) past ``maximumPropfindItems``.
-    private func members(
-        of root: SharedItem, depth: Depth
-    ) throws(SandboxError) -> (items: [SharedItem], unlisted: [SharePath: SandboxError]) {
-        var result = [root]
-        var unlisted: [SharePath: SandboxError] = [:]
-        guard root.isCollection, depth != .zero else { return (result, unlisted) }
-        var next = 0
-        while next < result.count {
-            let directory = result[next]
-            next += 1
-            guard directory.isCollection, directory.path == root.path || depth == .infinity else { continue }
-            do throws(SandboxError) {
-                result += try children(of: directory.path)
-            } catch  where directory.path != root.path {
-                unlisted[directory.path] = error
-                continue
+    /// - Returns: `false` once there is nothing more to answer for.
+    private func nextBatch(of listing: inout PropfindListing?, into batch: inout [ListedResponse]) -> Bool {
+        guard var current = listing.take() else { return false }
+        let store = properties
+        do throws(SandboxError) {
+            let more = try current.next { member throws(SandboxError) in
+                guard let attributes = member.attributes else { return }
+                let dead = Result { () throws(SandboxError) in
+                    try PropfindListing.deadProperties(of: member, in: store)
+                }
+                batch.append(
+                    ListedResponse(
+                        item: SharedItem(path: member.path, attributes: attributes), dead: dead,
+                        unlisted: member.unlisted))
             }
-            if result.count > Self.maximumPropfindItems {
+            guard more else { return false }
+            guard current.count <= Self.maximumPropfindItems else {
+                logger.warning("PROPFIND: the listing stopped at \(Self.maximumPropfindItems) items.")
+                return !batch.isEmpty
+            }
+        } catch {
+            logger.warning("PROPFIND: the listing ended early: \(error)")
+            return !batch.isEmpty
+        }
+        listing = consume current
+        return true
+    }
+
+    /// Writes the response for `listed`: its properties, or its error's status alone.
+    private func append(
+        _ listed: ListedResponse, _ query: PropfindRequest, _ context: PropertyContext, checksums: ContentChecksums?,
+        to multistatus: inout Multistatus
+    ) {
+        let item = listed.item
+        let href = item.path.href(isCollection: item.isCollection)
+        let mark = multistatus.count
+        do throws(SandboxError) {
+            if let error = listed.unlisted { throw error }
+            let dead = try listed.dead.get()
+            appendResponse(href: href, for: item, query, context, dead: dead, checksums: checksums, to: &multistatus)
+        } catch {
+            logger.warning("PROPFIND \(item.path): \(error)")
+            multistatus.truncate(to: mark)
+            multistatus.add(href: href, status: error.code.httpStatus)
+        }
+    }
+
+    /// Refuses a `Depth: infinity` listing of `root` past ``maximumPropfindItems``, counted first
+    /// (names and types only) so that the refusal comes before any byte of the body.
+    ///
+    /// - Throws: ``SandboxCore/SandboxError/Code/forbidden`` (`propfind-finite-depth`), and the
+    ///   failure to list `root`.
+    private func requireFiniteListing(of root: SharePath) throws(SandboxError) {
+        var count = try PropfindListing(
+            documents: documents, of: root, recursive: true, describing: false, logger: logger)
+        while try count.next({ _ in }) {
+            if count.count > Self.maximumPropfindItems {
                 throw SandboxError(
                     .forbidden,
-                    "'\(root.path)' holds more than \(Self.maximumPropfindItems) items: list it with Depth: 1.",
-                    path: root.path.description, condition: "propfind-finite-depth")
+                    "'\(root)' holds more than \(Self.maximumPropfindItems) items: list it with Depth: 1.",
+                    path: root.description, condition: "propfind-finite-depth")
             }
         }
-        return (result, unlisted)
     }
 
     private func volume() throws(SandboxError) -> VolumeValues? {
@@ -109,18 +177,15 @@ extension DAVMethods {
     }
 
     /// Writes the `DAV:response` of `item` answering `query` into `multistatus`: its properties
-    /// by status (200, then 404 for names asked for that it lacks), rendered in place.
-    ///
-    /// - Throws: ``/SandboxCore/SandboxError`` when its dead properties cannot be read (it may not
-    ///   be read, it vanished); part of the response may have been written.
+    /// by status (200, then 404 for names asked for that it lacks, `dead` its dead properties),
+    /// rendered in place.
     private func appendResponse(
         href: String, for item: SharedItem, _ query: PropfindRequest, _ context: PropertyContext,
-        checksums: ContentChecksums? = nil, to multistatus: inout Multistatus
-    ) throws(SandboxError) {
+        dead: [PropertyName: String], checksums: ContentChecksums? = nil, to multistatus: inout Multistatus
+    ) {
         let snapshot = snapshot(of: item, for: query)
         var context = context
         context.locks = locks.locks(covering: item.path)
-        let dead = try properties.properties(at: item.path.containerPath)
         multistatus.beginResponse(href: href)
         let propstat = multistatus.count
         multistatus.beginPropstat()

@@ -1,5 +1,7 @@
+import Glibc
 import Logging
 import Sandbox
+import SandboxCore
 import SandboxStore
 
 /// The dead properties clients set with PROPPATCH, kept in the items' user extended attributes:
@@ -37,9 +39,39 @@ package struct DeadPropertyStore: Sendable {
     ///
     /// - Throws: ``/SandboxCore/SandboxError`` from the file system (``/SandboxCore/SandboxError/Code/notFound``…).
     package func properties(at path: ContainerPath) throws(SandboxError) -> [PropertyName: String] {
+        let file: OwnedDescriptor
+        do throws(SandboxError) {
+            // `f*xattr` refuse `O_PATH` descriptors: open for reading, without blocking on a FIFO.
+            file = try root.open(path, flags: O_RDONLY | O_NONBLOCK | O_NOCTTY)
+        } catch {
+            throw .fileSystem(error, path: path.description, doing: "read the properties of")
+        }
+        return try properties(ofOpen: file.rawValue, path: path.description)
+    }
+
+    /// ``properties(at:)`` of the item open as `descriptor` (for reading: `f*xattr` refuse
+    /// `O_PATH`), named `path` in errors and logs: a listing opens each member from its folder's
+    /// descriptor instead of from the root.
+    ///
+    /// - Throws: as ``properties(at:)``.
+    package func properties(ofOpen descriptor: CInt, path: String) throws(SandboxError) -> [PropertyName: String] {
+        let attributes: [String]
+        do throws(SandboxError) {
+            attributes = try ExtendedAttributes.names(fd: descriptor, path: path)
+        } catch  where error.code == .unsupported {
+            return [:]
+        } catch {
+            throw .fileSystem(error, path: path, doing: "read the properties of")
+        }
         var properties: [PropertyName: String] = [:]
-        for attribute in try attributeNames(at: path) {
-            guard let bytes = try rawValue(attribute, at: path) else { continue }
+        for attribute in attributes where attribute.hasPrefix(DeadPropertyRecord.attributePrefix) {
+            let raw: [UInt8]?
+            do throws(SandboxError) {
+                raw = try ExtendedAttributes.value(of: attribute, fd: descriptor, path: path)
+            } catch {
+                throw .fileSystem(error, path: path, doing: "read the properties of")
+            }
+            guard let bytes = raw else { continue }
             guard let record = DeadPropertyRecord(decoding: bytes, attribute: attribute),
                 let value = Self.wellFormed(record.value)
             else {

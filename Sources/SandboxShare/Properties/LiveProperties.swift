@@ -49,11 +49,11 @@ package enum LiveProperties {
             appendDecimal(item.contentLength ?? attributes.size, to: &bytes)
         case "getcontenttype":
             guard !item.isCollection else { return false }
-            bytes += ContentType.forName(item.path.lastName ?? "").utf8
+            XMLText.appendUTF8(ContentType.forName(item.path.lastName ?? ""), to: &bytes)
         case "getetag":
             guard !item.isCollection else { return false }
-            bytes += EntityTag.of(attributes).utf8
-        case "getlastmodified": bytes += PropertyDates.lastModified(attributes.modificationDate).utf8
+            XMLText.appendUTF8(EntityTag.of(attributes), to: &bytes)
+        case "getlastmodified": XMLText.appendUTF8(PropertyDates.lastModified(attributes.modificationDate), to: &bytes)
         case "resourcetype": if item.isCollection { bytes += collection }
         case "supportedlock": bytes += supportedLock
         case "lockdiscovery": for lock in context.locks { bytes += lock.activeLockXML(now: context.now).utf8 }
@@ -69,7 +69,7 @@ package enum LiveProperties {
     }
 
     private static func appendDecimal(_ value: some BinaryInteger, to bytes: inout [UInt8]) {
-        bytes += String(value).utf8
+        XMLText.appendUTF8(String(value), to: &bytes)
     }
 
     private static let collection = Array("<D:collection/>".utf8)

@@ -96,13 +96,13 @@ package struct Multistatus: Sendable {
         switch name.namespace {
         case "DAV:":
             xml += "D:".utf8
-            xml += name.name.utf8
+            XMLText.appendUTF8(name.name, to: &xml)
         case "":
-            xml += name.name.utf8
+            XMLText.appendUTF8(name.name, to: &xml)
             xml += #" xmlns="""#.utf8
         default:
             xml += "ns0:".utf8
-            xml += name.name.utf8
+            XMLText.appendUTF8(name.name, to: &xml)
             xml += #" xmlns:ns0=""#.utf8
             XMLText.appendEscaped(name.namespace, to: &xml)
             xml.append(0x22)
@@ -124,7 +124,7 @@ package struct Multistatus: Sendable {
         case "": break
         default: xml += "ns0:".utf8
         }
-        xml += name.name.utf8
+        XMLText.appendUTF8(name.name, to: &xml)
         xml.append(0x3E)
         return true
     }

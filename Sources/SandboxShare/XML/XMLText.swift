@@ -58,11 +58,37 @@ package enum XMLText {
     /// written as an element's name. Checks ASCII strictly and lets any non-ASCII letter through
     /// as XML 1.0 fifth edition does, except the characters it excludes.
     package static func isNCName(_ name: some StringProtocol) -> Bool {
+        // Every property name of a listing is checked, most of them ASCII: their bytes suffice.
+        if let verdict = asciiNCName(name.utf8) { return verdict }
         guard let first = name.unicodeScalars.first, isNameStart(first) else { return false }
         return name.unicodeScalars.dropFirst().allSatisfy {
             isNameStart($0) || ("0"..."9").contains($0) || $0 == "-" || $0 == "." || $0 == "\u{B7}"
                 || (0x300...0x36F).contains($0.value) || (0x203F...0x2040).contains($0.value)
         }
+    }
+
+    /// ``isNCName(_:)`` of a name all of whose bytes are ASCII, byte by byte; `nil` for any other.
+    private static func asciiNCName(_ utf8: some Collection<UInt8>) -> Bool? {
+        var isFirst = true
+        var valid = true
+        for byte in utf8 {
+            guard byte < 0x80 else { return nil }
+            let start = (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte) || byte == 0x5F
+            if isFirst {
+                valid = start
+                isFirst = false
+            } else if !(start || (0x30...0x39).contains(byte) || byte == 0x2D || byte == 0x2E) {
+                valid = false
+            }
+        }
+        return isFirst ? false : valid
+    }
+
+    /// Appends `text`'s UTF-8 to `bytes` in one copy (a native string's bytes are contiguous;
+    /// `+= text.utf8` goes through the generic sequence path, a byte at a time).
+    package static func appendUTF8(_ text: String, to bytes: inout [UInt8]) {
+        var text = text
+        text.withUTF8 { bytes.append(contentsOf: $0) }
     }
 
     private static func isNameStart(_ scalar: Unicode.Scalar) -> Bool {

@@ -86,6 +86,11 @@ import Testing
         #expect(XMLText.isNCName("getetag") && XMLText.isNCName("_a-b.c1") && XMLText.isNCName("été"))
         #expect(
             !XMLText.isNCName("") && !XMLText.isNCName("1a") && !XMLText.isNCName("a:b") && !XMLText.isNCName("a b"))
+        // ASCII names are judged byte by byte, others by scalar: both ways agree at the edges.
+        #expect(XMLText.isNCName("a\u{B7}b") && XMLText.isNCName("Z9_.-") && XMLText.isNCName("_"))
+        #expect(
+            !XMLText.isNCName("-a") && !XMLText.isNCName(".a") && !XMLText.isNCName("a\u{7F}")
+                && !XMLText.isNCName("a/"))
         #expect(HTTPStatusLine.line(424) == "HTTP/1.1 424 Failed Dependency")
         #expect(HTTPStatusLine.line(507) == "HTTP/1.1 507 Insufficient Storage")
     }

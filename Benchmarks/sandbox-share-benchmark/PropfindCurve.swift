@@ -1,0 +1,67 @@
+import BenchmarkSupport
+import Foundation
+import SandboxTransferTesting
+
+/// The PROPFIND curve of issue 31: for each size, `PROPFIND Depth: 1` of a folder of that many
+/// one-byte files and (from 10,000) `Depth: infinity` of a tree of as many (folders of 1,000
+/// files), timed with curl against the share and nginx's dav-ext alternately (medians of `runs`),
+/// with the share's VmHWM after each size (sizes ascending, so each is the peak so far) and the
+/// load average. Prints a markdown table.
+@MainActor func propfindCurve(
+    sizes: [Int], documents: String, sandbox: String, home: String, app: String, scratch: String, runs: Int
+) async throws {
+    let byte: [UInt8] = [0x61]
+    for size in sizes.sorted() {
+        let flat = documents + "/flat-\(size)"
+        try FileManager.default.createDirectory(atPath: flat, withIntermediateDirectories: true)
+        for index in 0..<size {
+            guard FileManager.default.createFile(atPath: flat + "/f\(index).txt", contents: Data(byte)) else {
+                throw BenchmarkFailure("could not create \(flat)/f\(index).txt")
+            }
+        }
+        if size >= 10_000 {
+            let tree = documents + "/tree-\(size)"
+            for index in 0..<size {
+                let folder = tree + "/d\(index / 1000)"
+                if index % 1000 == 0 {
+                    try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+                }
+                guard FileManager.default.createFile(atPath: folder + "/f\(index).txt", contents: Data(byte)) else {
+                    throw BenchmarkFailure("could not create \(folder)/f\(index).txt")
+                }
+            }
+        }
+    }
+    let nginx = try await NginxServer.start(davRoot: documents, workers: "auto")
+    let server = try await ShareServer.start(sandbox: sandbox, home: home, app: app, scratch: scratch)
+    let curl = try tool("curl")
+    guard NginxServer.answersPropfind else { throw BenchmarkFailure("nginx has no dav-ext: no PROPFIND curve") }
+    print("# PROPFIND curve (issue 31): \(sizes) items, \(runs) runs, \(sandbox)\n")
+    print("| request | items | ours | nginx | ratio (time) | share VmHWM after | load |")
+    print("|---|---|---|---|---|---|---|")
+    for size in sizes.sorted() {
+        var requests = [("Depth 1", "1", "/flat-\(size)/")]
+        if size >= 10_000 { requests.append(("Depth infinity", "infinity", "/tree-\(size)/")) }
+        for (name, depth, path) in requests {
+            let arguments = ["-sf", "-X", "PROPFIND", "-H", "Depth: \(depth)", "-o", "/dev/null"]
+            var (ours, theirs): ([Double], [Double]) = ([], [])
+            // nginx's dav-ext refuses `Depth: infinity` (400): no ratio for those rows.
+            func nginxTime() throws -> Double? {
+                depth == "infinity" ? nil : try timeTool(curl, arguments + [nginx.url("/dav" + path)])
+            }
+            for run in 0..<runs {
+                if run % 2 == 1, let time = try nginxTime() { theirs.append(time) }
+                ours.append(try timeTool(curl, arguments + ["-u", server.credentials, server.url(path)]))
+                if run % 2 == 0, let time = try nginxTime() { theirs.append(time) }
+            }
+            let load = (try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8))?.split(separator: " ").first
+            let theirsText = theirs.isEmpty ? "(refuses Depth: infinity)" : String(format: "%.3f s", median(theirs))
+            let ratio = theirs.isEmpty ? "" : String(format: "**%.2f×**", median(ours) / median(theirs))
+            print(
+                "| \(name) | \(size) | " + String(format: "%.3f s", median(ours))
+                    + " | \(theirsText) | \(ratio) | \(mib(server.memory())) | \(load ?? "?") |")
+        }
+    }
+    await server.stop()
+    await nginx.stop()
+}
