@@ -5,7 +5,7 @@ import SandboxCore
 public struct CheckReport: Sendable, Hashable, Codable {
     /// Snapshots checked.
     public var snapshots: Int
-    /// Blobs the indexes list.
+    /// Blobs the repository holds (in packs an index lists, and loose).
     public var blobs: Int
     /// Blobs whose contents were read and re-hashed (`--read-data`).
     public var blobsRead: Int
@@ -16,6 +16,9 @@ public struct CheckReport: Sendable, Hashable, Codable {
     /// What is not damage but a person should know: snapshots that left items out (an app held
     /// them locked), a config that is not authenticated.
     public var warnings: [String] = []
+    /// Data objects no index lists and no snapshot refers to (a backup killed before its index):
+    /// not damage; prune removes them.
+    public var unreferencedObjects: [String] = []
 
     /// Whether no problem was found (warnings are not problems).
     public var isHealthy: Bool { problems.isEmpty }
@@ -55,14 +58,36 @@ public enum Checker {
                 "The 'config' of the encrypted repository '\(repository.storage.location)' is not authenticated (an older version wrote it): its fields were checked, and the next backup with the password authenticates it."
             )
         }
+        var packs: [BlobKey: IndexedPack] = [:]
+        var indexedLoose: Set<String> = []
         for name in try repository.storage.list(.index) {
             do {
-                _ = try repository.loadRecord(IndexRecord.self, name)
+                let contents = try repository.loadIndexContents(name)
+                for pack in contents.packs where packs[pack.id] == nil { packs[pack.id] = pack }
+                for blob in contents.loose { indexedLoose.insert(blob.id.hex) }
             } catch {
                 report.problems.append(error.message)
             }
         }
-        let present = Set(try repository.storage.list(.data).map(\.name))
+        let objects = Set(try repository.storage.list(.data).map(\.name))
+        var present = objects.subtracting(packs.keys.map(\.hex))  // loose blobs
+        var readablePacks: [IndexedPack] = []
+        for pack in packs.values.sorted(by: { $0.id < $1.id }) {
+            let name = ObjectName(.data, pack.id.hex)
+            let implied = pack.impliedSize(sealOverhead: repository.sealOverhead)
+            guard objects.contains(pack.id.hex), let size = try repository.storage.size(of: name) else {
+                report.problems.append("The pack '\(name)' an index lists is missing; it holds \(pack.blobs.count) blob(s).")
+                continue
+            }
+            guard size == implied else {
+                report.problems.append(
+                    "The pack '\(name)' is \(size) bytes, where its index implies \(implied): it is truncated or damaged; it holds \(pack.blobs.count) blob(s)."
+                )
+                continue
+            }
+            readablePacks.append(pack)
+            for blob in pack.blobs { present.insert(blob.entry.id.hex) }
+        }
         report.blobs = present.count
         // blob → the files it belongs to
         var users: [String: [String]] = [:]
@@ -114,12 +139,25 @@ public enum Checker {
             report.problems.append(
                 "The blob 'data/\(id.prefix(2))/\(id)' is missing; it holds part of \(files.count) file(s).")
         }
+        let loose = objects.subtracting(packs.keys.map(\.hex))
+        report.unreferencedObjects = loose.filter { !indexedLoose.contains($0) && users[$0] == nil }
+            .map { ObjectName(.data, $0).description }.sorted()
         if readingData {
-            for id in present.sorted() {
+            for pack in readablePacks {
+                try lock.refreshIfDue()
+                report.blobsRead += pack.blobs.count
+                let finding = try PackCheck.verify(pack, in: repository)
+                report.problems += finding.problems
+                for (id, reason) in finding.damaged where bad.insert(id).inserted {
+                    report.problems.append(
+                        "The blob '\(id)' is damaged: \(reason) It holds part of \(users[id]?.count ?? 0) file(s).")
+                }
+            }
+            for id in loose.sorted() where indexedLoose.contains(id) || users[id] != nil {
                 try lock.refreshIfDue()
                 report.blobsRead += 1
                 do {
-                    _ = try repository.loadBlob(id)
+                    _ = try repository.loadLooseBlob(id)
                 } catch {
                     bad.insert(id)
                     report.problems.append(
