@@ -163,7 +163,9 @@ public enum SnapshotBrowser {
         for snapshot in snapshots.sorted(by: { RetentionPolicy.newerFirst($1, $0) }) {
             var added: Int64 = 0
             func refer(_ ids: some Sequence<String>) {
-                for id in ids where seen.insert(id).inserted { added += Int64(BlobKey(hex: id).flatMap { index.blobs.location(of: $0) }?.uncompressedLength ?? 0) }
+                for id in ids where seen.insert(id).inserted {
+                    added += Int64(BlobKey(hex: id).flatMap { index.blobs.location(of: $0) }?.uncompressedLength ?? 0)
+                }
             }
             for part in snapshot.record.parts {
                 refer(part.tree)

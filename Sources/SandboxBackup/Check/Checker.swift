@@ -76,7 +76,8 @@ public enum Checker {
             let name = ObjectName(.data, pack.id.hex)
             let implied = pack.impliedSize(sealOverhead: repository.sealOverhead)
             guard objects.contains(pack.id.hex), let size = try repository.storage.size(of: name) else {
-                report.problems.append("The pack '\(name)' an index lists is missing; it holds \(pack.blobs.count) blob(s).")
+                report.problems.append(
+                    "The pack '\(name)' an index lists is missing; it holds \(pack.blobs.count) blob(s).")
                 continue
             }
             guard size == implied else {

@@ -45,7 +45,8 @@ enum PackCheck {
             )
             let held = Set(inHeader)
             for blob in listed where !held.contains(blob) {
-                finding.damaged.append((blob.entry.id.hex, "the index places it in '\(name)' where the pack does not hold it."))
+                finding.damaged.append(
+                    (blob.entry.id.hex, "the index places it in '\(name)' where the pack does not hold it."))
             }
         }
         for (entry, offset) in located {
@@ -53,7 +54,8 @@ enum PackCheck {
             let stored = Array(bytes[offset..<(offset + Int(entry.length))])
             do {
                 let plain = try repository.cipher.open(stored, name: "\(name) (blob \(id))")
-                guard plain.count == Int(entry.uncompressedLength), plain.withUnsafeBytes({ repository.blobID(of: $0) }) == id
+                guard plain.count == Int(entry.uncompressedLength),
+                    plain.withUnsafeBytes({ repository.blobID(of: $0) }) == id
                 else {
                     finding.damaged.append((id, "its bytes in '\(name)' do not match its id."))
                     continue

@@ -48,7 +48,8 @@ import Testing
             let (repository, snapshot, pack) = try await Self.backUp(fixture)
             try Self.edit(pack, in: fixture) { $0.removeLast(4_000) }
             let check = try await Checker.check(repository, readingData: false)
-            #expect(check.problems.contains { $0.contains(pack.id.hex) && $0.contains("truncated") }, "\(check.problems)")
+            #expect(
+                check.problems.contains { $0.contains(pack.id.hex) && $0.contains("truncated") }, "\(check.problems)")
             #expect(check.affectedFiles.contains { $0.hasSuffix(":Documents/two.bin") }, "\(check.affectedFiles)")
             try await Self.expectRestoreRefused(fixture, repository, snapshot, naming: pack)
         }
@@ -62,7 +63,9 @@ import Testing
             }
             let check = try await Checker.check(repository, readingData: true)
             #expect(
-                check.problems.contains { $0.contains("pack 'data/") && $0.contains(pack.id.hex) && $0.contains("trailer") },
+                check.problems.contains {
+                    $0.contains("pack 'data/") && $0.contains(pack.id.hex) && $0.contains("trailer")
+                },
                 "\(check.problems)")
             #expect(check.affectedFiles.count == 2, "\(check.affectedFiles)")
         }
@@ -100,7 +103,10 @@ import Testing
             try await Self.expectRestoreRefused(fixture, repository, snapshot, naming: pack)
             let check = try await Checker.check(repository, readingData: true)
             #expect(!check.isHealthy)
-            #expect(Set(check.affectedFiles.map { $0.split(separator: ":").last ?? "" }) == ["Documents/one.bin", "Documents/two.bin"])
+            #expect(
+                Set(check.affectedFiles.map { $0.split(separator: ":").last ?? "" }) == [
+                    "Documents/one.bin", "Documents/two.bin",
+                ])
         }
     }
 
@@ -115,7 +121,8 @@ import Testing
         // A header of 1,000,001 entries.
         let count = failure { () throws(SandboxError) in
             _ = try PackHeader.decode(
-                [UInt8](repeating: 0, count: (PackHeader.maximumEntries + 1) * PackHeader.entrySize), name: "data/ab/pack")
+                [UInt8](repeating: 0, count: (PackHeader.maximumEntries + 1) * PackHeader.entrySize),
+                name: "data/ab/pack")
         }
         #expect(count?.code == .repositoryDamaged && count?.message.contains("1000000") == true)
         // An index record claiming 2^32 − 1 packs in a few bytes.

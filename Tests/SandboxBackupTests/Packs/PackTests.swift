@@ -128,7 +128,8 @@ import Testing
             #expect(try storage.get(name, range: 2..<5) == [2, 3, 4])
             #expect(try storage.get(name, range: 6..<6) == [])
             let error = failure { () throws(SandboxError) in _ = try storage.get(name, range: 4..<7) }
-            #expect(error?.code == .repositoryDamaged && error?.path == name.description, "\(String(describing: error))")
+            #expect(
+                error?.code == .repositoryDamaged && error?.path == name.description, "\(String(describing: error))")
             let missing = failure { () throws(SandboxError) in
                 _ = try storage.get(ObjectName(.data, String(repeating: "b", count: 64)), range: 0..<1)
             }
@@ -180,6 +181,8 @@ import Testing
 extension [UInt8] {
     func contains(subsequence: [UInt8]) -> Bool {
         guard subsequence.count <= count else { return false }
-        return (0...(count - subsequence.count)).contains { self[$0..<($0 + subsequence.count)].elementsEqual(subsequence) }
+        return (0...(count - subsequence.count)).contains {
+            self[$0..<($0 + subsequence.count)].elementsEqual(subsequence)
+        }
     }
 }

@@ -94,7 +94,8 @@ import Testing
             let repository = try fixture.repository()
             #expect(repository.config.version == 3)
             for name in try repository.storage.list(.index) {
-                #expect(!IndexFile.isBinary(try repository.loadRecordPlaintext(name)), "a JSON record, as format 3 reads")
+                #expect(
+                    !IndexFile.isBinary(try repository.loadRecordPlaintext(name)), "a JSON record, as format 3 reads")
             }
             #expect(try await Checker.check(repository, readingData: true).isHealthy)
         }

@@ -48,7 +48,8 @@ struct BlobIndex: Sendable {
         }
         for blob in contents.loose {
             entries.append(
-                Entry(id: blob.id, pack: Self.loose, offset: 0, length: 0, sizeAndKind: min(blob.size, Self.treeBit - 1)))
+                Entry(
+                    id: blob.id, pack: Self.loose, offset: 0, length: 0, sizeAndKind: min(blob.size, Self.treeBit - 1)))
         }
         sorted = false
     }

@@ -27,7 +27,9 @@ struct BlobKey: Hashable, Comparable, Sendable {
         var result: [UInt8] = []
         result.reserveCapacity(32)
         for word in [words.0, words.1, words.2, words.3] {
-            for shift in stride(from: 56, through: 0, by: -8) { result.append(UInt8(truncatingIfNeeded: word >> shift)) }
+            for shift in stride(from: 56, through: 0, by: -8) {
+                result.append(UInt8(truncatingIfNeeded: word >> shift))
+            }
         }
         return result
     }

@@ -97,7 +97,8 @@ enum IndexFile {
                     let compression = try reader.byte()
                     guard compression == 0 else {
                         throw reader.damaged(
-                            "a blob of pack \(id.hex) is compressed with method \(compression), which this program does not read")
+                            "a blob of pack \(id.hex) is compressed with method \(compression), which this program does not read"
+                        )
                     }
                     let offset = try reader.uint32()
                     let length = try reader.uint32()

@@ -31,7 +31,8 @@ struct PackAssembler {
         pack.blobs += sealed
         pack.entries.append(
             PackEntry(
-                kind: kind, compression: 0, length: UInt32(sealed.count), uncompressedLength: UInt32(uncompressedLength),
+                kind: kind, compression: 0, length: UInt32(sealed.count),
+                uncompressedLength: UInt32(uncompressedLength),
                 id: id))
         if pack.blobs.count >= targetSize || pack.entries.count >= Self.maximumEntries { return pack }
         open[kind] = pack

@@ -53,7 +53,8 @@ enum PackHeader {
         guard plain.count % entrySize == 0, plain.count / entrySize <= maximumEntries else {
             throw damaged(
                 name,
-                "its header is \(plain.count) bytes, not a whole number of \(entrySize)-byte entries up to \(maximumEntries)")
+                "its header is \(plain.count) bytes, not a whole number of \(entrySize)-byte entries up to \(maximumEntries)"
+            )
         }
         var entries: [PackEntry] = []
         entries.reserveCapacity(plain.count / entrySize)
@@ -67,7 +68,8 @@ enum PackHeader {
                 guard entry[1] == 0 else {
                     throw damaged(
                         name,
-                        "entry \(position / entrySize) is compressed with method \(entry[1]), which this program does not read")
+                        "entry \(position / entrySize) is compressed with method \(entry[1]), which this program does not read"
+                    )
                 }
                 entries.append(
                     PackEntry(
@@ -92,7 +94,8 @@ enum PackHeader {
         guard headerLength <= maximumSealedSize, headerLength <= pack.count - 4 else {
             throw damaged(
                 name,
-                "its trailer gives a header of \(headerLength) bytes, past the \(pack.count - 4) bytes before it (or the \(maximumSealedSize)-byte limit)")
+                "its trailer gives a header of \(headerLength) bytes, past the \(pack.count - 4) bytes before it (or the \(maximumSealedSize)-byte limit)"
+            )
         }
         let blobsEnd = pack.count - 4 - headerLength
         let plain = try cipher.open(Array(pack[blobsEnd..<(pack.count - 4)]), name: name)
