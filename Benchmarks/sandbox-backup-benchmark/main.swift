@@ -198,6 +198,9 @@ func run() async throws {
         &first, prepare: { _ in try freshRepositories() }, ours: { oursRun("backup", "first backup") },
         theirs: { theirsRun("first backup", ["backup", documents]) })
 
+    // What the first backup left in each repository (after the last run's fresh repositories).
+    let objects = (ours: repositoryObjects(ours), theirs: repositoryObjects(theirs))
+
     var incremental = Comparison(name: "incremental (1 MiB + 1 file changed)", peer: "restic backup", bytes: nil)
     try measure(
         &incremental,
@@ -218,10 +221,28 @@ func run() async throws {
 
     print(Comparison.header)
     for row in rows { print(row.line) }
+    print("\n| after the first backup | ours | restic |\n|---|---|---|")
+    print("| objects (files in the repository) | \(objects.ours.count) | \(objects.theirs.count) |")
+    print("| bytes | \(objects.ours.bytes >> 20) MiB | \(objects.theirs.bytes >> 20) MiB |")
     print("\n| peak RSS | ours | restic |\n|---|---|---|")
     for (name, (mine, theirs)) in peaks.sorted(by: { $0.key < $1.key }) {
         print("| \(name) | \(mine / 1024) MiB | \(theirs / 1024) MiB |")
     }
+}
+
+/// How many files the repository at `path` holds, and their bytes.
+func repositoryObjects(_ path: String) -> (count: Int, bytes: Int64) {
+    var count = 0
+    var bytes: Int64 = 0
+    let enumerator = FileManager.default.enumerator(atPath: path)
+    while let relative = enumerator?.nextObject() as? String {
+        guard let attributes = enumerator?.fileAttributes, attributes[.type] as? FileAttributeType == .typeRegular
+        else { continue }
+        count += 1
+        bytes += (attributes[.size] as? NSNumber)?.int64Value ?? 0
+        _ = relative
+    }
+    return (count, bytes)
 }
 
 do {

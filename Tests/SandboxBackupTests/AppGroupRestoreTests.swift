@@ -53,9 +53,9 @@ struct AppGroupRestoreTests {
                 home: fixture.home, app: today.identifier, service: "shared", accessGroup: Self.group)
             try groupKeychain.set("token-1", key: "api")
             let repository = try fixture.repository()
-            #expect(try Self.config(fixture).version == 2, "a new repository is format 2")
+            #expect(try Self.config(fixture).version == RepositoryConfig.currentVersion, "a new repository is format 4")
             let backup = try await Backup.run(apps: [today.identifier], from: fixture.home, to: repository)
-            #expect(try Self.config(fixture).version == RepositoryConfig.partsVersion, "raised by the group part")
+            #expect(try Self.config(fixture).version >= RepositoryConfig.partsVersion, "what reads group parts")
 
             // Everything changes after the backup; B writes to the group too.
             try members.shared(widget).writeContents(
@@ -165,25 +165,25 @@ struct AppGroupRestoreTests {
         }
     }
 
-    @Test("config: format 3 only once a group part is written; a reader of 1…2 refuses it")
+    @Test("config: format 4 (packs, which come after group parts); a reader of 1…3 refuses it")
     func formatVersion() async throws {
         try await BackupFixture.with { fixture in
             let repository = try fixture.repository(password: "pw")
             _ = try await Backup.run(apps: [BackupFixture.app], from: fixture.home, to: repository)
-            #expect(try Self.config(fixture).version == 2, "no group part: unchanged")
+            #expect(try Self.config(fixture).version == RepositoryConfig.packsVersion)
             let members = try Members(fixture)
             _ = try await Backup.run(apps: [members.today.identifier], from: fixture.home, to: repository)
             let config = try Self.config(fixture)
-            #expect(config.version == 3)
-            // Still authenticated: the repository opens with its password, as a format-3 one.
+            #expect(config.version == RepositoryConfig.packsVersion, "a group part needs 3; packs are 4")
+            // Still authenticated: the repository opens with its password.
             let reopened = try await Repository.open(
                 LocalRepositoryStorage(openingDirectoryAt: fixture.repositoryPath), password: Array("pw".utf8))
             #expect(reopened.configAuthentication == .authenticated)
             let old = #expect(throws: SandboxError.self) {
-                try config.validate(in: fixture.repositoryPath, reading: 1...2)
+                try config.validate(in: fixture.repositoryPath, reading: 1...3)
             }
             #expect(old?.code == .notARepository)
-            #expect(old?.message.contains("has format version 3") == true)
+            #expect(old?.message.contains("has format version 4") == true)
             #expect(old?.message.contains("Use a newer sandbox") == true)
         }
     }

@@ -44,7 +44,7 @@ import Testing
             // The backup's open authenticates it.
             let upgraded = try fixture.repository(password: "right")
             #expect(upgraded.configAuthentication == .authenticated)
-            #expect(upgraded.config.version == 2 && upgraded.config.authentication != nil)
+            #expect(upgraded.config.version == RepositoryConfig.currentVersion && upgraded.config.authentication != nil)
             let keys = try ConfigTampering.keyFiles(fixture.repositoryPath)
             #expect(keys.count == 1 && keys != legacyKey)
             let reopened = try await Repository.open(storage, password: Self.password)
@@ -110,7 +110,7 @@ import Testing
 
     /// Every field is checked, with the field, its value and the legal range in the message.
     @Test(arguments: [
-        ("version", "version is 0, outside the legal 1…3"),
+        ("version", "version is 0, outside the legal 1…4"),
         ("id", "id is 'xyz', not 64 lowercase hex digits"),
         ("authentication", "authentication is present, where an unencrypted repository has none"),
     ])

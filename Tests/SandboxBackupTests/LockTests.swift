@@ -33,6 +33,17 @@ final class ReadHookStorage: RepositoryStorage {
         }
         return try base.get(name)
     }
+    func get(_ name: ObjectName, range: Range<Int64>) throws(SandboxError) -> [UInt8] {
+        if name.kind == .data,
+            let run = hook.withLock({ hook in
+                defer { hook = nil }
+                return hook
+            })
+        {
+            run()
+        }
+        return try base.get(name, range: range)
+    }
     func size(of name: ObjectName) throws(SandboxError) -> Int64? { try base.size(of: name) }
     func list(_ kind: ObjectKind) throws(SandboxError) -> [ObjectName] { try base.list(kind) }
     func delete(_ name: ObjectName) throws(SandboxError) { try base.delete(name) }

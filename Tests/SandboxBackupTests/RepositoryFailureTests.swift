@@ -18,15 +18,23 @@ import Testing
 
     /// The data object holding the first chunk of `relative`.
     static func blobPath(of relative: String, _ fixture: BackupFixture, _ repository: Repository) throws -> String {
+        try blobLocation(of: relative, fixture, repository).path
+    }
+
+    /// The data object (a pack) holding the first chunk of `relative`, and where in it.
+    static func blobLocation(
+        of relative: String, _ fixture: BackupFixture, _ repository: Repository
+    ) throws -> (path: String, offset: Int) {
         let bytes = try Data(contentsOf: URL(fileURLWithPath: fixture.hostPath(relative)))
         let report = try Checker.check(repository, readingData: false)
         #expect(report.isHealthy)
-        // Find it by content: the unencrypted blob is the file itself.
+        // Find it by content: the unencrypted blob is the file itself, somewhere in its pack.
         for folder in try FileManager.default.contentsOfDirectory(atPath: fixture.repositoryPath + "/data") {
             for name in try FileManager.default.contentsOfDirectory(atPath: fixture.repositoryPath + "/data/" + folder)
             {
                 let path = fixture.repositoryPath + "/data/\(folder)/\(name)"
-                if try Data(contentsOf: URL(fileURLWithPath: path)) == bytes { return path }
+                let stored = try Data(contentsOf: URL(fileURLWithPath: path))
+                if let range = stored.range(of: bytes) { return (path, range.lowerBound - stored.startIndex) }
             }
         }
         throw TestFailure("no blob holds \(relative)")
@@ -35,9 +43,9 @@ import Testing
     @Test func checkReadDataFindsAFlippedByteAndNamesTheFile() async throws {
         try await BackupFixture.with { fixture in
             let repository = try Self.backedUp(fixture)
-            let blob = try Self.blobPath(of: "Documents/two.bin", fixture, repository)
+            let (blob, offset) = try Self.blobLocation(of: "Documents/two.bin", fixture, repository)
             var bytes = try Data(contentsOf: URL(fileURLWithPath: blob))
-            bytes[500] ^= 0x01
+            bytes[offset + 500] ^= 0x01
             #expect(chmod(blob, 0o644) == 0)
             try bytes.write(to: URL(fileURLWithPath: blob))
             #expect(try await Checker.check(repository, readingData: false).isHealthy)  // structure is intact

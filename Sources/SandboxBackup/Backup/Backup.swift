@@ -55,7 +55,13 @@ public enum Backup {
         defer { _ = try? lock.release() }  // a failed release leaves a stale lock the next run takes over
         let scratch = try ScratchDirectory()
         defer { scratch.remove() }
-        let writer = BlobWriter(repository: repository, writers: repository.storage.preferredConcurrency)
+        // Packs are format 4: an older program must refuse the repository before it can see one.
+        try repository.requireFormat(RepositoryConfig.packsVersion)
+        repository.forgetIndex()  // another process may have changed it since it was loaded
+        let index = try repository.loadedIndex()
+        if let unreadable = index.unreadable { throw unreadable }
+        let writer = BlobWriter(
+            repository: repository, existing: index.blobs, writers: repository.storage.preferredConcurrency)
         defer { writer.stop() }
         var run = BackupRun(
             repository: repository, home: home, scratch: scratch, writer: writer, options: options,
@@ -117,7 +123,6 @@ struct BackupRun {
     }
 
     mutating func prepare() throws(SandboxError) {
-        writer.remember(try repository.indexedBlobs().keys)
         previous = try repository.snapshots().last
     }
 
@@ -278,12 +283,13 @@ struct BackupRun {
     ///
     /// - Returns: the chunks' tickets, in order (their ids come from ``BlobWriter/ids(for:)``).
     private mutating func chunk(
-        _ path: ContainerPath, in root: ConfinedRoot, into node: inout TreeNode, countingAsRead: Bool = true
+        _ path: ContainerPath, in root: ConfinedRoot, into node: inout TreeNode, countingAsRead: Bool = true,
+        kind: BlobKind = .data
     ) throws(SandboxError) -> [Int] {
         var tickets: [Int] = []
         let writer = writer
         let size = try chunker.forEachChunk(of: path, in: root) { (bytes) throws(SandboxError) in
-            tickets.append(try writer.enqueue(bytes))
+            tickets.append(try writer.enqueue(bytes, kind: kind))
         }
         node.size = size
         advance(.stored(bytesRead: countingAsRead ? size : 0, bytesWritten: writer.takeWritten()))
@@ -307,7 +313,7 @@ struct BackupRun {
                     end += count
                     ends = cut
                 }
-                tickets.append(try writer.enqueue(UnsafeRawBufferPointer(rebasing: all[start..<end])))
+                tickets.append(try writer.enqueue(UnsafeRawBufferPointer(rebasing: all[start..<end]), kind: .tree))
                 start = end
             }
         }
@@ -326,7 +332,7 @@ struct BackupRun {
             accessed: nil, extendedAttributes: nil, chunks: nil, target: nil,
             hardLinkTo: nil, source: nil, inode: 0, device: 0, changed: Timestamp(seconds: 0, nanoseconds: 0))
         let manifest = try writer.ids(
-            for: try chunk(manifestPath, in: scratch.root, into: &manifestNode, countingAsRead: false))
+            for: try chunk(manifestPath, in: scratch.root, into: &manifestNode, countingAsRead: false, kind: .tree))
         _ = try? scratch.root.removeItem(at: manifestPath)  // scratch clean-up only
         var keychain: String?
         if let record = try KeychainRecord.capture(
@@ -343,13 +349,13 @@ struct BackupRun {
     }
 
     mutating func finish(apps: [String]) throws(SandboxError) -> BackupReport {
-        let newBlobs = try writer.drain()  // every blob stored before anything refers to it
+        let packs = try writer.drain()  // every pack stored before anything refers to it
         var indexBytes = writer.takeWritten()
-        try repository.storage.synchronize()  // the blobs are durable before anything refers to them
-        if !newBlobs.isEmpty {
-            let id = try repository.storeRecord(IndexRecord(blobs: newBlobs), kind: .index)
+        try repository.storage.synchronize()  // the packs are durable before anything refers to them
+        for id in try repository.storeIndex(IndexContents(packs: packs)) {
             indexBytes += try repository.storage.size(of: ObjectName(.index, id)) ?? 0
         }
+        repository.forgetIndex()
         advance(.indexWritten(bytesWritten: indexBytes))
         // A program that knows only the apps' parts must refuse the repository before it can see
         // a snapshot with a group's part (its prune would delete the group's blobs).

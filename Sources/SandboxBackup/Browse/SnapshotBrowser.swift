@@ -155,13 +155,17 @@ public enum SnapshotBrowser {
     {
         let lock = try RepositoryLock.acquireShared(repository.storage, operation: "snapshots")
         defer { _ = try? lock.release() }  // a failed release leaves a stale lock the next prune takes over
-        let blobSizes = try repository.indexedBlobs()
+        repository.forgetIndex()  // a prune may have changed it since it was loaded
+        let index = try repository.loadedIndex()
+        if let unreadable = index.unreadable { throw unreadable }
         var seen: Set<String> = []
         var result: [String: SnapshotSizes] = [:]
         for snapshot in snapshots.sorted(by: { RetentionPolicy.newerFirst($1, $0) }) {
             var added: Int64 = 0
             func refer(_ ids: some Sequence<String>) {
-                for id in ids where seen.insert(id).inserted { added += Int64(blobSizes[id] ?? 0) }
+                for id in ids where seen.insert(id).inserted {
+                    added += Int64(BlobKey(hex: id).flatMap { index.blobs.location(of: $0) }?.uncompressedLength ?? 0)
+                }
             }
             for part in snapshot.record.parts {
                 refer(part.tree)

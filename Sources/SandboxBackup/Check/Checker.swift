@@ -5,7 +5,7 @@ import SandboxCore
 public struct CheckReport: Sendable, Hashable, Codable {
     /// Snapshots checked.
     public var snapshots: Int
-    /// Blobs the indexes list.
+    /// Blobs the repository holds (in packs an index lists, and loose).
     public var blobs: Int
     /// Blobs whose contents were read and re-hashed (`--read-data`).
     public var blobsRead: Int
@@ -16,6 +16,9 @@ public struct CheckReport: Sendable, Hashable, Codable {
     /// What is not damage but a person should know: snapshots that left items out (an app held
     /// them locked), a config that is not authenticated.
     public var warnings: [String] = []
+    /// Data objects no index lists and no snapshot refers to (a backup killed before its index):
+    /// not damage; prune removes them.
+    public var unreferencedObjects: [String] = []
 
     /// Whether no problem was found (warnings are not problems).
     public var isHealthy: Bool { problems.isEmpty }
@@ -55,14 +58,37 @@ public enum Checker {
                 "The 'config' of the encrypted repository '\(repository.storage.location)' is not authenticated (an older version wrote it): its fields were checked, and the next backup with the password authenticates it."
             )
         }
+        var packs: [BlobKey: IndexedPack] = [:]
+        var indexedLoose: Set<String> = []
         for name in try repository.storage.list(.index) {
             do {
-                _ = try repository.loadRecord(IndexRecord.self, name)
+                let contents = try repository.loadIndexContents(name)
+                for pack in contents.packs where packs[pack.id] == nil { packs[pack.id] = pack }
+                for blob in contents.loose { indexedLoose.insert(blob.id.hex) }
             } catch {
                 report.problems.append(error.message)
             }
         }
-        let present = Set(try repository.storage.list(.data).map(\.name))
+        let objects = Set(try repository.storage.list(.data).map(\.name))
+        var present = objects.subtracting(packs.keys.map(\.hex))  // loose blobs
+        var readablePacks: [IndexedPack] = []
+        for pack in packs.values.sorted(by: { $0.id < $1.id }) {
+            let name = ObjectName(.data, pack.id.hex)
+            let implied = pack.impliedSize(sealOverhead: repository.sealOverhead)
+            guard objects.contains(pack.id.hex), let size = try repository.storage.size(of: name) else {
+                report.problems.append(
+                    "The pack '\(name)' an index lists is missing; it holds \(pack.blobs.count) blob(s).")
+                continue
+            }
+            guard size == implied else {
+                report.problems.append(
+                    "The pack '\(name)' is \(size) bytes, where its index implies \(implied): it is truncated or damaged; it holds \(pack.blobs.count) blob(s)."
+                )
+                continue
+            }
+            readablePacks.append(pack)
+            for blob in pack.blobs { present.insert(blob.entry.id.hex) }
+        }
         report.blobs = present.count
         // blob → the files it belongs to
         var users: [String: [String]] = [:]
@@ -114,16 +140,34 @@ public enum Checker {
             report.problems.append(
                 "The blob 'data/\(id.prefix(2))/\(id)' is missing; it holds part of \(files.count) file(s).")
         }
+        let loose = objects.subtracting(packs.keys.map(\.hex))
+        report.unreferencedObjects = loose.filter { !indexedLoose.contains($0) && users[$0] == nil }
+            .map { ObjectName(.data, $0).description }.sorted()
         if readingData {
-            // Several blobs read at once (the storage's concurrency); the findings in id order.
-            let ids = present.sorted()
-            let outcomes = try ParallelCalls.map(
-                ids.count, threads: repository.storage.preferredConcurrency, name: "check-reader",
-                between: lock.refreshIfDue
+            // Several packs (and loose blobs) read at once, the storage's concurrency; each thread
+            // holds one pack; the findings in the order of the packs, then of the loose ids.
+            let threads = repository.storage.preferredConcurrency
+            let packOutcomes = try ParallelCalls.map(
+                readablePacks.count, threads: threads, name: "check-reader", between: lock.refreshIfDue
             ) { index in
-                Result { () throws(SandboxError) in _ = try repository.loadBlob(ids[index]) }
+                Result { () throws(SandboxError) in try PackCheck.verify(readablePacks[index], in: repository) }
             }
-            for (id, outcome) in zip(ids, outcomes) {
+            for (pack, outcome) in zip(readablePacks, packOutcomes) {
+                report.blobsRead += pack.blobs.count
+                let finding = try outcome.get()
+                report.problems += finding.problems
+                for (id, reason) in finding.damaged where bad.insert(id).inserted {
+                    report.problems.append(
+                        "The blob '\(id)' is damaged: \(reason) It holds part of \(users[id]?.count ?? 0) file(s).")
+                }
+            }
+            let looseIDs = loose.sorted().filter { indexedLoose.contains($0) || users[$0] != nil }
+            let looseOutcomes = try ParallelCalls.map(
+                looseIDs.count, threads: threads, name: "check-reader", between: lock.refreshIfDue
+            ) { index in
+                Result { () throws(SandboxError) in _ = try repository.loadLooseBlob(looseIDs[index]) }
+            }
+            for (id, outcome) in zip(looseIDs, looseOutcomes) {
                 report.blobsRead += 1
                 guard case .failure(let error) = outcome else { continue }
                 bad.insert(id)

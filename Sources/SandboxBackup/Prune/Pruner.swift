@@ -108,20 +108,38 @@ public enum Pruner {
         let storage = repository.storage
         try deleteAll(removed.map { ObjectName(.snapshot, $0.id) }, from: storage, lock: lock)
         let oldIndexes = try repository.storage.list(.index)
-        var keptBlobs: [String: Int] = [:]
-        var doomed: [ObjectName] = []
+        var packs: [BlobKey: IndexedPack] = [:]
+        var looseSizes: [BlobKey: UInt32] = [:]
+        for name in oldIndexes {
+            let contents = try repository.loadIndexContents(name)
+            for pack in contents.packs where packs[pack.id] == nil { packs[pack.id] = pack }
+            for blob in contents.loose { looseSizes[blob.id] = blob.size }
+        }
+        var remaining = IndexContents()
+        var doomed: [(name: ObjectName, blobs: Int)] = []
         for name in try repository.storage.list(.data) {
-            if referenced.contains(name.name) {
-                keptBlobs[name.name] = Int(try repository.storage.size(of: name) ?? 0)
+            if let pack = BlobKey(hex: name.name).flatMap({ packs[$0] }) {
+                // A pack stays whole while one of its blobs is used (repacking is for a later round).
+                if pack.blobs.contains(where: { referenced.contains($0.entry.id.hex) }) {
+                    remaining.packs.append(pack)
+                } else {
+                    doomed.append((name, pack.blobs.count))
+                }
+            } else if referenced.contains(name.name), let key = BlobKey(hex: name.name) {
+                var size = looseSizes[key]
+                if size == nil { size = UInt32(clamping: try repository.storage.size(of: name) ?? 0) }
+                remaining.loose.append((key, size ?? 0))
             } else {
-                doomed.append(name)
+                doomed.append((name, 1))  // a loose blob no snapshot uses, or a pack no index lists
             }
         }
-        let newIndex = try repository.storeRecord(IndexRecord(blobs: keptBlobs), kind: .index)
-        try deleteAll(oldIndexes.filter { $0.name != newIndex }, from: storage, lock: lock)
-        let sizes = try deleteAll(doomed, from: storage, lock: lock, measuring: true)
+        // The new index first: killed after it, the old records only list more than is left.
+        let newIndexes = Set(try repository.storeIndex(remaining))
+        try deleteAll(oldIndexes.filter { !newIndexes.contains($0.name) }, from: storage, lock: lock)
+        let sizes = try deleteAll(doomed.map(\.name), from: storage, lock: lock, measuring: true)
         report.bytesRemoved = sizes.reduce(0, +)
-        report.blobsRemoved = sizes.count
+        report.blobsRemoved = doomed.reduce(0) { $0 + $1.blobs }
+        repository.forgetIndex()
         return report
     }
 

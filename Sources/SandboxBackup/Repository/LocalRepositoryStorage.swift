@@ -94,6 +94,26 @@ public struct LocalRepositoryStorage: RepositoryStorage {
         try root.readContents(of: try path(name), maximumSize: Self.maximumObjectSize)
     }
 
+    /// The bytes `range` of `name`, read with `pread` on one descriptor.
+    ///
+    /// - Throws: ``/SandboxCore/SandboxError/Code/notFound`` when there is no such object;
+    ///   ``SandboxCore/SandboxError/Code/repositoryDamaged`` when `range` ends past its end;
+    ///   ``/SandboxCore/SandboxError/Code/invalidArgument`` for a name that is not an object's or
+    ///   a range past the size a repository object may have; the file system's other errors.
+    public func get(_ name: ObjectName, range: Range<Int64>) throws(SandboxError) -> [UInt8] {
+        guard range.lowerBound >= 0, range.count <= Self.maximumObjectSize else {
+            throw SandboxError(
+                .invalidArgument, "The range \(range) of '\(name)' is not one a repository object has.",
+                path: name.description)
+        }
+        let file = try root.openFile(forReadingAt: try path(name))
+        let size = try file.size()
+        guard range.upperBound <= size else { throw name.rangePastEnd(range, size: size, in: location) }
+        let bytes = try file.read(upToCount: range.count, atOffset: range.lowerBound).bytes
+        guard bytes.count == range.count else { throw name.rangePastEnd(range, size: nil, in: location) }
+        return bytes
+    }
+
     /// The size of `name` in bytes, or `nil` when there is no such object.
     ///
     /// - Throws: ``/SandboxCore/SandboxError/Code/invalidArgument`` for a name that is not an object's;

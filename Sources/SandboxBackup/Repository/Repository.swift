@@ -2,13 +2,15 @@ import Crypto
 import Foundation
 import SandboxCore
 import SandboxStore
+import Synchronization
 
 /// A backup repository: content-addressed, write-once blobs, then indexes, then snapshot records,
 /// each object published atomically, so a process killed at any moment leaves a valid repository
 /// (at worst some blobs no snapshot refers to yet, which ``Pruner`` removes).
 ///
-/// Layout: `config`, `keys/`, `data/<2 hex>/<id>`, `index/`, `snapshots/`, `locks/`. Objects are
-/// one a chunk (no pack files yet): a 1 GiB file is ~1,000 objects of ~1 MiB.
+/// Layout: `config`, `keys/`, `data/<2 hex>/<id>`, `index/`, `snapshots/`, `locks/`
+/// (docs/repository-format.md). Format 4 keeps blobs in packs of 4–16 MiB, one kind a pack; formats
+/// 1–3 kept one object a blob ("loose"), which every reader still finds.
 public final class Repository: Sendable {
     /// Where the repository's objects are kept.
     public let storage: any RepositoryStorage
@@ -19,6 +21,8 @@ public final class Repository: Sendable {
     let cipher: RepositoryCipher
     /// Whether the key file the password opened promises an authenticated config.
     let keyPromisesAuthenticatedConfig: Bool
+    /// The index, once loaded (``loadedIndex()``); dropped when a backup or prune changes it.
+    let indexCache = Mutex<LoadedIndex?>(nil)
 
     private init(
         storage: any RepositoryStorage, config: RepositoryConfig, configAuthentication: ConfigAuthentication,
@@ -156,7 +160,8 @@ public final class Repository: Sendable {
         cipher.blobID(of: bytes)
     }
 
-    /// Stores `bytes` as a blob unless one of the same id exists.
+    /// Stores `bytes` as a loose blob (`data/<2 hex>/<id>`, as formats 1–3 did) unless one of the
+    /// same id exists: kept for tests that make a repository of an older format.
     ///
     /// - Returns: the id, and how many bytes were written (0 when it existed).
     func storeBlob(_ bytes: UnsafeRawBufferPointer, id: String) throws(SandboxError) -> Int {
@@ -164,37 +169,15 @@ public final class Repository: Sendable {
         return try storage.putIfAbsent(sealed, as: ObjectName(.data, id)) ? sealed.count : 0
     }
 
-    /// The plaintext of blob `id`, checked against its id.
-    ///
-    /// - Throws: ``SandboxCore/SandboxError/Code/repositoryDamaged`` when it is missing or its
-    ///   contents do not match its id.
-    func loadBlob(_ id: String) throws(SandboxError) -> [UInt8] {
-        let name = ObjectName(.data, id)
-        let stored: [UInt8]
-        do {
-            stored = try storage.get(name)
-        } catch  where error.code == .notFound {
-            throw SandboxError(
-                .repositoryDamaged,
-                "The blob '\(name)' is missing from the repository '\(storage.location)'. Check the repository to see which snapshots and files it affects.",
-                path: name.description)
-        }
-        let plain = try cipher.open(stored, name: name.description)
-        let actual = plain.withUnsafeBytes { cipher.blobID(of: $0) }
-        guard actual == id else {
-            throw SandboxError(
-                .repositoryDamaged,
-                "The blob '\(name)' does not match its id (its contents are damaged). Check the repository, reading its data, to see which files it affects.",
-                path: name.description)
-        }
-        return plain
-    }
-
     // MARK: Records
 
     /// Seals and stores a JSON record of `kind`, named by the SHA-256 of its stored bytes.
     func storeRecord(_ value: some Encodable, kind: ObjectKind) throws(SandboxError) -> String {
-        let plain = RepositoryJSON.encode(value)
+        try storeSealedRecord(RepositoryJSON.encode(value), kind: kind)
+    }
+
+    /// Seals and stores `plain` as a record of `kind`, named by the SHA-256 of its stored bytes.
+    func storeSealedRecord(_ plain: [UInt8], kind: ObjectKind) throws(SandboxError) -> String {
         let sealed = try plain.withBytes { (buffer) throws(SandboxError) in try cipher.seal(buffer) }
         let id = Hex.string(SHA256.hash(data: sealed))
         _ = try storage.putIfAbsent(sealed, as: ObjectName(kind, id))
@@ -205,14 +188,7 @@ public final class Repository: Sendable {
     ///
     /// - Throws: ``SandboxCore/SandboxError/Code/repositoryDamaged`` when it is truncated or damaged.
     func loadRecord<T: Decodable>(_ type: T.Type, _ name: ObjectName) throws(SandboxError) -> T {
-        let stored = try storage.get(name)
-        guard Hex.string(SHA256.hash(data: stored)) == name.name else {
-            throw SandboxError(
-                .repositoryDamaged,
-                "The repository object '\(name)' in '\(storage.location)' does not match its name: it is truncated or damaged. Remove it, or prune the repository to rebuild the index.",
-                path: name.description)
-        }
-        let plain = try cipher.open(stored, name: name.description)
+        let plain = try loadRecordPlaintext(name)
         do {
             return try RepositoryJSON.decode(type, from: plain, name: name.description)
         } catch {
@@ -222,15 +198,18 @@ public final class Repository: Sendable {
         }
     }
 
-    /// Every blob id the indexes list, with its plaintext size.
+    /// The plaintext of a record, its name checked against its stored bytes.
     ///
-    /// - Throws: ``SandboxCore/SandboxError/Code/repositoryDamaged`` for a damaged index.
-    func indexedBlobs() throws(SandboxError) -> [String: Int] {
-        var blobs: [String: Int] = [:]
-        for name in try storage.list(.index) {
-            blobs.merge(try loadRecord(IndexRecord.self, name).blobs) { first, _ in first }
+    /// - Throws: ``SandboxCore/SandboxError/Code/repositoryDamaged`` when it is truncated or damaged.
+    func loadRecordPlaintext(_ name: ObjectName) throws(SandboxError) -> [UInt8] {
+        let stored = try storage.get(name)
+        guard Hex.string(SHA256.hash(data: stored)) == name.name else {
+            throw SandboxError(
+                .repositoryDamaged,
+                "The repository object '\(name)' in '\(storage.location)' does not match its name: it is truncated or damaged. Remove it, or prune the repository to rebuild the index.",
+                path: name.description)
         }
-        return blobs
+        return try cipher.open(stored, name: name.description)
     }
 
     /// The snapshots, oldest first.
@@ -285,7 +264,8 @@ public final class Repository: Sendable {
         return match
     }
 
-    /// Stores `bytes` (a tree, a manifest) as content-defined chunks; returns their ids.
+    /// Stores `bytes` (a tree, a manifest) as content-defined chunks in loose blobs, as formats 1–3
+    /// did (a backup stores them in packs); returns their ids. Kept for tests.
     func storeSplit(
         _ bytes: [UInt8], stored: inout Int64, known: inout Set<String>, index: inout [String: Int]
     )

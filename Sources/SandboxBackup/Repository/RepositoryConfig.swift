@@ -8,17 +8,22 @@ import SandboxStore
 /// format 2 the fields are authenticated under the master key (``authentication``), so that someone
 /// with write access to the storage but not the password cannot change them unnoticed.
 public struct RepositoryConfig: Sendable, Hashable, Codable {
-    /// The format version this module writes: 2, where an encrypted repository's config carries
-    /// ``authentication``; ``partsVersion`` once a snapshot has parts beside the apps'.
-    public static let currentVersion = 2
+    /// The format version this module writes: 4, where blobs are kept in packs
+    /// (docs/repository-format.md). A repository of an older version is raised to it by the first
+    /// backup into it, before that writes its first pack.
+    public static let currentVersion = 4
     /// The format version of a repository holding a snapshot with an App Group's part
     /// (`AppDomainGroup-<id>`): a program reading at most 2 counts only the apps' parts, so its
     /// prune would delete the group's blobs. The config is raised to it before the first such
     /// snapshot is written (by the backup, as it writes the snapshot), and only then.
     public static let partsVersion = 3
+    /// The format version of a repository whose blobs are in packs, with binary index records: a
+    /// program reading at most 3 would find none of them (and its prune would delete them all).
+    public static let packsVersion = 4
     /// The format versions this module reads: 1 (no ``authentication``; an encrypted one is
-    /// authenticated by the next backup), 2 and 3.
-    public static let readableVersions = 1...3
+    /// authenticated by the next backup), 2 (an encrypted one's config authenticated), 3 (group
+    /// parts) and 4 (packs).
+    public static let readableVersions = 1...4
     /// The largest `config` read: a few hundred bytes in practice.
     static let maximumSize = 4096
 
@@ -31,7 +36,7 @@ public struct RepositoryConfig: Sendable, Hashable, Codable {
     /// Whether every object is sealed with AES-GCM under a password's key.
     public var encrypted: Bool
     /// HMAC-SHA256 of the other fields under a key derived from the master key, in hex: present
-    /// exactly in encrypted repositories of format 2.
+    /// exactly in encrypted repositories of format 2 or later.
     public var authentication: String?
 
     /// The bytes ``authentication`` covers: every other field, in a fixed text form (not the JSON,

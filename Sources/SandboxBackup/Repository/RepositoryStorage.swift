@@ -83,6 +83,13 @@ public protocol RepositoryStorage: Sendable {
     /// - Throws: ``/SandboxCore/SandboxError/Code/notFound`` when there is no such object.
     func get(_ name: ObjectName) throws(SandboxError) -> [UInt8]
 
+    /// The bytes `range` of `name` (a blob in a pack).
+    ///
+    /// - Throws: ``/SandboxCore/SandboxError/Code/notFound`` when there is no such object;
+    ///   ``SandboxCore/SandboxError/Code/repositoryDamaged`` naming the object when `range` ends
+    ///   past its end.
+    func get(_ name: ObjectName, range: Range<Int64>) throws(SandboxError) -> [UInt8]
+
     /// The size of `name` in bytes, or `nil` when there is no such object.
     func size(of name: ObjectName) throws(SandboxError) -> Int64?
 
@@ -106,4 +113,14 @@ extension RepositoryStorage {
 
     /// Nothing to release.
     public func close() async {}
+}
+
+extension ObjectName {
+    /// The error for a read of `range` from this object, which is `size` bytes long.
+    func rangePastEnd(_ range: Range<Int64>, size: Int64?, in location: String) -> SandboxError {
+        SandboxError(
+            .repositoryDamaged,
+            "The repository object '\(self)' in '\(location)' is \(size.map { "\($0) bytes" } ?? "shorter than expected"), too short for the bytes \(range.lowerBound)..<\(range.upperBound) the index says it holds: it is truncated or damaged. Check the repository to see which files it affects.",
+            path: description)
+    }
 }

@@ -98,6 +98,7 @@ public enum Restore {
     ) throws(SandboxError) -> RestoreReport {
         let container = try home.container(for: app)  // installed: the bundle stays as it is
         let lock = try RepositoryLock.acquireShared(repository.storage, operation: "restore")
+        repository.forgetIndex()  // a prune may have changed it since it was loaded
         defer { _ = try? lock.release() }  // a failed release leaves a stale lock the next prune takes over
         // Every container checked and read before anything changes: the app's, then its groups'.
         var notes: [String] = []

@@ -153,6 +153,38 @@ public struct S3Storage: RepositoryStorage {
         return response.body
     }
 
+    /// The bytes `range` of `name`: a GET with a `Range` header, expecting 206 and exactly the
+    /// range's length (a 200 with the whole object, from an endpoint that ignores ranges, is cut).
+    ///
+    /// - Throws: ``/SandboxCore/SandboxError/Code/notFound`` when there is no such object;
+    ///   ``SandboxCore/SandboxError/Code/repositoryDamaged`` when `range` ends past its end; as
+    ///   ``get(_:)`` otherwise.
+    public func get(_ name: ObjectName, range: Range<Int64>) throws(SandboxError) -> [UInt8] {
+        guard !range.isEmpty else {
+            let size = try size(of: name)
+            guard let size else { throw SandboxError(.notFound, "'\(name)' does not exist.", path: name.description) }
+            guard range.upperBound <= size else { throw name.rangePastEnd(range, size: size, in: location) }
+            return []
+        }
+        let key = try key(name)
+        let response = try client.send(
+            .GET, key: key, headers: [("Range", "bytes=\(range.lowerBound)-\(range.upperBound - 1)")])
+        switch response.status.code {
+        case 206:
+            guard response.body.count == range.count else { throw name.rangePastEnd(range, size: nil, in: location) }
+            return response.body
+        case 200:
+            guard Int64(response.body.count) >= range.upperBound else {
+                throw name.rangePastEnd(range, size: Int64(response.body.count), in: location)
+            }
+            return Array(response.body[Int(range.lowerBound)..<Int(range.upperBound)])
+        case 416:
+            throw name.rangePastEnd(range, size: nil, in: location)
+        default:
+            throw client.failure(response, doing: "read", key: key)
+        }
+    }
+
     /// The size of `name` in bytes, or `nil` when there is no such object.
     ///
     /// - Throws: ``/SandboxCore/SandboxError/Code/invalidArgument`` for a name that is not an object's;

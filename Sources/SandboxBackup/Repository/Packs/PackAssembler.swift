@@ -1,0 +1,47 @@
+/// Sealed blobs of one kind gathered for a pack, not yet written.
+struct FinishedPack: Sendable {
+    var kind: BlobKind
+    /// The sealed blobs, concatenated.
+    var blobs: [UInt8]
+    var entries: [PackEntry]
+}
+
+/// Gathers sealed blobs into packs, one open pack a kind: a pack is finished when it reaches
+/// ``targetSize`` (so it holds 8 MiB to 8 MiB plus one blob, under 16 MiB with the largest
+/// chunk) or ``maximumEntries`` blobs, and the rest at the end of the backup. A state without I/O.
+struct PackAssembler {
+    static let targetSize = 8 << 20
+    /// The most blobs a pack holds when written (a header of 4.2 MB); small files fill packs by
+    /// count before size.
+    static let maximumEntries = 100_000
+
+    let targetSize: Int
+    private var open: [BlobKind: FinishedPack] = [:]
+
+    init(targetSize: Int = Self.targetSize) {
+        self.targetSize = targetSize
+    }
+
+    /// Bytes gathered and not yet handed out.
+    var bytesHeld: Int { open.values.reduce(0) { $0 + $1.blobs.count } }
+
+    /// Adds a sealed blob; returns its pack when that is now full.
+    mutating func add(_ sealed: [UInt8], id: BlobKey, kind: BlobKind, uncompressedLength: Int) -> FinishedPack? {
+        var pack = open.removeValue(forKey: kind) ?? FinishedPack(kind: kind, blobs: [], entries: [])
+        pack.blobs += sealed
+        pack.entries.append(
+            PackEntry(
+                kind: kind, compression: 0, length: UInt32(sealed.count),
+                uncompressedLength: UInt32(uncompressedLength),
+                id: id))
+        if pack.blobs.count >= targetSize || pack.entries.count >= Self.maximumEntries { return pack }
+        open[kind] = pack
+        return nil
+    }
+
+    /// Every pack still open, however small.
+    mutating func finishAll() -> [FinishedPack] {
+        defer { open = [:] }
+        return open.values.sorted { $0.kind.rawValue < $1.kind.rawValue }
+    }
+}
