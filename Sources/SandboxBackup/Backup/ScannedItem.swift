@@ -1,3 +1,4 @@
+import CSandboxShims
 import Foundation
 import Glibc
 import SandboxCore

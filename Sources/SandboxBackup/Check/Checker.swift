@@ -147,12 +147,13 @@ public enum Checker {
             // Several packs (and loose blobs) read at once, the storage's concurrency; each thread
             // holds one pack; the findings in the order of the packs, then of the loose ids.
             let threads = repository.storage.preferredConcurrency
+            let packsToRead = readablePacks
             let packOutcomes = try ParallelCalls.map(
-                readablePacks.count, threads: threads, name: "check-reader", between: lock.refreshIfDue
+                packsToRead.count, threads: threads, name: "check-reader", between: lock.refreshIfDue
             ) { index in
-                Result { () throws(SandboxError) in try PackCheck.verify(readablePacks[index], in: repository) }
+                Result { () throws(SandboxError) in try PackCheck.verify(packsToRead[index], in: repository) }
             }
-            for (pack, outcome) in zip(readablePacks, packOutcomes) {
+            for (pack, outcome) in zip(packsToRead, packOutcomes) {
                 report.blobsRead += pack.blobs.count
                 let finding = try outcome.get()
                 report.problems += finding.problems
