@@ -61,7 +61,8 @@ public enum Backup {
         let index = try repository.loadedIndex()
         if let unreadable = index.unreadable { throw unreadable }
         let writer = BlobWriter(
-            repository: repository, existing: index.blobs, writers: repository.storage.preferredConcurrency)
+            repository: repository, existing: index.blobs, writers: repository.storage.preferredConcurrency,
+            packSize: options.packSize)
         defer { writer.stop() }
         var run = BackupRun(
             repository: repository, home: home, scratch: scratch, writer: writer, options: options,

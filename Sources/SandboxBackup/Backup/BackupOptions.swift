@@ -6,6 +6,10 @@ public struct BackupOptions: Sendable, Hashable {
     /// every other app must not wait on it.
     public var lockTimeout: Duration
 
+    /// The size packs are flushed at (``PackAssembler/targetSize`` unless a test makes many small
+    /// packs out of little data).
+    package var packSize = PackAssembler.targetSize
+
     /// Options waiting `lockTimeout` for an app's lock (5 s by default).
     public init(lockTimeout: Duration = .seconds(5)) {
         self.lockTimeout = lockTimeout

@@ -37,7 +37,11 @@ extension S3RepositoryTests {
             try populateMany(fixture)
             let address = try gateway.newRepository()
             let direct = try open(address, gateway, password: "pw")
-            _ = try await Backup.run(apps: [BackupFixture.app], from: fixture.home, to: direct)
+            // Packs of 64 KiB: ~50 objects out of ~3.3 MiB, so reading them whole (check) is many
+            // requests too, as reading a real repository's 8 MiB packs is.
+            var options = BackupOptions.standard
+            options.packSize = 64 << 10
+            _ = try await Backup.run(apps: [BackupFixture.app], from: fixture.home, to: direct, options: options)
             await direct.close()
             let proxy = try await DelayProxy.start(before: gateway, scratch: fixture.scratch.path)
             do {
@@ -82,9 +86,10 @@ extension S3RepositoryTests {
     @Test func checkReadingDataFindsDamagedBlobsTheSameInParallelAsSerially() async throws {
         let gateway = try CephGateway.get()
         try await Self.withBackupBehindProxy { _, address, proxy in
-            // Two stored blobs damaged in place (one byte each), straight at the gateway.
+            // Two stored packs damaged in place (one byte each), straight at the gateway.
             let storage = try gateway.storage(address)
             let names = try storage.list(.data).sorted { $0.name < $1.name }
+            try #require(names.count >= 16, "\(names.count) packs")
             let damaged = [names[3], names[names.count - 5]]
             for name in damaged {
                 var bytes = try storage.get(name)
@@ -103,9 +108,9 @@ extension S3RepositoryTests {
             }
             let serial = try #require(reports[1])
             #expect(reports[8] == serial)
-            #expect(serial.blobsRead == names.count)
+            #expect(serial.blobsRead >= names.count)
             for name in damaged {
-                #expect(serial.problems.contains { $0.contains("'\(name)' is damaged") }, "\(serial.problems)")
+                #expect(serial.problems.contains { $0.contains("'\(name)'") }, "\(serial.problems)")
             }
             #expect(!serial.affectedFiles.isEmpty)
             let serialTime = seconds[1] ?? 0

@@ -70,6 +70,12 @@ struct BlobIndex: Sendable {
     /// How many distinct blobs are listed.
     var count: Int { entries.count }
 
+    /// The bytes the index's tables reserve: 48 an entry (its id, pack ordinal, offset, length,
+    /// size and kind) and 32 a pack.
+    var reservedBytes: Int {
+        entries.capacity * MemoryLayout<Entry>.stride + packs.capacity * MemoryLayout<BlobKey>.stride
+    }
+
     /// Whether blob `id` is listed.
     func contains(_ id: BlobKey) -> Bool { position(of: id) != nil }
 
