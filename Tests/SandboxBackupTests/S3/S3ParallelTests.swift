@@ -37,10 +37,10 @@ extension S3RepositoryTests {
             try populateMany(fixture)
             let address = try gateway.newRepository()
             let direct = try open(address, gateway, password: "pw")
-            // Packs of 64 KiB: ~50 objects out of ~3.3 MiB, so reading them whole (check) is many
+            // Packs of 16 KiB: ~25 objects out of ~3.3 MiB, so reading them whole (check) is many
             // requests too, as reading a real repository's 8 MiB packs is.
             var options = BackupOptions.standard
-            options.packSize = 64 << 10
+            options.packSize = 16 << 10
             _ = try await Backup.run(apps: [BackupFixture.app], from: fixture.home, to: direct, options: options)
             await direct.close()
             let proxy = try await DelayProxy.start(before: gateway, scratch: fixture.scratch.path)
@@ -99,11 +99,14 @@ extension S3RepositoryTests {
             await storage.close()
             var reports: [Int: CheckReport] = [:]
             var seconds: [Int: Double] = [:]
+            var connections: [Int: Int] = [:]
             for concurrency in [1, 8] {
                 let repository = try Self.open(address, through: proxy, concurrency: concurrency)
+                let accepted = proxy.connectionsAccepted()
                 let start = ContinuousClock.now
                 reports[concurrency] = try await Checker.check(repository, readingData: true)
                 seconds[concurrency] = (ContinuousClock.now - start).secondsAsDouble
+                connections[concurrency] = proxy.connectionsAccepted() - accepted
                 await repository.close()
             }
             let serial = try #require(reports[1])
@@ -113,9 +116,11 @@ extension S3RepositoryTests {
                 #expect(serial.problems.contains { $0.contains("'\(name)'") }, "\(serial.problems)")
             }
             #expect(!serial.affectedFiles.isEmpty)
-            let serialTime = seconds[1] ?? 0
-            let parallelTime = seconds[8] ?? 0
-            #expect(serialTime > 2 * parallelTime, "1 at a time: \(serialTime) s, 8: \(parallelTime) s")
+            // Overlap is judged by the connections kept alive, not by time: the packs' sizes and the
+            // trees are still read one request at a time, which on a loaded machine hides the gain.
+            // A second connection opens only for a request made while another is in flight.
+            #expect((connections[1] ?? 0) <= 1, "connections: \(connections); seconds: \(seconds)")
+            #expect((2...8).contains(connections[8] ?? 0), "connections: \(connections); seconds: \(seconds)")
         }
     }
 }
