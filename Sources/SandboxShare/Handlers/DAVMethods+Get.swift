@@ -56,7 +56,7 @@ extension DAVMethods {
         let sent = (range?.lowerBound ?? 0)..<(range.map { $0.upperBound + 1 } ?? contents.length)
         // A plain file on a plain-HTTP connection goes from the page cache to the socket
         // (`sendfile`); a protected one is decrypted, and TLS encrypts: those are read in chunks.
-        let sender = contents.reader == nil ? FileRegionSender.current : nil
+        let sender = contents.reader == nil && FileRegionSender.isEnabled ? FileRegionSender.current : nil
         let logger = self.logger
         let body = ResponseBody(contentLength: Int(length)) { writer in
             defer { closeQuietly(file) }

@@ -30,6 +30,10 @@ struct FileRegionSender: Sendable {
     /// connection's task.
     @TaskLocal static var current: FileRegionSender?
 
+    /// Whether downloads are sent with `sendfile`; `SANDBOX_SHARE_SENDFILE=off` sends every body in
+    /// chunks (``FileBody``), so a benchmark can compare the two in the same binary.
+    static let isEnabled: Bool = getenv("SANDBOX_SHARE_SENDFILE").map { String(cString: $0) } != "off"
+
     /// How often the file's size is checked while a region is being written.
     static let sizeCheckInterval = TimeAmount.milliseconds(100)
 

@@ -6,7 +6,8 @@ import Testing
 /// A plain file on a plain-HTTP connection is sent with `sendfile` (FileRegionSender): the same
 /// bytes as the chunked path sends (whole, ranges, the last byte, nothing), from the descriptor
 /// that was opened and checked; a file that shrinks while it is sent cuts the connection short
-/// instead of leaving NIO retrying; and many downloads hold no buffers in the share's memory.
+/// instead of leaving NIO retrying; and many downloads hold no buffers in the share's memory
+/// (with `SANDBOX_SHARE_SENDFILE=off` they do: the chunked path, the benchmarks' "before").
 @Suite struct SendfileTests {
     /// The bytes of a file of `size` bytes: seeded noise, so a misplaced piece shows.
     static func noise(_ size: Int, seed: UInt64 = 7) -> [UInt8] {
@@ -116,28 +117,61 @@ import Testing
     @Test func manyStalledDownloadsHoldNoBuffers() async throws {
         try await ShareServerProcess.with { server in
             try LargeFile.write(server.documents("large.bin"), size: 32 << 20)
-            #expect(try await server.send("GET", "/large.bin", headers: [("Range", "bytes=0-99")]).status == 206)
-            let before = try server.residentBytes()
-            let request = server.rawRequest("GET", "/large.bin")
-            let port = server.port
-            let connections = try await onOwnThread { () throws -> [RawConnection] in
-                var connections: [RawConnection] = []
-                for _ in 0..<24 {
-                    let connection = try RawConnection(port: port, timeout: 30)
-                    connections.append(connection)
-                    try connection.send(request)
-                    let (head, start) = try connection.receiveHead()
-                    guard head.status == 200 else { throw TestFailure("GET: \(head)") }
-                    if start.isEmpty { _ = try connection.receive() }
-                }
-                return connections
-            }
-            let after = try server.residentBytes()
-            for connection in connections { connection.close(abortively: true) }
-            let grown = after - before
+            let grown = try await Self.growthUnderStalledDownloads(of: server)
             #expect(grown < 8 << 20, "24 stalled downloads grew the share by \(grown >> 10) KiB")
-            #expect(try await server.send("GET", "/large.bin", headers: [("Range", "bytes=-10")]).body.count == 10)
         }
+    }
+
+    /// `SANDBOX_SHARE_SENDFILE=off` (the benchmarks' "before") sends the same bytes in chunks
+    /// (``FileBody``), which the memory shows: 24 stalled downloads hold a chunk or more each.
+    @Test func switchedOffSendsTheSameBytesInChunks() async throws {
+        try await ShareServerProcess.with { server in
+            let bytes = Self.noise((2 << 20) + 777)
+            try Data(bytes).write(to: URL(fileURLWithPath: server.documents("noise.bin")))
+            try LargeFile.write(server.documents("large.bin"), size: 32 << 20)
+            let chunked = try await ShareServerProcess.alongside(server, environment: ["SANDBOX_SHARE_SENDFILE": "off"])
+            var failure: (any Error)?
+            do {
+                for range in [nil, "bytes=1000-1500999"] {
+                    let headers = range.map { [("Range", $0)] } ?? []
+                    let sent = try await server.send("GET", "/noise.bin", headers: headers)
+                    let read = try await chunked.send("GET", "/noise.bin", headers: headers)
+                    #expect(read.status == sent.status && read.body == sent.body, "\(range ?? "whole")")
+                    #expect(read.header("Content-Length") == sent.header("Content-Length"))
+                }
+                let grown = try await Self.growthUnderStalledDownloads(of: chunked)
+                #expect(grown >= 12 << 20, "24 stalled chunked downloads grew the share by only \(grown >> 10) KiB")
+            } catch {
+                failure = error
+            }
+            try await chunked.stop()
+            if let failure { throw failure }
+        }
+    }
+
+    /// How much `server`'s resident memory grows while 24 clients of `/large.bin` (32 MiB) have
+    /// read their response's head and first bytes and then stopped reading.
+    static func growthUnderStalledDownloads(of server: ShareServerProcess) async throws -> Int {
+        #expect(try await server.send("GET", "/large.bin", headers: [("Range", "bytes=0-99")]).status == 206)
+        let before = try server.residentBytes()
+        let request = server.rawRequest("GET", "/large.bin")
+        let port = server.port
+        let connections = try await onOwnThread { () throws -> [RawConnection] in
+            var connections: [RawConnection] = []
+            for _ in 0..<24 {
+                let connection = try RawConnection(port: port, timeout: 30)
+                connections.append(connection)
+                try connection.send(request)
+                let (head, start) = try connection.receiveHead()
+                guard head.status == 200 else { throw TestFailure("GET: \(head)") }
+                if start.isEmpty { _ = try connection.receive() }
+            }
+            return connections
+        }
+        let after = try server.residentBytes()
+        for connection in connections { connection.close(abortively: true) }
+        #expect(try await server.send("GET", "/large.bin", headers: [("Range", "bytes=-10")]).body.count == 10)
+        return after - before
     }
 }
 
