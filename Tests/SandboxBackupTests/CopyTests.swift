@@ -53,7 +53,8 @@ import Testing
             #expect(check.isHealthy, "\(check.problems)")
             // Copying again reads and writes nothing.
             let files = try FileManager.default.subpathsOfDirectory(atPath: destinationPath + "/data").count
-            let again = try await SnapshotCopy.run(from: source, to: try Self.open(destinationPath, password: "destination"))
+            let again = try await SnapshotCopy.run(
+                from: source, to: try Self.open(destinationPath, password: "destination"))
             #expect(again.copied.isEmpty && again.alreadyCopied == [backup.snapshot] && again.blobsRead == 0)
             #expect(try FileManager.default.subpathsOfDirectory(atPath: destinationPath + "/data").count == files)
             #expect(try await destination.snapshots().count == 1)
@@ -109,7 +110,9 @@ import Testing
     @Test func theCommandWritesNoScratchFile() async throws {
         try await BackupFixture.with { fixture in
             try fixture.write("Documents/a.txt", Array("first".utf8))
-            try Array("pw\n".utf8).withUnsafeBytes { try Data($0).write(to: URL(fileURLWithPath: fixture.scratch.appending("pw"))) }
+            try Array("pw\n".utf8).withUnsafeBytes {
+                try Data($0).write(to: URL(fileURLWithPath: fixture.scratch.appending("pw")))
+            }
             let source = try fixture.repository(password: "pw")
             _ = try await Backup.run(apps: [BackupFixture.app], from: fixture.home, to: source)
             let temporary = fixture.scratch.appending("tmp")
@@ -117,7 +120,8 @@ import Testing
             let destination = fixture.scratch.appending("copy")
             let run = try await BuiltProgram("sandbox").start(
                 [
-                    "backup", "copy", fixture.repositoryPath, destination, "--password-file", fixture.scratch.appending("pw"),
+                    "backup", "copy", fixture.repositoryPath, destination, "--password-file",
+                    fixture.scratch.appending("pw"),
                     "--to-password-file", fixture.scratch.appending("pw"),
                 ],
                 environment: ["SANDBOX_HOME": fixture.home.location, "TMPDIR": temporary],

@@ -98,7 +98,8 @@ struct BlobTranslation {
         tickets.reserveCapacity(batch.count)
         for outcome in outcomes {
             let plain = try outcome.get()
-            tickets.append(try plain.withBytes { (bytes) throws(SandboxError) in try writer.enqueue(bytes, kind: kind) })
+            tickets.append(
+                try plain.withBytes { (bytes) throws(SandboxError) in try writer.enqueue(bytes, kind: kind) })
         }
         guard tickets.count == batch.count else {
             throw SandboxError(.unknown, "The copy's reads ended before every blob was read.")

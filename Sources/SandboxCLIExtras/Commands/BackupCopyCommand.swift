@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import Sandbox
 import SandboxBackup
 import SandboxCLISupport
 
