@@ -14,7 +14,7 @@ import SandboxCore
 /// queued, plus what the writer's bounded queue holds.
 struct BlobTranslation {
     /// Most plaintext bytes read ahead in one batch.
-    static let batchBytes = 32 << 20
+    static let batchBytes = 8 << 20
 
     let source: Repository
     let writer: BlobWriter
