@@ -301,24 +301,7 @@ struct BackupRun {
     ///
     /// - Returns: the chunks' ids.
     private func storeSplit(_ bytes: [UInt8]) throws(SandboxError) -> [String] {
-        var tickets: [Int] = []
-        var cdc = FastCDC(parameters: repository.config.chunking)
-        let writer = writer
-        try bytes.withBytes { (all) throws(SandboxError) in
-            var start = 0
-            while start < all.count {
-                var end = start
-                var ends = false
-                while !ends && end < all.count {
-                    let (count, cut) = cdc.consume(UnsafeRawBufferPointer(rebasing: all[end...]))
-                    end += count
-                    ends = cut
-                }
-                tickets.append(try writer.enqueue(UnsafeRawBufferPointer(rebasing: all[start..<end]), kind: .tree))
-                start = end
-            }
-        }
-        return try writer.ids(for: tickets)
+        try writer.storeSplit(bytes, chunking: repository.config.chunking)
     }
 
     private mutating func storeRecords(of source: BackupSource, nodes: [TreeNode], bytes: Int64) throws(SandboxError) {

@@ -105,6 +105,9 @@ public struct SnapshotRecord: Sendable, Hashable, Codable {
     public var groups: [AppSnapshot]?
     /// The snapshot this one was compared to, if any.
     public var parent: String?
+    /// For a snapshot copied from another repository, the id of the snapshot first taken (the
+    /// original's own `original` when it was a copy too): a copy skips snapshots already copied.
+    public var original: String?
 
     /// Every part: the apps', then the App Groups'. What refers to blobs (prune, check, sizes)
     /// walks these.

@@ -70,10 +70,11 @@ struct BackupCommand: AsyncParsableCommand {
         abstract: ExtraCommand.backup.abstract,
         discussion: """
             `sandbox backup APP… REPO` backs up (`create`, the default); `backup ls`, `backup diff` and \
-            `backup dump` read snapshots without restoring them.
+            `backup dump` read snapshots without restoring them; `backup copy` copies snapshots into another repository.
             """,
         subcommands: [
             BackupCreateCommand.self, BackupListCommand.self, BackupDiffCommand.self, BackupDumpCommand.self,
+            BackupCopyCommand.self,
         ],
         defaultSubcommand: BackupCreateCommand.self)
 }
