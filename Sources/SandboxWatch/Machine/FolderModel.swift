@@ -51,7 +51,9 @@ struct FolderModel: Sendable, Equatable {
     /// directory that is not known are not added. Each item's key is kept as given: a caller that
     /// holds the key elsewhere (the watch tables) shares its storage instead of copying it.
     mutating func fill(_ directory: Key, with items: [(key: Key, isDirectory: Bool)]) {
-        guard let index = children.index(forKey: directory) else { return }
+        // An empty listing leaves the directory's table as it is: an empty table has no storage of
+        // its own, and a leaf folder of a large tree must not get one.
+        guard !items.isEmpty, let index = children.index(forKey: directory) else { return }
         guard children.values[index].isEmpty else {
             for item in items { insert(item.key, isDirectory: item.isDirectory) }
             return
