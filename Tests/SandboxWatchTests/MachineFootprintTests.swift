@@ -44,6 +44,7 @@ struct MachineFootprintTests: MachineDriving {
         #expect(
             machine.watches == [1: "Documents", 2: "Documents/a", 3: "Documents/b", 4: "Documents/a/sub"])
         #expect(machine.watchOfDirectory.count == 4)
+        #expect(machine.emptyTablesWithStorage == 0)  // b, c
     }
 
     @Test("each folder's path is stored once: in its parent's table, as its own table's key and in both watch maps")
@@ -76,6 +77,7 @@ struct MachineFootprintTests: MachineDriving {
             #expect(model.count >= 15)
             #expect(armed.machine.watches.count == 1 + model.allEntries().count(where: \.isDirectory))
             #expect(armed.machine.pathStorageCount == 1 + model.count)
+            #expect(armed.machine.emptyTablesWithStorage == 0)  // the 9 f folders
         }
     }
 }

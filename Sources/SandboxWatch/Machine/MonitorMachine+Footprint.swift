@@ -18,4 +18,18 @@ extension MonitorMachine {
         for move in pendingMoves.values { note(move.key) }
         return storages.count
     }
+
+    /// How many folder tables are empty but have storage of their own. An empty table needs none
+    /// (Swift's empty dictionaries share one), and most folders of a large tree are empty leaves: a
+    /// table each would cost ~90 bytes a folder.
+    var emptyTablesWithStorage: Int {
+        let shared = storage(of: [:])
+        return model.children.values.count { $0.isEmpty && storage(of: $0) != shared }
+    }
+
+    /// The address of a table's storage (a dictionary is one reference to it).
+    private func storage(of table: [Key: Bool]) -> UInt? {
+        guard MemoryLayout<[Key: Bool]>.size == MemoryLayout<UInt>.size else { return nil }
+        return unsafeBitCast(table, to: UInt.self)
+    }
 }
