@@ -41,6 +41,31 @@ struct FolderModel: Sendable, Equatable {
         return true
     }
 
+    /// Makes room for `count` directory tables at once (a whole tree about to be recorded), so that
+    /// recording it does not grow the table of tables step by step, rehashing every path each time.
+    mutating func reserveDirectories(_ count: Int) { children.reserveCapacity(count) }
+
+    /// Adds the listing of a known directory at once: one table, built at its final size, and for a
+    /// recursive model an empty table for each subdirectory. Items already known are kept as they
+    /// are (the first listing of a name wins, as with ``insert(_:isDirectory:)``); the items of a
+    /// directory that is not known are not added. Each item's key is kept as given: a caller that
+    /// holds the key elsewhere (the watch tables) shares its storage instead of copying it.
+    mutating func fill(_ directory: Key, with items: [(key: Key, isDirectory: Bool)]) {
+        // An empty listing leaves the directory's table as it is: an empty table has no storage of
+        // its own, and a leaf folder of a large tree must not get one.
+        guard !items.isEmpty, let index = children.index(forKey: directory) else { return }
+        guard children.values[index].isEmpty else {
+            for item in items { insert(item.key, isDirectory: item.isDirectory) }
+            return
+        }
+        var table: [Key: Bool] = [:]
+        table.reserveCapacity(items.count)
+        table.merge(items) { first, _ in first }
+        children.values[index] = table
+        guard tracksSubdirectories else { return }
+        for (key, isDirectory) in table where isDirectory { children[key] = [:] }
+    }
+
     /// Removes an item and everything beneath it; returns the directories removed (itself first).
     mutating func remove(_ key: Key) -> [Key] {
         guard let isDirectory = isDirectory(key) else { return [] }
@@ -121,5 +146,11 @@ extension ContainerPath {
         var result = destination
         for name in names.dropFirst(source.names.count) { result = result.appending(name) }
         return result
+    }
+
+    /// Whether this path is `directory` with `name` appended, compared name by name (no path is made).
+    func isChild(named name: FileName, of directory: ContainerPath) -> Bool {
+        names.count == directory.names.count + 1 && names.last == name
+            && names.dropLast().elementsEqual(directory.names)
     }
 }

@@ -18,6 +18,7 @@ extension MonitorMachine {
         pendingMoves = [:]
         var fresh = Self.model(of: arming, root: rootKey, recursive: configuration.recursive)
         var freshWatches: [Int32: Key] = [:]
+        freshWatches.reserveCapacity(arming.directories.count + arming.failures.count)
         for directory in arming.directories { freshWatches[directory.watch] = directory.key }
         var actions: [Action] = []
         for failure in arming.failures {
@@ -49,6 +50,8 @@ extension MonitorMachine {
         writes = freshWrites
         watches = [:]
         watchOfDirectory = [:]
+        watches.reserveCapacity(freshWatches.count)
+        watchOfDirectory.reserveCapacity(freshWatches.count)
         for (watch, key) in freshWatches.sorted(by: { $0.key < $1.key }) { watchAdded(watch, for: key) }
         return actions
     }

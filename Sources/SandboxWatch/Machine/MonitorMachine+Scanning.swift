@@ -30,10 +30,8 @@ extension MonitorMachine {
     /// A watch now covers `key`. The same watch descriptor for another key (the kernel gives one
     /// descriptor per inode) moves it.
     mutating func watchAdded(_ watch: Int32, for key: Key) {
-        if let previous = watches[watch], previous != key { watchOfDirectory[previous] = nil }
-        if let old = watchOfDirectory[key], old != watch { watches[old] = nil }
-        watches[watch] = key
-        watchOfDirectory[key] = watch
+        if let previous = watches.updateValue(key, forKey: watch), previous != key { watchOfDirectory[previous] = nil }
+        if let old = watchOfDirectory.updateValue(watch, forKey: key), old != watch { watches[old] = nil }
     }
 
     /// Adding the watch failed. A directory that went away or was replaced (by a file, a symlink)
@@ -54,6 +52,9 @@ extension MonitorMachine {
     /// that could not be watched).
     mutating func recordBaseline(_ arming: Arming) -> [Action] {
         model = Self.model(of: arming, root: rootKey, recursive: configuration.recursive)
+        let watched = arming.directories.count + arming.failures.count
+        watches.reserveCapacity(watched)
+        watchOfDirectory.reserveCapacity(watched)
         for directory in arming.directories { watchAdded(directory.watch, for: directory.key) }
         for failure in arming.failures {
             if let watch = failure.watch { watchAdded(watch, for: failure.key) }
@@ -75,13 +76,35 @@ extension MonitorMachine {
     }
 
     /// The model of the folder as `arming` found it.
+    ///
+    /// Each directory's path is stored once: the key of a subdirectory in its parent's table is the
+    /// key the arming watched it under (which also keys its own table and its watch), not a copy.
+    /// The arming lists its directories in the order it reached them, parents before their contents
+    /// and subdirectories in listing order, so the next directory it reached is the one to compare
+    /// with each subdirectory listed; one that was not reached (it vanished, or failed) gets a key
+    /// of its own.
     static func model(of arming: Arming, root: Key, recursive: Bool) -> FolderModel {
         var model = FolderModel(root: root, tracksSubdirectories: recursive)
-        // Parents are listed before their contents.
+        if recursive {
+            let subdirectories = arming.directories.reduce(0) { $0 + $1.entries.count(where: \.isDirectory) }
+            model.reserveDirectories(subdirectories + 1)
+        }
+        var next = 1  // the next directory reached beneath the folder
+        var items: [(key: Key, isDirectory: Bool)] = []
         for directory in arming.directories {
+            items.removeAll(keepingCapacity: true)
+            items.reserveCapacity(directory.entries.count)
             for entry in directory.entries {
-                model.insert(directory.key.appending(entry.name), isDirectory: entry.isDirectory)
+                if entry.isDirectory, next < arming.directories.count,
+                    arming.directories[next].key.isChild(named: entry.name, of: directory.key)
+                {
+                    items.append((arming.directories[next].key, true))
+                    next += 1
+                } else {
+                    items.append((directory.key.appending(entry.name), entry.isDirectory))
+                }
             }
+            model.fill(directory.key, with: items)
         }
         return model
     }
