@@ -133,7 +133,8 @@ public enum Pruner {
             measuring: true)
         report.bytesRemoved = sizes.reduce(0, +)
         report.blobsRemoved =
-            plan.doomed.reduce(0) { $0 + $1.blobs } + plan.repacked.reduce(0) { $0 + $1.pack.blobs.count - $1.used.count }
+            plan.doomed.reduce(0) { $0 + $1.blobs }
+            + plan.repacked.reduce(0) { $0 + $1.pack.blobs.count - $1.used.count }
         repository.forgetIndex()
         return report
     }
