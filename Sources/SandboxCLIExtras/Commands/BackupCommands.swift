@@ -387,7 +387,7 @@ struct PruneCommand: AsyncParsableCommand {
             "\(report.packsRepacked) pack(s) (\(Output.bytes(report.bytesRepacked)) used) and \(report.looseBlobsPacked) loose blob(s)"
         if dryRun {
             return try Output.line(
-                "would keep \(report.snapshotsKept) snapshot(s), remove \(report.snapshotsRemoved) and repack \(repacked) (dry run: nothing was changed)"
+                "would keep \(report.snapshotsKept) snapshot(s), remove \(report.snapshotsRemoved) and repack \(repacked) (dry run: nothing was removed or repacked)"
             )
         }
         try Output.line(

@@ -101,6 +101,10 @@ final class DyingStorage: RepositoryStorage, @unchecked Sendable {
             let before = try Self.dataBytes(repository)
             let dry = try await Pruner.prune(repository, policy: RetentionPolicy(last: 1), dryRun: true)
             #expect(dry.packsRepacked >= 2 && dry.bytesRepacked > 7 << 20, "\(dry)")
+            let cli = try await fixture.sandbox(["prune", fixture.repositoryPath, "--keep-last", "1", "--dry-run"])
+            #expect(cli.status == 0, "\(cli.stderr)")
+            #expect(cli.stdout.contains("remove 1 and repack \(dry.packsRepacked) pack(s)"), "\(cli.stdout)")
+            #expect(cli.stdout.contains("nothing was removed or repacked"))
             #expect(try Self.dataBytes(repository) == before, "a dry run changes nothing")
             #expect(try await repository.snapshots().count == 2)
 
