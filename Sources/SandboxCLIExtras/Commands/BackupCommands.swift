@@ -343,7 +343,8 @@ struct PruneCommand: AsyncParsableCommand {
             restic's forget rules, per device and set of apps: each --keep rule keeps the newest snapshot of \
             each of its last N hours, days, ISO weeks, months or years (local time), or the N newest; \
             --keep-within keeps every snapshot within that span (2d3h, 1y6m) of the newest; the union is kept. \
-            A count may be 'unlimited'. With no rule, nothing is removed.
+            A count may be 'unlimited'. With no rule, nothing is removed. Packs of which more is unused than \
+            --max-unused allows are rewritten, the emptiest first; loose blobs of older formats go into packs.
             """)
 
     @Argument(help: "The repository: a directory, or s3://BUCKET/PREFIX.") var repository: String
@@ -354,7 +355,12 @@ struct PruneCommand: AsyncParsableCommand {
     @Option(help: "Keep the newest snapshot of each of the last N months.") var keepMonthly: KeepCount?
     @Option(help: "Keep the newest snapshot of each of the last N years.") var keepYearly: KeepCount?
     @Option(help: "Keep every snapshot within this span of the newest (2d3h: y, m, d, h).") var keepWithin: String?
-    @Flag(help: "List what would be kept (and why) and removed; change nothing.") var dryRun = false
+    @Option(
+        help:
+            "Rewrite partly used packs until at most this share of the repository is unused: a percentage (5%) or 'unlimited'."
+    ) var maxUnused: MaxUnused = MaxUnused(percent: 5)
+    @Flag(help: "Also merge packs under 80% of the target pack size.") var repackSmall = false
+    @Flag(help: "List what would be kept (and why), removed and repacked; change nothing.") var dryRun = false
     @OptionGroup var repositoryOptions: RepositoryOptions
     @OptionGroup var parallelOption: ParallelOption
     @OptionGroup var output: OutputOptions
@@ -368,7 +374,9 @@ struct PruneCommand: AsyncParsableCommand {
         let opened = try await openRepository(
             repository, password: try repositoryOptions.password(), parallel: parallelOption.parallel)
         let report = try await closing(opened) { () async throws(SandboxError) in
-            try await Pruner.prune(opened, policy: policy, dryRun: dryRun)
+            try await Pruner.prune(
+                opened, policy: policy, dryRun: dryRun,
+                repacking: RepackPolicy(maximumUnusedPercent: maxUnused.percent, repackSmall: repackSmall))
         }
         if output.json { return try Output.json(report) }
         for decision in report.snapshots {
@@ -376,15 +384,40 @@ struct PruneCommand: AsyncParsableCommand {
                 "\(decision.kept ? "keep" : "remove")\t\(decision.id.prefix(8))\t\(UTCTimestamp.iso8601(decision.time))\t\(decision.host)\t\(decision.apps.joined(separator: ","))\t\(decision.reasons.joined(separator: ", "))"
             )
         }
+        let repacked =
+            "\(report.packsRepacked) pack(s) (\(Output.bytes(report.bytesRepacked)) used) and \(report.looseBlobsPacked) loose blob(s)"
         if dryRun {
             return try Output.line(
-                "would keep \(report.snapshotsKept) snapshot(s) and remove \(report.snapshotsRemoved) (dry run: nothing was removed)"
+                "would keep \(report.snapshotsKept) snapshot(s), remove \(report.snapshotsRemoved) and repack \(repacked) (dry run: nothing was removed or repacked)"
             )
         }
         try Output.line(
-            "kept \(report.snapshotsKept) snapshot(s), removed \(report.snapshotsRemoved) and \(report.blobsRemoved) blob(s) (\(Output.bytes(report.bytesRemoved)))"
+            "kept \(report.snapshotsKept) snapshot(s), removed \(report.snapshotsRemoved) and \(report.blobsRemoved) blob(s) (\(Output.bytes(report.bytesRemoved))), repacked \(repacked) into \(report.packsWritten) new pack(s); \(Output.bytes(report.unusedBytesLeft)) unused left"
         )
     }
+}
+
+/// `--max-unused`: a percentage from 0 to under 100 (`5%` or `5`), or `unlimited`.
+struct MaxUnused: ExpressibleByArgument {
+    var percent: Double?
+
+    init(percent: Double?) {
+        self.percent = percent
+    }
+
+    init?(argument: String) {
+        if argument == "unlimited" {
+            percent = nil
+        } else if let number = Double(argument.hasSuffix("%") ? String(argument.dropLast()) : argument),
+            number >= 0, number < 100
+        {
+            percent = number
+        } else {
+            return nil
+        }
+    }
+
+    var defaultValueDescription: String { percent.map { "\($0)%" } ?? "unlimited" }
 }
 
 /// A `--keep-…` count: a number of 0 or more, or `unlimited`.

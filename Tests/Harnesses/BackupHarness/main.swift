@@ -10,6 +10,7 @@ import SandboxCore
 //     sandbox-backup-harness restore-include HOME REPO APP SNAPSHOT PATH
 //     sandbox-backup-harness import  HOME PACKAGE APP      (an .xcappdata package)
 //     sandbox-backup-harness import-ios HOME FOLDER APP    (an iOS backup folder)
+//     sandbox-backup-harness prune HOME REPO APP KEEP      (keeps the KEEP newest, repacks)
 //
 // REPO is a directory or s3://bucket/prefix (S3_ENDPOINT and the keys from the environment).
 //
@@ -49,6 +50,9 @@ do {
         _ = try Restore.run(
             app: app, snapshot: try repository.snapshot(matching: arguments[5]), including: [arguments[6]],
             from: repository, into: home)
+    case "prune" where arguments.count == 6:
+        guard let keep = Int(arguments[5]) else { fail("KEEP is not a number: \(arguments[5])") }
+        _ = try Pruner.prune(repository, keepingLast: keep)
     default:
         fail("unknown command \(arguments[1])")
     }

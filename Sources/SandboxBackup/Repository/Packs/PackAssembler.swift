@@ -39,6 +39,18 @@ struct PackAssembler {
         return nil
     }
 
+    /// Adds a blob as another pack stores it (sealed, perhaps compressed; its header entry as it
+    /// is): a prune's repacking copies blobs without opening them. Returns its pack when that is
+    /// now full.
+    mutating func add(stored sealed: ArraySlice<UInt8>, entry: PackEntry) -> FinishedPack? {
+        var pack = open.removeValue(forKey: entry.kind) ?? FinishedPack(kind: entry.kind, blobs: [], entries: [])
+        pack.blobs += sealed
+        pack.entries.append(entry)
+        if pack.blobs.count >= targetSize || pack.entries.count >= Self.maximumEntries { return pack }
+        open[entry.kind] = pack
+        return nil
+    }
+
     /// Every pack still open, however small.
     mutating func finishAll() -> [FinishedPack] {
         defer { open = [:] }
