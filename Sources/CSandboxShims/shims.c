@@ -140,6 +140,42 @@ int csb_fsetxattr(int fd, const char *name, const void *value, size_t size, int 
 int csb_fremovexattr(int fd, const char *name) { return fremovexattr(fd, name); }
 ssize_t csb_flistxattr(int fd, char *list, size_t size) { return flistxattr(fd, list, size); }
 
+// listxattrat(2) and getxattrat(2) came with Linux 6.13; headers before it lack their numbers,
+// which are the same on every architecture the package builds for (the table shared since 424).
+#if !defined(SYS_getxattrat) && (defined(__x86_64__) || defined(__aarch64__))
+#define SYS_getxattrat 464
+#endif
+#if !defined(SYS_listxattrat) && (defined(__x86_64__) || defined(__aarch64__))
+#define SYS_listxattrat 465
+#endif
+
+/// `struct xattr_args` of <linux/xattr.h> (6.13), which older headers lack.
+struct csb_xattr_args {
+    uint64_t value __attribute__((aligned(8)));
+    uint32_t size;
+    uint32_t flags;
+};
+
+ssize_t csb_listxattrat(int dirfd, const char *path, int at_flags, char *list, size_t size) {
+#ifdef SYS_listxattrat
+    return (ssize_t)syscall(SYS_listxattrat, dirfd, path, (unsigned int)at_flags, list, size);
+#else
+    errno = ENOSYS;
+    return -1;
+#endif
+}
+
+ssize_t csb_getxattrat(int dirfd, const char *path, int at_flags, const char *name, void *value, size_t size) {
+#ifdef SYS_getxattrat
+    struct csb_xattr_args args = {.value = (uint64_t)(uintptr_t)value, .size = (uint32_t)size, .flags = 0};
+    if (size > UINT32_MAX) args.size = UINT32_MAX;
+    return (ssize_t)syscall(SYS_getxattrat, dirfd, path, (unsigned int)at_flags, name, &args, sizeof(args));
+#else
+    errno = ENOSYS;
+    return -1;
+#endif
+}
+
 int csb_fallocate(int fd, int mode, int64_t offset, int64_t len) {
     return fallocate(fd, mode, (off_t)offset, (off_t)len);
 }

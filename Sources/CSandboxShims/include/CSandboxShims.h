@@ -81,6 +81,12 @@ int csb_fgetxattr(int fd, const char *name, void *value, size_t size);
 int csb_fsetxattr(int fd, const char *name, const void *value, size_t size, int flags);
 int csb_fremovexattr(int fd, const char *name);
 ssize_t csb_flistxattr(int fd, char *list, size_t size);
+/// `listxattrat(2)` (Linux 6.13): `flistxattr` of `path` beneath `dirfd` without opening it
+/// (`at_flags`: `AT_SYMLINK_NOFOLLOW`, `AT_EMPTY_PATH`). -1 with errno `ENOSYS` where the kernel
+/// (or the architecture's headers) lacks it.
+ssize_t csb_listxattrat(int dirfd, const char *path, int at_flags, char *list, size_t size);
+/// `getxattrat(2)` (Linux 6.13): `fgetxattr` of `path` beneath `dirfd`, as `csb_listxattrat`.
+ssize_t csb_getxattrat(int dirfd, const char *path, int at_flags, const char *name, void *value, size_t size);
 
 int csb_fallocate(int fd, int mode, int64_t offset, int64_t len);
 int csb_syncfs(int fd);

@@ -23,6 +23,9 @@ package struct DeadPropertyStore: Sendable {
     package let maximumPropertyCount: Int
     /// The server's logger: skipped and damaged properties are reported where its requests are.
     let logger: Logger
+    /// How a listing reads its members' properties (``MemberLookup``): the fallback can be forced,
+    /// so that tests compare the two.
+    package var memberLookup = MemberLookup.fromFolder
 
     /// A store on `root`, logging to the caller's `logger` (no default: a library never invents one).
     package init(
@@ -63,11 +66,23 @@ package struct DeadPropertyStore: Sendable {
         } catch {
             throw .fileSystem(error, path: path, doing: "read the properties of")
         }
+        return try properties(among: attributes, path: path) { attribute throws(SandboxError) in
+            try ExtendedAttributes.value(of: attribute, fd: descriptor, path: path)
+        }
+    }
+
+    /// The dead properties among the extended attributes `attributes` of the item at `path`, each
+    /// attribute's bytes read with `value` (`nil`: it is gone).
+    ///
+    /// - Throws: ``/SandboxCore/SandboxError`` when a value cannot be read.
+    func properties(
+        among attributes: [String], path: String, value: (String) throws(SandboxError) -> [UInt8]?
+    ) throws(SandboxError) -> [PropertyName: String] {
         var properties: [PropertyName: String] = [:]
         for attribute in attributes where attribute.hasPrefix(DeadPropertyRecord.attributePrefix) {
             let raw: [UInt8]?
             do throws(SandboxError) {
-                raw = try ExtendedAttributes.value(of: attribute, fd: descriptor, path: path)
+                raw = try value(attribute)
             } catch {
                 throw .fileSystem(error, path: path, doing: "read the properties of")
             }

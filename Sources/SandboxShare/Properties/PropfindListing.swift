@@ -10,10 +10,10 @@ import SystemPackage
 /// ``DAVMethods/children(of:)`` shows (no hidden names, symlinks, devices, names that are not
 /// UTF-8 or that no request could name).
 ///
-/// Each folder is opened beneath the shared folder; its members are described (`statx`) and
-/// opened for their dead properties from the folder's descriptor, never following a symlink: a
-/// link the app plants is left out as it always was, and a member swapped for a link between the
-/// two is an error reported for that member alone. A folder renamed while it is listed is listed
+/// Each folder is opened beneath the shared folder; its members are described (`statx`) and their
+/// dead properties read (`listxattrat`, or an open where the kernel lacks it) from the folder's
+/// descriptor, never following a symlink: a link the app plants is left out as it always was,
+/// and a member swapped for a link between the two is never followed. A folder renamed while it is listed is listed
 /// to its end from its descriptor, under the name it had.
 struct PropfindListing: ~Copyable {
     /// One member, valid only during the call that receives it.
@@ -41,6 +41,8 @@ struct PropfindListing: ~Copyable {
     /// The folder being listed, -1 between folders.
     private var descriptor: CInt
     private var folder: SharePath
+    /// Which members of `folder` the share hides.
+    private var visibility: SharePath.MemberVisibility
     /// The members listed so far.
     private(set) var count = 0
 
@@ -61,6 +63,7 @@ struct PropfindListing: ~Copyable {
             throw .fileSystem(error, path: root, doing: "list")
         }
         folder = root
+        visibility = SharePath.MemberVisibility(folder: root)
     }
 
     deinit {
@@ -84,6 +87,7 @@ struct PropfindListing: ~Copyable {
             do throws(SandboxError) {
                 descriptor = try documents.openDirectory(path.containerPath, followFinalSymlink: false).release()
                 folder = path
+                visibility = SharePath.MemberVisibility(folder: path)
             } catch  where error.code == .notFound {
                 continue  // removed since it was met
             } catch {
@@ -92,6 +96,7 @@ struct PropfindListing: ~Copyable {
         }
         let fd = descriptor
         let parent = folder
+        let visibility = self.visibility
         let documents = self.documents
         let describing = self.describing
         let recursive = self.recursive
@@ -103,8 +108,8 @@ struct PropfindListing: ~Copyable {
                 name, type throws(SandboxError) in
                 guard
                     let member = try Self.member(
-                        name, type: type, in: fd, parent, documents: documents, describing: describing,
-                        recursive: recursive)
+                        name, type: type, in: fd, parent, visibility, documents: documents,
+                        describing: describing, recursive: recursive)
                 else { return }
                 listed += 1
                 if recursive, member.isCollection, member.unlisted == nil { found.append(member.path) }
@@ -128,8 +133,8 @@ struct PropfindListing: ~Copyable {
     /// The member `name` of the open folder `fd` (at `parent`), or `nil` when the share does not
     /// show it (or it vanished since the folder was read).
     private static func member(
-        _ name: UnsafePointer<CChar>, type: UInt8, in fd: CInt, _ parent: SharePath, documents: ConfinedRoot,
-        describing: Bool, recursive: Bool
+        _ name: UnsafePointer<CChar>, type: UInt8, in fd: CInt, _ parent: SharePath,
+        _ visibility: SharePath.MemberVisibility, documents: ConfinedRoot, describing: Bool, recursive: Bool
     ) throws(SandboxError) -> Member? {
         let regular = UInt8(DT_REG)
         let directory = UInt8(DT_DIR)
@@ -138,8 +143,8 @@ struct PropfindListing: ~Copyable {
         // (``SharePath/init(requestPath:)`` refuses it): not shown, like one that is not UTF-8.
         let bytes = UnsafeRawBufferPointer(start: name, count: strlen(name))
         guard SharePath.isValidName(Array(bytes)), let string = String(validatingCString: name) else { return nil }
+        if visibility.hides(string) { return nil }
         let path = parent.appending(string)
-        if path.isHidden { return nil }
         var isCollection = type == directory
         var attributes: FileAttributes?
         if describing || type == UInt8(DT_UNKNOWN) {
@@ -169,20 +174,13 @@ struct PropfindListing: ~Copyable {
             unlisted: unlisted)
     }
 
-    /// The dead properties of `member`, opened from its folder (for reading, without following a
-    /// link, without blocking on a FIFO put in its place).
+    /// The dead properties of `member`, read from its folder without following a link
+    /// (``DeadPropertyStore/MemberLookup``).
     ///
-    /// - Throws: ``/SandboxCore/SandboxError`` when it cannot be opened or its attributes read.
+    /// - Throws: ``/SandboxCore/SandboxError`` when its attributes cannot be listed or read.
     static func deadProperties(
         of member: Member, in store: DeadPropertyStore
     ) throws(SandboxError) -> [PropertyName: String] {
-        let fd = openat(member.folder, member.name, O_RDONLY | O_NONBLOCK | O_NOCTTY | CSB_O_NOFOLLOW | CSB_O_CLOEXEC)
-        guard fd >= 0 else {
-            throw .fileSystem(
-                .systemCall("openat", errno: Errno(rawValue: errno), path: member.path.description),
-                path: member.path, doing: "read the properties of")
-        }
-        defer { Glibc.close(fd) }
-        return try store.properties(ofOpen: fd, path: member.path.description)
+        try store.properties(ofMember: member.name, in: member.folder, path: member.path)
     }
 }
