@@ -55,13 +55,15 @@ extension Repository {
                             maximumLength: config.chunking.maximumSize)
                     }
                 }
-            } catch where error.code == .repositoryDamaged {
+            } catch  where error.code == .repositoryDamaged {
                 throw SandboxError(
-                    .repositoryDamaged, "The pack '\(name)' holds a damaged blob. \(error.message)", path: name.description)
+                    .repositoryDamaged, "The pack '\(name)' holds a damaged blob. \(error.message)",
+                    path: name.description)
             }
         default:
             throw PackHeader.damaged(
-                name.description, "its blob '\(id)' is compressed with method \(compression), which this program does not read")
+                name.description,
+                "its blob '\(id)' is compressed with method \(compression), which this program does not read")
         }
         guard plain.count == uncompressedLength, plain.withUnsafeBytes({ cipher.blobID(of: $0) }) == id else {
             throw SandboxError(

@@ -179,7 +179,10 @@ import Testing
                 fixture, repository, snapshot, naming: pack,
                 saying: "declares \(text.count) bytes where its pack gives \(text.count - 1)")
             let check = try await Checker.check(try fixture.repository(), readingData: true)
-            #expect(check.problems.contains { $0.contains(pack.id.hex) && $0.contains("does not hold what the index lists") })
+            #expect(
+                check.problems.contains {
+                    $0.contains(pack.id.hex) && $0.contains("does not hold what the index lists")
+                })
         }
     }
 
@@ -197,7 +200,8 @@ import Testing
                     [], id: blob.hex, compression: 2, uncompressedLength: Int(entry.uncompressedLength),
                     pack: ObjectName(.data, pack.id.hex))
             }
-            #expect(unknown?.code == .repositoryDamaged && unknown?.path == "data/\(pack.id.hex.prefix(2))/\(pack.id.hex)")
+            #expect(
+                unknown?.code == .repositoryDamaged && unknown?.path == "data/\(pack.id.hex.prefix(2))/\(pack.id.hex)")
         }
     }
 }
