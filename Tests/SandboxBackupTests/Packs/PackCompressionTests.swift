@@ -171,6 +171,21 @@ import Testing
         }
     }
 
+    /// The bound is the repository's largest chunk (8 MiB here), not the 33 MiB any repository
+    /// may have: a length past it is refused before anything is allocated or inflated.
+    @Test func aLengthPastTheRepositorysLargestChunkIsRefusedBeforeInflating() async throws {
+        try await BackupFixture.with { fixture in
+            let (repository, snapshot, blob, _) = try await Self.backUpText(fixture)
+            let largest = repository.config.chunking.maximumSize
+            let frame = HandMadeZstdFrame.bytes(
+                declaring: largest + 1, blocks: [.repeated(0, count: HandMadeZstdFrame.maximumBlockSize)])
+            let pack = try Self.forge(
+                repository, blob: blob, stored: { _ in frame }, header: { $0.uncompressedLength = UInt32(largest + 1) })
+            try await Self.expectRefused(
+                fixture, repository, snapshot, naming: pack, saying: "outside the 0…\(largest) a blob may have")
+        }
+    }
+
     @Test func anIndexGivingAnotherLengthThanTheHeaderIsRefusedNamingThePack() async throws {
         try await BackupFixture.with { fixture in
             let (repository, snapshot, blob, text) = try await Self.backUpText(fixture)
