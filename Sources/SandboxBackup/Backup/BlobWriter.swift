@@ -1,8 +1,9 @@
 import SandboxCore
 
-/// Names, seals and packs blobs on threads of its own while the backup's thread reads and
-/// chunks: hashing (HMAC-SHA256 or SHA-256, a third of a first backup's time on the backup's
-/// thread when it hashed there), sealing and writing use the second core. Memory in flight is
+/// Names, compresses, seals and packs blobs on threads of its own while the backup's thread reads
+/// and chunks: hashing (HMAC-SHA256 or SHA-256, a third of a first backup's time on the backup's
+/// thread when it hashed there), compressing (zstd, ``Repository/sealForPack(_:)``; each thread
+/// borrows its own context), sealing and writing use the second core. Memory in flight is
 /// bounded (``BlobQueue/maximumBytesInFlight`` of chunks, plus the packs being gathered and
 /// written, ``BlobQueue/maximumPackBytes``): ``enqueue(_:kind:)`` waits when the writers are behind.
 ///
@@ -39,10 +40,10 @@ final class BlobWriter: Sendable {
                 return .named(work, id: work.bytes.withUnsafeBytes { repository.blobID(of: $0) })
             case .store(let id):
                 do throws(SandboxError) {
-                    let sealed = try work.bytes.withBytes { (buffer) throws(SandboxError) in
-                        try repository.cipher.seal(buffer)
+                    let (sealed, compression) = try work.bytes.withBytes { (buffer) throws(SandboxError) in
+                        try repository.sealForPack(buffer)
                     }
-                    return .sealed(work, id: id, sealed: sealed)
+                    return .sealed(work, id: id, sealed: sealed, compression: compression)
                 } catch {
                     return .failed(work, error)
                 }
@@ -143,7 +144,7 @@ struct BlobQueue: WorkerPoolState {
     /// What a piece of work came to.
     enum Outcome {
         case named(Work, id: String)
-        case sealed(Work, id: String, sealed: [UInt8])
+        case sealed(Work, id: String, sealed: [UInt8], compression: UInt8 = PackEntry.uncompressed)
         case packWritten(Work, IndexedPack, bytesWritten: Int64)
         case failed(Work, SandboxError)
     }
@@ -259,12 +260,14 @@ struct BlobQueue: WorkerPoolState {
             } else {
                 bytesInFlight -= work.bytes.count
             }
-        case .sealed(let work, let id, let sealed):
+        case .sealed(let work, let id, let sealed, let compression):
             bytesInFlight -= work.bytes.count
             guard let key = BlobKey(hex: id) else {
                 preconditionFailure("a blob id that is not 64 lowercase hex digits: \(id)")
             }
-            if let full = assembler.add(sealed, id: key, kind: work.kind, uncompressedLength: work.bytes.count) {
+            if let full = assembler.add(
+                sealed, id: key, kind: work.kind, uncompressedLength: work.bytes.count, compression: compression)
+            {
                 queue(full)
             }
         case .packWritten(let work, let pack, let bytesWritten):

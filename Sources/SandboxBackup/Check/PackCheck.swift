@@ -2,7 +2,8 @@ import Crypto
 import SandboxCore
 
 /// Reads one pack whole (`check --read-data`): its name against its bytes, its header (parsed as
-/// hostile input) against what the index says, and every blob opened and re-hashed.
+/// hostile input) against what the index says, and every blob opened, inflated when compressed
+/// and re-hashed.
 enum PackCheck {
     /// What reading a pack found.
     struct Finding {
@@ -53,13 +54,9 @@ enum PackCheck {
             let id = entry.id.hex
             let stored = Array(bytes[offset..<(offset + Int(entry.length))])
             do {
-                let plain = try repository.cipher.open(stored, name: "\(name) (blob \(id))")
-                guard plain.count == Int(entry.uncompressedLength),
-                    plain.withUnsafeBytes({ repository.blobID(of: $0) }) == id
-                else {
-                    finding.damaged.append((id, "its bytes in '\(name)' do not match its id."))
-                    continue
-                }
+                _ = try repository.unpack(
+                    stored, id: id, compression: entry.compression, uncompressedLength: Int(entry.uncompressedLength),
+                    pack: name)
             } catch {
                 finding.damaged.append((id, error.message))
             }

@@ -15,6 +15,65 @@ extension Repository {
     /// The bytes a seal adds to what it seals (nonce and tag when encrypted).
     var sealOverhead: Int { cipher.isEncrypted ? 28 : 0 }
 
+    /// `plain` as a pack stores it: compressed (``BlobCompression``) when that saves enough, then
+    /// sealed.
+    ///
+    /// - Returns: the sealed bytes and their compression (``PackEntry/zstd`` or
+    ///   ``PackEntry/uncompressed``).
+    /// - Throws: the cipher's errors.
+    func sealForPack(_ plain: UnsafeRawBufferPointer) throws(SandboxError) -> (sealed: [UInt8], compression: UInt8) {
+        guard let frame = compressionPool.withCompression({ $0.compress(plain) }) else {
+            return (try cipher.seal(plain), PackEntry.uncompressed)
+        }
+        let sealed = try frame.withBytes { (bytes) throws(SandboxError) in try cipher.seal(bytes) }
+        return (sealed, PackEntry.zstd)
+    }
+
+    /// The plaintext of blob `id` stored in `pack` as `stored`: opened, inflated when its
+    /// `compression` is ``PackEntry/zstd`` (bounded by the repository's largest chunk), and checked
+    /// against `uncompressedLength` and its id. The one way a packed blob is read (a restore, a
+    /// check reading data).
+    ///
+    /// - Throws: ``SandboxCore/SandboxError/Code/repositoryDamaged`` naming the pack when the blob
+    ///   fails authentication, is not one zstd frame of `uncompressedLength` bytes (at most the
+    ///   repository's largest chunk), has an unknown compression, or does not match its length or
+    ///   id; ``SandboxCore/SandboxError/Code/unknown`` when zstd cannot allocate its context.
+    func unpack(
+        _ stored: [UInt8], id: String, compression: UInt8, uncompressedLength: Int, pack name: ObjectName
+    ) throws(SandboxError) -> [UInt8] {
+        let opened = try cipher.open(stored, name: "\(name) (blob \(id))")
+        let plain: [UInt8]
+        switch compression {
+        case PackEntry.uncompressed:
+            plain = opened
+        case PackEntry.zstd:
+            do throws(SandboxError) {
+                plain = try compressionPool.withCompression { (codec) throws(SandboxError) in
+                    try opened.withBytes { (frame) throws(SandboxError) in
+                        try codec.decompress(
+                            frame, uncompressedLength: uncompressedLength, blob: id,
+                            maximumLength: config.chunking.maximumSize)
+                    }
+                }
+            } catch  where error.code == .repositoryDamaged {
+                throw SandboxError(
+                    .repositoryDamaged, "The pack '\(name)' holds a damaged blob. \(error.message)",
+                    path: name.description)
+            }
+        default:
+            throw PackHeader.damaged(
+                name.description,
+                "its blob '\(id)' is compressed with method \(compression), which this program does not read")
+        }
+        guard plain.count == uncompressedLength, plain.withUnsafeBytes({ cipher.blobID(of: $0) }) == id else {
+            throw SandboxError(
+                .repositoryDamaged,
+                "The blob '\(id)' in the pack '\(name)' does not match its id (its contents are damaged). Check the repository, reading its data, to see which files it affects.",
+                path: name.description)
+        }
+        return plain
+    }
+
     /// Writes `pack` as one object `data/<2 hex>/<pack id>`: its sealed blobs, its sealed header,
     /// the header's length. Durable at the next ``RepositoryStorage/synchronize()``.
     ///
@@ -135,7 +194,8 @@ extension Repository {
             path: name.description)
     }
 
-    /// Blob `id` read from `pack` at `location` (a range read), checked against its id.
+    /// Blob `id` read from `pack` at `location` (a range read), inflated when compressed, checked
+    /// against its length and id (``unpack(_:id:compression:uncompressedLength:pack:)``).
     func loadPackedBlob(_ id: String, pack: BlobKey, at location: BlobIndex.Location) throws(SandboxError) -> [UInt8] {
         let name = ObjectName(.data, pack.hex)
         let stored: [UInt8]
@@ -148,14 +208,9 @@ extension Repository {
                 "The pack '\(name)' holding the blob '\(id)' is missing from the repository '\(storage.location)'. Check the repository to see which snapshots and files it affects.",
                 path: name.description)
         }
-        let plain = try cipher.open(stored, name: "\(name) (blob \(id))")
-        guard plain.count == location.uncompressedLength, plain.withUnsafeBytes({ cipher.blobID(of: $0) }) == id else {
-            throw SandboxError(
-                .repositoryDamaged,
-                "The blob '\(id)' in the pack '\(name)' does not match its id (its contents are damaged). Check the repository, reading its data, to see which files it affects.",
-                path: name.description)
-        }
-        return plain
+        return try unpack(
+            stored, id: id, compression: location.compression, uncompressedLength: location.uncompressedLength,
+            pack: name)
     }
 
     /// The loose blob `data/<2 hex>/<id>` (formats 1–3), checked against its id; `nil` when there

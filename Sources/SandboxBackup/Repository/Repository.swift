@@ -23,6 +23,9 @@ public final class Repository: Sendable {
     let keyPromisesAuthenticatedConfig: Bool
     /// The index, once loaded (``loadedIndex()``); dropped when a backup or prune changes it.
     let indexCache = Mutex<LoadedIndex?>(nil)
+    /// The zstd contexts of the threads packing and unpacking blobs (``sealForPack(_:)``,
+    /// ``unpack(_:id:compression:uncompressedLength:pack:)``).
+    let compressionPool = CompressionPool()
 
     private init(
         storage: any RepositoryStorage, config: RepositoryConfig, configAuthentication: ConfigAuthentication,

@@ -130,15 +130,33 @@ import Testing
             _ = try IndexFile.decode(IndexFile.magic + [0xff, 0xff, 0xff, 0xff, 0, 0], name: "index/x")
         }
         #expect(index?.code == .repositoryDamaged && index?.path == "index/x")
-        // A compressed blob: refused until the codec is wired in.
+        // Compression 1 (zstd) is read; an unknown compression is refused, in a header and in an index.
+        let key = try #require(BlobKey(hex: String(repeating: "c", count: 64)))
         var header = PackHeader.encode([
-            PackEntry(
-                kind: .data, compression: 0, length: 1, uncompressedLength: 1,
-                id: try #require(BlobKey(hex: String(repeating: "c", count: 64))))
+            PackEntry(kind: .data, compression: PackEntry.zstd, length: 1, uncompressedLength: 1, id: key)
         ])
-        header[1] = 1
-        let compressed = failure { () throws(SandboxError) in _ = try PackHeader.decode(header, name: "data/cc/p") }
-        #expect(compressed?.code == .repositoryDamaged && compressed?.message.contains("compressed") == true)
+        #expect(try PackHeader.decode(header, name: "data/cc/p").map(\.compression) == [PackEntry.zstd])
+        header[1] = 2
+        let unknown = failure { () throws(SandboxError) in _ = try PackHeader.decode(header, name: "data/cc/p") }
+        #expect(unknown?.code == .repositoryDamaged && unknown?.path == "data/cc/p", "\(String(describing: unknown))")
+        #expect(unknown?.message.contains("compressed with method 2") == true)
+        var listed = IndexContents()
+        listed.packs = [
+            IndexedPack(
+                id: key,
+                blobs: [
+                    IndexedBlob(
+                        entry: PackEntry(kind: .tree, compression: 2, length: 1, uncompressedLength: 1, id: key),
+                        offset: 0)
+                ])
+        ]
+        let unknownInIndex = failure { () throws(SandboxError) in
+            _ = try IndexFile.decode(IndexFile.encode(listed), name: "index/y")
+        }
+        #expect(unknownInIndex?.code == .repositoryDamaged && unknownInIndex?.path == "index/y")
+        #expect(unknownInIndex?.message.contains("compressed with method 2") == true)
+        listed.packs[0].blobs[0].entry.compression = PackEntry.zstd
+        #expect(try IndexFile.decode(IndexFile.encode(listed), name: "index/y").packs[0].blobs == listed.packs[0].blobs)
     }
 }
 

@@ -10,7 +10,7 @@ import Testing
 /// first), checked and pruned; a reader of 1–3 refuses format 4.
 @Suite struct PackUpgradeTests {
     /// Rewrites the repository as format 3 wrote it: each packed blob as its own object
-    /// `data/<2 hex>/<blob id>` (sealed exactly as in the pack), one JSON index record listing them,
+    /// `data/<2 hex>/<blob id>` (its plaintext sealed: loose blobs are never compressed), one JSON index record listing them,
     /// no packs, and the config at version 3 (authenticated again when encrypted).
     static func downgradeToFormat3(_ repository: Repository) throws {
         var blobs: [String: Int] = [:]
@@ -20,8 +20,13 @@ import Testing
                 let bytes = try repository.storage.get(packName)
                 for blob in pack.blobs {
                     let start = Int(blob.offset)
-                    let sealed = Array(bytes[start..<(start + Int(blob.entry.length))])
-                    _ = try repository.storage.putIfAbsent(sealed, as: ObjectName(.data, blob.entry.id.hex))
+                    let plain = try repository.unpack(
+                        Array(bytes[start..<(start + Int(blob.entry.length))]), id: blob.entry.id.hex,
+                        compression: blob.entry.compression, uncompressedLength: Int(blob.entry.uncompressedLength),
+                        pack: packName)
+                    _ = try plain.withBytes { (plain) throws(SandboxError) in
+                        try repository.storeBlob(plain, id: blob.entry.id.hex)
+                    }
                     blobs[blob.entry.id.hex] = Int(blob.entry.uncompressedLength)
                 }
                 try repository.storage.delete(packName)

@@ -1,5 +1,5 @@
 /// Where every blob of a repository is, in memory: a sorted array of 48-byte entries (the id as
-/// 32 bytes; pack ordinal, offset, stored length, plaintext length and kind in 16), searched by
+/// 32 bytes; pack ordinal, offset, stored length, plaintext length, kind and compression in 16), searched by
 /// bisection — about 46 MiB for 1,000,000 blobs, where a dictionary of hex strings took several
 /// times that.
 struct BlobIndex: Sendable {
@@ -12,6 +12,8 @@ struct BlobIndex: Sendable {
         var length: Int
         var uncompressedLength: Int
         var kind: BlobKind
+        /// ``PackEntry/uncompressed`` or ``PackEntry/zstd`` (a loose blob is uncompressed).
+        var compression: UInt8 = PackEntry.uncompressed
     }
 
     private struct Entry {
@@ -20,12 +22,16 @@ struct BlobIndex: Sendable {
         var pack: UInt32
         var offset: UInt32
         var length: UInt32
-        /// The plaintext length; the top bit is set for a tree blob.
+        /// The plaintext length (below ``maximumSize``); the top bit is set for a tree blob, the
+        /// next for a zstd one.
         var sizeAndKind: UInt32
     }
 
     private static let loose = UInt32.max
     private static let treeBit: UInt32 = 1 << 31
+    private static let zstdBit: UInt32 = 1 << 30
+    /// Larger plaintext lengths are kept as this (no legal blob comes near: a chunk is at most 32 MiB).
+    private static let maximumSize: UInt32 = zstdBit - 1
     private var packs: [BlobKey] = []
     private var entries: [Entry] = []
     private var sorted = true
@@ -40,16 +46,17 @@ struct BlobIndex: Sendable {
             packs.append(pack.id)
             for blob in pack.blobs {
                 let kindBit = blob.entry.kind == .tree ? Self.treeBit : 0
+                let zstdBit = blob.entry.compression == PackEntry.zstd ? Self.zstdBit : 0
                 entries.append(
                     Entry(
                         id: blob.entry.id, pack: ordinal, offset: blob.offset, length: blob.entry.length,
-                        sizeAndKind: min(blob.entry.uncompressedLength, Self.treeBit - 1) | kindBit))
+                        sizeAndKind: min(blob.entry.uncompressedLength, Self.maximumSize) | kindBit | zstdBit))
             }
         }
         for blob in contents.loose {
             entries.append(
                 Entry(
-                    id: blob.id, pack: Self.loose, offset: 0, length: 0, sizeAndKind: min(blob.size, Self.treeBit - 1)))
+                    id: blob.id, pack: Self.loose, offset: 0, length: 0, sizeAndKind: min(blob.size, Self.maximumSize)))
         }
         sorted = false
     }
@@ -85,8 +92,9 @@ struct BlobIndex: Sendable {
         let entry = entries[index]
         return Location(
             pack: entry.pack == Self.loose ? nil : packs[Int(entry.pack)], offset: Int(entry.offset),
-            length: Int(entry.length), uncompressedLength: Int(entry.sizeAndKind & (Self.treeBit - 1)),
-            kind: entry.sizeAndKind & Self.treeBit != 0 ? .tree : .data)
+            length: Int(entry.length), uncompressedLength: Int(entry.sizeAndKind & Self.maximumSize),
+            kind: entry.sizeAndKind & Self.treeBit != 0 ? .tree : .data,
+            compression: entry.sizeAndKind & Self.zstdBit != 0 ? PackEntry.zstd : PackEntry.uncompressed)
     }
 
     private func position(of id: BlobKey) -> Int? {

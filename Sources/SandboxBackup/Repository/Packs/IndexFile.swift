@@ -95,7 +95,7 @@ enum IndexFile {
                         throw reader.damaged("a blob of pack \(id.hex) has the unknown kind \(kindByte)")
                     }
                     let compression = try reader.byte()
-                    guard compression == 0 else {
+                    guard PackEntry.reads(compression: compression) else {
                         throw reader.damaged(
                             "a blob of pack \(id.hex) is compressed with method \(compression), which this program does not read"
                         )
@@ -110,7 +110,8 @@ enum IndexFile {
                     blobs.append(
                         IndexedBlob(
                             entry: PackEntry(
-                                kind: kind, compression: 0, length: length, uncompressedLength: uncompressed,
+                                kind: kind, compression: compression, length: length,
+                                uncompressedLength: uncompressed,
                                 id: blobID),
                             offset: offset))
                 }

@@ -25,13 +25,17 @@ struct PackAssembler {
     /// Bytes gathered and not yet handed out.
     var bytesHeld: Int { open.values.reduce(0) { $0 + $1.blobs.count } }
 
-    /// Adds a sealed blob; returns its pack when that is now full.
-    mutating func add(_ sealed: [UInt8], id: BlobKey, kind: BlobKind, uncompressedLength: Int) -> FinishedPack? {
+    /// Adds a sealed blob (of `compression`, ``PackEntry/uncompressed`` or ``PackEntry/zstd``);
+    /// returns its pack when that is now full.
+    mutating func add(
+        _ sealed: [UInt8], id: BlobKey, kind: BlobKind, uncompressedLength: Int,
+        compression: UInt8 = PackEntry.uncompressed
+    ) -> FinishedPack? {
         var pack = open.removeValue(forKey: kind) ?? FinishedPack(kind: kind, blobs: [], entries: [])
         pack.blobs += sealed
         pack.entries.append(
             PackEntry(
-                kind: kind, compression: 0, length: UInt32(sealed.count),
+                kind: kind, compression: compression, length: UInt32(sealed.count),
                 uncompressedLength: UInt32(uncompressedLength),
                 id: id))
         if pack.blobs.count >= targetSize || pack.entries.count >= Self.maximumEntries { return pack }

@@ -12,13 +12,22 @@ enum BlobKind: UInt8, Sendable {
 /// lengths, in file order.
 struct PackEntry: Hashable, Sendable {
     var kind: BlobKind
-    /// 0: stored as it is; 1: zstd (reserved: refused by this reader).
+    /// ``PackEntry/uncompressed`` or ``PackEntry/zstd``; any other value is refused when read.
     var compression: UInt8
     /// The sealed blob's length in the pack.
     var length: UInt32
     /// The plaintext's length.
     var uncompressedLength: UInt32
     var id: BlobKey
+
+    /// The compression byte of a blob sealed as it is.
+    static let uncompressed: UInt8 = 0
+    /// The compression byte of a blob sealed as one zstd frame (``BlobCompression``) that declares
+    /// ``uncompressedLength``.
+    static let zstd: UInt8 = 1
+
+    /// Whether this program reads blobs of compression `byte`.
+    static func reads(compression byte: UInt8) -> Bool { byte == uncompressed || byte == zstd }
 }
 
 /// A pack's header and trailer: `blob₁ … blobₙ ‖ sealed header ‖ sealed header length (u32 LE)`.
@@ -65,7 +74,7 @@ enum PackHeader {
                 guard let kind = BlobKind(rawValue: entry[0]) else {
                     throw damaged(name, "entry \(position / entrySize) has the unknown kind \(entry[0])")
                 }
-                guard entry[1] == 0 else {
+                guard PackEntry.reads(compression: entry[1]) else {
                     throw damaged(
                         name,
                         "entry \(position / entrySize) is compressed with method \(entry[1]), which this program does not read"
