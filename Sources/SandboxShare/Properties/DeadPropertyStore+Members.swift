@@ -21,6 +21,13 @@ extension DeadPropertyStore {
     /// Linux 6.13): it is not asked again.
     private static let lacksListingAt = Atomic<Bool>(false)
 
+    /// Whether the kernel answers `listxattrat(2)` (probed on `path`, a folder), so that
+    /// ``MemberLookup/fromFolder`` is what a listing uses here; the `errno` when it does not.
+    package static func kernelListsFromFolders(probing path: String) -> (Bool, Int32) {
+        let answered = csb_listxattrat(AT_FDCWD, path, 0, nil, 0) >= 0
+        return (answered, answered ? 0 : errno)
+    }
+
     /// The dead properties of the member `name` of the open folder `folder`, which is `path`.
     ///
     /// A member without read permission (mode 000, run as a user other than root) answers
