@@ -1,7 +1,7 @@
 import Foundation
 import SandboxCore
 
-/// What ``Pruner/prune(_:policy:dryRun:timeZone:)`` did (or, with `dryRun`, would do).
+/// What ``Pruner/prune(_:policy:dryRun:timeZone:repacking:)`` did (or, with `dryRun`, would do).
 public struct PruneReport: Sendable, Hashable, Codable {
     /// Snapshots that remain.
     public var snapshotsKept: Int
@@ -56,7 +56,7 @@ public struct PruneDecision: Sendable, Hashable, Codable {
 public enum Pruner {
     /// Keeps the newest `count` snapshots of each group (``RetentionPolicy/last``).
     ///
-    /// - Throws: as ``prune(_:policy:dryRun:timeZone:)``; ``/SandboxCore/SandboxError/Code/invalidArgument``
+    /// - Throws: as ``prune(_:policy:dryRun:timeZone:repacking:)``; ``/SandboxCore/SandboxError/Code/invalidArgument``
     ///   for a count under 1.
     public static func prune(_ repository: Repository, keepingLast count: Int) async throws(SandboxError) -> PruneReport
     {
