@@ -135,9 +135,10 @@ import Testing
     }
 }
 
-/// A copy into an S3 repository, against a real Ceph RADOS Gateway.
-@Suite(.serialized, .cephGateway, .enabled(if: CephGateway.isRunnable))
-struct S3CopyTests {
+/// A copy into an S3 repository, against a real Ceph RADOS Gateway: in ``S3RepositoryTests``, whose
+/// gateway it shares (a second suite with its own ``CephGatewayScope`` starts a second cluster at
+/// the same time, and one of the two fails to start).
+extension S3RepositoryTests {
     @Test func aCopyToTheGatewayRestoresByteForByteAndChecksClean() async throws {
         let gateway = try CephGateway.get()
         try await BackupFixture.with { fixture in
