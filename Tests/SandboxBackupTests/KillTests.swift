@@ -149,7 +149,10 @@ import Testing
                 if now == after { _ = try restore(old) }
                 return exit.signal == SIGKILL
             }
-            #expect(killed > Self.rounds / 3, "only \(killed) of \(ran) runs were killed mid-way")
+            // Against this test's own rounds (killRounds goes on until a third of them were killed):
+            // against the backup's 30, a restore quick enough to finish before most kills (packs)
+            // failed with 10 of 36 killed.
+            #expect(killed > rounds / 3, "only \(killed) of \(ran) runs were killed mid-way")
             // The staging directories of killed restores are swept by the next one.
             _ = try restore(new)
             let left = try FileManager.default.contentsOfDirectory(atPath: fixture.home.location + "/Containers/Data")
