@@ -12,9 +12,13 @@ import Testing
 @testable import SandboxShare
 
 /// A PROPFIND's body is produced as the client takes it: a client that stops reading a listing of
-/// 100,000 members holds the server at one buffer of body and one batch of the folder's listing.
+/// 30,000 members holds the server at one buffer of body and one batch of the folder's listing
+/// (about 2,000 names). 30,000, not more: making and removing the files is most of the test, and
+/// it runs beside the suites that time the server (in the two full runs with 100,000 files here,
+/// an owner request in ConnectionExhaustionTests' burst waited past its client's 15 s; alone, it
+/// is answered within 1.3 s).
 @Suite struct PropfindStreamingTests {
-    static let members = 100_000
+    static let members = 30_000
 
     @Test func aClientThatStopsReadingHoldsTheListingAtOneBatch() async throws {
         let scratch = try ScratchDirectory.make(prefix: "share-propfind-stream")
