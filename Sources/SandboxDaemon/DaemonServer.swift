@@ -27,6 +27,8 @@ public struct DaemonServer: Service {
     ///
     /// - Throws: ``/SandboxCore/SandboxError`` when the socket or the queue cannot be set up.
     public func run() async throws {
+        // A flood of connections can exhaust the descriptors: libdispatch must not need one then.
+        await DispatchClocks.prime()
         let paths = options.paths
         try paths.prepare()
         let queue = try EventQueue(path: paths.queue, logger: logger)

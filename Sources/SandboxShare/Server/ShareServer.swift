@@ -136,6 +136,8 @@ public struct ShareServer: Sendable {
     ///   and of opening a restored Documents (``SandboxCore/SandboxError/Code/forbidden`` for a
     ///   symbolic link): the server stops then rather than serve a folder the app no longer has.
     public func run(onListening: @escaping @Sendable (Int) async -> Void) async throws {
+        // A flood of connections can exhaust the descriptors: libdispatch must not need one then.
+        await DispatchClocks.prime()
         let configuration = self.configuration
         let logger = self.logger
         let documents = self.documents

@@ -79,6 +79,17 @@ import Testing
         }
     }
 
+    /// Once it answers, the daemon holds a `timerfd` for each of libdispatch's clocks: made later,
+    /// while apps' connections have used up its descriptors, the failure would kill it (`SIGILL`).
+    @Test func theDaemonNeedsNoDescriptorForItsTimersOnceAnswering() async throws {
+        try await DaemonFixture.with { fixture in
+            let first = try await fixture.runApp("s", ["connect"])
+            let pid = try #require(first.daemonPID)
+            let clocks = try timerClocks(of: pid_t(pid))
+            #expect(clocks.isSuperset(of: dispatchTimerClocks), "timer clocks held: \(clocks.sorted())")
+        }
+    }
+
     @Test func sigtermStopsTheDaemonAndIdleExitToo() async throws {
         try await DaemonFixture.with { fixture in
             let first = try await fixture.runApp("s", ["connect"], idleExit: 600)

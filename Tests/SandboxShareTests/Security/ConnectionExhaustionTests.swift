@@ -79,6 +79,17 @@ import Testing
         }
     }
 
+    /// Before it answers anything, the server holds a `timerfd` for each of libdispatch's clocks:
+    /// made later, while a flood of connections has used up the descriptors, its failure kills the
+    /// process with `SIGILL` (the test below, one CI run in three under load).
+    @Test(.timeLimit(.minutes(1)))
+    func theServerNeedsNoDescriptorForItsTimersOnceListening() async throws {
+        try await ShareServerProcess.with { server in
+            let clocks = try timerClocks(of: server.process.pid)
+            #expect(clocks.isSuperset(of: dispatchTimerClocks), "timer clocks held: \(clocks.sorted())")
+        }
+    }
+
     /// With the server's descriptors exhausted (its limit lowered while it runs) by 300 idle
     /// connections: the server does not spin in `accept`, and the owner is answered.
     @Test(.timeLimit(.minutes(2)))

@@ -9,7 +9,7 @@ extension ShareServerProcess {
     func processorTime() throws -> Duration {
         guard let text = try? String(contentsOfFile: "/proc/\(process.pid)/stat", encoding: .utf8),
             let end = text.lastIndex(of: ")")
-        else { throw TestFailure("cannot read /proc/\(process.pid)/stat: the server has ended") }
+        else { throw ended(reading: "/proc/\(process.pid)/stat") }
         // After the command's closing parenthesis: state is field 3, utime 14 and stime 15.
         let fields = text[text.index(after: end)...].split(separator: " ")
         guard fields.count > 12, let user = Int(fields[11]), let system = Int(fields[12]) else {
@@ -18,12 +18,20 @@ extension ShareServerProcess {
         return .milliseconds((user + system) * 1000 / sysconf(Int32(_SC_CLK_TCK)))
     }
 
+    /// The failure for a procfs read that found the server gone, with the end of what it wrote on
+    /// standard error (a crash says why there).
+    func ended(reading path: String) -> TestFailure {
+        TestFailure(
+            "cannot read \(path): the server has ended (\(process.ended.map { "\($0)" } ?? "not reaped yet")); "
+                + "its standard error ends: \(log().suffix(3000))")
+    }
+
     /// How many descriptors the server has open.
     ///
     /// - Throws: ``TestFailure`` when the process has ended.
     func openDescriptors() throws -> Int {
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(process.pid)/fd") else {
-            throw TestFailure("cannot list /proc/\(process.pid)/fd: the server has ended")
+            throw ended(reading: "/proc/\(process.pid)/fd")
         }
         return names.count
     }

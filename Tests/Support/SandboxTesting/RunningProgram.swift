@@ -42,6 +42,9 @@ public final class RunningProgram: Sendable {
     /// Whether the process has not ended yet.
     public var isRunning: Bool { state.withLock { $0.exit == nil } }
 
+    /// How the process ended, or `nil` while it runs (``exit`` waits for it).
+    public var ended: ProgramExit? { state.withLock { $0.exit } }
+
     /// How long the process ran, from its start to its end as the waiting thread saw it (`nil`
     /// while it runs).
     ///
