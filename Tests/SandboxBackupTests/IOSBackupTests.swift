@@ -24,8 +24,11 @@ import Testing
         guard FileManager.default.isExecutableFile(atPath: python) else {
             throw TestFailure("\(python) is missing: run scripts/install-test-tools")
         }
+        // mvt writes its settings on its first run, and two first runs at once race to make the
+        // folder (`FileExistsError: '/root/.config/mvt'` on a fresh machine): each judge gets its own.
         let output = try await BuiltProgram(path: python).run(
-            [script] + arguments, outputIn: scratch.path, timeout: .seconds(300))
+            [script] + arguments, environment: ["MVT_CONFIG_FOLDER": scratch.appending("mvt-config")],
+            outputIn: scratch.path, timeout: .seconds(300))
         guard output.status == 0 else {
             throw TestFailure(
                 "the judge '\(arguments[0])' failed (\(output.status)); run scripts/install-test-tools for mvt, iOSbackup and bpylist2: \(output.stderr)"

@@ -82,7 +82,7 @@ import Testing
     /// Before it answers anything, the server holds a `timerfd` for each of libdispatch's clocks:
     /// made later, while a flood of connections has used up the descriptors, its failure kills the
     /// process with `SIGILL` (the test below, one CI run in three under load).
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(2)))
     func theServerNeedsNoDescriptorForItsTimersOnceListening() async throws {
         try await ShareServerProcess.with { server in
             let clocks = try timerClocks(of: server.process.pid)

@@ -225,9 +225,12 @@ struct CoordinationTests {
 
 /// Runs `operation` on `app` through ``SandboxHome/coordinating(_:of:timeout:_:)`` on a thread of
 /// its own; its error, if any.
+/// Tests that expect the users to answer wait up to 60 s, not the library's 10 s: the wait ends
+/// as soon as they answer, and with every test of the target started at once on a loaded 2-core
+/// machine (load 12), a listener task once took longer than 10 s to be scheduled.
 private func operate(
     _ home: SandboxHome, _ app: AppIdentifier, _ operation: CoordinatedOperation,
-    timeout: Duration = SandboxHome.defaultCoordinationTimeout,
+    timeout: Duration = .seconds(60),
     _ body: @escaping @Sendable () throws(SandboxError) -> Void
 ) async -> SandboxError? {
     do {
