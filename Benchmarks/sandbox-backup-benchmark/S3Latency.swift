@@ -32,7 +32,7 @@ struct S3LatencyBenchmark {
         let tag = String(UInt32.random(in: 0...UInt32.max), radix: 16)
         let repository = "s3://bench-ours-\(tag)/repo"
         let bucket = "bench-rclone-\(tag)"
-        let bytes = (configuration.bigMiB << 20) + configuration.files * 1000
+        let bytes = containerBytes(bigMiB: configuration.bigMiB, files: configuration.files)
 
         // Stored straight, without the proxy: only the reads are measured.
         _ = spawn([me, "worker", "backup", home.location, repository, passwordFile])

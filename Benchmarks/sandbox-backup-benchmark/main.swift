@@ -1,5 +1,8 @@
 // Measures `SandboxBackup` against restic (Debian's `restic`, which must be installed) backing up
-// the same container to a local repository in the same run: a 1 GiB file plus 10,000 small files.
+// the same container to a local repository in the same run: a 1 GiB file plus 10,000 small files
+// of 4 KiB (half text, half random: Container.swift), or with --sizes one container per count of
+// small files in turn, each in its own folder removed after it (SizeRun.swift), and at the end one
+// line per size with the goals' ratios: time, peak RSS, repository objects and bytes (SizeReport.swift).
 // Both sides are encrypted (restic always is: ours gets --password-file too) and run as processes
 // (ours is this executable re-run as a worker), so peak RSS (`wait4`'s ru_maxrss) compares like
 // with like. Cases: the first backup (empty repositories), an incremental backup after 1 MiB
@@ -9,6 +12,7 @@
 // trip instead, against rclone (S3Latency.swift).
 //
 //     swift run --package-path Benchmarks -c release sandbox-backup-benchmark [--big-mib N] [--files N] [--runs N] [--dir PATH]
+//     … sandbox-backup-benchmark --big-mib 0 --sizes 10000,100000,1000000 --no-restore
 //     swift run --package-path Benchmarks -c release sandbox-backup-benchmark --compression [--corpus-mib N] [--blob-kib N]
 import ArgumentParser
 import BenchmarkSupport
@@ -22,9 +26,13 @@ struct Configuration: ParsableCommand {
         abstract: "Backup, incremental backup and restore against restic, with medians, ratios and peak RSS.")
 
     @Option(name: .customLong("big-mib"), help: "The size of the large file, in MiB.") var bigMiB = 1024
-    @Option(help: "How many small files.") var files = 10_000
+    @Option(help: "How many small files (of 4 KiB).") var files = 10_000
+    @Option(help: "Several counts of small files, one container each in turn, e.g. 10000,100000 (instead of --files).")
+    var sizes: String?
     @Option(help: "How many times each case runs.") var runs = 3
-    @Option(name: .customLong("dir"), help: "The folder everything is made in.") var directory = "/var/tmp"
+    @Option(name: .customLong("dir"), help: "The folder everything is made in (one folder a size, removed after it).")
+    var directory = ProcessInfo.processInfo.environment["TMPDIR"] ?? "/var/tmp"
+    @Flag(inversion: .prefixedNo, help: "Measure the restore too.") var restore = true
     @Flag(help: "Measure zstd per blob against the zstd -3 CLI instead (no restic).") var compression = false
     @Option(name: .customLong("corpus-mib"), help: "--compression: MiB of text and of random data.") var corpusMiB = 64
     @Option(name: .customLong("blob-kib"), help: "--compression: the blob size, in KiB.") var blobKiB = 1024
@@ -35,6 +43,22 @@ struct Configuration: ParsableCommand {
     @Option(name: .customLong("delay-ms"), help: "With --s3-latency: the proxy's hold each way, in ms.") var delayMs =
         20
     @Option(help: "With --s3-latency: the request counts to measure (repeatable).") var parallel: [Int] = [1, 4, 8]
+}
+
+extension Configuration {
+    /// The counts of small files to measure: `--sizes`, else `--files`.
+    ///
+    /// - Throws: `ValidationError` for a count that is not a number of at least 1.
+    func fileCounts() throws -> [Int] {
+        guard let sizes else { return [files] }
+        return try sizes.split(separator: ",").map { text in
+            guard let count = Int(text.trimmingCharacters(in: .whitespaces)), count > 0 else {
+                throw ValidationError(
+                    "--sizes takes counts of files separated by commas, e.g. 10000,100000: not '\(text)'")
+            }
+            return count
+        }
+    }
 }
 
 let app = "com.example.bench"
@@ -96,49 +120,19 @@ func worker(_ arguments: [String]) async throws {
     await repository.close()
 }
 
-/// Writes `size` bytes that do not repeat (so nothing deduplicates within the file).
-func writeLarge(_ path: String, size: Int) throws {
-    guard FileManager.default.createFile(atPath: path, contents: nil) else { fatalError("cannot create \(path)") }
-    let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
-    var state: UInt64 = 0x9E37_79B9_7F4A_7C15
-    var block = [UInt64](repeating: 0, count: (4 << 20) / 8)
-    for _ in 0..<(size / (4 << 20)) {
-        for index in block.indices {
-            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
-            block[index] = state ^ (state >> 29)
-        }
-        try handle.write(contentsOf: block.withUnsafeBytes { Data($0) })
-    }
-    try handle.close()
-}
-
-/// Makes the app's container on `home`: one large file and `files` small ones in folders of 100.
-///
-/// - Returns: the container's `Documents` folder.
-func makeContainer(home: SandboxHome, bigMiB: Int, files: Int) throws -> String {
-    let container = try home.createContainer(for: try AppIdentifier(app))
-    let documents = container.hostPath(for: .documents)
-    try writeLarge(documents + "/large.bin", size: bigMiB << 20)
-    for index in 0..<files {
-        let folder = documents + "/small/\(index / 100)"
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        try Data("small file \(index) \(String(repeating: "x", count: index % 2000))\n".utf8).write(
-            to: URL(fileURLWithPath: folder + "/f\(index).txt"))
-    }
-    return documents
-}
-
 func run() async throws {
     if CommandLine.arguments.count > 1 && CommandLine.arguments[1] == "worker" {
         return try await worker(Array(CommandLine.arguments.dropFirst(2)))
     }
     let configuration = Configuration.parseOrExit()
     if configuration.s3Latency { return try S3LatencyBenchmark(configuration: configuration).run() }
-    var template = Array("\(configuration.directory)/sandbox-backup-bench-XXXXXX".utf8CString)
-    guard let made = mkdtemp(&template) else { fatalError("cannot create a directory in \(configuration.directory)") }
-    let base = String(cString: made)
-    defer { _ = try? timeTool("/bin/rm", ["-rf", base]) }  // teardown only
     if configuration.compression {
+        var template = Array("\(configuration.directory)/sandbox-backup-bench-XXXXXX".utf8CString)
+        guard let made = mkdtemp(&template) else {
+            fatalError("cannot create a directory in \(configuration.directory)")
+        }
+        let base = String(cString: made)
+        defer { _ = try? timeTool("/bin/rm", ["-rf", base]) }  // teardown only
         return try compressionBenchmark(
             corpusMiB: configuration.corpusMiB, blobKiB: configuration.blobKiB, runs: configuration.runs, base: base)
     }
@@ -147,102 +141,17 @@ func run() async throws {
         fatalError("install restic (apt-get install restic)")
     }
     let me = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().path
-    print(
-        "# sandbox-backup-benchmark: 1 × \(configuration.bigMiB) MiB + \(configuration.files) small files, \(configuration.runs) runs, in \(base)"
-    )
-
-    let home = try SandboxHome(location: base + "/home")
-    let documents = try makeContainer(home: home, bigMiB: configuration.bigMiB, files: configuration.files)
-    let passwordFile = base + "/password"
-    try Data("benchmark password".utf8).write(to: URL(fileURLWithPath: passwordFile))
-    let ours = base + "/ours-repo"
-    let theirs = base + "/restic-repo"
-    let resticEnvironment = ["RESTIC_PASSWORD_FILE": passwordFile, "RESTIC_REPOSITORY": theirs]
-    let bytes = (configuration.bigMiB << 20) + configuration.files * 1000
-    var rows: [Comparison] = []
-    var peaks: [String: (Int, Int)] = [:]
-
-    /// Runs the worker's `command` ("backup" or "restore"), its peak kept under `label`.
-    func oursRun(_ command: String, _ label: String) -> Double {
-        let (seconds, rss) = spawn([me, "worker", command, home.location, ours, passwordFile])
-        peaks[label, default: (0, 0)].0 = max(peaks[label, default: (0, 0)].0, rss)
-        return seconds
+    let sizes = try configuration.fileCounts()
+    print("# sandbox-backup-benchmark: \(CommandLine.arguments.dropFirst().joined(separator: " "))")
+    var results: [SizeResult] = []
+    for files in sizes {
+        let result = try SizeRun(configuration: configuration, files: files, me: me, restic: restic).run()
+        print(result.tables + "\n")
+        fflush(nil)  // all streams: the log shows each size as it ends
+        results.append(result)
     }
-    func theirsRun(_ label: String, _ arguments: [String]) -> Double {
-        let (seconds, rss) = spawn([restic] + arguments + ["-q"], environment: resticEnvironment)
-        peaks[label, default: (0, 0)].1 = max(peaks[label, default: (0, 0)].1, rss)
-        return seconds
-    }
-    func freshRepositories() throws {
-        _ = try timeTool("/bin/rm", ["-rf", ours, theirs])
-        _ = spawn([restic, "init", "-q"], environment: resticEnvironment)
-    }
-
-    /// Runs `prepare` (untimed), then ours and theirs, each going first every other run.
-    func measure(
-        _ row: inout Comparison, prepare: (Int) throws -> Void, ours: () -> Double, theirs: () -> Double
-    )
-        rethrows
-    {
-        for run in 0..<configuration.runs {
-            try prepare(run)
-            if run % 2 == 1 { row.theirs.append(theirs()) }
-            row.ours.append(ours())
-            if run % 2 == 0 { row.theirs.append(theirs()) }
-        }
-        rows.append(row)
-    }
-
-    var first = Comparison(name: "first backup", peer: "restic backup", bytes: bytes)
-    try measure(
-        &first, prepare: { _ in try freshRepositories() }, ours: { oursRun("backup", "first backup") },
-        theirs: { theirsRun("first backup", ["backup", documents]) })
-
-    // What the first backup left in each repository (after the last run's fresh repositories).
-    let objects = (ours: repositoryObjects(ours), theirs: repositoryObjects(theirs))
-
-    var incremental = Comparison(name: "incremental (1 MiB + 1 file changed)", peer: "restic backup", bytes: nil)
-    try measure(
-        &incremental,
-        prepare: { run in
-            let handle = try FileHandle(forUpdating: URL(fileURLWithPath: documents + "/large.bin"))
-            try handle.seek(toOffset: UInt64(configuration.bigMiB << 19))
-            try handle.write(contentsOf: Data((0..<(1 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ run &* 13) }))
-            try handle.close()
-            try Data("changed \(run)".utf8).write(to: URL(fileURLWithPath: documents + "/small/0/f0.txt"))
-        }, ours: { oursRun("backup", "incremental") }, theirs: { theirsRun("incremental", ["backup", documents]) })
-
-    let target = base + "/restic-target"
-    var restore = Comparison(name: "restore", peer: "restic restore", bytes: bytes)
-    try measure(
-        &restore, prepare: { _ in _ = try timeTool("/bin/rm", ["-rf", target]) },
-        ours: { oursRun("restore", "restore") },
-        theirs: { theirsRun("restore", ["restore", "latest", "--target", target]) })
-
-    print(Comparison.header)
-    for row in rows { print(row.line) }
-    print("\n| after the first backup | ours | restic |\n|---|---|---|")
-    print("| objects (files in the repository) | \(objects.ours.count) | \(objects.theirs.count) |")
-    print("| bytes | \(objects.ours.bytes >> 20) MiB | \(objects.theirs.bytes >> 20) MiB |")
-    print("\n| peak RSS | ours | restic |\n|---|---|---|")
-    for (name, (mine, theirs)) in peaks.sorted(by: { $0.key < $1.key }) {
-        print("| \(name) | \(mine / 1024) MiB | \(theirs / 1024) MiB |")
-    }
-}
-
-/// How many files the repository at `path` holds, and their bytes.
-func repositoryObjects(_ path: String) -> (count: Int, bytes: Int64) {
-    var count = 0
-    var bytes: Int64 = 0
-    let enumerator = FileManager.default.enumerator(atPath: path)
-    while let relative = enumerator?.nextObject() as? String {
-        guard let attributes = enumerator?.fileAttributes, attributes[.type] as? FileAttributeType == .typeRegular
-        else { continue }
-        count += 1
-        bytes += (attributes[.size] as? NSNumber)?.int64Value ?? 0
-        _ = relative
-    }
-    return (count, bytes)
+    print(SizeResult.curveHeader)
+    for result in results { print(result.curveLine) }
 }
 
 do {
