@@ -7,21 +7,31 @@ import Synchronization
 import Testing
 
 /// A storage that runs `hook` once, the first time a data blob is read: a prune "running at the
-/// same time" as the check or restore that reads it.
+/// same time" as the check or restore that reads it; and `beforeWrite` before every put or
+/// replace (another process's write landing between this one's read and write).
 final class ReadHookStorage: RepositoryStorage {
     let base: any RepositoryStorage
     let hook: Mutex<(@Sendable () -> Void)?>
+    let beforeWrite: @Sendable (ObjectName) -> Void
 
-    init(_ base: any RepositoryStorage, hook: @escaping @Sendable () -> Void) {
+    init(
+        _ base: any RepositoryStorage, hook: @escaping @Sendable () -> Void = {},
+        beforeWrite: @escaping @Sendable (ObjectName) -> Void = { _ in }
+    ) {
         self.base = base
         self.hook = Mutex(hook)
+        self.beforeWrite = beforeWrite
     }
 
     var location: String { base.location }
     func putIfAbsent(_ bytes: [UInt8], as name: ObjectName) throws(SandboxError) -> Bool {
-        try base.putIfAbsent(bytes, as: name)
+        beforeWrite(name)
+        return try base.putIfAbsent(bytes, as: name)
     }
-    func replace(_ bytes: [UInt8], as name: ObjectName) throws(SandboxError) { try base.replace(bytes, as: name) }
+    func replace(_ bytes: [UInt8], as name: ObjectName) throws(SandboxError) {
+        beforeWrite(name)
+        try base.replace(bytes, as: name)
+    }
     func get(_ name: ObjectName) throws(SandboxError) -> [UInt8] {
         if name.kind == .data,
             let run = hook.withLock({ hook in
@@ -113,6 +123,23 @@ final class Outcome: Sendable {
             let report = try await Checker.check(repository, readingData: true)
             #expect(report.isHealthy, "\(report.problems)")
             #expect(outcome.value?.code == .repositoryLocked)
+        }
+    }
+
+    /// A prune started while a backup runs (here: as it reads its parent's tree) is refused,
+    /// naming the backup, and the backup completes.
+    @Test func aPruneDuringABackupIsRefusedAndTheBackupCompletes() async throws {
+        try await BackupFixture.with { fixture in
+            _ = try Self.twoSnapshots(fixture)
+            let outcome = Outcome()
+            let repository = try await Repository.open(
+                try Self.storageWithConcurrentPrune(fixture, outcome: outcome), password: nil)
+            try fixture.write("Documents/b.bin", ChunkerTests.pseudoRandom(1 << 20, seed: 3))
+            _ = try await Backup.run(apps: [BackupFixture.app], from: fixture.home, to: repository)
+            let refusal = outcome.value
+            #expect(refusal?.code == .repositoryLocked, "\(String(describing: refusal))")
+            #expect(refusal?.message.contains("in use by a backup") == true, "\(String(describing: refusal))")
+            #expect(try await fixture.repository().snapshots().count == 3)
         }
     }
 

@@ -137,23 +137,35 @@ import Testing
         }
     }
 
-    @Test func aSecondBackupWaitsForNoOneButIsRefusedWhileTheLockIsHeld() async throws {
+    /// A backup is refused while a live prune holds the exclusive lock; a prune's lock left by a
+    /// process that is gone holds nothing back, nor does the exclusive lock an older version's
+    /// backup takes (backups only add, and run together).
+    @Test func aBackupIsRefusedWhileAPruneHoldsTheLockButNotBesideAnotherBackup() async throws {
         try await BackupFixture.with { fixture in
             let repository = try Self.backedUp(fixture)
             // A lock held by a live process (this one) on this boot.
             let record = """
-                {"bootID":"\(try String(contentsOfFile: "/proc/sys/kernel/random/boot_id", encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines))","hostname":"\(ProcessInfo.processInfo.hostName)","operation":"backup","pid":\(getpid()),"time":"2026-01-01T00:00:00Z"}
+                {"bootID":"\(try String(contentsOfFile: "/proc/sys/kernel/random/boot_id", encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines))","hostname":"\(ProcessInfo.processInfo.hostName)","operation":"prune","pid":\(getpid()),"time":"2026-01-01T00:00:00Z"}
                 """
-            try Data(record.utf8).write(to: URL(fileURLWithPath: fixture.repositoryPath + "/locks/exclusive"))
+            let exclusive = URL(fileURLWithPath: fixture.repositoryPath + "/locks/exclusive")
+            try Data(record.utf8).write(to: exclusive)
             let error = failure { () throws(SandboxError) in
                 _ = try Backup.run(apps: [BackupFixture.app], from: fixture.home, to: repository)
             }
             #expect(error?.code == .repositoryLocked)
-            // The same lock left by a process that is gone is taken over.
+            #expect(
+                error?.message.contains("is being pruned by a prune (pid \(getpid()) on") == true,
+                "\(String(describing: error))")
+            #expect(try repository.storage.list(.lock).map(\.name) == ["exclusive"], "the refused backup left no lock")
+            // The same lock left by a process that is gone holds nothing back.
             let stale = record.replacingOccurrences(of: "\"pid\":\(getpid())", with: "\"pid\":999999")
-            try Data(stale.utf8).write(to: URL(fileURLWithPath: fixture.repositoryPath + "/locks/exclusive"))
+            try Data(stale.utf8).write(to: exclusive)
             _ = try await Backup.run(apps: [BackupFixture.app], from: fixture.home, to: repository)
-            #expect(!FileManager.default.fileExists(atPath: fixture.repositoryPath + "/locks/exclusive"))
+            // An older version's backup, live: this one runs beside it.
+            try Data(record.replacingOccurrences(of: "\"prune\"", with: "\"backup\"").utf8).write(to: exclusive)
+            _ = try await Backup.run(apps: [BackupFixture.app], from: fixture.home, to: repository)
+            #expect(try await repository.snapshots().count == 3)
+            #expect(try repository.storage.list(.lock).map(\.name) == ["exclusive"], "its shared lock is gone")
         }
     }
 }

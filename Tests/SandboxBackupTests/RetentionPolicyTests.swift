@@ -191,6 +191,24 @@ import Testing
         #expect(groups.contains { $0.apps == ["com.example.mail", "com.example.notes"] })
     }
 
+    /// Sandbox homes on one host without a device key yet (a fleet on one machine) are devices
+    /// of their own: `--keep-last 1` keeps the last of each.
+    @Test func homesOfOneHostWithoutAKeyAreGroupsOfTheirOwn() {
+        let time = Self.date("2026-06-01 10:00")
+        var snapshots: [Snapshot] = []
+        for device in 0..<4 {
+            for minute in 0..<2 {
+                var snapshot = Self.snapshot(
+                    "d\(device)-\(minute)", time.addingTimeInterval(Double(device * 2 + minute) * 60))
+                snapshot.record.home = "/fleet/device-\(device)"
+                snapshots.append(snapshot)
+            }
+        }
+        let groups = RetentionPolicy(last: 1).apply(to: snapshots, timeZone: Self.utc)
+        #expect(Set(groups.flatMap { $0.kept.map(\.snapshot.id) }) == ["d0-1", "d1-1", "d2-1", "d3-1"])
+        #expect(groups.map(\.host).sorted() == (0..<4).map { "phone:/fleet/device-\($0)" })
+    }
+
     @Test func noRuleIsRefusedRatherThanRemovingEverything() {
         #expect(RetentionPolicy().isEmpty)
         #expect(RetentionPolicy(within: RetentionDuration()).isEmpty)

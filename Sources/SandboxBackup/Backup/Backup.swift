@@ -16,8 +16,9 @@ import SandboxStore
 /// is left out with a warning naming the app and the item, and the snapshot records it
 /// (``AppSnapshot/skipped``): one app never holds up the backup of the others. When every app is done, the
 /// index of the new blobs is written, and last the snapshot record: a process killed before that
-/// leaves no snapshot, only blobs that `prune` removes. The repository's exclusive lock is held
-/// throughout.
+/// leaves no snapshot, only blobs that `prune` removes. A shared lock of the repository is held
+/// throughout: backups of other devices run at the same time (each dedups against what the index
+/// held when it started), a prune does not (``RepositoryLock``).
 public enum Backup {
     /// Runs a backup of `apps` on `home` into `repository`.
     ///
@@ -27,7 +28,7 @@ public enum Backup {
     ///   - repository: the repository the snapshot is written to.
     ///   - options: how long to wait for an app's locks.
     ///   - progress: called as the backup moves on, on the backup's thread.
-    /// - Throws: ``SandboxCore/SandboxError/Code/repositoryLocked`` when a backup or prune holds the
+    /// - Throws: ``SandboxCore/SandboxError/Code/repositoryLocked`` while a prune holds the
     ///   repository; ``/SandboxCore/SandboxError/Code/notFound`` for an app that is not installed;
     ///   file-system and repository errors.
     ///
@@ -51,7 +52,7 @@ public enum Backup {
         // A restore killed between its keychain write and its exchange: the keychain goes back to
         // the one that matches the container before it is read.
         for app in apps { try Restore.recoverInterrupted(app: app, in: home) }
-        let lock = try RepositoryLock.acquire(repository.storage, operation: "backup")
+        let lock = try RepositoryLock.acquireShared(repository.storage, operation: "backup")
         defer { _ = try? lock.release() }  // a failed release leaves a stale lock the next run takes over
         let scratch = try ScratchDirectory()
         defer { scratch.remove() }
@@ -123,8 +124,18 @@ struct BackupRun {
         chunker = ContentChunker(parameters: repository.config.chunking)
     }
 
+    /// Finds the parent: this device's latest snapshot, not another device's (a fleet backs up
+    /// into one repository), whose unchanged files are taken over unread.
     mutating func prepare() throws(SandboxError) {
-        previous = try repository.snapshots().last
+        let device = try DeviceIdentity.id(of: home)
+        let hostname = ProcessInfo.processInfo.hostName
+        let location = home.location
+        previous = try repository.snapshots().last { snapshot in
+            let record = snapshot.record
+            // A snapshot taken before the device had a key (no keychain yet) is known by its home.
+            if let device, record.device == device { return true }
+            return record.device == nil && record.hostname == hostname && record.home == location
+        }
     }
 
     private mutating func advance(_ event: BackupMachine.Event) {

@@ -19,6 +19,10 @@ public struct CheckReport: Sendable, Hashable, Codable {
     /// Data objects no index lists and no snapshot refers to (a backup killed before its index):
     /// not damage; prune removes them.
     public var unreferencedObjects: [String] = []
+    /// Blobs stored in more than one pack: backups that ran at the same time (a fleet of devices
+    /// on one repository) each stored them, neither seeing the other's index. Not damage: a
+    /// restore reads either copy, and `prune` keeps one.
+    public var duplicateBlobs: Int = 0
 
     /// Whether no problem was found (warnings are not problems).
     public var isHealthy: Bool { problems.isEmpty }
@@ -72,6 +76,7 @@ public enum Checker {
         let objects = Set(try repository.storage.list(.data).map(\.name))
         var present = objects.subtracting(packs.keys.map(\.hex))  // loose blobs
         var readablePacks: [IndexedPack] = []
+        var packed: Set<BlobKey> = []
         for pack in packs.values.sorted(by: { $0.id < $1.id }) {
             let name = ObjectName(.data, pack.id.hex)
             let implied = pack.impliedSize(sealOverhead: repository.sealOverhead)
@@ -87,8 +92,9 @@ public enum Checker {
                 continue
             }
             readablePacks.append(pack)
-            for blob in pack.blobs { present.insert(blob.entry.id.hex) }
+            for blob in pack.blobs where !packed.insert(blob.entry.id).inserted { report.duplicateBlobs += 1 }
         }
+        present.formUnion(packed.map(\.hex))
         report.blobs = present.count
         // blob → the files it belongs to
         var users: [String: [String]] = [:]

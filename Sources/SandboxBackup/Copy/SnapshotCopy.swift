@@ -12,8 +12,8 @@ import SandboxCore
 /// skipped, so copying twice copies nothing. A failure (a damaged source blob) leaves the
 /// destination without the new snapshots: only blobs no snapshot refers to, which `prune` removes.
 ///
-/// The source is held under a shared lock (as a restore holds it), the destination under its
-/// exclusive lock, as a backup holds it.
+/// The source and the destination are each held under a shared lock (as a restore and a backup
+/// hold them): backups and other copies may write into the destination at the same time.
 public enum SnapshotCopy {
     /// Copies `snapshots` of `source` into `destination`.
     ///
@@ -23,8 +23,8 @@ public enum SnapshotCopy {
     ///   - app: when given, only the snapshots holding this app (or App Group part) are copied.
     ///   - source: the repository read.
     ///   - destination: the repository written.
-    /// - Throws: ``SandboxCore/SandboxError/Code/repositoryLocked`` when a prune holds the source,
-    ///   or a backup or prune the destination; ``/SandboxCore/SandboxError/Code/notFound`` for a
+    /// - Throws: ``SandboxCore/SandboxError/Code/repositoryLocked`` when a prune holds the source
+    ///   or the destination; ``/SandboxCore/SandboxError/Code/notFound`` for a
     ///   snapshot no single id matches; ``SandboxCore/SandboxError/Code/repositoryDamaged`` naming a
     ///   source blob or tree that is missing or damaged (the destination then gets no snapshot), or
     ///   a destination index that cannot be read; the storages' errors.
@@ -44,7 +44,7 @@ public enum SnapshotCopy {
     ) throws(SandboxError) -> CopyReport {
         let sourceLock = try RepositoryLock.acquireShared(source.storage, operation: "copy")
         defer { _ = try? sourceLock.release() }  // a failed release leaves a stale lock the next run takes over
-        let destinationLock = try RepositoryLock.acquire(destination.storage, operation: "copy")
+        let destinationLock = try RepositoryLock.acquireShared(destination.storage, operation: "copy")
         defer { _ = try? destinationLock.release() }  // as above
         try destination.requireFormat(RepositoryConfig.packsVersion)
         destination.forgetIndex()  // another process may have changed it since it was loaded

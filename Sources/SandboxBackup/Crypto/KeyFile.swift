@@ -73,13 +73,20 @@ struct UnlockedKey {
     var legacyFiles: [ObjectName]
 
     /// Finds the key files `password` opens. Key files of one derivation (the same salt) are all
-    /// tried with the one derived key, so a promise cannot hide behind an older file.
+    /// tried with the one derived key, so a promise cannot hide behind an older file. Of several
+    /// derivations the password opens, the first whose master key `accepting` takes is chosen, or
+    /// else the first: two processes that created the repository at once each stored a key file
+    /// before one config won, and the loser's, removed a moment later, seals a master key the
+    /// config does not use.
     ///
     /// - Throws: ``SandboxCore/SandboxError/Code/wrongPassword`` when no key file opens, naming
     ///   the key files refused (unreadable, or a derivation whose cost is out of range) and whether
     ///   the limit of ``KeyFile/maximumDerivations`` stopped the search; the storage's errors.
-    static func unlock(_ storage: any RepositoryStorage, password: [UInt8]) throws(SandboxError) -> UnlockedKey {
+    static func unlock(
+        _ storage: any RepositoryStorage, password: [UInt8], accepting: (UnlockedKey) -> Bool = { _ in true }
+    ) throws(SandboxError) -> UnlockedKey {
         var refused: [String] = []
+        var firstOpened: UnlockedKey?
         var files: [(name: ObjectName, file: KeyFile)] = []
         for name in try storage.list(.key).sorted(by: { $0.name < $1.name }) {
             guard let size = try storage.size(of: name), size <= KeyFile.maximumSize else {
@@ -124,11 +131,14 @@ struct UnlockedKey {
             guard let chosen = opened.first(where: { $0.payload.count == 65 }) ?? opened.first else { continue }
             let master = Array(chosen.payload[0..<64])
             let same = opened.filter { Array($0.payload[0..<64]) == master }
-            return UnlockedKey(
+            let unlocked = UnlockedKey(
                 master: master, key: key, derivation: derivation,
                 promisesAuthenticatedConfig: same.contains { $0.payload.count == 65 },
                 legacyFiles: same.filter { $0.payload.count == 64 }.map(\.name))
+            if accepting(unlocked) { return unlocked }
+            if firstOpened == nil { firstOpened = unlocked }
         }
+        if let firstOpened { return firstOpened }
         let detail = refused.isEmpty ? "" : " Refused: \(refused.joined(separator: "; "))."
         throw SandboxError(
             .wrongPassword,

@@ -3,7 +3,7 @@ import SandboxCore
 
 /// Which snapshots a prune keeps: restic's `forget` rules, exactly.
 ///
-/// Snapshots are grouped by device (its host) and by the apps they hold, as restic groups by host
+/// Snapshots are grouped by device (its id, or its host and home) and by the apps they hold, as restic groups by host
 /// and paths, and the rules apply to each group alone. In a group, newest first, each counting
 /// rule keeps the newest snapshot of each of its buckets until it has kept its count: `last`
 /// (every snapshot is a bucket), `hourly`, `daily`, `weekly` (ISO 8601 weeks: a week belongs to
@@ -199,7 +199,8 @@ struct BucketTime {
 
 /// One group of snapshots (one device, one set of apps) and what a ``RetentionPolicy`` does with it.
 public struct RetentionGroup: Sendable, Hashable {
-    /// The device's host: its device id when the snapshots have one, else the host name.
+    /// The device: its device id when the snapshots have one, else `<host name>:<home>` (devices
+    /// without a key yet that share a host — a fleet of sandbox homes — are told apart).
     public var host: String
     /// The apps each snapshot of the group holds, sorted.
     public var apps: [String]
@@ -223,7 +224,7 @@ public struct RetentionGroup: Sendable, Hashable {
         var apps: [String]
 
         init(_ snapshot: Snapshot) {
-            host = snapshot.record.device ?? snapshot.record.hostname
+            host = snapshot.record.device ?? "\(snapshot.record.hostname):\(snapshot.record.home)"
             apps = snapshot.record.apps.map(\.app).sorted()
         }
     }

@@ -99,11 +99,16 @@ extension Repository {
         return upgraded
     }
 
-    /// Raises the stored `config` to the format `version` when it is lower (authenticated again in
-    /// an encrypted repository, as ``upgrade(_:cipher:unlocked:in:)`` writes it), so that a program
-    /// that cannot read what comes next refuses the repository instead of misreading it. Called
-    /// before the first object of the newer format is referred to; a config at `version` or later
-    /// is left as it is.
+    /// Raises the stored `config` when its format is below `version`, so that a program that
+    /// cannot read what comes next refuses the repository instead of misreading it. Called before
+    /// the first object of the newer format is referred to; a config at `version` or later is left
+    /// as it is.
+    ///
+    /// A raise goes to ``RepositoryConfig/currentVersion``, whatever `version` asks (authenticated
+    /// again in an encrypted repository, as ``upgrade(_:cipher:unlocked:in:)`` writes it): the
+    /// config is replaced without a lock, and backups of several devices may raise it at once, so
+    /// every raise writes the same bytes and none can undo another's (one writing 3 after another wrote
+    /// 4 would let a program that reads only 1–3 open a repository of packs).
     ///
     /// - Throws: as ``storedConfigProblem()`` for a stored config that changed; the storage's errors.
     func requireFormat(_ version: Int) throws(SandboxError) {
@@ -112,7 +117,7 @@ extension Repository {
         if let problem = try storedConfigProblem() {
             throw SandboxError(.repositoryDamaged, problem, path: storage.location)
         }
-        stored.version = version
+        stored.version = max(version, RepositoryConfig.currentVersion)
         stored.authentication = stored.encrypted ? cipher.authentication(of: stored) : nil
         try storage.replace(RepositoryJSON.encode(stored), as: .config)
     }

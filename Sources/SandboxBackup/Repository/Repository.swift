@@ -96,7 +96,13 @@ public final class Repository: Sendable {
                 "The repository '\(storage.location)' is encrypted: give its password with --password-file FILE.",
                 path: storage.location)
         }
-        let unlocked = try UnlockedKey.unlock(storage, password: password)
+        let unlocked = try UnlockedKey.unlock(storage, password: password) { candidate in
+            // A master key that does not authenticate the config is passed over for another
+            // (its error is the one thrown below when no key file's does).
+            (try? verify(
+                config, cipher: RepositoryCipher(master: candidate.master),
+                keyPromise: candidate.promisesAuthenticatedConfig, location: storage.location)) != nil
+        }
         let cipher = RepositoryCipher(master: unlocked.master)
         var authentication = try verify(
             config, cipher: cipher, keyPromise: unlocked.promisesAuthenticatedConfig, location: storage.location)
@@ -136,19 +142,25 @@ public final class Repository: Sendable {
         if try storage.size(of: .config) != nil { return try open(storage, password: password, upgrading: true) }
         var master: [UInt8] = []
         var generator = SystemRandomNumberGenerator()
+        var keyFile: ObjectName?
         if let password {
             master = (0..<64).map { _ in UInt8.random(in: 0...255, using: &generator) }
             let derivation = PasswordKeyDerivation.standard()
             let key = try derivation.deriveKey(from: password)
-            _ = try KeyFile.sealing(master + [KeyFile.promise], under: key, derivation: derivation).store(in: storage)
+            keyFile = try KeyFile.sealing(master + [KeyFile.promise], under: key, derivation: derivation).store(
+                in: storage)
         }
         let cipher = password == nil ? RepositoryCipher.plain : RepositoryCipher(master: master)
         let id = Hex.string((0..<32).map { _ in UInt8.random(in: 0...255, using: &generator) })
         var config = RepositoryConfig(
             version: RepositoryConfig.currentVersion, id: id, chunking: chunking, encrypted: password != nil)
         config.authentication = cipher.authentication(of: config)
-        // Two processes creating one repository at once: the first config wins, the other opens it.
+        // Two processes creating one repository at once (devices of a fleet backing up into a new
+        // bucket): the first config wins, the other removes its key file — sealing a master key
+        // the config does not use, it would be taken for the repository's by whoever found it
+        // first — and opens the repository.
         if try !storage.putIfAbsent(RepositoryJSON.encode(config), as: .config) {
+            if let keyFile { try storage.delete(keyFile) }
             return try open(storage, password: password, upgrading: true)
         }
         return Repository(

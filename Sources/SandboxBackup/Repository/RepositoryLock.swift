@@ -60,17 +60,23 @@ struct LockRecord: Codable, Sendable {
 /// A held repository lock; `release()` removes it.
 ///
 /// Two kinds, as restic has them:
-/// - **exclusive** (`locks/exclusive`): a backup or a prune. Two never run together (a prune could
-///   remove blobs a running backup is about to refer to). A prune also waits for no reader: it is
-///   refused while a shared lock is held.
-/// - **shared** (`locks/shared-<owner>`): a check or a restore, which only read; any number at
-///   once, alongside a backup (which only adds), never alongside a prune (which could remove the
-///   snapshot being read).
+/// - **exclusive** (`locks/exclusive`): a prune, which may remove blobs and snapshots. It is
+///   refused while another holds the exclusive lock or any shared lock is held.
+/// - **shared** (`locks/shared-<owner>`): a backup, a `backup copy` into the repository, a check,
+///   a restore, a listing. Any number at once — a fleet of devices backs up into one bucket
+///   together — never alongside a prune. A backup only adds: write-once packs named by their
+///   contents, index and snapshot records named by theirs (sealed with a random nonce when
+///   encrypted), a `config` raise that writes the same bytes whoever makes it
+///   (``Repository/requireFormat(_:)``). Two backups at once may each store a blob the other
+///   also stored (neither saw the other's index): a check accepts a blob in two packs, a restore
+///   reads either, and a prune keeps one copy.
 ///
 /// Taking a lock is a put-if-absent of the lock object (a local `linkat`, an S3 `If-None-Match: *`
 /// PUT), then a look at the other kind: an exclusive taker reads the shared locks after writing
 /// its own, a shared taker reads the exclusive lock after writing its own, so of two that race at
-/// least one sees the other (both may, and both back off). What it does not guarantee: on object
+/// least one sees the other (both may, and both back off). A shared taker is held back by a prune
+/// only: an exclusive lock with another operation is one a version before shared backups wrote
+/// for its backup, which adds only, as this one does. What it does not guarantee: on object
 /// storage the lock is advisory and rests on read-after-write consistency (AWS S3 and Ceph give
 /// it) and on clocks that roughly agree (a lock on another host is judged by its expiry); a holder
 /// paused for longer than `lifetime` (a suspended laptop) can lose its lock to another host
@@ -91,7 +97,8 @@ public final class RepositoryLock: Sendable {
         self.record = Mutex(record)
     }
 
-    /// Takes the exclusive lock of `storage` for a backup, taking over a stale one.
+    /// Takes the exclusive lock of `storage`, taking over a stale one (a prune takes it through
+    /// ``acquireForPrune(_:)``, which also waits for no shared holder).
     ///
     /// - Throws: ``SandboxCore/SandboxError/Code/repositoryLocked`` naming the holder.
     static func acquire(_ storage: any RepositoryStorage, operation: String) throws(SandboxError) -> RepositoryLock {
@@ -116,7 +123,7 @@ public final class RepositoryLock: Sendable {
     }
 
     /// Takes the exclusive lock for a prune: as ``acquire(_:operation:)``, and then refused while
-    /// a check or a restore holds a shared lock.
+    /// a backup, a copy, a check or a restore holds a shared lock.
     ///
     /// - Throws: ``SandboxCore/SandboxError/Code/repositoryLocked`` naming the holder.
     static func acquireForPrune(_ storage: any RepositoryStorage) throws(SandboxError) -> RepositoryLock {
@@ -130,7 +137,7 @@ public final class RepositoryLock: Sendable {
                 }
                 throw SandboxError(
                     .repositoryLocked,
-                    "The repository '\(storage.location)' is being read by \(reader.holder); a prune now could remove what it reads. Run the prune when it has finished; if that process is gone, remove 'locks/\(name.name)'.",
+                    "The repository '\(storage.location)' is in use by \(reader.holder); a prune now could remove what it reads or is about to refer to. Run the prune when it has finished; if that process is gone, remove 'locks/\(name.name)'.",
                     path: storage.location)
             }
         } catch {
@@ -142,8 +149,9 @@ public final class RepositoryLock: Sendable {
 
     static let sharedPrefix = "shared-"
 
-    /// Takes a shared lock for a check or a restore: refused while a prune holds the exclusive
-    /// lock (a backup's is no obstacle).
+    /// Takes a shared lock for a backup, a copy, a check or a restore: refused while a prune holds
+    /// the exclusive lock (other shared holders, and the exclusive lock of an older version's
+    /// backup, are no obstacle).
     ///
     /// - Throws: ``SandboxCore/SandboxError/Code/repositoryLocked`` naming the prune.
     static func acquireShared(

@@ -13,8 +13,8 @@ public enum ObjectKind: String, Sendable, CaseIterable {
     case index
     /// `snapshots/<id>`: one record per backup (written last).
     case snapshot = "snapshots"
-    /// `locks/<name>`: who holds the repository: `exclusive` (a backup or a prune), `shared-<owner>`
-    /// (a check or a restore).
+    /// `locks/<name>`: who holds the repository: `exclusive` (a prune), `shared-<owner>` (a backup,
+    /// a copy, a check, a restore).
     case lock = "locks"
 }
 

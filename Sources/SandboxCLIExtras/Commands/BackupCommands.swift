@@ -259,6 +259,11 @@ struct CheckCommand: AsyncParsableCommand {
             for problem in report.problems { StandardStreams.error("error: \(problem)\n") }
             for file in report.affectedFiles { StandardStreams.error("affected: \(file)\n") }
             for warning in report.warnings { StandardStreams.error("warning: \(warning)\n") }
+            if report.duplicateBlobs > 0 {
+                StandardStreams.error(
+                    "note: \(report.duplicateBlobs) blob(s) are stored in more than one pack (backups that ran at the same time each stored them); prune keeps one copy.\n"
+                )
+            }
             try Output.line(
                 "\(report.snapshots) snapshots, \(report.blobs) blobs\(readData ? ", \(report.blobsRead) read" : ""): \(report.isHealthy ? "no problems" : "\(report.problems.count) problem(s)")\(report.warnings.isEmpty ? "" : ", \(report.warnings.count) warning(s)")"
             )
