@@ -67,7 +67,7 @@ struct LockRecord: Codable, Sendable {
 ///   together — never alongside a prune. A backup only adds: write-once packs named by their
 ///   contents, index and snapshot records named by theirs (sealed with a random nonce when
 ///   encrypted), a `config` raise that writes the same bytes whoever makes it
-///   (``Repository/requireFormat(_:)``). Two backups at once may each store a blob the other
+///   (`Repository.requireFormat(_:)`). Two backups at once may each store a blob the other
 ///   also stored (neither saw the other's index): a check accepts a blob in two packs, a restore
 ///   reads either, and a prune keeps one copy.
 ///

@@ -257,9 +257,10 @@ struct ShareCoordinationTests {
         #expect(registered.first?.pid == server.process.pid)
         server.process.signal(SIGKILL)
         #expect(await server.process.exit(timeout: .seconds(60)).signal == SIGKILL)
-        let started = ContinuousClock.now
+        // Waited for, the dead share would never answer and the restore would fail with
+        // container-in-use after its 60 s: that it succeeds is the proof (a bound on its time was
+        // load-flaky: 31 s at load 20).
         #expect(await operations.restore(.files([:]), timeout: .seconds(60)) == nil)
-        #expect(ContinuousClock.now - started < .seconds(30), "the restore waited for a dead share")
         #expect(try operations.home.presenters(of: operations.app).isEmpty)
     }
 }
