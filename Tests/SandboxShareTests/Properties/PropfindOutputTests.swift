@@ -134,6 +134,11 @@ import Testing
         ] {
             text = text.replacingOccurrences(of: pattern, with: replacement, options: .regularExpression)
         }
+        return sortedResponses(text)
+    }
+
+    /// `xml` with its responses sorted (the order `readdir` gives changes between runs), one a line.
+    static func sortedResponses(_ text: String) -> String {
         let pieces = text.components(separatedBy: "<D:response>")
         guard let first = pieces.first, let last = pieces.last, pieces.count > 1,
             let end = last.range(of: "</D:response>", options: .backwards)
