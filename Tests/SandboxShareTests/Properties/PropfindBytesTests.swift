@@ -50,15 +50,9 @@ import Testing
         let store = DeadPropertyStore(root: root, logger: Self.logger)
         try Self.makeTree(scratch.path, root: root, store: store)
         for (name, target, depth, request) in Self.requests {
-            let body = Self.masked(try await Self.propfind(target, root: root, store: store, depth: depth, body: request))
-            let file = Self.fixtures.appendingPathComponent(name + ".xml")
-            if capture {
-                try FileManager.default.createDirectory(at: Self.fixtures, withIntermediateDirectories: true)
-                try Data(body.utf8).write(to: file)
-            } else {
-                let expected = String(decoding: try Data(contentsOf: file), as: UTF8.self)
-                #expect(body == expected, "\(name):\n\(body)")
-            }
+            let body = Self.masked(
+                try await Self.propfind(target, root: root, store: store, depth: depth, body: request))
+            try PropfindOutputTests.compare(body, Self.fixtures, name, capturing: capture)
         }
     }
 
@@ -135,7 +129,8 @@ import Testing
         var head = HTTPRequest(method: .propfind, scheme: "http", authority: "127.0.0.1:8080", path: encoded)
         head.headerFields[.depth] = depth
         let response = try await methods.propfind(
-            try SharePath(requestPath: encoded), request: Request(head: head, body: RequestBody(buffer: ByteBuffer(string: body))))
+            try SharePath(requestPath: encoded),
+            request: Request(head: head, body: RequestBody(buffer: ByteBuffer(string: body))))
         #expect(response.status.code == 207)
         let collecting = CollectingWriter()
         try await response.body.write(collecting)

@@ -43,16 +43,20 @@ import Testing
             for (name, target, depth, body) in Self.requests {
                 let response = try await server.send("PROPFIND", target, headers: [("Depth", depth)], text: body)
                 #expect(response.status == 207, "\(name): \(response)")
-                let masked = Self.masked(response.text)
-                let file = Self.golden.appendingPathComponent(name + ".xml")
-                if capture {
-                    try FileManager.default.createDirectory(at: Self.golden, withIntermediateDirectories: true)
-                    try Data(masked.utf8).write(to: file)
-                } else {
-                    let expected = String(decoding: try Data(contentsOf: file), as: UTF8.self)
-                    #expect(masked == expected, "\(name):\n\(masked)")
-                }
+                try Self.compare(Self.masked(response.text), Self.golden, name, capturing: capture)
             }
+        }
+    }
+
+    /// Expects `body` to be the fixture `name` in `folder`, or, `capturing`, writes it there.
+    static func compare(_ body: String, _ folder: URL, _ name: String, capturing: Bool) throws {
+        let file = folder.appendingPathComponent(name + ".xml")
+        if capturing {
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            try Data(body.utf8).write(to: file)
+        } else {
+            let expected = String(decoding: try Data(contentsOf: file), as: UTF8.self)
+            #expect(body == expected, "\(name):\n\(body)")
         }
     }
 
