@@ -3,22 +3,14 @@ import Sandbox
 import SandboxStore
 
 extension DAVMethods {
-    /// `item` as PROPFIND answers `query` for it: with a protected file's plaintext length as its
-    /// `DAV:getcontentlength` when the query asks for that property (a name list holding it, or
-    /// `allprop`), so that a client's size is the one a GET sends.
-    func snapshot(of item: SharedItem, for query: PropfindRequest) -> ItemSnapshot {
+    /// `item` as PROPFIND answers for it: with a protected file's plaintext length as its
+    /// `DAV:getcontentlength` when the query `asked` for that property (a name list holding it, or
+    /// `allprop`: ``PropfindPlan/asksContentLength``), so that a client's size is the one a GET sends.
+    func snapshot(of item: SharedItem, askingContentLength asked: Bool) -> ItemSnapshot {
         var snapshot = item.snapshot
-        let asked: Bool
-        switch query {
-        case .propertyNames: asked = false
-        case .allProperties: asked = true
-        case .properties(let names): asked = names.contains(Self.contentLengthProperty)
-        }
         if asked, !item.isCollection { snapshot.contentLength = contentLength(of: item) }
         return snapshot
     }
-
-    private static let contentLengthProperty = PropertyName.dav("getcontentlength")
 
     /// The length of the file `item`'s contents: a protected file's plaintext length, read from
     /// its header (no key is needed, so it is known while the device is locked); its size

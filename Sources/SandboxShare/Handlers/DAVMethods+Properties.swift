@@ -37,12 +37,7 @@ extension DAVMethods {
         let recursive = depth == .infinity
         let context = PropertyContext(locks: [], now: locks.now, volume: try volume())
         let methods = self
-        let wantsChecksums: Bool
-        if case .properties(let names) = query {
-            wantsChecksums = names.contains(ContentChecksums.propertyName)
-        } else {
-            wantsChecksums = false
-        }
+        let plan = PropfindPlan(query)
         let rootDead = Result { () throws(SandboxError) in try properties.properties(at: root.path.containerPath) }
         // Each response is written straight into one buffer, sent whenever it holds about 64 KiB
         // (the writer waits while the client is slower than the listing, and the listing waits
@@ -55,12 +50,12 @@ extension DAVMethods {
             repeat {
                 for listed in batch {
                     var checksums: ContentChecksums? = nil
-                    if wantsChecksums, !listed.item.isCollection {
+                    if plan.asksChecksums, !listed.item.isCollection {
                         checksums = await ChecksumStore.computed(
                             for: listed.item.path, in: methods.documents, dataProtection: methods.dataProtection,
                             budget: &budget, logger: methods.logger)
                     }
-                    methods.append(listed, query, context, checksums: checksums, to: &multistatus)
+                    methods.append(listed, plan, context, checksums: checksums, to: &multistatus)
                     if multistatus.count >= Multistatus.flushSize {
                         try await writer.write(ByteBuffer(bytes: multistatus.takeBytes()))
                     }
@@ -132,20 +127,23 @@ extension DAVMethods {
 
     /// Writes the response for `listed`: its properties, or its error's status alone.
     private func append(
-        _ listed: ListedResponse, _ query: PropfindRequest, _ context: PropertyContext, checksums: ContentChecksums?,
+        _ listed: ListedResponse, _ plan: PropfindPlan, _ context: PropertyContext, checksums: ContentChecksums?,
         to multistatus: inout Multistatus
     ) {
         let item = listed.item
-        let href = item.path.href(isCollection: item.isCollection)
         let mark = multistatus.count
         do throws(SandboxError) {
             if let error = listed.unlisted { throw error }
             let dead = try listed.dead.get()
-            appendResponse(href: href, for: item, query, context, dead: dead, checksums: checksums, to: &multistatus)
+            var context = context
+            context.locks = locks.locks(covering: item.path)
+            plan.appendResponse(
+                snapshot(of: item, askingContentLength: plan.asksContentLength), context: context, dead: dead,
+                checksums: checksums, to: &multistatus)
         } catch {
             logger.warning("PROPFIND \(item.path): \(error)")
             multistatus.truncate(to: mark)
-            multistatus.add(href: href, status: error.code.httpStatus)
+            multistatus.add(href: item.path.href(isCollection: item.isCollection), status: error.code.httpStatus)
         }
     }
 
@@ -174,73 +172,6 @@ extension DAVMethods {
             logger.warning("PROPFIND: no quota: \(error)")
             return nil
         }
-    }
-
-    /// Writes the `DAV:response` of `item` answering `query` into `multistatus`: its properties
-    /// by status (200, then 404 for names asked for that it lacks, `dead` its dead properties),
-    /// rendered in place.
-    private func appendResponse(
-        href: String, for item: SharedItem, _ query: PropfindRequest, _ context: PropertyContext,
-        dead: [PropertyName: String], checksums: ContentChecksums? = nil, to multistatus: inout Multistatus
-    ) {
-        let snapshot = snapshot(of: item, for: query)
-        var context = context
-        context.locks = locks.locks(covering: item.path)
-        multistatus.beginResponse(href: href)
-        let propstat = multistatus.count
-        multistatus.beginPropstat()
-        switch query {
-        case .propertyNames:
-            for name in LiveProperties.names
-            where LiveProperties.value(of: name, for: snapshot, context: context) != nil {
-                multistatus.appendProperty(name) { _ in true }
-            }
-            for name in dead.keys.sorted() { multistatus.appendProperty(name) { _ in true } }
-        case .allProperties(let include):
-            var written: [PropertyName] = []
-            for name in LiveProperties.allPropNames + include where !written.contains(name) {
-                let present = multistatus.appendProperty(name) { xml in
-                    LiveProperties.append(name, for: snapshot, context: context, to: &xml)
-                }
-                if present { written.append(name) }
-            }
-            for (name, value) in dead.sorted(by: { $0.key < $1.key }) {
-                multistatus.appendProperty(name) { xml in
-                    xml += value.utf8
-                    return true
-                }
-            }
-        case .properties(let names):
-            var missing: [PropertyName] = []
-            for name in names {
-                let present = multistatus.appendProperty(name) { xml in
-                    if LiveProperties.append(name, for: snapshot, context: context, to: &xml) { return true }
-                    if name == ContentChecksums.propertyName {
-                        guard let checksums else { return false }
-                        xml += checksums.propertyValue.utf8
-                        return true
-                    }
-                    guard let value = dead[name] else { return false }
-                    xml += value.utf8
-                    return true
-                }
-                if !present { missing.append(name) }
-            }
-            if missing.count < names.count {
-                multistatus.endPropstat(status: 200)
-            } else {
-                multistatus.truncate(to: propstat)
-            }
-            if !missing.isEmpty {
-                multistatus.beginPropstat()
-                for name in missing { multistatus.appendProperty(name) { _ in true } }
-                multistatus.endPropstat(status: 404)
-            }
-            multistatus.endResponse()
-            return
-        }
-        multistatus.endPropstat(status: 200)
-        multistatus.endResponse()
     }
 
     /// PROPPATCH: sets and removes dead properties, all or nothing (RFC 4918 §9.2). Live

@@ -7,31 +7,46 @@ package enum EntityTag {
     /// whenever the file is replaced (a new inode), resized or rewritten (a new modification
     /// time), and is the same for every request that sees the same file.
     package static func of(_ attributes: FileAttributes) -> String {
-        let nanoseconds = (attributes.modificationDate.timeIntervalSince1970 * 1_000_000_000).rounded()
-        let mtime = Int64(exactly: nanoseconds) ?? 0
         // Written byte by byte into one string (three `String(_:radix:)` joined by interpolation
         // cost a small GET about 0.7 % of its time).
-        return String(unsafeUninitializedCapacity: 2 + 3 * 16 + 2) { buffer in
-            var end = 0
-            func put(_ byte: UInt8) {
-                buffer[end] = byte
-                end += 1
-            }
-            func hex(_ value: UInt64) {
-                let digits = max(1, (64 - value.leadingZeroBitCount + 3) / 4)
-                for shift in stride(from: (digits - 1) * 4, through: 0, by: -4) {
-                    let nibble = UInt8(truncatingIfNeeded: value >> UInt64(shift)) & 0xF
-                    put(nibble < 10 ? 0x30 + nibble : 0x57 + nibble)
-                }
-            }
-            put(0x22)
-            hex(attributes.inode)
-            put(0x2D)
-            hex(UInt64(bitPattern: attributes.size))
-            put(0x2D)
-            hex(UInt64(bitPattern: mtime))
-            put(0x22)
-            return end
+        String(unsafeUninitializedCapacity: maximumLength) { write(attributes, into: $0) }
+    }
+
+    /// ``of(_:)`` appended to `bytes` (a PROPFIND writes one a file, with no string between).
+    package static func append(_ attributes: FileAttributes, to bytes: inout [UInt8]) {
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: maximumLength) { buffer in
+            bytes.append(contentsOf: buffer[0..<write(attributes, into: buffer)])
         }
+    }
+
+    /// Two quotes, three 64-bit numbers in hex and two dashes.
+    private static let maximumLength = 2 + 3 * 16 + 2
+
+    /// Writes the tag into `buffer` (``maximumLength`` bytes).
+    ///
+    /// - Returns: its length.
+    private static func write(_ attributes: FileAttributes, into buffer: UnsafeMutableBufferPointer<UInt8>) -> Int {
+        let nanoseconds = (attributes.modificationDate.timeIntervalSince1970 * 1_000_000_000).rounded()
+        let mtime = Int64(exactly: nanoseconds) ?? 0
+        var end = 0
+        func put(_ byte: UInt8) {
+            buffer[end] = byte
+            end += 1
+        }
+        func hex(_ value: UInt64) {
+            let digits = max(1, (64 - value.leadingZeroBitCount + 3) / 4)
+            for shift in stride(from: (digits - 1) * 4, through: 0, by: -4) {
+                let nibble = UInt8(truncatingIfNeeded: value >> UInt64(shift)) & 0xF
+                put(nibble < 10 ? 0x30 + nibble : 0x57 + nibble)
+            }
+        }
+        put(0x22)
+        hex(attributes.inode)
+        put(0x2D)
+        hex(UInt64(bitPattern: attributes.size))
+        put(0x2D)
+        hex(UInt64(bitPattern: mtime))
+        put(0x22)
+        return end
     }
 }

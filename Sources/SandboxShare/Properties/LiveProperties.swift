@@ -38,38 +38,60 @@ package enum LiveProperties {
     package static func append(
         _ name: PropertyName, for item: ItemSnapshot, context: PropertyContext, to bytes: inout [UInt8]
     ) -> Bool {
-        guard name.namespace == "DAV:" else { return false }
+        guard let property = LiveProperty(name) else { return false }
+        return append(property, for: item, context: context, to: &bytes)
+    }
+
+    /// The value of `property` appended to `bytes`, as the look-up by name appends it.
+    ///
+    /// - Returns: `false`, with nothing appended, when the item has no such property.
+    package static func append(
+        _ property: LiveProperty, for item: ItemSnapshot, context: PropertyContext, to bytes: inout [UInt8]
+    ) -> Bool {
         let attributes = item.attributes
-        switch name.name {
-        case "creationdate":
+        switch property {
+        case .creationDate:
             PropertyDates.appendCreationDate(attributes.creationDate ?? attributes.modificationDate, to: &bytes)
-        case "displayname": XMLText.appendEscaped(item.path.lastName ?? "", to: &bytes)
-        case "getcontentlength":
+        case .displayName: XMLText.appendEscaped(item.path.lastName ?? "", to: &bytes)
+        case .contentLength:
             guard !item.isCollection else { return false }
             appendDecimal(item.contentLength ?? attributes.size, to: &bytes)
-        case "getcontenttype":
+        case .contentType:
             guard !item.isCollection else { return false }
             XMLText.appendUTF8(ContentType.forName(item.path.lastName ?? ""), to: &bytes)
-        case "getetag":
+        case .entityTag:
             guard !item.isCollection else { return false }
-            XMLText.appendUTF8(EntityTag.of(attributes), to: &bytes)
-        case "getlastmodified": XMLText.appendUTF8(PropertyDates.lastModified(attributes.modificationDate), to: &bytes)
-        case "resourcetype": if item.isCollection { bytes += collection }
-        case "supportedlock": bytes += supportedLock
-        case "lockdiscovery": for lock in context.locks { bytes += lock.activeLockXML(now: context.now).utf8 }
-        case "quota-available-bytes":
+            EntityTag.append(attributes, to: &bytes)
+        case .lastModified: PropertyDates.appendLastModified(attributes.modificationDate, to: &bytes)
+        case .resourceType: if item.isCollection { bytes += collection }
+        case .supportedLock: bytes += supportedLock
+        case .lockDiscovery: for lock in context.locks { bytes += lock.activeLockXML(now: context.now).utf8 }
+        case .quotaAvailable:
             guard let volume = context.volume else { return false }
             appendDecimal(max(volume.availableBytes, 0), to: &bytes)
-        case "quota-used-bytes":
+        case .quotaUsed:
             guard let volume = context.volume else { return false }
             appendDecimal(max(volume.capacity - volume.freeBytes, 0), to: &bytes)
-        default: return false
         }
         return true
     }
 
-    private static func appendDecimal(_ value: some BinaryInteger, to bytes: inout [UInt8]) {
-        XMLText.appendUTF8(String(value), to: &bytes)
+    /// `value` (not negative) in decimal, digit by digit.
+    private static func appendDecimal(_ value: Int64, to bytes: inout [UInt8]) {
+        guard value > 0 else {
+            bytes += String(value).utf8
+            return
+        }
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
+            var rest = value
+            var start = digits.count
+            while rest > 0 {
+                start -= 1
+                digits[start] = 0x30 + UInt8(rest % 10)
+                rest /= 10
+            }
+            bytes.append(contentsOf: digits[start...])
+        }
     }
 
     private static let collection = Array("<D:collection/>".utf8)

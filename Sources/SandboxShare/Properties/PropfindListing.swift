@@ -142,7 +142,7 @@ struct PropfindListing: ~Copyable {
         // A name with a control character or a backslash is one no request could name again
         // (``SharePath/init(requestPath:)`` refuses it): not shown, like one that is not UTF-8.
         let bytes = UnsafeRawBufferPointer(start: name, count: strlen(name))
-        guard SharePath.isValidName(Array(bytes)), let string = String(validatingCString: name) else { return nil }
+        guard SharePath.isValidName(bytes), let string = String(validatingCString: name) else { return nil }
         if visibility.hides(string) { return nil }
         let path = parent.appending(string)
         var isCollection = type == directory

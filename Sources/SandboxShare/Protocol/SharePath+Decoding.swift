@@ -52,7 +52,7 @@ extension SharePath {
 
     /// Whether `bytes` can be one name of a path: what ``checkedName(_:in:)`` accepts, and no
     /// separator or control character.
-    static func isValidName(_ bytes: [UInt8]) -> Bool {
+    static func isValidName(_ bytes: some Collection<UInt8>) -> Bool {
         !bytes.isEmpty && bytes.count <= maximumNameLength && !bytes.elementsEqual(".".utf8)
             && !bytes.elementsEqual("..".utf8)
             && !bytes.contains { $0 < 0x20 || $0 == 0x7F || $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "\\") }

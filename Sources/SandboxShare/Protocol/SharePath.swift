@@ -127,7 +127,11 @@ package struct SharePath: Hashable, Sendable, CustomStringConvertible {
     /// the file system lists is; names from a request go through ``init(requestPath:)``.
     package func appending(_ name: String) -> SharePath {
         assert(Self.isValidName(Array(name.utf8)), "'\(name)' is not a single path component")
-        return SharePath(checkedNames: names + [name], endsWithSlash: false)
+        var longer: [String] = []
+        longer.reserveCapacity(names.count + 1)
+        longer += names
+        longer.append(name)
+        return SharePath(checkedNames: longer, endsWithSlash: false)
     }
 
     /// Whether `self` lies strictly beneath `other`, comparing names byte by byte.

@@ -62,70 +62,67 @@ package struct Multistatus: Sendable {
         xml += "</D:href>".utf8
     }
 
+    /// Opens the `DAV:response` of the item at `path`, its href written in place
+    /// (``SharePath/appendEscapedHref(isCollection:to:)``).
+    package mutating func beginResponse(path: SharePath, isCollection: Bool) {
+        xml += Self.responseStart
+        path.appendEscapedHref(isCollection: isCollection, to: &xml)
+        xml += Self.hrefEnd
+    }
+
     /// Opens a `DAV:propstat` and its `DAV:prop`.
-    package mutating func beginPropstat() { xml += "<D:propstat><D:prop>".utf8 }
+    package mutating func beginPropstat() { xml += Self.propstatStart }
 
     /// Closes a `DAV:propstat` with the status of its properties.
     package mutating func endPropstat(status: Int, error: String? = nil) {
+        if status == 200, error == nil {
+            xml += Self.okPropstatEnd
+            return
+        }
         xml += "</D:prop><D:status>".utf8
-        xml += status == 200 ? Self.okLine : Array(HTTPStatusLine.line(status).utf8)
+        xml += HTTPStatusLine.line(status).utf8
         xml += "</D:status>".utf8
         if let error { Self.appendError(error, to: &xml) }
         xml += "</D:propstat>".utf8
     }
 
     /// Closes a `DAV:response`.
-    package mutating func endResponse() { xml += "</D:response>".utf8 }
+    package mutating func endResponse() { xml += Self.responseEnd }
 
     /// Adds the property `name` with the value `value` writes (an XML fragment; nothing: an empty
-    /// element): `<D:name>value</D:name>` for `DAV:`, `<ns0:name xmlns:ns0="ns">` for another
-    /// namespace, `<name xmlns="">` for none. Nothing is added when `value` returns `false` (the
-    /// item has no such property) or for a name XML cannot spell.
+    /// element), as its ``PropertyTag`` spells it. Nothing is added when `value` returns `false`
+    /// (the item has no such property) or for a name XML cannot spell.
     ///
     /// - Returns: what `value` returned.
     @discardableResult
     package mutating func appendProperty(
         _ name: PropertyName, value: (inout [UInt8]) -> Bool
     ) -> Bool {
-        guard XMLText.isNCName(name.name) else {
+        guard let tag = PropertyTag(name) else {
             var unwritten: [UInt8] = []
             return value(&unwritten)
         }
+        return appendProperty(tag, value: value)
+    }
+
+    /// Adds a property as the look-up by name does, with its tag encoded beforehand.
+    ///
+    /// - Returns: what `value` returned.
+    @discardableResult
+    package mutating func appendProperty(_ tag: PropertyTag, value: (inout [UInt8]) -> Bool) -> Bool {
         let start = xml.count
-        xml.append(0x3C)  // <
-        switch name.namespace {
-        case "DAV:":
-            xml += "D:".utf8
-            XMLText.appendUTF8(name.name, to: &xml)
-        case "":
-            XMLText.appendUTF8(name.name, to: &xml)
-            xml += #" xmlns="""#.utf8
-        default:
-            xml += "ns0:".utf8
-            XMLText.appendUTF8(name.name, to: &xml)
-            xml += #" xmlns:ns0=""#.utf8
-            XMLText.appendEscaped(name.namespace, to: &xml)
-            xml.append(0x22)
-        }
-        let open = xml.count
-        xml.append(0x3E)  // >
+        xml += tag.open
+        let content = xml.count
         guard value(&xml) else {
-            xml.removeSubrange(start...)
+            truncate(to: start)
             return false
         }
-        if xml.count == open + 1 {
-            xml.removeLast()
-            xml += "/>".utf8
-            return true
+        if xml.count == content {
+            truncate(to: start)
+            xml += tag.empty
+        } else {
+            xml += tag.close
         }
-        xml += "</".utf8
-        switch name.namespace {
-        case "DAV:": xml += "D:".utf8
-        case "": break
-        default: xml += "ns0:".utf8
-        }
-        XMLText.appendUTF8(name.name, to: &xml)
-        xml.append(0x3E)
         return true
     }
 
@@ -144,7 +141,12 @@ package struct Multistatus: Sendable {
     package static let closingBytes = Array("</D:multistatus>\n".utf8)
     private static let prologue = Array(
         (#"<?xml version="1.0" encoding="utf-8"?>"# + "\n" + #"<D:multistatus xmlns:D="DAV:">"#).utf8)
-    private static let okLine = Array(HTTPStatusLine.line(200).utf8)
+    private static let okPropstatEnd = Array(
+        ("</D:prop><D:status>" + HTTPStatusLine.line(200) + "</D:status></D:propstat>").utf8)
+    private static let responseStart = Array("<D:response><D:href>".utf8)
+    private static let hrefEnd = Array("</D:href>".utf8)
+    private static let propstatStart = Array("<D:propstat><D:prop>".utf8)
+    private static let responseEnd = Array("</D:response>".utf8)
 
     /// A `DAV:error` body naming a precondition, with the hrefs it concerns, e.g.
     /// `<D:error xmlns:D="DAV:"><D:lock-token-submitted><D:href>/a</D:href></D:lock-token-submitted></D:error>`.

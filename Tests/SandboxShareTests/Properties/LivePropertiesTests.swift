@@ -41,6 +41,9 @@ import Testing
                 "\"\(String(inode, radix: 16))-\(String(UInt64(bitPattern: size), radix: 16))-"
                 + "\(String(UInt64(bitPattern: -1_500_000_000), radix: 16))\""
             #expect(EntityTag.of(other) == expected)
+            var bytes: [UInt8] = []
+            EntityTag.append(other, to: &bytes)
+            #expect(String(decoding: bytes, as: UTF8.self) == expected, "what a listing writes in place")
         }
     }
 

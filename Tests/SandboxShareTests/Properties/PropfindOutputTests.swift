@@ -43,16 +43,20 @@ import Testing
             for (name, target, depth, body) in Self.requests {
                 let response = try await server.send("PROPFIND", target, headers: [("Depth", depth)], text: body)
                 #expect(response.status == 207, "\(name): \(response)")
-                let masked = Self.masked(response.text)
-                let file = Self.golden.appendingPathComponent(name + ".xml")
-                if capture {
-                    try FileManager.default.createDirectory(at: Self.golden, withIntermediateDirectories: true)
-                    try Data(masked.utf8).write(to: file)
-                } else {
-                    let expected = String(decoding: try Data(contentsOf: file), as: UTF8.self)
-                    #expect(masked == expected, "\(name):\n\(masked)")
-                }
+                try Self.compare(Self.masked(response.text), Self.golden, name, capturing: capture)
             }
+        }
+    }
+
+    /// Expects `body` to be the fixture `name` in `folder`, or, `capturing`, writes it there.
+    static func compare(_ body: String, _ folder: URL, _ name: String, capturing: Bool) throws {
+        let file = folder.appendingPathComponent(name + ".xml")
+        if capturing {
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            try Data(body.utf8).write(to: file)
+        } else {
+            let expected = String(decoding: try Data(contentsOf: file), as: UTF8.self)
+            #expect(body == expected, "\(name):\n\(body)")
         }
     }
 
@@ -134,6 +138,11 @@ import Testing
         ] {
             text = text.replacingOccurrences(of: pattern, with: replacement, options: .regularExpression)
         }
+        return sortedResponses(text)
+    }
+
+    /// `xml` with its responses sorted (the order `readdir` gives changes between runs), one a line.
+    static func sortedResponses(_ text: String) -> String {
         let pieces = text.components(separatedBy: "<D:response>")
         guard let first = pieces.first, let last = pieces.last, pieces.count > 1,
             let end = last.range(of: "</D:response>", options: .backwards)
