@@ -145,14 +145,16 @@ import Testing
             for attempt in 0..<3 {
                 let (response, elapsed) = try await onOwnThread { () throws -> (RawResponse, Duration) in
                     let start = ContinuousClock.now
-                    let connection = try RawConnection(port: port, timeout: 10)
+                    let connection = try RawConnection(port: port, timeout: 30)
                     defer { connection.close() }
                     try connection.send(request)
                     return (try connection.receiveResponse(), ContinuousClock.now - start)
                 }
                 #expect(
                     response.status == 200 && response.text == "served", "GET \(attempt) among 1,000 idle: \(response)")
-                #expect(elapsed < .seconds(5), "GET \(attempt) among 1,000 idle connections took \(elapsed)")
+                // 0.9 s alone; 7–9 s in the share target's full run, whose 78 suites load the
+                // machine themselves. A starved client is never answered (the 30 s timeout).
+                #expect(elapsed < .seconds(15), "GET \(attempt) among 1,000 idle connections took \(elapsed)")
             }
             for connection in idle { connection.close() }
             // Each open connection costs some memory (a channel, its buffers, a task): bounded per
