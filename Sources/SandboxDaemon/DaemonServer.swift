@@ -27,8 +27,12 @@ public struct DaemonServer: Service {
     ///
     /// - Throws: ``/SandboxCore/SandboxError`` when the socket or the queue cannot be set up.
     public func run() async throws {
-        // A flood of connections can exhaust the descriptors: libdispatch must not need one then.
+        // A flood of connections can exhaust the descriptors: libdispatch must not need one then,
+        // and the soft limit (usually 1,024) is raised to the hard one: 128 connections with 8
+        // transfers each would pass it, and at the limit libdispatch kills the process
+        // (ProcessDescriptors).
         await DispatchClocks.prime()
+        ProcessDescriptors.raiseSoftLimitToHard()
         let paths = options.paths
         try paths.prepare()
         let queue = try EventQueue(path: paths.queue, logger: logger)

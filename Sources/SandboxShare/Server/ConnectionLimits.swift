@@ -7,8 +7,10 @@
 /// oldest idle one is closed to make room for the new one. A connection that sent the pairing
 /// code (HTTP Basic) is never closed to make room.
 public struct ConnectionLimits: Sendable, Equatable {
-    /// The most connections served at once; lowered at start to what the descriptor limit leaves
-    /// after ``reservedDescriptors``.
+    /// The most connections served at once; lowered, at each new connection, to what the
+    /// process's descriptor limit leaves after the descriptors the server holds besides and
+    /// ``reservedDescriptors`` (``capacity(descriptorLimit:heldBesides:)``): the server never
+    /// reaches its limit.
     public var total: Int
     /// The most connections one client address may hold before they have logged in.
     public var unauthenticatedPerClient: Int
@@ -31,14 +33,12 @@ public struct ConnectionLimits: Sendable, Equatable {
         self.reservedDescriptors = reservedDescriptors
     }
 
-    /// These limits with ``total`` at most what `descriptorLimit` descriptors leave once
-    /// ``reservedDescriptors`` are set aside (half of them when the limit is smaller), and at
-    /// least one connection.
-    func fitted(toDescriptorLimit descriptorLimit: Int) -> ConnectionLimits {
-        var limits = self
-        let reserve = min(reservedDescriptors, descriptorLimit / 2)
-        limits.total = max(1, min(total, descriptorLimit - reserve))
-        limits.unauthenticatedPerClient = max(1, min(unauthenticatedPerClient, limits.total))
-        return limits
+    /// How many connections may be held by a process that may open `descriptorLimit`
+    /// descriptors and holds `held` besides its connections: at most ``total``, leaving
+    /// ``reservedDescriptors`` free (half of what is left when that is fewer), and at least one.
+    func capacity(descriptorLimit: Int, heldBesides held: Int) -> Int {
+        let available = max(0, descriptorLimit - max(0, held))
+        let reserve = min(reservedDescriptors, available / 2)
+        return max(1, min(total, available - reserve))
     }
 }

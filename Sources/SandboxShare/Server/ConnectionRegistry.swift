@@ -10,11 +10,12 @@ final class ConnectionRegistry: Sendable {
     }
 
     private let state: Mutex<State>
-    let limits: ConnectionLimits
+    let budget: DescriptorBudget
+    var limits: ConnectionLimits { budget.limits }
 
-    init(limits: ConnectionLimits) {
-        self.limits = limits
-        state = Mutex(State(table: ConnectionTable(limits: limits)))
+    init(budget: DescriptorBudget) {
+        self.budget = budget
+        state = Mutex(State(table: ConnectionTable(limits: budget.limits)))
     }
 
     /// How many connections are held.
@@ -23,8 +24,9 @@ final class ConnectionRegistry: Sendable {
     /// Admits `channel` from `client` and returns its number, closing the connections that make
     /// room for it; `nil` when there is no room (the caller closes `channel`).
     func open(_ channel: any Channel, client: String) -> ConnectionTable.ID? {
+        let capacity = budget.capacity()
         let (admission, evicted) = state.withLock { state -> (ConnectionTable.Admission, [any Channel]) in
-            let admission = state.table.open(client: client)
+            let admission = state.table.open(client: client, capacity: capacity)
             guard case .admitted(let id, let evicting) = admission else { return (admission, []) }
             state.channels[id] = channel
             return (admission, evicting.compactMap { state.channels.removeValue(forKey: $0) })
@@ -37,6 +39,11 @@ final class ConnectionRegistry: Sendable {
     func authenticate(_ id: ConnectionTable.ID) { state.withLock { $0.table.authenticate(id) } }
     func requestStarted(_ id: ConnectionTable.ID) { state.withLock { $0.table.requestStarted(id) } }
     func requestFinished(_ id: ConnectionTable.ID) { state.withLock { $0.table.requestFinished(id) } }
+
+    /// Counts the descriptors the server holds besides its connections (``DescriptorBudget``).
+    func measureDescriptors() {
+        budget.measure(connections: count)
+    }
 
     /// Forgets the connection `id`, closed.
     func closed(_ id: ConnectionTable.ID) {

@@ -46,14 +46,17 @@ struct ConnectionTable {
 
     /// Admits a connection from `client`, closing the oldest evictable one of the same client
     /// when it holds its limit of connections that have not logged in, and the oldest evictable
-    /// one of any client when the server holds its total.
-    mutating func open(client: String) -> Admission {
+    /// ones of any client while the server holds its total — or `capacity`, when that is lower
+    /// (what the descriptors allow now, ``ConnectionLimits/capacity(descriptorLimit:heldBesides:)``).
+    mutating func open(client: String, capacity: Int? = nil) -> Admission {
+        let total = max(1, min(limits.total, capacity ?? limits.total))
         var evicting: [ID] = []
-        if unauthenticatedCount(from: client) >= limits.unauthenticatedPerClient {
+        if unauthenticatedCount(from: client) >= min(limits.unauthenticatedPerClient, total) {
             guard let oldest = oldestEvictable(from: client) else { return .refused }
             evicting.append(oldest)
         }
-        if entries.count - evicting.count >= limits.total {
+        // More than one when the capacity was lowered below what is held.
+        while entries.count - evicting.count >= total {
             guard let oldest = oldestEvictable(excluding: evicting) else { return .refused }
             evicting.append(oldest)
         }

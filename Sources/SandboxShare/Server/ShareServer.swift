@@ -122,7 +122,8 @@ public struct ShareServer: Sendable {
     /// from a container also until its app is uninstalled.
     ///
     /// Raises the process's soft limit on open descriptors to its hard limit first, and holds at
-    /// most the configuration's ``ShareConfiguration/connectionLimits`` (fitted to that limit):
+    /// most the configuration's ``ShareConfiguration/connectionLimits``, fewer when the
+    /// descriptor limit leaves less (read at each new connection: the server never reaches it):
     /// connections that have not logged in are closed after a few seconds without a request, or
     /// to make room for new ones; a shortage of descriptors pauses accepting briefly rather than
     /// retrying at once.
@@ -149,9 +150,8 @@ public struct ShareServer: Sendable {
         }
         try devices?.reset()
         let coordinator = origin.map { ShareCoordinator(home: $0.home, app: $0.app, slot: ready, logger: logger) }
-        let limits = configuration.connectionLimits.fitted(
-            toDescriptorLimit: DescriptorLimit.raiseToHard() ?? Self.usualDescriptorLimit)
-        let registry = ConnectionRegistry(limits: limits)
+        ProcessDescriptors.raiseSoftLimitToHard()
+        let registry = ConnectionRegistry(budget: DescriptorBudget(limits: configuration.connectionLimits))
         let tls = try configuration.tls?.makeContext()
         let announcer = ShareAnnouncer(configuration.announcement)
         let connections = EventLoopHTTP1Channel(
@@ -165,6 +165,7 @@ public struct ShareServer: Sendable {
                 address: .hostname(configuration.host, port: configuration.port), backlog: Self.backlog),
             onServerRunning: { channel in
                 await Self.pauseOnDescriptorShortage(listener: channel, registry: registry, logger: logger)
+                registry.measureDescriptors()
                 let port = channel.localAddress?.port ?? configuration.port
                 let authorities = configuration.allowedAuthorities(
                     port: port, localAddresses: Self.interfaceAddresses(), hostName: Self.hostName())
@@ -229,9 +230,6 @@ public struct ShareServer: Sendable {
     /// 256 filled up under a burst of connections, and the owner's connection, dropped, was
     /// retried only after a second).
     private static let backlog = 4096
-
-    /// The descriptor limit assumed when it cannot be read: Linux's usual soft limit.
-    private static let usualDescriptorLimit = 1024
 
     /// Puts a ``DescriptorShortageHandler`` first in the listener's pipeline.
     private static func pauseOnDescriptorShortage(

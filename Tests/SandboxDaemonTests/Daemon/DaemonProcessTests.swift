@@ -81,12 +81,16 @@ import Testing
 
     /// Once it answers, the daemon holds a `timerfd` for each of libdispatch's clocks: made later,
     /// while apps' connections have used up its descriptors, the failure would kill it (`SIGILL`).
+    /// Its soft descriptor limit is raised to the hard one: 128 connections with 8 transfers each
+    /// (a socket and a file apiece) would pass the usual 1,024, where libdispatch kills a process.
     @Test func theDaemonNeedsNoDescriptorForItsTimersOnceAnswering() async throws {
         try await DaemonFixture.with { fixture in
             let first = try await fixture.runApp("s", ["connect"])
             let pid = try #require(first.daemonPID)
             let clocks = try timerClocks(of: pid_t(pid))
             #expect(clocks.isSuperset(of: dispatchTimerClocks), "timer clocks held: \(clocks.sorted())")
+            let limit = try DescriptorLimit.of(pid_t(pid))
+            #expect(limit.soft == limit.hard, "the daemon's descriptor limit: \(limit)")
         }
     }
 

@@ -160,14 +160,26 @@ struct ShareCoordinationTests {
             // (the share's drain limit). A machine so loaded that this test's few requests took
             // longer sees the upload cut at that deadline instead, which is the share's rule too;
             // only within the window must the upload end first.
+            // (One CI run's probes took so long that they missed the whole window: the share had
+            // cut the upload and restored, and took changes again.)
             let refused = try await server.sendUntilRefused("PUT", "/probe.txt")
-            #expect(refused.status == 503 && refused.header("Retry-After") == "1", "\(refused)")
             let exchangedEarly = exchanged.withLock { $0 }
-            try upload.send(rest)
-            let answer = try await onOwnThread { try upload.receiveResponse() }
+            let answer = try await onOwnThread { () -> RawResponse? in
+                do {
+                    try upload.send(rest)
+                    return try upload.receiveResponse()
+                } catch {
+                    return nil  // the connection closed: the upload was cut
+                }
+            }
             let withinWindow = started.duration(to: .now) < .seconds(8)
-            #expect(!exchangedEarly || !withinWindow, "the restore ran while an upload was being written")
-            #expect(answer.status == 201 || (!withinWindow && answer.status == 503), "\(answer)")
+            if withinWindow {
+                #expect(refused.status == 503 && refused.header("Retry-After") == "1", "\(refused)")
+                #expect(!exchangedEarly, "the restore ran while an upload was being written")
+                #expect(answer?.status == 201, "\(String(describing: answer))")
+            } else {
+                #expect(answer.map { $0.status == 201 || $0.status == 503 } ?? true, "\(String(describing: answer))")
+            }
             #expect(await failure == nil)
             #expect(exchanged.withLock { $0 })
             // The upload went to the container the restore replaced: that is the restore's meaning.

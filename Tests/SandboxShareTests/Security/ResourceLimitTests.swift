@@ -4,7 +4,10 @@ import SandboxTesting
 import Testing
 
 /// Oversized and hostile XML bodies, and connections that hold the server without sending.
-@Suite struct ResourceLimitTests {
+///
+/// Serialized, and run in a process of its own by `scripts/test`: its tests hold a server with
+/// hundreds of connections and 100 MB bodies, loading the machine on purpose.
+@Suite(.serialized) struct ResourceLimitTests {
     static let limit = 64 << 20
     /// The most memory one idle connection may cost the server.
     static let perConnectionLimit = 40 << 10

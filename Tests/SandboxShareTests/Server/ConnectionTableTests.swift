@@ -56,12 +56,31 @@ import Testing
         #expect(table.unauthenticatedCount(from: "a") == 1)
     }
 
-    @Test func theTotalIsFittedToTheDescriptorLimit() {
+    @Test func theCapacityLeavesTheReserveBelowTheDescriptorLimit() {
         let limits = ConnectionLimits()
-        #expect(limits.fitted(toDescriptorLimit: 1024).total == 1024 - 256)
-        #expect(limits.fitted(toDescriptorLimit: 100).total == 50)
-        #expect(limits.fitted(toDescriptorLimit: 100).unauthenticatedPerClient == 50)
-        #expect(limits.fitted(toDescriptorLimit: 1_048_576).total == 1000)
-        #expect(limits.fitted(toDescriptorLimit: 1).total == 1)
+        #expect(limits.capacity(descriptorLimit: 1024, heldBesides: 0) == 1024 - 256)
+        #expect(limits.capacity(descriptorLimit: 1024, heldBesides: 24) == 1024 - 24 - 256)
+        #expect(limits.capacity(descriptorLimit: 100, heldBesides: 0) == 50)
+        #expect(limits.capacity(descriptorLimit: 100, heldBesides: 60) == 20)
+        #expect(limits.capacity(descriptorLimit: 1_048_576, heldBesides: 30) == 1000)
+        #expect(limits.capacity(descriptorLimit: Int.max, heldBesides: 30) == 1000)
+        #expect(limits.capacity(descriptorLimit: 1, heldBesides: 0) == 1)
+        #expect(limits.capacity(descriptorLimit: 50, heldBesides: 80) == 1)
+        #expect(limits.capacity(descriptorLimit: 100, heldBesides: -5) == 50)
+    }
+
+    /// A capacity lowered below what is held (the descriptor limit lowered while the server
+    /// runs) closes as many evictable connections as it takes, the oldest first, and the limit
+    /// of one client's connections follows it.
+    @Test func aLoweredCapacityEvictsDownToIt() {
+        var table = ConnectionTable(limits: ConnectionLimits(total: 10, unauthenticatedPerClient: 10))
+        for _ in 0..<6 { _ = table.open(client: "a") }
+        table.authenticate(1)
+        #expect(table.open(client: "b", capacity: 3) == .admitted(6, evicting: [0, 2, 3, 4]))
+        #expect(table.count == 3)
+        #expect(table.open(client: "a", capacity: 2) == .admitted(7, evicting: [5, 6]))
+        #expect(table.open(client: "c", capacity: 1) == .refused)  // only the logged-in one and the new one are left
+        #expect(table.count == 2)
+        #expect(table.open(client: "a", capacity: 0) == .refused)  // one place at least: the logged-in one's
     }
 }

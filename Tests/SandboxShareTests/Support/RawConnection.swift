@@ -19,28 +19,41 @@ final class RawConnection: Sendable {
     let descriptor: Int32
     private let isClosed = Atomic(false)
 
-    /// Connects to `127.0.0.1:port`; every send and receive gives up after `timeout` seconds.
+    /// Connects to `127.0.0.1:port`, from `source` when given (another loopback address, such as
+    /// `127.0.0.2`, is another client to the server); every send and receive gives up after
+    /// `timeout` seconds.
     ///
     /// - Throws: ``TestFailure`` when the connection cannot be made.
-    init(port: Int, timeout: Int = 30) throws {
+    init(port: Int, timeout: Int = 30, from source: String? = nil) throws {
         descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard descriptor >= 0 else { throw TestFailure("socket: \(String(cString: strerror(errno)))") }
         var limit = timeval(tv_sec: timeout, tv_usec: 0)
         setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
         setsockopt(descriptor, SOL_SOCKET, SO_SNDTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = UInt16(port).bigEndian
-        let connected = withUnsafePointer(to: &address) { pointer in
+        if let source {
+            try Self.call(bind, descriptor, address: source, port: 0, what: "bind to \(source)")
+        }
+        try Self.call(connect, descriptor, address: "127.0.0.1", port: port, what: "connect to 127.0.0.1:\(port)")
+    }
+
+    /// `bind` or `connect` of `descriptor` to `address:port`; closes it and throws on failure.
+    private static func call(
+        _ function: (Int32, UnsafePointer<sockaddr>, socklen_t) -> Int32, _ descriptor: Int32, address: String,
+        port: Int, what: String
+    ) throws {
+        var socketAddress = sockaddr_in()
+        socketAddress.sin_family = sa_family_t(AF_INET)
+        socketAddress.sin_addr.s_addr = inet_addr(address)
+        socketAddress.sin_port = UInt16(port).bigEndian
+        let succeeded = withUnsafePointer(to: &socketAddress) { pointer in
             pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
+                function(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
             }
         }
-        guard connected else {
+        guard succeeded else {
             let reason = String(cString: strerror(errno))
             Glibc.close(descriptor)
-            throw TestFailure("connect to 127.0.0.1:\(port): \(reason)")
+            throw TestFailure("\(what): \(reason)")
         }
     }
 

@@ -41,15 +41,12 @@ extension ShareServerProcess {
     ///
     /// - Throws: ``TestFailure`` when it cannot be read.
     func descriptorLimit() throws -> DescriptorLimit {
-        let text = (try? String(contentsOfFile: "/proc/\(process.pid)/limits", encoding: .utf8)) ?? ""
-        guard let line = text.split(separator: "\n").first(where: { $0.hasPrefix("Max open files") }) else {
-            throw TestFailure("no open-files limit in /proc/\(process.pid)/limits: \(text)")
+        do {
+            return try DescriptorLimit.of(process.pid)
+        } catch {
+            if process.isRunning { throw error }
+            throw ended(reading: "/proc/\(process.pid)/limits")
         }
-        let values = line.dropFirst("Max open files".count).split(separator: " ").prefix(2).map { Int($0) }
-        guard values.count == 2, let soft = values[0], let hard = values[1] else {
-            throw TestFailure("unexpected limit line: \(line)")
-        }
-        return DescriptorLimit(soft: soft, hard: hard)
     }
 
     /// Sets the running server's limit on open descriptors (soft and hard) to `value`, with

@@ -60,11 +60,6 @@ final class ShareServerProcess: Sendable {
     }
 
     /// The limit on open descriptors (`RLIMIT_NOFILE`) a server starts with.
-    struct DescriptorLimit {
-        var soft: Int
-        var hard: Int
-    }
-
     /// Creates the app in a fresh home and starts `sandbox share` on a free port (under
     /// `descriptorLimit`, set by a shell that then runs it, when given); returns once it printed
     /// its URL and pairing code. `environment` is added to the server's; `launcher` (a program and

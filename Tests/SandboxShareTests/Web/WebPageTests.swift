@@ -272,9 +272,19 @@ import Testing
             let port = server.port
             let request = server.rawRequest(
                 "GET", "\(base)events", headers: [("Cookie", cookie)], credentials: .none, close: false)
-            let connection = try await onOwnThread { try RawConnection(port: port, timeout: 20) }
+            // Connected and sent at once: a connection with no request for 5 s is closed (a CI run
+            // under load took that long between two steps on threads of their own).
+            let connection = try await onOwnThread { () throws -> RawConnection in
+                let connection = try RawConnection(port: port, timeout: 20)
+                do {
+                    try connection.send(request)
+                } catch {
+                    connection.close()
+                    throw error
+                }
+                return connection
+            }
             defer { connection.close() }
-            try await onOwnThread { try connection.send(request) }
             // Listening starts before the change: the first bytes are the stream's greeting.
             let greeting = try await onOwnThread { try connection.receive(until: ": listening") }
             #expect(greeting.contains("text/event-stream"), "\(greeting)")
