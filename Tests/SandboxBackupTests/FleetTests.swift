@@ -31,6 +31,7 @@ import Testing
         #expect(!copies.isEmpty && copies.allSatisfy { (1...4).contains($0) }, "\(copies)")
         #expect(before.duplicateBlobs >= copies.reduce(0) { $0 + $1 - 1 }, "\(before.duplicateBlobs) \(copies)")
         try await fleet.restoreEachDevice(prefixes)
+        try await fleet.restoreEachDevice()  // each device's own latest, though another's is newer
         // Each device is a group of its own: the last snapshot of each is kept. A second copy counts
         // as unused; `--max-unused 0` rewrites every pack holding one (at the default 5 %, a copy
         // in a pack otherwise used may stay).

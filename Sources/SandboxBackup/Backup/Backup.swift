@@ -127,15 +127,8 @@ struct BackupRun {
     /// Finds the parent: this device's latest snapshot, not another device's (a fleet backs up
     /// into one repository), whose unchanged files are taken over unread.
     mutating func prepare() throws(SandboxError) {
-        let device = try DeviceIdentity.id(of: home)
-        let hostname = ProcessInfo.processInfo.hostName
-        let location = home.location
-        previous = try repository.snapshots().last { snapshot in
-            let record = snapshot.record
-            // A snapshot taken before the device had a key (no keychain yet) is known by its home.
-            if let device, record.device == device { return true }
-            return record.device == nil && record.hostname == hostname && record.home == location
-        }
+        let device = try BackupDevice.of(home)
+        previous = try repository.snapshots().last { device.took($0.record) }
     }
 
     private mutating func advance(_ event: BackupMachine.Event) {

@@ -224,7 +224,7 @@ public struct RetentionGroup: Sendable, Hashable {
         var apps: [String]
 
         init(_ snapshot: Snapshot) {
-            host = snapshot.record.device ?? "\(snapshot.record.hostname):\(snapshot.record.home)"
+            host = BackupDevice.key(of: snapshot.record)
             apps = snapshot.record.apps.map(\.app).sorted()
         }
     }

@@ -288,7 +288,10 @@ struct RestoreCommand: AsyncParsableCommand {
 
     @OptionGroup var app: AppArgument
     @Argument(help: "The repository: a directory, or s3://BUCKET/PREFIX.") var repository: String
-    @Option(help: "The snapshot id (or a unique prefix of at least 4 digits).") var snapshot: String?
+    @Option(
+        help:
+            "The snapshot id (or a unique prefix of at least 4 digits); default: this device's latest that holds the app, or on a device that has none, the latest of the one device that backed it up."
+    ) var snapshot: String?
     @Option(help: "Restore only this file or folder (relative to the container's home); repeatable.")
     var include: [String] = []
     @Option(help: "Deliver this one file of the snapshot into the app's Documents/Inbox instead.")
@@ -303,6 +306,13 @@ struct RestoreCommand: AsyncParsableCommand {
         }
     }
 
+    /// The snapshot named, else this device's latest that holds `app` (a new device's: the one
+    /// other device's that backed it up).
+    private func chosen(_ repository: Repository, app: AppIdentifier) async throws(SandboxError) -> Snapshot {
+        guard let snapshot else { return try await repository.latestSnapshot(of: app, for: SandboxHome()) }
+        return try await repository.snapshot(matching: snapshot)
+    }
+
     func run() async throws {
         let opened = try await openRepository(
             repository, password: try repositoryOptions.password(), parallel: parallelOption.parallel)
@@ -310,7 +320,7 @@ struct RestoreCommand: AsyncParsableCommand {
         if let toInbox {
             let report = try await closing(opened) { () async throws(SandboxError) in
                 try await Restore.deliverToInbox(
-                    app: app, snapshot: try await opened.snapshot(matching: snapshot), path: toInbox, from: opened,
+                    app: app, snapshot: try await chosen(opened, app: app), path: toInbox, from: opened,
                     into: SandboxHome())
             }
             if output.json { return try Output.json(report) }
@@ -320,7 +330,7 @@ struct RestoreCommand: AsyncParsableCommand {
         }
         let logger = StandardErrorLogHandler.logger(label: "sandbox.restore")
         let report = try await closing(opened) { () async throws(SandboxError) in
-            let chosen = try await opened.snapshot(matching: snapshot)
+            let chosen = try await chosen(opened, app: app)
             if include.isEmpty {
                 return try await Restore.run(
                     app: app, snapshot: chosen, from: opened, into: SandboxHome(), logger: logger)

@@ -85,16 +85,18 @@ struct Fleet {
         return String(output.stdout[range].dropFirst("snapshot ".count).prefix(8))
     }
 
-    /// Empties each device's Documents, restores its own snapshot (`prefixes[index]`) on every
-    /// device at once, and expects each device's own files back byte for byte.
-    func restoreEachDevice(_ prefixes: [String]) async throws {
+    /// Empties each device's Documents, restores on every device at once — its own snapshot
+    /// (`prefixes[index]`), or with none named the one `sandbox restore` takes, which must be the
+    /// device's own latest, not the repository's — and expects each device's own files back byte
+    /// for byte.
+    func restoreEachDevice(_ prefixes: [String]? = nil) async throws {
         let before = try devices.map { try TreeDescription($0.container.homeDirectory + "/Documents") }
         for device in devices {
             try FileManager.default.removeItem(atPath: device.container.homeDirectory + "/Documents")
         }
         let running = try devices.indices.map { index in
-            try start(
-                ["restore", BackupFixture.app.rawValue, repository, "--snapshot", prefixes[index]], device: index)
+            let named = prefixes.map { ["--snapshot", $0[index]] } ?? []
+            return try start(["restore", BackupFixture.app.rawValue, repository] + named, device: index)
         }
         for (index, program) in running.enumerated() {
             let restore = try await program.finish()
