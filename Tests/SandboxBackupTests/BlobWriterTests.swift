@@ -7,17 +7,15 @@ import Synchronization
 import Testing
 
 /// A storage whose data puts fail after `allowed` of them (a disk that fills up).
-final class FailingDataStorage: RepositoryStorage {
-    let base: any RepositoryStorage
+final class FailingDataStorage: ForwardingStorage, @unchecked Sendable {
     let remaining: Mutex<Int>
 
     init(_ base: any RepositoryStorage, allowing allowed: Int) {
-        self.base = base
         remaining = Mutex(allowed)
+        super.init(base)
     }
 
-    var location: String { base.location }
-    func putIfAbsent(_ bytes: [UInt8], as name: ObjectName) throws(SandboxError) -> Bool {
+    override func putIfAbsent(_ bytes: [UInt8], as name: ObjectName) throws(SandboxError) -> Bool {
         if name.kind == .data {
             let allowed = remaining.withLock { value in
                 value -= 1
@@ -25,17 +23,8 @@ final class FailingDataStorage: RepositoryStorage {
             }
             guard allowed else { throw SandboxError(.noSpace, "No space left for '\(name)'.", path: name.description) }
         }
-        return try base.putIfAbsent(bytes, as: name)
+        return try super.putIfAbsent(bytes, as: name)
     }
-    func replace(_ bytes: [UInt8], as name: ObjectName) throws(SandboxError) { try base.replace(bytes, as: name) }
-    func get(_ name: ObjectName) throws(SandboxError) -> [UInt8] { try base.get(name) }
-    func get(_ name: ObjectName, range: Range<Int64>) throws(SandboxError) -> [UInt8] {
-        try base.get(name, range: range)
-    }
-    func size(of name: ObjectName) throws(SandboxError) -> Int64? { try base.size(of: name) }
-    func list(_ kind: ObjectKind) throws(SandboxError) -> [ObjectName] { try base.list(kind) }
-    func delete(_ name: ObjectName) throws(SandboxError) { try base.delete(name) }
-    func synchronize() throws(SandboxError) { try base.synchronize() }
 }
 
 /// Blobs are sealed and written on other threads than the one that chunks: a write that fails

@@ -9,8 +9,7 @@ import Testing
 /// A storage that runs `hook` once, the first time a data blob is read: a prune "running at the
 /// same time" as the check or restore that reads it; and `beforeWrite` before every put or
 /// replace (another process's write landing between this one's read and write).
-final class ReadHookStorage: RepositoryStorage {
-    let base: any RepositoryStorage
+final class ReadHookStorage: ForwardingStorage, @unchecked Sendable {
     let hook: Mutex<(@Sendable () -> Void)?>
     let beforeWrite: @Sendable (ObjectName) -> Void
 
@@ -18,46 +17,37 @@ final class ReadHookStorage: RepositoryStorage {
         _ base: any RepositoryStorage, hook: @escaping @Sendable () -> Void = {},
         beforeWrite: @escaping @Sendable (ObjectName) -> Void = { _ in }
     ) {
-        self.base = base
         self.hook = Mutex(hook)
         self.beforeWrite = beforeWrite
+        super.init(base)
     }
 
-    var location: String { base.location }
-    func putIfAbsent(_ bytes: [UInt8], as name: ObjectName) throws(SandboxError) -> Bool {
+    override func putIfAbsent(_ bytes: [UInt8], as name: ObjectName) throws(SandboxError) -> Bool {
         beforeWrite(name)
-        return try base.putIfAbsent(bytes, as: name)
+        return try super.putIfAbsent(bytes, as: name)
     }
-    func replace(_ bytes: [UInt8], as name: ObjectName) throws(SandboxError) {
+    override func replace(_ bytes: [UInt8], as name: ObjectName) throws(SandboxError) {
         beforeWrite(name)
-        try base.replace(bytes, as: name)
+        try super.replace(bytes, as: name)
     }
-    func get(_ name: ObjectName) throws(SandboxError) -> [UInt8] {
-        if name.kind == .data,
-            let run = hook.withLock({ hook in
-                defer { hook = nil }
-                return hook
-            })
-        {
-            run()
+    override func get(_ name: ObjectName) throws(SandboxError) -> [UInt8] {
+        runHookOnce(before: name)
+        return try super.get(name)
+    }
+    override func get(_ name: ObjectName, range: Range<Int64>) throws(SandboxError) -> [UInt8] {
+        runHookOnce(before: name)
+        return try super.get(name, range: range)
+    }
+
+    /// The hook, the first time a data object is read.
+    private func runHookOnce(before name: ObjectName) {
+        guard name.kind == .data else { return }
+        let run = hook.withLock { hook in
+            defer { hook = nil }
+            return hook
         }
-        return try base.get(name)
+        run?()
     }
-    func get(_ name: ObjectName, range: Range<Int64>) throws(SandboxError) -> [UInt8] {
-        if name.kind == .data,
-            let run = hook.withLock({ hook in
-                defer { hook = nil }
-                return hook
-            })
-        {
-            run()
-        }
-        return try base.get(name, range: range)
-    }
-    func size(of name: ObjectName) throws(SandboxError) -> Int64? { try base.size(of: name) }
-    func list(_ kind: ObjectKind) throws(SandboxError) -> [ObjectName] { try base.list(kind) }
-    func delete(_ name: ObjectName) throws(SandboxError) { try base.delete(name) }
-    func synchronize() throws(SandboxError) { try base.synchronize() }
 }
 
 /// What the operation run beside another ended with.

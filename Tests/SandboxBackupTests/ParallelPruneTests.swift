@@ -8,36 +8,26 @@ import Testing
 /// A local storage of concurrency 8 that records when each put and deletion starts and ends, and
 /// holds the first data deletion until a second one is under way (10 s at most): a prune's
 /// deletions must overlap, in the order that keeps a killed prune safe.
-final class RecordingStorage: RepositoryStorage, @unchecked Sendable {
+final class RecordingStorage: ForwardingStorage, @unchecked Sendable {
     // Guarded by `condition`.
     private let condition = NSCondition()
     private var log: [String] = []
     private var deletionsInFlight = 0
     private var mostDeletionsInFlight = 0
     private var gateOpen = false
-    let base: LocalRepositoryStorage
 
-    init(_ base: LocalRepositoryStorage) { self.base = base }
+    init(_ base: LocalRepositoryStorage) { super.init(base) }
 
-    var preferredConcurrency: Int { 8 }
-    var location: String { base.location }
+    override var preferredConcurrency: Int { 8 }
     var events: [String] { condition.withLock { log } }
     var mostDeletionsAtOnce: Int { condition.withLock { mostDeletionsInFlight } }
 
-    func putIfAbsent(_ bytes: [UInt8], as name: ObjectName) throws(SandboxError) -> Bool {
+    override func putIfAbsent(_ bytes: [UInt8], as name: ObjectName) throws(SandboxError) -> Bool {
         condition.withLock { log.append("put \(name.kind.rawValue)") }
-        return try base.putIfAbsent(bytes, as: name)
+        return try super.putIfAbsent(bytes, as: name)
     }
-    func replace(_ bytes: [UInt8], as name: ObjectName) throws(SandboxError) { try base.replace(bytes, as: name) }
-    func get(_ name: ObjectName) throws(SandboxError) -> [UInt8] { try base.get(name) }
-    func get(_ name: ObjectName, range: Range<Int64>) throws(SandboxError) -> [UInt8] {
-        try base.get(name, range: range)
-    }
-    func size(of name: ObjectName) throws(SandboxError) -> Int64? { try base.size(of: name) }
-    func list(_ kind: ObjectKind) throws(SandboxError) -> [ObjectName] { try base.list(kind) }
-    func synchronize() throws(SandboxError) { try base.synchronize() }
 
-    func delete(_ name: ObjectName) throws(SandboxError) {
+    override func delete(_ name: ObjectName) throws(SandboxError) {
         condition.lock()
         log.append("delete-start \(name.kind.rawValue)")
         deletionsInFlight += 1
@@ -56,7 +46,7 @@ final class RecordingStorage: RepositoryStorage, @unchecked Sendable {
                 log.append("delete-end \(name.kind.rawValue)")
             }
         }
-        try base.delete(name)
+        try super.delete(name)
     }
 }
 

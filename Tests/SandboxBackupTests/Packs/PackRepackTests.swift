@@ -9,19 +9,17 @@ import Testing
 
 /// A local storage that dies after `limit` changes (puts, replaces, deletions; the lock's are
 /// free): every later change fails, as if the process had been killed there.
-final class DyingStorage: RepositoryStorage, @unchecked Sendable {
+final class DyingStorage: ForwardingStorage, @unchecked Sendable {
     private let lock = NSLock()
     private var changes = 0
     let limit: Int
-    let base: LocalRepositoryStorage
 
     init(_ base: LocalRepositoryStorage, dyingAfter limit: Int) {
-        self.base = base
         self.limit = limit
+        super.init(base)
     }
 
-    var preferredConcurrency: Int { 1 }
-    var location: String { base.location }
+    override var preferredConcurrency: Int { 1 }
     var changesMade: Int { lock.withLock { changes } }
 
     private func change(_ name: ObjectName) throws(SandboxError) {
@@ -34,24 +32,17 @@ final class DyingStorage: RepositoryStorage, @unchecked Sendable {
         guard allowed else { throw SandboxError(.repositoryUnreachable, "killed before changing '\(name)'") }
     }
 
-    func putIfAbsent(_ bytes: [UInt8], as name: ObjectName) throws(SandboxError) -> Bool {
+    override func putIfAbsent(_ bytes: [UInt8], as name: ObjectName) throws(SandboxError) -> Bool {
         try change(name)
-        return try base.putIfAbsent(bytes, as: name)
+        return try super.putIfAbsent(bytes, as: name)
     }
-    func replace(_ bytes: [UInt8], as name: ObjectName) throws(SandboxError) {
+    override func replace(_ bytes: [UInt8], as name: ObjectName) throws(SandboxError) {
         try change(name)
-        try base.replace(bytes, as: name)
+        try super.replace(bytes, as: name)
     }
-    func get(_ name: ObjectName) throws(SandboxError) -> [UInt8] { try base.get(name) }
-    func get(_ name: ObjectName, range: Range<Int64>) throws(SandboxError) -> [UInt8] {
-        try base.get(name, range: range)
-    }
-    func size(of name: ObjectName) throws(SandboxError) -> Int64? { try base.size(of: name) }
-    func list(_ kind: ObjectKind) throws(SandboxError) -> [ObjectName] { try base.list(kind) }
-    func synchronize() throws(SandboxError) { try base.synchronize() }
-    func delete(_ name: ObjectName) throws(SandboxError) {
+    override func delete(_ name: ObjectName) throws(SandboxError) {
         try change(name)
-        try base.delete(name)
+        try super.delete(name)
     }
 }
 
