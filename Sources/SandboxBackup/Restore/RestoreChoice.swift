@@ -73,9 +73,9 @@ package enum RestoreChoice {
 }
 
 extension Repository {
-    /// The snapshot to restore `app` from onto `home` when none is named (``RestoreChoice``):
-    /// this device's latest that holds the app, else the latest of the one device that backed it
-    /// up.
+    /// The snapshot to restore `app` from onto `home` when none is named: this device's latest
+    /// that holds the app, else the latest of the one device that backed it up (a new device
+    /// restored from another's backup); with several such devices, none is guessed.
     ///
     /// - Throws: ``/SandboxCore/SandboxError/Code/notFound`` when no snapshot holds `app`;
     ///   ``/SandboxCore/SandboxError/Code/invalidArgument`` when several other devices backed it up

@@ -9,8 +9,7 @@
 public struct ConnectionLimits: Sendable, Equatable {
     /// The most connections served at once; lowered, at each new connection, to what the
     /// process's descriptor limit leaves after the descriptors the server holds besides and
-    /// ``reservedDescriptors`` (``capacity(descriptorLimit:heldBesides:)``): the server never
-    /// reaches its limit.
+    /// ``reservedDescriptors``: the server never reaches its limit.
     public var total: Int
     /// The most connections one client address may hold before they have logged in.
     public var unauthenticatedPerClient: Int
