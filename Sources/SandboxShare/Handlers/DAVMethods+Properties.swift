@@ -38,7 +38,10 @@ extension DAVMethods {
         let context = PropertyContext(locks: [], now: locks.now, volume: try volume())
         let methods = self
         let plan = PropfindPlan(query)
-        let rootDead = Result { () throws(SandboxError) in try properties.properties(at: root.path.containerPath) }
+        let rootDead =
+            plan.readsDeadProperties
+            ? Result { () throws(SandboxError) in try properties.properties(at: root.path.containerPath) }
+            : .success([:])
         // Each response is written straight into one buffer, sent whenever it holds about 64 KiB
         // (the writer waits while the client is slower than the listing, and the listing waits
         // with it: one batch of members at a time).
@@ -61,7 +64,7 @@ extension DAVMethods {
                     }
                 }
                 batch.removeAll(keepingCapacity: true)
-            } while methods.nextBatch(of: &listing, into: &batch)
+            } while methods.nextBatch(of: &listing, into: &batch, readingDeadProperties: plan.readsDeadProperties)
             var last = ByteBuffer(bytes: multistatus.takeBytes())
             last.writeBytes(Multistatus.closingBytes)
             try await writer.write(last)
@@ -93,20 +96,23 @@ extension DAVMethods {
     }
 
     /// Lists the next batch of `listing` into `batch`, each member with its dead properties read
-    /// from its folder's descriptor. A listing that fails midway (the body is under way) or grows
+    /// from its folder's descriptor when `readingDeadProperties`. A listing that fails midway (the body is under way) or grows
     /// past ``maximumPropfindItems`` since it was counted ends there, logged: the body ends,
     /// well-formed, with what was listed.
     ///
     /// - Returns: `false` once there is nothing more to answer for.
-    private func nextBatch(of listing: inout PropfindListing?, into batch: inout [ListedResponse]) -> Bool {
+    private func nextBatch(
+        of listing: inout PropfindListing?, into batch: inout [ListedResponse], readingDeadProperties: Bool
+    ) -> Bool {
         guard var current = listing.take() else { return false }
         let store = properties
         do throws(SandboxError) {
             let more = try current.next { member throws(SandboxError) in
                 guard let attributes = member.attributes else { return }
-                let dead = Result { () throws(SandboxError) in
-                    try PropfindListing.deadProperties(of: member, in: store)
-                }
+                let dead =
+                    readingDeadProperties
+                    ? Result { () throws(SandboxError) in try PropfindListing.deadProperties(of: member, in: store) }
+                    : .success([:])
                 batch.append(
                     ListedResponse(
                         item: SharedItem(path: member.path, attributes: attributes), dead: dead,

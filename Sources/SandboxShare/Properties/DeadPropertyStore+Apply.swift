@@ -45,9 +45,16 @@ extension DeadPropertyStore {
     }
 
     /// Whether PROPPATCH refuses to change `name` (403 `cannot-modify-protected-property`): the
-    /// live properties but the modification time's (``UploadedModificationTime/properties``).
+    /// live properties but the modification time's (``UploadedModificationTime/properties``,
+    /// which set the time, never a record), and `oc:checksums`, which the server computes.
     package static func isProtected(_ name: PropertyName) -> Bool {
-        LiveProperties.isProtected(name) && !UploadedModificationTime.properties.contains(name)
+        isComputed(name) && !UploadedModificationTime.properties.contains(name)
+    }
+
+    /// Whether the server computes `name`'s value (the live properties and `oc:checksums`): it
+    /// is never a dead property, never written as one, and a record of it is never served.
+    package static func isComputed(_ name: PropertyName) -> Bool {
+        LiveProperties.isProtected(name) || name == ContentChecksums.propertyName
     }
 
     /// What an operation changes, as it was before: to put it back.
@@ -78,7 +85,7 @@ extension DeadPropertyStore {
         if case .set(_, let value) = operation, UploadedModificationTime.properties.contains(name) {
             return setModificationDate(of: name, to: value, at: path)
         }
-        if LiveProperties.isProtected(name) || UploadedModificationTime.properties.contains(name) { return 403 }
+        if Self.isComputed(name) || UploadedModificationTime.properties.contains(name) { return 403 }
         let attribute = DeadPropertyRecord.attributeName(of: name)
         do throws(SandboxError) {
             switch operation {

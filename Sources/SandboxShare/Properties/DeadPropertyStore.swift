@@ -95,6 +95,15 @@ package struct DeadPropertyStore: Sendable {
                     metadata: ["path": "\(path)", "attribute": "\(attribute)", "bytes": "\(bytes.count)"])
                 continue
             }
+            // A record of a property the server computes was planted (PROPPATCH refuses them; an
+            // app can set any attribute of its own files): served, it would stand beside the
+            // real value (a second `getetag`, a forged `oc:checksums`).
+            guard !Self.isComputed(record.name) else {
+                logger.warning(
+                    "Skipped a dead property record of a property the server computes",
+                    metadata: ["path": "\(path)", "attribute": "\(attribute)"])
+                continue
+            }
             properties[record.name] = value
         }
         return properties

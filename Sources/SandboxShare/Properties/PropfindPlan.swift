@@ -28,6 +28,11 @@ struct PropfindPlan {
     let asksContentLength: Bool
     /// Whether `oc:checksums` is asked for (files' checksums are then computed).
     let asksChecksums: Bool
+    /// Whether items' dead properties are read: for `allprop` and `propname`, and for a name
+    /// list with a name that is neither live nor `oc:checksums`. A live name never takes a dead
+    /// value (an app can set any extended attribute on its own files), so the name lists
+    /// Finder and rclone send cost one `statx` an item, not a `listxattrat` too.
+    let readsDeadProperties: Bool
 
     init(_ query: PropfindRequest) {
         self.query = query
@@ -43,14 +48,17 @@ struct PropfindPlan {
             }
             asksContentLength = true
             asksChecksums = false
+            readsDeadProperties = true
         case .propertyNames:
             entries = LiveProperties.names.map(Entry.init).filter { $0.live != nil }
             asksContentLength = false
             asksChecksums = false
+            readsDeadProperties = true
         case .properties(let names):
             entries = names.map(Entry.init)
             asksContentLength = names.contains(.dav("getcontentlength"))
             asksChecksums = names.contains(ContentChecksums.propertyName)
+            readsDeadProperties = entries.contains { $0.live == nil && $0.name != ContentChecksums.propertyName }
         }
     }
 
@@ -90,8 +98,8 @@ struct PropfindPlan {
             var missing: [Entry] = []
             for entry in entries {
                 let value = { (xml: inout [UInt8]) -> Bool in
-                    if let live = entry.live, LiveProperties.append(live, for: item, context: context, to: &xml) {
-                        return true
+                    if let live = entry.live {
+                        return LiveProperties.append(live, for: item, context: context, to: &xml)
                     }
                     if entry.name == ContentChecksums.propertyName {
                         guard let checksums else { return false }
