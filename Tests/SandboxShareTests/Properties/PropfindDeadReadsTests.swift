@@ -23,7 +23,8 @@ import Testing
         let store = DeadPropertyStore(root: root, logger: PropfindMemberLookupTests.logger)
         try root.createDirectory(at: ContainerPath("dir"))
         try root.writeContents(Array("x".utf8), to: ContainerPath("file.txt"))
-        _ = try store.apply([.set(PropertyName("urn:example:e", "author"), value: "Zoë")], at: ContainerPath("file.txt"))
+        _ = try store.apply(
+            [.set(PropertyName("urn:example:e", "author"), value: "Zoë")], at: ContainerPath("file.txt"))
         // What PROPPATCH refuses (a live name) planted as an app could: a folder has no length.
         let computed: [(PropertyName, String)] = [
             (.dav("getcontentlength"), "dir"), (.dav("getetag"), "file.txt"), (.dav("getlastmodified"), "file.txt"),
