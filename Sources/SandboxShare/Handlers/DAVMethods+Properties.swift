@@ -96,9 +96,9 @@ extension DAVMethods {
     }
 
     /// Lists the next batch of `listing` into `batch`, each member with its dead properties read
-    /// from its folder's descriptor when `readingDeadProperties`. A listing that fails midway (the body is under way) or grows
-    /// past ``maximumPropfindItems`` since it was counted ends there, logged: the body ends,
-    /// well-formed, with what was listed.
+    /// from its folder's descriptor when `readingDeadProperties`. A listing that fails midway
+    /// (the body is under way) or grows past ``maximumPropfindItems`` since it was counted ends
+    /// there, logged: the body ends, well-formed, with what was listed.
     ///
     /// - Returns: `false` once there is nothing more to answer for.
     private func nextBatch(
