@@ -17,8 +17,9 @@
 //    module when it is installed (apt-get install libnginx-mod-http-dav-ext).
 // 5. The server's peak resident memory (VmHWM) over all of it (< 64 MiB).
 // With --propfind-only, only the PROPFIND curve of issue 31 (PropfindCurve.swift): Depth 1 of a
-// folder of each of --propfind-sizes one-byte files, Depth infinity of a tree of as many (folders of
-// 1,000), ours and nginx's alternately, and the share's VmHWM after each size.
+// folder of each of --propfind-sizes one-byte files (allprop, and the name list Finder and rclone
+// send), Depth infinity of a tree of as many (folders of 1,000), ours and nginx's alternately, and
+// the share's VmHWM after each size.
 // 6. Over TLS (issue 32; --no-tls leaves it out): the share with --tls-cert/--tls-key and nginx with
 //    the same P-256 certificate (made with openssl), GET of the large file (curl) and the small GETs
 //    (wrk over https) as above (goal ≥ 0.8× both), and that share's VmHWM under a 1 GiB upload.
