@@ -1,4 +1,5 @@
 import Foundation
+import SandboxCore
 
 /// One item of an app's part of a snapshot, as browsing shows it.
 public struct SnapshotEntry: Sendable, Hashable, Codable {
@@ -20,8 +21,7 @@ public struct SnapshotEntry: Sendable, Hashable, Codable {
         kind = node.kind
         size = node.size
         mode = node.mode
-        modified = Date(
-            timeIntervalSince1970: Double(node.modified.seconds) + Double(node.modified.nanoseconds) / 1e9)
+        modified = Date(secondsSince1970: node.modified.seconds, nanoseconds: node.modified.nanoseconds)
         target = node.target.map { String(decoding: $0, as: UTF8.self) }
     }
 }

@@ -52,7 +52,7 @@ public struct FileAttributes: Sendable, Hashable {
     }
 
     private static func date(_ seconds: Int64, _ nanoseconds: UInt32) -> Date {
-        Date(timeIntervalSince1970: Double(seconds) + Double(nanoseconds) / 1_000_000_000)
+        Date(secondsSince1970: seconds, nanoseconds: nanoseconds)
     }
 
     /// When the item was last used: the later of access and modification (access times are

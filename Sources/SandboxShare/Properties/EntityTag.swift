@@ -1,5 +1,6 @@
 import Foundation
 import Sandbox
+import SandboxCore
 
 /// The entity tags the share gives its files (RFC 9110 §8.8.3).
 package enum EntityTag {
@@ -26,20 +27,13 @@ package enum EntityTag {
     ///
     /// - Returns: its length.
     private static func write(_ attributes: FileAttributes, into buffer: UnsafeMutableBufferPointer<UInt8>) -> Int {
-        let nanoseconds = (attributes.modificationDate.timeIntervalSince1970 * 1_000_000_000).rounded()
-        let mtime = Int64(exactly: nanoseconds) ?? 0
+        let mtime = attributes.modificationDate.roundedNanosecondsSince1970
         var end = 0
         func put(_ byte: UInt8) {
             buffer[end] = byte
             end += 1
         }
-        func hex(_ value: UInt64) {
-            let digits = max(1, (64 - value.leadingZeroBitCount + 3) / 4)
-            for shift in stride(from: (digits - 1) * 4, through: 0, by: -4) {
-                let nibble = UInt8(truncatingIfNeeded: value >> UInt64(shift)) & 0xF
-                put(nibble < 10 ? 0x30 + nibble : 0x57 + nibble)
-            }
-        }
+        func hex(_ value: UInt64) { Hex.forEachDigit(of: value, put) }
         put(0x22)
         hex(attributes.inode)
         put(0x2D)

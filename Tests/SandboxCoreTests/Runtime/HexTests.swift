@@ -85,4 +85,16 @@ struct RandomTokenTests {
         }
         #expect(Set(tokens).count == tokens.count)
     }
+
+    /// The digits written one by one are the ones ``Hex/string(of:minimumDigits:uppercase:)``
+    /// spells, unpadded, for zero, one digit, and every width up to all 64 bits.
+    @Test func digitsOneByOneAreTheUnpaddedString() {
+        var values: [UInt64] = [0, 1, 0xF, 0x10, 0xABC, UInt64.max, 1 << 63]
+        for bits in 1..<64 { values.append((1 << UInt64(bits)) - 1) }
+        for value in values {
+            var written: [UInt8] = []
+            Hex.forEachDigit(of: value) { written.append($0) }
+            #expect(String(decoding: written, as: UTF8.self) == Hex.string(of: value), "\(value)")
+        }
+    }
 }

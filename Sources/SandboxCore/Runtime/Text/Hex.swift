@@ -61,6 +61,16 @@ package enum Hex {
         return String(decoding: text.reversed(), as: UTF8.self)
     }
 
+    /// `value`'s lowercase hexadecimal digits, most significant first, unpadded (`0` for zero),
+    /// each given to `body`: ``string(of:minimumDigits:uppercase:)`` for a writer that fills a
+    /// buffer of its own (an entity tag), with no string made.
+    package static func forEachDigit(of value: UInt64, _ body: (UInt8) -> Void) {
+        let count = max(1, (UInt64.bitWidth - value.leadingZeroBitCount + 3) / 4)
+        for shift in stride(from: (count - 1) * 4, through: 0, by: -4) {
+            body(lowercaseDigits[Int(truncatingIfNeeded: value >> UInt64(shift)) & 0x0F])
+        }
+    }
+
     /// The integer hexadecimal `digits` (either case, no sign, no `0x`) spell, or `nil` when there
     /// is no digit, a byte is not a hexadecimal digit, or the value does not fit `Value`.
     package static func integer<Value: FixedWidthInteger & UnsignedInteger>(
