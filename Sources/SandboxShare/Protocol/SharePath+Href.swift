@@ -30,18 +30,12 @@ extension SharePath {
                 case UInt8(ascii: "&"): bytes += "&amp;".utf8
                 case UInt8(ascii: "'"): bytes += "&apos;".utf8
                 case _ where Self.isSegmentCharacter(byte): bytes.append(byte)
-                default:
-                    bytes.append(UInt8(ascii: "%"))
-                    bytes.append(Self.hexDigits[Int(byte >> 4)])
-                    bytes.append(Self.hexDigits[Int(byte & 0xF)])
+                default: PercentEncoding.appendEncoded(byte, to: &bytes)
                 }
             }
         }
         if isCollection { bytes.append(UInt8(ascii: "/")) }
     }
-
-    /// What ``/SandboxCore/PercentEncoding`` writes for a byte it encodes.
-    private static let hexDigits = Array("0123456789ABCDEF".utf8)
 
     /// Appends `name` percent-encoded as one RFC 3986 path segment.
     package static func appendEncodedSegment(_ name: String, to bytes: inout [UInt8]) {

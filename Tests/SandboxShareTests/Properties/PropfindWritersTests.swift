@@ -41,7 +41,7 @@ import Testing
         for value: Int64 in [0, 7, 42, 123, 999, 1000, 9999, 10_000, 123_456, -5] {
             for count in [1, 2, 4] {
                 var bytes: [UInt8] = []
-                PropertyDates.appendDigits(value, count, to: &bytes)
+                CivilTime.appendDigits(value, count, to: &bytes)
                 #expect(String(decoding: bytes, as: UTF8.self) == CivilTime.digits(value, count), "\(value) \(count)")
             }
         }

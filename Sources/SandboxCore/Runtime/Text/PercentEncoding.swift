@@ -20,11 +20,16 @@ package enum PercentEncoding {
             if keeps(byte) {
                 bytes.append(byte)
             } else {
-                bytes.append(UInt8(ascii: "%"))
-                bytes.append(Self.digits[Int(byte >> 4)])
-                bytes.append(Self.digits[Int(byte & 0xF)])
+                appendEncoded(byte, to: &bytes)
             }
         }
+    }
+
+    /// Appends `byte` as `%XX` (uppercase digits), for a writer that decides byte by byte.
+    package static func appendEncoded(_ byte: UInt8, to bytes: inout [UInt8]) {
+        bytes.append(UInt8(ascii: "%"))
+        bytes.append(Self.digits[Int(byte >> 4)])
+        bytes.append(Self.digits[Int(byte & 0xF)])
     }
 
     /// `text` percent-encoded: every byte but those `keeps` keeps (by default the unreserved ones).

@@ -28,4 +28,23 @@ package struct CivilTime: Sendable, Equatable {
         let text = String(value)
         return String(repeating: "0", count: max(count - text.count, 0)) + text
     }
+
+    /// ``digits(_:_:)`` appended to `bytes` as ASCII, digit by digit, with no string made for a
+    /// value from 0 to 9,999 (every field of a date from year 0 to 9999).
+    package static func appendDigits(_ value: Int64, _ count: Int, to bytes: inout [UInt8]) {
+        guard value >= 0, value < 10_000 else {
+            bytes += digits(value, count).utf8
+            return
+        }
+        var divisor: Int64 = 1
+        var width = 1
+        while width < count || value / divisor >= 10 {
+            divisor *= 10
+            width += 1
+        }
+        while divisor > 0 {
+            bytes.append(0x30 + UInt8(value / divisor % 10))
+            divisor /= 10
+        }
+    }
 }

@@ -22,10 +22,30 @@ package enum HTTPDate {
     /// `date` as an IMF-fixdate, `Sun, 06 Nov 1994 08:49:37 GMT` (fractions of a second dropped,
     /// rounding down, as `Last-Modified` wants).
     package static func format(_ date: Date) -> String {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(29)
+        append(date, to: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// ``format(_:)`` appended to `bytes` as ASCII, field by field, with no string made (a
+    /// listing writes one an item).
+    package static func append(_ date: Date, to bytes: inout [UInt8]) {
         let time = CivilTime(secondsSince1970: Int64(date.timeIntervalSince1970.rounded(.down)))
-        let digits = CivilTime.digits
-        return "\(shortDays[time.weekday]), \(digits(time.day, 2)) \(months[Int(time.month) - 1]) "
-            + "\(digits(time.year, 4)) \(digits(time.hour, 2)):\(digits(time.minute, 2)):\(digits(time.second, 2)) GMT"
+        bytes += shortDays[time.weekday].utf8
+        bytes += ", ".utf8
+        CivilTime.appendDigits(time.day, 2, to: &bytes)
+        bytes.append(0x20)
+        bytes += months[Int(time.month) - 1].utf8
+        bytes.append(0x20)
+        CivilTime.appendDigits(time.year, 4, to: &bytes)
+        bytes.append(0x20)
+        CivilTime.appendDigits(time.hour, 2, to: &bytes)
+        bytes.append(0x3A)
+        CivilTime.appendDigits(time.minute, 2, to: &bytes)
+        bytes.append(0x3A)
+        CivilTime.appendDigits(time.second, 2, to: &bytes)
+        bytes += " GMT".utf8
     }
 
     /// `Sun, 06 Nov 1994 08:49:37 GMT`.
