@@ -310,9 +310,12 @@ struct BackupRun {
 
     private mutating func storeRecords(of source: BackupSource, nodes: [TreeNode], bytes: Int64) throws(SandboxError) {
         let app = source.name
-        let tree = try storeSplit(RepositoryJSON.encode(nodes))
         let manifestName = "Manifest-\(UInt64.random(in: 0...UInt64.max)).db"
-        try ManifestDatabase.write(app: app, nodes: nodes, snapshotTime: started, to: scratch.hostPath(manifestName))
+        var treeJSON = TreeJSON()
+        try ManifestDatabase.write(app: app, snapshotTime: started, to: scratch.hostPath(manifestName)) { insert in
+            for node in nodes { try insert(node, treeJSON.append(node)) }
+        }
+        let tree = try storeSplit(treeJSON.finish())
         let manifestPath = try ContainerPath(manifestName)
         var manifestNode = TreeNode(
             path: Data(), kind: .file, mode: 0, uid: 0, gid: 0, size: 0,

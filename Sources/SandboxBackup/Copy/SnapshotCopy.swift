@@ -123,7 +123,7 @@ public enum SnapshotCopy {
         }
         var copied = part
         let chunking = destination.config.chunking
-        copied.tree = try blobs.writer.storeSplit(RepositoryJSON.encode(nodes), chunking: chunking)
+        copied.tree = try blobs.writer.storeSplit(TreeJSON.encode(nodes), chunking: chunking)
         // The Manifest.db names no blob a restore reads (its items' JSON is descriptive): its
         // blobs are copied as they are.
         copied.manifest = try blobs.translate(part.manifest, kind: .tree)

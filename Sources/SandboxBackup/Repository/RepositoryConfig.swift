@@ -95,10 +95,17 @@ public struct RepositoryConfig: Sendable, Hashable, Codable {
 
 /// Encodes and decodes the repository's JSON objects.
 enum RepositoryJSON {
-    static func encode(_ value: some Encodable) -> [UInt8] {
+    /// An encoder of repository records: keys sorted, dates as ``RepositoryDate`` writes them.
+    /// One encoder may encode many values (``TreeJSON`` encodes a tree's nodes with one).
+    static func makeEncoder() -> JSONEncoder {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         encoder.dateEncodingStrategy = RepositoryDate.encoding
+        return encoder
+    }
+
+    static func encode(_ value: some Encodable) -> [UInt8] {
+        let encoder = makeEncoder()
         do {
             return Array(try encoder.encode(value))
         } catch {

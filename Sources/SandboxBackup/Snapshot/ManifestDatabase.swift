@@ -31,8 +31,15 @@ enum ManifestDatabase {
         CREATE TABLE Properties (key TEXT PRIMARY KEY, value BLOB);
         """
 
-    /// Writes the manifest of `nodes` to the new database at host path `path`.
-    static func write(app: String, nodes: [TreeNode], snapshotTime: Date, to path: String) throws(SandboxError) {
+    /// Writes a new database at host path `path` whose `Files` rows are the nodes `rows` hands to
+    /// the closure it is given, each with its JSON (``TreeJSON/append(_:)``) as the `file` column.
+    ///
+    /// - Throws: ``SandboxCore/SandboxError/Code/io`` when SQLite cannot write the database; what
+    ///   `rows` throws, as it is.
+    static func write(
+        app: String, snapshotTime: Date, to path: String,
+        rows: (_ insert: (_ node: TreeNode, _ json: Data) throws -> Void) throws -> Void
+    ) throws(SandboxError) {
         let domain = domain(for: app)
         do {
             let queue = try DatabaseQueue(path: path)
@@ -42,11 +49,10 @@ enum ManifestDatabase {
                     sql:
                         "INSERT OR REPLACE INTO Files (fileID, domain, relativePath, flags, file) VALUES (?, ?, ?, ?, ?)"
                 )
-                for node in nodes {
+                try rows { node, json in
                     let relative = node.displayPath
                     try insert.execute(arguments: [
-                        fileID(domain: domain, relativePath: relative), domain, relative, flags(node.kind),
-                        Data(RepositoryJSON.encode(node)),
+                        fileID(domain: domain, relativePath: relative), domain, relative, flags(node.kind), json,
                     ])
                 }
                 try db.execute(
@@ -54,6 +60,8 @@ enum ManifestDatabase {
                     arguments: [UTCTimestamp.iso8601(snapshotTime), domain])
             }
             try queue.close()
+        } catch let error as SandboxError {
+            throw error
         } catch {
             throw SandboxError(.io, "Writing the manifest of '\(app)' failed: \(error).", path: path)
         }

@@ -1,0 +1,44 @@
+import Foundation
+
+/// An app's tree as it is stored — the JSON array of its ``TreeNode``s — built one node at a time,
+/// each node encoded once: the bytes ``append(_:)`` returns are that node's element of the array,
+/// which `Manifest.db` stores too (``ManifestDatabase``).
+///
+/// The array is byte for byte what ``RepositoryJSON/encode(_:)`` makes of `[TreeNode]` (compact
+/// JSON: elements joined by `,` in `[` `]`), without the encoder's intermediate value of the whole
+/// array, which for 100,000 nodes was tens of MiB held at once.
+struct TreeJSON {
+    private let encoder = RepositoryJSON.makeEncoder()
+    private(set) var count = 0
+    private var bytes: [UInt8] = [UInt8(ascii: "[")]
+
+    /// Adds `node` as the array's next element.
+    ///
+    /// - Returns: the node's own JSON (the element's bytes).
+    mutating func append(_ node: TreeNode) -> Data {
+        let element: Data
+        do {
+            element = try encoder.encode(node)
+        } catch {
+            // TreeNode has no throwing members: encoding it cannot fail.
+            preconditionFailure("encoding a tree node failed: \(error)")
+        }
+        if count > 0 { bytes.append(UInt8(ascii: ",")) }
+        bytes.append(contentsOf: element)
+        count += 1
+        return element
+    }
+
+    /// The JSON array of `nodes`.
+    static func encode(_ nodes: some Sequence<TreeNode>) -> [UInt8] {
+        var tree = TreeJSON()
+        for node in nodes { _ = tree.append(node) }
+        return tree.finish()
+    }
+
+    /// The whole array, closed.
+    consuming func finish() -> [UInt8] {
+        bytes.append(UInt8(ascii: "]"))
+        return bytes
+    }
+}
