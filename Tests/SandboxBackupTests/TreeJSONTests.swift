@@ -1,9 +1,10 @@
 import Foundation
 import GRDB
 import Sandbox
-@testable import SandboxBackup
 import SandboxCore
 import Testing
+
+@testable import SandboxBackup
 
 /// The tree and `Manifest.db` encode each node once (``TreeJSON``); their bytes must stay what
 /// encoding the whole array made before.
@@ -77,7 +78,8 @@ import Testing
                 let row = try #require(byPath[node.displayPath])
                 #expect(row["file"] as Data? == Data(RepositoryJSON.encode(node)))
                 #expect(row["domain"] as String? == domain)
-                #expect(row["fileID"] as String? == ManifestDatabase.fileID(domain: domain, relativePath: node.displayPath))
+                let fileID = ManifestDatabase.fileID(domain: domain, relativePath: node.displayPath)
+                #expect(row["fileID"] as String? == fileID)
                 #expect(row["flags"] as Int? == ManifestDatabase.flags(node.kind))
             }
         }
