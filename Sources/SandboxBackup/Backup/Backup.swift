@@ -172,10 +172,16 @@ struct BackupRun {
         advance(.scanned(app: app, files: items.count, bytes: total))
         filesTotal += items.count
         let reusable = previousNodes(of: app)
-        // Databases first, so their -wal, -shm and -journal files can be left out.
+        // Databases first, so their -wal, -shm and -journal files can be left out. A file unchanged
+        // since the previous snapshot is what it was then: its header is not read again (an
+        // incremental backup of 100,000 small files opened each of them for 16 bytes).
         var databases: Set<ContainerPath> = []
         for item in items where item.kind == .file && item.info.st_nlink == 1 {
             if DatabaseCopy.companionSuffixes.contains(where: { item.path.description.hasSuffix($0) }) { continue }
+            if let previous = reusable[Data(item.pathBytes)], item.isUnchanged(since: previous) {
+                if previous.source == DatabaseCopy.source { databases.insert(item.path) }
+                continue
+            }
             do {
                 if try DatabaseCopy.isDatabase(item.path, in: root, size: Int64(item.info.st_size)) {
                     databases.insert(item.path)
@@ -240,9 +246,8 @@ struct BackupRun {
         of item: ScannedItem, into node: inout TreeNode, source: BackupSource, isDatabase: Bool, isPreferences: Bool,
         previous: TreeNode?
     ) throws(SandboxError) -> [Int]? {
-        if !isDatabase, let previous, previous.kind == .file, previous.hardLinkTo == nil, let chunks = previous.chunks,
-            previous.size == node.size, previous.modified == node.modified, previous.changed == node.changed,
-            previous.inode == node.inode, previous.device == node.device, previous.source == nil || isPreferences
+        if !isDatabase, let previous, item.isUnchanged(since: previous), let chunks = previous.chunks,
+            previous.source == nil || isPreferences
         {
             node.chunks = chunks
             node.source = previous.source
@@ -259,7 +264,7 @@ struct BackupRun {
                 return try chunk(item.path, in: root, into: &node)  // no longer a database: read as it is now
             }
             defer { _ = try? scratch.root.removeItem(at: copyPath) }  // scratch clean-up only
-            node.source = "sqlite-online-backup"
+            node.source = DatabaseCopy.source
             return try chunk(copyPath, in: scratch.root, into: &node)
         } else if isPreferences {
             node.source = "preferences-lock"

@@ -31,6 +31,9 @@ enum DatabaseCopy {
         return false
     }
 
+    /// A node's ``TreeNode/source`` when its contents were read through SQLite's online backup.
+    static let source = "sqlite-online-backup"
+
     /// Whether the regular file at `path` starts with SQLite's header: which files ``copy(_:in:into:waitingUntil:)``
     /// is for (it checks again, on the file it copies).
     static func isDatabase(_ path: ContainerPath, in root: ConfinedRoot, size: Int64) throws(SandboxError) -> Bool {

@@ -25,6 +25,15 @@ struct ScannedItem {
         return bytes
     }
 
+    /// Whether `previous` (the previous snapshot's node of this path) is this file unchanged, by
+    /// what `lstat` tells: size, modification and status-change times, inode and device. A file
+    /// that passes is not read again: its chunks, and whether it is a database, are taken over.
+    func isUnchanged(since previous: TreeNode) -> Bool {
+        kind == .file && previous.kind == .file && previous.hardLinkTo == nil && previous.chunks != nil
+            && previous.size == Int64(info.st_size) && previous.modified == modified && previous.changed == changed
+            && previous.inode == UInt64(info.st_ino) && previous.device == UInt64(info.st_dev)
+    }
+
     /// The tree node of the item, contents not yet stored.
     func node() -> TreeNode {
         let attributes: [String: Data]? = extendedAttributes.isEmpty ? nil : extendedAttributes.mapValues { Data($0) }
