@@ -48,7 +48,8 @@ import Testing
     /// A backup's tree and its `Manifest.db` rows hold the same JSON of each node.
     @Test func theManifestRowsHoldEachNodesJSON() async throws {
         try await BackupFixture.with { fixture in
-            for index in 0..<20 {
+            // 1,000 nodes: a tree of ~400 KB, taken from the encoder 64 KiB at a time.
+            for index in 0..<1_000 {
                 try fixture.container.root.writeContents(
                     Array("file \(index)".utf8), to: ContainerPath("Documents/\(index).txt"), options: [])
             }
@@ -69,7 +70,8 @@ import Testing
             let rows = try DatabaseQueue(path: path).read { db in
                 try Row.fetchAll(db, sql: "SELECT fileID, domain, relativePath, flags, file FROM Files")
             }
-            #expect(nodes.count > 20)
+            #expect(nodes.count > 1_000)
+            #expect(treeBytes.count > 256 << 10)
             #expect(treeBytes == RepositoryJSON.encode(nodes))
             #expect(rows.count == nodes.count)
             let byPath = Dictionary(uniqueKeysWithValues: rows.map { (($0["relativePath"] as String?) ?? "", $0) })

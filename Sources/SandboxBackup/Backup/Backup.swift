@@ -316,11 +316,20 @@ struct BackupRun {
     private mutating func storeRecords(of source: BackupSource, nodes: [TreeNode], bytes: Int64) throws(SandboxError) {
         let app = source.name
         let manifestName = "Manifest-\(UInt64.random(in: 0...UInt64.max)).db"
+        // Each node encoded once, for the manifest's row and the tree, whose chunks are stored as
+        // they are cut (the tree is never held whole).
         var treeJSON = TreeJSON()
+        var treeChunks = SplitStream(writer: writer, chunking: repository.config.chunking)
         try ManifestDatabase.write(app: app, snapshotTime: started, to: scratch.hostPath(manifestName)) { insert in
-            for node in nodes { try insert(node, treeJSON.append(node)) }
+            for node in nodes {
+                try insert(node, treeJSON.append(node))
+                if treeJSON.pendingByteCount >= 1 << 16 {
+                    try treeJSON.takeBytes().withBytes { (bytes) throws(SandboxError) in try treeChunks.append(bytes) }
+                }
+            }
         }
-        let tree = try storeSplit(treeJSON.finish())
+        try treeJSON.finish().withBytes { (bytes) throws(SandboxError) in try treeChunks.append(bytes) }
+        let tree = try treeChunks.finish()
         let manifestPath = try ContainerPath(manifestName)
         var manifestNode = TreeNode(
             path: Data(), kind: .file, mode: 0, uid: 0, gid: 0, size: 0,

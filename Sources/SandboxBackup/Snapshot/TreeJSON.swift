@@ -6,7 +6,8 @@ import Foundation
 ///
 /// The array is byte for byte what ``RepositoryJSON/encode(_:)`` makes of `[TreeNode]` (compact
 /// JSON: elements joined by `,` in `[` `]`), without the encoder's intermediate value of the whole
-/// array, which for 100,000 nodes was tens of MiB held at once.
+/// array, which for 100,000 nodes was tens of MiB held at once; a backup takes the bytes made so
+/// far (``takeBytes()``) into a ``SplitStream`` as it goes, so the array is never held whole.
 struct TreeJSON {
     private let encoder = RepositoryJSON.makeEncoder()
     private(set) var count = 0
@@ -29,6 +30,15 @@ struct TreeJSON {
         return element
     }
 
+    /// Bytes made since the last ``takeBytes()`` (the start of the array for the first call).
+    var pendingByteCount: Int { bytes.count }
+
+    /// The bytes made since the last call, handed over.
+    mutating func takeBytes() -> [UInt8] {
+        defer { bytes = [] }
+        return bytes
+    }
+
     /// The JSON array of `nodes`.
     static func encode(_ nodes: some Sequence<TreeNode>) -> [UInt8] {
         var tree = TreeJSON()
@@ -36,7 +46,7 @@ struct TreeJSON {
         return tree.finish()
     }
 
-    /// The whole array, closed.
+    /// The rest of the array (all of it when ``takeBytes()`` was never called), closed.
     consuming func finish() -> [UInt8] {
         bytes.append(UInt8(ascii: "]"))
         return bytes
