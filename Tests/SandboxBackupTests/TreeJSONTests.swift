@@ -45,6 +45,73 @@ import Testing
         #expect(try JSONDecoder.repository.decode([TreeNode].self, from: Data(bytes)) == nodes)
     }
 
+    /// A small deterministic generator (SplitMix64): the same nodes on every run.
+    struct Mix: RandomNumberGenerator {
+        var state: UInt64
+        mutating func next() -> UInt64 {
+            state &+= 0x9E37_79B9_7F4A_7C15
+            var z = state
+            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE5_E9B9
+            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+            return z ^ (z >> 31)
+        }
+    }
+
+    static func randomBytes(_ random: inout Mix, upTo count: Int) -> [UInt8] {
+        (0..<Int.random(in: 0...count, using: &random)).map { _ in UInt8.random(in: 0...255, using: &random) }
+    }
+
+    /// Strings with what JSON escapes: quotes, backslashes, slashes, every control character,
+    /// DEL, and characters beyond ASCII.
+    static func randomString(_ random: inout Mix) -> String {
+        let pieces =
+            ["\"", "\\", "/", "a", "Z", "0", "\u{7F}", "é", "😀", "\u{2028}", " "]
+            + (0..<0x20).map { String(UnicodeScalar(UInt8($0))) }
+        return (0..<Int.random(in: 0...12, using: &random)).map { _ in pieces.randomElement(using: &random) ?? "" }
+            .joined()
+    }
+
+    static func randomTimestamp(_ random: inout Mix) -> Timestamp {
+        Timestamp(
+            seconds: [Int64.min, -1, 0, 1_700_000_000, Int64.max, Int64.random(in: .min ... .max, using: &random)]
+                .randomElement(using: &random) ?? 0,
+            nanoseconds: Int64.random(in: 0..<1_000_000_000, using: &random))
+    }
+
+    /// Nodes with every field at random, optionals present or not: the writer's JSON is the
+    /// encoder's, byte for byte (extended attributes go to the encoder, and are checked too).
+    @Test func theWriterMatchesTheEncoderOnRandomNodes() {
+        var random = Mix(state: 30)
+        for round in 0..<5_000 {
+            let kind: TreeNode.Kind = [.file, .directory, .symlink].randomElement(using: &random) ?? .file
+            let node = TreeNode(
+                path: Data(Self.randomBytes(&random, upTo: 40)), kind: kind,
+                mode: UInt32.random(in: 0...UInt32.max, using: &random),
+                uid: UInt32.random(in: 0...UInt32.max, using: &random),
+                gid: [0, UInt32.max].randomElement(using: &random) ?? 0,
+                size: Int64.random(in: .min ... .max, using: &random),
+                modified: Self.randomTimestamp(&random),
+                accessed: Bool.random(using: &random) ? Self.randomTimestamp(&random) : nil,
+                extendedAttributes: round % 50 == 0
+                    ? [Self.randomString(&random): Data(Self.randomBytes(&random, upTo: 9))] : nil,
+                chunks: Bool.random(using: &random)
+                    ? (0..<Int.random(in: 0...3, using: &random)).map { _ in Self.randomString(&random) } : nil,
+                target: Bool.random(using: &random) ? Data(Self.randomBytes(&random, upTo: 20)) : nil,
+                hardLinkTo: Bool.random(using: &random) ? Data(Self.randomBytes(&random, upTo: 20)) : nil,
+                source: Bool.random(using: &random) ? Self.randomString(&random) : nil,
+                inode: UInt64.random(in: 0...UInt64.max, using: &random),
+                device: [0, UInt64.max, 2049].randomElement(using: &random) ?? 0,
+                changed: Self.randomTimestamp(&random))
+            var tree = TreeJSON()
+            let element = tree.append(node)
+            let expected = RepositoryJSON.encode(node)
+            #expect(
+                Array(element) == expected,
+                "\(String(decoding: element, as: UTF8.self)) != \(String(decoding: expected, as: UTF8.self))")
+            if Array(element) != expected { return }
+        }
+    }
+
     /// A backup's tree and its `Manifest.db` rows hold the same JSON of each node.
     @Test func theManifestRowsHoldEachNodesJSON() async throws {
         try await BackupFixture.with { fixture in

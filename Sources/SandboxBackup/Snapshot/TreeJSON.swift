@@ -1,7 +1,7 @@
 import Foundation
 
 /// An app's tree as it is stored — the JSON array of its ``TreeNode``s — built one node at a time,
-/// each node encoded once: the bytes ``append(_:)`` returns are that node's element of the array,
+/// each node encoded once (``TreeNode/appendJSON(to:)``, else Foundation's encoder): the bytes ``append(_:)`` returns are that node's element of the array,
 /// which `Manifest.db` stores too (``ManifestDatabase``).
 ///
 /// The array is byte for byte what ``RepositoryJSON/encode(_:)`` makes of `[TreeNode]` (compact
@@ -17,6 +17,10 @@ struct TreeJSON {
     ///
     /// - Returns: the node's own JSON (the element's bytes).
     mutating func append(_ node: TreeNode) -> Data {
+        if count > 0 { bytes.append(UInt8(ascii: ",")) }
+        count += 1
+        let start = bytes.count
+        if node.appendJSON(to: &bytes) { return Data(bytes[start...]) }
         let element: Data
         do {
             element = try encoder.encode(node)
@@ -24,9 +28,7 @@ struct TreeJSON {
             // TreeNode has no throwing members: encoding it cannot fail.
             preconditionFailure("encoding a tree node failed: \(error)")
         }
-        if count > 0 { bytes.append(UInt8(ascii: ",")) }
         bytes.append(contentsOf: element)
-        count += 1
         return element
     }
 

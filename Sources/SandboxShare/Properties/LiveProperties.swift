@@ -1,4 +1,5 @@
 import Sandbox
+import SandboxCore
 
 /// The live properties the share computes (RFC 4918 §15, RFC 4331 for the quotas): none can be
 /// set or removed by PROPPATCH.
@@ -55,7 +56,7 @@ package enum LiveProperties {
         case .displayName: XMLText.appendEscaped(item.path.lastName ?? "", to: &bytes)
         case .contentLength:
             guard !item.isCollection else { return false }
-            appendDecimal(item.contentLength ?? attributes.size, to: &bytes)
+            ASCIIDecimal.append(item.contentLength ?? attributes.size, to: &bytes)
         case .contentType:
             guard !item.isCollection else { return false }
             XMLText.appendUTF8(ContentType.forName(item.path.lastName ?? ""), to: &bytes)
@@ -68,30 +69,12 @@ package enum LiveProperties {
         case .lockDiscovery: for lock in context.locks { bytes += lock.activeLockXML(now: context.now).utf8 }
         case .quotaAvailable:
             guard let volume = context.volume else { return false }
-            appendDecimal(max(volume.availableBytes, 0), to: &bytes)
+            ASCIIDecimal.append(max(volume.availableBytes, 0), to: &bytes)
         case .quotaUsed:
             guard let volume = context.volume else { return false }
-            appendDecimal(max(volume.capacity - volume.freeBytes, 0), to: &bytes)
+            ASCIIDecimal.append(max(volume.capacity - volume.freeBytes, 0), to: &bytes)
         }
         return true
-    }
-
-    /// `value` (not negative) in decimal, digit by digit.
-    private static func appendDecimal(_ value: Int64, to bytes: inout [UInt8]) {
-        guard value > 0 else {
-            bytes += String(value).utf8
-            return
-        }
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
-            var rest = value
-            var start = digits.count
-            while rest > 0 {
-                start -= 1
-                digits[start] = 0x30 + UInt8(rest % 10)
-                rest /= 10
-            }
-            bytes.append(contentsOf: digits[start...])
-        }
     }
 
     private static let collection = Array("<D:collection/>".utf8)
