@@ -17,7 +17,7 @@ struct FuzzTarget: Sendable {
         .containerPath, .appIdentifier, .binaryPropertyList, .xmlPropertyList, .archive, .preferencesFile,
         .fileName, .keychainFile, .bundleManifest, .bundleSignature, .resumeData, .checkpoint, .contentRange,
         .contentDisposition, .validator, .imageSniff, .daemonFrames, .xmlTree, .keyedArchive, .iosKeyBag, .zstdBlob,
-        .backupPack, .backupIndex,
+        .backupPack, .backupIndex, .backupTree,
     ]
 
     /// The target named by `SANDBOX_FUZZ_TARGET`; exits with the list of names when there is none.

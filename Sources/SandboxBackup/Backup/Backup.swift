@@ -144,8 +144,7 @@ struct BackupRun {
     private mutating func previousNodes(of app: String) -> [Data: TreeNode] {
         guard let previous, let part = previous.record.parts.first(where: { $0.app == app }) else { return [:] }
         do {
-            let bytes = try repository.loadSplit(part.tree)
-            let nodes = try JSONDecoder.repository.decode([TreeNode].self, from: Data(bytes))
+            let nodes = try TreeJSON.decode(try repository.loadSplit(part.tree))
             return Dictionary(nodes.map { ($0.path, $0) }, uniquingKeysWith: { first, _ in first })
         } catch {
             warnings.append(

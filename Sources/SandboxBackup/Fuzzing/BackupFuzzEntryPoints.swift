@@ -1,3 +1,4 @@
+import Foundation
 import SandboxCore
 
 /// Entry points for the fuzz targets (`Fuzz/`, FUZZING.md) into the repository's binary parsers,
@@ -14,6 +15,30 @@ import SandboxCore
         public var length: Int
         /// Its plaintext length, as the header says.
         public var uncompressedLength: Int
+    }
+
+    /// Reads a snapshot's tree (the JSON array of ``TreeNode``) both ways: the canonical reader a
+    /// restore and a backup try first, and Foundation's decoder they fall back to.
+    ///
+    /// - Returns: each one's nodes, `nil` where it gave up (the canonical reader) or refused.
+    public static func tree(_ bytes: [UInt8]) -> (canonical: [TreeNode]?, foundation: [TreeNode]?) {
+        let foundation: [TreeNode]?
+        do {
+            foundation = try JSONDecoder.repository.decode([TreeNode].self, from: Data(bytes))
+        } catch {
+            foundation = nil
+        }
+        return (CanonicalTreeReader.read(bytes), foundation)
+    }
+
+    /// The tree a backup writes for `nodes`, and what ``TreeJSON`` reads back of it.
+    public static func treeRoundTrip(_ nodes: [TreeNode]) -> (bytes: [UInt8], readBack: [TreeNode]?) {
+        let bytes = TreeJSON.encode(nodes)
+        do {
+            return (bytes, try TreeJSON.decode(bytes))
+        } catch {
+            return (bytes, nil)
+        }
     }
 
     /// Reads a whole unencrypted pack (`data/<2 hex>/<id>`) as `check --read-data` does: its

@@ -14,7 +14,7 @@ enum SnapshotTree {
         -> [TreeNode]
     {
         do {
-            return try JSONDecoder.repository.decode([TreeNode].self, from: Data(try repository.loadSplit(part.tree)))
+            return try TreeJSON.decode(try repository.loadSplit(part.tree))
         } catch let error as SandboxError {
             throw error
         } catch {
