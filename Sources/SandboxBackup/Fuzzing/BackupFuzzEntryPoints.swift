@@ -31,7 +31,7 @@ import SandboxCore
         return (CanonicalTreeReader.read(bytes), foundation)
     }
 
-    /// The tree a backup writes for `nodes`, and what ``TreeJSON`` reads back of it.
+    /// The tree a backup writes for `nodes`, and the nodes a restore reads back of it.
     public static func treeRoundTrip(_ nodes: [TreeNode]) -> (bytes: [UInt8], readBack: [TreeNode]?) {
         let bytes = TreeJSON.encode(nodes)
         do {
