@@ -31,6 +31,31 @@ import SandboxCore
         return (CanonicalTreeReader.read(bytes), foundation)
     }
 
+    /// Trees as a backup writes them, for seeds: two nodes (a file and a symlink, names not
+    /// UTF-8, every optional field somewhere), one with extended attributes, and none.
+    public static func treeSeeds() -> [String: [UInt8]] {
+        let file = TreeNode(
+            path: Data("Documents/a\u{1}/b".utf8), kind: .file, mode: 0o644, uid: 501, gid: 20, size: 5,
+            modified: Timestamp(seconds: 1_700_000_000, nanoseconds: 5), accessed: nil, extendedAttributes: nil,
+            chunks: [String(repeating: "ab", count: 32)], target: nil, hardLinkTo: Data("Documents/c".utf8),
+            source: DatabaseCopy.source, inode: 7, device: 2049,
+            changed: Timestamp(seconds: -1, nanoseconds: 999_999_999))
+        var link = file
+        link.kind = .symlink
+        link.chunks = nil
+        link.hardLinkTo = nil
+        link.source = nil
+        link.target = Data([0xFF, 0x2F])
+        link.accessed = Timestamp(seconds: 0, nanoseconds: 0)
+        var attributed = file
+        attributed.extendedAttributes = ["user.x": Data([1, 2])]
+        return [
+            "two-nodes.json": TreeJSON.encode([file, link]),
+            "attributes.json": TreeJSON.encode([attributed]),
+            "empty.json": TreeJSON.encode([]),
+        ]
+    }
+
     /// The tree a backup writes for `nodes`, and the nodes a restore reads back of it.
     public static func treeRoundTrip(_ nodes: [TreeNode]) -> (bytes: [UInt8], readBack: [TreeNode]?) {
         let bytes = TreeJSON.encode(nodes)

@@ -20,24 +20,5 @@ extension FuzzTarget {
                 invariant(readBack == foundation, "nodes written as a tree (\(again.count) bytes) read back otherwise")
             }
         },
-        seeds: {
-            let node = TreeNode(
-                path: Data("Documents/a\u{1}/b".utf8), kind: .file, mode: 0o644, uid: 501, gid: 20, size: 5,
-                modified: Timestamp(seconds: 1_700_000_000, nanoseconds: 5), accessed: nil,
-                extendedAttributes: nil, chunks: [String(repeating: "ab", count: 32)], target: nil,
-                hardLinkTo: nil, source: "sqlite-online-backup", inode: 7, device: 2049,
-                changed: Timestamp(seconds: -1, nanoseconds: 999_999_999))
-            var link = node
-            link.kind = .symlink
-            link.chunks = nil
-            link.target = Data([0xFF, 0x2F])
-            link.accessed = Timestamp(seconds: 0, nanoseconds: 0)
-            var attributed = node
-            attributed.extendedAttributes = ["user.x": Data([1, 2])]
-            return [
-                "two-nodes.json": BackupFuzzEntryPoints.treeRoundTrip([node, link]).bytes,
-                "attributes.json": BackupFuzzEntryPoints.treeRoundTrip([attributed]).bytes,
-                "empty.json": Array("[]".utf8),
-            ]
-        })
+        seeds: { BackupFuzzEntryPoints.treeSeeds() })
 }
