@@ -1,4 +1,5 @@
 import Foundation
+import SandboxCore
 
 extension TreeJSON {
     /// The nodes of a stored tree: the one decoder of trees (``SnapshotTree``, a backup's previous
@@ -201,8 +202,8 @@ struct CanonicalTreeReader {
                     // Only `\u00` and two lowercase hex digits below 0x20, as the writer makes.
                     guard bytes.count - index >= 4, bytes[index] == UInt8(ascii: "0"),
                         bytes[index + 1] == UInt8(ascii: "0"),
-                        let high = Self.lowercaseHexValue(bytes[index + 2]), high < 2,
-                        let low = Self.lowercaseHexValue(bytes[index + 3])
+                        let high = Hex.lowercaseValue(of: bytes[index + 2]), high < 2,
+                        let low = Hex.lowercaseValue(of: bytes[index + 3])
                     else { return nil }
                     text.append(high << 4 | low)
                     index += 4
@@ -215,14 +216,6 @@ struct CanonicalTreeReader {
             }
         }
         return nil
-    }
-
-    private static func lowercaseHexValue(_ digit: UInt8) -> UInt8? {
-        switch digit {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): digit - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): digit - UInt8(ascii: "a") + 10
-        default: nil
-        }
     }
 
     /// A Base64 string (`Data`, as the encoder writes it).

@@ -23,7 +23,7 @@ extension TreeNode {
             bytes.append(UInt8(ascii: "["))
             for (index, chunk) in chunks.enumerated() {
                 if index > 0 { bytes.append(UInt8(ascii: ",")) }
-                Self.appendString(chunk.utf8, to: &bytes)
+                JSONText.appendString(chunk.utf8, to: &bytes)
             }
             bytes.append(UInt8(ascii: "]"))
         }
@@ -38,7 +38,7 @@ extension TreeNode {
         Self.appendKey("inode", to: &bytes)
         ASCIIDecimal.append(inode, to: &bytes)
         Self.appendKey("kind", to: &bytes)
-        Self.appendString(kind.rawValue.utf8, to: &bytes)
+        JSONText.appendString(kind.rawValue.utf8, to: &bytes)
         Self.appendKey("mode", to: &bytes)
         ASCIIDecimal.append(UInt64(mode), to: &bytes)
         Self.appendKey("modified", to: &bytes)
@@ -49,7 +49,7 @@ extension TreeNode {
         ASCIIDecimal.append(size, to: &bytes)
         if let source {
             Self.appendKey("source", to: &bytes)
-            Self.appendString(source.utf8, to: &bytes)
+            JSONText.appendString(source.utf8, to: &bytes)
         }
         if let target {
             Self.appendKey("target", to: &bytes)
@@ -70,33 +70,7 @@ extension TreeNode {
     }
 
     private static func appendBase64(_ data: Data, to bytes: inout [UInt8]) {
-        appendString(data.base64EncodedString().utf8, to: &bytes)
-    }
-
-    private static let lowercaseHexDigits = Array("0123456789abcdef".utf8)
-
-    /// A JSON string as Foundation's encoder writes it: `"`, `\` and `/` escaped, the control
-    /// characters as `\b`, `\f`, `\n`, `\r`, `\t` or `\u00xx`, everything else as it is.
-    static func appendString(_ utf8: some Sequence<UInt8>, to bytes: inout [UInt8]) {
-        bytes.append(UInt8(ascii: "\""))
-        for byte in utf8 {
-            switch byte {
-            case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"):
-                bytes.append(UInt8(ascii: "\\"))
-                bytes.append(byte)
-            case 0x08: bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "b")])
-            case 0x0C: bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "f")])
-            case 0x0A: bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "n")])
-            case 0x0D: bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "r")])
-            case 0x09: bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "t")])
-            case 0..<0x20:
-                bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0")])
-                bytes.append(UInt8(ascii: byte < 0x10 ? "0" : "1"))
-                bytes.append(lowercaseHexDigits[Int(byte & 0x0F)])
-            default: bytes.append(byte)
-            }
-        }
-        bytes.append(UInt8(ascii: "\""))
+        JSONText.appendString(data.base64EncodedString().utf8, to: &bytes)
     }
 }
 

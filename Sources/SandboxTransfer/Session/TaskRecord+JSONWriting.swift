@@ -100,33 +100,16 @@ private struct JSONLineWriter {
     }
 
     mutating func integer(_ value: Int64) {
-        bytes.append(contentsOf: String(value).utf8)
+        ASCIIDecimal.append(value, to: &bytes)
     }
 
     mutating func boolean(_ value: Bool) {
         bytes.append(contentsOf: (value ? "true" : "false").utf8)
     }
 
-    /// A string, escaped as `JSONEncoder` escapes it (quotes, backslashes, `/` and control
-    /// characters; everything else as its UTF-8).
+    /// A string, escaped as `JSONEncoder` escapes it.
     mutating func string(_ value: String) {
-        bytes.append(UInt8(ascii: "\""))
-        for byte in value.utf8 {
-            switch byte {
-            case UInt8(ascii: "\""): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\"")])
-            case UInt8(ascii: "\\"): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\\")])
-            case UInt8(ascii: "/"): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "/")])
-            case 0x0A: bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "n")])
-            case 0x0D: bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "r")])
-            case 0x09: bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "t")])
-            case 0x08: bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "b")])
-            case 0x0C: bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "f")])
-            case 0..<0x20:
-                bytes.append(contentsOf: Array("\\u00".utf8) + Array(Hex.string([byte]).utf8))
-            default: bytes.append(byte)
-            }
-        }
-        bytes.append(UInt8(ascii: "\""))
+        JSONText.appendString(value.utf8, to: &bytes)
     }
 
     /// `date` as ISO 8601 in UTC to the second (`2026-11-25T01:27:36Z`), as the encoder's `.iso8601`
@@ -138,30 +121,19 @@ private struct JSONLineWriter {
         let (days, secondOfDay) = total.quotientAndRemainder(dividingBy: 86_400)
         let (year, month, day) = ProlepticGregorian.civil(fromDays: days)
         bytes.append(UInt8(ascii: "\""))
-        digits(year, 4)
+        CivilTime.appendDigits(year, 4, to: &bytes)
         bytes.append(UInt8(ascii: "-"))
-        digits(month, 2)
+        CivilTime.appendDigits(month, 2, to: &bytes)
         bytes.append(UInt8(ascii: "-"))
-        digits(day, 2)
+        CivilTime.appendDigits(day, 2, to: &bytes)
         bytes.append(UInt8(ascii: "T"))
-        digits(secondOfDay / 3600, 2)
+        CivilTime.appendDigits(secondOfDay / 3600, 2, to: &bytes)
         bytes.append(UInt8(ascii: ":"))
-        digits(secondOfDay / 60 % 60, 2)
+        CivilTime.appendDigits(secondOfDay / 60 % 60, 2, to: &bytes)
         bytes.append(UInt8(ascii: ":"))
-        digits(secondOfDay % 60, 2)
+        CivilTime.appendDigits(secondOfDay % 60, 2, to: &bytes)
         bytes.append(contentsOf: [UInt8(ascii: "Z"), UInt8(ascii: "\"")])
         return true
-    }
-
-    private mutating func digits(_ value: Int64, _ count: Int) {
-        var divisor: Int64 = 1
-        for _ in 1..<count { divisor *= 10 }
-        var rest = value
-        while divisor > 0 {
-            bytes.append(UInt8(ascii: "0") + UInt8(rest / divisor))
-            rest %= divisor
-            divisor /= 10
-        }
     }
 
     /// A phase as the synthesized `Codable` writes an enum: `{"case":{labels…}}`.

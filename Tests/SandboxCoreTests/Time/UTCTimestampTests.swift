@@ -1,5 +1,6 @@
 import Foundation
 import SandboxCore
+import SandboxTesting
 import Testing
 
 /// `UTCTimestamp` writes what `ISO8601DateFormatter` wrote (the formatter it replaced in four

@@ -1,4 +1,5 @@
 import Foundation
+import SandboxTesting
 import SandboxTransferTesting
 
 /// An app's background downloads: files of random size served by nginx, handed to `sandboxd`

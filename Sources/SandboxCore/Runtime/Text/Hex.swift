@@ -16,6 +16,18 @@ package enum Hex {
         return String(decoding: text, as: UTF8.self)
     }
 
+    /// Appends `byte` as two lowercase hexadecimal digits.
+    package static func append(_ byte: UInt8, to bytes: inout [UInt8]) {
+        bytes.append(lowercaseDigits[Int(byte >> 4)])
+        bytes.append(lowercaseDigits[Int(byte & 0x0F)])
+    }
+
+    /// The value of one lowercase ASCII hexadecimal digit, or `nil` for any other byte (an
+    /// uppercase digit too: for forms that only ever write lowercase).
+    package static func lowercaseValue(of digit: UInt8) -> UInt8? {
+        (UInt8(ascii: "A")...UInt8(ascii: "F")).contains(digit) ? nil : value(of: digit)
+    }
+
     /// The value of one ASCII hexadecimal digit (either case), or `nil` for any other byte.
     package static func value(of digit: UInt8) -> UInt8? {
         switch digit {
